@@ -1,0 +1,14 @@
+/** npm run start:subgraph -- <name>: one subgraph as its own process (distributed topology). */
+import { SUBGRAPH_NAMES, type SubgraphName } from '../lib/config.ts';
+import { exitOnSignals, prepareProcess } from './process.ts';
+import { startSubgraphProcess } from './system.ts';
+
+const name = process.argv[2] as SubgraphName | undefined;
+if (!name || !SUBGRAPH_NAMES.includes(name)) {
+  console.error(`usage: npm run start:subgraph -- <${SUBGRAPH_NAMES.join('|')}>`);
+  process.exit(2);
+}
+const { config, logger } = prepareProcess(`subgraph-${name}`);
+const system = await startSubgraphProcess(config, logger, name);
+exitOnSignals(() => system.close(), logger);
+console.log(`subgraph ${name}: ${system.subgraphUrls[name]}${system.grpcAddress ? `\n  gRPC ${system.grpcAddress}` : ''}`);

@@ -1,0 +1,186 @@
+import { createGateway, type GatewayServer } from '../gateway/create-gateway.ts';
+import { createTokenService, type TokenService } from '../lib/auth.ts';
+import type { Config, SubgraphName } from '../lib/config.ts';
+import { createDatabase, migrateToLatest, type DatabaseHandle } from '../lib/database.ts';
+import { createSubgraphErrorFormatter } from '../lib/graphql-errors.ts';
+import { listen, type RunningHttpServer } from '../lib/http-server.ts';
+import type { Logger } from '../lib/logger.ts';
+import { createRestAdapter } from '../rest-adapter/create-rest-adapter.ts';
+import { createHttpExecutor, createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
+import { readSupergraph } from '../schema/supergraph-config.ts';
+import { bindGrpcServer } from '../subgraphs/users/grpc/bind-grpc-server.ts';
+import { createUserExampleGrpcServer } from '../subgraphs/users/grpc/user-example.grpc-server.ts';
+import { ALL_MIGRATIONS, createSubgraphs } from '../subgraphs/index.ts';
+import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
+
+/**
+ * The composition root: wires configuration, database, subgraphs, gateway, REST adapter and gRPC server into the
+ * processes the entrypoints run. Tests and the bench use these functions too, so every run wires the system the same way.
+ */
+
+export interface RunningService {
+  name: string;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface RunningSystem {
+  config: Config;
+  tokens: TokenService;
+  /** Present when this process owns a database connection. */
+  database: DatabaseHandle | undefined;
+  gatewayUrl: string | undefined;
+  restUrl: string | undefined;
+  grpcAddress: string | undefined;
+  subgraphUrls: Partial<Record<SubgraphName, string>>;
+  /** Stops listeners first (draining in-flight requests), then closes the database. */
+  close(): Promise<void>;
+}
+
+async function openDatabase(config: Config, logger: Logger): Promise<DatabaseHandle> {
+  const database = await createDatabase(config.database);
+  const applied = await migrateToLatest(database.db, ALL_MIGRATIONS);
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  return database;
+}
+
+async function closeAll(closers: (() => Promise<void>)[], logger: Logger): Promise<void> {
+  for (const close of closers.reverse()) {
+    try {
+      await close();
+    } catch (error) {
+      logger.warn({ err: error }, 'error while shutting down');
+    }
+  }
+}
+
+/**
+ * Everything in one process (what `npm start` runs): subgraphs in the gateway's process, the REST adapter calling the
+ * gateway in-process, the gRPC server beside them, all on one database.
+ */
+export async function startEmbeddedSystem(config: Config, logger: Logger): Promise<RunningSystem> {
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    const database = await openDatabase(config, logger);
+    closers.push(() => database.close());
+    const tokens = createTokenService(config.jwt);
+    const subgraphs = createSubgraphs({ config, database, tokens });
+    const formatSubgraphError = createSubgraphErrorFormatter(logger);
+
+    const gateway = await createGateway({
+      config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
+      logger,
+      supergraphSdl: readSupergraph(),
+      localSubgraphs: subgraphs,
+      formatSubgraphError,
+    });
+    closers.push(() => gateway.stop());
+    const gatewayHttp = await listen(gateway.httpServer, { port: config.gateway.port, host: config.host, publicHost: config.publicHost });
+    closers.push(() => gatewayHttp.close());
+
+    const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo));
+    closers.push(() => rest.close());
+
+    const grpcServer = createUserExampleGrpcServer({ service: subgraphs.users!.service, tokens, logger });
+    const grpc = await bindGrpcServer(grpcServer, config.host, config.grpc.port);
+    closers.push(() => grpc.close());
+
+    return {
+      config,
+      tokens,
+      database,
+      gatewayUrl: `${gatewayHttp.url}/graphql`,
+      restUrl: rest.url,
+      grpcAddress: `${config.publicHost}:${grpc.port}`,
+      subgraphUrls: {},
+      close: () => closeAll(closers, logger),
+    };
+  } catch (error) {
+    await closeAll(closers, logger);
+    throw error;
+  }
+}
+
+async function startRest(config: Config, logger: Logger, executor: ReturnType<typeof createHttpExecutor>): Promise<RunningHttpServer> {
+  const app = createRestAdapter({ executor, logger, bodyLimitBytes: config.rest.bodyLimitBytes });
+  return listen(app, { port: config.rest.port, host: config.host, publicHost: config.publicHost });
+}
+
+/** One subgraph as its own process (distributed topology), plus the gRPC server when it is the users subgraph. */
+export async function startSubgraphProcess(config: Config, logger: Logger, name: SubgraphName): Promise<RunningSystem> {
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    const database = await openDatabase(config, logger);
+    closers.push(() => database.close());
+    const tokens = createTokenService(config.jwt);
+    const subgraph = createSubgraphs({ config, database, tokens }, [name])[name]!;
+    const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger) });
+    closers.push(() => server.stop());
+    const http = await listen(server.httpServer, {
+      port: config.subgraph.port ?? 4001,
+      host: config.host,
+      publicHost: config.publicHost,
+    });
+    closers.push(() => http.close());
+    let grpcAddress: string | undefined;
+    if (name === 'users') {
+      const grpc = await bindGrpcServer(
+        createUserExampleGrpcServer({ service: subgraph.service, tokens, logger }),
+        config.host,
+        config.grpc.port,
+      );
+      closers.push(() => grpc.close());
+      grpcAddress = `${config.publicHost}:${grpc.port}`;
+    }
+    return {
+      config,
+      tokens,
+      database,
+      gatewayUrl: undefined,
+      restUrl: undefined,
+      grpcAddress,
+      subgraphUrls: { [name]: `${http.url}/graphql` },
+      close: () => closeAll(closers, logger),
+    };
+  } catch (error) {
+    await closeAll(closers, logger);
+    throw error;
+  }
+}
+
+/**
+ * The gateway and the REST adapter of the distributed topology: subgraphs are reached at their configured URLs, and the
+ * adapter calls the gateway in-process, or over HTTP when GATEWAY_URL names another gateway.
+ */
+export async function startGatewayProcess(config: Config, logger: Logger): Promise<RunningSystem> {
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    const tokens = createTokenService(config.jwt);
+    const gateway: GatewayServer = await createGateway({
+      config,
+      logger,
+      supergraphSdl: readSupergraph(),
+      localSubgraphs: {},
+      formatSubgraphError: createSubgraphErrorFormatter(logger),
+    });
+    closers.push(() => gateway.stop());
+    const gatewayHttp = await listen(gateway.httpServer, { port: config.gateway.port, host: config.host, publicHost: config.publicHost });
+    closers.push(() => gatewayHttp.close());
+    const executor = config.rest.gatewayUrl ? createHttpExecutor(config.rest.gatewayUrl) : createInProcessExecutor(gateway.apollo);
+    const rest = await startRest(config, logger, executor);
+    closers.push(() => rest.close());
+    return {
+      config,
+      tokens,
+      database: undefined,
+      gatewayUrl: `${gatewayHttp.url}/graphql`,
+      restUrl: rest.url,
+      grpcAddress: undefined,
+      subgraphUrls: config.gateway.subgraphUrls,
+      close: () => closeAll(closers, logger),
+    };
+  } catch (error) {
+    await closeAll(closers, logger);
+    throw error;
+  }
+}

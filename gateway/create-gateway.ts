@@ -1,0 +1,102 @@
+import { createServer, type Server } from 'node:http';
+import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import {
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { expressMiddleware } from '@as-integrations/express5';
+import express from 'express';
+import type { Config, SubgraphName } from '../lib/config.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Subgraph } from '../subgraphs/subgraph.ts';
+import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
+import { InProcessDataSource } from './in-process-data-source.ts';
+import { PropagatingRemoteDataSource } from './remote-data-source.ts';
+import type { GraphQLFormattedError } from 'graphql';
+
+export interface GatewayDeps {
+  config: Config;
+  logger: Logger;
+  /** The composed supergraph SDL (schema/supergraph.graphql). */
+  supergraphSdl: string;
+  /** Subgraphs that run in this process (embedded mode). */
+  localSubgraphs: Partial<Record<SubgraphName, Subgraph>>;
+  /** Error formatter of the in-process subgraphs. */
+  formatSubgraphError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+}
+
+export interface GatewayServer {
+  apollo: ApolloServer<GatewayContext>;
+  /** The HTTP server serving /graphql (not yet listening). */
+  httpServer: Server;
+  stop(): Promise<void>;
+}
+
+/**
+ * The federation gateway: @apollo/gateway inside Apollo Server 5 on Express. Embedded mode plans over in-process
+ * subgraphs; distributed mode reaches each subgraph at its configured URL (never the URL written in the supergraph file).
+ */
+export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
+  const { config, logger } = deps;
+  const gateway = new ApolloGateway({
+    supergraphSdl: deps.supergraphSdl,
+    logger,
+    buildService: ({ name }): GraphQLDataSource => {
+      const subgraphName = name as SubgraphName;
+      if (config.gateway.mode === 'embedded') {
+        const local = deps.localSubgraphs[subgraphName];
+        if (!local) throw new Error(`subgraph ${name} is not available in this process`);
+        return new InProcessDataSource(local, deps.formatSubgraphError);
+      }
+      const url = config.gateway.subgraphUrls[subgraphName];
+      if (!url) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
+      return new PropagatingRemoteDataSource({ url });
+    },
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  const httpServer = createServer(app);
+
+  const plugins: ApolloServerPlugin<GatewayContext>[] = [
+    ApolloServerPluginDrainHttpServer({ httpServer }),
+    // Nothing leaves the machine: no usage or schema reporting even if APOLLO_KEY happens to be set.
+    ApolloServerPluginUsageReportingDisabled(),
+    ApolloServerPluginSchemaReportingDisabled(),
+    ApolloServerPluginInlineTraceDisabled(),
+    config.gateway.landingPage
+      ? ApolloServerPluginLandingPageLocalDefault({ embed: { runTelemetry: false }, footer: false })
+      : ApolloServerPluginLandingPageDisabled(),
+  ];
+
+  const apollo = new ApolloServer<GatewayContext>({
+    gateway,
+    introspection: config.gateway.introspection,
+    csrfPrevention: true,
+    includeStacktraceInErrorResponses: false,
+    plugins,
+  });
+  await apollo.start();
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'UP' });
+  });
+  app.use(
+    '/graphql',
+    express.json({ limit: config.gateway.bodyLimitBytes }),
+    expressMiddleware(apollo, {
+      context: async ({ req }) => createGatewayContext(req.headers),
+    }),
+  );
+
+  return {
+    apollo,
+    httpServer,
+    stop: () => apollo.stop(),
+  };
+}

@@ -1,0 +1,239 @@
+/**
+ * Configuration, read once from the environment, validated, frozen and passed down. Nothing below an entrypoint reads
+ * process.env. Every variable is documented in .env.example with its default.
+ */
+
+export const SUBGRAPH_NAMES = ['users'] as const;
+export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
+
+export type JwtAlgorithm = 'HS256' | 'HS384' | 'HS512' | 'RS256' | 'ES256';
+
+export interface DatabaseConfig {
+  /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
+  url: string | undefined;
+  /** Directory of the embedded database; `undefined` keeps it in memory (tests). */
+  pgliteDir: string | undefined;
+  /** Largest number of pooled PostgreSQL connections per process. */
+  poolMax: number;
+}
+
+export interface JwtConfig {
+  algorithm: JwtAlgorithm;
+  /** Shared secret for HS* algorithms. */
+  secret: string | undefined;
+  /** PEM public key for RS256/ES256 verification. */
+  publicKey: string | undefined;
+  /** PEM private key for RS256/ES256 minting (development tooling only). */
+  privateKey: string | undefined;
+  issuer: string;
+  audience: string;
+  /** True when the built-in development secret is in use (refused in production). */
+  usingDevelopmentSecret: boolean;
+}
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  production: boolean;
+  logLevel: string;
+  /** Interface the HTTP and gRPC listeners bind to. */
+  host: string;
+  /** Host name printed in addresses and used to build absolute URLs when no request gives one. */
+  publicHost: string;
+  gateway: {
+    port: number;
+    /** `embedded`: subgraphs run in the gateway's process; `distributed`: reached over HTTP at `subgraphUrls`. */
+    mode: 'embedded' | 'distributed';
+    subgraphUrls: Partial<Record<SubgraphName, string>>;
+    introspection: boolean;
+    landingPage: boolean;
+    inlineTracing: boolean;
+    bodyLimitBytes: number;
+  };
+  rest: {
+    port: number;
+    /** When set, the adapter sends its operations to this gateway over HTTP instead of in-process. */
+    gatewayUrl: string | undefined;
+    bodyLimitBytes: number;
+  };
+  grpc: {
+    port: number;
+  };
+  subgraph: {
+    /** Port of a standalone subgraph process (`npm run start:subgraph -- <name>`); 0 picks a free one. */
+    port: number | undefined;
+  };
+  database: DatabaseConfig;
+  jwt: JwtConfig;
+  passwords: {
+    /** log2 of scrypt's CPU/memory cost N. */
+    scryptLogN: number;
+  };
+  users: {
+    listDefaultLimit: number;
+    listMaxLimit: number;
+  };
+}
+
+/** Raised when the environment is not a valid configuration; names the variable. */
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const DEVELOPMENT_JWT_SECRET = 'tributary-development-secret-do-not-use-in-production';
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function optionalText(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const normalised = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(normalised)) return true;
+  if (['0', 'false', 'no', 'off'].includes(normalised)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = optionalText(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  }
+  return raw;
+}
+
+const PORT_MAX = 65535;
+
+/**
+ * Parses the environment into a frozen configuration. Throws ConfigError naming the first bad variable.
+ * @param env usually process.env; tests pass their own object.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const envName = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const production = envName === 'production';
+
+  const mode = oneOf(env, 'GATEWAY_MODE', ['embedded', 'distributed'] as const, 'embedded');
+  const subgraphUrls: Partial<Record<SubgraphName, string>> = {};
+  for (const name of SUBGRAPH_NAMES) {
+    const variable = `SUBGRAPH_${name.toUpperCase()}_URL`;
+    const url = httpUrl(env, variable);
+    if (url) subgraphUrls[name] = url;
+    else if (mode === 'distributed') throw new ConfigError(variable, 'is required when GATEWAY_MODE=distributed');
+  }
+
+  const algorithm = oneOf(env, 'JWT_ALGORITHM', ['HS256', 'HS384', 'HS512', 'RS256', 'ES256'] as const, 'HS256');
+  const symmetric = algorithm.startsWith('HS');
+  const configuredSecret = optionalText(env, 'JWT_SECRET');
+  const publicKey = optionalText(env, 'JWT_PUBLIC_KEY');
+  const usingDevelopmentSecret = symmetric && configuredSecret === undefined;
+  if (usingDevelopmentSecret && production) {
+    throw new ConfigError('JWT_SECRET', 'must be set when NODE_ENV=production (the development secret is refused)');
+  }
+  if (symmetric && configuredSecret !== undefined && configuredSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
+  }
+  if (!symmetric && publicKey === undefined) {
+    throw new ConfigError('JWT_PUBLIC_KEY', `is required with JWT_ALGORITHM=${algorithm}`);
+  }
+
+  const databaseUrl = optionalText(env, 'DATABASE_URL');
+  const dataDir = text(env, 'DATA_DIR', './data');
+  const pgliteDir = dataDir === ':memory:' ? undefined : `${dataDir.replace(/\/+$/, '')}/pglite`;
+
+  const listMaxLimit = integer(env, 'USERS_LIST_MAX_LIMIT', 1000, 1, 100_000);
+  const subgraphPort = optionalText(env, 'SUBGRAPH_PORT');
+
+  const config: Config = {
+    env: envName,
+    production,
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    host: text(env, 'HOST', '127.0.0.1'),
+    publicHost: text(env, 'PUBLIC_HOST', 'localhost'),
+    gateway: {
+      port: integer(env, 'GATEWAY_PORT', 4000, 0, PORT_MAX),
+      mode,
+      subgraphUrls,
+      introspection: boolean(env, 'GRAPHQL_INTROSPECTION', !production),
+      landingPage: boolean(env, 'GRAPHQL_LANDING_PAGE', !production),
+      inlineTracing: boolean(env, 'GRAPHQL_INLINE_TRACING', false),
+      bodyLimitBytes: integer(env, 'GRAPHQL_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+    },
+    rest: {
+      port: integer(env, 'REST_PORT', 8080, 0, PORT_MAX),
+      gatewayUrl: httpUrl(env, 'GATEWAY_URL'),
+      bodyLimitBytes: integer(env, 'REST_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+    },
+    grpc: {
+      port: integer(env, 'GRPC_PORT', 9090, 0, PORT_MAX),
+    },
+    subgraph: {
+      port: subgraphPort === undefined ? undefined : integer(env, 'SUBGRAPH_PORT', 0, 0, PORT_MAX),
+    },
+    database: {
+      url: databaseUrl,
+      pgliteDir,
+      poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    },
+    jwt: {
+      algorithm,
+      secret: symmetric ? (configuredSecret ?? DEVELOPMENT_JWT_SECRET) : undefined,
+      publicKey,
+      privateKey: optionalText(env, 'JWT_PRIVATE_KEY'),
+      issuer: text(env, 'JWT_ISSUER', 'tributary'),
+      audience: text(env, 'JWT_AUDIENCE', 'tributary'),
+      usingDevelopmentSecret,
+    },
+    passwords: {
+      scryptLogN: integer(env, 'PASSWORD_SCRYPT_LOG_N', 15, 10, 20),
+    },
+    users: {
+      listDefaultLimit: Math.min(integer(env, 'USERS_LIST_DEFAULT_LIMIT', 20, 1, 100_000), listMaxLimit),
+      listMaxLimit,
+    },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

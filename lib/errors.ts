@@ -1,0 +1,108 @@
+/**
+ * The closed error vocabulary every service throws. Transports never invent errors of their own kind: each maps these
+ * classes once (GraphQL → extensions.code, REST → the area's error body, gRPC → status code + details).
+ *
+ * The codes are the gRPC canonical codes because Area A's contract is gRPC-first and the grpc-gateway table maps them onto
+ * HTTP statuses; the GraphQL code is what front-ends see in `extensions.code`.
+ */
+
+/** One broken rule of a request, as google.rpc.BadRequest.FieldViolation carries it. */
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+export const ERROR_CODES = {
+  INVALID_ARGUMENT: { grpc: 3, http: 400, graphql: 'BAD_USER_INPUT' },
+  UNAUTHENTICATED: { grpc: 16, http: 401, graphql: 'UNAUTHENTICATED' },
+  PERMISSION_DENIED: { grpc: 7, http: 403, graphql: 'FORBIDDEN' },
+  NOT_FOUND: { grpc: 5, http: 404, graphql: 'NOT_FOUND' },
+  ALREADY_EXISTS: { grpc: 6, http: 409, graphql: 'ALREADY_EXISTS' },
+  RESOURCE_EXHAUSTED: { grpc: 8, http: 429, graphql: 'RATE_LIMITED' },
+  UNAVAILABLE: { grpc: 14, http: 503, graphql: 'SERVICE_UNAVAILABLE' },
+  INTERNAL: { grpc: 13, http: 500, graphql: 'INTERNAL_SERVER_ERROR' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+const CODE_BY_GRAPHQL = new Map<string, ErrorCode>(
+  (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [ERROR_CODES[code].graphql, code]),
+);
+const CODE_BY_GRPC = new Map<number, ErrorCode>(
+  (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [ERROR_CODES[code].grpc, code]),
+);
+
+/** The error code behind a GraphQL `extensions.code`; unknown codes are internal errors. */
+export function errorCodeFromGraphql(code: unknown): ErrorCode {
+  return (typeof code === 'string' && CODE_BY_GRAPHQL.get(code)) || 'INTERNAL';
+}
+
+/** The error code behind a numeric gRPC status; unknown codes are internal errors. */
+export function errorCodeFromGrpc(code: number): ErrorCode {
+  return CODE_BY_GRPC.get(code) ?? 'INTERNAL';
+}
+
+/** Base class: every error a service means to show a caller. Anything else is an internal error and is masked. */
+export abstract class AppError extends Error {
+  abstract readonly code: ErrorCode;
+  /** Extra machine-readable detail a transport may render (field violations, area-specific codes). */
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(message: string, details: Record<string, unknown> = {}, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.details = details;
+  }
+}
+
+export class InvalidArgumentError extends AppError {
+  readonly code = 'INVALID_ARGUMENT';
+  readonly violations: readonly FieldViolation[];
+
+  /** @param message the whole-request summary; `violations` list every broken rule, field by field. */
+  constructor(message: string, violations: FieldViolation[] = [], details: Record<string, unknown> = {}) {
+    super(message, details);
+    this.violations = violations;
+  }
+
+  /** Builds the error from violations, with a message that lists them all. */
+  static fromViolations(subject: string, violations: FieldViolation[]): InvalidArgumentError {
+    const summary = violations.map((v) => `${v.field}: ${v.description}`).join('; ');
+    return new InvalidArgumentError(`invalid ${subject}: ${summary}`, violations);
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  readonly code = 'UNAUTHENTICATED';
+}
+
+export class PermissionDeniedError extends AppError {
+  readonly code = 'PERMISSION_DENIED';
+}
+
+export class NotFoundError extends AppError {
+  readonly code = 'NOT_FOUND';
+}
+
+export class AlreadyExistsError extends AppError {
+  readonly code = 'ALREADY_EXISTS';
+}
+
+export class RateLimitedError extends AppError {
+  readonly code = 'RESOURCE_EXHAUSTED';
+}
+
+export class UnavailableError extends AppError {
+  readonly code = 'UNAVAILABLE';
+}
+
+export class InternalError extends AppError {
+  readonly code = 'INTERNAL';
+}
+
+/** The message shown for any 5xx-class error: the real cause is logged, never sent. */
+export const MASKED_INTERNAL_MESSAGE = 'internal error';
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

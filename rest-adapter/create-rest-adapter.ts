@@ -1,0 +1,60 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from '../lib/logger.ts';
+import type { GraphQLExecutor } from './graphql-executor.ts';
+import { sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
+import { createUserExampleRoutes } from './user-example.routes.ts';
+
+export interface RestAdapterDeps {
+  executor: GraphQLExecutor;
+  logger: Logger;
+  bodyLimitBytes: number;
+}
+
+/** Paths of Area A and the methods each answers, for 405 replies with an Allow header. */
+const AREA_A_PATHS: { pattern: RegExp; methods: string[] }[] = [
+  { pattern: /^\/api\/v1\/userExample\/list\/?$/, methods: ['POST'] },
+  { pattern: /^\/api\/v1\/userExample\/?$/, methods: ['POST'] },
+  { pattern: /^\/api\/v1\/userExample\/[^/]+\/?$/, methods: ['GET', 'PUT', 'DELETE'] },
+];
+
+/**
+ * The REST adapter: the spec's HTTP paths, each turned into a GraphQL operation run through the gateway. One router per
+ * area; errors in each area's own format.
+ */
+export function createRestAdapter(deps: RestAdapterDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'UP' });
+  });
+
+  app.use(createUserExampleRoutes(deps));
+
+  // Nothing matched: a known path with another method, or an unknown path.
+  app.use((req: Request, res: Response) => {
+    const known = AREA_A_PATHS.find((path) => path.pattern.test(req.path));
+    if (known) {
+      res.setHeader('Allow', known.methods.join(', '));
+      res.status(405).json({ code: 12, message: `method ${req.method} not allowed on ${req.path}`, details: [] });
+      return;
+    }
+    sendRpcStatus(res, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
+  });
+
+  // Body-parser failures (size, encoding) and anything unexpected.
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large') {
+      sendRpcStatus(res, 'INVALID_ARGUMENT', `request body exceeds the limit of ${deps.bodyLimitBytes} bytes`);
+      return;
+    }
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.aborted') {
+      sendRpcStatus(res, 'INVALID_ARGUMENT', `unreadable request body: ${(error as Error).message}`);
+      return;
+    }
+    sendThrownError(res, error, deps.logger);
+  });
+  return app;
+}

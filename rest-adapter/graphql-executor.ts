@@ -1,0 +1,58 @@
+import type { ApolloServer } from '@apollo/server';
+import type { GraphQLFormattedError } from 'graphql';
+import { createGatewayContext, type GatewayContext } from '../gateway/gateway-context.ts';
+import { UnavailableError } from '../lib/errors.ts';
+
+/** What a REST route needs to run its GraphQL operation through the gateway. */
+export interface GraphQLExecutor {
+  execute(request: {
+    query: string;
+    operationName: string;
+    variables: Record<string, unknown>;
+    /** Caller headers the subgraphs must see (authorization, x-request-id). */
+    headers: Record<string, string | undefined>;
+  }): Promise<{ data?: Record<string, unknown> | null; errors?: readonly GraphQLFormattedError[] }>;
+}
+
+/** Runs operations on the gateway in this process, with no HTTP hop. */
+export function createInProcessExecutor(apollo: ApolloServer<GatewayContext>): GraphQLExecutor {
+  return {
+    async execute({ query, operationName, variables, headers }) {
+      const response = await apollo.executeOperation(
+        { query, operationName, variables },
+        { contextValue: createGatewayContext(headers) },
+      );
+      if (response.body.kind !== 'single') throw new Error('incremental delivery is not used by the REST adapter');
+      const { data, errors } = response.body.singleResult;
+      return { data: data ?? null, ...(errors ? { errors } : {}) };
+    },
+  };
+}
+
+/** Sends operations to a gateway over HTTP (the REST adapter deployed apart from the gateway). */
+export function createHttpExecutor(gatewayUrl: string): GraphQLExecutor {
+  const endpoint = new URL('/graphql', gatewayUrl).toString();
+  return {
+    async execute({ query, operationName, variables, headers }) {
+      const outgoing: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+      for (const [name, value] of Object.entries(headers)) if (value !== undefined) outgoing[name] = value;
+      let response: Response;
+      try {
+        response = await fetch(endpoint, {
+          method: 'POST',
+          headers: outgoing,
+          body: JSON.stringify({ query, operationName, variables }),
+        });
+      } catch (error) {
+        throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
+      }
+      const body = (await response.json().catch(() => undefined)) as
+        | { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[] }
+        | undefined;
+      if (!body || (body.data === undefined && body.errors === undefined)) {
+        throw new UnavailableError(`the GraphQL gateway answered HTTP ${response.status} without a GraphQL body`);
+      }
+      return body;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { composeServices } from '@apollo/composition';
+import type { DocumentNode } from 'graphql';
+import type { SubgraphName } from '../lib/config.ts';
+import { usersTypeDefs } from '../subgraphs/users/users-subgraph.ts';
+
+/**
+ * The supergraph's members. The routing URLs written into the committed supergraph are the development defaults; at run
+ * time the gateway takes each subgraph's URL from configuration (SUBGRAPH_<NAME>_URL) instead.
+ */
+export const SUPERGRAPH_MEMBERS: readonly { name: SubgraphName; typeDefs: DocumentNode; defaultUrl: string }[] = [
+  { name: 'users', typeDefs: usersTypeDefs, defaultUrl: 'http://localhost:4001/graphql' },
+];
+
+/** Where the composed supergraph is committed. */
+export const SUPERGRAPH_FILE = new URL('./supergraph.graphql', import.meta.url);
+
+/** Composes the members' SDL with @apollo/composition; throws listing every composition error. */
+export function composeSupergraph(): string {
+  const result = composeServices(
+    SUPERGRAPH_MEMBERS.map((member) => ({ name: member.name, typeDefs: member.typeDefs, url: member.defaultUrl })),
+  );
+  if (result.errors) {
+    throw new Error(`supergraph composition failed:\n${result.errors.map((error) => `- ${error.message}`).join('\n')}`);
+  }
+  return result.supergraphSdl;
+}
+
+/** The committed supergraph SDL the gateway serves. */
+export function readSupergraph(): string {
+  return readFileSync(SUPERGRAPH_FILE, 'utf8');
+}

@@ -1,0 +1,63 @@
+import { createServer, type Server } from 'node:http';
+import { ApolloServer } from '@apollo/server';
+import {
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
+import { expressMiddleware } from '@as-integrations/express5';
+import express from 'express';
+import type { GraphQLFormattedError } from 'graphql';
+import type { Config } from '../lib/config.ts';
+import type { Subgraph } from './subgraph.ts';
+
+export interface SubgraphServer {
+  apollo: ApolloServer<object>;
+  httpServer: Server;
+  stop(): Promise<void>;
+}
+
+/** Serves one subgraph over HTTP at /graphql, for the distributed topology (the gateway reaches it by URL). */
+export async function createSubgraphServer(
+  subgraph: Subgraph,
+  deps: { config: Config; formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError },
+): Promise<SubgraphServer> {
+  const app = express();
+  app.disable('x-powered-by');
+  const httpServer = createServer(app);
+  const apollo = new ApolloServer<object>({
+    schema: subgraph.schema,
+    // The gateway introspects nothing at run time (it loads the composed supergraph); _service { sdl } stays available.
+    introspection: deps.config.gateway.introspection,
+    csrfPrevention: true,
+    includeStacktraceInErrorResponses: false,
+    formatError: deps.formatError,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginSchemaReportingDisabled(),
+      ApolloServerPluginLandingPageDisabled(),
+      // Per-field traces cost CPU on every request; only when asked for.
+      deps.config.gateway.inlineTracing ? ApolloServerPluginInlineTrace() : ApolloServerPluginInlineTraceDisabled(),
+    ],
+  });
+  await apollo.start();
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'UP' });
+  });
+  app.use(
+    '/graphql',
+    express.json({ limit: deps.config.gateway.bodyLimitBytes }),
+    expressMiddleware(apollo, {
+      context: async ({ req }) =>
+        subgraph.createContext({
+          authorization: req.headers.authorization,
+          requestId: typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+        }),
+    }),
+  );
+  return { apollo, httpServer, stop: () => apollo.stop() };
+}

@@ -1,0 +1,19 @@
+import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { SubgraphName } from '../lib/config.ts';
+
+/** What a transport knows of the request that reaches a subgraph. */
+export interface SubgraphRequestInfo {
+  authorization: string | undefined;
+  requestId: string | undefined;
+}
+
+/**
+ * A built subgraph: its SDL, its executable schema and the way it makes a per-request context. Built by a pure factory;
+ * the HTTP server, the gateway's in-process data source and the tests all use the same object.
+ */
+export interface Subgraph<TContext extends object = object> {
+  name: SubgraphName;
+  typeDefs: DocumentNode;
+  schema: GraphQLSchema;
+  createContext(request: SubgraphRequestInfo): TContext;
+}

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLSchemaModule } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import { parse } from 'graphql';
+import type { TokenService } from '../../lib/auth.ts';
+import type { DatabaseHandle } from '../../lib/database.ts';
+import type { PasswordHasher } from '../../lib/password.ts';
+import type { ListLimits } from './list-params.ts';
+import type { Subgraph } from '../subgraph.ts';
+import type { UsersTables } from './user-example.repository.ts';
+import { userExampleResolvers } from './user-example.resolvers.ts';
+import { createUserExampleService, type UserExampleService } from './user-example.service.ts';
+import { createUsersContext, type UsersContext } from './users-context.ts';
+
+/** The users subgraph's SDL, read beside this file. */
+export const usersTypeDefs = parse(readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'));
+
+export interface UsersSubgraphDeps {
+  database: DatabaseHandle;
+  tokens: TokenService;
+  passwords: PasswordHasher;
+  listLimits: ListLimits;
+}
+
+export interface UsersSubgraph extends Subgraph<UsersContext> {
+  /** The service the gRPC server calls too. */
+  service: UserExampleService;
+}
+
+/** Builds the users subgraph (Area A). Pure: opens nothing, listens on nothing. */
+export function createUsersSubgraph(deps: UsersSubgraphDeps): UsersSubgraph {
+  const service = createUserExampleService({
+    db: deps.database.db.withTables<UsersTables>(),
+    passwords: deps.passwords,
+    listLimits: deps.listLimits,
+  });
+  const schema = buildSubgraphSchema([
+    { typeDefs: usersTypeDefs, resolvers: userExampleResolvers } as GraphQLSchemaModule,
+  ]);
+  return {
+    name: 'users',
+    typeDefs: usersTypeDefs,
+    schema,
+    service,
+    createContext: (request) => createUsersContext(deps.tokens.authenticate(request.authorization), service),
+  };
+}

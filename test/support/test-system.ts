@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { startEmbeddedSystem, startGatewayProcess, startSubgraphProcess, type RunningSystem } from '../../bin/system.ts';
+import { ADMIN_ROLE, type TokenService } from '../../lib/auth.ts';
+import { loadConfig, type Config } from '../../lib/config.ts';
+import type { DatabaseHandle } from '../../lib/database.ts';
+import { createLogger } from '../../lib/logger.ts';
+
+/**
+ * Starts Tributary for a test file on ephemeral ports and a database of its own: in-memory PGlite, or — in the
+ * e2e-postgres project — a fresh PostgreSQL database created on the DATABASE_URL server and dropped afterwards.
+ */
+export interface TestSystem {
+  gatewayUrl: string;
+  restUrl: string;
+  grpcAddress: string;
+  tokens: TokenService;
+  database: DatabaseHandle;
+  config: Config;
+  /** An administrator token (may read and write every record). */
+  adminToken(): string;
+  /** A token for the user with this subject (the record id for Area A). */
+  userToken(sub: string): string;
+  close(): Promise<void>;
+}
+
+const BASE_ENV = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  HOST: '127.0.0.1',
+  PUBLIC_HOST: '127.0.0.1',
+  GATEWAY_PORT: '0',
+  REST_PORT: '0',
+  GRPC_PORT: '0',
+  SUBGRAPH_PORT: '0',
+  DATA_DIR: ':memory:',
+  // Fast hashing in tests; the format records the cost, so production settings are unaffected.
+  PASSWORD_SCRYPT_LOG_N: '10',
+  JWT_SECRET: 'test-secret-that-is-at-least-32-characters-long',
+};
+
+/** A throwaway PostgreSQL database for the postgres project; undefined on PGlite. */
+async function createThrowawayDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  if (process.env.TEST_DATABASE !== 'postgres') return undefined;
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error('TEST_DATABASE=postgres needs DATABASE_URL');
+  const name = `tributary_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+function testConfig(extra: Record<string, string | undefined> = {}): Config {
+  return loadConfig({ ...BASE_ENV, ...extra });
+}
+
+function withTokens(system: RunningSystem, database: DatabaseHandle, throwaway: { drop(): Promise<void> } | undefined, extra: Partial<TestSystem> = {}): TestSystem {
+  return {
+    gatewayUrl: system.gatewayUrl!,
+    restUrl: system.restUrl!,
+    grpcAddress: system.grpcAddress!,
+    tokens: system.tokens,
+    database,
+    config: system.config,
+    adminToken: () => system.tokens.mint({ sub: 'admin', roles: [ADMIN_ROLE] }),
+    userToken: (sub) => system.tokens.mint({ sub, roles: [] }),
+    close: async () => {
+      await system.close();
+      await throwaway?.drop();
+    },
+    ...extra,
+  };
+}
+
+/** The embedded topology (what npm start runs). */
+export async function startTestSystem(env: Record<string, string> = {}): Promise<TestSystem> {
+  const throwaway = await createThrowawayDatabase();
+  const config = testConfig({ ...env, DATABASE_URL: throwaway?.url });
+  const system = await startEmbeddedSystem(config, createLogger({ level: config.logLevel }));
+  return withTokens(system, system.database!, throwaway);
+}
+
+/**
+ * The distributed topology in one test process: the users subgraph on its own HTTP server, and a gateway reaching it over
+ * HTTP (the REST adapter runs in the gateway process, as npm run start:gateway deploys it).
+ */
+export async function startDistributedTestSystem(): Promise<TestSystem> {
+  const throwaway = await createThrowawayDatabase();
+  const subgraphConfig = testConfig({ DATABASE_URL: throwaway?.url });
+  const logger = createLogger({ level: subgraphConfig.logLevel });
+  const users = await startSubgraphProcess(subgraphConfig, logger, 'users');
+  try {
+    const gatewayConfig = testConfig({ GATEWAY_MODE: 'distributed', SUBGRAPH_USERS_URL: users.subgraphUrls.users });
+    const gateway = await startGatewayProcess(gatewayConfig, logger);
+    return withTokens(
+      {
+        ...gateway,
+        grpcAddress: users.grpcAddress,
+        close: async () => {
+          await gateway.close();
+          await users.close();
+        },
+      },
+      users.database!,
+      throwaway,
+    );
+  } catch (error) {
+    await users.close();
+    await throwaway?.drop();
+    throw error;
+  }
+}

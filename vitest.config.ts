@@ -1,0 +1,25 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Two kinds of tests: fast unit tests, and front-door tests that start real servers on ephemeral ports. The front-door
+ * suite runs on PGlite always, and a second time on PostgreSQL when DATABASE_URL is set (as .ci/run does).
+ */
+const frontDoor = (name: string, database: 'pglite' | 'postgres') => ({
+  test: {
+    name,
+    include: ['test/e2e/**/*.test.ts'],
+    env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1' },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
+
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { APOLLO_TELEMETRY_DISABLED: '1' } } },
+      frontDoor('e2e-pglite', 'pglite'),
+      ...(process.env.DATABASE_URL ? [frontDoor('e2e-postgres', 'postgres')] : []),
+    ],
+  },
+});

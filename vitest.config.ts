@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
  * suite runs on PGlite always, and a second time on PostgreSQL when DATABASE_URL is set (as .ci/run does).
  */
 const frontDoor = (name: string, database: 'pglite' | 'postgres') => ({
+  extends: true,
   test: {
     name,
     include: ['test/e2e/**/*.test.ts'],
@@ -15,9 +16,12 @@ const frontDoor = (name: string, database: 'pglite' | 'postgres') => ({
 });
 
 export default defineConfig({
+  // graphql ships CommonJS (main) and ESM (module) builds; Node and the Apollo packages load the CommonJS one, so tests
+  // must too, or two graphql realms meet ("Cannot use GraphQLSchema from another module or realm").
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { APOLLO_TELEMETRY_DISABLED: '1' } } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { APOLLO_TELEMETRY_DISABLED: '1' } } },
       frontDoor('e2e-pglite', 'pglite'),
       ...(process.env.DATABASE_URL ? [frontDoor('e2e-postgres', 'postgres')] : []),
     ],

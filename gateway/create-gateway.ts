@@ -94,6 +94,22 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     }),
   );
 
+  // Body-parser failures answer in GraphQL's own shape instead of Express's HTML page.
+  app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const type = (error as { type?: string }).type;
+    const tooLarge = type === 'entity.too.large';
+    if (!tooLarge && type !== 'entity.parse.failed' && type !== 'encoding.unsupported' && type !== 'charset.unsupported') {
+      logger.error({ err: error }, 'unexpected gateway HTTP error');
+    }
+    const status = tooLarge ? 413 : type ? 400 : 500;
+    const message = tooLarge
+      ? `request body exceeds the limit of ${config.gateway.bodyLimitBytes} bytes`
+      : type
+        ? `malformed request body: ${(error as Error).message}`
+        : 'internal error';
+    res.status(status).json({ errors: [{ message, extensions: { code: status === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' } }] });
+  });
+
   return {
     apollo,
     httpServer,

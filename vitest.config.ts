@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * suite runs on PGlite always, and a second time on PostgreSQL when DATABASE_URL is set (as .ci/run does).
  */
 const frontDoor = (name: string, database: 'pglite' | 'postgres') => ({
-  extends: true,
+  extends: true as const,
   test: {
     name,
     include: ['test/e2e/**/*.test.ts'],

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { PGlite, types } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
@@ -40,7 +40,7 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
     };
   }
 
-  if (config.pgliteDir) await mkdir(config.pgliteDir, { recursive: true });
+  const releaseLock = config.pgliteDir ? await lockDataDir(config.pgliteDir) : async () => undefined;
   const pglite = new PGlite({
     ...(config.pgliteDir ? { dataDir: config.pgliteDir } : {}),
     // PGlite parses int8 into BigInt; keep the decimal text instead, the same as pg does.
@@ -57,8 +57,43 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();
+      await releaseLock();
     },
   };
+}
+
+/** Raised when another live process has the embedded database open. */
+export class DatabaseInUseError extends Error {}
+
+/**
+ * PGlite is a single-process database: a second process opening the same directory would corrupt it. A pid file beside
+ * the data refuses that, naming the process; a pid file left by a process that died is taken over.
+ */
+async function lockDataDir(dir: string): Promise<() => Promise<void>> {
+  await mkdir(dir, { recursive: true });
+  const lockFile = `${dir}.pid`;
+  try {
+    await writeFile(lockFile, String(process.pid), { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const holder = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+      throw new DatabaseInUseError(
+        `the embedded database ${dir} is in use by process ${holder} (is npm start running?); stop it first, or use DATABASE_URL`,
+      );
+    }
+    await writeFile(lockFile, String(process.pid));
+  }
+  return () => rm(lockFile, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** A subgraph's migrations, applied in the order of their names, recorded in the subgraph's own schema. */

@@ -106,3 +106,26 @@ export const MASKED_INTERNAL_MESSAGE = 'internal error';
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
+
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+/** True for a lost or refused database connection (pg network errors, SQLSTATE classes 08 and 57P0x). */
+function isConnectionFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code))) {
+    return true;
+  }
+  const message = (error as { message?: unknown }).message;
+  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+}
+
+/**
+ * Any thrown value as a member of the vocabulary: AppErrors as they are, a lost database as UNAVAILABLE (the caller may
+ * retry), everything else as INTERNAL. Transports call this once, in their one mapping function.
+ */
+export function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  if (isConnectionFailure(error)) return new UnavailableError('the database is unavailable; retry shortly', {}, { cause: error });
+  return new InternalError(MASKED_INTERNAL_MESSAGE, {}, { cause: error });
+}

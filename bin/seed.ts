@@ -1,0 +1,43 @@
+/**
+ * npm run seed: loads demo data and prints, as JSON, its ids and ready-to-use tokens. Idempotent: records that exist are
+ * kept. Writes to the configured database directly — on the embedded database, stop npm start first (PGlite serves one
+ * process at a time; the command says so if it is in use).
+ */
+import { ADMIN_ROLE, ANONYMOUS, createTokenService } from '../lib/auth.ts';
+import { createDatabase, migrateToLatest } from '../lib/database.ts';
+import { AlreadyExistsError } from '../lib/errors.ts';
+import { ALL_MIGRATIONS, createSubgraphs } from '../subgraphs/index.ts';
+import type { CreateUserExampleInput } from '../subgraphs/users/user-example.types.ts';
+import { prepareProcess } from './process.ts';
+
+const DEMO_USERS: CreateUserExampleInput[] = [
+  { name: 'Li Wei', email: 'li.wei@example.com', password: 'demo-password-1', phone: '13800138001', avatar: 'https://example.com/avatars/li.png', age: 34, gender: 1 },
+  { name: 'Zhang Min', email: 'zhang.min@example.com', password: 'demo-password-2', phone: '13900139002', avatar: 'https://example.com/avatars/zhang.png', age: 28, gender: 2 },
+  { name: 'Chen Jie', email: 'chen.jie@example.com', password: 'demo-password-3', phone: '15000150003', avatar: 'https://example.com/avatars/chen.png', age: 45, gender: 0 },
+  { name: 'Wang Fang', email: 'wang.fang@example.com', password: 'demo-password-4', phone: '18600186004', avatar: 'https://example.com/avatars/wang.png', age: 19, gender: 2 },
+];
+
+const { config } = prepareProcess('seed');
+const database = await createDatabase(config.database);
+try {
+  await migrateToLatest(database.db, ALL_MIGRATIONS);
+  const tokens = createTokenService(config.jwt);
+  const { users } = createSubgraphs({ config, database, tokens }, ['users']);
+  const admin = tokens.mint({ sub: 'admin', roles: [ADMIN_ROLE] }, { expiresIn: '30d' });
+  const adminActor = tokens.authenticate(`Bearer ${admin}`);
+  const userExamples: { id: string; email: string; token: string }[] = [];
+  for (const input of DEMO_USERS) {
+    let id: string;
+    try {
+      id = (await users!.service.create(ANONYMOUS, input)).id;
+    } catch (error) {
+      if (!(error instanceof AlreadyExistsError)) throw error;
+      const page = await users!.service.list(adminActor, { columns: [{ name: 'email', value: input.email }] });
+      id = page.userExamples[0]!.id;
+    }
+    userExamples.push({ id, email: input.email, token: tokens.mint({ sub: id }, { expiresIn: '30d' }) });
+  }
+  console.log(JSON.stringify({ areaA: { adminToken: admin, userExamples } }, null, 2));
+} finally {
+  await database.close();
+}

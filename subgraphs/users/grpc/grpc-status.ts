@@ -1,6 +1,12 @@
 import { Metadata, status as GrpcStatus, type StatusObject } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
-import { ERROR_CODES, InvalidArgumentError, isAppError, MASKED_INTERNAL_MESSAGE, type FieldViolation } from '../../../lib/errors.ts';
+import {
+  ERROR_CODES,
+  InvalidArgumentError,
+  isAppError,
+  MASKED_INTERNAL_MESSAGE,
+  type FieldViolation,
+} from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { PROTO_ROOT } from './user-example.proto-package.ts';
 
@@ -33,9 +39,8 @@ function loadRpcTypes(): RpcTypes {
 /** Binary google.rpc.Status whose details hold one google.rpc.BadRequest listing `violations`. */
 export function encodeBadRequestStatus(code: number, message: string, violations: readonly FieldViolation[]): Buffer {
   const { status, badRequest } = loadRpcTypes();
-  const badRequestBytes = badRequest
-    .encode(badRequest.fromObject({ field_violations: violations.map(({ field, description }) => ({ field, description })) }))
-    .finish();
+  const fieldViolations = violations.map(({ field, description }) => ({ field, description }));
+  const badRequestBytes = badRequest.encode(badRequest.fromObject({ field_violations: fieldViolations })).finish();
   const bytes = status
     .encode(status.fromObject({ code, message, details: [{ type_url: BAD_REQUEST_TYPE_URL, value: badRequestBytes }] }))
     .finish();
@@ -53,7 +58,9 @@ export function toGrpcStatus(error: unknown, logger: Logger, method: string): Gr
     return grpcError(GrpcStatus.INTERNAL, MASKED_INTERNAL_MESSAGE);
   }
   const code = ERROR_CODES[error.code].grpc;
-  if (error.code === 'INTERNAL' || error.code === 'UNAVAILABLE') logger.error({ err: error, method }, 'gRPC service error');
+  if (error.code === 'INTERNAL' || error.code === 'UNAVAILABLE') {
+    logger.error({ err: error, method }, 'gRPC service error');
+  }
   if (error.code === 'INTERNAL') return grpcError(code, MASKED_INTERNAL_MESSAGE);
   if (error instanceof InvalidArgumentError && error.violations.length > 0) {
     const trailers = new Metadata();

@@ -102,7 +102,8 @@ export type EmptyWire = Record<string, never>;
 export function decodeUint64(value: unknown, subject: string, field: string): string {
   const text = parseUint64(String(value));
   if (text === undefined) {
-    throw InvalidArgumentError.fromViolations(subject, [{ field, description: 'value must be an unsigned 64-bit integer' }]);
+    const description = 'value must be an unsigned 64-bit integer';
+    throw InvalidArgumentError.fromViolations(subject, [{ field, description }]);
   }
   return text;
 }

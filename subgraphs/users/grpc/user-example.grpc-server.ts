@@ -42,13 +42,19 @@ export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): Server {
   const definition = packageDefinition[USER_EXAMPLE_SERVICE_NAME] as ServiceDefinition;
 
   /** Wraps one RPC: credential → Actor, then the call; any thrown error goes through the one status mapping. */
-  function unary<Request, Reply>(method: string, handle: (actor: Actor, request: Request) => Promise<Reply>): handleUnaryCall<Request, Reply> {
-    return (call, callback) => {
-      const actor = tokens.authenticate(readAuthorization(call.metadata));
-      handle(actor, call.request).then(
-        (reply) => callback(null, reply),
-        (error: unknown) => callback(toGrpcStatus(error, logger, method)),
-      );
+  function unary<Request, Reply>(
+    method: string,
+    handle: (actor: Actor, request: Request) => Promise<Reply>,
+  ): handleUnaryCall<Request, Reply> {
+    return async (call, callback) => {
+      let reply: Reply;
+      try {
+        reply = await handle(tokens.authenticate(readAuthorization(call.metadata)), call.request);
+      } catch (error) {
+        callback(toGrpcStatus(error, logger, method));
+        return;
+      }
+      callback(null, reply);
     };
   }
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
 
-/** The repository's `proto/` folder: the import root of every .proto file (found from this file, not the working directory). */
+/** The repository's `proto/` folder, the import root of every .proto file (found from this file, not the working directory). */
 export const PROTO_ROOT = fileURLToPath(new URL('../../../proto/', import.meta.url));
 
 /** Area A's contract, relative to PROTO_ROOT. */

@@ -1,0 +1,574 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { service as healthService } from 'grpc-health-check';
+import { sql } from 'kysely';
+import protobuf from 'protobufjs';
+import descriptorTypes from 'protobufjs/ext/descriptor/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTokenService } from '../../lib/auth.ts';
+import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+
+/**
+ * Front-door tests of Area A's gRPC service: a real grpc-js client built from proto/ with proto-loader talks to the
+ * running system over HTTP/2, and error details are decoded from grpc-status-details-bin as any gRPC client would.
+ */
+
+const PROTO_ROOT = fileURLToPath(new URL('../../proto/', import.meta.url));
+const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+  includeDirs: [PROTO_ROOT],
+};
+const SERVICE_NAME = 'api.serverNameExample.v1.userExample';
+
+type Reply = Record<string, unknown>;
+type Callback = (error: grpc.ServiceError | null, reply: Reply) => void;
+type Call = (request: object, metadata: grpc.Metadata, callback: Callback) => void;
+
+interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+const rpcRoot = new protobuf.Root();
+rpcRoot.resolvePath = (_origin, target) => join(PROTO_ROOT, target);
+rpcRoot.loadSync(['google/rpc/status.proto', 'google/rpc/error_details.proto'], { keepCase: true });
+const StatusType = rpcRoot.lookupType('google.rpc.Status');
+const BadRequestType = rpcRoot.lookupType('google.rpc.BadRequest');
+
+/** The google.rpc.Status a failed call carried in grpc-status-details-bin, with its BadRequest detail decoded. */
+function statusDetails(error: grpc.ServiceError): {
+  code: number;
+  message: string;
+  violations: FieldViolation[];
+  typeUrls: string[];
+} {
+  const [bytes] = error.metadata.get('grpc-status-details-bin');
+  if (!Buffer.isBuffer(bytes)) throw new Error('no grpc-status-details-bin trailer');
+  const status = StatusType.toObject(StatusType.decode(bytes), { defaults: true }) as {
+    code: number;
+    message: string;
+    details: { type_url: string; value: Uint8Array }[];
+  };
+  const badRequest = status.details.find((any) => any.type_url === 'type.googleapis.com/google.rpc.BadRequest');
+  const decoded = badRequest
+    ? (BadRequestType.toObject(BadRequestType.decode(badRequest.value), { defaults: true }) as {
+        field_violations: FieldViolation[];
+      })
+    : { field_violations: [] };
+  const violations = decoded.field_violations;
+  return {
+    code: status.code,
+    message: status.message,
+    violations: violations.map(({ field, description }) => ({ field, description })),
+    typeUrls: status.details.map((any) => any.type_url),
+  };
+}
+
+const VALID_CREATE = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  password: 'analytical-engine',
+  phone: '13800138000',
+  avatar: 'https://example.com/ada.png',
+  age: 36,
+  gender: 'FEMALE',
+} as const;
+
+const MESSAGES = {
+  name: 'value length must be at least 2 runes',
+  email: 'value must be a valid email address',
+  password: 'value length must be at least 10 runes',
+  phone: 'value does not match regex pattern "^1[3456789]\\d{9}$"',
+  avatar: 'value must be absolute',
+  age: 'value must be inside range [0, 120]',
+  gender: 'value must be one of the defined enum values',
+  id: 'value must be greater than or equal to 1',
+  missingToken: 'missing bearer token: send "Authorization: Bearer <JWT>"',
+} as const;
+
+let system: TestSystem;
+let client: grpc.Client;
+let emailCounter = 0;
+
+/** A unique, valid e-mail address per call, so tests do not collide on the unique index. */
+function uniqueEmail(prefix = 'user'): string {
+  emailCounter += 1;
+  return `${prefix}.${emailCounter}@grpc.test`;
+}
+
+function metadataFor(token: string | undefined): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
+  return metadata;
+}
+
+/** Calls one RPC; `token: undefined` sends no credential. */
+function call<T extends Reply = Reply>(method: string, request: object, token: string | undefined): Promise<T> {
+  const rpc = (client as unknown as Record<string, Call>)[method]!.bind(client);
+  return new Promise((resolve, reject) => {
+    rpc(request, metadataFor(token), (error, reply) => (error ? reject(error) : resolve(reply as T)));
+  });
+}
+
+/** Calls one RPC that must fail, and returns the error. */
+async function callFailing(method: string, request: object, token: string | undefined): Promise<grpc.ServiceError> {
+  try {
+    await call(method, request, token);
+  } catch (error) {
+    return error as grpc.ServiceError;
+  }
+  throw new Error(`${method} succeeded but was expected to fail`);
+}
+
+async function createUser(overrides: Partial<Record<keyof typeof VALID_CREATE, unknown>> = {}): Promise<string> {
+  const request = { ...VALID_CREATE, email: uniqueEmail(), ...overrides };
+  return (await call<{ id: string }>('Create', request, undefined)).id;
+}
+
+async function getUser(id: string): Promise<Record<string, unknown>> {
+  const reply = await call<{ userExample: Record<string, unknown> }>('GetByID', { id }, system.adminToken());
+  return reply.userExample;
+}
+
+beforeAll(async () => {
+  system = await startTestSystem();
+  const definition = protoLoader.loadSync('api/serverNameExample/v1/userExample.proto', LOADER_OPTIONS);
+  const api = grpc.loadPackageDefinition(definition).api as unknown as {
+    serverNameExample: { v1: { userExample: grpc.ServiceClientConstructor } };
+  };
+  const UserExampleClient = api.serverNameExample.v1.userExample;
+  client = new UserExampleClient(system.grpcAddress, grpc.credentials.createInsecure());
+});
+
+afterAll(async () => {
+  client?.close();
+  await system?.close();
+});
+
+describe('Create', () => {
+  it('creates a record without a token and answers its id as a uint64 decimal string', async () => {
+    const reply = await call('Create', { ...VALID_CREATE, email: uniqueEmail() }, undefined);
+    expect(Object.keys(reply)).toEqual(['id']);
+    expect(reply.id).toMatch(/^[1-9]\d*$/);
+  });
+
+  const brokenRules: [field: keyof typeof MESSAGES, value: unknown, description: string][] = [
+    ['name', 'A', MESSAGES.name],
+    ['email', 'not-an-email', MESSAGES.email],
+    ['password', 'short', MESSAGES.password],
+    ['phone', '12345678901', MESSAGES.phone],
+    ['avatar', 'avatar.png', MESSAGES.avatar],
+    ['age', 121, MESSAGES.age],
+    ['age', -1, MESSAGES.age],
+    ['gender', 7, MESSAGES.gender],
+  ];
+
+  it.each(brokenRules)('rejects %s = %j with INVALID_ARGUMENT and one violation', async (field, value, description) => {
+    const error = await callFailing('Create', { ...VALID_CREATE, email: uniqueEmail(), [field]: value }, undefined);
+    const message = `invalid CreateUserExampleRequest: ${field}: ${description}`;
+    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(error.details).toBe(message);
+    expect(statusDetails(error)).toEqual({
+      code: grpc.status.INVALID_ARGUMENT,
+      message,
+      violations: [{ field, description }],
+      typeUrls: ['type.googleapis.com/google.rpc.BadRequest'],
+    });
+  });
+
+  it('reports every broken rule at once when all are broken', async () => {
+    const error = await callFailing(
+      'Create',
+      { name: '', email: '', password: '', phone: '', avatar: '', age: 500, gender: 3 },
+      undefined,
+    );
+    const violations = [
+      { field: 'name', description: MESSAGES.name },
+      { field: 'email', description: MESSAGES.email },
+      { field: 'password', description: MESSAGES.password },
+      { field: 'phone', description: MESSAGES.phone },
+      { field: 'avatar', description: MESSAGES.avatar },
+      { field: 'age', description: MESSAGES.age },
+      { field: 'gender', description: MESSAGES.gender },
+    ];
+    const summary = violations.map((v) => `${v.field}: ${v.description}`).join('; ');
+    const message = `invalid CreateUserExampleRequest: ${summary}`;
+    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(error.details).toBe(message);
+    expect(statusDetails(error)).toEqual({
+      code: grpc.status.INVALID_ARGUMENT,
+      message,
+      violations,
+      typeUrls: ['type.googleapis.com/google.rpc.BadRequest'],
+    });
+  });
+
+  it('rejects a second live record with the same e-mail with ALREADY_EXISTS', async () => {
+    const email = uniqueEmail('duplicate');
+    await createUser({ email });
+    const error = await callFailing('Create', { ...VALID_CREATE, email }, undefined);
+    expect(error.code).toBe(grpc.status.ALREADY_EXISTS);
+    expect(error.details).toBe('a user with this email already exists');
+    expect(error.metadata.get('grpc-status-details-bin')).toEqual([]);
+  });
+
+  it('rejects an invalid credential even though Create is public', async () => {
+    const expired = system.tokens.mint({ sub: '1', roles: ['admin'] }, { expiresIn: -10 });
+    const error = await callFailing('Create', { ...VALID_CREATE, email: uniqueEmail() }, expired);
+    expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(error.details).toMatch(/^token expired at \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+});
+
+describe('GetByID', () => {
+  it('returns the exact stored record, with RFC 3339 timestamps, the gender by name and no password', async () => {
+    const email = uniqueEmail('get');
+    const id = await createUser({ email, gender: 'MALE', age: 0 });
+    const reply = await call('GetByID', { id }, system.userToken(id));
+
+    const row = await sql<{ created_at: Date; updated_at: Date }>`
+      select created_at, updated_at from users.user_example where id = ${id}
+    `.execute(system.database.db);
+    const stored = row.rows[0]!;
+    expect(reply).toEqual({
+      userExample: {
+        id,
+        name: VALID_CREATE.name,
+        email,
+        phone: VALID_CREATE.phone,
+        avatar: VALID_CREATE.avatar,
+        age: 0,
+        gender: 'MALE',
+        status: 0,
+        login_at: '0',
+        created_at: stored.created_at.toISOString(),
+        updated_at: stored.updated_at.toISOString(),
+      },
+    });
+    const record = reply.userExample as Record<string, string>;
+    expect(record.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(JSON.stringify(reply)).not.toMatch(/password/i);
+    expect(JSON.stringify(reply)).not.toContain(VALID_CREATE.password);
+  });
+
+  it('answers NOT_FOUND for an id with no record', async () => {
+    const error = await callFailing('GetByID', { id: '999999999' }, system.adminToken());
+    expect(error.code).toBe(grpc.status.NOT_FOUND);
+    expect(error.details).toBe('userExample 999999999 not found');
+  });
+
+  it('answers NOT_FOUND for the largest uint64, which no stored record can carry', async () => {
+    const error = await callFailing('GetByID', { id: '18446744073709551615' }, system.adminToken());
+    expect(error.code).toBe(grpc.status.NOT_FOUND);
+    expect(error.details).toBe('userExample 18446744073709551615 not found');
+  });
+
+  it('rejects id 0 with INVALID_ARGUMENT and an id violation', async () => {
+    const error = await callFailing('GetByID', { id: '0' }, system.adminToken());
+    const message = `invalid GetUserExampleByIDRequest: id: ${MESSAGES.id}`;
+    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(error.details).toBe(message);
+    expect(statusDetails(error).violations).toEqual([{ field: 'id', description: MESSAGES.id }]);
+  });
+
+  it('answers UNAUTHENTICATED, saying the token is missing, when no authorization metadata is sent', async () => {
+    const id = await createUser();
+    const error = await callFailing('GetByID', { id }, undefined);
+    expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(error.details).toBe(MESSAGES.missingToken);
+  });
+
+  it('answers UNAUTHENTICATED for a token signed with another key, saying the signature is bad', async () => {
+    const id = await createUser();
+    const otherKey = 'a-different-secret-of-at-least-32-characters';
+    const otherIssuer = createTokenService({ ...system.config.jwt, secret: otherKey });
+    const error = await callFailing('GetByID', { id }, otherIssuer.mint({ sub: id, roles: ['admin'] }));
+    expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(error.details).toBe('invalid token: bad signature');
+  });
+
+  it('answers UNAUTHENTICATED for an expired token, saying when it expired', async () => {
+    const id = await createUser();
+    const expired = system.tokens.mint({ sub: '1', roles: ['admin'] }, { expiresIn: -10 });
+    const error = await callFailing('GetByID', { id }, expired);
+    expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(error.details).toMatch(/^token expired at \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it('answers UNAUTHENTICATED for an authorization value that is not a bearer token', async () => {
+    const metadata = new grpc.Metadata();
+    metadata.set('authorization', 'Basic dXNlcjpwYXNz');
+    const rpc = (client as unknown as Record<string, Call>).GetByID!.bind(client);
+    const error = await new Promise<grpc.ServiceError>((resolve) => rpc({ id: '1' }, metadata, (e) => resolve(e!)));
+    expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(error.details).toBe('malformed Authorization header: expected "Bearer <JWT>"');
+  });
+});
+
+describe('UpdateByID', () => {
+  it('writes "" and 0 when they are sent, and leaves absent fields unchanged', async () => {
+    const email = uniqueEmail('update');
+    const id = await createUser({ email, age: 44 });
+    await call('UpdateByID', { id, status: 2, login_at: '1700000000' }, system.adminToken());
+    expect(await getUser(id)).toMatchObject({ name: VALID_CREATE.name, age: 44, status: 2, login_at: '1700000000' });
+
+    const reply = await call('UpdateByID', { id, name: '', age: 0, status: 0 }, system.adminToken());
+    expect(reply).toEqual({});
+    expect(await getUser(id)).toMatchObject({
+      id,
+      name: '',
+      email,
+      phone: VALID_CREATE.phone,
+      avatar: VALID_CREATE.avatar,
+      age: 0,
+      gender: 'FEMALE',
+      status: 0,
+      login_at: '1700000000',
+    });
+  });
+
+  it('lets users update their own record and changes the gender and a 64-bit login time exactly', async () => {
+    const id = await createUser();
+    await call('UpdateByID', { id, gender: 'UNKNOWN', login_at: '9223372036854775807' }, system.userToken(id));
+    expect(await getUser(id)).toMatchObject({ gender: 'UNKNOWN', login_at: '9223372036854775807' });
+  });
+
+  it('rejects a gender number the enum does not define', async () => {
+    const id = await createUser();
+    const error = await callFailing('UpdateByID', { id, gender: 9 }, system.adminToken());
+    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(error.details).toBe(`invalid UpdateUserExampleByIDRequest: gender: ${MESSAGES.gender}`);
+    expect(statusDetails(error).violations).toEqual([{ field: 'gender', description: MESSAGES.gender }]);
+  });
+
+  it('answers NOT_FOUND for an id with no record', async () => {
+    const error = await callFailing('UpdateByID', { id: '999999998', name: 'Nobody' }, system.adminToken());
+    expect(error.code).toBe(grpc.status.NOT_FOUND);
+    expect(error.details).toBe('userExample 999999998 not found');
+  });
+
+  it("answers PERMISSION_DENIED when a non-administrator updates someone else's record", async () => {
+    const owner = await createUser();
+    const other = await createUser();
+    const error = await callFailing('UpdateByID', { id: owner, name: 'Mallory' }, system.userToken(other));
+    expect(error.code).toBe(grpc.status.PERMISSION_DENIED);
+    expect(error.details).toBe('permission denied: only the user itself or an administrator may update this userExample');
+    expect(await getUser(owner)).toMatchObject({ name: VALID_CREATE.name });
+  });
+});
+
+describe('DeleteByID', () => {
+  it('deletes a record, after which GetByID and a second delete answer NOT_FOUND', async () => {
+    const id = await createUser();
+    expect(await call('DeleteByID', { id }, system.adminToken())).toEqual({});
+    const afterGet = await callFailing('GetByID', { id }, system.adminToken());
+    expect(afterGet.code).toBe(grpc.status.NOT_FOUND);
+    expect(afterGet.details).toBe(`userExample ${id} not found`);
+    const again = await callFailing('DeleteByID', { id }, system.adminToken());
+    expect(again.code).toBe(grpc.status.NOT_FOUND);
+    expect(again.details).toBe(`userExample ${id} not found`);
+  });
+
+  it('rejects id 0 with INVALID_ARGUMENT', async () => {
+    const error = await callFailing('DeleteByID', { id: '0' }, system.adminToken());
+    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(error.details).toBe(`invalid DeleteUserExampleByIDRequest: id: ${MESSAGES.id}`);
+  });
+});
+
+describe('List', () => {
+  const ages = [20, 30, 40, 50];
+  const ids: Record<number, string> = {};
+
+  beforeAll(async () => {
+    for (const age of ages) ids[age] = await createUser({ name: `Lister ${age}`, email: uniqueEmail('lister'), age });
+  });
+
+  const ofListers = { name: 'email', exp: 'like', value: 'lister.' };
+
+  it('pages, sorts and filters with gte, and answers total as an int64 string', async () => {
+    const params = { page: 0, limit: 2, sort: 'age', columns: [ofListers, { name: 'age', exp: 'gte', value: '30' }] };
+    const first = await call<{ total: string; userExamples: { id: string; age: number }[] }>(
+      'List',
+      { params },
+      system.adminToken(),
+    );
+    expect(first.total).toBe('3');
+    expect(first.userExamples.map((u) => [u.id, u.age])).toEqual([
+      [ids[30], 30],
+      [ids[40], 40],
+    ]);
+    const second = await call<{ total: string; userExamples: { id: string; age: number }[] }>(
+      'List',
+      { params: { ...params, page: 1 } },
+      system.adminToken(),
+    );
+    expect(second.total).toBe('3');
+    expect(second.userExamples.map((u) => [u.id, u.age])).toEqual([[ids[50], 50]]);
+  });
+
+  it('filters with in and sorts descending', async () => {
+    const reply = await call<{ total: string; userExamples: { id: string; name: string }[] }>(
+      'List',
+      { params: { limit: 10, sort: '-age', columns: [ofListers, { name: 'age', exp: 'in', value: '20,50' }] } },
+      system.adminToken(),
+    );
+    expect(reply.total).toBe('2');
+    expect(reply.userExamples.map((u) => [u.id, u.name])).toEqual([
+      [ids[50], 'Lister 50'],
+      [ids[20], 'Lister 20'],
+    ]);
+  });
+
+  it('returns whole records, without passwords', async () => {
+    const reply = await call<{ userExamples: Record<string, unknown>[] }>(
+      'List',
+      { params: { limit: 1, columns: [{ name: 'id', value: ids[40] }] } },
+      system.adminToken(),
+    );
+    expect(reply.userExamples).toHaveLength(1);
+    expect(Object.keys(reply.userExamples[0]!).sort()).toEqual(
+      ['age', 'avatar', 'created_at', 'email', 'gender', 'id', 'login_at', 'name', 'phone', 'status', 'updated_at'],
+    );
+    expect(reply.userExamples[0]).toMatchObject({ id: ids[40], name: 'Lister 40', age: 40, gender: 'FEMALE' });
+  });
+
+  it('rejects a request without params', async () => {
+    const error = await callFailing('List', {}, system.adminToken());
+    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(error.details).toBe('invalid ListUserExampleRequest: params: value is required');
+    expect(statusDetails(error).violations).toEqual([{ field: 'params', description: 'value is required' }]);
+  });
+
+  it('rejects an unknown operator with a violation naming the column', async () => {
+    const error = await callFailing(
+      'List',
+      { params: { columns: [{ name: 'age', exp: 'between', value: '1' }] } },
+      system.adminToken(),
+    );
+    expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
+    const { violations } = statusDetails(error);
+    expect(violations).toHaveLength(1);
+    expect(violations[0]!.field).toBe('params.columns[0].exp');
+    expect(violations[0]!.description).toMatch(/^unsupported exp type 'between'/);
+  });
+
+  it('needs a token', async () => {
+    const error = await callFailing('List', { params: {} }, undefined);
+    expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(error.details).toBe(MESSAGES.missingToken);
+  });
+});
+
+type ReflectionClient = grpc.Client & { ServerReflectionInfo(): grpc.ClientDuplexStream<object, ReflectionResponse> };
+
+interface ReflectionResponse {
+  list_services_response?: { service: { name: string }[] };
+  file_descriptor_response?: { file_descriptor_proto: Buffer[] };
+}
+
+describe('server reflection and health', () => {
+  it('lists the userExample service through grpc.reflection.v1', async () => {
+    const reflectionProto = join(
+      dirname(createRequire(import.meta.url).resolve('@grpc/reflection')),
+      '../proto/grpc/reflection/v1/reflection.proto',
+    );
+    const definition = protoLoader.loadSync(reflectionProto, { ...LOADER_OPTIONS, includeDirs: [] });
+    const ReflectionConstructor = (grpc.loadPackageDefinition(definition).grpc as unknown as {
+      reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } };
+    }).reflection.v1.ServerReflection;
+    const reflection = new ReflectionConstructor(system.grpcAddress, grpc.credentials.createInsecure()) as unknown as ReflectionClient;
+    try {
+      /** One request on its own ServerReflectionInfo stream, and its one response. */
+      const ask = (request: object) =>
+        new Promise<ReflectionResponse>((resolve, reject) => {
+          const stream = reflection.ServerReflectionInfo();
+          stream.once('data', (response: ReflectionResponse) => {
+            resolve(response);
+            stream.end();
+          });
+          stream.once('error', reject);
+          stream.write(request);
+        });
+
+      const listed = await ask({ list_services: '' });
+      const names = listed.list_services_response!.service.map((s) => s.name);
+      expect(names).toContain(SERVICE_NAME);
+
+      const file = await ask({ file_containing_symbol: SERVICE_NAME });
+      const [bytes] = file.file_descriptor_response!.file_descriptor_proto;
+      const descriptor = descriptorTypes.FileDescriptorProto.decode(bytes!) as unknown as {
+        package: string;
+        service: { name: string; method: { name: string }[] }[];
+      };
+      expect(descriptor.package).toBe('api.serverNameExample.v1');
+      expect(descriptor.service.map((s) => s.name)).toEqual(['userExample']);
+      expect(descriptor.service[0]!.method.map((m) => m.name)).toEqual([
+        'Create',
+        'DeleteByID',
+        'UpdateByID',
+        'GetByID',
+        'List',
+      ]);
+    } finally {
+      reflection.close();
+    }
+  });
+
+  it('answers SERVING on grpc.health.v1 for the server and for the userExample service', async () => {
+    const HealthClient = grpc.makeGenericClientConstructor(healthService, 'Health');
+    const health = new HealthClient(system.grpcAddress, grpc.credentials.createInsecure());
+    try {
+      const check = (serviceName: string) =>
+        new Promise<Record<string, unknown>>((resolve, reject) =>
+          (health as unknown as { Check: Call }).Check({ service: serviceName }, new grpc.Metadata(), (error, reply) =>
+            error ? reject(error) : resolve(reply),
+          ),
+        );
+      expect(await check('')).toEqual({ status: 'SERVING' });
+      expect(await check(SERVICE_NAME)).toEqual({ status: 'SERVING' });
+    } finally {
+      health.close();
+    }
+  });
+});
+
+// Last: it moves the identity past 2^53 for every record created afterwards.
+describe('64-bit ids', () => {
+  it('round-trips an id above 2^53 exactly', async () => {
+    await sql`alter table users.user_example alter column id restart with 9007199254740993`.execute(system.database.db);
+    const id = await createUser();
+    expect(id).toBe('9007199254740993');
+    expect(await getUser(id)).toMatchObject({ id: '9007199254740993' });
+    await call('UpdateByID', { id, name: 'Big Id' }, system.userToken('9007199254740993'));
+    expect(await getUser(id)).toMatchObject({ id: '9007199254740993', name: 'Big Id' });
+    const listed = await call<{ userExamples: { id: string }[] }>(
+      'List',
+      { params: { columns: [{ name: 'id', exp: 'gte', value: '9007199254740993' }] } },
+      system.adminToken(),
+    );
+    expect(listed.userExamples.map((u) => u.id)).toEqual(['9007199254740993']);
+  });
+});
+
+describe('internal errors', () => {
+  it('answers INTERNAL with the masked message when the database fails, revealing nothing of the cause', async () => {
+    const id = await createUser();
+    await sql`alter table users.user_example rename column phone to phone_moved`.execute(system.database.db);
+    try {
+      const error = await callFailing('GetByID', { id }, system.adminToken());
+      expect(error.code).toBe(grpc.status.INTERNAL);
+      expect(error.details).toBe('internal error');
+      expect(error.metadata.get('grpc-status-details-bin')).toEqual([]);
+    } finally {
+      await sql`alter table users.user_example rename column phone_moved to phone`.execute(system.database.db);
+    }
+  });
+});

@@ -3,8 +3,8 @@ import type { GraphQLFormattedError } from 'graphql';
 import {
   ERROR_CODES,
   errorCodeFromGraphql,
-  isAppError,
   MASKED_INTERNAL_MESSAGE,
+  toAppError,
   type ErrorCode,
   type FieldViolation,
 } from '../lib/errors.ts';
@@ -54,12 +54,8 @@ export function sendGraphqlError(res: Response, error: GraphQLFormattedError, lo
 }
 
 /** Maps an error thrown inside the adapter itself (gateway unreachable, unexpected failures). */
-export function sendThrownError(res: Response, error: unknown, logger: Logger) {
-  if (isAppError(error)) {
-    if (error.code === 'INTERNAL' || error.code === 'UNAVAILABLE') logger.error({ err: error }, 'REST adapter error');
-    sendRpcStatus(res, error.code, error.code === 'INTERNAL' ? MASKED_INTERNAL_MESSAGE : error.message);
-    return;
-  }
-  logger.error({ err: error }, 'unexpected REST adapter error');
-  sendRpcStatus(res, 'INTERNAL', MASKED_INTERNAL_MESSAGE);
+export function sendThrownError(res: Response, thrown: unknown, logger: Logger) {
+  const error = toAppError(thrown);
+  if (error.code === 'INTERNAL' || error.code === 'UNAVAILABLE') logger.error({ err: thrown }, 'REST adapter error');
+  sendRpcStatus(res, error.code, error.code === 'INTERNAL' ? MASKED_INTERNAL_MESSAGE : error.message);
 }

@@ -3,8 +3,8 @@ import protobuf from 'protobufjs';
 import {
   ERROR_CODES,
   InvalidArgumentError,
-  isAppError,
   MASKED_INTERNAL_MESSAGE,
+  toAppError,
   type FieldViolation,
 } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
@@ -49,17 +49,14 @@ export function encodeBadRequestStatus(code: number, message: string, violations
 
 /**
  * The one mapping of a thrown error onto a gRPC status: each AppError code becomes its canonical gRPC code with the
- * error's message; field violations also travel as a google.rpc.BadRequest in grpc-status-details-bin. Anything else is an
- * internal error: logged, and answered with the masked message.
+ * error's message; field violations also travel as a google.rpc.BadRequest in grpc-status-details-bin. A lost database is
+ * UNAVAILABLE; anything else is an internal error: logged, and answered with the masked message.
  */
-export function toGrpcStatus(error: unknown, logger: Logger, method: string): GrpcErrorStatus {
-  if (!isAppError(error)) {
-    logger.error({ err: error, method }, 'unexpected error in gRPC handler');
-    return grpcError(GrpcStatus.INTERNAL, MASKED_INTERNAL_MESSAGE);
-  }
+export function toGrpcStatus(thrown: unknown, logger: Logger, method: string): GrpcErrorStatus {
+  const error = toAppError(thrown);
   const code = ERROR_CODES[error.code].grpc;
   if (error.code === 'INTERNAL' || error.code === 'UNAVAILABLE') {
-    logger.error({ err: error, method }, 'gRPC service error');
+    logger.error({ err: thrown, method }, 'gRPC service error');
   }
   if (error.code === 'INTERNAL') return grpcError(code, MASKED_INTERNAL_MESSAGE);
   if (error instanceof InvalidArgumentError && error.violations.length > 0) {

@@ -30,7 +30,7 @@ export interface TokenService {
   mint(claims: TokenClaims, options?: { expiresIn?: jwt.SignOptions['expiresIn']; notBefore?: number }): string;
 }
 
-const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-_.~+/]+=*)[ \t]*$/;
+const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-_.~+/]+=*)[ \t]*$/i; // the scheme name is case-insensitive (RFC 7235)
 
 /** Creates the JWT service: algorithm pinned, exp enforced, issuer and audience checked. */
 export function createTokenService(config: JwtConfig): TokenService {

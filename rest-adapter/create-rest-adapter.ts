@@ -50,7 +50,11 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
       sendRpcStatus(res, 'INVALID_ARGUMENT', `request body exceeds the limit of ${deps.bodyLimitBytes} bytes`);
       return;
     }
-    if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.aborted') {
+    // Every other 4xx body-parser error is the request's fault too (a corrupt gzip/deflate body, a Content-Length that
+    // does not match the body), never an internal error.
+    const status = (error as { status?: unknown }).status;
+    const clientFault = typeof status === 'number' && status >= 400 && status < 500;
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.aborted' || clientFault) {
       sendRpcStatus(res, 'INVALID_ARGUMENT', `unreadable request body: ${(error as Error).message}`);
       return;
     }

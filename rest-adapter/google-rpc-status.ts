@@ -33,7 +33,14 @@ export function rpcStatus(code: ErrorCode, message: string, violations: readonly
 
 export function sendRpcStatus(res: Response, code: ErrorCode, message: string, violations: readonly FieldViolation[] = []) {
   if (code === 'UNAUTHENTICATED') {
-    res.setHeader('WWW-Authenticate', `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, "'")}"`);
+    // RFC 6750 §3.1: a request that sent no credential gets the bare challenge; a refused credential gets the reason.
+    const sentCredential = Boolean(res.req.headers.authorization);
+    res.setHeader(
+      'WWW-Authenticate',
+      sentCredential
+        ? `Bearer realm="tributary", error="invalid_token", error_description="${message.replace(/["\\]/g, "'")}"`
+        : 'Bearer realm="tributary"',
+    );
   }
   res.status(ERROR_CODES[code].http).json(rpcStatus(code, message, violations));
 }

@@ -101,7 +101,9 @@ export interface UserExampleRoutesDeps {
 }
 
 export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: UserExampleRoutesDeps): Router {
-  const router = express.Router();
+  // The spec's paths exactly: /api/v1/userexample is an unknown path, as in grpc-gateway (Express matches
+  // case-insensitively by default, which served GET but answered PATCH with 404 instead of 405).
+  const router = express.Router({ caseSensitive: true });
   // The raw text is parsed here (not by express.json) so that 64-bit numbers keep every digit.
   router.use(express.text({ type: () => true, limit: bodyLimitBytes }));
 

@@ -19,7 +19,14 @@ import type {
   UserExample,
   UserExamplePage,
 } from './user-example.types.ts';
-import { isDefinedGender, MESSAGES, validateCreate, validateId } from './user-example.validation.ts';
+import {
+  hasNulCharacter,
+  isDefinedGender,
+  MESSAGES,
+  STORED_STRING_FIELDS,
+  validateCreate,
+  validateId,
+} from './user-example.validation.ts';
 
 /**
  * Area A's business rules, called alike by the GraphQL resolvers, the REST adapter (through GraphQL) and the gRPC handlers.
@@ -118,10 +125,15 @@ export function createUserExampleService({ db, passwords, listLimits }: UserExam
 
 /**
  * The update body has no declared rules (spec), so any value of each field's type is accepted, 0 and "" included. Only the
- * types themselves are checked: a gRPC caller can send an enum number the GenderType does not define.
+ * types themselves are checked: a gRPC caller can send an enum number the GenderType does not define, and no stored text
+ * can hold U+0000.
  */
 function checkPatchTypes(patch: UpdateUserExamplePatch): FieldViolation[] {
   const violations: FieldViolation[] = [];
+  for (const field of STORED_STRING_FIELDS) {
+    const value = patch[field];
+    if (value !== undefined && hasNulCharacter(value)) violations.push({ field, description: MESSAGES.nulCharacter });
+  }
   if (patch.gender !== undefined && !isDefinedGender(patch.gender)) {
     violations.push({ field: 'gender', description: MESSAGES.genderUndefined });
   }

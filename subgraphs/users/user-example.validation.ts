@@ -25,7 +25,16 @@ export const MESSAGES = {
   ageOutOfRange: `value must be inside range [${RULES.ageMin}, ${RULES.ageMax}]`,
   genderUndefined: 'value must be one of the defined enum values',
   idTooSmall: `value must be greater than or equal to ${RULES.idMin}`,
+  nulCharacter: 'value must not contain the NUL character (U+0000)',
 } as const;
+
+/** Text columns cannot hold U+0000 (PostgreSQL refuses it), so a stored string carrying one is an invalid argument. */
+export function hasNulCharacter(value: string): boolean {
+  return value.includes('\u0000');
+}
+
+/** The stored string fields of a request (the password is only hashed, so it may hold any character). */
+export const STORED_STRING_FIELDS = ['name', 'email', 'phone', 'avatar'] as const;
 
 /** Length in Unicode code points ("runes"), not UTF-16 units. */
 function runeLength(value: string): number {
@@ -73,13 +82,21 @@ export function isDefinedGender(value: unknown): boolean {
 /** Every violation of a create request, in field order. Empty when the request is valid. */
 export function validateCreate(input: CreateUserExampleInput): FieldViolation[] {
   const violations: FieldViolation[] = [];
-  if (runeLength(input.name) < RULES.nameMinLength) violations.push({ field: 'name', description: MESSAGES.nameTooShort });
-  if (!isEmailAddress(input.email)) violations.push({ field: 'email', description: MESSAGES.emailInvalid });
+  const withNul = new Set(STORED_STRING_FIELDS.filter((field) => hasNulCharacter(input[field])));
+  for (const field of withNul) violations.push({ field, description: MESSAGES.nulCharacter });
+  if (!withNul.has('name') && runeLength(input.name) < RULES.nameMinLength) {
+    violations.push({ field: 'name', description: MESSAGES.nameTooShort });
+  }
+  if (!withNul.has('email') && !isEmailAddress(input.email)) {
+    violations.push({ field: 'email', description: MESSAGES.emailInvalid });
+  }
   if (runeLength(input.password) < RULES.passwordMinLength) {
     violations.push({ field: 'password', description: MESSAGES.passwordTooShort });
   }
-  if (!RULES.phonePattern.test(input.phone)) violations.push({ field: 'phone', description: MESSAGES.phoneMismatch });
-  const avatarProblem = checkAbsoluteUri(input.avatar);
+  if (!withNul.has('phone') && !RULES.phonePattern.test(input.phone)) {
+    violations.push({ field: 'phone', description: MESSAGES.phoneMismatch });
+  }
+  const avatarProblem = withNul.has('avatar') ? undefined : checkAbsoluteUri(input.avatar);
   if (avatarProblem) violations.push({ field: 'avatar', description: avatarProblem });
   if (!isInt32(input.age) || input.age < RULES.ageMin || input.age > RULES.ageMax) {
     violations.push({ field: 'age', description: MESSAGES.ageOutOfRange });

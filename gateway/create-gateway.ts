@@ -14,6 +14,7 @@ import express from 'express';
 import type { Config, SubgraphName } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
+import { exactInt64LiteralsRule } from './exact-int64-literals.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
 import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
@@ -79,6 +80,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     introspection: config.gateway.introspection,
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
+    validationRules: [exactInt64LiteralsRule],
     plugins,
   });
   await apollo.start();

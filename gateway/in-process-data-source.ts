@@ -41,9 +41,21 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
       operationName: request.operationName,
       contextValue: this.contextFor(gatewayContext),
     });
+    // Without data, execution never started: the errors are the request's own (variable coercion), which Apollo Server on the
+    // subgraph's HTTP server reports as BAD_USER_INPUT; the same code here keeps both modes alike.
+    const requestErrors = result.data === undefined;
     return {
       ...(result.data !== undefined ? { data: result.data } : {}),
-      ...(result.errors ? { errors: result.errors.map((error) => this.formatError(error.toJSON(), error)) } : {}),
+      ...(result.errors
+        ? {
+            errors: result.errors.map((error) => {
+              const formatted = this.formatError(error.toJSON(), error);
+              return requestErrors && formatted.extensions?.code === undefined
+                ? { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } }
+                : formatted;
+            }),
+          }
+        : {}),
     };
   }
 
@@ -62,9 +74,14 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
   private document(source: string): DocumentNode {
     const cached = this.documents.get(source);
     if (cached) return cached;
-    const document = parse(source);
+    let document: DocumentNode;
+    try {
+      document = parse(source);
+    } catch (error) {
+      throw error instanceof GraphQLError ? withCode(error, 'GRAPHQL_PARSE_FAILED') : error;
+    }
     const errors = validate(this.subgraph.schema, document);
-    if (errors.length > 0) throw errors[0];
+    if (errors.length > 0) throw withCode(errors[0]!, 'GRAPHQL_VALIDATION_FAILED');
     if (this.documents.size >= DOCUMENT_CACHE_SIZE) {
       // Drop the oldest entry (Map keeps insertion order).
       this.documents.delete(this.documents.keys().next().value!);
@@ -72,4 +89,14 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
     this.documents.set(source, document);
     return document;
   }
+}
+
+/** The error with the `extensions.code` Apollo Server gives parse and validation errors on a subgraph's HTTP server. */
+function withCode(error: GraphQLError, code: string): GraphQLError {
+  return new GraphQLError(error.message, {
+    ...(error.nodes ? { nodes: error.nodes } : {}),
+    ...(error.source ? { source: error.source } : {}),
+    ...(error.positions ? { positions: error.positions } : {}),
+    extensions: { ...error.extensions, code },
+  });
 }

@@ -1,6 +1,7 @@
 import type { FieldViolation } from '../../lib/errors.ts';
-import { parseInt64, parseUint64, INT32_MAX, INT32_MIN } from '../../lib/int64.ts';
+import { exceedsInt64, parseInt64, parseUint64, INT32_MAX, INT32_MIN } from '../../lib/int64.ts';
 import { GENDER_TYPES, type ListColumnInput, type ListParamsInput } from './user-example.types.ts';
+import { hasNulCharacter, MESSAGES } from './user-example.validation.ts';
 
 /**
  * The List request's paging, sorting and condition language (the reference's api.types.Params), checked and turned into a
@@ -265,12 +266,23 @@ function parseCondition(input: ListColumnInput, at: string, violations: FieldVio
     violations.push({ field: `${at}.value`, description: `field 'value' cannot be nil for exp '${expText || 'eq'}'` });
     return undefined;
   }
+  // No stored text can hold U+0000, and PostgreSQL refuses it as a parameter.
+  if (hasNulCharacter(raw)) {
+    violations.push({ field: `${at}.value`, description: MESSAGES.nulCharacter });
+    return undefined;
+  }
   if (operator === 'like') {
     if (type !== 'text') {
       violations.push({ field: `${at}.exp`, description: `like needs a text column; '${column}' is ${type}` });
       return undefined;
     }
-    return { kind: 'compare', column, operator, value: likePattern(unquote(raw)) };
+    const pattern = likePattern(unquote(raw));
+    // A caller's own pattern may end in a lone escape character, which PostgreSQL refuses at run time.
+    if (/(?:^|[^\\])(?:\\\\)*\\$/.test(pattern)) {
+      violations.push({ field: `${at}.value`, description: "like pattern must not end with the escape character '\\'" });
+      return undefined;
+    }
+    return { kind: 'compare', column, operator, value: pattern };
   }
   if (operator === 'in' || operator === 'not in') {
     const values: BoundValue[] = [];
@@ -312,8 +324,11 @@ function convertValue(text: string, type: ColumnType): BoundValue | undefined {
   switch (type) {
     case 'text':
       return text;
-    case 'uint64':
-      return parseUint64(text);
+    case 'uint64': {
+      // Ids are stored as PostgreSQL bigint; a larger uint64 cannot even be bound against the column.
+      const value = parseUint64(text);
+      return value !== undefined && !exceedsInt64(value) ? value : undefined;
+    }
     case 'int64':
       return parseInt64(text);
     case 'int32': {
@@ -328,6 +343,10 @@ function convertValue(text: string, type: ColumnType): BoundValue | undefined {
     }
     case 'timestamp': {
       if (!TIMESTAMP.test(text)) return undefined;
+      // Date.parse rolls an impossible day over (2024-02-30 → March 1); the written date must exist.
+      const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+      const calendar = new Date(Date.UTC(year, month - 1, day));
+      if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return undefined;
       const normalised = text.replace(' ', 'T').replace(/ ([+-])/, '$1');
       const time = Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(normalised) || normalised.length === 10 ? normalised : `${normalised}Z`);
       return Number.isNaN(time) ? undefined : new Date(time).toISOString();
@@ -338,7 +357,7 @@ function convertValue(text: string, type: ColumnType): BoundValue | undefined {
 function describeBadValue(value: string, column: ListColumn, type: ColumnType): string {
   const expected: Record<ColumnType, string> = {
     text: 'text',
-    uint64: 'an unsigned 64-bit integer',
+    uint64: 'an unsigned 64-bit integer no greater than 9223372036854775807 (ids are stored as bigint)',
     int64: 'a 64-bit integer',
     int32: 'a 32-bit integer',
     enum: 'a GenderType name or number',

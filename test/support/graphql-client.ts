@@ -1,0 +1,97 @@
+/**
+ * A small fetch-based GraphQL-over-HTTP client for front-door tests of the gateway, plus the Area A operations they send.
+ * It keeps the raw reply text (so tests can check exact digits) next to the parsed body, and can send a body byte for byte
+ * (numbers beyond 2^53, wrong content types).
+ */
+
+/** One error of a GraphQL response, as the gateway renders it. */
+export interface GraphqlErrorJson {
+  message: string;
+  path?: (string | number)[];
+  locations?: { line: number; column: number }[];
+  extensions?: Record<string, unknown>;
+}
+
+export interface GraphqlReply<TData = any> {
+  status: number;
+  /** The reply exactly as sent. */
+  text: string;
+  data: TData | null | undefined;
+  errors: GraphqlErrorJson[] | undefined;
+}
+
+export interface GraphqlRequestOptions {
+  variables?: Record<string, unknown>;
+  /** Variables as raw JSON text (wins over `variables`), for numbers a JavaScript value cannot hold. */
+  rawVariables?: string;
+  /** A bearer token; sent as "Authorization: Bearer <token>". */
+  token?: string;
+  /** The whole Authorization header value (wins over token). */
+  authorization?: string;
+  headers?: Record<string, string>;
+}
+
+export interface GraphqlClient {
+  request<TData = any>(query: string, options?: GraphqlRequestOptions): Promise<GraphqlReply<TData>>;
+  /** Sends `body` as is with these headers (no content type unless given). */
+  raw(body: string, headers: Record<string, string>): Promise<{ status: number; text: string }>;
+}
+
+export function createGraphqlClient(url: string): GraphqlClient {
+  return {
+    async request(query, options = {}) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+      if (options.authorization !== undefined) headers.authorization = options.authorization;
+      else if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+      const body =
+        options.rawVariables !== undefined
+          ? `{"query":${JSON.stringify(query)},"variables":${options.rawVariables}}`
+          : JSON.stringify({ query, ...(options.variables ? { variables: options.variables } : {}) });
+      const response = await fetch(url, { method: 'POST', headers, body });
+      const text = await response.text();
+      const parsed = JSON.parse(text) as { data?: unknown; errors?: GraphqlErrorJson[] };
+      return { status: response.status, text, data: parsed.data as any, errors: parsed.errors };
+    },
+    async raw(body, headers) {
+      const response = await fetch(url, { method: 'POST', headers, body });
+      return { status: response.status, text: await response.text() };
+    },
+  };
+}
+
+/** Every field of UserExample, in schema order. */
+export const USER_EXAMPLE_FIELDS = 'id name email phone avatar age gender status loginAt createdAt updatedAt';
+
+export const CREATE = `mutation Create($input: CreateUserExampleInput!) { createUserExample(input: $input) { id } }`;
+export const GET = `query GetByID($id: UInt64!) { userExample(id: $id) { ${USER_EXAMPLE_FIELDS} } }`;
+export const UPDATE = `mutation UpdateByID($id: UInt64!, $input: UpdateUserExampleInput!) { updateUserExample(id: $id, input: $input) { id } }`;
+export const DELETE = `mutation DeleteByID($id: UInt64!) { deleteUserExample(id: $id) { id } }`;
+export const LIST = `query List($params: ListParamsInput) { userExamples(params: $params) { total userExamples { ${USER_EXAMPLE_FIELDS} } } }`;
+
+/** A create input that breaks no rule; `email` must be unique per record, so callers vary it. */
+export function validInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'Ann Lee',
+    email: 'ann@example.com',
+    password: 'correct-horse-battery',
+    phone: '13800138000',
+    avatar: 'https://cdn.example.com/ann.png',
+    age: 30,
+    gender: 'FEMALE',
+    ...overrides,
+  };
+}
+
+/** A BAD_USER_INPUT error of the users subgraph as the gateway passes it on. */
+export function badUserInput(path: string, subject: string, violations: { field: string; description: string }[]) {
+  return {
+    message: `invalid ${subject}: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}`,
+    path: [path],
+    extensions: { code: 'BAD_USER_INPUT', fieldViolations: violations, serviceName: 'users' },
+  };
+}
+
+/** A service error (other than BAD_USER_INPUT) of the users subgraph as the gateway passes it on. */
+export function serviceError(path: string, code: string, message: string, extra: Record<string, unknown> = {}) {
+  return { message, path: [path], extensions: { ...extra, code, serviceName: 'users' } };
+}

@@ -102,7 +102,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger): Promi
 }
 
 async function startRest(config: Config, logger: Logger, executor: ReturnType<typeof createHttpExecutor>): Promise<RunningHttpServer> {
-  const app = createRestAdapter({ executor, logger, bodyLimitBytes: config.rest.bodyLimitBytes });
+  const app = createRestAdapter({ executor, logger, bodyLimitBytes: config.rest.bodyLimitBytes, corsOrigins: config.corsOrigins });
   return listen(app, { port: config.rest.port, host: config.host, publicHost: config.publicHost });
 }
 

@@ -12,6 +12,7 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import type { Config, SubgraphName } from '../lib/config.ts';
+import { createCors } from '../lib/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { exactInt64LiteralsRule } from './exact-int64-literals.ts';
@@ -90,6 +91,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   });
   app.use(
     '/graphql',
+    createCors(config.corsOrigins),
     express.json({ limit: config.gateway.bodyLimitBytes }),
     expressMiddleware(apollo, {
       context: async ({ req }) => createGatewayContext(req.headers),

@@ -39,6 +39,8 @@ export interface Config {
   host: string;
   /** Host name printed in addresses and used to build absolute URLs when no request gives one. */
   publicHost: string;
+  /** Browser origins allowed to call the GraphQL and REST endpoints (CORS); `*` allows any; empty sends no CORS headers. */
+  corsOrigins: readonly string[];
   gateway: {
     port: number;
     /** `embedded`: subgraphs run in the gateway's process; `distributed`: reached over HTTP at `subgraphUrls`. */
@@ -138,6 +140,23 @@ function httpUrl(env: Env, name: string): string | undefined {
   return raw;
 }
 
+function corsOrigins(env: Env, name: string): string[] {
+  const raw = optionalText(env, name);
+  if (raw === undefined) return [];
+  const origins = raw.split(',').map((origin) => origin.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
+    if (!url || url.origin !== origin) throw new ConfigError(name, `must list origins such as https://app.example.com, got "${origin}"`);
+  }
+  return origins;
+}
+
 const PORT_MAX = 65535;
 
 /**
@@ -185,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     host: text(env, 'HOST', '127.0.0.1'),
     publicHost: text(env, 'PUBLIC_HOST', 'localhost'),
+    corsOrigins: corsOrigins(env, 'CORS_ORIGINS'),
     gateway: {
       port: integer(env, 'GATEWAY_PORT', 4000, 0, PORT_MAX),
       mode,

@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { createCors } from '../lib/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { GraphQLExecutor } from './graphql-executor.ts';
 import { sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
@@ -6,6 +7,7 @@ import { createUserExampleRoutes } from './user-example.routes.ts';
 
 export interface RestAdapterDeps {
   executor: GraphQLExecutor;
+  corsOrigins: readonly string[];
   logger: Logger;
   bodyLimitBytes: number;
 }
@@ -25,6 +27,8 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+
+  app.use(createCors(deps.corsOrigins));
 
   app.get('/health', (_req, res) => {
     res.json({ status: 'UP' });

@@ -12,6 +12,11 @@ function int64Scalar(name: string, description: string, parse: (text: string) =>
     if (typeof value === 'string') text = parse(value.trim());
     else if (typeof value === 'number' && Number.isSafeInteger(value)) text = parse(String(value));
     else if (typeof value === 'bigint') text = parse(value.toString());
+    if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+      throw new GraphQLError(
+        `${name} cannot take the JSON number ${value}: a number beyond 2^53 has already lost digits; send 64-bit integers as strings`,
+      );
+    }
     if (text === undefined) {
       throw new GraphQLError(`${name} cannot represent ${JSON.stringify(typeof value === 'bigint' ? value.toString() : value)}: expected ${expected}`);
     }

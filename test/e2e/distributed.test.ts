@@ -150,7 +150,7 @@ describe('the gateway over an HTTP subgraph', () => {
     expect(reply.errors).toEqual([
       {
         message:
-          'Variable "$id" got invalid value 9007199254740992; UInt64 cannot represent 9007199254740992: expected an unsigned 64-bit integer as a decimal string',
+          'Variable "$id" got invalid value 9007199254740992; UInt64 cannot take the JSON number 9007199254740992: a number beyond 2^53 has already lost digits; send 64-bit integers as strings',
         extensions: { code: 'BAD_USER_INPUT', serviceName: 'users' },
       },
     ]);

@@ -80,6 +80,8 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     gateway,
     introspection: config.gateway.introspection,
     csrfPrevention: true,
+    // The entrypoints own the process's signals and shut everything down in order (listeners, pools, gRPC).
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     validationRules: [exactInt64LiteralsRule],
     plugins,

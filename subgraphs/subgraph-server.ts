@@ -33,6 +33,8 @@ export async function createSubgraphServer(
     // The gateway introspects nothing at run time (it loads the composed supergraph); _service { sdl } stays available.
     introspection: deps.config.gateway.introspection,
     csrfPrevention: true,
+    // The entrypoints own the process's signals and shut everything down in order (listeners, pools, gRPC).
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     formatError: deps.formatError,
     plugins: [

@@ -91,9 +91,9 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   app.get('/health', (_req, res) => {
     res.json({ status: 'UP' });
   });
+  if (config.corsOrigins.length > 0) app.use('/graphql', createCors(config.corsOrigins));
   app.use(
     '/graphql',
-    createCors(config.corsOrigins),
     express.json({ limit: config.gateway.bodyLimitBytes }),
     expressMiddleware(apollo, {
       context: async ({ req }) => createGatewayContext(req.headers),

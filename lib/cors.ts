@@ -1,9 +1,8 @@
 import cors from 'cors';
 import type { RequestHandler } from 'express';
 
-/** CORS for browser front-ends on other origins; with no configured origin, no CORS header is sent (same origin only). */
+/** CORS for browser front-ends on the configured origins (mount it only when some are configured). */
 export function createCors(origins: readonly string[]): RequestHandler {
-  if (origins.length === 0) return (_req, _res, next) => next();
   return cors({
     origin: origins.includes('*') ? '*' : [...origins],
     // Apollo clients send these; preflights must allow them.

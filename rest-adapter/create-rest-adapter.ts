@@ -28,7 +28,7 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  app.use(createCors(deps.corsOrigins));
+  if (deps.corsOrigins.length > 0) app.use(createCors(deps.corsOrigins));
 
   app.get('/health', (_req, res) => {
     res.json({ status: 'UP' });

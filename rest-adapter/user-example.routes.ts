@@ -105,7 +105,8 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
   // case-insensitively by default, which served GET but answered PATCH with 404 instead of 405).
   const router = express.Router({ caseSensitive: true });
   // The raw text is parsed here (not by express.json) so that 64-bit numbers keep every digit.
-  router.use(express.text({ type: () => true, limit: bodyLimitBytes }));
+  // Only the routes that take a body read one (GET and DELETE pay nothing for it).
+  const readBody = express.text({ type: () => true, limit: bodyLimitBytes });
 
   function callerHeaders(req: Request): Record<string, string | undefined> {
     return { authorization: req.headers.authorization, 'x-request-id': req.get('x-request-id') };
@@ -166,7 +167,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     return id;
   }
 
-  router.post('/api/v1/userExample', async (req, res) => {
+  router.post('/api/v1/userExample', readBody, async (req, res) => {
     const body = decodeBody(req, res, CREATE_REQUEST);
     if (!body) return;
     // Proto3: an absent field is its zero value, and the create rules then apply to it.
@@ -191,7 +192,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     }));
   });
 
-  router.post('/api/v1/userExample/list', async (req, res) => {
+  router.post('/api/v1/userExample/list', readBody, async (req, res) => {
     const body = decodeBody(req, res, LIST_REQUEST);
     if (!body) return;
     await run(req, res, 'list', { params: body.params ?? null }, (data) => {
@@ -206,7 +207,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     await run(req, res, 'get', { id }, (data) => ({ userExample: data.userExample }));
   });
 
-  router.put('/api/v1/userExample/:id', async (req, res) => {
+  router.put('/api/v1/userExample/:id', readBody, async (req, res) => {
     const id = pathId(req, res);
     if (id === undefined) return;
     const body = decodeBody(req, res, UPDATE_REQUEST);

@@ -1,0 +1,35 @@
+/** What bench/server.ts tells bench/run.ts: its ready line and the figures of one measurement window. */
+
+/** What the child prints, as one JSON line, once everything listens. */
+export interface BenchServerInfo {
+  type: 'ready';
+  database: 'pglite' | 'postgres';
+  /** The PostgreSQL server (credentials removed) when database is postgres. */
+  databaseServer: string | undefined;
+  baselineUrl: string;
+  restUrl: string;
+  gatewayUrl: string;
+  subgraphUrl: string;
+  remoteGatewayUrl: string;
+  grpcAddress: string;
+  controlUrl: string;
+  adminToken: string;
+  ids: string[];
+  scrypt: { logN: number; singleHashMs: number; parallelHashesPerSecond: number };
+  pid: number;
+  node: string;
+}
+
+/** Deltas of one measurement window, from the control server. */
+export interface ServerWindow {
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  elapsedMs: number;
+  eventLoopUtilization: number;
+  rssMiB: number;
+  /**
+   * CPU time of the PostgreSQL backends serving this process's pool during the window, read from /proc (only when the
+   * database server runs on this machine); undefined on PGlite, whose work is already in cpuUserMs.
+   */
+  databaseCpuMs: number | undefined;
+}

@@ -1,0 +1,113 @@
+/**
+ * The two load generators of the bench: autocannon for HTTP, and a fixed-concurrency loop of unary calls for gRPC. Both
+ * return the same LoadResult, so every scenario is reported alike.
+ */
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  /** Successful requests (HTTP 2xx, gRPC OK) completed in the window. */
+  ok: number;
+  /** Failed requests: non-2xx replies, connection errors and timeouts; gRPC non-OK statuses. */
+  failed: number;
+  durationS: number;
+  requestsPerSecond: number;
+  /** Latency percentiles of successful requests, in milliseconds. */
+  p50Ms: number;
+  p99Ms: number;
+  /** The first failure seen, to tell a broken scenario from a slow one. */
+  firstFailure?: string;
+}
+
+export interface HttpLoadOptions {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  connections: number;
+  durationS: number;
+  /** Called for every request: the path and/or body to send (ids rotate, e-mails stay unique). */
+  next(): { path?: string; body?: string };
+}
+
+/** Runs autocannon (HTTP/1.1 keep-alive connections, one request in flight per connection). */
+export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method,
+    headers: options.headers,
+    connections: options.connections,
+    duration: options.durationS,
+    // Create queues behind scrypt; a request is only a failure if it takes longer than this.
+    timeout: 30,
+    requests: [
+      {
+        setupRequest: (request) => ({ ...request, ...options.next() }),
+      },
+    ],
+  });
+  const ok = result['2xx'];
+  const failed = result.non2xx + result.errors;
+  const firstStatus = Object.entries(result.statusCodeStats ?? {}).find(([status]) => Number(status) >= 300);
+  return {
+    ok,
+    failed,
+    durationS: result.duration,
+    requestsPerSecond: ok / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ...(failed > 0
+      ? {
+          firstFailure: firstStatus
+            ? `HTTP ${firstStatus[0]} ×${firstStatus[1].count ?? 0}`
+            : `${result.errors} connection errors (${result.timeouts} timeouts)`,
+        }
+      : {}),
+  };
+}
+
+export interface CallLoadOptions {
+  concurrency: number;
+  durationS: number;
+  /** One call; rejects on failure. */
+  call(): Promise<void>;
+}
+
+/** Keeps `concurrency` calls in flight for `durationS` seconds; latencies in a sorted array for the percentiles. */
+export async function runCallLoad(options: CallLoadOptions): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let failed = 0;
+  let firstFailure: string | undefined;
+  const start = performance.now();
+  const end = start + options.durationS * 1000;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      try {
+        await options.call();
+        latencies.push(performance.now() - t0);
+      } catch (error) {
+        failed += 1;
+        firstFailure ??= error instanceof Error ? error.message : String(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  const durationS = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    ok: latencies.length,
+    failed,
+    durationS,
+    requestsPerSecond: latencies.length / durationS,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    ...(firstFailure ? { firstFailure } : {}),
+  };
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(p * sorted.length)));
+  return sorted[rank - 1]!;
+}

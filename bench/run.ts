@@ -1,0 +1,669 @@
+/**
+ * npm run bench [-- --duration 10 --warmup 2 --connections 50 --only rest-get,baseline --records 1000 --profile --layers]
+ *
+ * Starts the server side (bench/server.ts) in a child process, then loads each scenario in turn from this process with the
+ * same connections and duration, after a warm-up, rotating record ids across requests. Prints requests/s, p50 and p99, each
+ * scenario as a ratio to the baseline, the gateway / subgraph ratio and PASS/MISS against the targets, and writes the same
+ * figures to bench/results/latest.json (and <database>.json). DATABASE_URL set: a throwaway database on that PostgreSQL
+ * server; unset: in-memory PGlite. --profile writes a CPU profile of the server for each measured window and summarises it;
+ * --layers adds the in-process CPU cost of each layer of a GetByID (bench/layers.ts). See bench/README.md.
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile, readFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { runCallLoad, runHttpLoad, type LoadResult } from './load.ts';
+import { formatSummary, summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.ts';
+import { GET_QUERY, type LayerResult } from './layers.ts';
+import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+const PROTO_ROOT = fileURLToPath(new URL('../proto/', import.meta.url));
+const USER_EXAMPLE_PROTO = 'api/serverNameExample/v1/userExample.proto';
+const GRPC_SERVICE = 'api.serverNameExample.v1.userExample';
+
+
+/** Targets of issue 2, item 11. */
+const TARGETS = {
+  restVsBaseline: 0.3,
+  gatewayVsSubgraph: 0.6,
+} as const;
+
+/** Number of probes in bench/layers.ts (printed before they run). */
+const LAYER_PROBE_COUNT = 6;
+
+const SCENARIO_NAMES = [
+  'baseline',
+  'rest-get',
+  'graphql-gateway',
+  'graphql-subgraph',
+  'graphql-gateway-http',
+  'grpc-get',
+  'rest-create',
+] as const;
+type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+interface Scenario {
+  name: ScenarioName;
+  description: string;
+  /** One real request, checked; returns a reason to skip, throws when the scenario is broken. */
+  preflight(): Promise<string | undefined>;
+  load(durationS: number): Promise<LoadResult>;
+}
+
+interface ScenarioReport {
+  name: ScenarioName;
+  description: string;
+  skipped?: string;
+  /** The pre-flight request failed: the scenario is broken, not slow (the bench exits 1). */
+  broken?: boolean;
+  result?: LoadResult;
+  vsBaseline?: number;
+  /** The server process during the measured window. */
+  server?: ServerWindow & { cpuMicrosPerRequest: number };
+  /** CPU of the PostgreSQL backends per successful request (local server only; 0 on PGlite, whose work is in-process). */
+  databaseCpuMicrosPerRequest?: number;
+  /** Baseline's (server + database) CPU per request divided by this scenario's: the ratio with noise taken out. */
+  cpuVsBaseline?: number;
+  /** This (load-generating) process during the window: share of one core. */
+  clientCpuPercent?: number;
+  /** The whole machine during the window: share of all cores busy. */
+  machineCpuPercent?: number;
+  /**
+   * Cores busy outside the server and this process during the window: PostgreSQL backends when DATABASE_URL is set, and
+   * anything else running on the machine (which makes the figures noisy).
+   */
+  otherCores?: number;
+  profile?: { file: string; summary: ProfileSummary };
+}
+
+function usage(): never {
+  console.log(`usage: npm run bench -- [--duration S] [--warmup S] [--connections N] [--only a,b] [--records N] [--profile] [--layers]
+scenarios: ${SCENARIO_NAMES.join(', ')}`);
+  process.exit(0);
+}
+
+function parseOptions() {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '50' },
+      only: { type: 'string', multiple: true },
+      records: { type: 'string', default: '1000' },
+      profile: { type: 'boolean', default: false },
+      layers: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) usage();
+  const positive = (name: string, raw: string, min: number): number => {
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min) {
+      console.error(`--${name} must be a number ≥ ${min}, got "${raw}"`);
+      process.exit(2);
+    }
+    return value;
+  };
+  const only = (values.only ?? []).flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter(Boolean);
+  for (const name of only) {
+    if (!(SCENARIO_NAMES as readonly string[]).includes(name)) {
+      console.error(`--only: unknown scenario "${name}" (known: ${SCENARIO_NAMES.join(', ')})`);
+      process.exit(2);
+    }
+  }
+  return {
+    durationS: positive('duration', values.duration, 1),
+    warmupS: positive('warmup', values.warmup, 0),
+    connections: Math.round(positive('connections', values.connections, 1)),
+    only: only as ScenarioName[],
+    records: Math.round(positive('records', values.records, 1)),
+    profile: values.profile,
+    layers: values.layers,
+  };
+}
+
+type Options = ReturnType<typeof parseOptions>;
+
+interface ServerChild {
+  info: BenchServerInfo;
+  stop(): Promise<void>;
+}
+
+/** Spawns bench/server.ts with the tsx loader and waits for its ready line. */
+async function startServer(options: Options): Promise<ServerChild> {
+  const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./server.ts', import.meta.url))],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        APOLLO_TELEMETRY_DISABLED: '1',
+        BENCH_RECORDS: String(options.records),
+      },
+    },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const lines = createInterface({ input: child.stdout });
+  const info = await new Promise<BenchServerInfo>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the bench server did not become ready within 120 s')), 120_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(line) as BenchServerInfo);
+      } catch {
+        reject(new Error(`unexpected first line from the bench server: ${line}`));
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the bench server exited with code ${code} before it was ready`));
+    });
+  });
+  lines.on('line', (line) => console.error(`[server] ${line}`));
+  return {
+    info,
+    stop: async () => {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function control<T>(info: BenchServerInfo, path: string): Promise<T> {
+  const response = await fetch(`${info.controlUrl}${path}`, { method: 'POST' });
+  if (!response.ok) throw new Error(`control ${path}: HTTP ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+function machineTimes(): { idle: number; total: number } {
+  let idle = 0;
+  let total = 0;
+  for (const cpu of cpus()) {
+    const { user, nice, sys, irq, idle: cpuIdle } = cpu.times;
+    idle += cpuIdle;
+    total += user + nice + sys + irq + cpuIdle;
+  }
+  return { idle, total };
+}
+
+/** A rotating supply of the seeded ids. */
+function idRotation(ids: readonly string[]): () => string {
+  let next = 0;
+  return () => {
+    const id = ids[next % ids.length]!;
+    next += 1;
+    return id;
+  };
+}
+
+async function expectJson(response: Response, check: (body: unknown) => boolean, what: string): Promise<void> {
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok || !check(body)) throw new Error(`${what}: unexpected reply HTTP ${response.status} ${text.slice(0, 300)}`);
+}
+
+const hasRecord = (body: unknown): boolean =>
+  typeof (body as { userExample?: { id?: unknown } } | undefined)?.userExample?.id === 'string';
+const hasGraphqlRecord = (body: unknown): boolean => {
+  const reply = body as { data?: { userExample?: { id?: unknown } }; errors?: unknown } | undefined;
+  return !reply?.errors && typeof reply?.data?.userExample?.id === 'string';
+};
+
+type GetByIdCall = (
+  request: { id: string },
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (error: grpc.ServiceError | null, reply: { userExample?: { id?: string } }) => void,
+) => void;
+
+/** A gRPC client for userExample built from proto/, or the reason there is none. */
+function grpcClient(address: string): { client: grpc.Client; getById: GetByIdCall } | string {
+  if (!existsSync(`${PROTO_ROOT}${USER_EXAMPLE_PROTO}`)) return `proto/${USER_EXAMPLE_PROTO} does not exist yet`;
+  let definition: protoLoader.PackageDefinition;
+  try {
+    definition = protoLoader.loadSync(USER_EXAMPLE_PROTO, {
+      keepCase: true,
+      longs: String,
+      enums: String,
+      defaults: true,
+      oneofs: true,
+      includeDirs: [PROTO_ROOT],
+    });
+  } catch (error) {
+    return `proto/${USER_EXAMPLE_PROTO} does not load: ${(error as Error).message}`;
+  }
+  const service = definition[GRPC_SERVICE] as grpc.ServiceDefinition | undefined;
+  if (!service || !('GetByID' in service)) return `proto/${USER_EXAMPLE_PROTO} has no ${GRPC_SERVICE}.GetByID`;
+  const Client = grpc.makeClientConstructor(service, GRPC_SERVICE);
+  const client = new Client(address, grpc.credentials.createInsecure());
+  const getById = (client as unknown as { GetByID: GetByIdCall }).GetByID.bind(client);
+  return { client, getById };
+}
+
+function buildScenarios(info: BenchServerInfo, options: Options, closers: (() => void)[]): Scenario[] {
+  const bearer = `Bearer ${info.adminToken}`;
+  const graphqlHeaders = { 'content-type': 'application/json', authorization: bearer };
+  const graphqlBody = (id: string) => JSON.stringify({ query: GET_QUERY, operationName: 'GetByID', variables: { id } });
+  const firstId = info.ids[0]!;
+
+  const graphqlScenario = (name: ScenarioName, description: string, url: string): Scenario => ({
+    name,
+    description,
+    preflight: async () => {
+      const response = await fetch(url, { method: 'POST', headers: graphqlHeaders, body: graphqlBody(firstId) });
+      await expectJson(response, hasGraphqlRecord, name);
+      return undefined;
+    },
+    load: (durationS) => {
+      const nextId = idRotation(info.ids);
+      return runHttpLoad({
+        url,
+        method: 'POST',
+        headers: graphqlHeaders,
+        connections: options.connections,
+        durationS,
+        next: () => ({ body: graphqlBody(nextId()) }),
+      });
+    },
+  });
+
+  let grpcCall: GetByIdCall | undefined;
+  const grpcMetadata = new grpc.Metadata();
+  grpcMetadata.set('authorization', bearer);
+  const callGetById = (id: string) =>
+    new Promise<{ userExample?: { id?: string } }>((resolve, reject) => {
+      grpcCall!({ id }, grpcMetadata, { deadline: Date.now() + 30_000 }, (error, reply) => (error ? reject(error) : resolve(reply)));
+    });
+
+  let createCounter = 0;
+  const createRun = Date.now().toString(36);
+  const createBody = () => {
+    createCounter += 1;
+    return JSON.stringify({
+      name: 'Bench Sign-up',
+      email: `bench-create-${createRun}-${createCounter}@example.com`,
+      password: 'bench-password-123',
+      phone: '13800138000',
+      avatar: 'https://example.com/avatars/new.png',
+      age: 30,
+      gender: 'FEMALE',
+    });
+  };
+
+  return [
+    {
+      name: 'baseline',
+      description: 'bare node:http handler: the repository SELECT through the same Kysely handle, JSON.stringify',
+      preflight: async () => {
+        await expectJson(await fetch(`${info.baselineUrl}/userExample/${firstId}`), hasRecord, 'baseline');
+        return undefined;
+      },
+      load: (durationS) => {
+        const nextId = idRotation(info.ids);
+        return runHttpLoad({
+          url: info.baselineUrl,
+          method: 'GET',
+          headers: {},
+          connections: options.connections,
+          durationS,
+          next: () => ({ path: `/userExample/${nextId()}` }),
+        });
+      },
+    },
+    {
+      name: 'rest-get',
+      description: 'GET /api/v1/userExample/{id}: REST adapter → gateway (in-process) → users subgraph (in-process)',
+      preflight: async () => {
+        const response = await fetch(`${info.restUrl}/api/v1/userExample/${firstId}`, { headers: { authorization: bearer } });
+        await expectJson(response, hasRecord, 'rest-get');
+        return undefined;
+      },
+      load: (durationS) => {
+        const nextId = idRotation(info.ids);
+        return runHttpLoad({
+          url: info.restUrl,
+          method: 'GET',
+          headers: { authorization: bearer },
+          connections: options.connections,
+          durationS,
+          next: () => ({ path: `/api/v1/userExample/${nextId()}` }),
+        });
+      },
+    },
+    graphqlScenario(
+      'graphql-gateway',
+      'GetByID query over HTTP to the gateway (embedded mode: subgraph in-process, as npm start runs it)',
+      info.gatewayUrl,
+    ),
+    graphqlScenario('graphql-subgraph', 'the same query over HTTP straight to the users subgraph server', info.subgraphUrl),
+    graphqlScenario(
+      'graphql-gateway-http',
+      'informational: the same query to a distributed-mode gateway that reaches the subgraph over HTTP (both in the server process)',
+      info.remoteGatewayUrl,
+    ),
+    {
+      name: 'grpc-get',
+      description: `GetByID over gRPC (one HTTP/2 channel, ${options.connections} calls in flight)`,
+      preflight: async () => {
+        const made = grpcClient(info.grpcAddress);
+        if (typeof made === 'string') return made;
+        closers.push(() => made.client.close());
+        grpcCall = made.getById;
+        try {
+          const reply = await callGetById(firstId);
+          if (typeof reply.userExample?.id !== 'string') throw new Error(`grpc-get: unexpected reply ${JSON.stringify(reply)}`);
+        } catch (error) {
+          if ((error as grpc.ServiceError).code === grpc.status.UNIMPLEMENTED) {
+            return `the server does not implement ${GRPC_SERVICE} yet (UNIMPLEMENTED)`;
+          }
+          throw error;
+        }
+        return undefined;
+      },
+      load: (durationS) => {
+        const nextId = idRotation(info.ids);
+        return runCallLoad({
+          concurrency: options.connections,
+          durationS,
+          call: async () => {
+            const reply = await callGetById(nextId());
+            if (!reply.userExample) throw new Error('reply without userExample');
+          },
+        });
+      },
+    },
+    {
+      name: 'rest-create',
+      description: `POST /api/v1/userExample (sign-up, unique e-mail per request; scrypt logN ${info.scrypt.logN})`,
+      preflight: async () => {
+        const response = await fetch(`${info.restUrl}/api/v1/userExample`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: createBody(),
+        });
+        await expectJson(response, (body) => typeof (body as { id?: unknown } | undefined)?.id === 'string', 'rest-create');
+        return undefined;
+      },
+      load: (durationS) =>
+        runHttpLoad({
+          url: `${info.restUrl}/api/v1/userExample`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          connections: options.connections,
+          durationS,
+          next: () => ({ body: createBody() }),
+        }),
+    },
+  ];
+}
+
+/**
+ * Waits until the server process is idle again: requests abandoned when a load run stops (Create's queued scrypt hashes
+ * above all) keep it busy for a while, and must not be billed to the next window.
+ */
+async function settle(info: BenchServerInfo): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const response = await fetch(`${info.controlUrl}/cpu?ms=250`, { method: 'POST' });
+    const { cpuPercent } = (await response.json()) as { cpuPercent: number };
+    if (cpuPercent < 10) return;
+  }
+  console.log('  (the server was still busy 30 s after the load stopped)');
+}
+
+async function runScenario(scenario: Scenario, info: BenchServerInfo, options: Options, label: string): Promise<ScenarioReport> {
+  const report: ScenarioReport = { name: scenario.name, description: scenario.description };
+  let skip: string | undefined;
+  try {
+    skip = await scenario.preflight();
+  } catch (error) {
+    report.broken = true;
+    report.skipped = (error as Error).message;
+    console.log(`  ${scenario.name.padEnd(22)} FAILED — ${report.skipped}`);
+    return report;
+  }
+  if (skip) {
+    report.skipped = skip;
+    console.log(`  ${scenario.name.padEnd(22)} SKIPPED — ${skip}`);
+    return report;
+  }
+  if (options.warmupS > 0) {
+    await scenario.load(options.warmupS);
+    await settle(info);
+  }
+
+  const profileFile = `${RESULTS_DIR}profiles/${label}-${scenario.name}.cpuprofile`;
+  if (options.profile) await control(info, '/profile/start');
+  await control(info, '/window/start');
+  const clientCpu = process.cpuUsage();
+  const machineBefore = machineTimes();
+
+  const result = await scenario.load(options.durationS);
+
+  const machineAfter = machineTimes();
+  const clientUsed = process.cpuUsage(clientCpu);
+  const server = await control<ServerWindow>(info, '/window/stop');
+  if (options.profile) {
+    await control(info, `/profile/stop?file=${encodeURIComponent(profileFile)}`);
+    const profile = JSON.parse(await readFile(profileFile, 'utf8')) as CpuProfile;
+    report.profile = { file: profileFile, summary: summariseProfile(profile, 15) };
+  }
+
+  await settle(info);
+
+  const total = machineAfter.total - machineBefore.total;
+  report.result = result;
+  report.server = {
+    ...server,
+    cpuMicrosPerRequest: result.ok > 0 ? Math.round(((server.cpuUserMs + server.cpuSystemMs) * 1000) / result.ok) : Number.NaN,
+  };
+  if (info.database === 'pglite') report.databaseCpuMicrosPerRequest = 0;
+  else if (server.databaseCpuMs !== undefined && result.ok > 0) {
+    report.databaseCpuMicrosPerRequest = Math.round((server.databaseCpuMs * 1000) / result.ok);
+  }
+  report.clientCpuPercent = Math.round(((clientUsed.user + clientUsed.system) / 1000 / server.elapsedMs) * 100);
+  const busyShare = total > 0 ? 1 - (machineAfter.idle - machineBefore.idle) / total : Number.NaN;
+  report.machineCpuPercent = Math.round(busyShare * 100);
+  const serverCores = (server.cpuUserMs + server.cpuSystemMs) / server.elapsedMs;
+  const clientCores = (clientUsed.user + clientUsed.system) / 1000 / server.elapsedMs;
+  const databaseCores = (server.databaseCpuMs ?? 0) / server.elapsedMs;
+  report.otherCores = Math.round((busyShare * cpus().length - serverCores - clientCores - databaseCores) * 100) / 100;
+  const failures = result.failed > 0 ? `  (${result.failed} failed: ${result.firstFailure})` : '';
+  console.log(
+    `  ${scenario.name.padEnd(22)} ${fixed(result.requestsPerSecond, 0).padStart(7)} req/s  p50 ${fixed(result.p50Ms, 1)} ms  p99 ${fixed(result.p99Ms, 1)} ms${failures}`,
+  );
+  return report;
+}
+
+function fixed(value: number | undefined, digits: number): string {
+  return value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
+}
+
+function table(reports: ScenarioReport[]): string {
+  const header = [
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    '× baseline',
+    'failed',
+    'server µs/req',
+    'db µs/req',
+    '× baseline by CPU',
+    'server ELU',
+    'client CPU',
+    'other cores',
+  ];
+  const rows = reports.map((report) =>
+    report.result
+      ? [
+          report.name,
+          fixed(report.result.requestsPerSecond, 0),
+          fixed(report.result.p50Ms, 1),
+          fixed(report.result.p99Ms, 1),
+          fixed(report.vsBaseline, 2),
+          String(report.result.failed),
+          fixed(report.server?.cpuMicrosPerRequest, 0),
+          fixed(report.databaseCpuMicrosPerRequest, 0),
+          fixed(report.cpuVsBaseline, 2),
+          fixed(report.server?.eventLoopUtilization, 2),
+          `${report.clientCpuPercent}%`,
+          fixed(report.otherCores, 2),
+        ]
+      : [report.name, report.broken ? 'FAILED' : 'skipped', ...new Array<string>(header.length - 2).fill('')],
+  );
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function verdict(ratio: number | undefined, target: number): 'PASS' | 'MISS' | 'n/a' {
+  if (ratio === undefined || Number.isNaN(ratio)) return 'n/a';
+  return ratio >= target ? 'PASS' : 'MISS';
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const wanted = options.only.length > 0 ? new Set(options.only) : new Set<ScenarioName>(SCENARIO_NAMES);
+  const startedAt = new Date();
+  console.log(
+    `Tributary bench: ${options.connections} connections, ${options.warmupS} s warm-up + ${options.durationS} s per scenario, ${options.records} records`,
+  );
+  const server = await startServer(options);
+  const { info } = server;
+  const label = info.database;
+  console.log(
+    `server pid ${info.pid} (${info.node}) on ${info.database}${info.databaseServer ? ` at ${info.databaseServer}` : ' (in memory)'}; ` +
+      `scrypt logN ${info.scrypt.logN}: ${info.scrypt.singleHashMs} ms per hash, ${info.scrypt.parallelHashesPerSecond} hashes/s with the pool full`,
+  );
+  if (options.profile) await mkdir(`${RESULTS_DIR}profiles`, { recursive: true });
+
+  const closers: (() => void)[] = [];
+  const reports: ScenarioReport[] = [];
+  let layers: LayerResult[] | undefined;
+  try {
+    for (const scenario of buildScenarios(info, options, closers)) {
+      if (!wanted.has(scenario.name)) continue;
+      reports.push(await runScenario(scenario, info, options, label));
+    }
+    if (options.layers) {
+      console.log(`  layers: ${LAYER_PROBE_COUNT} in-process probes × ${options.durationS} s...`);
+      layers = await control<LayerResult[]>(info, `/layers?ms=${options.durationS * 1000}&concurrency=${options.connections}`);
+    }
+  } finally {
+    for (const close of closers) close();
+    await server.stop();
+  }
+
+  const rps = (name: ScenarioName) => reports.find((report) => report.name === name)?.result?.requestsPerSecond;
+  const baseline = rps('baseline');
+  const baselineReport = reports.find((report) => report.name === 'baseline');
+  const cpuPerRequest = (report: ScenarioReport | undefined) =>
+    report?.server && report.databaseCpuMicrosPerRequest !== undefined
+      ? report.server.cpuMicrosPerRequest + report.databaseCpuMicrosPerRequest
+      : Number.NaN;
+  for (const report of reports) {
+    if (report.result && baseline) report.vsBaseline = report.result.requestsPerSecond / baseline;
+    if (report.result && baselineReport) report.cpuVsBaseline = cpuPerRequest(baselineReport) / cpuPerRequest(report);
+  }
+  const restVsBaseline = baseline ? (rps('rest-get') ?? Number.NaN) / baseline : undefined;
+  const gatewayVsSubgraph = (rps('graphql-gateway') ?? Number.NaN) / (rps('graphql-subgraph') ?? Number.NaN);
+  const remoteGatewayVsSubgraph = (rps('graphql-gateway-http') ?? Number.NaN) / (rps('graphql-subgraph') ?? Number.NaN);
+  const byName = (name: ScenarioName) => reports.find((report) => report.name === name);
+  const byCpu = {
+    restVsBaseline: byName('rest-get')?.cpuVsBaseline,
+    gatewayVsSubgraph: cpuPerRequest(byName('graphql-subgraph')) / cpuPerRequest(byName('graphql-gateway')),
+    remoteGatewayVsSubgraph: cpuPerRequest(byName('graphql-subgraph')) / cpuPerRequest(byName('graphql-gateway-http')),
+  };
+
+  console.log(`\n${table(reports)}\n`);
+  console.log('server µs/req: CPU time of the server process per successful request (PGlite runs inside it). db µs/req: CPU');
+  console.log('of the PostgreSQL backends per request (local server, read from /proc). × baseline by CPU: baseline (server + db)');
+  console.log("CPU per request / this scenario's, i.e. the throughput ratio once contention for the cores is taken out.");
+  console.log('server ELU: event-loop utilisation of the server. client CPU: this load generator, in % of one core.');
+  console.log('other cores: cores busy outside the server, the database and the load generator — unrelated load, i.e. noise.\n');
+  const noisy = reports.filter((report) => (report.otherCores ?? 0) > 0.25);
+  if (noisy.length > 0) {
+    console.log(`WARNING: other processes used CPU during ${noisy.map((report) => report.name).join(', ')}; those figures are noisy.\n`);
+  }
+  const restVerdict = verdict(restVsBaseline, TARGETS.restVsBaseline);
+  const gatewayVerdict = verdict(gatewayVsSubgraph, TARGETS.gatewayVsSubgraph);
+  const line = (title: string, value: number | undefined, cpuValue: number | undefined, tail: string) =>
+    console.log(`${title.padEnd(47)} ${fixed(value, 2).padStart(5)}  (by CPU ${fixed(cpuValue, 2)})  ${tail}`);
+  line('REST GetByID / baseline', restVsBaseline, byCpu.restVsBaseline, `target ≥ ${TARGETS.restVsBaseline}  ${restVerdict}`);
+  line('GraphQL through gateway / straight to subgraph', gatewayVsSubgraph, byCpu.gatewayVsSubgraph, `target ≥ ${TARGETS.gatewayVsSubgraph}  ${gatewayVerdict}`);
+  if (!Number.isNaN(remoteGatewayVsSubgraph)) {
+    line('distributed gateway (HTTP hop) / subgraph', remoteGatewayVsSubgraph, byCpu.remoteGatewayVsSubgraph, 'informational');
+  }
+  if (layers) {
+    console.log(`\nCPU per GetByID by layer, in-process (no HTTP, no load generator; ${options.connections} in flight):`);
+    let previous: number | undefined;
+    for (const layer of layers) {
+      const step = previous === undefined || layer.name.startsWith('auth alone') ? '' : `  (+${layer.cpuMicrosPerOperation - previous})`;
+      console.log(`  ${String(layer.cpuMicrosPerOperation).padStart(6)} µs  ${layer.name}${step}`);
+      if (!layer.name.startsWith('auth alone')) previous = layer.cpuMicrosPerOperation;
+    }
+    const server = (name: ScenarioName) => byName(name)?.server?.cpuMicrosPerRequest;
+    const layer = (prefix: string) => layers?.find((entry) => entry.name.startsWith(prefix))?.cpuMicrosPerOperation;
+    const restHttp = (server('rest-get') ?? Number.NaN) - (layer('gateway') ?? Number.NaN);
+    const subgraphHttp = (server('graphql-subgraph') ?? Number.NaN) - (layer('subgraph') ?? Number.NaN);
+    if (!Number.isNaN(restHttp)) console.log(`  ${fixed(restHttp, 0).padStart(6)} µs  HTTP + Express of rest-get (scenario µs/req − gateway row)`);
+    if (!Number.isNaN(subgraphHttp)) {
+      console.log(`  ${fixed(subgraphHttp, 0).padStart(6)} µs  HTTP + Express + JSON body of graphql-subgraph (scenario µs/req − subgraph row)`);
+    }
+  }
+  for (const report of reports) {
+    if (report.profile) console.log(`\nprofile of ${report.name} (${report.profile.file}):\n${formatSummary(report.profile.summary)}`);
+  }
+
+  const output = {
+    startedAt: startedAt.toISOString(),
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      loadAverageAtEnd: loadavg(),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+    },
+    database: info.database,
+    databaseServer: info.databaseServer,
+    options,
+    scrypt: info.scrypt,
+    scenarios: reports,
+    ratios: { restVsBaseline, gatewayVsSubgraph, remoteGatewayVsSubgraph },
+    ratiosByCpu: byCpu,
+    layers,
+    targets: {
+      restVsBaseline: { target: TARGETS.restVsBaseline, value: restVsBaseline, verdict: restVerdict },
+      gatewayVsSubgraph: { target: TARGETS.gatewayVsSubgraph, value: gatewayVsSubgraph, verdict: gatewayVerdict },
+    },
+  };
+  await mkdir(RESULTS_DIR, { recursive: true });
+  const json = `${JSON.stringify(output, null, 2)}\n`;
+  await writeFile(`${RESULTS_DIR}latest.json`, json);
+  await writeFile(`${RESULTS_DIR}${label}.json`, json);
+  console.log(`\nresults written to bench/results/latest.json and bench/results/${label}.json`);
+  if (reports.some((report) => report.broken)) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,396 @@
+/**
+ * The server side of `npm run bench`, run by bench/run.ts as a child process so that the load generator never shares the
+ * servers' event loop. On ONE database it starts:
+ * - the embedded system (gateway with in-process subgraphs, REST adapter, gRPC server), as `npm start` runs it;
+ * - a standalone users-subgraph HTTP server built on the same DatabaseHandle (the "straight to the subgraph" target);
+ * - a distributed-mode gateway that reaches that subgraph server over HTTP (informational scenario);
+ * - the baseline: a bare node:http handler that runs the repository's GetByID SELECT and writes the JSON;
+ * - a control server the parent uses to read this process's CPU time, event-loop utilisation and the PostgreSQL backends'
+ *   CPU per scenario, to take CPU profiles (node:inspector) of exactly the measured window, and to run the in-process layer
+ *   probes of bench/layers.ts (over an embedded-mode gateway of their own).
+ * It seeds BENCH_RECORDS records, then prints one JSON line (type BenchServerInfo) on stdout, and shuts down when stdin
+ * closes or on SIGTERM/SIGINT.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Session } from 'node:inspector/promises';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { startEmbeddedSystem, startGatewayProcess, type RunningSystem } from '../bin/system.ts';
+import { createGateway } from '../gateway/create-gateway.ts';
+import { ADMIN_ROLE } from '../lib/auth.ts';
+import { loadConfig, type Config } from '../lib/config.ts';
+import type { DatabaseHandle } from '../lib/database.ts';
+import { createSubgraphErrorFormatter } from '../lib/graphql-errors.ts';
+import { listen, type RunningHttpServer } from '../lib/http-server.ts';
+import { createLogger } from '../lib/logger.ts';
+import { createPasswordHasher } from '../lib/password.ts';
+import { createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
+import { readSupergraph } from '../schema/supergraph-config.ts';
+import { createSubgraphs } from '../subgraphs/index.ts';
+import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
+import { findUserExampleById, insertUserExample, type UsersTables } from '../subgraphs/users/user-example.repository.ts';
+import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
+import { createLayerProbes, measureLayers, type LayerResult } from './layers.ts';
+
+const records = Number(process.env.BENCH_RECORDS ?? '1000');
+const logN = process.env.PASSWORD_SCRYPT_LOG_N ?? '15';
+
+/** A database of its own on the configured PostgreSQL server, dropped at exit; undefined on PGlite. */
+async function createThrowawayDatabase(serverUrl: string | undefined): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  if (!serverUrl) return undefined;
+  const name = `tributary_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+function redactedServer(serverUrl: string | undefined): string | undefined {
+  if (!serverUrl) return undefined;
+  const url = new URL(serverUrl);
+  url.password = '';
+  return url.toString();
+}
+
+/** The time of one hash, and how many hashes per second the libuv pool completes when it is kept full. */
+async function measureScrypt(config: Config): Promise<BenchServerInfo['scrypt']> {
+  const hasher = createPasswordHasher({ logN: config.passwords.scryptLogN });
+  await hasher.hash('bench-warm-up-password');
+  const singles: number[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    const start = performance.now();
+    await hasher.hash('bench-password-123');
+    singles.push(performance.now() - start);
+  }
+  singles.sort((a, b) => a - b);
+  const parallel = 8;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: parallel }, () => hasher.hash('bench-password-123')));
+  const elapsed = performance.now() - start;
+  return {
+    logN: config.passwords.scryptLogN,
+    singleHashMs: round(singles[1]!),
+    parallelHashesPerSecond: round((parallel * 1000) / elapsed),
+  };
+}
+
+function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/** Inserts `count` records through the repository, with one precomputed hash (seeding is not what is measured). */
+async function seed(db: Parameters<typeof insertUserExample>[0], passwordHash: string, count: number): Promise<string[]> {
+  const ids: string[] = new Array<string>(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next;
+      next += 1;
+      ids[i] = await insertUserExample(db, {
+        name: `Bench User ${i}`,
+        email: `bench-seed-${i}@example.com`,
+        passwordHash,
+        phone: `138${String(i).padStart(8, '0')}`,
+        avatar: `https://example.com/avatars/${i}.png`,
+        age: 20 + (i % 60),
+        gender: i % 3,
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return ids;
+}
+
+/** The baseline: GET /userExample/{id} runs the repository's SELECT through the same Kysely handle and writes JSON. */
+function baselineHandler(db: Parameters<typeof findUserExampleById>[0]) {
+  const path = /^\/userExample\/(\d{1,20})$/;
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const match = path.exec(req.url ?? '');
+    if (req.method !== 'GET' || !match) {
+      res.writeHead(404).end();
+      return;
+    }
+    findUserExampleById(db, match[1]!).then(
+      (record) => {
+        if (!record) {
+          res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":5,"message":"not found"}');
+          return;
+        }
+        // JSON.stringify renders the Date columns as RFC 3339, as the product transports do.
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ userExample: record }));
+      },
+      (error: unknown) => {
+        res.writeHead(500).end(String(error));
+      },
+    );
+  };
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** utime + stime of a local process in milliseconds, or undefined when /proc does not have it. */
+async function processCpuMs(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the whole line.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU milliseconds so far of each PostgreSQL backend connected to this bench's database (local server only). */
+async function backendCpu(database: DatabaseHandle): Promise<Map<number, number> | undefined> {
+  if (database.kind !== 'postgres') return undefined;
+  const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(
+    database.db,
+  );
+  const usage = new Map<number, number>();
+  for (const { pid } of rows) {
+    const ms = await processCpuMs(pid);
+    if (ms === undefined) return undefined;
+    usage.set(pid, ms);
+  }
+  return usage;
+}
+
+/** Per-window CPU/ELU deltas and CPU profiles of this process, for the parent. */
+function controlHandler(database: DatabaseHandle, layers: (ms: number, concurrency: number) => Promise<LayerResult[]>) {
+  let window:
+    | { cpu: NodeJS.CpuUsage; elu: EventLoopUtilization; at: number; backends: Map<number, number> | undefined }
+    | undefined;
+  let session: Session | undefined;
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://control');
+    const reply = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const fail = (error: unknown) => res.writeHead(500).end(String(error));
+    switch (url.pathname) {
+      case '/window/start':
+        backendCpu(database).then((backends) => {
+          window = { cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), at: performance.now(), backends };
+          reply({});
+        }, fail);
+        return;
+      case '/window/stop': {
+        if (!window) return fail('no window started');
+        const started = window;
+        window = undefined;
+        const cpu = process.cpuUsage(started.cpu);
+        const elu = performance.eventLoopUtilization(started.elu);
+        const elapsedMs = performance.now() - started.at;
+        backendCpu(database).then((backends) => {
+          let databaseCpuMs: number | undefined;
+          if (started.backends && backends) {
+            // Backends that connected during the window count from zero; ones that left are lost (the pool keeps them).
+            databaseCpuMs = 0;
+            for (const [pid, ms] of backends) databaseCpuMs += ms - (started.backends.get(pid) ?? 0);
+          }
+          const result: ServerWindow = {
+            cpuUserMs: round(cpu.user / 1000),
+            cpuSystemMs: round(cpu.system / 1000),
+            elapsedMs: round(elapsedMs),
+            eventLoopUtilization: round(elu.utilization, 3),
+            rssMiB: round(process.memoryUsage().rss / 2 ** 20),
+            databaseCpuMs,
+          };
+          reply(result);
+        }, fail);
+        return;
+      }
+      case '/cpu': {
+        // CPU time this process spends over the next `ms` milliseconds (the parent waits for a backlog to drain).
+        const ms = Math.min(Number(url.searchParams.get('ms') ?? '250'), 5000);
+        const before = process.cpuUsage();
+        setTimeout(() => {
+          const used = process.cpuUsage(before);
+          reply({ cpuPercent: round(((used.user + used.system) / 1000 / ms) * 100) });
+        }, ms);
+        return;
+      }
+      case '/layers': {
+        const ms = Math.min(Number(url.searchParams.get('ms') ?? '2000'), 30_000);
+        const concurrency = Math.min(Number(url.searchParams.get('concurrency') ?? '50'), 1000);
+        layers(ms, concurrency).then(reply, fail);
+        return;
+      }
+      case '/profile/start':
+        (async () => {
+          session = new Session();
+          session.connect();
+          await session.post('Profiler.enable');
+          await session.post('Profiler.setSamplingInterval', { interval: 200 });
+          await session.post('Profiler.start');
+        })().then(() => reply({}), fail);
+        return;
+      case '/profile/stop': {
+        const file = url.searchParams.get('file');
+        if (!session || !file) return fail('no profile running or no file given');
+        const running = session;
+        session = undefined;
+        (async () => {
+          const { profile } = await running.post('Profiler.stop');
+          running.disconnect();
+          await writeFile(file, JSON.stringify(profile));
+        })().then(() => reply({ file }), fail);
+        return;
+      }
+      default:
+        res.writeHead(404).end();
+    }
+  };
+}
+
+async function main(): Promise<void> {
+  const throwaway = await createThrowawayDatabase(process.env.DATABASE_URL || undefined);
+  const env = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    PUBLIC_HOST: '127.0.0.1',
+    GATEWAY_PORT: '0',
+    REST_PORT: '0',
+    GRPC_PORT: '0',
+    SUBGRAPH_PORT: '0',
+    DATA_DIR: ':memory:',
+    DATABASE_URL: throwaway?.url,
+    DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    PASSWORD_SCRYPT_LOG_N: logN,
+  };
+  const config = loadConfig(env);
+  const logger = createLogger({ level: config.logLevel, name: 'bench' });
+  const closers: (() => Promise<void>)[] = [];
+  const shutdown = async () => {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        console.error('bench server: error while shutting down:', error);
+      }
+    }
+  };
+  try {
+    if (throwaway) closers.push(() => throwaway.drop());
+    const system: RunningSystem = await startEmbeddedSystem(config, logger);
+    closers.push(() => system.close());
+    const database = system.database!;
+
+    // The same subgraph, served over HTTP by its own server, on the SAME database handle as the embedded system.
+    const users = createSubgraphs({ config, database, tokens: system.tokens }, ['users']).users!;
+    const subgraphServer = await createSubgraphServer(users, { config, formatError: createSubgraphErrorFormatter(logger) });
+    closers.push(() => subgraphServer.stop());
+    const subgraphHttp = await listen(subgraphServer.httpServer, { port: 0, host: config.host, publicHost: config.publicHost });
+    closers.push(() => subgraphHttp.close());
+    const subgraphUrl = `${subgraphHttp.url}/graphql`;
+
+    // The distributed topology's gateway, reaching that subgraph server over HTTP.
+    const remote = await startGatewayProcess(
+      loadConfig({ ...env, GATEWAY_MODE: 'distributed', SUBGRAPH_USERS_URL: subgraphUrl }),
+      logger,
+    );
+    closers.push(() => remote.close());
+
+    const usersDb = database.db.withTables<UsersTables>();
+    const baseline: RunningHttpServer = await listen(baselineHandler(usersDb), {
+      port: 0,
+      host: config.host,
+      publicHost: config.publicHost,
+    });
+    closers.push(() => baseline.close());
+    // In-process probes of each layer of a GetByID (--layers): an embedded-mode gateway of their own, not listening.
+    const probeGateway = await createGateway({
+      config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
+      logger,
+      supergraphSdl: readSupergraph(),
+      localSubgraphs: { users },
+      formatSubgraphError: createSubgraphErrorFormatter(logger),
+    });
+    closers.push(() => probeGateway.stop());
+    const adminToken = system.tokens.mint({ sub: 'admin', roles: [ADMIN_ROLE] }, { expiresIn: '1h' });
+    const probes = createLayerProbes({
+      usersDb,
+      users,
+      tokens: system.tokens,
+      authorization: `Bearer ${adminToken}`,
+      subgraphApollo: subgraphServer.apollo,
+      gatewayExecutor: createInProcessExecutor(probeGateway.apollo),
+    });
+    let seededIds: string[] = [];
+    const layers = (ms: number, concurrency: number) => measureLayers(probes, { ms, concurrency, ids: seededIds });
+
+    const control = await listen(controlHandler(database, layers), { port: 0, host: config.host, publicHost: config.publicHost });
+    closers.push(() => control.close());
+
+    const scrypt = await measureScrypt(config);
+    const passwordHash = await createPasswordHasher({ logN: config.passwords.scryptLogN }).hash('bench-password-123');
+    const ids = await seed(usersDb, passwordHash, records);
+    seededIds = ids;
+
+    const info: BenchServerInfo = {
+      type: 'ready',
+      database: database.kind,
+      databaseServer: redactedServer(process.env.DATABASE_URL || undefined),
+      baselineUrl: baseline.url,
+      restUrl: system.restUrl!,
+      gatewayUrl: system.gatewayUrl!,
+      subgraphUrl,
+      remoteGatewayUrl: remote.gatewayUrl!,
+      grpcAddress: system.grpcAddress!,
+      controlUrl: control.url,
+      adminToken,
+      ids,
+      scrypt,
+      pid: process.pid,
+      node: process.version,
+    };
+    process.stdout.write(`${JSON.stringify(info)}\n`);
+  } catch (error) {
+    console.error('bench server: start-up failed:', error);
+    await shutdown();
+    process.exit(1);
+  }
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.stdin.on('end', stop);
+  process.stdin.on('close', stop);
+  process.stdin.resume();
+  // Each ApolloServer (gateway, subgraph) installs its own SIGTERM/SIGINT handler that stops it and then re-raises the
+  // signal, which kills the process before the database is closed and the throwaway database dropped. This process owns
+  // its signals, so those handlers go.
+  process.removeAllListeners('SIGTERM');
+  process.removeAllListeners('SIGINT');
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+await main();

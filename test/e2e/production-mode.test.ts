@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+
+describe('NODE_ENV=production', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await startTestSystem({ NODE_ENV: 'production' });
+  });
+  afterAll(async () => {
+    await system?.close();
+  });
+
+  it('refuses introspection', async () => {
+    const reply = await fetch(system.gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __schema { queryType { name } } }' }),
+    });
+    const body = (await reply.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(reply.status).toBe(400);
+    expect(body.errors[0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(body.errors[0]!.message).toMatch(/introspection is not allowed/i);
+  });
+
+  it('serves no Sandbox landing page', async () => {
+    const reply = await fetch(system.gatewayUrl, { headers: { accept: 'text/html' } });
+    expect(await reply.text()).not.toContain('embeddable-sandbox');
+  });
+
+  it('still serves operations', async () => {
+    const reply = await fetch(system.gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${system.adminToken()}` },
+      body: JSON.stringify({ query: '{ userExamples(params: {limit: 1}) { total } }' }),
+    });
+    expect(await reply.json()).toEqual({ data: { userExamples: { total: '0' } } });
+  });
+});
+
+describe('development mode', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await startTestSystem({ NODE_ENV: 'development' });
+  });
+  afterAll(async () => {
+    await system?.close();
+  });
+
+  it('serves Apollo Sandbox as the landing page, with its telemetry off', async () => {
+    const reply = await fetch(system.gatewayUrl, { headers: { accept: 'text/html' } });
+    const html = await reply.text();
+    expect(reply.status).toBe(200);
+    expect(html).toContain('embeddable-sandbox');
+    expect(html).toContain('"runTelemetry":false');
+  });
+});

@@ -22,11 +22,14 @@ import { runCallLoad, runHttpLoad, type LoadResult } from './load.ts';
 import { formatSummary, summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.ts';
 import { GET_QUERY, type LayerResult } from './layers.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
+import {
+  PROTO_LOADER_OPTIONS,
+  PROTO_ROOT,
+  USER_EXAMPLE_PROTO,
+} from '../subgraphs/users/grpc/user-example.proto-package.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
-const PROTO_ROOT = fileURLToPath(new URL('../proto/', import.meta.url));
-const USER_EXAMPLE_PROTO = 'api/serverNameExample/v1/userExample.proto';
 const GRPC_SERVICE = 'api.serverNameExample.v1.userExample';
 
 
@@ -240,14 +243,7 @@ function grpcClient(address: string): { client: grpc.Client; getById: GetByIdCal
   if (!existsSync(`${PROTO_ROOT}${USER_EXAMPLE_PROTO}`)) return `proto/${USER_EXAMPLE_PROTO} does not exist yet`;
   let definition: protoLoader.PackageDefinition;
   try {
-    definition = protoLoader.loadSync(USER_EXAMPLE_PROTO, {
-      keepCase: true,
-      longs: String,
-      enums: String,
-      defaults: true,
-      oneofs: true,
-      includeDirs: [PROTO_ROOT],
-    });
+    definition = protoLoader.loadSync(USER_EXAMPLE_PROTO, PROTO_LOADER_OPTIONS);
   } catch (error) {
     return `proto/${USER_EXAMPLE_PROTO} does not load: ${(error as Error).message}`;
   }

@@ -28,6 +28,7 @@ import { listen, type RunningHttpServer } from '../lib/http-server.ts';
 import { createLogger } from '../lib/logger.ts';
 import { createPasswordHasher } from '../lib/password.ts';
 import { createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
+import { createThrowawayDatabase } from '../lib/throwaway-database.ts';
 import { readSupergraph } from '../schema/supergraph-config.ts';
 import { createSubgraphs } from '../subgraphs/index.ts';
 import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
@@ -37,33 +38,6 @@ import { createLayerProbes, measureLayers, type LayerResult } from './layers.ts'
 
 const records = Number(process.env.BENCH_RECORDS ?? '1000');
 const logN = process.env.PASSWORD_SCRYPT_LOG_N ?? '15';
-
-/** A database of its own on the configured PostgreSQL server, dropped at exit; undefined on PGlite. */
-async function createThrowawayDatabase(serverUrl: string | undefined): Promise<{ url: string; drop(): Promise<void> } | undefined> {
-  if (!serverUrl) return undefined;
-  const name = `tributary_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
-}
 
 function redactedServer(serverUrl: string | undefined): string | undefined {
   if (!serverUrl) return undefined;
@@ -263,7 +237,9 @@ function controlHandler(database: DatabaseHandle, layers: (ms: number, concurren
 }
 
 async function main(): Promise<void> {
-  const throwaway = await createThrowawayDatabase(process.env.DATABASE_URL || undefined);
+  const serverUrl = process.env.DATABASE_URL || undefined;
+  // A database of its own on the configured PostgreSQL server, dropped at exit; none on PGlite.
+  const throwaway = serverUrl ? await createThrowawayDatabase(serverUrl, 'tributary_bench') : undefined;
   const env = {
     NODE_ENV: 'production',
     LOG_LEVEL: 'silent',

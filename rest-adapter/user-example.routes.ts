@@ -35,13 +35,7 @@ const UPDATE_REQUEST: MessageSpec = {
   fields: {
     // Bound from the path; a value in the body is accepted and ignored, never overriding the path.
     id: { type: 'uint64' },
-    name: { type: 'string' },
-    email: { type: 'string' },
-    password: { type: 'string' },
-    phone: { type: 'string' },
-    avatar: { type: 'string' },
-    age: { type: 'int32' },
-    gender: { type: GENDER },
+    ...CREATE_REQUEST.fields,
     status: { type: 'int32' },
     loginAt: { type: 'int64', protoName: 'login_at' },
   },

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
@@ -9,6 +8,11 @@ import protobuf from 'protobufjs';
 import descriptorTypes from 'protobufjs/ext/descriptor/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../lib/auth.ts';
+import {
+  PROTO_LOADER_OPTIONS,
+  PROTO_ROOT,
+  USER_EXAMPLE_SERVICE_NAME,
+} from '../../subgraphs/users/grpc/user-example.proto-package.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
@@ -16,16 +20,9 @@ import { startTestSystem, type TestSystem } from '../support/test-system.ts';
  * running system over HTTP/2, and error details are decoded from grpc-status-details-bin as any gRPC client would.
  */
 
-const PROTO_ROOT = fileURLToPath(new URL('../../proto/', import.meta.url));
-const LOADER_OPTIONS: protoLoader.Options = {
-  keepCase: true,
-  longs: String,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-  includeDirs: [PROTO_ROOT],
-};
-const SERVICE_NAME = 'api.serverNameExample.v1.userExample';
+// The client reads proto/ with the server's own loader options: 64-bit integers as strings, enums by name.
+const LOADER_OPTIONS = PROTO_LOADER_OPTIONS;
+const SERVICE_NAME = USER_EXAMPLE_SERVICE_NAME;
 
 type Reply = Record<string, unknown>;
 type Callback = (error: grpc.ServiceError | null, reply: Reply) => void;

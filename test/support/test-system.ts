@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { startEmbeddedSystem, startGatewayProcess, startSubgraphProcess, type RunningSystem } from '../../bin/system.ts';
 import { ADMIN_ROLE, type TokenService } from '../../lib/auth.ts';
 import { loadConfig, type Config } from '../../lib/config.ts';
 import type { DatabaseHandle } from '../../lib/database.ts';
 import { createLogger } from '../../lib/logger.ts';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/throwaway-database.ts';
 
 /**
  * Starts Tributary for a test file on ephemeral ports and a database of its own: in-memory PGlite, or — in the
@@ -40,26 +39,11 @@ const BASE_ENV = {
 };
 
 /** A throwaway PostgreSQL database for the postgres project; undefined on PGlite. */
-async function createThrowawayDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+async function createTestDatabase(): Promise<ThrowawayDatabase | undefined> {
   if (process.env.TEST_DATABASE !== 'postgres') return undefined;
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error('TEST_DATABASE=postgres needs DATABASE_URL');
-  const name = `tributary_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
+  return createThrowawayDatabase(serverUrl, 'tributary_test');
 }
 
 function testConfig(extra: Record<string, string | undefined> = {}): Config {
@@ -86,7 +70,7 @@ function withTokens(system: RunningSystem, database: DatabaseHandle, throwaway: 
 
 /** The embedded topology (what npm start runs). */
 export async function startTestSystem(env: Record<string, string> = {}): Promise<TestSystem> {
-  const throwaway = await createThrowawayDatabase();
+  const throwaway = await createTestDatabase();
   const config = testConfig({ ...env, DATABASE_URL: throwaway?.url });
   const system = await startEmbeddedSystem(config, createLogger({ level: config.logLevel }));
   return withTokens(system, system.database!, throwaway);
@@ -97,7 +81,7 @@ export async function startTestSystem(env: Record<string, string> = {}): Promise
  * HTTP (the REST adapter runs in the gateway process, as npm run start:gateway deploys it).
  */
 export async function startDistributedTestSystem(): Promise<TestSystem> {
-  const throwaway = await createThrowawayDatabase();
+  const throwaway = await createTestDatabase();
   const subgraphConfig = testConfig({ DATABASE_URL: throwaway?.url });
   const logger = createLogger({ level: subgraphConfig.logLevel });
   const users = await startSubgraphProcess(subgraphConfig, logger, 'users');

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** A PostgreSQL database made for one run (a test file, a bench) and dropped by `drop()`. */
+export interface ThrowawayDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates `<prefix>_<random>` on the server of `serverUrl` (whose user may create databases) and returns its URL, so runs
+ * never share tables and leave nothing behind.
+ */
+export async function createThrowawayDatabase(serverUrl: string, prefix: string): Promise<ThrowawayDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await withClient(serverUrl, (client) => client.query(`create database ${name}`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withClient(serverUrl, (client) => client.query(`drop database if exists ${name} with (force)`)),
+  };
+}
+
+async function withClient(serverUrl: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}

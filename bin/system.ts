@@ -6,7 +6,7 @@ import { createSubgraphErrorFormatter } from '../lib/graphql-errors.ts';
 import { listen, type RunningHttpServer } from '../lib/http-server.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createRestAdapter } from '../rest-adapter/create-rest-adapter.ts';
-import { createHttpExecutor, createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
+import { createHttpExecutor, createInProcessExecutor, type GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
 import { readSupergraph } from '../schema/supergraph-config.ts';
 import { bindGrpcServer } from '../subgraphs/users/grpc/bind-grpc-server.ts';
 import { createUserExampleGrpcServer } from '../subgraphs/users/grpc/user-example.grpc-server.ts';
@@ -101,7 +101,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger): Promi
   }
 }
 
-async function startRest(config: Config, logger: Logger, executor: ReturnType<typeof createHttpExecutor>): Promise<RunningHttpServer> {
+async function startRest(config: Config, logger: Logger, executor: GraphQLExecutor): Promise<RunningHttpServer> {
   const app = createRestAdapter({ executor, logger, bodyLimitBytes: config.rest.bodyLimitBytes, corsOrigins: config.corsOrigins });
   return listen(app, { port: config.rest.port, host: config.host, publicHost: config.publicHost });
 }

@@ -1,7 +1,8 @@
 import { startEmbeddedSystem, startGatewayProcess, startSubgraphProcess, type RunningSystem } from '../../bin/system.ts';
 import { ADMIN_ROLE, type TokenService } from '../../lib/auth.ts';
 import { loadConfig, type Config } from '../../lib/config.ts';
-import type { DatabaseHandle } from '../../lib/database.ts';
+import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database.ts';
+import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/throwaway-database.ts';
 
@@ -105,4 +106,18 @@ export async function startDistributedTestSystem(): Promise<TestSystem> {
     await throwaway?.drop();
     throw error;
   }
+}
+
+/** A migrated database of its own for tests that need storage but no servers (PGlite in memory, or throwaway PostgreSQL). */
+export async function openTestDatabase(): Promise<{ database: DatabaseHandle; close(): Promise<void> }> {
+  const throwaway = await createTestDatabase();
+  const database = await createDatabase({ url: throwaway?.url, pgliteDir: undefined, poolMax: 4 });
+  await migrateToLatest(database.db, ALL_MIGRATIONS);
+  return {
+    database,
+    close: async () => {
+      await database.close();
+      await throwaway?.drop();
+    },
+  };
 }

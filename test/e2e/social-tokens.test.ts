@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SocialAuthTables } from '../../lib/social-auth/social-token.repository.ts';
+import { createSocialTokenService, type SocialTokenService } from '../../lib/social-auth/social-token.service.ts';
+import { openTestDatabase } from '../support/test-system.ts';
+
+describe('social access tokens', () => {
+  let close: () => Promise<void>;
+  let tokens: SocialTokenService;
+  let clock = new Date('2026-11-21T12:00:00.000Z');
+
+  beforeAll(async () => {
+    const opened = await openTestDatabase();
+    close = opened.close;
+    tokens = createSocialTokenService({ db: opened.database.db.withTables<SocialAuthTables>(), now: () => clock });
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+
+  it('issues an opaque token naming its login type and reads it back', async () => {
+    const own = await tokens.issue({ loginType: 'own', subjectId: '17840000000000017', permissions: ['social_business_basic'], expiresInSeconds: 3600 });
+    const parent = await tokens.issue({ loginType: 'parent', subjectId: '17840000000000025', permissions: ['social_basic', 'pages_read_engagement'], expiresInSeconds: 3600 });
+    expect(own).toMatch(/^SBA[A-Za-z0-9_-]{43}$/);
+    expect(parent).toMatch(/^EAA[A-Za-z0-9_-]{43}$/);
+    expect(await tokens.authenticate(own)).toEqual({
+      kind: 'token',
+      loginType: 'own',
+      subjectId: '17840000000000017',
+      permissions: new Set(['social_business_basic']),
+      expiresAt: new Date('2026-11-21T13:00:00.000Z'),
+    });
+    expect(await tokens.authenticate(parent)).toMatchObject({ kind: 'token', loginType: 'parent', subjectId: '17840000000000025' });
+  });
+
+  it('tells no token, an unparsable one and an unknown one apart', async () => {
+    expect(await tokens.authenticate(undefined)).toEqual({ kind: 'none' });
+    expect(await tokens.authenticate('')).toEqual({ kind: 'none' });
+    expect(await tokens.authenticate('not a token')).toEqual({ kind: 'invalid', reason: 'unparsable' });
+    expect(await tokens.authenticate(`SBA${'A'.repeat(43)}`)).toEqual({ kind: 'invalid', reason: 'unparsable' });
+  });
+
+  it('expires tokens by the clock', async () => {
+    const token = await tokens.issue({ loginType: 'own', subjectId: '17840000000000017', permissions: [], expiresInSeconds: 60 });
+    clock = new Date(clock.getTime() + 59_000);
+    expect((await tokens.authenticate(token)).kind).toBe('token');
+    const issuedAt = new Date(clock.getTime() - 59_000);
+    clock = new Date(clock.getTime() + 1_000);
+    expect(await tokens.authenticate(token)).toEqual({
+      kind: 'invalid',
+      reason: 'expired',
+      expiredAt: new Date(issuedAt.getTime() + 60_000),
+      now: clock,
+    });
+  });
+
+  it('revokes a token at once, and only once', async () => {
+    const token = await tokens.issue({ loginType: 'parent', subjectId: '17840000000000025', permissions: [], expiresInSeconds: 3600 });
+    expect(await tokens.revoke(token)).toBe(true);
+    expect(await tokens.authenticate(token)).toEqual({ kind: 'invalid', reason: 'revoked' });
+    expect(await tokens.revoke(token)).toBe(false);
+    expect(await tokens.revoke('garbage')).toBe(false);
+  });
+});

@@ -3,11 +3,12 @@ import type { Config, SubgraphName } from '../lib/config.ts';
 import type { DatabaseHandle, SubgraphMigrations } from '../lib/database.ts';
 import { createPasswordHasher } from '../lib/password.ts';
 import { socialAuthMigrations } from '../lib/social-auth/migrations.ts';
+import { socialMigrations } from './social-store/migrations/index.ts';
 import { usersMigrations } from './users/migrations/index.ts';
 import { createUsersSubgraph, type UsersSubgraph } from './users/users-subgraph.ts';
 
 /** Every subgraph's migrations, in the order they are applied. */
-export const ALL_MIGRATIONS: readonly SubgraphMigrations[] = [usersMigrations, socialAuthMigrations];
+export const ALL_MIGRATIONS: readonly SubgraphMigrations[] = [usersMigrations, socialAuthMigrations, socialMigrations];
 
 export interface SubgraphDeps {
   config: Config;

@@ -1,0 +1,10 @@
+import type { SubgraphMigrations } from '../../../lib/database.ts';
+import * as core from './2026-11-21-001-core.ts';
+
+/** Migrations of the social data store shared by the comments and accounts subgraphs. */
+export const socialMigrations: SubgraphMigrations = {
+  schema: 'social',
+  migrations: {
+    '2026-11-21-001-core': core,
+  },
+};

@@ -11,6 +11,8 @@ import { INT32_MAX, INT32_MIN, parseInt64, parseUint64 } from '../lib/int64.ts';
 
 export type FieldType =
   | 'string'
+  /** A proto string that also takes a JSON number or boolean as its text (the reference's untyped `interface{}` fields). */
+  | 'scalarText'
   | 'int32'
   | 'int64'
   | 'uint64'
@@ -71,6 +73,12 @@ function decodeValue(type: FieldType, value: unknown, path: string, violations: 
       case 'string':
         if (typeof value === 'string') return value;
         violations.push({ field: path, description: `expected a string, got ${describeJson(value)}` });
+        return undefined;
+      case 'scalarText':
+        if (typeof value === 'string') return value;
+        if (typeof value === 'boolean') return String(value);
+        if (isLosslessNumber(value)) return (value as LosslessNumber).value;
+        violations.push({ field: path, description: `expected a string, number or boolean, got ${describeJson(value)}` });
         return undefined;
       case 'int32': {
         const text = decodeInteger(numberText(value));

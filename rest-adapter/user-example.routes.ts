@@ -1,5 +1,4 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { isLosslessNumber, type LosslessNumber } from 'lossless-json';
 import type { FieldViolation } from '../lib/errors.ts';
 import { parseUint64 } from '../lib/int64.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -43,7 +42,13 @@ const UPDATE_REQUEST: MessageSpec = {
 
 const COLUMN: MessageSpec = {
   name: 'api.types.Column',
-  fields: { name: { type: 'string' }, exp: { type: 'string' }, value: { type: 'string' }, logic: { type: 'string' } },
+  fields: {
+    name: { type: 'string' },
+    exp: { type: 'string' },
+    // A string in the proto, but the reference's HTTP side takes any JSON scalar here and keeps its text.
+    value: { type: 'scalarText' },
+    logic: { type: 'string' },
+  },
 };
 
 const PARAMS: MessageSpec = {
@@ -72,21 +77,6 @@ const OPERATIONS = {
 } as const;
 
 const GENDER_BY_NAME_OR_NUMBER = (value: number): string | undefined => GENDER_NAMES[value];
-
-/** A Column's value is a string in the proto, but the reference's HTTP side takes any JSON scalar; keep its text. */
-function columnValuesAsText(body: unknown): unknown {
-  if (!body || typeof body !== 'object') return body;
-  const params = (body as { params?: { columns?: unknown } }).params;
-  if (!params || typeof params !== 'object' || !Array.isArray(params.columns)) return body;
-  for (const column of params.columns) {
-    if (column && typeof column === 'object' && 'value' in column) {
-      const value = (column as { value: unknown }).value;
-      if (typeof value === 'boolean') (column as { value: unknown }).value = String(value);
-      else if (isLosslessNumber(value)) (column as { value: unknown }).value = (value as LosslessNumber).value;
-    }
-  }
-  return body;
-}
 
 export interface UserExampleRoutesDeps {
   executor: GraphQLExecutor;
@@ -142,7 +132,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
       return undefined;
     }
     const violations: FieldViolation[] = [];
-    const decoded = decodeMessage(spec, columnValuesAsText(parsed), '', violations);
+    const decoded = decodeMessage(spec, parsed, '', violations);
     if (!decoded || violations.length > 0) {
       sendRpcStatus(res, 'INVALID_ARGUMENT', `invalid ${spec.name} body: ${summarise(violations)}`, violations);
       return undefined;

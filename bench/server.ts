@@ -31,7 +31,7 @@ import { createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
 import { createThrowawayDatabase } from '../lib/throwaway-database.ts';
 import { readSupergraph } from '../schema/supergraph-config.ts';
 import { createSubgraphs } from '../subgraphs/index.ts';
-import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
+import { createSubgraphServer, type SubgraphServer } from '../subgraphs/subgraph-server.ts';
 import { findUserExampleById, insertUserExample, type UsersTables } from '../subgraphs/users/user-example.repository.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import { createLayerProbes, measureLayers, type LayerResult } from './layers.ts';
@@ -249,6 +249,8 @@ async function main(): Promise<void> {
     REST_PORT: '0',
     GRPC_PORT: '0',
     SUBGRAPH_PORT: '0',
+    SOCIAL_PARENT_PORT: '0',
+    SOCIAL_CURSOR_SECRET: randomBytes(32).toString('hex'),
     DATA_DIR: ':memory:',
     DATABASE_URL: throwaway?.url,
     DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX,
@@ -273,19 +275,23 @@ async function main(): Promise<void> {
     closers.push(() => system.close());
     const database = system.database!;
 
-    // The same subgraph, served over HTTP by its own server, on the SAME database handle as the embedded system.
-    const users = createSubgraphs({ config, database, tokens: system.tokens }, ['users']).users!;
-    const subgraphServer = await createSubgraphServer(users, { config, formatError: createSubgraphErrorFormatter(logger) });
-    closers.push(() => subgraphServer.stop());
-    const subgraphHttp = await listen(subgraphServer.httpServer, { port: 0, host: config.host, publicHost: config.publicHost });
-    closers.push(() => subgraphHttp.close());
-    const subgraphUrl = `${subgraphHttp.url}/graphql`;
+    // Every subgraph, served over HTTP by its own server, on the SAME database handle as the embedded system.
+    const subgraphs = createSubgraphs({ config, database, tokens: system.tokens });
+    const users = subgraphs.users!;
+    const subgraphUrls: Record<string, string> = {};
+    let usersApollo: SubgraphServer['apollo'] | undefined;
+    for (const subgraph of Object.values(subgraphs)) {
+      const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger) });
+      if (subgraph.name === 'users') usersApollo = server.apollo;
+      closers.push(() => server.stop());
+      const http = await listen(server.httpServer, { port: 0, host: config.host, publicHost: config.publicHost });
+      closers.push(() => http.close());
+      subgraphUrls[`SUBGRAPH_${subgraph.name.toUpperCase()}_URL`] = `${http.url}/graphql`;
+    }
+    const subgraphUrl = subgraphUrls.SUBGRAPH_USERS_URL!;
 
-    // The distributed topology's gateway, reaching that subgraph server over HTTP.
-    const remote = await startGatewayProcess(
-      loadConfig({ ...env, GATEWAY_MODE: 'distributed', SUBGRAPH_USERS_URL: subgraphUrl }),
-      logger,
-    );
+    // The distributed topology's gateway, reaching those subgraph servers over HTTP.
+    const remote = await startGatewayProcess(loadConfig({ ...env, ...subgraphUrls, GATEWAY_MODE: 'distributed' }), logger);
     closers.push(() => remote.close());
 
     const usersDb = database.db.withTables<UsersTables>();
@@ -300,7 +306,7 @@ async function main(): Promise<void> {
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
       logger,
       supergraphSdl: readSupergraph(),
-      localSubgraphs: { users },
+      localSubgraphs: subgraphs,
       formatSubgraphError: createSubgraphErrorFormatter(logger),
     });
     closers.push(() => probeGateway.stop());
@@ -310,7 +316,7 @@ async function main(): Promise<void> {
       users,
       tokens: system.tokens,
       authorization: `Bearer ${adminToken}`,
-      subgraphApollo: subgraphServer.apollo,
+      subgraphApollo: usersApollo!,
       gatewayExecutor: createInProcessExecutor(probeGateway.apollo),
     });
     let seededIds: string[] = [];

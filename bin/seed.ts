@@ -6,7 +6,14 @@
 import { ADMIN_ROLE, ANONYMOUS, createTokenService } from '../lib/auth.ts';
 import { createDatabase, migrateToLatest } from '../lib/database.ts';
 import { AlreadyExistsError } from '../lib/errors.ts';
-import { ALL_MIGRATIONS, createSubgraphs } from '../subgraphs/index.ts';
+import { ALL_MIGRATIONS, createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
+import {
+  loadSocialDemoGraph,
+  OWN_LOGIN_PERMISSIONS,
+  PARENT_PLATFORM_PERMISSIONS,
+} from '../subgraphs/social-store/social-demo-graph.ts';
+import { createSocialGraphBuilder } from '../subgraphs/social-store/social-graph-builder.ts';
+import type { SocialTables } from '../subgraphs/social-store/social-tables.ts';
 import type { CreateUserExampleInput } from '../subgraphs/users/user-example.types.ts';
 import { prepareProcess } from './process.ts';
 
@@ -37,7 +44,44 @@ try {
     }
     userExamples.push({ id, email: input.email, token: tokens.mint({ sub: id }, { expiresIn: '30d' }) });
   }
-  console.log(JSON.stringify({ areaA: { adminToken: admin, userExamples } }, null, 2));
+  const social = await seedSocialGraph();
+  console.log(JSON.stringify({ areaA: { adminToken: admin, userExamples }, social }, null, 2));
 } finally {
   await database.close();
+}
+
+/** Areas B and C: the demo graph, and tokens for both hosts (new ones on every run; old ones stay valid until they expire). */
+async function seedSocialGraph() {
+  const db = database.db.withTables<SocialTables>();
+  const graph = await loadSocialDemoGraph(db, createSocialGraphBuilder(db));
+  const socialTokens = createSocialTokens(database);
+  const issue = (loginType: 'own' | 'parent', subjectId: string, permissions: readonly string[], label: string) =>
+    socialTokens.issue({ loginType, subjectId, permissions, expiresInSeconds: config.social.tokenLifetimeSeconds, label });
+  const own = (permissions: readonly string[], label: string, subject = graph.accounts.bluebottle) =>
+    issue('own', subject, permissions, label);
+  const parent = (permissions: readonly string[], label: string, subject = graph.platformUsers.ana) =>
+    issue('parent', subject, permissions, label);
+  return {
+    hosts: {
+      ownLogin: `http://${config.publicHost}:${config.rest.port}`,
+      parentPlatform: `http://${config.publicHost}:${config.social.parentPort}`,
+    },
+    ids: graph,
+    tokens: {
+      ownLogin: {
+        mediaOwner: await own(OWN_LOGIN_PERMISSIONS, 'seed: bluebottle, every permission'),
+        commenter: await own(OWN_LOGIN_PERMISSIONS, 'seed: roaster, every permission', graph.accounts.roaster),
+        withoutCommentPermission: await own(['social_business_basic'], 'seed: bluebottle, social_business_basic only'),
+      },
+      parentPlatform: {
+        pageAdmin: await parent(PARENT_PLATFORM_PERMISSIONS, 'seed: Ana, every permission'),
+        businessManagerRoleWithoutAds: await parent(
+          PARENT_PLATFORM_PERMISSIONS.filter((permission) => !permission.startsWith('ads_')),
+          'seed: Bea (business-manager role), no ads permission',
+          graph.platformUsers.bea,
+        ),
+        withoutPagesReadEngagement: await parent(['social_basic', 'pages_show_list'], 'seed: Ana, social_basic + pages_show_list'),
+      },
+    },
+  };
 }

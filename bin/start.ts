@@ -10,7 +10,8 @@ console.log(
   [
     `Tributary is running on ${database}`,
     `  GraphQL  ${system.gatewayUrl}   (Apollo Sandbox in a browser${config.gateway.landingPage ? '' : ': disabled'})`,
-    `  REST     ${system.restUrl}     (e.g. GET ${system.restUrl}/api/v1/userExample/1)`,
+    `  REST     ${system.restUrl}     (Area A: GET ${system.restUrl}/api/v1/userExample/1; social graph, own-login host: GET ${system.restUrl}/v25.0/me)`,
+    `  REST     ${system.socialParentUrl}     (social graph, parent-platform host: GET ${system.socialParentUrl}/v25.0/me/accounts)`,
     `  gRPC     ${system.grpcAddress}        (api.serverNameExample.v1.userExample, reflection on)`,
     config.jwt.usingDevelopmentSecret ? '  Tokens   npm run token   (development secret in use)' : '',
   ]

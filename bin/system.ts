@@ -6,12 +6,14 @@ import { createSubgraphErrorFormatter } from '../lib/graphql-errors.ts';
 import { listen, type RunningHttpServer } from '../lib/http-server.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createRestAdapter } from '../rest-adapter/create-rest-adapter.ts';
+import { createSocialRateLimiter } from '../rest-adapter/social/social-rate-limiter.ts';
 import { createHttpExecutor, createInProcessExecutor, type GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
 import { readSupergraph } from '../schema/supergraph-config.ts';
 import { bindGrpcServer } from '../subgraphs/users/grpc/bind-grpc-server.ts';
 import { createUserExampleGrpcServer } from '../subgraphs/users/grpc/user-example.grpc-server.ts';
 import { ALL_MIGRATIONS, createSubgraphs } from '../subgraphs/index.ts';
 import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
+import type { UsersSubgraph } from '../subgraphs/users/users-subgraph.ts';
 
 /**
  * The composition root: wires configuration, database, subgraphs, gateway, REST adapter and gRPC server into the
@@ -31,6 +33,8 @@ export interface RunningSystem {
   database: DatabaseHandle | undefined;
   gatewayUrl: string | undefined;
   restUrl: string | undefined;
+  /** The parent-platform host of the social graph (second REST listener). */
+  socialParentUrl: string | undefined;
   grpcAddress: string | undefined;
   subgraphUrls: Partial<Record<SubgraphName, string>>;
   /** Stops listeners first (draining in-flight requests), then closes the database. */
@@ -58,13 +62,18 @@ async function closeAll(closers: (() => Promise<void>)[], logger: Logger): Promi
  * Everything in one process (what `npm start` runs): subgraphs in the gateway's process, the REST adapter calling the
  * gateway in-process, the gRPC server beside them, all on one database.
  */
-export async function startEmbeddedSystem(config: Config, logger: Logger): Promise<RunningSystem> {
+export interface SystemOptions {
+  /** The clock of the social graph's expiry rules; tests drive it. */
+  now?: () => Date;
+}
+
+export async function startEmbeddedSystem(config: Config, logger: Logger, options: SystemOptions = {}): Promise<RunningSystem> {
   const closers: (() => Promise<void>)[] = [];
   try {
     const database = await openDatabase(config, logger);
     closers.push(() => database.close());
     const tokens = createTokenService(config.jwt);
-    const subgraphs = createSubgraphs({ config, database, tokens });
+    const subgraphs = createSubgraphs({ config, database, tokens, ...(options.now && { now: options.now }) });
     const formatSubgraphError = createSubgraphErrorFormatter(logger);
 
     const gateway = await createGateway({
@@ -78,8 +87,8 @@ export async function startEmbeddedSystem(config: Config, logger: Logger): Promi
     const gatewayHttp = await listen(gateway.httpServer, { port: config.gateway.port, host: config.host, publicHost: config.publicHost });
     closers.push(() => gatewayHttp.close());
 
-    const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo));
-    closers.push(() => rest.close());
+    const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo), options);
+    closers.push(() => rest.own.close(), () => rest.parent.close());
 
     const grpcServer = createUserExampleGrpcServer({ service: subgraphs.users!.service, tokens, logger });
     const grpc = await bindGrpcServer(grpcServer, config.host, config.grpc.port);
@@ -90,7 +99,8 @@ export async function startEmbeddedSystem(config: Config, logger: Logger): Promi
       tokens,
       database,
       gatewayUrl: `${gatewayHttp.url}/graphql`,
-      restUrl: rest.url,
+      restUrl: rest.own.url,
+      socialParentUrl: rest.parent.url,
       grpcAddress: `${config.publicHost}:${grpc.port}`,
       subgraphUrls: {},
       close: () => closeAll(closers, logger),
@@ -101,19 +111,54 @@ export async function startEmbeddedSystem(config: Config, logger: Logger): Promi
   }
 }
 
-async function startRest(config: Config, logger: Logger, executor: GraphQLExecutor): Promise<RunningHttpServer> {
-  const app = createRestAdapter({ executor, logger, bodyLimitBytes: config.rest.bodyLimitBytes, corsOrigins: config.corsOrigins });
-  return listen(app, { port: config.rest.port, host: config.host, publicHost: config.publicHost });
+/** The REST adapter's two listeners: the own-login host (with Areas A and D) and the parent-platform host. */
+async function startRest(
+  config: Config,
+  logger: Logger,
+  executor: GraphQLExecutor,
+  options: SystemOptions = {},
+): Promise<{ own: RunningHttpServer; parent: RunningHttpServer }> {
+  const now = options.now;
+  const common = {
+    socialRateLimiter: createSocialRateLimiter(config.social.rateLimits, now ? () => now().getTime() : Date.now),
+    executor,
+    logger,
+    bodyLimitBytes: config.rest.bodyLimitBytes,
+    corsOrigins: config.corsOrigins,
+    ownHostname: config.social.ownHostname,
+    parentHostname: config.social.parentHostname,
+  };
+  const listenOptions = { host: config.host, publicHost: config.publicHost };
+  const own = await listen(createRestAdapter({ ...common, socialHost: 'own' }), { ...listenOptions, port: config.rest.port });
+  try {
+    const parent = await listen(createRestAdapter({ ...common, socialHost: 'parent' }), {
+      ...listenOptions,
+      port: config.social.parentPort,
+    });
+    return { own, parent };
+  } catch (error) {
+    await own.close();
+    throw error;
+  }
 }
 
 /** One subgraph as its own process (distributed topology), plus the gRPC server when it is the users subgraph. */
-export async function startSubgraphProcess(config: Config, logger: Logger, name: SubgraphName): Promise<RunningSystem> {
+export async function startSubgraphProcess(
+  config: Config,
+  logger: Logger,
+  name: SubgraphName,
+  options: SystemOptions & {
+    /** A database handle to share (several subgraphs in one test process on one in-memory database); not closed here. */
+    database?: DatabaseHandle;
+  } = {},
+): Promise<RunningSystem> {
   const closers: (() => Promise<void>)[] = [];
   try {
-    const database = await openDatabase(config, logger);
-    closers.push(() => database.close());
+    const database = options.database ?? (await openDatabase(config, logger));
+    if (!options.database) closers.push(() => database.close());
     const tokens = createTokenService(config.jwt);
-    const subgraph = createSubgraphs({ config, database, tokens }, [name])[name]!;
+    const subgraph = createSubgraphs({ config, database, tokens, ...(options.now && { now: options.now }) }, [name])[name]!;
+    const users = name === 'users' ? (subgraph as UsersSubgraph) : undefined;
     const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger) });
     closers.push(() => server.stop());
     const http = await listen(server.httpServer, {
@@ -123,9 +168,9 @@ export async function startSubgraphProcess(config: Config, logger: Logger, name:
     });
     closers.push(() => http.close());
     let grpcAddress: string | undefined;
-    if (name === 'users') {
+    if (users) {
       const grpc = await bindGrpcServer(
-        createUserExampleGrpcServer({ service: subgraph.service, tokens, logger }),
+        createUserExampleGrpcServer({ service: users.service, tokens, logger }),
         config.host,
         config.grpc.port,
       );
@@ -138,6 +183,7 @@ export async function startSubgraphProcess(config: Config, logger: Logger, name:
       database,
       gatewayUrl: undefined,
       restUrl: undefined,
+      socialParentUrl: undefined,
       grpcAddress,
       subgraphUrls: { [name]: `${http.url}/graphql` },
       close: () => closeAll(closers, logger),
@@ -168,13 +214,14 @@ export async function startGatewayProcess(config: Config, logger: Logger): Promi
     closers.push(() => gatewayHttp.close());
     const executor = config.rest.gatewayUrl ? createHttpExecutor(config.rest.gatewayUrl) : createInProcessExecutor(gateway.apollo);
     const rest = await startRest(config, logger, executor);
-    closers.push(() => rest.close());
+    closers.push(() => rest.own.close(), () => rest.parent.close());
     return {
       config,
       tokens,
       database: undefined,
       gatewayUrl: `${gatewayHttp.url}/graphql`,
-      restUrl: rest.url,
+      restUrl: rest.own.url,
+      socialParentUrl: rest.parent.url,
       grpcAddress: undefined,
       subgraphUrls: config.gateway.subgraphUrls,
       close: () => closeAll(closers, logger),

@@ -29,6 +29,7 @@ export function createGatewayContext(headers: HeaderSource): GatewayContext {
   return {
     authorization: header(headers, 'authorization'),
     requestId: incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+    socialHost: header(headers, 'x-social-host'),
     subgraphContexts: new Map(),
   };
 }

@@ -66,6 +66,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
     const context = this.subgraph.createContext({
       authorization: gatewayContext.authorization,
       requestId: gatewayContext.requestId,
+      socialHost: gatewayContext.socialHost,
     });
     cache?.set(this.subgraph.name, context);
     return context;

@@ -12,6 +12,7 @@ export class PropagatingRemoteDataSource extends RemoteGraphQLDataSource<Gateway
     const context = options.context as Partial<GatewayContext>;
     if (context.authorization) headers.set('authorization', context.authorization);
     if (context.requestId) headers.set('x-request-id', context.requestId);
+    if (context.socialHost) headers.set('x-social-host', context.socialHost);
   }
 
   /**

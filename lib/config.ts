@@ -3,7 +3,7 @@
  * process.env. Every variable is documented in .env.example with its default.
  */
 
-export const SUBGRAPH_NAMES = ['users'] as const;
+export const SUBGRAPH_NAMES = ['users', 'accounts', 'comments'] as const;
 export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
 
 export type JwtAlgorithm = 'HS256' | 'HS384' | 'HS512' | 'RS256' | 'ES256';
@@ -74,6 +74,26 @@ export interface Config {
     listDefaultLimit: number;
     listMaxLimit: number;
   };
+  social: {
+    /** Port of the parent-platform host's listener (the own-login host is the REST adapter's port). */
+    parentPort: number;
+    /** Host names that select a host whatever the port (production deployments behind one proxy); lower case. */
+    ownHostname: string | undefined;
+    parentHostname: string | undefined;
+    /** Key of the HMAC that makes paging cursors tamper-evident. */
+    cursorSecret: string;
+    /** Posts an account may publish through the API per rolling 24 hours. */
+    publishingQuota: number;
+    /** Lifetime of tokens minted by npm run seed / npm run social-token, in seconds. */
+    tokenLifetimeSeconds: number;
+    /** Rate limits of the Graph-style REST paths, per REST adapter process (rest-adapter/social/social-rate-limiter.ts). */
+    rateLimits: {
+      appCallsPerHour: number;
+      userCallsPerHour: number;
+      pageCallsPerHour: number;
+      businessCallsPerDay: number;
+    };
+  };
 }
 
 /** Raised when the environment is not a valid configuration; names the variable. */
@@ -85,6 +105,7 @@ export class ConfigError extends Error {
 }
 
 const DEVELOPMENT_JWT_SECRET = 'tributary-development-secret-do-not-use-in-production';
+const DEVELOPMENT_CURSOR_SECRET = 'tributary-development-cursor-secret-not-for-production';
 
 type Env = Record<string, string | undefined>;
 
@@ -159,6 +180,14 @@ function corsOrigins(env: Env, name: string): string[] {
 
 const PORT_MAX = 65535;
 
+function hostname(env: Env, name: string): string | undefined {
+  const raw = optionalText(env, name);
+  if (raw === undefined) return undefined;
+  const value = raw.trim().toLowerCase();
+  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(value)) throw new ConfigError(name, `must be a host name such as graph.example.com, got "${raw}"`);
+  return value;
+}
+
 /**
  * Parses the environment into a frozen configuration. Throws ConfigError naming the first bad variable.
  * @param env usually process.env; tests pass their own object.
@@ -196,6 +225,13 @@ export function loadConfig(env: Env = process.env): Config {
   const pgliteDir = dataDir === ':memory:' ? undefined : `${dataDir.replace(/\/+$/, '')}/pglite`;
 
   const listMaxLimit = integer(env, 'USERS_LIST_MAX_LIMIT', 1000, 1, 100_000);
+  const cursorSecret = optionalText(env, 'SOCIAL_CURSOR_SECRET');
+  if (cursorSecret !== undefined && cursorSecret.length < 32) {
+    throw new ConfigError('SOCIAL_CURSOR_SECRET', 'must be at least 32 characters');
+  }
+  if (cursorSecret === undefined && production) {
+    throw new ConfigError('SOCIAL_CURSOR_SECRET', 'must be set when NODE_ENV=production');
+  }
   const subgraphPort = optionalText(env, 'SUBGRAPH_PORT');
 
   const config: Config = {
@@ -245,6 +281,20 @@ export function loadConfig(env: Env = process.env): Config {
     users: {
       listDefaultLimit: Math.min(integer(env, 'USERS_LIST_DEFAULT_LIMIT', 20, 1, 100_000), listMaxLimit),
       listMaxLimit,
+    },
+    social: {
+      parentPort: integer(env, 'SOCIAL_PARENT_PORT', 8081, 0, PORT_MAX),
+      ownHostname: hostname(env, 'SOCIAL_OWN_HOSTNAME'),
+      parentHostname: hostname(env, 'SOCIAL_PARENT_HOSTNAME'),
+      cursorSecret: cursorSecret ?? DEVELOPMENT_CURSOR_SECRET,
+      publishingQuota: integer(env, 'SOCIAL_PUBLISHING_QUOTA', 100, 1, 100_000),
+      tokenLifetimeSeconds: integer(env, 'SOCIAL_TOKEN_LIFETIME_SECONDS', 60 * 24 * 60 * 60, 60, 10 * 365 * 24 * 60 * 60),
+      rateLimits: {
+        appCallsPerHour: integer(env, 'SOCIAL_RATE_APP_CALLS_PER_HOUR', 200_000, 1, 1_000_000_000),
+        userCallsPerHour: integer(env, 'SOCIAL_RATE_USER_CALLS_PER_HOUR', 20_000, 1, 1_000_000_000),
+        pageCallsPerHour: integer(env, 'SOCIAL_RATE_PAGE_CALLS_PER_HOUR', 4_800, 1, 1_000_000_000),
+        businessCallsPerDay: integer(env, 'SOCIAL_RATE_BUSINESS_CALLS_PER_DAY', 100_000, 1, 1_000_000_000),
+      },
     },
   };
   return deepFreeze(config);

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { PGlite, types } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type LogEvent, type Migration, type MigrationProvider } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { DatabaseConfig } from './config.ts';
@@ -16,6 +16,11 @@ export interface DatabaseHandle {
   kind: 'pglite' | 'postgres';
   /** Cheap round trip, for readiness checks. */
   ping(): Promise<void>;
+  /**
+   * Calls `listener` with the SQL of every statement this handle runs, until the returned function is called (statement
+   * counts in tests, metrics).
+   */
+  observeQueries(listener: (sql: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -24,18 +29,29 @@ export interface DatabaseHandle {
  * ever passes through a JavaScript number.
  */
 export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
+  const listeners = new Set<(sql: string) => void>();
+  const log = (event: LogEvent) => {
+    for (const listener of listeners) listener(event.query.sql);
+  };
+  const observeQueries = (listener: (sql: string) => void) => {
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
+  };
   if (config.url) {
     // pg already returns int8 as strings; timestamps as Date.
     const pool = new pg.Pool({ connectionString: config.url, max: config.poolMax });
     // An idle client losing its connection (database restart) must not crash the process; the pool replaces it.
     pool.on('error', () => undefined);
-    const db = new Kysely<{}>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<{}>({ dialect: new PostgresDialect({ pool }), log });
     return {
       db,
       kind: 'postgres',
       ping: async () => {
         await sql`select 1`.execute(db);
       },
+      observeQueries,
       close: () => db.destroy(),
     };
   }
@@ -47,13 +63,14 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
     parsers: { [types.INT8]: (value: string) => value },
   });
   await pglite.waitReady;
-  const db = new Kysely<{}>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<{}>({ dialect: new PGliteDialect(pglite), log });
   return {
     db,
     kind: 'pglite',
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    observeQueries,
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();

@@ -3,6 +3,9 @@ import { createCors } from '../lib/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { GraphQLExecutor } from './graphql-executor.ts';
 import { sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
+import type { SocialHost } from '../subgraphs/social-store/social-access.ts';
+import type { SocialRateLimiter } from './social/social-rate-limiter.ts';
+import { createSocialRoutes } from './social/social.routes.ts';
 import { createUserExampleRoutes } from './user-example.routes.ts';
 
 export interface RestAdapterDeps {
@@ -10,6 +13,16 @@ export interface RestAdapterDeps {
   corsOrigins: readonly string[];
   logger: Logger;
   bodyLimitBytes: number;
+  /**
+   * The social graph's host this listener serves (Areas B and C). The own-login host's listener also serves Areas A (and
+   * D); the parent-platform host's listener serves the social paths only.
+   */
+  socialHost: SocialHost;
+  /** Host names that select a social host whatever the listener (one proxy in front of both). */
+  ownHostname?: string | undefined;
+  parentHostname?: string | undefined;
+  /** Shared by the listeners of one process. */
+  socialRateLimiter: SocialRateLimiter;
 }
 
 /** Paths of Area A and the methods each answers, for 405 replies with an Allow header. */
@@ -34,7 +47,18 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
     res.json({ status: 'UP' });
   });
 
-  app.use(createUserExampleRoutes(deps));
+  if (deps.socialHost === 'own') app.use(createUserExampleRoutes(deps));
+  app.use(
+    createSocialRoutes({
+      executor: deps.executor,
+      logger: deps.logger,
+      defaultHost: deps.socialHost,
+      ownHostname: deps.ownHostname,
+      parentHostname: deps.parentHostname,
+      bodyLimitBytes: deps.bodyLimitBytes,
+      rateLimiter: deps.socialRateLimiter,
+    }),
+  );
 
   // Nothing matched: a known path with another method, or an unknown path.
   app.use((req: Request, res: Response) => {

@@ -319,6 +319,13 @@ export function createGraphErrors(options: GraphErrorsOptions = {}) {
         `There have been too many calls to this ${platformName} account. Wait a bit and try again.`,
       ),
 
+    /**
+     * A content-publishing error (§3.3: codes −2, −1, 9, 24, 25, 36000 with 2207xxx subcodes), with the user-facing title
+     * and message the platform adds to them.
+     */
+    publishingError: (code: number, subcode: number, message: string, userTitle: string, userMessage: string, transient = false) =>
+      reply(code, message, { subcode, userTitle, userMessage, transient }),
+
     /** 1: an internal failure (the real error is logged, never shown). */
     unknownError: () => reply(GRAPH_ERROR_CODES.UNKNOWN, 'An unknown error has occurred.', { transient: true }),
 

@@ -143,3 +143,15 @@ class Parser {
     throw new FieldsSyntaxError(expectation, position, this.input);
   }
 }
+
+/** The text of a parsed field list, in the grammar above (for the `fields` of next/previous links of nested edges). */
+export function serializeFields(fields: readonly FieldSelection[]): string {
+  return fields
+    .map(
+      (field) =>
+        field.name +
+        field.modifiers.map((modifier) => `.${modifier.name}(${modifier.argument})`).join('') +
+        (field.selection ? `{${serializeFields(field.selection)}}` : ''),
+    )
+    .join(',');
+}

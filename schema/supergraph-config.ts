@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { composeServices } from '@apollo/composition';
 import type { DocumentNode } from 'graphql';
 import type { SubgraphName } from '../lib/config.ts';
+import { accountsTypeDefs } from '../subgraphs/accounts/accounts-subgraph.ts';
+import { commentsTypeDefs } from '../subgraphs/comments/comments-subgraph.ts';
 import { usersTypeDefs } from '../subgraphs/users/users-subgraph.ts';
 
 /**
@@ -10,6 +12,8 @@ import { usersTypeDefs } from '../subgraphs/users/users-subgraph.ts';
  */
 export const SUPERGRAPH_MEMBERS: readonly { name: SubgraphName; typeDefs: DocumentNode; defaultUrl: string }[] = [
   { name: 'users', typeDefs: usersTypeDefs, defaultUrl: 'http://localhost:4001/graphql' },
+  { name: 'accounts', typeDefs: accountsTypeDefs, defaultUrl: 'http://localhost:4002/graphql' },
+  { name: 'comments', typeDefs: commentsTypeDefs, defaultUrl: 'http://localhost:4003/graphql' },
 ];
 
 /** Where the composed supergraph is committed. */

@@ -58,6 +58,7 @@ export async function createSubgraphServer(
         subgraph.createContext({
           authorization: req.headers.authorization,
           requestId: typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+          socialHost: typeof req.headers['x-social-host'] === 'string' ? req.headers['x-social-host'] : undefined,
         }),
     }),
   );

@@ -5,6 +5,11 @@ import type { SubgraphName } from '../lib/config.ts';
 export interface SubgraphRequestInfo {
   authorization: string | undefined;
   requestId: string | undefined;
+  /**
+   * The social graph's host the request came in on (`own` or `parent`, header X-Social-Host, set by the REST adapter per
+   * listener); undefined for GraphQL front-ends, whose token's login type then decides.
+   */
+  socialHost: string | undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Generated, Kysely, Transaction } from 'kysely';
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
 
 /** Kysely's view of the social data store (schema `social`). 64-bit ids are decimal strings. */
 
@@ -72,6 +72,8 @@ export interface MediaTable {
   is_live: Generated<boolean>;
   live_ended_at: Date | null;
   deleted_at: Date | null;
+  /** The album a carousel child belongs to (2026-11-21-002); null for every other media. */
+  carousel_parent_id: string | null;
 }
 
 export interface CommentTable {
@@ -100,6 +102,105 @@ export interface MediaTagTable {
   created_at: Generated<Date>;
 }
 
+// Account edges (migration 2026-11-21-002-account-edges).
+
+export interface UpcomingEventTable {
+  id: Generated<string>;
+  account_id: string;
+  title: string;
+  start_time: Date;
+  end_time: Date | null;
+  notification_subtypes: Generated<string[]>;
+  notification_target_time: 'EVENT_START' | 'EVENT_END' | null;
+  created_at: Generated<Date>;
+}
+
+export interface HashtagTable {
+  id: Generated<string>;
+  name: string;
+}
+
+export interface HashtagSearchTable {
+  account_id: string;
+  hashtag_id: string;
+  searched_at: Generated<Date>;
+}
+
+export interface AccountAgencyTable {
+  account_id: string;
+  business_id: string;
+  created_at: Generated<Date>;
+}
+
+export interface AdAccountTable {
+  id: Generated<string>;
+  business_id: string;
+  name: string;
+  currency: Generated<string>;
+  timezone_name: Generated<string>;
+  account_status: Generated<number>;
+  created_at: Generated<Date>;
+}
+
+export interface AccountAuthorizedAdAccountTable {
+  account_id: string;
+  ad_account_id: string;
+  business_id: string;
+  authorized_at: Generated<Date>;
+}
+
+export type ContainerMediaType = 'IMAGE' | 'VIDEO' | 'CAROUSEL' | 'REELS' | 'STORIES';
+/** What is stored; EXPIRED is derived from expires_at when read. */
+export type StoredContainerStatus = 'IN_PROGRESS' | 'FINISHED' | 'PUBLISHED' | 'ERROR';
+
+/** A `user_tags` entry as stored: coordinates are absent for video tags. */
+export interface StoredUserTag {
+  username: string;
+  x?: number;
+  y?: number;
+}
+
+export interface MediaContainerTable {
+  id: Generated<string>;
+  account_id: string;
+  media_type: ContainerMediaType;
+  image_url: string | null;
+  video_url: string | null;
+  upload_media_id: string | null;
+  caption: Generated<string>;
+  is_carousel_item: Generated<boolean>;
+  /** bigint[]; read it as text[] (repository) so that no id passes through a number. */
+  children: Generated<string[]>;
+  /** jsonb; written as JSON text. */
+  user_tags: ColumnType<StoredUserTag[], string | undefined, string>;
+  collaborators: Generated<string[]>;
+  location_id: string | null;
+  alt_text: string | null;
+  share_to_feed: boolean | null;
+  cover_url: string | null;
+  thumb_offset: number | null;
+  audio_name: string | null;
+  status_code: StoredContainerStatus;
+  created_at: Generated<Date>;
+  ready_at: Date;
+  expires_at: Date;
+  published_media_id: string | null;
+  published_at: Date | null;
+}
+
+/** {dimension: {dimension value: count}}, e.g. {"media_product_type": {"FEED": 12, "REELS": 30}}. */
+export type StoredBreakdown = Record<string, Record<string, number>>;
+
+export interface InsightValueTable {
+  account_id: string;
+  metric: string;
+  end_time: Date;
+  /** bigint: read back as a decimal string. */
+  value: ColumnType<string, number | string, number | string>;
+  /** jsonb; written as JSON text. */
+  breakdown: ColumnType<StoredBreakdown | null, string | null, string | null>;
+}
+
 export type SocialTables = {
   'social.platform_user': PlatformUserTable;
   'social.business': BusinessTable;
@@ -111,6 +212,14 @@ export type SocialTables = {
   'social.comment': CommentTable;
   'social.mention': MentionTable;
   'social.media_tag': MediaTagTable;
+  'social.upcoming_event': UpcomingEventTable;
+  'social.hashtag': HashtagTable;
+  'social.hashtag_search': HashtagSearchTable;
+  'social.account_agency': AccountAgencyTable;
+  'social.ad_account': AdAccountTable;
+  'social.account_authorized_ad_account': AccountAuthorizedAdAccountTable;
+  'social.media_container': MediaContainerTable;
+  'social.insight_value': InsightValueTable;
 };
 
 export type SocialDb = Kysely<SocialTables> | Transaction<SocialTables>;

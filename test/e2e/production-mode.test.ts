@@ -4,7 +4,7 @@ import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 describe('NODE_ENV=production', () => {
   let system: TestSystem;
   beforeAll(async () => {
-    system = await startTestSystem({ NODE_ENV: 'production' });
+    system = await startTestSystem({ NODE_ENV: 'production', SOCIAL_CURSOR_SECRET: 'production-cursor-secret-of-32-characters' });
   });
   afterAll(async () => {
     await system?.close();

@@ -1424,7 +1424,6 @@ describe('REST Area A (embedded)', () => {
         ['GET', '/api/v1/nothing'],
         ['POST', '/api/v2/userExample'],
         ['GET', `${BASE}/1/extra`],
-        ['GET', '/'],
       ] as const) {
         const reply = await rest.request(method, path, { token: admin() });
         expect(reply.status, path).toBe(404);

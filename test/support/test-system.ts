@@ -1,4 +1,10 @@
-import { startEmbeddedSystem, startGatewayProcess, startSubgraphProcess, type RunningSystem } from '../../bin/system.ts';
+import {
+  startEmbeddedSystem,
+  startGatewayProcess,
+  startSubgraphProcess,
+  type RunningSystem,
+  type SystemOptions,
+} from '../../bin/system.ts';
 import { ADMIN_ROLE, type TokenService } from '../../lib/auth.ts';
 import { loadConfig, type Config } from '../../lib/config.ts';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database.ts';
@@ -12,7 +18,10 @@ import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/throw
  */
 export interface TestSystem {
   gatewayUrl: string;
+  /** The REST adapter: Area A and the social graph's own-login host. */
   restUrl: string;
+  /** The social graph's parent-platform host. */
+  socialParentUrl: string;
   grpcAddress: string;
   tokens: TokenService;
   database: DatabaseHandle;
@@ -33,6 +42,7 @@ const BASE_ENV = {
   REST_PORT: '0',
   GRPC_PORT: '0',
   SUBGRAPH_PORT: '0',
+  SOCIAL_PARENT_PORT: '0',
   DATA_DIR: ':memory:',
   // Fast hashing in tests; the format records the cost, so production settings are unaffected.
   PASSWORD_SCRYPT_LOG_N: '10',
@@ -55,6 +65,7 @@ function withTokens(system: RunningSystem, database: DatabaseHandle, throwaway: 
   return {
     gatewayUrl: system.gatewayUrl!,
     restUrl: system.restUrl!,
+    socialParentUrl: system.socialParentUrl!,
     grpcAddress: system.grpcAddress!,
     tokens: system.tokens,
     database,
@@ -70,24 +81,36 @@ function withTokens(system: RunningSystem, database: DatabaseHandle, throwaway: 
 }
 
 /** The embedded topology (what npm start runs). */
-export async function startTestSystem(env: Record<string, string> = {}): Promise<TestSystem> {
+export async function startTestSystem(env: Record<string, string> = {}, options: SystemOptions = {}): Promise<TestSystem> {
   const throwaway = await createTestDatabase();
   const config = testConfig({ ...env, DATABASE_URL: throwaway?.url });
-  const system = await startEmbeddedSystem(config, createLogger({ level: config.logLevel }));
+  const system = await startEmbeddedSystem(config, createLogger({ level: config.logLevel }), options);
   return withTokens(system, system.database!, throwaway);
 }
 
 /**
- * The distributed topology in one test process: the users subgraph on its own HTTP server, and a gateway reaching it over
- * HTTP (the REST adapter runs in the gateway process, as npm run start:gateway deploys it).
+ * The distributed topology in one test process: every subgraph on its own HTTP server (sharing one database, as separate
+ * processes share one PostgreSQL), and a gateway reaching them over HTTP (the REST adapter runs in the gateway process, as
+ * npm run start:gateway deploys it).
  */
-export async function startDistributedTestSystem(): Promise<TestSystem> {
+export async function startDistributedTestSystem(options: SystemOptions = {}): Promise<TestSystem> {
   const throwaway = await createTestDatabase();
   const subgraphConfig = testConfig({ DATABASE_URL: throwaway?.url });
   const logger = createLogger({ level: subgraphConfig.logLevel });
-  const users = await startSubgraphProcess(subgraphConfig, logger, 'users');
+  const users = await startSubgraphProcess(subgraphConfig, logger, 'users', options);
+  const started: RunningSystem[] = [users];
   try {
-    const gatewayConfig = testConfig({ GATEWAY_MODE: 'distributed', SUBGRAPH_USERS_URL: users.subgraphUrls.users });
+    const shared = { ...options, database: users.database! };
+    const accounts = await startSubgraphProcess(subgraphConfig, logger, 'accounts', shared);
+    started.push(accounts);
+    const comments = await startSubgraphProcess(subgraphConfig, logger, 'comments', shared);
+    started.push(comments);
+    const gatewayConfig = testConfig({
+      GATEWAY_MODE: 'distributed',
+      SUBGRAPH_USERS_URL: users.subgraphUrls.users,
+      SUBGRAPH_ACCOUNTS_URL: accounts.subgraphUrls.accounts,
+      SUBGRAPH_COMMENTS_URL: comments.subgraphUrls.comments,
+    });
     const gateway = await startGatewayProcess(gatewayConfig, logger);
     return withTokens(
       {
@@ -95,14 +118,14 @@ export async function startDistributedTestSystem(): Promise<TestSystem> {
         grpcAddress: users.grpcAddress,
         close: async () => {
           await gateway.close();
-          await users.close();
+          for (const subgraph of started.reverse()) await subgraph.close();
         },
       },
       users.database!,
       throwaway,
     );
   } catch (error) {
-    await users.close();
+    for (const subgraph of started.reverse()) await subgraph.close();
     await throwaway?.drop();
     throw error;
   }

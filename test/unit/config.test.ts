@@ -25,7 +25,7 @@ describe('loadConfig', () => {
   });
 
   it('turns introspection and the landing page off in production', () => {
-    const config = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) });
+    const config = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SOCIAL_CURSOR_SECRET: 'c'.repeat(32) });
     expect(config.gateway.introspection).toBe(false);
     expect(config.gateway.landingPage).toBe(false);
   });
@@ -40,6 +40,13 @@ describe('loadConfig', () => {
     [{ JWT_ALGORITHM: 'RS256' }, 'configuration: JWT_PUBLIC_KEY is required with JWT_ALGORITHM=RS256'],
     [{ GRAPHQL_INTROSPECTION: 'maybe' }, 'configuration: GRAPHQL_INTROSPECTION must be true or false, got "maybe"'],
     [{ CORS_ORIGINS: 'app.example.com' }, 'configuration: CORS_ORIGINS must list origins such as https://app.example.com, got "app.example.com"'],
+    [{ SOCIAL_CURSOR_SECRET: 'short' }, 'configuration: SOCIAL_CURSOR_SECRET must be at least 32 characters'],
+    [{ SOCIAL_PARENT_PORT: '-1' }, 'configuration: SOCIAL_PARENT_PORT must be between 0 and 65535, got -1'],
+    [{ SOCIAL_PARENT_HOSTNAME: 'graph example' }, 'configuration: SOCIAL_PARENT_HOSTNAME must be a host name such as graph.example.com, got "graph example"'],
+    [
+      { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) },
+      'configuration: SOCIAL_CURSOR_SECRET must be set when NODE_ENV=production',
+    ],
   ])('names the bad variable: %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

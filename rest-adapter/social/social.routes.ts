@@ -1,0 +1,405 @@
+import { parse as parseLossless } from 'lossless-json';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { kindOfSocialId } from '../../lib/social-ids.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { SocialHost } from '../../subgraphs/social-store/social-access.ts';
+import type { SocialMethod } from '../../subgraphs/social-store/social-errors.ts';
+import { FieldsSyntaxError, parseFields, type FieldModifier, type FieldSelection } from '../graph-fields.ts';
+import { GRAPH_ERRORS, type GraphErrorReply, type GraphErrors } from '../graph-errors.ts';
+import type { GraphQLExecutor } from '../graphql-executor.ts';
+import { mapSocialErrors } from './social-error-mapper.ts';
+import type { RateScope, SocialRateLimiter } from './social-rate-limiter.ts';
+import {
+  ACCOUNT_NODE,
+  COMMENT_NODE,
+  MEDIA_NODE,
+  PLATFORM_USER_NODE,
+  type EdgeField,
+  type NodeType,
+} from './social-node-types.ts';
+import { buildSelection, GraphReplyError, VariableBag, type PlanField } from './social-operation-builder.ts';
+import { renderEdge, renderNode, type Connection, type RenderLinks } from './social-renderer.ts';
+
+/**
+ * The Graph-style REST paths of Areas B and C: `/{version}/{node-id}[/{edge}]` on two hosts (own login, parent platform).
+ * Each request becomes one GraphQL operation through the gateway; the services decide everything (tokens, permissions,
+ * rules) and their errors come back as Graph error envelopes. What lives here is only the Graph surface: path and
+ * version parsing, parameters from the query string or the body, `fields` expansion, and the Graph JSON shapes.
+ */
+
+export interface SocialRoutesDeps {
+  executor: GraphQLExecutor;
+  logger: Logger;
+  /** The host this listener serves when the Host header names neither configured host name. */
+  defaultHost: SocialHost;
+  ownHostname?: string | undefined;
+  parentHostname?: string | undefined;
+  bodyLimitBytes: number;
+  /** One limiter for every listener of the process (the app limit counts the whole application). */
+  rateLimiter: SocialRateLimiter;
+  graphErrors?: GraphErrors;
+}
+
+const VERSION = /^v\d+\.\d+$/;
+/** Parameters that are about the request rather than the object (never taken as an attempted update). */
+const REQUEST_PARAMETERS = new Set(['access_token', 'appsecret_proof', 'fields', 'pretty', 'format', 'method', 'suppress_http_code']);
+/** Paths of other areas that the social router leaves alone. */
+const OTHER_AREAS = /^\/(api|1\.1|health)(\/|$)/;
+
+type Params = Record<string, string>;
+
+interface SocialRequest {
+  req: Request;
+  method: SocialMethod;
+  host: SocialHost;
+  version: string | undefined;
+  params: Params;
+  headers: Record<string, string | undefined>;
+  links: RenderLinks;
+}
+
+/** An edge on a node kind: how each method is served. */
+interface EdgeRoute {
+  get?: (request: SocialRequest, root: RootNode) => Promise<unknown>;
+  post?: (request: SocialRequest, root: RootNode) => Promise<unknown>;
+}
+
+interface RootNode {
+  /** The id as written in the path (`me` included). */
+  segment: string;
+  /** GraphQL root field and its arguments, e.g. `account(id: $v0)`. */
+  field: (variables: VariableBag) => string;
+  type: NodeType;
+}
+
+export function createSocialRoutes(deps: SocialRoutesDeps): Router {
+  const errors = deps.graphErrors ?? GRAPH_ERRORS;
+  const router = express.Router({ caseSensitive: true, strict: false });
+  // JSON bodies are read as text and parsed by lossless-json (readParams), so that a 64-bit id sent as a JSON number keeps
+  // its digits.
+  const bodyParsers = [
+    express.urlencoded({ extended: false, limit: deps.bodyLimitBytes }),
+    express.text({ type: ['application/json', 'application/*+json'], limit: deps.bodyLimitBytes }),
+  ];
+
+  function hostOf(req: Request): SocialHost {
+    const name = req.hostname?.toLowerCase();
+    if (deps.parentHostname && name === deps.parentHostname) return 'parent';
+    if (deps.ownHostname && name === deps.ownHostname) return 'own';
+    return deps.defaultHost;
+  }
+
+  async function run(request: SocialRequest, query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const result = await deps.executor.execute({ query, operationName: 'Social', variables, headers: request.headers });
+    if (result.errors && result.errors.length > 0) {
+      const reply = mapSocialErrors(result.errors, errors, request.method);
+      if (reply.status >= 500) deps.logger.error({ errors: result.errors }, 'social request failed');
+      throw new GraphReplyError(reply);
+    }
+    return result.data ?? {};
+  }
+
+  /** GET of a node: its default fields or the requested ones. */
+  async function readNode(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const variables = new VariableBag();
+    const rootField = root.field(variables);
+    const { text, plan } = buildSelection(root.type, fieldsOf(request.params), variables);
+    const data = await run(request, `query Social${variables.declare()} { node: ${rootField} ${text} }`, variables.values);
+    if (!data.node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    return renderNode(plan, data.node as Record<string, unknown>, request.links);
+  }
+
+  /** GET of a node's list edge: `{data, paging}` whose links repeat the request. */
+  function readEdge(edgeName: string): EdgeRoute['get'] {
+    return async (request, root) => {
+      const spec = root.type.fields[edgeName] as EdgeField;
+      const modifiers: FieldModifier[] = [];
+      const allowed = spec.timeWindow ? ['limit', 'after', 'before', 'since', 'until'] : ['limit', 'after', 'before'];
+      for (const name of allowed) {
+        const value = request.params[name];
+        if (value !== undefined) modifiers.push({ name, argument: value, position: 0 });
+      }
+      const edge: FieldSelection = { name: edgeName, modifiers, selection: fieldsOf(request.params), position: 0 };
+      const variables = new VariableBag();
+      const rootField = root.field(variables);
+      const { text, plan } = buildSelection(root.type, [edge], variables);
+      const data = await run(request, `query Social${variables.declare()} { node: ${rootField} ${text} }`, variables.values);
+      const node = data.node as Record<string, unknown> | null;
+      if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+      const edgePlan = plan.find((field) => field.key === edgeName) as PlanField;
+      return renderEdge(edgePlan, node[edgeName] as Connection, request.links, request.links.requestUrl);
+    };
+  }
+
+  async function mutate(request: SocialRequest, field: string, args: Record<string, [string, unknown]>, selection: string) {
+    const variables = new VariableBag();
+    const argText = Object.entries(args)
+      .map(([name, [type, value]]) => `${name}: ${variables.add(type, value)}`)
+      .join(', ');
+    const data = await run(request, `mutation Social${variables.declare()} { result: ${field}(${argText}) ${selection} }`, variables.values);
+    return data.result as Record<string, unknown>;
+  }
+
+  const idOnly = async (request: SocialRequest, field: string, args: Record<string, [string, unknown]>) => {
+    const result = await mutate(request, field, args, '{ id }');
+    return { id: result.id };
+  };
+
+  const COMMENT_EDGES: Record<string, EdgeRoute> = {
+    replies: {
+      get: readEdge('replies'),
+      post: (request, root) =>
+        idOnly(request, 'replyToComment', { id: ['ID!', root.segment], message: ['String', request.params.message ?? null] }),
+    },
+  };
+
+  const MEDIA_EDGES: Record<string, EdgeRoute> = {
+    comments: {
+      get: readEdge('comments'),
+      post: (request, root) =>
+        idOnly(request, 'createMediaComment', { mediaId: ['ID!', root.segment], message: ['String', request.params.message ?? null] }),
+    },
+    children: { get: readEdge('children') },
+  };
+
+  const ACCOUNT_EDGES: Record<string, EdgeRoute> = {
+    media: { get: readEdge('media') },
+    stories: { get: readEdge('stories') },
+    live_media: { get: readEdge('live_media') },
+    tags: { get: readEdge('tags') },
+    mentions: {
+      post: (request, root) =>
+        idOnly(request, 'replyToMention', {
+          accountId: ['ID!', root.segment],
+          mediaId: ['ID', request.params.media_id ?? null],
+          commentId: ['ID', request.params.comment_id ?? null],
+          message: ['String', request.params.message ?? null],
+        }),
+    },
+  };
+
+  async function handleNode(request: SocialRequest, segment: string, rest: string[]): Promise<unknown> {
+    const { method } = request;
+    const kind = segment === 'me' ? 'me' : kindOfSocialId(segment);
+    const id = (variables: VariableBag) => variables.add('ID!', segment);
+    let root: RootNode;
+    let edges: Record<string, EdgeRoute>;
+    switch (kind) {
+      case 'comment':
+        root = { segment, field: (v) => `comment(id: ${id(v)})`, type: COMMENT_NODE };
+        edges = COMMENT_EDGES;
+        break;
+      case 'media':
+        root = { segment, field: (v) => `media(id: ${id(v)})`, type: MEDIA_NODE };
+        edges = MEDIA_EDGES;
+        break;
+      case 'account':
+        root = { segment, field: (v) => `account(id: ${id(v)})`, type: ACCOUNT_NODE };
+        edges = ACCOUNT_EDGES;
+        break;
+      case 'me':
+        if (request.host === 'parent') {
+          root = { segment, field: () => 'platformUser', type: PLATFORM_USER_NODE };
+          edges = { accounts: { get: readList('accounts') } };
+        } else {
+          root = { segment, field: () => 'me', type: ACCOUNT_NODE };
+          edges = ACCOUNT_EDGES;
+        }
+        break;
+      default:
+        // Not an id of this graph: the platform takes any segment for a node id (errors.badVersion explains why).
+        throw new GraphReplyError(errors.badVersion(segment, rest, method));
+    }
+
+    if (rest.length === 0) {
+      if (method === 'get') return readNode(request, root);
+      if (kind === 'comment' && method === 'delete') {
+        const result = await mutate(request, 'deleteComment', { id: ['ID!', segment] }, '{ success }');
+        return { success: result.success };
+      }
+      if (kind === 'comment' && method === 'post') return hide(request, segment);
+      // Creating or updating a comment at its own address, and any write to an account or media node.
+      throw new GraphReplyError(errors.unsupportedOperation(method, segment));
+    }
+    const route = rest.length === 1 ? edges[rest[0]!] : undefined;
+    if (!route) throw new GraphReplyError(errors.unknownEdge(rest));
+    const handler = method === 'get' ? route.get : method === 'post' ? route.post : undefined;
+    if (!handler) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
+    if (kind === 'me' && request.host === 'own' && method === 'post') {
+      // POST /me/<edge>: the edge's account argument is the token's own account.
+      const me = (await run(request, 'query Social { node: me { id } }', {})).node as { id: string } | null;
+      if (!me) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
+      return handler(request, { ...root, segment: me.id });
+    }
+    return handler(request, root);
+  }
+
+  function readList(listName: string): EdgeRoute['get'] {
+    return async (request, root) => {
+      const variables = new VariableBag();
+      const list: FieldSelection = { name: listName, modifiers: [], selection: fieldsOf(request.params), position: 0 };
+      const { text, plan } = buildSelection(root.type, [list], variables);
+      const data = await run(request, `query Social${variables.declare()} { node: ${root.field(variables)} ${text} }`, variables.values);
+      const node = data.node as Record<string, unknown> | null;
+      if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+      return renderNode(plan, node, request.links)[listName] ?? { data: [] };
+    };
+  }
+
+  async function hide(request: SocialRequest, id: string): Promise<unknown> {
+    const raw = request.params.hide;
+    if (raw === undefined) {
+      const attempted = Object.keys(request.params).some((name) => !REQUEST_PARAMETERS.has(name));
+      if (attempted) throw new GraphReplyError(errors.unsupportedOperation('post', id));
+    }
+    const hideValue = raw === undefined ? null : parseBoolean(raw);
+    if (hideValue === undefined) throw new GraphReplyError(errors.invalidParameter('Invalid parameter', `hide must be true or false, got "${raw}".`));
+    const result = await mutate(request, 'hideComment', { id: ['ID!', id], hide: ['Boolean', hideValue] }, '{ success }');
+    return { success: result.success };
+  }
+
+  router.all(/.*/, bodyParsers, async (req: Request, res: Response, next: NextFunction) => {
+    if (OTHER_AREAS.test(req.path)) {
+      next();
+      return;
+    }
+    const method = req.method.toLowerCase();
+    if (method !== 'get' && method !== 'post' && method !== 'delete') {
+      sendReply(res, errors.unsupportedOperation('get', req.path.split('/').filter(Boolean).pop() ?? ''));
+      return;
+    }
+    try {
+      const segments = req.path.split('/').filter((segment) => segment !== '').map(decodeURIComponent);
+      const version = segments[0] !== undefined && VERSION.test(segments[0]) ? segments.shift() : undefined;
+      const params = readParams(req);
+      const requestUrl = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+      const tokenInQuery = requestUrl.searchParams.get('access_token');
+      const request: SocialRequest = {
+        req,
+        method,
+        host: hostOf(req),
+        version,
+        params,
+        headers: {
+          authorization: params.access_token !== undefined ? `Bearer ${params.access_token}` : req.headers.authorization,
+          'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+          'x-social-host': hostOf(req),
+        },
+        links: {
+          requestUrl,
+          edgeUrl: (parentId, edge) => {
+            const url = new URL(`${version ? `/${version}` : ''}/${parentId}/${edge}`, requestUrl.origin);
+            if (tokenInQuery !== null) url.searchParams.set('access_token', tokenInQuery);
+            return url;
+          },
+        },
+      };
+      if (segments.length === 0) throw new GraphReplyError(errors.unsupportedOperation(method, ''));
+      const nodeSegment = segments[0]!;
+      const admission = deps.rateLimiter.admit({
+        token: params.access_token ?? req.headers.authorization,
+        objectId: kindOfSocialId(nodeSegment) !== undefined ? nodeSegment : undefined,
+        parentHost: request.host === 'parent',
+      });
+      res.set(admission.headers);
+      res.on('finish', admission.done);
+      if (admission.blocked) throw new GraphReplyError(rateLimitReply(errors, admission.blocked));
+      const body = await handleNode(request, nodeSegment, segments.slice(1));
+      res.status(200).json(body);
+    } catch (error) {
+      if (error instanceof GraphReplyError) {
+        sendReply(res, error.reply);
+        return;
+      }
+      if (error instanceof FieldsSyntaxError) {
+        sendReply(res, errors.syntaxError(error));
+        return;
+      }
+      if (error instanceof URIError) {
+        sendReply(res, errors.invalidParameter('Invalid parameter', 'The path is not valid percent-encoded UTF-8.'));
+        return;
+      }
+      deps.logger.error({ err: error }, 'social request failed');
+      sendReply(res, isUnavailable(error) ? errors.unexpectedError(503) : errors.unknownError());
+    }
+  });
+
+  // Body-parser failures on these paths are answered in the Graph envelope too.
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (OTHER_AREAS.test(req.path)) {
+      next(error);
+      return;
+    }
+    const type = (error as { type?: string }).type;
+    const message =
+      type === 'entity.too.large'
+        ? `The request body exceeds the limit of ${deps.bodyLimitBytes} bytes.`
+        : `The request body could not be read: ${(error as Error).message}`;
+    sendReply(res, errors.invalidParameter('Invalid parameter', message));
+  });
+
+  return router;
+}
+
+function rateLimitReply(errors: GraphErrors, scope: RateScope): GraphErrorReply {
+  switch (scope) {
+    case 'app':
+      return errors.appRateLimit();
+    case 'user':
+      return errors.userRateLimit();
+    case 'page':
+      return errors.pageRateLimit();
+    case 'business':
+      return errors.businessRateLimit('Social');
+  }
+}
+
+function sendReply(res: Response, reply: GraphErrorReply): void {
+  res.status(reply.status).set(reply.headers).json(reply.body);
+}
+
+function isUnavailable(error: unknown): boolean {
+  return (error as { code?: unknown }).code === 'UNAVAILABLE';
+}
+
+/** `fields` as parsed; undefined when absent or empty (the node's default fields apply). */
+function fieldsOf(params: Params): FieldSelection[] | undefined {
+  const fields = params.fields;
+  return fields === undefined || fields.trim() === '' ? undefined : parseFields(fields);
+}
+
+/** Graph booleans: true/false (any case) and 1/0. */
+function parseBoolean(text: string): boolean | undefined {
+  const value = text.trim().toLowerCase();
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  return undefined;
+}
+
+/**
+ * Parameters from the query string and the body (form-urlencoded or JSON), as the platform accepts them; a body value wins
+ * over the same name in the query. JSON scalars keep their text (`true`, `5`); objects and arrays travel as JSON text.
+ */
+function readParams(req: Request): Params {
+  const params: Params = {};
+  for (const [name, value] of Object.entries(req.query)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string') params[name] = first;
+  }
+  let body: unknown = req.body;
+  if (typeof body === 'string') {
+    if (body.trim() === '') return params;
+    try {
+      body = parseLossless(body, undefined, (digits: string) => digits);
+    } catch (error) {
+      throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The JSON body is not valid JSON: ${(error as Error).message}`));
+    }
+  }
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+      if (value === undefined || value === null) continue;
+      params[name] = typeof value === 'string' ? value : JSON.stringify(value);
+    }
+  }
+  return params;
+}

@@ -1,0 +1,22 @@
+import DataLoader from 'dataloader';
+import type { ViewerOf } from '../social-store/social-request.ts';
+import type { AccountRecord, MediaRecord } from './accounts.repository.ts';
+import type { AccountsService } from './accounts.service.ts';
+
+/** Per-request context of the accounts subgraph: the lazily resolved viewer and the request's DataLoaders. */
+export interface AccountsContext {
+  viewer: ViewerOf;
+  accounts: AccountsService;
+  /** Batches entity references of one request into one SELECT each. */
+  accountLoader: DataLoader<string, AccountRecord | undefined>;
+  mediaLoader: DataLoader<string, MediaRecord | undefined>;
+}
+
+export function createAccountsContext(viewer: ViewerOf, accounts: AccountsService): AccountsContext {
+  return {
+    viewer,
+    accounts,
+    accountLoader: new DataLoader((ids: readonly string[]) => accounts.loadAccounts(ids)),
+    mediaLoader: new DataLoader((ids: readonly string[]) => accounts.loadMedia(ids)),
+  };
+}

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLSchemaModule } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import { parse } from 'graphql';
+import type { SocialTokenService } from '../../lib/social-auth/social-token.service.ts';
+import type { CursorCodec } from '../../lib/cursor.ts';
+import type { DatabaseHandle } from '../../lib/database.ts';
+import { createSocialAccess } from '../social-store/social-access.ts';
+import { createViewerOf } from '../social-store/social-request.ts';
+import type { SocialTables } from '../social-store/social-tables.ts';
+import type { Subgraph } from '../subgraph.ts';
+import { createAccountsContext, type AccountsContext } from './accounts-context.ts';
+import { accountsResolvers } from './accounts.resolvers.ts';
+import { createAccountsService, type AccountsService } from './accounts.service.ts';
+
+/** The accounts subgraph's SDL, read beside this file. */
+export const accountsTypeDefs = parse(readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'));
+
+export interface AccountsSubgraphDeps {
+  database: DatabaseHandle;
+  socialTokens: SocialTokenService;
+  codec: CursorCodec;
+  now: () => Date;
+}
+
+export interface AccountsSubgraph extends Subgraph<AccountsContext> {
+  service: AccountsService;
+}
+
+/** Builds the accounts subgraph (Area C: professional accounts, their media and edges). Pure: opens nothing. */
+export function createAccountsSubgraph(deps: AccountsSubgraphDeps): AccountsSubgraph {
+  const db = deps.database.db.withTables<SocialTables>();
+  const access = createSocialAccess(db);
+  const service = createAccountsService({ db, codec: deps.codec, now: deps.now });
+  const schema = buildSubgraphSchema([{ typeDefs: accountsTypeDefs, resolvers: accountsResolvers } as GraphQLSchemaModule]);
+  return {
+    name: 'accounts',
+    typeDefs: accountsTypeDefs,
+    schema,
+    service,
+    createContext: (request) => createAccountsContext(createViewerOf(deps.socialTokens, access, request), service),
+  };
+}

@@ -1,0 +1,253 @@
+import type { CursorCodec } from '../../lib/cursor.ts';
+import { parseGraphTime, toUnixSeconds } from '../../lib/graph-time.ts';
+import { isSocialId } from '../../lib/social-ids.ts';
+import {
+  administeredBusinesses,
+  authorize,
+  managesAccount,
+  NODE_TYPES,
+  type SocialOperation,
+  type Viewer,
+} from '../social-store/social-access.ts';
+import { socialErrors } from '../social-store/social-errors.ts';
+import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits } from '../social-store/social-paging.ts';
+import type { SocialDb } from '../social-store/social-tables.ts';
+import {
+  countMediaNewerThan,
+  findAccountByUsername,
+  findAccountsByIds,
+  findMediaByIds,
+  isMentionedInCaption,
+  findPlatformUser,
+  listMedia,
+  listUserPages,
+  type AccountRecord,
+  type MediaListKind,
+  type MediaRecord,
+} from './accounts.repository.ts';
+
+/**
+ * The rules of the professional-account node and its media edges (Area C). Every transport reaches them through GraphQL
+ * resolvers that call this service; nothing here knows about HTTP.
+ */
+
+/**
+ * An account as one request may see it: `managed` — the viewer acts for it, every field it has permission for; `public` —
+ * another professional account found through business_discovery, public fields only (spec: alt_text, biography,
+ * followers_count, id, media_count, username, website; and its `media` edge).
+ */
+export interface AccountView {
+  account: AccountRecord;
+  scope: 'managed' | 'public';
+}
+
+/** A media object as one request may see it: `owned` when the viewer acts for its owner. */
+export interface MediaView {
+  media: MediaRecord;
+  owned: boolean;
+}
+
+export const PUBLIC_ACCOUNT_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'username',
+  'biography',
+  'website',
+  'followers_count',
+  'media_count',
+  'alt_text',
+  'media',
+]);
+
+/** The Graph API reaches back at most this many items of an account's media edge (§2.2). */
+export const MEDIA_EDGE_REACH = 10_000;
+const STORY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const MEDIA_LIMITS: PageLimits = { defaultLimit: 25, maxLimit: 100 };
+
+export interface AccountsServiceDeps {
+  db: SocialDb;
+  codec: CursorCodec;
+  now: () => Date;
+}
+
+export interface MediaPageArgs extends PageArgs {
+  since?: string | null | undefined;
+  until?: string | null | undefined;
+}
+
+const LIST_OPERATION: Record<Exclude<MediaListKind, 'children'>, SocialOperation> = {
+  media: 'readMedia',
+  stories: 'readStories',
+  live: 'readLiveMedia',
+  tags: 'readTags',
+};
+
+export function createAccountsService(deps: AccountsServiceDeps) {
+  const { db, codec, now } = deps;
+
+  function parseTime(name: string, value: string | null | undefined): number | undefined {
+    if (value === undefined || value === null) return undefined;
+    const date = parseGraphTime(value, now());
+    if (!date) throw socialErrors.invalidParameter(name, `The parameter ${name} must be a unix timestamp or a date, got "${value}".`);
+    return toUnixSeconds(date);
+  }
+
+  async function loadAccount(id: string): Promise<AccountRecord | undefined> {
+    return (await findAccountsByIds(db, [id]))[0];
+  }
+
+  return {
+    /** Batch load for entity references and DataLoaders: accounts in the order of `ids`. */
+    async loadAccounts(ids: readonly string[]): Promise<(AccountRecord | undefined)[]> {
+      const found = new Map((await findAccountsByIds(db, ids)).map((account) => [account.id, account]));
+      return ids.map((id) => found.get(id));
+    },
+
+    async loadMedia(ids: readonly string[]): Promise<(MediaRecord | undefined)[]> {
+      const found = new Map((await findMediaByIds(db, ids)).map((media) => [media.id, media]));
+      return ids.map((id) => found.get(id));
+    },
+
+    /** GET /<account_id>: an account the viewer acts for. */
+    async account(viewer: Viewer, id: string): Promise<AccountView> {
+      if (!isSocialId(id, 'account')) throw socialErrors.unknownObject(id);
+      authorize(viewer, 'readAccount', { accountId: id });
+      const account = await loadAccount(id);
+      if (!account || account.accountType === 'PERSONAL') throw socialErrors.unknownObject(id);
+      return { account, scope: 'managed' };
+    },
+
+    /** `/me` on the own-login host: the account that granted the token. */
+    async me(viewer: Viewer): Promise<AccountView> {
+      if (viewer.host !== 'own') {
+        throw socialErrors.invalidParameter(
+          'me',
+          'me is the professional account of an own-login token; with a parent-platform token ask for platformUser.',
+        );
+      }
+      return this.account(viewer, viewer.subjectId);
+    },
+
+    /** An account reached as a federation entity: managed when the viewer acts for it, otherwise public fields only. */
+    viewOf(viewer: Viewer, account: AccountRecord): AccountView {
+      return { account, scope: managesAccount(viewer, account.id) ? 'managed' : 'public' };
+    },
+
+    /** Refuses a non-public field of an account seen through business_discovery, as the platform does. */
+    checkField(view: AccountView, field: string): void {
+      if (view.scope === 'public' && !PUBLIC_ACCOUNT_FIELDS.has(field)) throw socialErrors.unknownField(field, NODE_TYPES.account);
+    },
+
+    /** Fields only the own-login host's account node has (`account_type`, `user_id`). */
+    checkOwnHostField(viewer: Viewer, view: AccountView, field: string): void {
+      this.checkField(view, field);
+      if (viewer.host !== 'own') throw socialErrors.unknownField(field, NODE_TYPES.account);
+    },
+
+    /**
+     * shopping_product_tag_eligibility: catalog_management + social_shopping_tag_products (parent host), then true only
+     * when the app user administers the business that owns the account's shop, and the shop is approved with products.
+     */
+    async shoppingProductTagEligibility(viewer: Viewer, view: AccountView): Promise<boolean> {
+      this.checkField(view, 'shopping_product_tag_eligibility');
+      authorize(viewer, 'shoppingEligibility', { accountId: view.account.id });
+      const { shopBusinessId, shopApproved, shopCatalogProductCount } = view.account;
+      if (shopBusinessId === null || !shopApproved || shopCatalogProductCount === 0) return false;
+      return (await administeredBusinesses(db, viewer)).includes(shopBusinessId);
+    },
+
+    /** The media, stories, live_media and tags edges. */
+    async mediaPage(viewer: Viewer, view: AccountView, kind: Exclude<MediaListKind, 'children'>, args: MediaPageArgs): Promise<Page<MediaView>> {
+      const fieldName = kind === 'live' ? 'live_media' : kind;
+      this.checkField(view, fieldName);
+      // business_discovery's media was authorised with business_discovery itself.
+      if (view.scope === 'managed') authorize(viewer, LIST_OPERATION[kind], { accountId: view.account.id });
+      const page = readPageArgs(codec, args, MEDIA_LIMITS);
+      const since = kind === 'media' || kind === 'live' ? parseTime('since', args.since) : undefined;
+      const until = kind === 'media' || kind === 'live' ? parseTime('until', args.until) : undefined;
+      if (kind === 'media' && page.position && page.direction === 'forward') {
+        const [seconds, id] = page.position as [number, string];
+        if ((await countMediaNewerThan(db, view.account.id, seconds, id)) + page.limit > MEDIA_EDGE_REACH) {
+          throw socialErrors.cursorTooFar();
+        }
+      }
+      const rows = await listMedia(db, {
+        kind,
+        ownerId: view.account.id,
+        page,
+        since,
+        until,
+        storiesAfter: new Date(now().getTime() - STORY_LIFETIME_MS),
+      });
+      const result = assemblePage(codec, page, rows, (media) => [toUnixSeconds(media.timestamp), media.id]);
+      return { ...result, items: result.items.map((media) => ({ media, owned: managesAccount(viewer, media.ownerId) })) };
+    },
+
+    /** The children of a carousel album. */
+    async carouselChildren(view: MediaView, args: PageArgs): Promise<Page<MediaView>> {
+      if (view.media.mediaType !== 'CAROUSEL_ALBUM') return { items: [], startCursor: undefined, endCursor: undefined, hasNextPage: false, hasPreviousPage: false };
+      const page = readPageArgs(codec, args, MEDIA_LIMITS);
+      const rows = await listMedia(db, { kind: 'children', ownerId: view.media.id, page });
+      const result = assemblePage(codec, page, rows, (media) => [toUnixSeconds(media.timestamp), media.id]);
+      return { ...result, items: result.items.map((media) => ({ media, owned: view.owned })) };
+    },
+
+    /** business_discovery.username(x): another professional account's public fields. */
+    async businessDiscovery(viewer: Viewer, view: AccountView, username: string | null | undefined): Promise<AccountView> {
+      this.checkField(view, 'business_discovery');
+      authorize(viewer, 'businessDiscovery', { accountId: view.account.id });
+      if (username === undefined || username === null || username === '') throw socialErrors.missingParameter('username');
+      const found = await findAccountByUsername(db, username);
+      if (!found || found.accountType === 'PERSONAL' || found.ageGated || !found.isPublished) {
+        throw socialErrors.invalidParameter('username', `Cannot find User with username: ${username}`);
+      }
+      return { account: found, scope: managesAccount(viewer, found.id) ? 'managed' : 'public' };
+    },
+
+    /** mentioned_media.media_id(x): a media object in whose caption the account was @mentioned. */
+    async mentionedMedia(viewer: Viewer, view: AccountView, mediaId: string | null | undefined): Promise<MediaView> {
+      this.checkField(view, 'mentioned_media');
+      authorize(viewer, 'readMentioned', { accountId: view.account.id });
+      if (mediaId === undefined || mediaId === null || mediaId === '') throw socialErrors.missingParameter('media_id');
+      if (!isSocialId(mediaId, 'media')) throw socialErrors.unknownObject(mediaId);
+      const [media] = await findMediaByIds(db, [mediaId]);
+      if (!media || !(await isMentionedInCaption(db, view.account.id, mediaId))) throw socialErrors.unknownObject(mediaId);
+      return { media, owned: managesAccount(viewer, media.ownerId) };
+    },
+
+    /** A media object by id (GET /<media_id>): media of an account the viewer acts for. */
+    async media(viewer: Viewer, id: string): Promise<MediaView> {
+      if (!isSocialId(id, 'media')) throw socialErrors.unknownObject(id);
+      const [media] = await findMediaByIds(db, [id]);
+      if (!media) throw socialErrors.unknownObject(id);
+      authorize(viewer, 'readMedia', { accountId: media.ownerId, objectId: id });
+      return { media, owned: true };
+    },
+
+    /** GET /me on the parent-platform host: the user behind the token. */
+    async platformUser(viewer: Viewer) {
+      if (viewer.host !== 'parent') {
+        throw socialErrors.invalidParameter('platformUser', 'platformUser needs a parent-platform (Login for Business) token.');
+      }
+      const user = await findPlatformUser(db, viewer.subjectId);
+      if (!user) throw socialErrors.meWithoutUser();
+      return user;
+    },
+
+    /** GET /me/accounts on the parent-platform host: the user's pages, each with its linked account if the token may read it. */
+    async userPages(viewer: Viewer) {
+      return listUserPages(db, viewer.subjectId);
+    },
+
+    /** A media object reached as a federation entity (a comment's media). */
+    mediaViewOf(viewer: Viewer, media: MediaRecord): MediaView {
+      return { media, owned: managesAccount(viewer, media.ownerId) };
+    },
+
+    /** The caption as the viewer may read it: `@` removed from mentions unless the viewer's account made the media. */
+    caption(view: MediaView): string {
+      return view.owned ? view.media.caption : view.media.caption.replace(/@(?=[A-Za-z0-9._])/g, '');
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,60 @@
+import DataLoader from 'dataloader';
+import type { Page } from '../social-store/social-paging.ts';
+import type { ViewerOf } from '../social-store/social-request.ts';
+import type { CommentListKind, CommentMediaFacts, CommentRecord } from './comments.repository.ts';
+import type { CommentsService } from './comments.service.ts';
+
+/** A list wanted for one parent: which parent, and the page arguments (parents asking the same page batch together). */
+interface ListKey {
+  kind: CommentListKind;
+  parentId: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  before?: string | null | undefined;
+}
+
+/** Per-request context of the comments subgraph: the lazily resolved viewer and the request's DataLoaders. */
+export interface CommentsContext {
+  viewer: ViewerOf;
+  comments: CommentsService;
+  commentLoader: DataLoader<string, CommentRecord | undefined>;
+  mediaLoader: DataLoader<string, CommentMediaFacts | undefined>;
+  commentsCountLoader: DataLoader<string, number>;
+  /** One statement per distinct page request, whatever the number of parents (media or comments) asking for it. */
+  listLoader: DataLoader<ListKey, Page<CommentRecord>, string>;
+}
+
+export function createCommentsContext(viewer: ViewerOf, comments: CommentsService): CommentsContext {
+  return {
+    viewer,
+    comments,
+    commentLoader: new DataLoader((ids: readonly string[]) => comments.loadComments(ids)),
+    mediaLoader: new DataLoader((ids: readonly string[]) => comments.loadMediaFacts(ids)),
+    commentsCountLoader: new DataLoader((ids: readonly string[]) => comments.countComments(ids)),
+    listLoader: new DataLoader(
+      async (keys: readonly ListKey[]) => {
+        // Group the keys by page request; each group is one windowed SELECT over all its parents.
+        const groups = new Map<string, ListKey[]>();
+        for (const key of keys) {
+          const group = JSON.stringify([key.kind, key.first ?? null, key.after ?? null, key.before ?? null]);
+          groups.set(group, [...(groups.get(group) ?? []), key]);
+        }
+        const pages = new Map<ListKey, Page<CommentRecord> | Error>();
+        await Promise.all(
+          [...groups.values()].map(async (group) => {
+            const { kind } = group[0]!;
+            try {
+              const request = comments.readPage(kind, group[0]!);
+              const results = await comments.listBatch(kind, group.map((key) => key.parentId), request);
+              group.forEach((key, index) => pages.set(key, results[index]!));
+            } catch (error) {
+              for (const key of group) pages.set(key, error as Error);
+            }
+          }),
+        );
+        return keys.map((key) => pages.get(key)!);
+      },
+      { cacheKeyFn: (key) => JSON.stringify([key.kind, key.parentId, key.first ?? null, key.after ?? null, key.before ?? null]) },
+    ),
+  };
+}

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLSchemaModule } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import { parse } from 'graphql';
+import type { CursorCodec } from '../../lib/cursor.ts';
+import type { DatabaseHandle } from '../../lib/database.ts';
+import type { SocialTokenService } from '../../lib/social-auth/social-token.service.ts';
+import { createSocialAccess } from '../social-store/social-access.ts';
+import { createViewerOf } from '../social-store/social-request.ts';
+import type { SocialTables } from '../social-store/social-tables.ts';
+import type { Subgraph } from '../subgraph.ts';
+import { createCommentsContext, type CommentsContext } from './comments-context.ts';
+import { commentsResolvers } from './comments.resolvers.ts';
+import { createCommentsService, type CommentsService } from './comments.service.ts';
+
+/** The comments subgraph's SDL, read beside this file. */
+export const commentsTypeDefs = parse(readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'));
+
+export interface CommentsSubgraphDeps {
+  database: DatabaseHandle;
+  socialTokens: SocialTokenService;
+  codec: CursorCodec;
+  now: () => Date;
+}
+
+export interface CommentsSubgraph extends Subgraph<CommentsContext> {
+  service: CommentsService;
+}
+
+/** Builds the comments subgraph (Area B: comments, replies, moderation, mentions). Pure: opens nothing. */
+export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubgraph {
+  const db = deps.database.db.withTables<SocialTables>();
+  const access = createSocialAccess(db);
+  const service = createCommentsService({ db, codec: deps.codec, now: deps.now });
+  const schema = buildSubgraphSchema([{ typeDefs: commentsTypeDefs, resolvers: commentsResolvers } as GraphQLSchemaModule]);
+  return {
+    name: 'comments',
+    typeDefs: commentsTypeDefs,
+    schema,
+    service,
+    createContext: (request) => createCommentsContext(createViewerOf(deps.socialTokens, access, request), service),
+  };
+}

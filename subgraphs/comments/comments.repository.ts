@@ -1,0 +1,232 @@
+import { sql, type SqlBool } from 'kysely';
+import type { CursorValue } from '../../lib/cursor.ts';
+import type { PageRequest } from '../social-store/social-paging.ts';
+import type { MediaProductType, SocialDb } from '../social-store/social-tables.ts';
+
+/** Every line of SQL of the comments subgraph. */
+
+export interface CommentRecord {
+  id: string;
+  mediaId: string;
+  authorId: string;
+  authorUsername: string;
+  parentId: string | null;
+  text: string;
+  hidden: boolean;
+  likeCount: number;
+  timestamp: Date;
+  legacySocialCommentId: string | null;
+  media: CommentMediaFacts;
+}
+
+/** What the comment rules need to know of the media a comment is on, read in the same query. */
+export interface CommentMediaFacts {
+  id: string;
+  ownerId: string;
+  productType: MediaProductType;
+  isLive: boolean;
+  liveEnded: boolean;
+  commentEnabled: boolean;
+  ownerAgeGated: boolean;
+}
+
+function commentQuery(db: SocialDb) {
+  return db
+    .selectFrom('social.comment as c')
+    .innerJoin('social.account as a', 'a.id', 'c.author_id')
+    .innerJoin('social.media as m', 'm.id', 'c.media_id')
+    .innerJoin('social.account as o', 'o.id', 'm.owner_id')
+    .select([
+      'c.id',
+      'c.media_id',
+      'c.author_id',
+      'a.username as author_username',
+      'c.parent_id',
+      'c.text',
+      'c.hidden',
+      'c.like_count',
+      'c.timestamp',
+      'c.legacy_social_comment_id',
+      'm.owner_id',
+      'm.media_product_type',
+      'm.is_live',
+      'm.live_ended_at',
+      'm.comment_enabled',
+      'o.age_gated as owner_age_gated',
+    ])
+    .where('c.deleted_at', 'is', null)
+    .where('m.deleted_at', 'is', null);
+}
+
+type CommentRow = Awaited<ReturnType<ReturnType<typeof commentQuery>['executeTakeFirstOrThrow']>>;
+
+function toComment(row: CommentRow): CommentRecord {
+  return {
+    id: String(row.id),
+    mediaId: String(row.media_id),
+    authorId: String(row.author_id),
+    authorUsername: row.author_username,
+    parentId: row.parent_id === null ? null : String(row.parent_id),
+    text: row.text,
+    hidden: row.hidden,
+    likeCount: row.like_count,
+    timestamp: row.timestamp,
+    legacySocialCommentId: row.legacy_social_comment_id,
+    media: {
+      id: String(row.media_id),
+      ownerId: String(row.owner_id),
+      productType: row.media_product_type,
+      isLive: row.is_live,
+      liveEnded: row.live_ended_at !== null,
+      commentEnabled: row.comment_enabled,
+      ownerAgeGated: row.owner_age_gated,
+    },
+  };
+}
+
+export async function findCommentsByIds(db: SocialDb, ids: readonly string[]): Promise<CommentRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await commentQuery(db).where('c.id', 'in', [...ids]).execute();
+  return rows.map(toComment);
+}
+
+/** Which comments a batched list reads: the top-level comments of media (newest first), or replies (oldest first). */
+export type CommentListKind = 'media' | 'replies';
+
+/**
+ * One page of comments for each of several parents (media or comments) in a single statement: a window function numbers
+ * each parent's comments in list order, and `take` are kept per parent. Rows come back grouped by parent, in reading
+ * order (see social-paging.ts).
+ */
+export async function listCommentsBatch(
+  db: SocialDb,
+  kind: CommentListKind,
+  parentIds: readonly string[],
+  page: PageRequest,
+): Promise<Map<string, CommentRecord[]>> {
+  const byParent = new Map<string, CommentRecord[]>(parentIds.map((id) => [id, []]));
+  if (parentIds.length === 0) return byParent;
+  // Media comments are newest first, replies oldest first; reading backward flips the order.
+  const newestFirst = (kind === 'media') === (page.direction === 'forward');
+  const order = newestFirst ? sql.raw('desc') : sql.raw('asc');
+  const parentColumn = kind === 'media' ? sql.ref('c.media_id') : sql.ref('c.parent_id');
+  let inner = commentQuery(db)
+    .select(sql<number>`row_number() over (partition by ${parentColumn} order by c.timestamp ${order}, c.id ${order})`.as('rn'))
+    .where(parentColumn, 'in', [...parentIds]);
+  inner = kind === 'media' ? inner.where('c.parent_id', 'is', null) : inner;
+  if (page.position) {
+    const [seconds, id] = page.position as [CursorValue, CursorValue];
+    const beyond = newestFirst
+      ? sql<SqlBool>`(c.timestamp, c.id) < (to_timestamp(${seconds}), ${id}::bigint)`
+      : sql<SqlBool>`(c.timestamp, c.id) > (to_timestamp(${seconds}), ${id}::bigint)`;
+    inner = inner.where(beyond);
+  }
+  const rows = await db.selectFrom(inner.as('t')).selectAll().where('t.rn', '<=', page.take).orderBy('t.rn').execute();
+  for (const row of rows) {
+    const comment = toComment(row as CommentRow);
+    const parent = kind === 'media' ? comment.mediaId : comment.parentId!;
+    byParent.get(parent)?.push(comment);
+  }
+  return byParent;
+}
+
+/** Comments (replies included, deleted excluded) on each media object. */
+export async function countCommentsByMedia(db: SocialDb, mediaIds: readonly string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>(mediaIds.map((id) => [id, 0]));
+  if (mediaIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom('social.comment')
+    .select(['media_id', sql<number>`count(*)::int`.as('n')])
+    .where('media_id', 'in', [...mediaIds])
+    .where('deleted_at', 'is', null)
+    .groupBy('media_id')
+    .execute();
+  for (const row of rows) counts.set(String(row.media_id), row.n);
+  return counts;
+}
+
+export async function findMediaFacts(db: SocialDb, ids: readonly string[]): Promise<CommentMediaFacts[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('social.media as m')
+    .innerJoin('social.account as o', 'o.id', 'm.owner_id')
+    .select(['m.id', 'm.owner_id', 'm.media_product_type', 'm.is_live', 'm.live_ended_at', 'm.comment_enabled', 'o.age_gated'])
+    .where('m.id', 'in', [...ids])
+    .where('m.deleted_at', 'is', null)
+    .execute();
+  return rows.map((row) => ({
+    id: String(row.id),
+    ownerId: String(row.owner_id),
+    productType: row.media_product_type,
+    isLive: row.is_live,
+    liveEnded: row.live_ended_at !== null,
+    commentEnabled: row.comment_enabled,
+    ownerAgeGated: row.age_gated,
+  }));
+}
+
+export async function setCommentHidden(db: SocialDb, id: string, hidden: boolean): Promise<void> {
+  await db.updateTable('social.comment').set({ hidden }).where('id', '=', id).execute();
+}
+
+/** Deletes a comment and its replies (soft: rows stay for audit, reads skip them). */
+export async function deleteCommentThread(db: SocialDb, id: string, at: Date): Promise<void> {
+  await db
+    .updateTable('social.comment')
+    .set({ deleted_at: at })
+    .where((eb) => eb.or([eb('id', '=', id), eb('parent_id', '=', id)]))
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/**
+ * Inserts a comment and records the accounts its text @mentions (those that exist), in one transaction. Returns the id.
+ */
+export async function insertComment(
+  db: SocialDb,
+  comment: { mediaId: string; authorId: string; parentId: string | null; text: string; timestamp: Date },
+  mentionedUsernames: readonly string[],
+): Promise<string> {
+  return db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('social.comment')
+      .values({
+        media_id: comment.mediaId,
+        author_id: comment.authorId,
+        parent_id: comment.parentId,
+        text: comment.text,
+        timestamp: comment.timestamp,
+        legacy_social_comment_id: null,
+        deleted_at: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const id = String(inserted.id);
+    // The legacy interface's id of a comment is the new id itself: clients of the older interface look it up by that.
+    await trx.updateTable('social.comment').set({ legacy_social_comment_id: id }).where('id', '=', id).execute();
+    if (mentionedUsernames.length > 0) {
+      const accounts = await trx.selectFrom('social.account').select('id').where('username', 'in', [...mentionedUsernames]).execute();
+      if (accounts.length > 0) {
+        await trx
+          .insertInto('social.mention')
+          .values(accounts.map((account) => ({ account_id: String(account.id), media_id: comment.mediaId, comment_id: id })))
+          .execute();
+      }
+    }
+    return id;
+  });
+}
+
+/** Whether the account was @mentioned in the comment (comment_id given) or in the media's caption (comment_id null). */
+export async function findMention(
+  db: SocialDb,
+  accountId: string,
+  mediaId: string | undefined,
+  commentId: string | null,
+): Promise<{ mediaId: string } | undefined> {
+  let query = db.selectFrom('social.mention').select('media_id').where('account_id', '=', accountId);
+  if (mediaId !== undefined) query = query.where('media_id', '=', mediaId);
+  query = commentId === null ? query.where('comment_id', 'is', null) : query.where('comment_id', '=', commentId);
+  const row = await query.executeTakeFirst();
+  return row ? { mediaId: String(row.media_id) } : undefined;
+}

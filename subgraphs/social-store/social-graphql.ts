@@ -1,0 +1,37 @@
+import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import type { Page } from './social-paging.ts';
+
+/** GraphQL pieces both social subgraphs share. */
+
+/** `DateTime`: ISO 8601 in UTC on output; ISO 8601 text on input. */
+export const DateTimeScalar = new GraphQLScalarType<Date, string>({
+  name: 'DateTime',
+  serialize: (value) => {
+    if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
+    throw new GraphQLError('DateTime cannot represent a value that is not a date');
+  },
+  parseValue: (value) => parseDate(value),
+  parseLiteral: (node) => {
+    if (node.kind !== Kind.STRING) throw new GraphQLError('DateTime must be an ISO 8601 string', { nodes: node });
+    return parseDate(node.value);
+  },
+});
+
+function parseDate(value: unknown): Date {
+  const date = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');
+  return date;
+}
+
+/** A service page as a GraphQL connection (`nodes`, `pageInfo`). */
+export function toConnection<T>(page: Page<T>) {
+  return {
+    nodes: page.items,
+    pageInfo: {
+      startCursor: page.startCursor ?? null,
+      endCursor: page.endCursor ?? null,
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+    },
+  };
+}

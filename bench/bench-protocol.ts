@@ -15,6 +15,8 @@ export interface BenchServerInfo {
   controlUrl: string;
   adminToken: string;
   ids: string[];
+  /** The deep read's account (25 posts × 25 comments × 2 replies) and an own-login token for it. */
+  social: { accountId: string; token: string };
   scrypt: { logN: number; singleHashMs: number; parallelHashesPerSecond: number };
   pid: number;
   node: string;

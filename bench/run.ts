@@ -21,6 +21,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { runCallLoad, runHttpLoad, type LoadResult } from './load.ts';
 import { formatSummary, summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.ts';
 import { GET_QUERY, type LayerResult } from './layers.ts';
+import { DEEP_FIELDS, DEEP_QUERY } from './social-deep-read.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import {
   PROTO_LOADER_OPTIONS,
@@ -50,6 +51,9 @@ const SCENARIO_NAMES = [
   'graphql-gateway-http',
   'grpc-get',
   'rest-create',
+  'social-baseline',
+  'social-rest-deep',
+  'social-graphql-deep',
 ] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -305,7 +309,60 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
     });
   };
 
+  const deepPath = `/v25.0/${info.social.accountId}?fields=${encodeURIComponent(DEEP_FIELDS)}`;
+  const socialAuth = { authorization: `Bearer ${info.social.token}` };
+  const deepGraphqlBody = JSON.stringify({ query: DEEP_QUERY, operationName: 'Deep', variables: { id: info.social.accountId } });
+  const hasDeepRead = (body: unknown) => {
+    const media = (body as { media?: { data?: { comments?: { data?: unknown[] } }[] } }).media?.data;
+    return media?.length === 25 && media.every((m) => m.comments?.data?.length === 25);
+  };
+  const hasDeepGraphql = (body: unknown) => {
+    const media = (body as { data?: { account?: { media?: { nodes?: { comments?: { nodes?: unknown[] } }[] } } } }).data?.account?.media?.nodes;
+    return media?.length === 25 && media.every((m) => m.comments?.nodes?.length === 25);
+  };
+  const socialScenarios: Scenario[] = [
+    {
+      name: 'social-baseline',
+      description: 'deep read by hand: 3 SQL statements (media, windowed comments, windowed replies) + JSON.stringify on node:http',
+      preflight: async () => {
+        await expectJson(await fetch(`${info.baselineUrl}/deep/${info.social.accountId}`), hasDeepRead, 'social-baseline');
+        return undefined;
+      },
+      load: (durationS) =>
+        runHttpLoad({ url: info.baselineUrl, method: 'GET', headers: {}, connections: options.connections, durationS, next: () => ({ path: `/deep/${info.social.accountId}` }) }),
+    },
+    {
+      name: 'social-rest-deep',
+      description: `GET /v25.0/{account}?fields=${DEEP_FIELDS}: REST → gateway → accounts + comments subgraphs (in-process)`,
+      preflight: async () => {
+        await expectJson(await fetch(`${info.restUrl}${deepPath}`, { headers: socialAuth }), hasDeepRead, 'social-rest-deep');
+        return undefined;
+      },
+      load: (durationS) =>
+        runHttpLoad({ url: info.restUrl, method: 'GET', headers: socialAuth, connections: options.connections, durationS, next: () => ({ path: deepPath }) }),
+    },
+    {
+      name: 'social-graphql-deep',
+      description: 'the same deep read as one GraphQL query to the gateway (embedded mode)',
+      preflight: async () => {
+        const response = await fetch(info.gatewayUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...socialAuth }, body: deepGraphqlBody });
+        await expectJson(response, hasDeepGraphql, 'social-graphql-deep');
+        return undefined;
+      },
+      load: (durationS) =>
+        runHttpLoad({
+          url: info.gatewayUrl,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...socialAuth },
+          connections: options.connections,
+          durationS,
+          next: () => ({ body: deepGraphqlBody }),
+        }),
+    },
+  ];
+
   return [
+    ...socialScenarios,
     {
       name: 'baseline',
       description: 'bare node:http handler: the repository SELECT through the same Kysely handle, JSON.stringify',
@@ -611,6 +668,20 @@ async function main(): Promise<void> {
   if (!Number.isNaN(remoteGatewayVsSubgraph)) {
     line('distributed gateway (HTTP hop) / subgraph', remoteGatewayVsSubgraph, byCpu.remoteGatewayVsSubgraph, 'informational');
   }
+  const socialBaseline = byName('social-baseline');
+  const deepRatio = (name: ScenarioName) =>
+    socialBaseline?.result ? (rps(name) ?? Number.NaN) / socialBaseline.result.requestsPerSecond : undefined;
+  const deepCpuRatio = (name: ScenarioName) => cpuPerRequest(socialBaseline) / cpuPerRequest(byName(name));
+  const deep = {
+    restVsBaseline: deepRatio('social-rest-deep'),
+    graphqlVsBaseline: deepRatio('social-graphql-deep'),
+    restVsBaselineByCpu: deepCpuRatio('social-rest-deep'),
+    graphqlVsBaselineByCpu: deepCpuRatio('social-graphql-deep'),
+  };
+  if (deep.restVsBaseline !== undefined) {
+    line('deep read: REST / hand-written SQL', deep.restVsBaseline, deep.restVsBaselineByCpu, 'informational');
+    line('deep read: GraphQL / hand-written SQL', deep.graphqlVsBaseline, deep.graphqlVsBaselineByCpu, 'informational');
+  }
   if (layers) {
     console.log(`\nCPU per GetByID by layer, in-process (no HTTP, no load generator; ${options.connections} in flight):`);
     let previous: number | undefined;
@@ -646,7 +717,7 @@ async function main(): Promise<void> {
     options,
     scrypt: info.scrypt,
     scenarios: reports,
-    ratios: { restVsBaseline, gatewayVsSubgraph, remoteGatewayVsSubgraph },
+    ratios: { restVsBaseline, gatewayVsSubgraph, remoteGatewayVsSubgraph, deepRead: deep },
     ratiosByCpu: byCpu,
     layers,
     targets: {

@@ -31,6 +31,7 @@ import { createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
 import { createThrowawayDatabase } from '../lib/throwaway-database.ts';
 import { readSupergraph } from '../schema/supergraph-config.ts';
 import { createSubgraphs } from '../subgraphs/index.ts';
+import { deepReadBaseline, seedDeepRead } from './social-deep-read.ts';
 import { createSubgraphServer, type SubgraphServer } from '../subgraphs/subgraph-server.ts';
 import { findUserExampleById, insertUserExample, type UsersTables } from '../subgraphs/users/user-example.repository.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
@@ -295,7 +296,11 @@ async function main(): Promise<void> {
     closers.push(() => remote.close());
 
     const usersDb = database.db.withTables<UsersTables>();
-    const baseline: RunningHttpServer = await listen(baselineHandler(usersDb), {
+    const userBaseline = baselineHandler(usersDb);
+    const deepBaseline = deepReadBaseline(database);
+    const baseline: RunningHttpServer = await listen((req, res) => {
+      if (!deepBaseline(req, res)) userBaseline(req, res);
+    }, {
       port: 0,
       host: config.host,
       publicHost: config.publicHost,
@@ -329,6 +334,7 @@ async function main(): Promise<void> {
     const passwordHash = await createPasswordHasher({ logN: config.passwords.scryptLogN }).hash('bench-password-123');
     const ids = await seed(usersDb, passwordHash, records);
     seededIds = ids;
+    const social = await seedDeepRead(database);
 
     const info: BenchServerInfo = {
       type: 'ready',
@@ -343,6 +349,7 @@ async function main(): Promise<void> {
       controlUrl: control.url,
       adminToken,
       ids,
+      social,
       scrypt,
       pid: process.pid,
       node: process.version,

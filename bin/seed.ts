@@ -6,6 +6,8 @@
 import { ADMIN_ROLE, ANONYMOUS, createTokenService } from '../lib/auth.ts';
 import { createDatabase, migrateToLatest } from '../lib/database.ts';
 import { AlreadyExistsError } from '../lib/errors.ts';
+import { createCursorCodec } from '../lib/cursor.ts';
+import { createAccountEdgesService } from '../subgraphs/accounts/account-edges.service.ts';
 import { ALL_MIGRATIONS, createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
 import {
   loadSocialDemoGraph,
@@ -54,6 +56,10 @@ try {
 async function seedSocialGraph() {
   const db = database.db.withTables<SocialTables>();
   const graph = await loadSocialDemoGraph(db, createSocialGraphBuilder(db));
+  // Events, hashtag searches, agencies, ad accounts and 35 days of insights (idempotent).
+  const edges = await createAccountEdgesService({ db, codec: createCursorCodec(config.social.cursorSecret), now: () => new Date() }).seedDemoEdges(
+    graph.accounts.bluebottle,
+  );
   const socialTokens = createSocialTokens(database);
   const issue = (loginType: 'own' | 'parent', subjectId: string, permissions: readonly string[], label: string) =>
     socialTokens.issue({ loginType, subjectId, permissions, expiresInSeconds: config.social.tokenLifetimeSeconds, label });
@@ -66,7 +72,7 @@ async function seedSocialGraph() {
       ownLogin: `http://${config.publicHost}:${config.rest.port}`,
       parentPlatform: `http://${config.publicHost}:${config.social.parentPort}`,
     },
-    ids: graph,
+    ids: { ...graph, upcomingEvents: edges.eventIds, adAccounts: edges.adAccountIds },
     tokens: {
       ownLogin: {
         mediaOwner: await own(OWN_LOGIN_PERMISSIONS, 'seed: bluebottle, every permission'),

@@ -54,7 +54,9 @@ export function createSubgraphs(deps: SubgraphDeps, names?: readonly SubgraphNam
       codec: createCursorCodec(deps.config.social.cursorSecret),
       now,
     };
-    if (wanted.has('accounts')) subgraphs.accounts = createAccountsSubgraph(social);
+    if (wanted.has('accounts')) {
+      subgraphs.accounts = createAccountsSubgraph({ ...social, publishingQuota: deps.config.social.publishingQuota });
+    }
     if (wanted.has('comments')) subgraphs.comments = createCommentsSubgraph(social);
   }
   return subgraphs;

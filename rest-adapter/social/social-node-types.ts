@@ -35,6 +35,8 @@ export interface EdgeField {
   timeWindow?: boolean;
   /** Paging carries cursors but no next/previous links (§3.2: tags). */
   cursorsOnly?: boolean;
+  /** Further modifiers the edge takes, by name: the GraphQL argument and its type (`authorized_adaccounts.business(x)`). */
+  arguments?: Readonly<Record<string, { argument: string; type: 'String' | 'ID' }>>;
 }
 
 /**
@@ -159,7 +161,67 @@ export const ACCOUNT_NODE: NodeType = {
       argument: 'mediaId',
       argumentType: 'ID',
     },
+    upcoming_events: { kind: 'edge', graphql: 'upcomingEvents', type: () => UPCOMING_EVENT_NODE },
+    agencies: { kind: 'edge', graphql: 'agencies', type: () => BUSINESS_NODE },
+    authorized_adaccounts: {
+      kind: 'edge',
+      graphql: 'authorizedAdAccounts',
+      type: () => AD_ACCOUNT_NODE,
+      arguments: { business: { argument: 'business', type: 'ID' } },
+    },
   },
+};
+
+/** An event an account hosts; GET lists every field (reference §2.2). */
+export const UPCOMING_EVENT_NODE: NodeType = {
+  name: 'UpcomingEvent',
+  defaultFields: ['id', 'title', 'start_time', 'end_time', 'notification_subtypes', 'notification_target_time'],
+  fields: {
+    id: scalar('id'),
+    title: scalar('title'),
+    start_time: scalar('startTime', 'timestamp'),
+    end_time: scalar('endTime', 'timestamp'),
+    notification_subtypes: scalar('notificationSubtypes'),
+    notification_target_time: scalar('notificationTargetTime'),
+  },
+};
+
+export const BUSINESS_NODE: NodeType = {
+  name: 'Business',
+  defaultFields: ['id', 'name'],
+  fields: { id: scalar('id'), name: scalar('name') },
+};
+
+export const AD_ACCOUNT_NODE: NodeType = {
+  name: 'AdAccount',
+  defaultFields: ['id', 'account_id'],
+  fields: {
+    id: scalar('id'),
+    account_id: scalar('accountId'),
+    name: scalar('name'),
+    currency: scalar('currency'),
+    timezone_name: scalar('timezoneName'),
+    account_status: scalar('accountStatus'),
+  },
+};
+
+/** A publishing container (GET /<container_id>?fields=status_code). */
+export const CONTAINER_NODE: NodeType = {
+  name: 'SocialContainer',
+  defaultFields: ['id'],
+  fields: {
+    id: scalar('id'),
+    status_code: scalar('statusCode'),
+    media_type: scalar('mediaType'),
+    caption: scalar('caption'),
+    published_media_id: scalar('publishedMediaId'),
+  },
+};
+
+export const HASHTAG_NODE: NodeType = {
+  name: 'SocialHashtag',
+  defaultFields: ['id'],
+  fields: { id: scalar('id'), name: scalar('name') },
 };
 
 export const PAGE_NODE: NodeType = {

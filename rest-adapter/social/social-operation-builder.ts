@@ -30,6 +30,8 @@ export interface PlanField {
   /** Edges: the nested selection as written, and the limit asked for, to repeat them in next/previous links. */
   selection?: FieldSelection[] | undefined;
   limit?: string | undefined;
+  /** Edges: the other modifiers a link must repeat as parameters (`since`, `until`, `business`). */
+  linkParameters?: [string, string][];
   /** Edges under a parameterised expansion (business_discovery, mentioned_*) page with cursors only (§3.2). */
   cursorsOnly?: boolean;
 }
@@ -155,8 +157,19 @@ function buildField(
       return { text: `${head}${argument} ${inner.text}`, plan: { key, name: field.name, spec, children: inner.plan } };
     }
     case 'edge': {
-      checkModifiers(field, spec.timeWindow ? ['limit', 'after', 'before', 'since', 'until'] : ['limit', 'after', 'before']);
+      const extra = Object.keys(spec.arguments ?? {});
+      checkModifiers(field, [...(spec.timeWindow ? ['limit', 'after', 'before', 'since', 'until'] : ['limit', 'after', 'before']), ...extra]);
       const args: string[] = [];
+      const linkParameters: [string, string][] = [];
+      for (const name of ['since', 'until', ...extra]) {
+        const value = modifier(field, name)?.argument;
+        if (value !== undefined) linkParameters.push([name, value]);
+      }
+      for (const name of extra) {
+        const value = modifier(field, name)?.argument;
+        const { argument, type } = spec.arguments![name]!;
+        if (value !== undefined) args.push(`${argument}: ${variables.add(type, value)}`);
+      }
       const limit = modifier(field, 'limit')?.argument;
       if (limit !== undefined) args.push(`first: ${variables.add('Int', parseLimit(limit))}`);
       for (const name of ['after', 'before', 'since', 'until'] as const) {
@@ -174,6 +187,7 @@ function buildField(
           children: inner.plan,
           selection: field.selection,
           limit,
+          linkParameters,
           cursorsOnly: inherited.cursorsOnly || spec.cursorsOnly === true,
         },
       };

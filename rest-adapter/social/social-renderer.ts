@@ -71,6 +71,7 @@ function nestedUrl(field: PlanField, parentId: string, links: RenderLinks): URL 
   const url = links.edgeUrl(parentId, field.name);
   if (field.selection) url.searchParams.set('fields', serializeFields(field.selection));
   if (field.limit !== undefined) url.searchParams.set('limit', field.limit);
+  for (const [name, value] of field.linkParameters ?? []) url.searchParams.set(name, value);
   return url;
 }
 

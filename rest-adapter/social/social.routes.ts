@@ -1,5 +1,6 @@
 import { parse as parseLossless } from 'lossless-json';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { formatGraphTimestamp } from '../../lib/graph-time.ts';
 import { kindOfSocialId } from '../../lib/social-ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { SocialHost } from '../../subgraphs/social-store/social-access.ts';
@@ -12,12 +13,15 @@ import type { RateScope, SocialRateLimiter } from './social-rate-limiter.ts';
 import {
   ACCOUNT_NODE,
   COMMENT_NODE,
+  CONTAINER_NODE,
+  HASHTAG_NODE,
   MEDIA_NODE,
   PLATFORM_USER_NODE,
   type EdgeField,
   type NodeType,
 } from './social-node-types.ts';
-import { buildSelection, GraphReplyError, VariableBag, type PlanField } from './social-operation-builder.ts';
+import { buildTimePaging, graphPage } from '../graph-paging.ts';
+import { buildSelection, GraphReplyError, parseLimit, VariableBag, type PlanField } from './social-operation-builder.ts';
 import { renderEdge, renderNode, type Connection, type RenderLinks } from './social-renderer.ts';
 
 /**
@@ -42,7 +46,7 @@ export interface SocialRoutesDeps {
 
 const VERSION = /^v\d+\.\d+$/;
 /** Parameters that are about the request rather than the object (never taken as an attempted update). */
-const REQUEST_PARAMETERS = new Set(['access_token', 'appsecret_proof', 'fields', 'pretty', 'format', 'method', 'suppress_http_code']);
+const REQUEST_PARAMETERS = new Set(['access_token', 'appsecret_proof', 'fields', 'pretty', 'format', 'method', 'suppress_http_code', 'ad_id']);
 /** Paths of other areas that the social router leaves alone. */
 const OTHER_AREAS = /^\/(api|1\.1|health)(\/|$)/;
 
@@ -110,10 +114,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   }
 
   /** GET of a node's list edge: `{data, paging}` whose links repeat the request. */
-  function readEdge(edgeName: string): EdgeRoute['get'] {
+  function readEdge(edgeName: string, extra: FieldModifier[] = []): EdgeRoute['get'] {
     return async (request, root) => {
       const spec = root.type.fields[edgeName] as EdgeField;
-      const modifiers: FieldModifier[] = [];
+      const modifiers: FieldModifier[] = [...extra];
       const allowed = spec.timeWindow ? ['limit', 'after', 'before', 'since', 'until'] : ['limit', 'after', 'before'];
       for (const name of allowed) {
         const value = request.params[name];
@@ -162,8 +166,146 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     children: { get: readEdge('children') },
   };
 
+  /** GET /<account>/insights: metrics over a time window; paging moves the window (reference §2.2). */
+  async function readInsights(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const p = request.params;
+    const variables = new VariableBag();
+    const rootField = root.field(variables);
+    const args = [
+      ['metric', '[String!]', p.metric === undefined ? null : list(p.metric)],
+      ['period', 'String', p.period ?? null],
+      ['metricType', 'String', p.metric_type ?? null],
+      ['breakdown', '[String!]', p.breakdown === undefined ? null : list(p.breakdown)],
+      ['timeframe', 'String', p.timeframe ?? null],
+      ['since', 'String', p.since ?? null],
+      ['until', 'String', p.until ?? null],
+    ] as const;
+    const argText = args.map(([name, type, value]) => `${name}: ${variables.add(type, value)}`).join(', ');
+    const query =
+      `query Social${variables.declare()} { node: ${rootField} { id insights(${argText}) { ` +
+      'data { id name period title description values { value endTime } totalValue { value breakdowns { dimensionKeys results { dimensionValues value } } } } ' +
+      'window { since until hasPrevious hasNext } } } }';
+    const data = await run(request, query, variables.values);
+    const insights = (data.node as { insights: InsightsResult } | null)?.insights;
+    if (!insights) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    return graphPage(
+      insights.data.map(renderInsight),
+      buildTimePaging({ requestUrl: request.links.requestUrl, ...insights.window }),
+    );
+  }
+
+  /** GET /<account>/content_publishing_limit: `{data: [{quota_usage, config?}]}`. */
+  async function readPublishingLimit(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const fields = fieldsOf(request.params) ?? [{ name: 'quota_usage', modifiers: [], selection: undefined, position: 0 }];
+    for (const field of fields) {
+      if (field.name !== 'quota_usage' && field.name !== 'config') {
+        throw new GraphReplyError(errors.unknownField(field.name, 'ContentPublishingLimit'));
+      }
+    }
+    const variables = new VariableBag();
+    const rootField = root.field(variables);
+    const since = variables.add('String', request.params.since ?? null);
+    const query = `query Social${variables.declare()} { node: ${rootField} { id contentPublishingLimit(since: ${since}) { quotaUsage config { quotaTotal quotaDuration } } } }`;
+    const data = await run(request, query, variables.values);
+    const limit = (data.node as { contentPublishingLimit: { quotaUsage: number; config: { quotaTotal: number; quotaDuration: number } } } | null)
+      ?.contentPublishingLimit;
+    if (!limit) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    const item: Record<string, unknown> = {};
+    for (const field of fields) {
+      if (field.name === 'quota_usage') item.quota_usage = limit.quotaUsage;
+      else item.config = { quota_total: limit.config.quotaTotal, quota_duration: limit.config.quotaDuration };
+    }
+    return { data: [item] };
+  }
+
+  /** GET /<account>/recently_searched_hashtags: `{data: [{id}]}` (default 25, at most 30; no paging). */
+  async function readRecentHashtags(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const variables = new VariableBag();
+    const rootField = root.field(variables);
+    const first = request.params.limit === undefined ? null : parseLimit(request.params.limit);
+    const limitVariable = variables.add('Int', first);
+    const { text, plan } = buildSelection(HASHTAG_NODE, fieldsOf(request.params), variables);
+    const data = await run(
+      request,
+      `query Social${variables.declare()} { node: ${rootField} { id recentlySearchedHashtags(first: ${limitVariable}) ${text} } }`,
+      variables.values,
+    );
+    const hashtags = (data.node as { recentlySearchedHashtags: Record<string, unknown>[] } | null)?.recentlySearchedHashtags;
+    if (!hashtags) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    return { data: hashtags.map((hashtag) => renderNode(plan, hashtag, request.links)) };
+  }
+
+  /** POST /<account>/media: a publishing container from the reference's parameters. */
+  async function createContainer(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const p = request.params;
+    const input = {
+      imageUrl: p.image_url ?? null,
+      videoUrl: p.video_url ?? null,
+      uploadMediaId: p.upload_media_id ?? null,
+      mediaType: p.media_type ?? null,
+      caption: p.caption ?? null,
+      isCarouselItem: optionalBoolean('is_carousel_item', p.is_carousel_item),
+      children: p.children === undefined ? null : list(p.children),
+      userTags: p.user_tags === undefined ? null : jsonParameter('user_tags', p.user_tags),
+      collaborators: p.collaborators === undefined ? null : list(p.collaborators),
+      locationId: p.location_id ?? null,
+      coverUrl: p.cover_url ?? null,
+      thumbOffset: p.thumb_offset === undefined ? null : parseLimit(p.thumb_offset),
+      shareToFeed: optionalBoolean('share_to_feed', p.share_to_feed),
+      audioName: p.audio_name ?? null,
+      altText: p.alt_text ?? null,
+    };
+    return idOnly(request, 'createMediaContainer', { accountId: ['ID!', root.segment], input: ['MediaContainerInput!', input] });
+  }
+
   const ACCOUNT_EDGES: Record<string, EdgeRoute> = {
-    media: { get: readEdge('media') },
+    media: { get: readEdge('media'), post: createContainer },
+    media_publish: {
+      post: (request, root) =>
+        idOnly(request, 'publishMediaContainer', { accountId: ['ID!', root.segment], creationId: ['ID', request.params.creation_id ?? null] }),
+    },
+    insights: { get: readInsights },
+    content_publishing_limit: { get: readPublishingLimit },
+    recently_searched_hashtags: { get: readRecentHashtags },
+    upcoming_events: {
+      get: readEdge('upcoming_events'),
+      post: (request, root) => {
+        const p = request.params;
+        return idOnly(request, 'createUpcomingEvent', {
+          accountId: ['ID!', root.segment],
+          input: [
+            'UpcomingEventInput!',
+            {
+              title: p.title ?? null,
+              startTime: p.start_time ?? null,
+              endTime: p.end_time ?? null,
+              notificationSubtypes: p.notification_subtypes === undefined ? null : list(p.notification_subtypes),
+              notificationTargetTime: p.notification_target_time ?? null,
+            },
+          ],
+        });
+      },
+    },
+    agencies: { get: readEdge('agencies') },
+    authorized_adaccounts: {
+      get: (request, root) => {
+        const business = request.params.business;
+        return readEdge('authorized_adaccounts', business === undefined ? [] : [{ name: 'business', argument: business, position: 0 }])!(request, root);
+      },
+      post: async (request, root) => {
+        const result = await mutate(
+          request,
+          'authorizeAdAccount',
+          {
+            accountId: ['ID!', root.segment],
+            adAccountId: ['ID', request.params.account_id ?? null],
+            business: ['ID', request.params.business ?? null],
+          },
+          '{ success }',
+        );
+        return { success: result.success };
+      },
+    },
     stories: { get: readEdge('stories') },
     live_media: { get: readEdge('live_media') },
     tags: { get: readEdge('tags') },
@@ -196,6 +338,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       case 'account':
         root = { segment, field: (v) => `account(id: ${id(v)})`, type: ACCOUNT_NODE };
         edges = ACCOUNT_EDGES;
+        break;
+      case 'container':
+        root = { segment, field: (v) => `mediaContainer(id: ${id(v)})`, type: CONTAINER_NODE };
+        edges = {};
         break;
       case 'me':
         if (request.host === 'parent') {
@@ -237,9 +383,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   function readList(listName: string): EdgeRoute['get'] {
     return async (request, root) => {
       const variables = new VariableBag();
+      const rootField = root.field(variables);
       const list: FieldSelection = { name: listName, modifiers: [], selection: fieldsOf(request.params), position: 0 };
       const { text, plan } = buildSelection(root.type, [list], variables);
-      const data = await run(request, `query Social${variables.declare()} { node: ${root.field(variables)} ${text} }`, variables.values);
+      const data = await run(request, `query Social${variables.declare()} { node: ${rootField} ${text} }`, variables.values);
       const node = data.node as Record<string, unknown> | null;
       if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
       return renderNode(plan, node, request.links)[listName] ?? { data: [] };
@@ -366,6 +513,76 @@ function isUnavailable(error: unknown): boolean {
 function fieldsOf(params: Params): FieldSelection[] | undefined {
   const fields = params.fields;
   return fields === undefined || fields.trim() === '' ? undefined : parseFields(fields);
+}
+
+/** A list parameter: a JSON array, or a comma-separated list. */
+function list(text: string): string[] {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      // Numbers keep their digits: lists carry 64-bit ids.
+      parsed = parseLossless(trimmed, undefined, (digits: string) => digits);
+    } catch {
+      throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', 'A list parameter must be a JSON array or a comma-separated list.'));
+    }
+    if (Array.isArray(parsed)) return parsed.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+  }
+  return trimmed === '' ? [] : trimmed.split(',').map((item) => item.trim());
+}
+
+function jsonParameter(name: string, text: string): unknown {
+  try {
+    return parseLossless(text, undefined, (digits: string) => Number(digits));
+  } catch {
+    throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The parameter ${name} must be valid JSON.`));
+  }
+}
+
+function optionalBoolean(name: string, text: string | undefined): boolean | null {
+  if (text === undefined) return null;
+  const value = parseBoolean(text);
+  if (value === undefined) throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `${name} must be true or false, got "${text}".`));
+  return value;
+}
+
+interface InsightsResult {
+  data: {
+    id: string;
+    name: string;
+    period: string;
+    title: string;
+    description: string;
+    values: { value: unknown; endTime: string }[] | null;
+    totalValue: {
+      value: number;
+      breakdowns: { dimensionKeys: string[]; results: { dimensionValues: string[]; value: number }[] }[] | null;
+    } | null;
+  }[];
+  window: { since: number; until: number; hasPrevious: boolean; hasNext: boolean };
+}
+
+/** One insights metric in the Graph shape (keys in the reference's order). */
+function renderInsight(metric: InsightsResult['data'][number]): Record<string, unknown> {
+  return {
+    name: metric.name,
+    period: metric.period,
+    ...(metric.values && { values: metric.values.map((v) => ({ value: v.value, end_time: formatGraphTimestamp(new Date(v.endTime)) })) }),
+    ...(metric.totalValue && {
+      total_value: {
+        value: metric.totalValue.value,
+        ...(metric.totalValue.breakdowns && {
+          breakdowns: metric.totalValue.breakdowns.map((b) => ({
+            dimension_keys: b.dimensionKeys,
+            results: b.results.map((r) => ({ dimension_values: r.dimensionValues, value: r.value })),
+          })),
+        }),
+      },
+    }),
+    title: metric.title,
+    description: metric.description,
+    id: metric.id,
+  };
 }
 
 /** Graph booleans: true/false (any case) and 1/0. */

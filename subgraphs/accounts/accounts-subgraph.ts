@@ -9,6 +9,7 @@ import { createSocialAccess } from '../social-store/social-access.ts';
 import { createViewerOf } from '../social-store/social-request.ts';
 import type { SocialTables } from '../social-store/social-tables.ts';
 import type { Subgraph } from '../subgraph.ts';
+import { createAccountEdgesService } from './account-edges.service.ts';
 import { createAccountsContext, type AccountsContext } from './accounts-context.ts';
 import { accountsResolvers } from './accounts.resolvers.ts';
 import { createAccountsService, type AccountsService } from './accounts.service.ts';
@@ -21,6 +22,8 @@ export interface AccountsSubgraphDeps {
   socialTokens: SocialTokenService;
   codec: CursorCodec;
   now: () => Date;
+  /** Posts per rolling 24 hours (SOCIAL_PUBLISHING_QUOTA). */
+  publishingQuota: number;
 }
 
 export interface AccountsSubgraph extends Subgraph<AccountsContext> {
@@ -31,7 +34,8 @@ export interface AccountsSubgraph extends Subgraph<AccountsContext> {
 export function createAccountsSubgraph(deps: AccountsSubgraphDeps): AccountsSubgraph {
   const db = deps.database.db.withTables<SocialTables>();
   const access = createSocialAccess(db);
-  const service = createAccountsService({ db, codec: deps.codec, now: deps.now });
+  const edges = createAccountEdgesService({ db, codec: deps.codec, now: deps.now, publishingQuota: deps.publishingQuota });
+  const service = createAccountsService({ db, codec: deps.codec, now: deps.now, edges });
   const schema = buildSubgraphSchema([{ typeDefs: accountsTypeDefs, resolvers: accountsResolvers } as GraphQLSchemaModule]);
   return {
     name: 'accounts',

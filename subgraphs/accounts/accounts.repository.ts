@@ -65,7 +65,7 @@ function accountQuery(db: SocialDb) {
       // Media published on the account: feed and reels, not stories, not carousel children, not deleted.
       sql<number>`(select count(*)::int from social.media m
         where m.owner_id = a.id and m.deleted_at is null and m.media_product_type <> 'STORY'
-        and m.carousel_parent_id is null)`.as('media_count'),
+        and m.carousel_parent_id is null and (m.is_live = false or m.live_ended_at is not null))`.as('media_count'),
     ]);
 }
 
@@ -232,6 +232,7 @@ export async function countMediaNewerThan(db: SocialDb, ownerId: string, seconds
     .where('m.deleted_at', 'is', null)
     .where('m.media_product_type', '<>', 'STORY')
     .where('m.carousel_parent_id', 'is', null)
+    .where((eb) => eb.or([eb('m.is_live', '=', false), eb('m.live_ended_at', 'is not', null)]))
     .where(sql<SqlBool>`(m.timestamp, m.id) > (to_timestamp(${seconds}), ${id}::bigint)`)
     .executeTakeFirstOrThrow();
   return row.n;

@@ -1,6 +1,8 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { authorize } from '../social-store/social-access.ts';
-import { DateTimeScalar, toConnection } from '../social-store/social-graphql.ts';
+import { DateTimeScalar, JSONScalar, toConnection } from '../social-store/social-graphql.ts';
+import type { PageArgs } from '../social-store/social-paging.ts';
+import type { CreateContainerInput, CreateUpcomingEventInput, InsightsParams } from './account-edges.service.ts';
 import type { AccountRecord } from './accounts.repository.ts';
 import type { AccountsContext } from './accounts-context.ts';
 import type { AccountView, MediaPageArgs, MediaView } from './accounts.service.ts';
@@ -34,6 +36,26 @@ export const accountsResolvers: GraphQLResolverMap<AccountsContext> = {
       context.accounts.platformUser(await context.viewer()),
     media: async (_: unknown, args: { id: string }, context: AccountsContext) =>
       context.accounts.media(await context.viewer(), args.id),
+    mediaContainer: async (_: unknown, args: { id: string }, context: AccountsContext) =>
+      context.accounts.container(await context.viewer(), args.id),
+  },
+  Mutation: {
+    createMediaContainer: async (_: unknown, args: { accountId: string; input: CreateContainerInput }, context: AccountsContext) =>
+      context.accounts.createContainer(await context.viewer(), args.accountId, args.input),
+    publishMediaContainer: async (_: unknown, args: { accountId: string; creationId?: string | null }, context: AccountsContext) =>
+      context.accounts.publishContainer(await context.viewer(), args.accountId, args.creationId),
+    createUpcomingEvent: async (_: unknown, args: { accountId: string; input: CreateUpcomingEventInput }, context: AccountsContext) =>
+      context.accounts.createUpcomingEvent(await context.viewer(), args.accountId, args.input),
+    authorizeAdAccount: async (
+      _: unknown,
+      args: { accountId: string; adAccountId?: string | null; business?: string | null },
+      context: AccountsContext,
+    ) => ({
+      success: await context.accounts.authorizeAdAccount(await context.viewer(), args.accountId, {
+        adAccountId: args.adAccountId ?? null,
+        businessId: args.business ?? null,
+      }),
+    }),
   },
   Account: {
     __resolveReference: async (reference: { id: string }, context: AccountsContext) => {
@@ -69,7 +91,20 @@ export const accountsResolvers: GraphQLResolverMap<AccountsContext> = {
       context.accounts.businessDiscovery(await context.viewer(), view, args.username),
     mentionedMedia: async (view: AccountView, args: { mediaId?: string | null }, context: AccountsContext) =>
       context.accounts.mentionedMedia(await context.viewer(), view, args.mediaId),
+    insights: async (view: AccountView, args: InsightsParams, context: AccountsContext) =>
+      context.accounts.insights(await context.viewer(), view, args),
+    contentPublishingLimit: async (view: AccountView, args: { since?: string | null }, context: AccountsContext) =>
+      context.accounts.contentPublishingLimit(await context.viewer(), view, args.since),
+    recentlySearchedHashtags: async (view: AccountView, args: { first?: number | null }, context: AccountsContext) =>
+      context.accounts.recentlySearchedHashtags(await context.viewer(), view, args.first),
+    upcomingEvents: async (view: AccountView, args: PageArgs, context: AccountsContext) =>
+      toConnection(await context.accounts.upcomingEvents(await context.viewer(), view, args)),
+    agencies: async (view: AccountView, args: PageArgs, context: AccountsContext) =>
+      toConnection(await context.accounts.agencies(await context.viewer(), view, args)),
+    authorizedAdAccounts: async (view: AccountView, args: PageArgs & { business?: string | null }, context: AccountsContext) =>
+      toConnection(await context.accounts.authorizedAdAccounts(await context.viewer(), view, args.business, args)),
   },
+  JSON: JSONScalar,
   Media: {
     __resolveReference: async (reference: { id: string }, context: AccountsContext) => {
       const media = await context.mediaLoader.load(reference.id);

@@ -12,6 +12,14 @@ import {
 import { socialErrors } from '../social-store/social-errors.ts';
 import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits } from '../social-store/social-paging.ts';
 import type { SocialDb } from '../social-store/social-tables.ts';
+import type {
+  AccountEdgesService,
+  AuthorizeAdAccountInput,
+  CreateContainerInput,
+  CreateUpcomingEventInput,
+  InsightsParams,
+  MediaContainer,
+} from './account-edges.service.ts';
 import {
   countMediaNewerThan,
   findAccountByUsername,
@@ -67,6 +75,8 @@ export interface AccountsServiceDeps {
   db: SocialDb;
   codec: CursorCodec;
   now: () => Date;
+  /** The domain rules of the remaining edges (events, hashtags, ads, publishing, insights). */
+  edges: AccountEdgesService;
 }
 
 export interface MediaPageArgs extends PageArgs {
@@ -82,7 +92,26 @@ const LIST_OPERATION: Record<Exclude<MediaListKind, 'children'>, SocialOperation
 };
 
 export function createAccountsService(deps: AccountsServiceDeps) {
-  const { db, codec, now } = deps;
+  const { db, codec, now, edges } = deps;
+
+  /** An edge of a managed account: the field must exist for the view and the viewer must hold the operation. */
+  function edgeOf(viewer: Viewer, view: AccountView, field: string, operation: SocialOperation): string {
+    if (view.scope === 'public') throw socialErrors.unknownField(field, NODE_TYPES.account);
+    authorize(viewer, operation, { accountId: view.account.id });
+    return view.account.id;
+  }
+
+  /** A write to an account's edge: the account must be one the viewer acts for (else "does not exist" for a post). */
+  function writeTo(viewer: Viewer, accountId: string, operation: SocialOperation): string {
+    if (!isSocialId(accountId, 'account')) throw socialErrors.unknownObject(accountId, 'post');
+    authorize(viewer, operation, { accountId, method: 'post' });
+    return accountId;
+  }
+
+  /** The parent-platform conditions of upcoming events: the account's page must belong to a business. */
+  function requireBusinessPage(viewer: Viewer, accountId: string): void {
+    if (viewer.host === 'parent' && viewer.pageRoles.get(accountId)?.businessId === null) throw socialErrors.notAllowed();
+  }
 
   function parseTime(name: string, value: string | null | undefined): number | undefined {
     if (value === undefined || value === null) return undefined;
@@ -200,18 +229,20 @@ export function createAccountsService(deps: AccountsServiceDeps) {
       if (!found || found.accountType === 'PERSONAL' || found.ageGated || !found.isPublished) {
         throw socialErrors.invalidParameter('username', `Cannot find User with username: ${username}`);
       }
-      return { account: found, scope: managesAccount(viewer, found.id) ? 'managed' : 'public' };
+      // Public fields only, even for an account the viewer also acts for: the edge shows what anyone may discover.
+      return { account: found, scope: 'public' };
     },
 
     /** mentioned_media.media_id(x): a media object in whose caption the account was @mentioned. */
     async mentionedMedia(viewer: Viewer, view: AccountView, mediaId: string | null | undefined): Promise<MediaView> {
       this.checkField(view, 'mentioned_media');
-      authorize(viewer, 'readMentioned', { accountId: view.account.id });
+      authorize(viewer, 'readMentionedMedia', { accountId: view.account.id });
       if (mediaId === undefined || mediaId === null || mediaId === '') throw socialErrors.missingParameter('media_id');
       if (!isSocialId(mediaId, 'media')) throw socialErrors.unknownObject(mediaId);
       const [media] = await findMediaByIds(db, [mediaId]);
       if (!media || !(await isMentionedInCaption(db, view.account.id, mediaId))) throw socialErrors.unknownObject(mediaId);
-      return { media, owned: managesAccount(viewer, media.ownerId) };
+      // "The app user" of this edge is the mentioned account: only its own media keeps `@` and shows `owner`.
+      return { media, owned: media.ownerId === view.account.id };
     },
 
     /** A media object by id (GET /<media_id>): media of an account the viewer acts for. */
@@ -236,6 +267,72 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     /** GET /me/accounts on the parent-platform host: the user's pages, each with its linked account if the token may read it. */
     async userPages(viewer: Viewer) {
       return listUserPages(db, viewer.subjectId);
+    },
+
+    async insights(viewer: Viewer, view: AccountView, params: InsightsParams) {
+      return edges.insights(edgeOf(viewer, view, 'insights', 'readInsights'), params);
+    },
+
+    async contentPublishingLimit(viewer: Viewer, view: AccountView, since: string | null | undefined) {
+      return edges.contentPublishingLimit(edgeOf(viewer, view, 'content_publishing_limit', 'readPublishingLimit'), since);
+    },
+
+    async recentlySearchedHashtags(viewer: Viewer, view: AccountView, limit: number | null | undefined) {
+      return edges.recentlySearchedHashtags(edgeOf(viewer, view, 'recently_searched_hashtags', 'readRecentHashtags'), limit);
+    },
+
+    async upcomingEvents(viewer: Viewer, view: AccountView, args: PageArgs) {
+      const accountId = edgeOf(viewer, view, 'upcoming_events', 'upcomingEvents');
+      requireBusinessPage(viewer, accountId);
+      return edges.listUpcomingEvents(accountId, args);
+    },
+
+    async createUpcomingEvent(viewer: Viewer, accountId: string, input: CreateUpcomingEventInput) {
+      writeTo(viewer, accountId, 'upcomingEvents');
+      requireBusinessPage(viewer, accountId);
+      return edges.createUpcomingEvent(accountId, input);
+    },
+
+    async agencies(viewer: Viewer, view: AccountView, args: PageArgs) {
+      return edges.agencies(edgeOf(viewer, view, 'agencies', 'readAgencies'), args);
+    },
+
+    async authorizedAdAccounts(viewer: Viewer, view: AccountView, business: string | null | undefined, args: PageArgs) {
+      return edges.authorizedAdAccounts(edgeOf(viewer, view, 'authorized_adaccounts', 'adAccounts'), business ?? undefined, args);
+    },
+
+    /** POST authorized_adaccounts: the app user must administer the business whose ad account it authorises. */
+    async authorizeAdAccount(viewer: Viewer, accountId: string, input: AuthorizeAdAccountInput): Promise<true> {
+      writeTo(viewer, accountId, 'adAccounts');
+      if (!input.businessId) throw socialErrors.missingParameter('business');
+      if (!(await administeredBusinesses(db, viewer)).includes(input.businessId)) throw socialErrors.notAllowed();
+      return edges.authorizeAdAccount(accountId, input);
+    },
+
+    async createContainer(viewer: Viewer, accountId: string, input: CreateContainerInput): Promise<MediaContainer> {
+      return edges.createContainer(writeTo(viewer, accountId, 'publish'), input);
+    },
+
+    async publishContainer(viewer: Viewer, accountId: string, creationId: string | null | undefined): Promise<MediaView> {
+      const published = await edges.publishContainer(writeTo(viewer, accountId, 'publish'), creationId);
+      const [media] = await findMediaByIds(db, [published.id]);
+      return { media: media!, owned: true };
+    },
+
+    /** GET /<container_id>: a container of an account the viewer acts for. */
+    async container(viewer: Viewer, id: string): Promise<MediaContainer> {
+      if (!isSocialId(id, 'container')) throw socialErrors.unknownObject(id);
+      for (const accountId of viewer.managedAccountIds) {
+        try {
+          const container = await edges.getContainer(accountId, id);
+          authorize(viewer, 'publish', { accountId, objectId: id });
+          return container;
+        } catch (error) {
+          if ((error as { details?: { reason?: string } }).details?.reason === 'UNKNOWN_OBJECT') continue;
+          throw error;
+        }
+      }
+      throw socialErrors.unknownObject(id);
     },
 
     /** A media object reached as a federation entity (a comment's media). */

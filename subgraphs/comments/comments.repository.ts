@@ -114,6 +114,8 @@ export async function listCommentsBatch(
     .select(sql<number>`row_number() over (partition by ${parentColumn} order by c.timestamp ${order}, c.id ${order})`.as('rn'))
     .where(parentColumn, 'in', [...parentIds]);
   inner = kind === 'media' ? inner.where('c.parent_id', 'is', null) : inner;
+  // Comments of a live video are gone once the broadcast has ended (reference §1.3).
+  inner = inner.where((eb) => eb.or([eb('m.is_live', '=', false), eb('m.live_ended_at', 'is', null)]));
   if (page.position) {
     const [seconds, id] = page.position as [CursorValue, CursorValue];
     const beyond = newestFirst

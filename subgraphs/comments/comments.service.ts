@@ -75,7 +75,9 @@ export function createCommentsService(deps: CommentsServiceDeps) {
   }
 
   async function create(mediaId: string, authorId: string, parentId: string | null, text: string): Promise<CommentRecord> {
-    const id = await insertComment(db, { mediaId, authorId, parentId, text, timestamp: now() }, mentionedUsernames(text));
+    // Whole seconds: the column keeps seconds and would round a fraction up into the future.
+    const timestamp = new Date(Math.floor(now().getTime() / 1000) * 1000);
+    const id = await insertComment(db, { mediaId, authorId, parentId, text, timestamp }, mentionedUsernames(text));
     const [created] = await findCommentsByIds(db, [id]);
     return created!;
   }
@@ -119,7 +121,7 @@ export function createCommentsService(deps: CommentsServiceDeps) {
 
     /** Checks that the viewer may list the replies of a comment it was given (the comment was already shown to it). */
     authorizeReplies(viewer: Viewer, comment: CommentRecord): void {
-      authorize(viewer, 'readComment', { accountId: ownerOrAuthor(viewer, comment), objectId: comment.id });
+      authorize(viewer, 'readReplies', { accountId: ownerOrAuthor(viewer, comment), objectId: comment.id });
     },
 
     /**
@@ -134,7 +136,7 @@ export function createCommentsService(deps: CommentsServiceDeps) {
       }
       for (const accountId of viewer.managedAccountIds) {
         if (await findMention(db, accountId, mediaId, null)) {
-          authorize(viewer, 'readMentioned', { accountId, objectId: mediaId });
+          authorize(viewer, 'readMentionedMedia', { accountId, objectId: mediaId });
           return;
         }
       }
@@ -211,13 +213,14 @@ export function createCommentsService(deps: CommentsServiceDeps) {
 
     /** mentioned_comment.comment_id(x): a comment in which the account was @mentioned. */
     async mentionedComment(viewer: Viewer, accountId: string, commentId: string | null | undefined): Promise<CommentRecord> {
-      authorize(viewer, 'readMentioned', { accountId });
+      authorize(viewer, 'readMentionedComment', { accountId });
       if (commentId === undefined || commentId === null || commentId === '') throw socialErrors.missingParameter('comment_id');
       if (!isSocialId(commentId, 'comment') || !(await findMention(db, accountId, undefined, commentId))) {
         throw socialErrors.unknownObject(commentId);
       }
       const [comment] = await findCommentsByIds(db, [commentId]);
-      if (!comment || (comment.media.isLive && comment.media.liveEnded)) throw socialErrors.unknownObject(commentId);
+      const hiddenByRule = comment && ((comment.media.isLive && comment.media.liveEnded) || (comment.media.ownerAgeGated && !managesAccount(viewer, comment.media.ownerId)));
+      if (!comment || hiddenByRule) throw socialErrors.unknownObject(commentId);
       if (!comment.media.commentEnabled) throw socialErrors.invalidParameter('comment_id', 'Comments are disabled on this media.');
       return comment;
     },

@@ -110,12 +110,26 @@ export const SOCIAL_OPERATIONS = {
     parent: [BASIC, MANAGE_COMMENTS, READ_ENGAGEMENT, SHOW_LIST],
     businessManager: true,
   },
-  readMentioned: {
+  readMentionedComment: {
     field: 'mentioned_comment',
     own: null,
     parent: [BASIC, MANAGE_COMMENTS, READ_ENGAGEMENT, SHOW_LIST],
     businessManager: true,
     tasks: ['MANAGE', 'CREATE_CONTENT', 'MODERATE'],
+  },
+  readMentionedMedia: {
+    field: 'mentioned_media',
+    own: null,
+    parent: [BASIC, MANAGE_COMMENTS, READ_ENGAGEMENT, SHOW_LIST],
+    businessManager: true,
+    tasks: ['MANAGE', 'CREATE_CONTENT', 'MODERATE'],
+  },
+  /** GET replies (§1.6: the edge lists pages_show_list besides the node's permissions). */
+  readReplies: {
+    field: 'replies',
+    own: [OWN_BASIC, OWN_COMMENTS],
+    parent: [BASIC, MANAGE_COMMENTS, SHOW_LIST, READ_ENGAGEMENT],
+    businessManager: true,
   },
   businessDiscovery: {
     field: 'business_discovery',

@@ -23,6 +23,16 @@ function parseDate(value: unknown): Date {
   return date;
 }
 
+/** `JSON`: any JSON value, passed through (insight values). */
+export const JSONScalar = new GraphQLScalarType<unknown, unknown>({
+  name: 'JSON',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: () => {
+    throw new GraphQLError('JSON values are only accepted as variables');
+  },
+});
+
 /** A service page as a GraphQL connection (`nodes`, `pageInfo`). */
 export function toConnection<T>(page: Page<T>) {
   return {

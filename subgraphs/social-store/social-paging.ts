@@ -90,7 +90,7 @@ export function assemblePage<T>(
   const items = request.direction === 'forward' ? kept : kept.reverse();
   const first = items[0];
   const last = items[items.length - 1];
-  // An empty page reached with a cursor keeps that cursor, so a client can still move back (or on) from where it is.
+  // An empty page (past either end of the list) has no cursors and no links: `{"data": []}` says the walk is over.
   const startCursor = first !== undefined ? codec.encode(positionOf(first)) : undefined;
   const endCursor = last !== undefined ? codec.encode(positionOf(last)) : undefined;
   return request.direction === 'forward'

@@ -1,5 +1,7 @@
 import type { DatabaseHandle } from '../../lib/database.ts';
 import type { LoginType } from '../../lib/social-auth/social-token.service.ts';
+import { createCursorCodec } from '../../lib/cursor.ts';
+import { createAccountEdgesService, type SeedDemoEdgesResult } from '../../subgraphs/accounts/account-edges.service.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
 import { createSocialGraphBuilder } from '../../subgraphs/social-store/social-graph-builder.ts';
 import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
@@ -80,6 +82,8 @@ export interface SocialFixture {
     expired: string;
     revoked: string;
   };
+  /** bluebottle's demo edges: upcoming events, hashtag searches, agencies, ad accounts, 35 days of insights. */
+  edges: SeedDemoEdgesResult;
   /** Mints a token of a login type for a subject with exactly these permissions. */
   token(loginType: LoginType, subjectId: string, permissions: readonly string[]): Promise<string>;
 }
@@ -147,6 +151,12 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
   await g.mention(bluebottle, roasterPost, roasterComment);
   await g.tag(roasterPost, bluebottle);
 
+  const edges = await createAccountEdgesService({
+    db: database.db.withTables<SocialTables>(),
+    codec: createCursorCodec('fixture-only-cursor-secret-not-used-for-reading'),
+    now,
+  }).seedDemoEdges(bluebottle);
+
   const token = (loginType: LoginType, subjectId: string, permissions: readonly string[]) =>
     tokens.issue({ loginType, subjectId, permissions, expiresInSeconds: 3600 });
   const past = createSocialTokens(database, () => new Date(now().getTime() - 2 * 3_600_000));
@@ -171,6 +181,7 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
       expired,
       revoked,
     },
+    edges,
     token,
   };
 }

@@ -1,0 +1,142 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sql, type Kysely } from 'kysely';
+import type { DatabaseHandle } from '../lib/database.ts';
+import { formatGraphTimestamp } from '../lib/graph-time.ts';
+import { createSocialTokens } from '../subgraphs/index.ts';
+import { createSocialGraphBuilder } from '../subgraphs/social-store/social-graph-builder.ts';
+import type { SocialTables } from '../subgraphs/social-store/social-tables.ts';
+
+/**
+ * The deep read of issue 3's bench: an account with `media.limit(25){comments.limit(25){replies{text,username}}}`. This
+ * module seeds the graph it reads (25 posts × 25 comments × 2 replies) and serves the baseline: the same reads as
+ * hand-written SQL (three statements: media page, windowed comments, windowed replies) and JSON.stringify, with no auth,
+ * GraphQL, federation or Graph rendering — the floor the product's REST and GraphQL paths are compared against.
+ */
+
+export const DEEP_FIELDS = 'id,username,media.limit(25){id,caption,comments.limit(25){id,text,username,replies{text,username}}}';
+
+export const DEEP_QUERY = `query Deep($id: ID!) { account(id: $id) { id username media(first: 25) { nodes { id caption
+  comments(first: 25) { nodes { id text username replies { nodes { text username } } } } } } } }`;
+
+export interface DeepReadFixture {
+  accountId: string;
+  token: string;
+}
+
+const POSTS = 25;
+const COMMENTS = 25;
+const REPLIES = 2;
+
+export async function seedDeepRead(database: DatabaseHandle): Promise<DeepReadFixture> {
+  const db = database.db.withTables<SocialTables>();
+  const g = createSocialGraphBuilder(db);
+  const accountId = await g.account({ username: 'bench_owner', name: 'Bench Owner' });
+  const fan = await g.account({ username: 'bench_fan', accountType: 'PERSONAL' });
+  const base = Date.now() - 30 * 24 * 3_600_000;
+  const posts: string[] = [];
+  for (let i = 0; i < POSTS; i++) posts.push(await g.media(accountId, { caption: `Bench post ${i}`, timestamp: new Date(base - i * 3_600_000) }));
+  await sql`
+    insert into social.comment (media_id, author_id, text, timestamp)
+    select p.id::bigint, ${fan}::bigint, 'comment ' || n, to_timestamp(${Math.floor(base / 1000)}) + (n || ' minutes')::interval
+    from unnest(${posts}::text[]) as p(id), generate_series(1, ${COMMENTS}) as n`.execute(db);
+  for (let round = 1; round <= REPLIES; round++) {
+    await sql`
+      insert into social.comment (media_id, author_id, parent_id, text, timestamp)
+      select c.media_id, ${accountId}::bigint, c.id, 'reply ' || ${round}, c.timestamp + (${round} || ' seconds')::interval
+      from social.comment c where c.parent_id is null and c.media_id = any(${posts}::bigint[])`.execute(db);
+  }
+  const token = await createSocialTokens(database).issue({
+    loginType: 'own',
+    subjectId: accountId,
+    permissions: ['social_business_basic', 'social_business_manage_comments'],
+    expiresInSeconds: 24 * 3600,
+  });
+  return { accountId, token };
+}
+
+interface Row {
+  id: string;
+  parent: string;
+  text: string;
+  username: string;
+  timestamp: Date;
+}
+
+/** The same data as the deep read, by hand: three statements, grouped in memory, JSON out. */
+async function deepRead(db: Kysely<SocialTables>, accountId: string): Promise<unknown> {
+  const account = await db.selectFrom('social.account').select(['id', 'username']).where('id', '=', accountId).executeTakeFirst();
+  if (!account) return undefined;
+  const media = await db
+    .selectFrom('social.media')
+    .select(['id', 'caption', 'timestamp'])
+    .where('owner_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where('media_product_type', '<>', 'STORY')
+    .orderBy('timestamp', 'desc')
+    .orderBy('id', 'desc')
+    .limit(25)
+    .execute();
+  const mediaIds = media.map((m) => String(m.id));
+  const comments = (
+    await sql<Row>`select * from (
+      select c.id, c.media_id as parent, c.text, a.username, c.timestamp,
+        row_number() over (partition by c.media_id order by c.timestamp desc, c.id desc) as rn
+      from social.comment c join social.account a on a.id = c.author_id
+      where c.media_id = any(${mediaIds}::bigint[]) and c.parent_id is null and c.deleted_at is null) t
+    where rn <= 25`.execute(db)
+  ).rows;
+  const replies = (
+    await sql<Row>`select * from (
+      select c.id, c.parent_id as parent, c.text, a.username, c.timestamp,
+        row_number() over (partition by c.parent_id order by c.timestamp, c.id) as rn
+      from social.comment c join social.account a on a.id = c.author_id
+      where c.parent_id = any(${comments.map((c) => String(c.id))}::bigint[]) and c.deleted_at is null) t
+    where rn <= 25`.execute(db)
+  ).rows;
+  const group = (rows: Row[]) => {
+    const byParent = new Map<string, Row[]>();
+    for (const row of rows) byParent.set(String(row.parent), [...(byParent.get(String(row.parent)) ?? []), row]);
+    return byParent;
+  };
+  const commentsByMedia = group(comments);
+  const repliesByComment = group(replies);
+  return {
+    id: String(account.id),
+    username: account.username,
+    media: {
+      data: media.map((m) => ({
+        id: String(m.id),
+        caption: m.caption,
+        comments: {
+          data: (commentsByMedia.get(String(m.id)) ?? []).map((c) => ({
+            id: String(c.id),
+            text: c.text,
+            username: c.username,
+            timestamp: formatGraphTimestamp(c.timestamp),
+            replies: { data: (repliesByComment.get(String(c.id)) ?? []).map((r) => ({ text: r.text, username: r.username, id: String(r.id) })) },
+          })),
+        },
+      })),
+    },
+  };
+}
+
+/** Serves GET /deep/<account id> with the hand-written reads (the deep read's baseline). */
+export function deepReadBaseline(database: DatabaseHandle) {
+  const db = database.db.withTables<SocialTables>();
+  const path = /^\/deep\/(\d{1,20})$/;
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    const match = path.exec(req.url ?? '');
+    if (req.method !== 'GET' || !match) return false;
+    deepRead(db, match[1]!).then(
+      (body) => {
+        if (body === undefined) res.writeHead(404).end();
+        else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      },
+      (error: unknown) => {
+        res.writeHead(500).end(String(error));
+      },
+    );
+    return true;
+  };
+}

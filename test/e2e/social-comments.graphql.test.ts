@@ -1,0 +1,760 @@
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { socialId } from '../../lib/social-ids.ts';
+import { createSocialTokens } from '../../subgraphs/index.ts';
+import { createSocialGraphBuilder } from '../../subgraphs/social-store/social-graph-builder.ts';
+import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
+import { createGraphqlClient, type GraphqlClient, type GraphqlReply } from '../support/graphql-client.ts';
+import { createSocialFixture, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
+import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
+
+/**
+ * Front-door tests of Area B (comments) through the gateway's GraphQL endpoint, in both gateway modes (embedded: the
+ * subgraphs in the gateway's process; distributed: each subgraph behind its own HTTP server). The token travels as
+ * `Authorization: Bearer <token>`; with no host to go by, the token's own login type decides the rules. Errors are
+ * checked whole: message, path and extensions (`code`, `reason` and the reason's data, `serviceName`).
+ *
+ * The social graph's clock is driven by the test (`current`).
+ */
+
+const T0 = Date.parse('2026-11-02T10:00:00.000Z');
+let current = T0;
+const clock = () => new Date(current);
+// A test that moves the clock and fails half-way must not move it for the next one.
+afterEach(() => {
+  current = T0;
+});
+
+/** A fixture timestamp as the DateTime scalar writes it. */
+const at = (hour: number) => `2026-11-01T${String(hour).padStart(2, '0')}:00:00.000Z`;
+
+const unsupported = (method: 'get' | 'post' | 'delete', id: string) =>
+  `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`;
+
+interface ExpectedError {
+  message: string;
+  path: (string | number)[];
+  extensions: Record<string, unknown>;
+}
+
+const ERR = {
+  unknownObject: (path: string[], method: 'get' | 'post' | 'delete', id: string): ExpectedError => ({
+    message: unsupported(method, id),
+    path,
+    extensions: { reason: 'UNKNOWN_OBJECT', id, method, code: 'NOT_FOUND', serviceName: 'comments' },
+  }),
+  permission: (path: (string | number)[], permission: string): ExpectedError => ({
+    message: `(#200) Requires extended permission: ${permission}`,
+    path,
+    extensions: { reason: 'MISSING_PERMISSION', permission, code: 'FORBIDDEN', serviceName: 'comments' },
+  }),
+  notAllowed: (path: string[]): ExpectedError => ({
+    message: '(#10) Application does not have permission for this action',
+    path,
+    extensions: { reason: 'NOT_ALLOWED', code: 'FORBIDDEN', serviceName: 'comments' },
+  }),
+  required: (path: string[], parameter: string): ExpectedError => ({
+    message: `(#100) The parameter ${parameter} is required`,
+    path,
+    extensions: {
+      reason: 'MISSING_PARAMETER',
+      parameter,
+      code: 'BAD_USER_INPUT',
+      fieldViolations: [{ field: parameter, description: 'is required' }],
+      serviceName: 'comments',
+    },
+  }),
+  invalid: (path: string[], parameter: string, message: string): ExpectedError => ({
+    message,
+    path,
+    extensions: {
+      reason: 'INVALID_PARAMETER',
+      parameter,
+      code: 'BAD_USER_INPUT',
+      fieldViolations: [{ field: parameter, description: message }],
+      serviceName: 'comments',
+    },
+  }),
+  unauthenticated: (path: string[], reason: string, message: string, extra: Record<string, unknown> = {}): ExpectedError => ({
+    message,
+    path,
+    extensions: { reason, ...extra, code: 'UNAUTHENTICATED', serviceName: 'comments' },
+  }),
+};
+
+const UNPARSABLE = 'Invalid OAuth access token - Cannot parse access token';
+
+/** The errors of a reply, each reduced to message, path and extensions (locations vary by gateway mode). */
+function errorsOf(reply: GraphqlReply): ExpectedError[] {
+  expect(reply.errors, reply.text).toBeDefined();
+  return reply.errors!.map((error) => ({ message: error.message, path: error.path!, extensions: error.extensions! }));
+}
+
+function expectData(reply: GraphqlReply, data: unknown): void {
+  expect(reply.status, reply.text).toBe(200);
+  expect(reply.errors, reply.text).toBeUndefined();
+  expect(reply.data).toEqual(data);
+}
+
+function expectErrors(reply: GraphqlReply, data: unknown, errors: ExpectedError[]): void {
+  expect(reply.status, reply.text).toBe(200);
+  expect(reply.data).toEqual(data);
+  expect(errorsOf(reply)).toEqual(errors);
+}
+
+const ALL_FIELDS = `id text timestamp from { id username } hidden likeCount media { id } parentId user { id } username legacySocialCommentId`;
+const COMMENT = `query Comment($id: ID!) { comment(id: $id) { ${ALL_FIELDS} } }`;
+const PAGE_INFO = 'pageInfo { startCursor endCursor hasNextPage hasPreviousPage }';
+const HIDE = `mutation Hide($id: ID!, $hide: Boolean) { hideComment(id: $id, hide: $hide) { success } }`;
+const DELETE = `mutation Delete($id: ID!) { deleteComment(id: $id) { success } }`;
+const REPLY = `mutation Reply($id: ID!, $message: String) { replyToComment(id: $id, message: $message) { ${ALL_FIELDS} } }`;
+const CREATE = `mutation Create($mediaId: ID!, $message: String) { createMediaComment(mediaId: $mediaId, message: $message) { ${ALL_FIELDS} } }`;
+const MENTION = `mutation Mention($accountId: ID!, $mediaId: ID, $commentId: ID, $message: String) {
+  replyToMention(accountId: $accountId, mediaId: $mediaId, commentId: $commentId, message: $message) { id text parentId media { id } user { id } }
+}`;
+const MENTIONED = `query Mentioned($account: ID!, $comment: ID) {
+  account(id: $account) { id mentionedComment(commentId: $comment) { id text timestamp likeCount media { id } } }
+}`;
+const MEDIA_COMMENTS = `query MediaComments($id: ID!, $first: Int, $after: String) {
+  media(id: $id) { id comments(first: $first, after: $after) { nodes { id text } ${PAGE_INFO} } }
+}`;
+
+interface World {
+  f: SocialFixture;
+  gql: GraphqlClient;
+  /** bm with every permission: acts for bluebottle only. */
+  bmFull: string;
+  /** A parent-platform user with a role on roaster's page only. */
+  rita: string;
+  /** bluebottle's comment on roaster's post. */
+  blueOnRoaster: string;
+  addComment(mediaId: string, authorId: string, text: string, options?: { parentId?: string; hidden?: boolean; timestamp?: Date }): Promise<string>;
+  /** The comment as the bluebottle own-login token reads it (all fields). */
+  read(id: string): Promise<GraphqlReply>;
+}
+
+/**
+ * A fresh fixture in the system's database; the accounts of earlier fixtures are renamed out of the way first (the
+ * fixture's usernames are unique): their objects stay, but nothing of the new world reaches them.
+ */
+async function makeWorld(system: TestSystem): Promise<World> {
+  await sql`update social.account set username = username || '.' || id::text where position('.' in username) = 0`.execute(system.database.db);
+  const f = await createSocialFixture(system.database, { now: clock });
+  const g = createSocialGraphBuilder(system.database.db.withTables<SocialTables>());
+  const ritaId = await g.platformUser('Rita Roaster');
+  await g.pageRole(f.pages.roaster, ritaId);
+  const gql = createGraphqlClient(system.gatewayUrl);
+  return {
+    f,
+    gql,
+    bmFull: await f.token('parent', f.platformUsers.bm, PARENT_PERMISSIONS),
+    rita: await f.token('parent', ritaId, PARENT_PERMISSIONS),
+    blueOnRoaster: await g.comment(f.media.roasterPost, f.accounts.bluebottle, { text: 'Great beans', timestamp: new Date('2026-11-01T20:00:00Z') }),
+    addComment: (mediaId, authorId, text, options = {}) =>
+      g.comment(mediaId, authorId, {
+        text,
+        parentId: options.parentId ?? null,
+        hidden: options.hidden ?? false,
+        timestamp: options.timestamp ?? new Date('2026-11-01T21:00:00Z'),
+      }),
+    read: (id) => gql.request(COMMENT, { variables: { id }, token: f.tokens.own }),
+  };
+}
+
+const MODES = [
+  { mode: 'embedded gateway', start: () => startTestSystem({}, { now: clock }) },
+  { mode: 'distributed gateway (subgraphs over HTTP)', start: () => startDistributedTestSystem({ now: clock }) },
+];
+
+describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
+  let system: TestSystem;
+
+  beforeAll(async () => {
+    system = await start();
+  });
+  afterAll(async () => {
+    await system?.close();
+  });
+
+  // ===================================================================================================================
+
+  describe('Query.comment', () => {
+    let w: World;
+    beforeAll(async () => {
+      current = T0;
+      w = await makeWorld(system);
+    });
+
+    it('reads every field of a fan’s comment with the own-login token', async () => {
+      const { fanComment } = w.f.comments;
+      expectData(await w.read(fanComment), {
+        comment: {
+          id: fanComment,
+          text: 'Love this!',
+          timestamp: at(13),
+          from: { id: w.f.accounts.fanOne, username: 'fan_one' },
+          hidden: false,
+          likeCount: 3,
+          media: { id: w.f.posts[0] },
+          parentId: null,
+          user: null,
+          username: 'fan_one',
+          legacySocialCommentId: '9001',
+        },
+      });
+    });
+
+    it('reads the same comment with the parent-platform token', async () => {
+      const { fanComment } = w.f.comments;
+      const reply = await w.gql.request(COMMENT, { variables: { id: fanComment }, token: w.f.tokens.parent });
+      expectData(reply, (await w.read(fanComment)).data);
+    });
+
+    it('gives user only for the app user’s own comment, and parentId only on replies', async () => {
+      const { ownerComment, fanReply, fanComment } = w.f.comments;
+      const own = await w.gql.request(`query($id: ID!) { comment(id: $id) { user { id } username parentId } }`, {
+        variables: { id: ownerComment },
+        token: w.f.tokens.own,
+      });
+      expectData(own, { comment: { user: { id: w.f.accounts.bluebottle }, username: 'bluebottle', parentId: null } });
+      const reply = await w.gql.request(`query($id: ID!) { comment(id: $id) { user { id } username parentId hidden } }`, {
+        variables: { id: fanReply },
+        token: w.f.tokens.parent,
+      });
+      expectData(reply, { comment: { user: null, username: 'fan_two', parentId: fanComment, hidden: false } });
+    });
+
+    it('resolves media across subgraphs: comment { media { owner { username } commentsCount } }', async () => {
+      const query = `query($id: ID!) { comment(id: $id) { id media { id caption owner { id username } commentsCount } } }`;
+      for (const token of [w.f.tokens.own, w.f.tokens.parent]) {
+        expectData(await w.gql.request(query, { variables: { id: w.f.comments.fanComment }, token }), {
+          comment: {
+            id: w.f.comments.fanComment,
+            media: { id: w.f.posts[0], caption: 'Post 0 #coffee', owner: { id: w.f.accounts.bluebottle, username: 'bluebottle' }, commentsCount: 6 },
+          },
+        });
+      }
+    });
+
+    it('pages replies oldest first with first, after and before', async () => {
+      const { fanComment, ownerReply, fanReply } = w.f.comments;
+      const query = `query($id: ID!, $first: Int, $after: String, $before: String) {
+        comment(id: $id) { replies(first: $first, after: $after, before: $before) { nodes { id text timestamp parentId } ${PAGE_INFO} } }
+      }`;
+      const all = await w.gql.request(query, { variables: { id: fanComment }, token: w.f.tokens.own });
+      expectData(all, {
+        comment: {
+          replies: {
+            nodes: [
+              { id: ownerReply, text: 'Thank you!', timestamp: at(17), parentId: fanComment },
+              { id: fanReply, text: 'Me too', timestamp: at(18), parentId: fanComment },
+            ],
+            pageInfo: { startCursor: expect.any(String), endCursor: expect.any(String), hasNextPage: false, hasPreviousPage: false },
+          },
+        },
+      });
+      const first = await w.gql.request(query, { variables: { id: fanComment, first: 1 }, token: w.f.tokens.own });
+      expect(first.data.comment.replies.nodes.map((n: { id: string }) => n.id)).toEqual([ownerReply]);
+      expect(first.data.comment.replies.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+      const second = await w.gql.request(query, {
+        variables: { id: fanComment, first: 1, after: first.data.comment.replies.pageInfo.endCursor },
+        token: w.f.tokens.own,
+      });
+      expect(second.data.comment.replies.nodes.map((n: { id: string }) => n.id)).toEqual([fanReply]);
+      expect(second.data.comment.replies.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+      const back = await w.gql.request(query, {
+        variables: { id: fanComment, first: 1, before: second.data.comment.replies.pageInfo.startCursor },
+        token: w.f.tokens.own,
+      });
+      expect(back.data.comment.replies.nodes.map((n: { id: string }) => n.id)).toEqual([ownerReply]);
+    });
+
+    it('lists a media object’s top-level comments newest first', async () => {
+      const { fanComment, fanTwoComment, ownerComment, hiddenComment } = w.f.comments;
+      const reply = await w.gql.request(MEDIA_COMMENTS, { variables: { id: w.f.posts[0] }, token: w.f.tokens.parent });
+      expectData(reply, {
+        media: {
+          id: w.f.posts[0],
+          comments: {
+            nodes: [
+              { id: hiddenComment, text: 'spam spam' },
+              { id: ownerComment, text: 'Thanks all' },
+              { id: fanTwoComment, text: 'Where is this?' },
+              { id: fanComment, text: 'Love this!' },
+            ],
+            pageInfo: { startCursor: expect.any(String), endCursor: expect.any(String), hasNextPage: false, hasPreviousPage: false },
+          },
+        },
+      });
+    });
+
+    it('serves at most 50 media comments per page, even when asked for 100', async () => {
+      const media = w.f.posts[9]!;
+      const ids: string[] = [];
+      for (let i = 0; i < 55; i++) {
+        ids.unshift(await w.addComment(media, w.f.accounts.fanOne, `c${i}`, { timestamp: new Date(Date.UTC(2026, 9, 1, 0, i)) }));
+      }
+      const first = await w.gql.request(MEDIA_COMMENTS, { variables: { id: media, first: 100 }, token: w.f.tokens.own });
+      expect(first.errors, first.text).toBeUndefined();
+      expect(first.data.media.comments.nodes.map((n: { id: string }) => n.id)).toEqual(ids.slice(0, 50));
+      expect(first.data.media.comments.pageInfo.hasNextPage).toBe(true);
+      const second = await w.gql.request(MEDIA_COMMENTS, {
+        variables: { id: media, first: 100, after: first.data.media.comments.pageInfo.endCursor },
+        token: w.f.tokens.own,
+      });
+      expect(second.data.media.comments.nodes.map((n: { id: string }) => n.id)).toEqual(ids.slice(50));
+      expect(second.data.media.comments.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+    });
+
+    it('reads a comment that @mentions the account through Account.mentionedComment (parent-platform token)', async () => {
+      const { roasterComment } = w.f.comments;
+      const reply = await w.gql.request(MENTIONED, { variables: { account: w.f.accounts.bluebottle, comment: roasterComment }, token: w.bmFull });
+      expectData(reply, {
+        account: {
+          id: w.f.accounts.bluebottle,
+          mentionedComment: { id: roasterComment, text: 'Ask @bluebottle', timestamp: at(13), likeCount: 0, media: { id: w.f.media.roasterPost } },
+        },
+      });
+    });
+
+    it('refuses mentionedComment to an own-login token as an unknown field', async () => {
+      const reply = await w.gql.request(MENTIONED, {
+        variables: { account: w.f.accounts.bluebottle, comment: w.f.comments.roasterComment },
+        token: w.f.tokens.own,
+      });
+      expectErrors(reply, { account: { id: w.f.accounts.bluebottle, mentionedComment: null } }, [
+        {
+          message: '(#100) Tried accessing nonexisting field (mentioned_comment) on node type (SocialUser)',
+          path: ['account', 'mentionedComment'],
+          extensions: { reason: 'UNKNOWN_FIELD', field: 'mentioned_comment', nodeType: 'SocialUser', code: 'BAD_USER_INPUT', serviceName: 'comments' },
+        },
+      ]);
+    });
+
+    it('refuses mentionedComment without commentId, or for a comment that does not mention the account', async () => {
+      const missing = await w.gql.request(MENTIONED, { variables: { account: w.f.accounts.bluebottle }, token: w.f.tokens.parent });
+      expectErrors(missing, { account: { id: w.f.accounts.bluebottle, mentionedComment: null } }, [
+        ERR.required(['account', 'mentionedComment'], 'comment_id'),
+      ]);
+      const { fanComment } = w.f.comments;
+      const other = await w.gql.request(MENTIONED, { variables: { account: w.f.accounts.bluebottle, comment: fanComment }, token: w.f.tokens.parent });
+      expectErrors(other, { account: { id: w.f.accounts.bluebottle, mentionedComment: null } }, [
+        ERR.unknownObject(['account', 'mentionedComment'], 'get', fanComment),
+      ]);
+    });
+
+    describe('comments the token may not read: UNKNOWN_OBJECT (NOT_FOUND)', () => {
+      it('an unknown id and a malformed id', async () => {
+        const unknown = socialId('comment', 9_999_999n);
+        expectErrors(await w.read(unknown), { comment: null }, [ERR.unknownObject(['comment'], 'get', unknown)]);
+        expectErrors(await w.read('not-an-id'), { comment: null }, [ERR.unknownObject(['comment'], 'get', 'not-an-id')]);
+        // An id of another kind (an account) is not a comment.
+        const account = w.f.accounts.bluebottle;
+        expectErrors(await w.read(account), { comment: null }, [ERR.unknownObject(['comment'], 'get', account)]);
+      });
+
+      it('a comment on age-gated media of another account', async () => {
+        const { shadyComment } = w.f.comments;
+        expectErrors(await w.read(shadyComment), { comment: null }, [ERR.unknownObject(['comment'], 'get', shadyComment)]);
+      });
+
+      it('a comment on media of an account the token does not act for', async () => {
+        const { fanComment } = w.f.comments;
+        for (const token of [w.f.tokens.roasterOwn, w.rita, w.f.tokens.stranger]) {
+          const reply = await w.gql.request(COMMENT, { variables: { id: fanComment }, token });
+          expectErrors(reply, { comment: null }, [ERR.unknownObject(['comment'], 'get', fanComment)]);
+        }
+      });
+
+      it('a comment that @mentions the account, read directly', async () => {
+        const { roasterComment } = w.f.comments;
+        for (const token of [w.f.tokens.own, w.bmFull]) {
+          const reply = await w.gql.request(COMMENT, { variables: { id: roasterComment }, token });
+          expectErrors(reply, { comment: null }, [ERR.unknownObject(['comment'], 'get', roasterComment)]);
+        }
+      });
+    });
+  });
+
+  // ===================================================================================================================
+
+  describe('tokens and permissions', () => {
+    let w: World;
+    let expiredParent: string;
+    let revokedParent: string;
+    beforeAll(async () => {
+      current = T0;
+      w = await makeWorld(system);
+      const tokens = createSocialTokens(system.database, clock);
+      const past = createSocialTokens(system.database, () => new Date(clock().getTime() - 2 * 3_600_000));
+      expiredParent = await past.issue({ loginType: 'parent', subjectId: w.f.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 });
+      revokedParent = await tokens.issue({ loginType: 'parent', subjectId: w.f.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 });
+      await tokens.revoke(revokedParent);
+    });
+
+    const expiredMessage =
+      'Error validating access token: Session has expired on 2026-11-02T09:00:00.000Z. The current time is 2026-11-02T10:00:00.000Z.';
+
+    it('refuses a request without a token: NO_TOKEN', async () => {
+      const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment } });
+      expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'NO_TOKEN', 'An access token is required to request this resource.')]);
+    });
+
+    it('refuses a garbage or unknown token: TOKEN_UNPARSABLE', async () => {
+      for (const token of ['garbage', `SBA${'A'.repeat(43)}`, `EAA${'A'.repeat(43)}`]) {
+        const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token });
+        expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'TOKEN_UNPARSABLE', UNPARSABLE)]);
+      }
+    });
+
+    it('refuses expired tokens of both login types: TOKEN_EXPIRED with both instants', async () => {
+      for (const token of [w.f.tokens.expired, expiredParent]) {
+        const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token });
+        expectErrors(reply, { comment: null }, [
+          ERR.unauthenticated(['comment'], 'TOKEN_EXPIRED', expiredMessage, { expiredAt: '2026-11-02T09:00:00.000Z', now: '2026-11-02T10:00:00.000Z' }),
+        ]);
+      }
+    });
+
+    it('refuses revoked tokens of both login types: TOKEN_REVOKED', async () => {
+      for (const token of [w.f.tokens.revoked, revokedParent]) {
+        const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token });
+        expectErrors(reply, { comment: null }, [
+          ERR.unauthenticated(['comment'], 'TOKEN_REVOKED', 'Error validating access token: The session is invalid because the user logged out.'),
+        ]);
+      }
+    });
+
+    it('refuses a token of the other login type when the request names the host (X-Social-Host): WRONG_HOST', async () => {
+      const reply = await w.gql.request(COMMENT, {
+        variables: { id: w.f.comments.fanComment },
+        token: w.f.tokens.parent,
+        headers: { 'x-social-host': 'own' },
+      });
+      expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'WRONG_HOST', UNPARSABLE)]);
+    });
+
+    it('refuses a business-manager page role without ads_management or ads_read', async () => {
+      const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token: w.f.tokens.bmWithoutAds });
+      expectErrors(reply, { comment: null }, [ERR.permission(['comment'], 'ads_read')]);
+      const hide = await w.gql.request(HIDE, { variables: { id: w.f.comments.fanComment, hide: false }, token: w.f.tokens.bmWithoutAds });
+      expectErrors(hide, null, [ERR.permission(['hideComment'], 'ads_read')]);
+    });
+
+    it('needs the comment-management permission for the comment node and for commenters’ usernames', async () => {
+      const own = await w.f.token('own', w.f.accounts.bluebottle, ['social_business_basic']);
+      const parent = await w.f.token('parent', w.f.platformUsers.ana, ['social_basic', 'pages_read_engagement', 'pages_show_list']);
+      for (const [token, permission] of [
+        [own, 'social_business_manage_comments'],
+        [parent, 'social_manage_comments'],
+      ] as const) {
+        expectErrors(await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token }), { comment: null }, [
+          ERR.permission(['comment'], permission),
+        ]);
+        const texts = await w.gql.request(MEDIA_COMMENTS, { variables: { id: w.f.posts[0], first: 1 }, token });
+        expect(texts.errors, texts.text).toBeUndefined();
+        expect(texts.data.media.comments.nodes).toEqual([{ id: w.f.comments.hiddenComment, text: 'spam spam' }]);
+        const usernames = await w.gql.request(`query($id: ID!) { media(id: $id) { comments(first: 1) { nodes { id username } } } }`, {
+          variables: { id: w.f.posts[0] },
+          token,
+        });
+        expect(errorsOf(usernames)).toEqual([ERR.permission(['media', 'comments', 'nodes', 0, 'username'], permission)]);
+      }
+    });
+
+    it('names the missing permission of each mutation', async () => {
+      const token = await w.f.token('own', w.f.accounts.bluebottle, ['social_business_basic']);
+      const gate = 'social_business_manage_comments';
+      const { fanTwoComment } = w.f.comments;
+      expectErrors(await w.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), null, [ERR.permission(['hideComment'], gate)]);
+      expectErrors(await w.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [ERR.permission(['deleteComment'], gate)]);
+      expectErrors(await w.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'x' }, token }), null, [
+        ERR.permission(['replyToComment'], gate),
+      ]);
+      const mention = await w.gql.request(MENTION, {
+        variables: { accountId: w.f.accounts.bluebottle, mediaId: w.f.media.roasterPost, message: 'x' },
+        token,
+      });
+      expectErrors(mention, null, [ERR.permission(['replyToMention'], gate)]);
+      const noShowList = await w.f.token('parent', w.f.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== 'pages_show_list'));
+      expectErrors(await w.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'x' }, token: noShowList }), null, [
+        ERR.permission(['replyToComment'], 'pages_show_list'),
+      ]);
+      // Nothing happened.
+      expect((await w.read(fanTwoComment)).data.comment.hidden).toBe(false);
+    });
+  });
+
+  // ===================================================================================================================
+
+  describe('Mutation.hideComment and deleteComment', () => {
+    let w: World;
+    beforeAll(async () => {
+      current = T0;
+      w = await makeWorld(system);
+    });
+
+    it('hides and shows a comment of the owner’s media (own and parent tokens)', async () => {
+      const { fanTwoComment } = w.f.comments;
+      for (const token of [w.f.tokens.own, w.f.tokens.parent]) {
+        expectData(await w.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), { hideComment: { success: true } });
+        expect((await w.read(fanTwoComment)).data.comment.hidden).toBe(true);
+        expectData(await w.gql.request(HIDE, { variables: { id: fanTwoComment, hide: false }, token }), { hideComment: { success: true } });
+        expect((await w.read(fanTwoComment)).data.comment.hidden).toBe(false);
+      }
+    });
+
+    it('hides a reply; leaves the owner’s own comment shown', async () => {
+      const { fanReply, ownerComment } = w.f.comments;
+      expectData(await w.gql.request(HIDE, { variables: { id: fanReply, hide: true }, token: w.f.tokens.own }), { hideComment: { success: true } });
+      expect((await w.read(fanReply)).data.comment.hidden).toBe(true);
+      expectData(await w.gql.request(HIDE, { variables: { id: ownerComment, hide: true }, token: w.f.tokens.own }), { hideComment: { success: true } });
+      expect((await w.read(ownerComment)).data.comment.hidden).toBe(false);
+    });
+
+    it('requires hide', async () => {
+      const reply = await w.gql.request(`mutation($id: ID!) { hideComment(id: $id) { success } }`, {
+        variables: { id: w.f.comments.fanComment },
+        token: w.f.tokens.own,
+      });
+      expectErrors(reply, null, [ERR.required(['hideComment'], 'hide')]);
+    });
+
+    it('refuses the author who does not own the media (NOT_ALLOWED), and tokens that do not see the comment (UNKNOWN_OBJECT)', async () => {
+      for (const token of [w.f.tokens.own, w.bmFull]) {
+        expectErrors(await w.gql.request(HIDE, { variables: { id: w.blueOnRoaster, hide: true }, token }), null, [ERR.notAllowed(['hideComment'])]);
+      }
+      const { fanComment } = w.f.comments;
+      for (const token of [w.f.tokens.roasterOwn, w.f.tokens.stranger]) {
+        expectErrors(await w.gql.request(HIDE, { variables: { id: fanComment, hide: true }, token }), null, [
+          ERR.unknownObject(['hideComment'], 'post', fanComment),
+        ]);
+      }
+    });
+
+    it('refuses to hide or delete a comment on a live video', async () => {
+      const { liveComment } = w.f.comments;
+      expectErrors(await w.gql.request(HIDE, { variables: { id: liveComment, hide: true }, token: w.f.tokens.own }), null, [
+        ERR.unknownObject(['hideComment'], 'post', liveComment),
+      ]);
+      expectErrors(await w.gql.request(DELETE, { variables: { id: liveComment }, token: w.f.tokens.parent }), null, [
+        ERR.unknownObject(['deleteComment'], 'delete', liveComment),
+      ]);
+    });
+
+    it('lets the media owner delete a comment with its replies', async () => {
+      const { fanComment, fanReply, ownerReply } = w.f.comments;
+      expectData(await w.gql.request(DELETE, { variables: { id: fanComment }, token: w.f.tokens.parent }), { deleteComment: { success: true } });
+      for (const id of [fanComment, fanReply, ownerReply]) {
+        expectErrors(await w.read(id), { comment: null }, [ERR.unknownObject(['comment'], 'get', id)]);
+      }
+      expectErrors(await w.gql.request(DELETE, { variables: { id: fanComment }, token: w.f.tokens.own }), null, [
+        ERR.unknownObject(['deleteComment'], 'delete', fanComment),
+      ]);
+      const count = await w.gql.request(`query($id: ID!) { media(id: $id) { commentsCount } }`, { variables: { id: w.f.posts[0] }, token: w.f.tokens.own });
+      expectData(count, { media: { commentsCount: 3 } });
+    });
+
+    it('lets the author delete its own comment on another account’s media', async () => {
+      const mine = await w.addComment(w.f.media.roasterPost, w.f.accounts.bluebottle, 'mine');
+      expectData(await w.gql.request(DELETE, { variables: { id: mine }, token: w.f.tokens.own }), { deleteComment: { success: true } });
+      expectErrors(await w.read(mine), { comment: null }, [ERR.unknownObject(['comment'], 'get', mine)]);
+      expectData(await w.gql.request(DELETE, { variables: { id: w.blueOnRoaster }, token: w.bmFull }), { deleteComment: { success: true } });
+    });
+
+    it('refuses a delete by a token acting for neither author nor media owner', async () => {
+      const { fanTwoComment } = w.f.comments;
+      for (const token of [w.f.tokens.roasterOwn, w.f.tokens.stranger, w.rita]) {
+        expectErrors(await w.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [
+          ERR.unknownObject(['deleteComment'], 'delete', fanTwoComment),
+        ]);
+      }
+      expect((await w.read(fanTwoComment)).data.comment.text).toBe('Where is this?');
+    });
+  });
+
+  // ===================================================================================================================
+
+  describe('Mutation.replyToComment, createMediaComment and replyToMention', () => {
+    let w: World;
+    beforeAll(async () => {
+      current = T0;
+      w = await makeWorld(system);
+    });
+
+    it('replies to a comment as the media owner', async () => {
+      const { fanTwoComment } = w.f.comments;
+      current = T0 + 60_000;
+      const reply = await w.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'In Oakland' }, token: w.f.tokens.parent });
+      current = T0;
+      expect(reply.errors, reply.text).toBeUndefined();
+      const id = reply.data.replyToComment.id as string;
+      expect(reply.data).toEqual({
+        replyToComment: {
+          id: expect.stringMatching(/^\d+$/),
+          text: 'In Oakland',
+          timestamp: '2026-11-02T10:01:00.000Z',
+          from: { id: w.f.accounts.bluebottle, username: 'bluebottle' },
+          hidden: false,
+          likeCount: 0,
+          media: { id: w.f.posts[0] },
+          parentId: fanTwoComment,
+          user: { id: w.f.accounts.bluebottle },
+          username: 'bluebottle',
+          legacySocialCommentId: id,
+        },
+      });
+      expectData(await w.read(id), { comment: reply.data.replyToComment });
+    });
+
+    it('attaches a reply to a reply to the top-level comment', async () => {
+      const { fanReply, fanComment } = w.f.comments;
+      const reply = await w.gql.request(REPLY, { variables: { id: fanReply, message: 'Nested' }, token: w.f.tokens.own });
+      expect(reply.errors, reply.text).toBeUndefined();
+      expect(reply.data.replyToComment).toMatchObject({ text: 'Nested', parentId: fanComment });
+    });
+
+    it('refuses replies to hidden comments, replies without message, and replies by a non-owner', async () => {
+      expectErrors(await w.gql.request(REPLY, { variables: { id: w.f.comments.hiddenComment, message: 'x' }, token: w.f.tokens.own }), null, [
+        ERR.invalid(['replyToComment'], 'comment_id', 'Hidden comments take no replies.'),
+      ]);
+      for (const variables of [{ id: w.f.comments.fanComment }, { id: w.f.comments.fanComment, message: '  ' }]) {
+        expectErrors(await w.gql.request(REPLY, { variables, token: w.f.tokens.own }), null, [ERR.required(['replyToComment'], 'message')]);
+      }
+      expectErrors(await w.gql.request(REPLY, { variables: { id: w.blueOnRoaster, message: 'x' }, token: w.f.tokens.own }), null, [
+        ERR.notAllowed(['replyToComment']),
+      ]);
+      expectErrors(await w.gql.request(REPLY, { variables: { id: w.f.comments.fanComment, message: 'x' }, token: w.f.tokens.stranger }), null, [
+        ERR.unknownObject(['replyToComment'], 'post', w.f.comments.fanComment),
+      ]);
+    });
+
+    it('refuses replies to live-video comments and comments on a live video', async () => {
+      expectErrors(await w.gql.request(REPLY, { variables: { id: w.f.comments.liveComment, message: 'x' }, token: w.f.tokens.own }), null, [
+        ERR.invalid(['replyToComment'], 'comment_id', 'Live video comments take no replies; use a private reply instead.'),
+      ]);
+      expectErrors(await w.gql.request(CREATE, { variables: { mediaId: w.f.media.live, message: 'x' }, token: w.f.tokens.own }), null, [
+        ERR.invalid(['createMediaComment'], 'media_id', 'Comments on live video are not supported.'),
+      ]);
+    });
+
+    it('creates a top-level comment on the owner’s media', async () => {
+      const media = w.f.posts[3]!;
+      current = T0 + 2 * 60_000;
+      const reply = await w.gql.request(CREATE, { variables: { mediaId: media, message: 'New beans' }, token: w.f.tokens.own });
+      current = T0;
+      expect(reply.errors, reply.text).toBeUndefined();
+      expect(reply.data.createMediaComment).toEqual({
+        id: expect.stringMatching(/^\d+$/),
+        text: 'New beans',
+        timestamp: '2026-11-02T10:02:00.000Z',
+        from: { id: w.f.accounts.bluebottle, username: 'bluebottle' },
+        hidden: false,
+        likeCount: 0,
+        media: { id: media },
+        parentId: null,
+        user: { id: w.f.accounts.bluebottle },
+        username: 'bluebottle',
+        legacySocialCommentId: reply.data.createMediaComment.id,
+      });
+      const list = await w.gql.request(MEDIA_COMMENTS, { variables: { id: media }, token: w.f.tokens.parent });
+      expect(list.data.media.comments.nodes).toEqual([{ id: reply.data.createMediaComment.id, text: 'New beans' }]);
+    });
+
+    it('stamps a new comment with the second it was made in, never a later one', async () => {
+      current = T0 + 3 * 60_000 + 700;
+      const reply = await w.gql.request(CREATE, { variables: { mediaId: w.f.posts[4], message: 'late' }, token: w.f.tokens.own });
+      current = T0;
+      expect(reply.errors, reply.text).toBeUndefined();
+      expect(reply.data.createMediaComment.timestamp).toBe('2026-11-02T10:03:00.000Z');
+    });
+
+    it('refuses a media comment without message or on media of others', async () => {
+      const media = w.f.posts[5]!;
+      expectErrors(await w.gql.request(CREATE, { variables: { mediaId: media }, token: w.f.tokens.own }), null, [
+        ERR.required(['createMediaComment'], 'message'),
+      ]);
+      expectErrors(await w.gql.request(CREATE, { variables: { mediaId: media, message: 'x' }, token: w.f.tokens.roasterOwn }), null, [
+        ERR.unknownObject(['createMediaComment'], 'post', media),
+      ]);
+    });
+
+    it('answers a comment mention and a caption mention', async () => {
+      const { roasterComment } = w.f.comments;
+      const onComment = await w.gql.request(MENTION, {
+        variables: { accountId: w.f.accounts.bluebottle, mediaId: w.f.media.roasterPost, commentId: roasterComment, message: 'Thanks!' },
+        token: w.f.tokens.own,
+      });
+      expectData(onComment, {
+        replyToMention: {
+          id: expect.stringMatching(/^\d+$/),
+          text: 'Thanks!',
+          parentId: roasterComment,
+          media: { id: w.f.media.roasterPost },
+          user: { id: w.f.accounts.bluebottle },
+        },
+      });
+      const onCaption = await w.gql.request(MENTION, {
+        variables: { accountId: w.f.accounts.bluebottle, mediaId: w.f.media.roasterPost, message: 'Thanks for the shout-out' },
+        token: w.bmFull,
+      });
+      expectData(onCaption, {
+        replyToMention: {
+          id: expect.stringMatching(/^\d+$/),
+          text: 'Thanks for the shout-out',
+          parentId: null,
+          media: { id: w.f.media.roasterPost },
+          user: { id: w.f.accounts.bluebottle },
+        },
+      });
+    });
+
+    it('refuses a mention answer without mediaId or message, or where the account was not mentioned', async () => {
+      const base = { accountId: w.f.accounts.bluebottle, token: w.f.tokens.own };
+      const send = (variables: Record<string, unknown>) => w.gql.request(MENTION, { variables: { accountId: base.accountId, ...variables }, token: base.token });
+      expectErrors(await send({ message: 'x' }), null, [ERR.required(['replyToMention'], 'media_id')]);
+      expectErrors(await send({ mediaId: w.f.media.roasterPost }), null, [ERR.required(['replyToMention'], 'message')]);
+      expectErrors(await send({ mediaId: w.f.posts[0], message: 'x' }), null, [
+        ERR.invalid(['replyToMention'], 'media_id', 'The account was not mentioned in the caption of this media.'),
+      ]);
+      expectErrors(await send({ mediaId: w.f.posts[0], commentId: w.f.comments.fanComment, message: 'x' }), null, [
+        ERR.invalid(['replyToMention'], 'comment_id', 'The account was not mentioned in this comment.'),
+      ]);
+      const roaster = await w.gql.request(MENTION, {
+        variables: { accountId: w.f.accounts.bluebottle, mediaId: w.f.media.roasterPost, message: 'x' },
+        token: w.rita,
+      });
+      expectErrors(roaster, null, [ERR.unknownObject(['replyToMention'], 'post', w.f.accounts.bluebottle)]);
+    });
+  });
+
+  // ===================================================================================================================
+
+  describe('comments on a live video that has ended', () => {
+    let w: World;
+    beforeAll(async () => {
+      current = T0;
+      w = await makeWorld(system);
+      await system.database.db
+        .withTables<SocialTables>()
+        .updateTable('social.media')
+        .set({ live_ended_at: new Date(T0 - 60_000) })
+        .where('id', '=', w.f.media.live)
+        .execute();
+    });
+
+    it('are no longer readable', async () => {
+      const { liveComment } = w.f.comments;
+      for (const token of [w.f.tokens.own, w.f.tokens.parent]) {
+        const reply = await w.gql.request(COMMENT, { variables: { id: liveComment }, token });
+        expectErrors(reply, { comment: null }, [ERR.unknownObject(['comment'], 'get', liveComment)]);
+      }
+    });
+
+    it('are no longer listed on the media', async () => {
+      const reply = await w.gql.request(MEDIA_COMMENTS, { variables: { id: w.f.media.live }, token: w.f.tokens.own });
+      expect(reply.errors, reply.text).toBeUndefined();
+      expect(reply.data.media.comments.nodes).toEqual([]);
+    });
+  });
+});

@@ -324,7 +324,7 @@ export function createGraphErrors(options: GraphErrorsOptions = {}) {
      * and message the platform adds to them.
      */
     publishingError: (code: number, subcode: number, message: string, userTitle: string, userMessage: string, transient = false) =>
-      reply(code, message, { subcode, userTitle, userMessage, transient }),
+      reply(code, message, { subcode, userTitle, userMessage, transient, status: 400 }),
 
     /** 1: an internal failure (the real error is logged, never shown). */
     unknownError: () => reply(GRAPH_ERROR_CODES.UNKNOWN, 'An unknown error has occurred.', { transient: true }),

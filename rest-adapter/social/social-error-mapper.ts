@@ -79,6 +79,10 @@ export function mapSocialErrors(
         text('userMessage'),
       );
     case undefined:
+      // A variable the schema refuses (a value of the wrong type in a parameter) is the request's fault.
+      if (extensions.code === 'BAD_USER_INPUT' || extensions.code === 'GRAPHQL_VALIDATION_FAILED') {
+        return graphErrors.invalidParameter('Invalid parameter', error.message);
+      }
       return errorCodeFromGraphql(extensions.code) === 'UNAVAILABLE' ? graphErrors.unexpectedError(503) : graphErrors.unknownError();
   }
 }

@@ -77,12 +77,13 @@ export function buildSelection(
   fields: readonly FieldSelection[] | undefined,
   variables: VariableBag,
   inherited: { cursorsOnly: boolean } = { cursorsOnly: false },
+  options: { withoutId?: boolean } = {},
 ): { text: string; plan: PlanField[] } {
   const requested: FieldSelection[] =
     fields !== undefined
       ? [...fields]
       : type.defaultFields.map((name) => ({ name, modifiers: [], selection: undefined, position: 0 }));
-  if (!requested.some((field) => field.name === 'id' && field.modifiers.length === 0)) {
+  if (!options.withoutId && !requested.some((field) => field.name === 'id' && field.modifiers.length === 0)) {
     requested.push({ name: 'id', modifiers: [], selection: undefined, position: 0 });
   }
   const parts: string[] = [];

@@ -1,4 +1,4 @@
-import { parse as parseLossless } from 'lossless-json';
+import { isLosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { formatGraphTimestamp } from '../../lib/graph-time.ts';
 import { kindOfSocialId } from '../../lib/social-ids.ts';
@@ -126,7 +126,8 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       const edge: FieldSelection = { name: edgeName, modifiers, selection: fieldsOf(request.params), position: 0 };
       const variables = new VariableBag();
       const rootField = root.field(variables);
-      const { text, plan } = buildSelection(root.type, [edge], variables);
+      // The edge alone: its own permissions decide, not the node's (no `id` of the node is asked for).
+      const { text, plan } = buildSelection(root.type, [edge], variables, undefined, { withoutId: true });
       const data = await run(request, `query Social${variables.declare()} { node: ${rootField} ${text} }`, variables.values);
       const node = data.node as Record<string, unknown> | null;
       if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
@@ -182,7 +183,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     ] as const;
     const argText = args.map(([name, type, value]) => `${name}: ${variables.add(type, value)}`).join(', ');
     const query =
-      `query Social${variables.declare()} { node: ${rootField} { id insights(${argText}) { ` +
+      `query Social${variables.declare()} { node: ${rootField} { insights(${argText}) { ` +
       'data { id name period title description values { value endTime } totalValue { value breakdowns { dimensionKeys results { dimensionValues value } } } } ' +
       'window { since until hasPrevious hasNext } } } }';
     const data = await run(request, query, variables.values);
@@ -205,7 +206,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     const variables = new VariableBag();
     const rootField = root.field(variables);
     const since = variables.add('String', request.params.since ?? null);
-    const query = `query Social${variables.declare()} { node: ${rootField} { id contentPublishingLimit(since: ${since}) { quotaUsage config { quotaTotal quotaDuration } } } }`;
+    const query = `query Social${variables.declare()} { node: ${rootField} { contentPublishingLimit(since: ${since}) { quotaUsage config { quotaTotal quotaDuration } } } }`;
     const data = await run(request, query, variables.values);
     const limit = (data.node as { contentPublishingLimit: { quotaUsage: number; config: { quotaTotal: number; quotaDuration: number } } } | null)
       ?.contentPublishingLimit;
@@ -227,7 +228,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     const { text, plan } = buildSelection(HASHTAG_NODE, fieldsOf(request.params), variables);
     const data = await run(
       request,
-      `query Social${variables.declare()} { node: ${rootField} { id recentlySearchedHashtags(first: ${limitVariable}) ${text} } }`,
+      `query Social${variables.declare()} { node: ${rootField} { recentlySearchedHashtags(first: ${limitVariable}) ${text} } }`,
       variables.values,
     );
     const hashtags = (data.node as { recentlySearchedHashtags: Record<string, unknown>[] } | null)?.recentlySearchedHashtags;
@@ -250,7 +251,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       collaborators: p.collaborators === undefined ? null : list(p.collaborators),
       locationId: p.location_id ?? null,
       coverUrl: p.cover_url ?? null,
-      thumbOffset: p.thumb_offset === undefined ? null : parseLimit(p.thumb_offset),
+      thumbOffset: p.thumb_offset === undefined ? null : numberParameter('thumb_offset', p.thumb_offset),
       shareToFeed: optionalBoolean('share_to_feed', p.share_to_feed),
       audioName: p.audio_name ?? null,
       altText: p.alt_text ?? null,
@@ -539,6 +540,13 @@ function jsonParameter(name: string, text: string): unknown {
   }
 }
 
+function numberParameter(name: string, text: string): number {
+  if (!/^-?\d+(\.\d+)?$/.test(text.trim())) {
+    throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The parameter ${name} must be a number, got "${text}".`));
+  }
+  return Number(text.trim());
+}
+
 function optionalBoolean(name: string, text: string | undefined): boolean | null {
   if (text === undefined) return null;
   const value = parseBoolean(text);
@@ -607,7 +615,7 @@ function readParams(req: Request): Params {
   if (typeof body === 'string') {
     if (body.trim() === '') return params;
     try {
-      body = parseLossless(body, undefined, (digits: string) => digits);
+      body = parseLossless(body);
     } catch (error) {
       throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The JSON body is not valid JSON: ${(error as Error).message}`));
     }
@@ -615,7 +623,9 @@ function readParams(req: Request): Params {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
       if (value === undefined || value === null) continue;
-      params[name] = typeof value === 'string' ? value : JSON.stringify(value);
+      // Scalars keep their text (a 64-bit id sent as a number keeps every digit); objects and arrays travel as JSON text,
+      // their numbers written exactly as sent.
+      params[name] = typeof value === 'string' ? value : isLosslessNumber(value) ? value.toString() : stringifyLossless(value) ?? '';
     }
   }
   return params;

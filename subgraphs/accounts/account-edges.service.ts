@@ -958,6 +958,10 @@ function validateContainerInput(input: CreateContainerInput): ContainerDraft {
 
   // User tags: on the media that shows people (not on a carousel container: its items carry them).
   const userTags: StoredUserTag[] = [];
+  // GraphQL takes user_tags as JSON, so its shape is checked here, with the other rules of the parameter.
+  if (input.userTags !== undefined && input.userTags !== null && !Array.isArray(input.userTags)) {
+    throw socialErrors.invalidParameter('user_tags', 'user_tags must be a JSON array of {username, x, y}.');
+  }
   const tags = input.userTags ?? [];
   if (tags.length > 0 && mediaType === 'CAROUSEL') {
     throw socialErrors.invalidParameter('user_tags', 'Tag people on the carousel items, not on the CAROUSEL container.');

@@ -13,8 +13,8 @@ type AccountField = (view: AccountView, args: unknown, context: AccountsContext)
 
 /** An account field, refused (as the platform does) when the account was reached through business_discovery. */
 function accountField(graphName: string, read: (account: AccountRecord) => unknown): AccountField {
-  return (view, _args, context) => {
-    context.accounts.checkField(view, graphName);
+  return async (view, _args, context) => {
+    context.accounts.checkField(view, graphName, await context.viewer());
     return read(view.account);
   };
 }
@@ -62,7 +62,7 @@ export const accountsResolvers: GraphQLResolverMap<AccountsContext> = {
       const account = await context.accountLoader.load(reference.id);
       return account ? context.accounts.viewOf(await context.viewer(), account) : null;
     },
-    id: (view: AccountView) => view.account.id,
+    id: accountField('id', (account) => account.id),
     accountType: ownHostField('account_type', (account) => account.accountType),
     userId: ownHostField('user_id', (account) => account.id),
     username: accountField('username', (account) => account.username),

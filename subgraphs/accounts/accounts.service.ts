@@ -138,8 +138,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
 
     /** GET /<account_id>: an account the viewer acts for. */
     async account(viewer: Viewer, id: string): Promise<AccountView> {
-      if (!isSocialId(id, 'account')) throw socialErrors.unknownObject(id);
-      authorize(viewer, 'readAccount', { accountId: id });
+      if (!isSocialId(id, 'account') || !managesAccount(viewer, id)) throw socialErrors.unknownObject(id);
       const account = await loadAccount(id);
       if (!account || account.accountType === 'PERSONAL') throw socialErrors.unknownObject(id);
       return { account, scope: 'managed' };
@@ -161,14 +160,22 @@ export function createAccountsService(deps: AccountsServiceDeps) {
       return { account, scope: managesAccount(viewer, account.id) ? 'managed' : 'public' };
     },
 
-    /** Refuses a non-public field of an account seen through business_discovery, as the platform does. */
-    checkField(view: AccountView, field: string): void {
-      if (view.scope === 'public' && !PUBLIC_ACCOUNT_FIELDS.has(field)) throw socialErrors.unknownField(field, NODE_TYPES.account);
+    /**
+     * Checks a field of the account node: refused (as the platform does) when not public for an account seen through
+     * business_discovery; on a managed account, the node's read permissions (each edge checks its own instead, so that
+     * `/<account>/agencies` needs the agencies permissions only).
+     */
+    checkField(view: AccountView, field: string, viewer?: Viewer): void {
+      if (view.scope === 'public') {
+        if (!PUBLIC_ACCOUNT_FIELDS.has(field)) throw socialErrors.unknownField(field, NODE_TYPES.account);
+        return;
+      }
+      if (viewer) authorize(viewer, 'readAccount', { accountId: view.account.id });
     },
 
     /** Fields only the own-login host's account node has (`account_type`, `user_id`). */
     checkOwnHostField(viewer: Viewer, view: AccountView, field: string): void {
-      this.checkField(view, field);
+      this.checkField(view, field, viewer);
       if (viewer.host !== 'own') throw socialErrors.unknownField(field, NODE_TYPES.account);
     },
 

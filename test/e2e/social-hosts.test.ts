@@ -282,24 +282,36 @@ describe('the two hosts of the social graph', () => {
       parent: readonly string[];
       /** Whether the operation exists on the own-login host (where it needs social_business_basic alone). */
       own: boolean;
+      /** §2.2 accepts pages_show_list in place of pages_read_engagement for this edge. */
+      showListWillDo?: boolean;
+      /** §2.2 lists no business-manager rule for this edge (stories). */
+      noBusinessManagerRule?: boolean;
       /** The field an own-login request is refused with when the operation does not exist there. */
       ownField?: string;
     }
 
     const OPERATIONS: Operation[] = [
       { name: 'account read', request: () => [`/v25.0/${f.accounts.bluebottle}`, { fields: 'username' }], parent: ['social_basic', 'pages_read_engagement'], own: true },
-      { name: 'media', request: () => [`/v25.0/${f.accounts.bluebottle}/media`, { limit: '1' }], parent: ['social_basic', 'pages_read_engagement'], own: true },
+      {
+        name: 'media',
+        request: () => [`/v25.0/${f.accounts.bluebottle}/media`, { limit: '1' }],
+        parent: ['social_basic', 'pages_read_engagement'],
+        own: true,
+        showListWillDo: true,
+      },
       {
         name: 'stories',
         request: () => [`/v25.0/${f.accounts.bluebottle}/stories`, {}],
         parent: ['social_basic', 'social_manage_insights', 'pages_read_engagement', 'pages_show_list'],
         own: true,
+        noBusinessManagerRule: true,
       },
       {
         name: 'tags',
         request: () => [`/v25.0/${f.accounts.bluebottle}/tags`, {}],
         parent: ['social_basic', 'social_manage_comments', 'pages_read_engagement'],
         own: true,
+        showListWillDo: true,
       },
       { name: 'live_media', request: () => [`/v25.0/${f.accounts.bluebottle}/live_media`, {}], parent: ['social_basic', 'pages_read_engagement'], own: true },
       {
@@ -329,12 +341,23 @@ describe('the two hosts of the social graph', () => {
         expectOk(await get(parent, operation, exact));
         for (const permission of operation.parent) {
           const token = await f.token('parent', f.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== permission));
+          if (operation.showListWillDo && permission === 'pages_read_engagement') {
+            // Either page permission will do for this edge (§2.2); without both, the first is named.
+            expectOk(await get(parent, operation, token));
+            const neither = await f.token('parent', f.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== permission && p !== 'pages_show_list'));
+            expectGraphError(await get(parent, operation, neither), missingPermission(permission));
+            continue;
+          }
           expectGraphError(await get(parent, operation, token), missingPermission(permission));
         }
       });
 
       it('on the parent-platform host, needs ads_management or ads_read for a business-manager page role', async () => {
         const withoutAds = await f.token('parent', f.platformUsers.bm, operation.parent);
+        if (operation.noBusinessManagerRule) {
+          expectOk(await get(parent, operation, withoutAds));
+          return;
+        }
         expectGraphError(await get(parent, operation, withoutAds), missingPermission('ads_read'));
         for (const ads of ['ads_read', 'ads_management']) {
           const token = await f.token('parent', f.platformUsers.bm, [...operation.parent, ads]);

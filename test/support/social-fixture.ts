@@ -3,6 +3,7 @@ import type { LoginType } from '../../lib/social-auth/social-token.service.ts';
 import { createCursorCodec } from '../../lib/cursor.ts';
 import { createAccountEdgesService, type SeedDemoEdgesResult } from '../../subgraphs/accounts/account-edges.service.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
+import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../../subgraphs/social-store/social-demo-graph.ts';
 import { createSocialGraphBuilder } from '../../subgraphs/social-store/social-graph-builder.ts';
 import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
 
@@ -22,28 +23,8 @@ import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts
  * @bluebottle.
  */
 
-export const OWN_PERMISSIONS = [
-  'social_business_basic',
-  'social_business_manage_comments',
-  'social_business_content_publish',
-  'social_business_manage_insights',
-  'social_business_manage_messages',
-] as const;
-
-export const PARENT_PERMISSIONS = [
-  'social_basic',
-  'pages_read_engagement',
-  'pages_show_list',
-  'social_manage_comments',
-  'social_content_publish',
-  'social_manage_insights',
-  'social_manage_upcoming_events',
-  'ads_management',
-  'ads_read',
-  'business_management',
-  'catalog_management',
-  'social_shopping_tag_products',
-] as const;
+/** Every permission of each login type (the same lists npm run seed grants). */
+export { OWN_LOGIN_PERMISSIONS as OWN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS as PARENT_PERMISSIONS };
 
 export const FEED_POSTS = 30;
 /** Base instant of the fixture's timestamps: post[i] is i hours before it. */
@@ -160,8 +141,8 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
   const token = (loginType: LoginType, subjectId: string, permissions: readonly string[]) =>
     tokens.issue({ loginType, subjectId, permissions, expiresInSeconds: 3600 });
   const past = createSocialTokens(database, () => new Date(now().getTime() - 2 * 3_600_000));
-  const expired = await past.issue({ loginType: 'own', subjectId: bluebottle, permissions: [...OWN_PERMISSIONS], expiresInSeconds: 3600 });
-  const revoked = await token('own', bluebottle, OWN_PERMISSIONS);
+  const expired = await past.issue({ loginType: 'own', subjectId: bluebottle, permissions: [...OWN_LOGIN_PERMISSIONS], expiresInSeconds: 3600 });
+  const revoked = await token('own', bluebottle, OWN_LOGIN_PERMISSIONS);
   await tokens.revoke(revoked);
 
   return {
@@ -173,11 +154,11 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
     media: { live, story, expiredStory, carousel, roasterPost, shadyPost },
     comments: { fanComment, fanTwoComment, ownerComment, hiddenComment, ownerReply, fanReply, liveComment, roasterComment, shadyComment },
     tokens: {
-      own: await token('own', bluebottle, OWN_PERMISSIONS),
-      roasterOwn: await token('own', roaster, OWN_PERMISSIONS),
-      parent: await token('parent', ana, PARENT_PERMISSIONS),
-      bmWithoutAds: await token('parent', bm, PARENT_PERMISSIONS.filter((p) => p !== 'ads_management' && p !== 'ads_read')),
-      stranger: await token('parent', stranger, PARENT_PERMISSIONS),
+      own: await token('own', bluebottle, OWN_LOGIN_PERMISSIONS),
+      roasterOwn: await token('own', roaster, OWN_LOGIN_PERMISSIONS),
+      parent: await token('parent', ana, PARENT_PLATFORM_PERMISSIONS),
+      bmWithoutAds: await token('parent', bm, PARENT_PLATFORM_PERMISSIONS.filter((p) => p !== 'ads_management' && p !== 'ads_read')),
+      stranger: await token('parent', stranger, PARENT_PLATFORM_PERMISSIONS),
       expired,
       revoked,
     },

@@ -103,14 +103,28 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     return result.data ?? {};
   }
 
-  /** GET of a node: its default fields or the requested ones. */
-  async function readNode(request: SocialRequest, root: RootNode): Promise<unknown> {
+  /**
+   * Queries the path's node with the selection `select` builds (after the node's own variables, so that declarations come
+   * out in order); a node the gateway returns as null without an error does not exist for this token.
+   */
+  async function queryRoot(
+    request: SocialRequest,
+    root: RootNode,
+    select: (variables: VariableBag) => { text: string; plan?: PlanField[] },
+  ): Promise<{ node: Record<string, unknown>; plan: PlanField[] }> {
     const variables = new VariableBag();
     const rootField = root.field(variables);
-    const { text, plan } = buildSelection(root.type, fieldsOf(request.params), variables);
+    const { text, plan = [] } = select(variables);
     const data = await run(request, `query Social${variables.declare()} { node: ${rootField} ${text} }`, variables.values);
-    if (!data.node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
-    return renderNode(plan, data.node as Record<string, unknown>, request.links);
+    const node = data.node as Record<string, unknown> | null | undefined;
+    if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    return { node, plan };
+  }
+
+  /** GET of a node: its default fields or the requested ones. */
+  async function readNode(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const { node, plan } = await queryRoot(request, root, (variables) => buildSelection(root.type, fieldsOf(request.params), variables));
+    return renderNode(plan, node, request.links);
   }
 
   /** GET of a node's list edge: `{data, paging}` whose links repeat the request. */
@@ -124,13 +138,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
         if (value !== undefined) modifiers.push({ name, argument: value, position: 0 });
       }
       const edge: FieldSelection = { name: edgeName, modifiers, selection: fieldsOf(request.params), position: 0 };
-      const variables = new VariableBag();
-      const rootField = root.field(variables);
       // The edge alone: its own permissions decide, not the node's (no `id` of the node is asked for).
-      const { text, plan } = buildSelection(root.type, [edge], variables, undefined, { withoutId: true });
-      const data = await run(request, `query Social${variables.declare()} { node: ${rootField} ${text} }`, variables.values);
-      const node = data.node as Record<string, unknown> | null;
-      if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+      const { node, plan } = await queryRoot(request, root, (variables) =>
+        buildSelection(root.type, [edge], variables, undefined, { withoutId: true }),
+      );
       const edgePlan = plan.find((field) => field.key === edgeName) as PlanField;
       return renderEdge(edgePlan, node[edgeName] as Connection, request.links, request.links.requestUrl);
     };
@@ -170,8 +181,6 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   /** GET /<account>/insights: metrics over a time window; paging moves the window (reference §2.2). */
   async function readInsights(request: SocialRequest, root: RootNode): Promise<unknown> {
     const p = request.params;
-    const variables = new VariableBag();
-    const rootField = root.field(variables);
     const args = [
       ['metric', '[String!]', p.metric === undefined ? null : list(p.metric)],
       ['period', 'String', p.period ?? null],
@@ -181,14 +190,16 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       ['since', 'String', p.since ?? null],
       ['until', 'String', p.until ?? null],
     ] as const;
-    const argText = args.map(([name, type, value]) => `${name}: ${variables.add(type, value)}`).join(', ');
-    const query =
-      `query Social${variables.declare()} { node: ${rootField} { insights(${argText}) { ` +
-      'data { id name period title description values { value endTime } totalValue { value breakdowns { dimensionKeys results { dimensionValues value } } } } ' +
-      'window { since until hasPrevious hasNext } } } }';
-    const data = await run(request, query, variables.values);
-    const insights = (data.node as { insights: InsightsResult } | null)?.insights;
-    if (!insights) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    const { node } = await queryRoot(request, root, (variables) => {
+      const argText = args.map(([name, type, value]) => `${name}: ${variables.add(type, value)}`).join(', ');
+      return {
+        text:
+          `{ insights(${argText}) { ` +
+          'data { id name period title description values { value endTime } totalValue { value breakdowns { dimensionKeys results { dimensionValues value } } } } ' +
+          'window { since until hasPrevious hasNext } } }',
+      };
+    });
+    const insights = node.insights as InsightsResult;
     return graphPage(
       insights.data.map(renderInsight),
       buildTimePaging({ requestUrl: request.links.requestUrl, ...insights.window }),
@@ -203,14 +214,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
         throw new GraphReplyError(errors.unknownField(field.name, 'ContentPublishingLimit'));
       }
     }
-    const variables = new VariableBag();
-    const rootField = root.field(variables);
-    const since = variables.add('String', request.params.since ?? null);
-    const query = `query Social${variables.declare()} { node: ${rootField} { contentPublishingLimit(since: ${since}) { quotaUsage config { quotaTotal quotaDuration } } } }`;
-    const data = await run(request, query, variables.values);
-    const limit = (data.node as { contentPublishingLimit: { quotaUsage: number; config: { quotaTotal: number; quotaDuration: number } } } | null)
-      ?.contentPublishingLimit;
-    if (!limit) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    const { node } = await queryRoot(request, root, (variables) => ({
+      text: `{ contentPublishingLimit(since: ${variables.add('String', request.params.since ?? null)}) { quotaUsage config { quotaTotal quotaDuration } } }`,
+    }));
+    const limit = node.contentPublishingLimit as { quotaUsage: number; config: { quotaTotal: number; quotaDuration: number } };
     const item: Record<string, unknown> = {};
     for (const field of fields) {
       if (field.name === 'quota_usage') item.quota_usage = limit.quotaUsage;
@@ -221,18 +228,13 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
 
   /** GET /<account>/recently_searched_hashtags: `{data: [{id}]}` (default 25, at most 30; no paging). */
   async function readRecentHashtags(request: SocialRequest, root: RootNode): Promise<unknown> {
-    const variables = new VariableBag();
-    const rootField = root.field(variables);
     const first = request.params.limit === undefined ? null : parseLimit(request.params.limit);
-    const limitVariable = variables.add('Int', first);
-    const { text, plan } = buildSelection(HASHTAG_NODE, fieldsOf(request.params), variables);
-    const data = await run(
-      request,
-      `query Social${variables.declare()} { node: ${rootField} { recentlySearchedHashtags(first: ${limitVariable}) ${text} } }`,
-      variables.values,
-    );
-    const hashtags = (data.node as { recentlySearchedHashtags: Record<string, unknown>[] } | null)?.recentlySearchedHashtags;
-    if (!hashtags) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    const { node, plan } = await queryRoot(request, root, (variables) => {
+      const limitVariable = variables.add('Int', first);
+      const built = buildSelection(HASHTAG_NODE, fieldsOf(request.params), variables);
+      return { text: `{ recentlySearchedHashtags(first: ${limitVariable}) ${built.text} }`, plan: built.plan };
+    });
+    const hashtags = node.recentlySearchedHashtags as Record<string, unknown>[];
     return { data: hashtags.map((hashtag) => renderNode(plan, hashtag, request.links)) };
   }
 
@@ -383,13 +385,8 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
 
   function readList(listName: string): EdgeRoute['get'] {
     return async (request, root) => {
-      const variables = new VariableBag();
-      const rootField = root.field(variables);
       const list: FieldSelection = { name: listName, modifiers: [], selection: fieldsOf(request.params), position: 0 };
-      const { text, plan } = buildSelection(root.type, [list], variables);
-      const data = await run(request, `query Social${variables.declare()} { node: ${rootField} ${text} }`, variables.values);
-      const node = data.node as Record<string, unknown> | null;
-      if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+      const { node, plan } = await queryRoot(request, root, (variables) => buildSelection(root.type, [list], variables));
       return renderNode(plan, node, request.links)[listName] ?? { data: [] };
     };
   }
@@ -422,16 +419,17 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       const params = readParams(req);
       const requestUrl = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
       const tokenInQuery = requestUrl.searchParams.get('access_token');
+      const host = hostOf(req);
       const request: SocialRequest = {
         req,
         method,
-        host: hostOf(req),
+        host,
         version,
         params,
         headers: {
           authorization: params.access_token !== undefined ? `Bearer ${params.access_token}` : req.headers.authorization,
           'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
-          'x-social-host': hostOf(req),
+          'x-social-host': host,
         },
         links: {
           requestUrl,

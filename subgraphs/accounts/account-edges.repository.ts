@@ -225,32 +225,6 @@ export async function listAuthorizedAdAccounts(
 // ---------------------------------------------------------------------------------------------------------------------
 // Media containers and publishing
 
-export interface ContainerRow {
-  id: string;
-  account_id: string;
-  media_type: ContainerMediaType;
-  image_url: string | null;
-  video_url: string | null;
-  upload_media_id: string | null;
-  caption: string;
-  is_carousel_item: boolean;
-  children: string[];
-  user_tags: StoredUserTag[];
-  collaborators: string[];
-  location_id: string | null;
-  alt_text: string | null;
-  share_to_feed: boolean | null;
-  cover_url: string | null;
-  thumb_offset: number | null;
-  audio_name: string | null;
-  status_code: Selectable<MediaContainerTable>['status_code'];
-  created_at: Date;
-  ready_at: Date;
-  expires_at: Date;
-  published_media_id: string | null;
-  published_at: Date | null;
-}
-
 export interface NewContainer {
   account_id: string;
   media_type: ContainerMediaType;
@@ -272,6 +246,14 @@ export interface NewContainer {
   created_at: Date;
   ready_at: Date;
   expires_at: Date;
+}
+
+/** A stored container: what was inserted, plus its id and publication. */
+export interface ContainerRow extends Omit<NewContainer, 'status_code'> {
+  id: string;
+  status_code: Selectable<MediaContainerTable>['status_code'];
+  published_media_id: string | null;
+  published_at: Date | null;
 }
 
 function containerColumns() {

@@ -306,6 +306,8 @@ export interface AccountEdgesService {
   authorizeAdAccount(accountId: string, input: AuthorizeAdAccountInput): Promise<true>;
   createContainer(accountId: string, input: CreateContainerInput): Promise<MediaContainer>;
   getContainer(accountId: string, containerId: string): Promise<MediaContainer>;
+  /** A container by id alone, whatever its account (the caller checks who may see it); undefined when unknown. */
+  findContainerById(containerId: string): Promise<MediaContainer | undefined>;
   publishContainer(accountId: string, creationId: string | null | undefined): Promise<PublishedMedia>;
   contentPublishingLimit(accountId: string, since?: string | number | null): Promise<ContentPublishingLimit>;
   insights(accountId: string, params: InsightsParams): Promise<InsightsResult>;
@@ -655,6 +657,11 @@ export function createAccountEdgesService(deps: AccountEdgesServiceDeps): Accoun
     return toContainer(row, clock());
   }
 
+  async function findContainerById(containerId: string): Promise<MediaContainer | undefined> {
+    const row = isSocialId(containerId, 'container') ? await findContainer(db, containerId) : undefined;
+    return row ? toContainer(row, clock()) : undefined;
+  }
+
   async function publishContainer(accountId: string, creationId: string | null | undefined): Promise<PublishedMedia> {
     checkAccountId(accountId, 'post');
     const id = creationId?.trim() ?? '';
@@ -862,6 +869,7 @@ export function createAccountEdgesService(deps: AccountEdgesServiceDeps): Accoun
     authorizeAdAccount: (accountId, input) => authorizeAdAccount(accountId, input),
     createContainer,
     getContainer,
+    findContainerById,
     publishContainer,
     contentPublishingLimit,
     insights,

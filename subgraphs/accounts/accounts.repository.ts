@@ -42,6 +42,14 @@ export interface MediaRecord {
   ownerAgeGated: boolean;
 }
 
+/**
+ * What the `media` edge and `media_count` count, over `social.media m`: published media — not deleted, not stories, not
+ * carousel children, and not a broadcast in progress (it is on live_media and joins the media edge once it has ended).
+ * One fragment, so the edge and the count cannot disagree.
+ */
+const ON_MEDIA_EDGE = sql<SqlBool>`m.deleted_at is null and m.media_product_type <> 'STORY' and m.carousel_parent_id is null
+  and (m.is_live = false or m.live_ended_at is not null)`;
+
 function accountQuery(db: SocialDb) {
   return db
     .selectFrom('social.account as a')
@@ -63,9 +71,7 @@ function accountQuery(db: SocialDb) {
       'a.shop_approved',
       'a.shop_catalog_product_count',
       // Media published on the account: feed and reels, not stories, not carousel children, not deleted.
-      sql<number>`(select count(*)::int from social.media m
-        where m.owner_id = a.id and m.deleted_at is null and m.media_product_type <> 'STORY'
-        and m.carousel_parent_id is null and (m.is_live = false or m.live_ended_at is not null))`.as('media_count'),
+      sql<number>`(select count(*)::int from social.media m where m.owner_id = a.id and ${ON_MEDIA_EDGE})`.as('media_count'),
     ]);
 }
 
@@ -180,12 +186,7 @@ export async function listMedia(db: SocialDb, query: MediaListQuery): Promise<Me
   let select = mediaQuery(db);
   switch (query.kind) {
     case 'media':
-      select = select
-        .where('m.owner_id', '=', query.ownerId)
-        .where('m.media_product_type', '<>', 'STORY')
-        .where('m.carousel_parent_id', 'is', null)
-        // A broadcast in progress is on live_media; it joins the media edge once it has ended.
-        .where((eb) => eb.or([eb('m.is_live', '=', false), eb('m.live_ended_at', 'is not', null)]));
+      select = select.where('m.owner_id', '=', query.ownerId).where(ON_MEDIA_EDGE);
       break;
     case 'stories':
       select = select
@@ -229,10 +230,7 @@ export async function countMediaNewerThan(db: SocialDb, ownerId: string, seconds
     .selectFrom('social.media as m')
     .select(sql<number>`count(*)::int`.as('n'))
     .where('m.owner_id', '=', ownerId)
-    .where('m.deleted_at', 'is', null)
-    .where('m.media_product_type', '<>', 'STORY')
-    .where('m.carousel_parent_id', 'is', null)
-    .where((eb) => eb.or([eb('m.is_live', '=', false), eb('m.live_ended_at', 'is not', null)]))
+    .where(ON_MEDIA_EDGE)
     .where(sql<SqlBool>`(m.timestamp, m.id) > (to_timestamp(${seconds}), ${id}::bigint)`)
     .executeTakeFirstOrThrow();
   return row.n;

@@ -1,5 +1,4 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
-import { authorize } from '../social-store/social-access.ts';
 import { DateTimeScalar, JSONScalar, toConnection } from '../social-store/social-graphql.ts';
 import type { PageArgs } from '../social-store/social-paging.ts';
 import type { CreateContainerInput, CreateUpcomingEventInput, InsightsParams } from './account-edges.service.ts';
@@ -121,11 +120,8 @@ export const accountsResolvers: GraphQLResolverMap<AccountsContext> = {
     likeCount: (view: MediaView) => view.media.likeCount,
     isCommentEnabled: (view: MediaView) => view.media.commentEnabled,
     username: (view: MediaView) => view.media.ownerUsername,
-    owner: async (view: MediaView, _args: unknown, context: AccountsContext) => {
-      if (!view.owned) return null;
-      const account = await context.accountLoader.load(view.media.ownerId);
-      return account ? { account, scope: 'managed' } : null;
-    },
+    owner: (view: MediaView, _args: unknown, context: AccountsContext) =>
+      context.accounts.owner(view, (id) => context.accountLoader.load(id)),
     children: async (view: MediaView, args: MediaPageArgs, context: AccountsContext) =>
       toConnection(await context.accounts.carouselChildren(view, args)),
   },
@@ -134,12 +130,7 @@ export const accountsResolvers: GraphQLResolverMap<AccountsContext> = {
       context.accounts.userPages(await context.viewer()),
   },
   Page: {
-    socialBusinessAccount: async (page: { accountId: string | null }, _args: unknown, context: AccountsContext) => {
-      if (page.accountId === null) return null;
-      const viewer = await context.viewer();
-      authorize(viewer, 'readAccount', { accountId: page.accountId });
-      const account = await context.accountLoader.load(page.accountId);
-      return account ? { account, scope: 'managed' } : null;
-    },
+    socialBusinessAccount: async (page: { accountId: string | null }, _args: unknown, context: AccountsContext) =>
+      context.accounts.pageAccount(await context.viewer(), page.accountId, (id) => context.accountLoader.load(id)),
   },
 };

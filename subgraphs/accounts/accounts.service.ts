@@ -328,23 +328,34 @@ export function createAccountsService(deps: AccountsServiceDeps) {
 
     /** GET /<container_id>: a container of an account the viewer acts for. */
     async container(viewer: Viewer, id: string): Promise<MediaContainer> {
-      if (!isSocialId(id, 'container')) throw socialErrors.unknownObject(id);
-      for (const accountId of viewer.managedAccountIds) {
-        try {
-          const container = await edges.getContainer(accountId, id);
-          authorize(viewer, 'publish', { accountId, objectId: id });
-          return container;
-        } catch (error) {
-          if ((error as { details?: { reason?: string } }).details?.reason === 'UNKNOWN_OBJECT') continue;
-          throw error;
-        }
-      }
-      throw socialErrors.unknownObject(id);
+      const container = await edges.findContainerById(id);
+      if (!container) throw socialErrors.unknownObject(id);
+      authorize(viewer, 'publish', { accountId: container.accountId, objectId: id });
+      return container;
     },
 
     /** A media object reached as a federation entity (a comment's media). */
     mediaViewOf(viewer: Viewer, media: MediaRecord): MediaView {
       return { media, owned: managesAccount(viewer, media.ownerId) };
+    },
+
+    /** `owner`: only for media of an account the viewer acts for (others' media show `username` instead). */
+    async owner(view: MediaView, load: (id: string) => Promise<AccountRecord | undefined>): Promise<AccountView | null> {
+      if (!view.owned) return null;
+      const account = await load(view.media.ownerId);
+      return account ? { account, scope: 'managed' } : null;
+    },
+
+    /** `social_business_account` of a page: the linked account, which the token must be allowed to read. */
+    async pageAccount(
+      viewer: Viewer,
+      accountId: string | null,
+      load: (id: string) => Promise<AccountRecord | undefined>,
+    ): Promise<AccountView | null> {
+      if (accountId === null) return null;
+      authorize(viewer, 'readAccount', { accountId });
+      const account = await load(accountId);
+      return account ? { account, scope: 'managed' } : null;
     },
 
     /** The caption as the viewer may read it: `@` removed from mentions unless the viewer's account made the media. */

@@ -52,10 +52,8 @@ export function createCommentsService(deps: CommentsServiceDeps) {
    * and comments on a live video once the broadcast has ended.
    */
   function visibleTo(viewer: Viewer, comment: CommentRecord): boolean {
-    const ownsMedia = managesAccount(viewer, comment.media.ownerId);
-    if (comment.media.isLive && comment.media.liveEnded) return false;
-    if (comment.media.ownerAgeGated && !ownsMedia) return false;
-    return ownsMedia || managesAccount(viewer, comment.authorId);
+    if (withheldFrom(viewer, comment)) return false;
+    return managesAccount(viewer, comment.media.ownerId) || managesAccount(viewer, comment.authorId);
   }
 
   async function loadVisible(viewer: Viewer, id: string, method: SocialMethod): Promise<CommentRecord> {
@@ -219,8 +217,7 @@ export function createCommentsService(deps: CommentsServiceDeps) {
         throw socialErrors.unknownObject(commentId);
       }
       const [comment] = await findCommentsByIds(db, [commentId]);
-      const hiddenByRule = comment && ((comment.media.isLive && comment.media.liveEnded) || (comment.media.ownerAgeGated && !managesAccount(viewer, comment.media.ownerId)));
-      if (!comment || hiddenByRule) throw socialErrors.unknownObject(commentId);
+      if (!comment || withheldFrom(viewer, comment)) throw socialErrors.unknownObject(commentId);
       if (!comment.media.commentEnabled) throw socialErrors.invalidParameter('comment_id', 'Comments are disabled on this media.');
       return comment;
     },
@@ -260,6 +257,15 @@ export function createCommentsService(deps: CommentsServiceDeps) {
       return create(media.id, accountId, parentId, text);
     },
   };
+}
+
+/**
+ * Comments the platform never shows, whoever asks (reference §1.3): those on a live video whose broadcast has ended, and
+ * those on age-gated media to anyone but the media's owner.
+ */
+function withheldFrom(viewer: Viewer, comment: CommentRecord): boolean {
+  if (comment.media.isLive && comment.media.liveEnded) return true;
+  return comment.media.ownerAgeGated && !managesAccount(viewer, comment.media.ownerId);
 }
 
 /** The account through which the viewer reaches a comment: the media's owner when it acts for it, else the author. */

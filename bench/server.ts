@@ -30,6 +30,7 @@ import { createPasswordHasher } from '../lib/password.ts';
 import { createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
 import { createThrowawayDatabase } from '../lib/throwaway-database.ts';
 import { readSupergraph } from '../schema/supergraph-config.ts';
+import { createLocalBlobStore } from '../subgraphs/media-store/blob-store.ts';
 import { createSubgraphs } from '../subgraphs/index.ts';
 import { deepReadBaseline, seedDeepRead } from './social-deep-read.ts';
 import { createSubgraphServer, type SubgraphServer } from '../subgraphs/subgraph-server.ts';
@@ -277,7 +278,9 @@ async function main(): Promise<void> {
     const database = system.database!;
 
     // Every subgraph, served over HTTP by its own server, on the SAME database handle as the embedded system.
-    const subgraphs = createSubgraphs({ config, database, tokens: system.tokens });
+    const blobs = await createLocalBlobStore(undefined);
+    closers.push(() => blobs.close());
+    const subgraphs = createSubgraphs({ config, database, tokens: system.tokens, logger, blobs });
     const users = subgraphs.users!;
     const subgraphUrls: Record<string, string> = {};
     let usersApollo: SubgraphServer['apollo'] | undefined;

@@ -8,7 +8,7 @@ import { createDatabase, migrateToLatest } from '../lib/database.ts';
 import { AlreadyExistsError } from '../lib/errors.ts';
 import { createCursorCodec } from '../lib/cursor.ts';
 import { createAccountEdgesService } from '../subgraphs/accounts/account-edges.service.ts';
-import { ALL_MIGRATIONS, createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
+import { ALL_MIGRATIONS, createOAuthCredentialStore, createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
 import {
   loadSocialDemoGraph,
   OWN_LOGIN_PERMISSIONS,
@@ -26,12 +26,12 @@ const DEMO_USERS: CreateUserExampleInput[] = [
   { name: 'Wang Fang', email: 'wang.fang@example.com', password: 'demo-password-4', phone: '18600186004', avatar: 'https://example.com/avatars/wang.png', age: 19, gender: 2 },
 ];
 
-const { config } = prepareProcess('seed');
+const { config, logger } = prepareProcess('seed');
 const database = await createDatabase(config.database);
 try {
   await migrateToLatest(database.db, ALL_MIGRATIONS);
   const tokens = createTokenService(config.jwt);
-  const { users } = createSubgraphs({ config, database, tokens }, ['users']);
+  const { users } = createSubgraphs({ config, database, tokens, logger }, ['users']);
   const admin = tokens.mint({ sub: 'admin', roles: [ADMIN_ROLE] }, { expiresIn: '30d' });
   const adminActor = tokens.authenticate(`Bearer ${admin}`);
   const userExamples: { id: string; email: string; token: string }[] = [];
@@ -47,7 +47,8 @@ try {
     userExamples.push({ id, email: input.email, token: tokens.mint({ sub: id }, { expiresIn: '30d' }) });
   }
   const social = await seedSocialGraph();
-  console.log(JSON.stringify({ areaA: { adminToken: admin, userExamples }, social }, null, 2));
+  const media = await seedMediaCredentials(social.ids.accounts);
+  console.log(JSON.stringify({ areaA: { adminToken: admin, userExamples }, social: social.output, media }, null, 2));
 } finally {
   await database.close();
 }
@@ -67,7 +68,7 @@ async function seedSocialGraph() {
     issue('own', subject, permissions, label);
   const parent = (permissions: readonly string[], label: string, subject = graph.platformUsers.ana) =>
     issue('parent', subject, permissions, label);
-  return {
+  const output = {
     hosts: {
       ownLogin: `http://${config.publicHost}:${config.rest.port}`,
       parentPlatform: `http://${config.publicHost}:${config.social.parentPort}`,
@@ -89,5 +90,25 @@ async function seedSocialGraph() {
         withoutPagesReadEngagement: await parent(['social_basic', 'pages_show_list'], 'seed: Ana, social_basic + pages_show_list'),
       },
     },
+  };
+  return { output, ids: graph };
+}
+
+/**
+ * Area D: a demo app (OAuth 1.0a consumer) with access tokens for two accounts, and an app-only bearer token (which the
+ * upload refuses with 220, as the reference does). New credentials on every run.
+ */
+async function seedMediaCredentials(accounts: { bluebottle: string; roaster: string }) {
+  const credentials = createOAuthCredentialStore(database);
+  const app = await credentials.createConsumer('seed: Tributary demo app');
+  const user = async (userId: string) => ({ userId, ...(await credentials.issueAccessToken(app.consumerKey, userId)) });
+  return {
+    uploadUrl: `http://${config.publicHost}:${config.rest.port}/1.1/media/upload.json`,
+    oauth1: {
+      ...app,
+      users: { bluebottle: await user(accounts.bluebottle), roaster: await user(accounts.roaster) },
+    },
+    appOnlyBearerToken: await credentials.issueAppToken(app.consumerKey),
+    bearer: 'OAuth 2.0 user tokens: any social token above (Authorization: Bearer <token>)',
   };
 }

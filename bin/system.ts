@@ -11,7 +11,8 @@ import { createHttpExecutor, createInProcessExecutor, type GraphQLExecutor } fro
 import { readSupergraph } from '../schema/supergraph-config.ts';
 import { bindGrpcServer } from '../subgraphs/users/grpc/bind-grpc-server.ts';
 import { createUserExampleGrpcServer } from '../subgraphs/users/grpc/user-example.grpc-server.ts';
-import { ALL_MIGRATIONS, createSubgraphs } from '../subgraphs/index.ts';
+import { ALL_MIGRATIONS, createSubgraphs, type Subgraphs } from '../subgraphs/index.ts';
+import { createLocalBlobStore, type BlobStore } from '../subgraphs/media-store/blob-store.ts';
 import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
 import type { UsersSubgraph } from '../subgraphs/users/users-subgraph.ts';
 
@@ -48,6 +49,24 @@ async function openDatabase(config: Config, logger: Logger): Promise<DatabaseHan
   return database;
 }
 
+/** The blob store of a process that hosts the media subgraph, and its sweeper, started; both stop on close. */
+async function openMedia(
+  config: Config,
+  closers: (() => Promise<void>)[],
+): Promise<{ blobs: BlobStore; startSweeper(subgraphs: Partial<Subgraphs>): void }> {
+  const blobs = await createLocalBlobStore(config.media.blobDir);
+  closers.push(() => blobs.close());
+  return {
+    blobs,
+    startSweeper(subgraphs) {
+      const sweeper = subgraphs.media?.sweeper;
+      if (!sweeper) return;
+      sweeper.start(config.media.sweepIntervalSecs * 1000);
+      closers.push(() => sweeper.stop());
+    },
+  };
+}
+
 async function closeAll(closers: (() => Promise<void>)[], logger: Logger): Promise<void> {
   for (const close of closers.reverse()) {
     try {
@@ -73,7 +92,9 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     const database = await openDatabase(config, logger);
     closers.push(() => database.close());
     const tokens = createTokenService(config.jwt);
-    const subgraphs = createSubgraphs({ config, database, tokens, ...(options.now && { now: options.now }) });
+    const media = await openMedia(config, closers);
+    const subgraphs = createSubgraphs({ config, database, tokens, logger, blobs: media.blobs, ...(options.now && { now: options.now }) });
+    media.startSweeper(subgraphs);
     const formatSubgraphError = createSubgraphErrorFormatter(logger);
 
     const gateway = await createGateway({
@@ -127,6 +148,7 @@ async function startRest(
     corsOrigins: config.corsOrigins,
     ownHostname: config.social.ownHostname,
     parentHostname: config.social.parentHostname,
+    media: { maxBytes: config.media.maxBytes, base64BodyBytes: config.media.base64BodyBytes },
   };
   const listenOptions = { host: config.host, publicHost: config.publicHost };
   const own = await listen(createRestAdapter({ ...common, socialHost: 'own' }), { ...listenOptions, port: config.rest.port });
@@ -157,7 +179,13 @@ export async function startSubgraphProcess(
     const database = options.database ?? (await openDatabase(config, logger));
     if (!options.database) closers.push(() => database.close());
     const tokens = createTokenService(config.jwt);
-    const subgraph = createSubgraphs({ config, database, tokens, ...(options.now && { now: options.now }) }, [name])[name]!;
+    const media = name === 'media' ? await openMedia(config, closers) : undefined;
+    const built = createSubgraphs(
+      { config, database, tokens, logger, ...(media && { blobs: media.blobs }), ...(options.now && { now: options.now }) },
+      [name],
+    );
+    media?.startSweeper(built);
+    const subgraph = built[name]!;
     const users = name === 'users' ? (subgraph as UsersSubgraph) : undefined;
     const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger) });
     closers.push(() => server.stop());

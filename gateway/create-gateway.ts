@@ -15,6 +15,8 @@ import type { Config, SubgraphName } from '../lib/config.ts';
 import { createCors } from '../lib/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
+import { addressedUrl } from '../lib/signed-request.ts';
+import { uploadMiddleware } from '../lib/upload-middleware.ts';
 import { exactInt64LiteralsRule } from './exact-int64-literals.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
 import { InProcessDataSource } from './in-process-data-source.ts';
@@ -94,9 +96,12 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   if (config.corsOrigins.length > 0) app.use('/graphql', createCors(config.corsOrigins));
   app.use(
     '/graphql',
+    // GraphQL multipart requests (uploads); Apollo Server's CSRF prevention makes them send Apollo-Require-Preflight.
+    uploadMiddleware(config),
     express.json({ limit: config.gateway.bodyLimitBytes }),
     expressMiddleware(apollo, {
-      context: async ({ req }) => createGatewayContext(req.headers),
+      context: async ({ req }) =>
+        createGatewayContext(req.headers, { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) }),
     }),
   );
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../lib/signed-request.ts';
 import type { SubgraphRequestInfo } from '../subgraphs/subgraph.ts';
 
 /**
@@ -23,13 +24,19 @@ function header(headers: HeaderSource, name: string): string | undefined {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Builds the context from incoming headers; a well-formed X-Request-Id is kept, otherwise a new one is made. */
-export function createGatewayContext(headers: HeaderSource): GatewayContext {
+/**
+ * Builds the context from incoming headers; a well-formed X-Request-Id is kept, otherwise a new one is made.
+ * @param signedRequest the caller's request as an OAuth 1.0a client signed it, when this is the first hop; a REST adapter
+ *   in front describes its own caller's request in X-Signed-Request instead, which then wins.
+ */
+export function createGatewayContext(headers: HeaderSource, signedRequest?: SignedRequest): GatewayContext {
   const incomingId = header(headers, 'x-request-id');
+  const forwarded = header(headers, SIGNED_REQUEST_HEADER);
   return {
     authorization: header(headers, 'authorization'),
     requestId: incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
     socialHost: header(headers, 'x-social-host'),
+    signedRequest: forwarded ?? (signedRequest ? encodeSignedRequest(signedRequest) : undefined),
     subgraphContexts: new Map(),
   };
 }

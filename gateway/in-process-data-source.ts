@@ -67,6 +67,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
       authorization: gatewayContext.authorization,
       requestId: gatewayContext.requestId,
       socialHost: gatewayContext.socialHost,
+      signedRequest: gatewayContext.signedRequest,
     });
     cache?.set(this.subgraph.name, context);
     return context;

@@ -1,18 +1,20 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { GraphQLError } from 'graphql';
+import { findUploads, postMultipartOperation, type FoundUpload } from '../lib/graphql-multipart.ts';
+import { SIGNED_REQUEST_HEADER } from '../lib/signed-request.ts';
 import type { GatewayContext } from './gateway-context.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<RemoteGraphQLDataSource['process']>>;
 
-/** Reaches a subgraph over HTTP, carrying the caller's credentials and request id to it. */
+/**
+ * Reaches a subgraph over HTTP, carrying the caller's credentials, request id and signed-request description to it, and
+ * forwarding uploads, which @apollo/gateway cannot do by itself (apollographql/federation#1385).
+ */
 export class PropagatingRemoteDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   override willSendRequest(options: GraphQLDataSourceProcessOptions<GatewayContext>): void {
     const headers = options.request.http?.headers;
     if (!headers) return;
-    const context = options.context as Partial<GatewayContext>;
-    if (context.authorization) headers.set('authorization', context.authorization);
-    if (context.requestId) headers.set('x-request-id', context.requestId);
-    if (context.socialHost) headers.set('x-social-host', context.socialHost);
+    for (const [name, value] of Object.entries(propagatedHeaders(options.context))) headers.set(name, value);
   }
 
   /**
@@ -21,6 +23,8 @@ export class PropagatingRemoteDataSource extends RemoteGraphQLDataSource<Gateway
    * gives the caller the same message and code as the embedded mode.
    */
   override async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
+    const uploads = findUploads(options.request.variables);
+    if (uploads.length > 0) return this.processUpload(options, uploads);
     try {
       return await super.process(options);
     } catch (error) {
@@ -29,6 +33,51 @@ export class PropagatingRemoteDataSource extends RemoteGraphQLDataSource<Gateway
       throw error;
     }
   }
+
+  /**
+   * A fetch whose variables hold files (the base class would serialise them to `{}`): sent as a GraphQL multipart
+   * request, each file streamed from the gateway's spooled copy straight into the request body.
+   */
+  private async processUpload(
+    options: GraphQLDataSourceProcessOptions<GatewayContext>,
+    uploads: FoundUpload[],
+  ): Promise<GatewayGraphQLResponse> {
+    const headers = propagatedHeaders(options.context);
+    const request = {
+      query: options.request.query ?? '',
+      operationName: options.request.operationName,
+      variables: options.request.variables ?? {},
+    };
+    let reply;
+    try {
+      reply = await postMultipartOperation(this.url, request, uploads, headers);
+    } catch (error) {
+      throw new GraphQLError(`the subgraph at ${this.url} could not be reached: ${(error as Error).message}`, {
+        extensions: { code: 'SUBGRAPH_UNREACHABLE' },
+        originalError: error as Error,
+      });
+    }
+    const body = reply.body as { data?: Record<string, unknown> | null; errors?: GatewayGraphQLResponse['errors'] } | undefined;
+    if (body && typeof body === 'object' && (body.data !== undefined || isGraphqlErrorBody(reply.body))) {
+      return { ...(body.data !== undefined ? { data: body.data } : {}), ...(body.errors ? { errors: body.errors } : {}) };
+    }
+    throw new GraphQLError(`${reply.status}: ${reply.statusText}`, {
+      extensions: {
+        code: 'INTERNAL_SERVER_ERROR',
+        response: { url: this.url, status: reply.status, statusText: reply.statusText, body: reply.text },
+      },
+    });
+  }
+}
+
+/** What a subgraph must see of the caller's request. */
+function propagatedHeaders(context: Partial<GatewayContext>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (context.authorization) headers.authorization = context.authorization;
+  if (context.requestId) headers['x-request-id'] = context.requestId;
+  if (context.socialHost) headers['x-social-host'] = context.socialHost;
+  if (context.signedRequest) headers[SIGNED_REQUEST_HEADER] = context.signedRequest;
+  return headers;
 }
 
 function isGraphqlErrorBody(body: unknown): body is { errors: GatewayGraphQLResponse['errors'] & object } {

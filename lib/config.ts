@@ -3,7 +3,7 @@
  * process.env. Every variable is documented in .env.example with its default.
  */
 
-export const SUBGRAPH_NAMES = ['users', 'accounts', 'comments'] as const;
+export const SUBGRAPH_NAMES = ['users', 'accounts', 'comments', 'media'] as const;
 export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
 
 export type JwtAlgorithm = 'HS256' | 'HS384' | 'HS512' | 'RS256' | 'ES256';
@@ -93,6 +93,24 @@ export interface Config {
       pageCallsPerHour: number;
       businessCallsPerDay: number;
     };
+  };
+  /** Area D: the simple image upload. */
+  media: {
+    /** Largest accepted file (the reference's 5,242,880 bytes); one byte more is refused while it streams. */
+    maxBytes: number;
+    /** Largest body carrying the image as base64 (`media_data`, or `mediaData` in GraphQL): maxBytes × 4/3 plus 64 KiB. */
+    base64BodyBytes: number;
+    /** Lifetime of a media_id and its media_key. */
+    expiresAfterSecs: number;
+    /** Directory of the local blob store; undefined: a temporary directory made at start and removed at close. */
+    blobDir: string | undefined;
+    /** How often the sweeper removes the bytes of expired uploads. */
+    sweepIntervalSecs: number;
+    /** How far an OAuth 1.0a oauth_timestamp may be from the server's clock, either way. */
+    oauthTimestampSkewSecs: number;
+    /** Uploads per user per window (x-rate-limit-limit); counted in the database, so shared by every process. */
+    uploadsPerWindow: number;
+    windowSecs: number;
   };
 }
 
@@ -233,6 +251,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SOCIAL_CURSOR_SECRET', 'must be set when NODE_ENV=production');
   }
   const subgraphPort = optionalText(env, 'SUBGRAPH_PORT');
+  const mediaMaxBytes = integer(env, 'MEDIA_MAX_BYTES', 5_242_880, 1024, 1 << 30);
+  // A GraphQL or REST body may carry the image as base64 (a third larger), plus the operation around it.
+  const base64BodyBytes = Math.ceil(mediaMaxBytes / 3) * 4 + 65_536;
+  const mediaBlobDir = optionalText(env, 'MEDIA_BLOB_DIR');
 
   const config: Config = {
     env: envName,
@@ -248,7 +270,7 @@ export function loadConfig(env: Env = process.env): Config {
       introspection: boolean(env, 'GRAPHQL_INTROSPECTION', !production),
       landingPage: boolean(env, 'GRAPHQL_LANDING_PAGE', !production),
       inlineTracing: boolean(env, 'GRAPHQL_INLINE_TRACING', false),
-      bodyLimitBytes: integer(env, 'GRAPHQL_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+      bodyLimitBytes: integer(env, 'GRAPHQL_BODY_LIMIT_BYTES', Math.max(1_048_576, base64BodyBytes), 1024, 1 << 30),
     },
     rest: {
       port: integer(env, 'REST_PORT', 8080, 0, PORT_MAX),
@@ -295,6 +317,16 @@ export function loadConfig(env: Env = process.env): Config {
         pageCallsPerHour: integer(env, 'SOCIAL_RATE_PAGE_CALLS_PER_HOUR', 4_800, 1, 1_000_000_000),
         businessCallsPerDay: integer(env, 'SOCIAL_RATE_BUSINESS_CALLS_PER_DAY', 100_000, 1, 1_000_000_000),
       },
+    },
+    media: {
+      maxBytes: mediaMaxBytes,
+      expiresAfterSecs: integer(env, 'MEDIA_EXPIRES_AFTER_SECS', 86_400, 1, 365 * 86_400),
+      blobDir: mediaBlobDir ?? (dataDir === ':memory:' ? undefined : `${dataDir.replace(/\/+$/, '')}/media`),
+      base64BodyBytes,
+      sweepIntervalSecs: integer(env, 'MEDIA_SWEEP_INTERVAL_SECS', 60, 1, 86_400),
+      oauthTimestampSkewSecs: integer(env, 'MEDIA_OAUTH_TIMESTAMP_SKEW_SECS', 300, 1, 86_400),
+      uploadsPerWindow: integer(env, 'MEDIA_RATE_UPLOADS_PER_WINDOW', 500, 1, 1_000_000_000),
+      windowSecs: integer(env, 'MEDIA_RATE_WINDOW_SECS', 900, 1, 86_400),
     },
   };
   return deepFreeze(config);

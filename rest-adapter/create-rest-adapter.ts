@@ -5,6 +5,7 @@ import type { GraphQLExecutor } from './graphql-executor.ts';
 import { sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
 import type { SocialHost } from '../subgraphs/social-store/social-access.ts';
 import type { SocialRateLimiter } from './social/social-rate-limiter.ts';
+import { createMediaRoutes } from './media/media.routes.ts';
 import { createSocialRoutes } from './social/social.routes.ts';
 import { createUserExampleRoutes } from './user-example.routes.ts';
 
@@ -23,6 +24,8 @@ export interface RestAdapterDeps {
   parentHostname?: string | undefined;
   /** Shared by the listeners of one process. */
   socialRateLimiter: SocialRateLimiter;
+  /** Area D's limits (the own-login host's listener serves the upload). */
+  media: { maxBytes: number; base64BodyBytes: number };
 }
 
 /** Paths of Area A and the methods each answers, for 405 replies with an Allow header. */
@@ -47,7 +50,10 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
     res.json({ status: 'UP' });
   });
 
-  if (deps.socialHost === 'own') app.use(createUserExampleRoutes(deps));
+  if (deps.socialHost === 'own') {
+    app.use(createUserExampleRoutes(deps));
+    app.use(createMediaRoutes({ executor: deps.executor, logger: deps.logger, ...deps.media }));
+  }
   app.use(
     createSocialRoutes({
       executor: deps.executor,

@@ -2,6 +2,7 @@ import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import { createGatewayContext, type GatewayContext } from '../gateway/gateway-context.ts';
 import { UnavailableError } from '../lib/errors.ts';
+import { findUploads, postMultipartOperation } from '../lib/graphql-multipart.ts';
 
 /** What a REST route needs to run its GraphQL operation through the gateway. */
 export interface GraphQLExecutor {
@@ -36,6 +37,20 @@ export function createHttpExecutor(gatewayUrl: string): GraphQLExecutor {
     async execute({ query, operationName, variables, headers }) {
       const outgoing: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       for (const [name, value] of Object.entries(headers)) if (value !== undefined) outgoing[name] = value;
+      const uploads = findUploads(variables);
+      if (uploads.length > 0) {
+        let reply;
+        try {
+          reply = await postMultipartOperation(endpoint, { query, operationName, variables }, uploads, outgoing);
+        } catch (error) {
+          throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
+        }
+        const body = reply.body as { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[] } | undefined;
+        if (!body || typeof body !== 'object' || (body.data === undefined && body.errors === undefined)) {
+          throw new UnavailableError(`the GraphQL gateway answered HTTP ${reply.status} without a GraphQL body`);
+        }
+        return body;
+      }
       let response: Response;
       try {
         response = await fetch(endpoint, {

@@ -4,6 +4,7 @@ import type { DocumentNode } from 'graphql';
 import type { SubgraphName } from '../lib/config.ts';
 import { accountsTypeDefs } from '../subgraphs/accounts/accounts-subgraph.ts';
 import { commentsTypeDefs } from '../subgraphs/comments/comments-subgraph.ts';
+import { mediaTypeDefs } from '../subgraphs/media/media-subgraph.ts';
 import { usersTypeDefs } from '../subgraphs/users/users-subgraph.ts';
 
 /**
@@ -14,6 +15,7 @@ export const SUPERGRAPH_MEMBERS: readonly { name: SubgraphName; typeDefs: Docume
   { name: 'users', typeDefs: usersTypeDefs, defaultUrl: 'http://localhost:4001/graphql' },
   { name: 'accounts', typeDefs: accountsTypeDefs, defaultUrl: 'http://localhost:4002/graphql' },
   { name: 'comments', typeDefs: commentsTypeDefs, defaultUrl: 'http://localhost:4003/graphql' },
+  { name: 'media', typeDefs: mediaTypeDefs, defaultUrl: 'http://localhost:4004/graphql' },
 ];
 
 /** Where the composed supergraph is committed. */

@@ -12,6 +12,8 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Config } from '../lib/config.ts';
+import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER } from '../lib/signed-request.ts';
+import { uploadMiddleware } from '../lib/upload-middleware.ts';
 import type { Subgraph } from './subgraph.ts';
 
 export interface SubgraphServer {
@@ -50,15 +52,22 @@ export async function createSubgraphServer(
   app.get('/health', (_req, res) => {
     res.json({ status: 'UP' });
   });
+  const header = (req: express.Request, name: string) => (typeof req.headers[name] === 'string' ? req.headers[name] : undefined);
   app.use(
     '/graphql',
+    // GraphQL multipart requests (the gateway forwards uploads that way); CSRF prevention still asks for a preflight header.
+    uploadMiddleware(deps.config),
     express.json({ limit: deps.config.gateway.bodyLimitBytes }),
     expressMiddleware(apollo, {
       context: async ({ req }) =>
         subgraph.createContext({
           authorization: req.headers.authorization,
-          requestId: typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
-          socialHost: typeof req.headers['x-social-host'] === 'string' ? req.headers['x-social-host'] : undefined,
+          requestId: header(req, 'x-request-id'),
+          socialHost: header(req, 'x-social-host'),
+          // Behind the gateway the first hop's description of the client's request; called directly, this request's own.
+          signedRequest:
+            header(req, SIGNED_REQUEST_HEADER) ??
+            encodeSignedRequest({ method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) }),
         }),
     }),
   );

@@ -10,6 +10,8 @@ export interface SubgraphRequestInfo {
    * listener); undefined for GraphQL front-ends, whose token's login type then decides.
    */
   socialHost: string | undefined;
+  /** The client's request as it signed it (OAuth 1.0a, Area D), encoded as lib/signed-request.ts carries it. */
+  signedRequest: string | undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AppError } from '../../lib/errors.ts';
 import { parseGraphTime, toUnixSeconds } from '../../lib/graph-time.ts';
 import { isSocialId } from '../../lib/social-ids.ts';
 import { socialErrors } from '../social-store/social-errors.ts';
+import type { MediaClaims } from '../media-store/media-claims.ts';
 import {
   assemblePage,
   DEFAULT_PAGE_LIMITS,
@@ -304,7 +305,8 @@ export interface AccountEdgesService {
   agencies(accountId: string, pageArgs: PageArgs): Promise<Page<Business>>;
   authorizedAdAccounts(accountId: string, businessId: string | undefined, pageArgs: PageArgs): Promise<Page<AdAccount>>;
   authorizeAdAccount(accountId: string, input: AuthorizeAdAccountInput): Promise<true>;
-  createContainer(accountId: string, input: CreateContainerInput): Promise<MediaContainer>;
+  /** @param actingUserId the token's user (account or parent-platform user): an uploaded image must be theirs or the account's. */
+  createContainer(accountId: string, input: CreateContainerInput, actingUserId?: string): Promise<MediaContainer>;
   getContainer(accountId: string, containerId: string): Promise<MediaContainer>;
   /** A container by id alone, whatever its account (the caller checks who may see it); undefined when unknown. */
   findContainerById(containerId: string): Promise<MediaContainer | undefined>;
@@ -330,6 +332,8 @@ export interface AccountEdgesServiceDeps {
   /** Origin of published media permalinks. Default https://social.example. */
   permalinkOrigin?: string;
   pageLimits?: PageLimits;
+  /** Uploaded images (Area D) a container may take instead of image_url; without it upload_media_id is refused. */
+  mediaClaims?: MediaClaims;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -601,13 +605,40 @@ export function createAccountEdgesService(deps: AccountEdgesServiceDeps): Accoun
 
   // -- Containers -----------------------------------------------------------------------------------------------------
 
-  async function createContainer(accountId: string, input: CreateContainerInput): Promise<MediaContainer> {
+  /** The image URL of an uploaded image, after checking that it may be used here (not expired, owned by a claimant). */
+  async function claimUpload(reference: string, claimants: string[]): Promise<{ imageUrl: string; mediaId: string }> {
+    if (!deps.mediaClaims) throw socialErrors.invalidParameter('upload_media_id', 'Uploaded media are not available here.');
+    const outcome = await deps.mediaClaims.claim(reference, claimants);
+    if (outcome.ok) {
+      const extension = outcome.mimeType.replace('image/', '').replace('jpeg', 'jpg');
+      return { imageUrl: `${permalinkOrigin}/media/${outcome.mediaId}.${extension}`, mediaId: outcome.mediaId };
+    }
+    switch (outcome.reason) {
+      case 'malformed':
+      case 'unknown':
+        throw socialErrors.invalidParameter('upload_media_id', `The media id ${reference} was not found.`);
+      case 'expired':
+        throw socialErrors.invalidParameter(
+          'upload_media_id',
+          `The media id ${outcome.mediaId} expired at ${outcome.expiredAt.toISOString()}; upload the image again.`,
+        );
+      case 'not-owner':
+        throw socialErrors.invalidParameter('upload_media_id', `User id ${claimants[0]} doesn't own media id ${outcome.mediaId}.`);
+    }
+  }
+
+  async function createContainer(accountId: string, input: CreateContainerInput, actingUserId?: string): Promise<MediaContainer> {
     checkAccountId(accountId, 'post');
     const now = clock();
     const draft = validateContainerInput(input);
 
     return inTransaction(db, async (trx) => {
       if (!(await lockAccount(trx, accountId))) throw socialErrors.unknownObject(accountId, 'post');
+      if (draft.uploadMediaId !== null) {
+        const claimed = await claimUpload(draft.uploadMediaId, [...new Set([actingUserId ?? accountId, accountId])]);
+        draft.imageUrl = claimed.imageUrl;
+        draft.uploadMediaId = claimed.mediaId;
+      }
       if (draft.mediaType === 'CAROUSEL') {
         const children = await findContainers(trx, draft.children.filter((id) => isSocialId(id, 'container')));
         const byId = new Map(children.map((child) => [child.id, child]));
@@ -880,6 +911,9 @@ export function createAccountEdgesService(deps: AccountEdgesServiceDeps): Accoun
 // ---------------------------------------------------------------------------------------------------------------------
 // Container validation
 
+/** Placeholder image URL of a draft whose image is an upload, replaced by the upload's URL once claimed. */
+const UPLOAD_PENDING = 'upload:pending';
+
 interface ContainerDraft {
   mediaType: ContainerMediaType;
   imageUrl: string | null;
@@ -903,7 +937,12 @@ function validateContainerInput(input: CreateContainerInput): ContainerDraft {
   const given = (value: string | null | undefined): string | null => (value == null || value.trim() === '' ? null : value.trim());
   const requested = given(input.mediaType);
   if (requested !== null && !(CONTAINER_MEDIA_TYPES as readonly string[]).includes(requested)) throw publishing.unknownMediaType(requested);
-  const imageUrl = given(input.imageUrl);
+  const uploadMediaId = given(input.uploadMediaId);
+  if (uploadMediaId !== null && given(input.imageUrl) !== null) {
+    throw socialErrors.invalidParameter('upload_media_id', 'Only one of image_url and upload_media_id can be given.');
+  }
+  // An uploaded image stands in for image_url in every rule; its URL is known once the upload is claimed.
+  const imageUrl = given(input.imageUrl) ?? (uploadMediaId !== null ? UPLOAD_PENDING : null);
   const videoUrl = given(input.videoUrl);
   const isCarouselItem = input.isCarouselItem === true;
 
@@ -940,7 +979,7 @@ function validateContainerInput(input: CreateContainerInput): ContainerDraft {
     // The platform: reels cannot appear in carousels; stories are never part of one.
     throw socialErrors.invalidParameter('is_carousel_item', `A ${mediaType} container cannot be a carousel item.`);
   }
-  for (const url of [imageUrl, videoUrl]) if (url !== null && !isHttpUrl(url)) throw publishing.mediaDownload(url);
+  for (const url of [imageUrl, videoUrl]) if (url !== null && url !== UPLOAD_PENDING && !isHttpUrl(url)) throw publishing.mediaDownload(url);
 
   const isVideo = videoUrl !== null;
   const isImage = imageUrl !== null;
@@ -1043,7 +1082,7 @@ function validateContainerInput(input: CreateContainerInput): ContainerDraft {
     mediaType,
     imageUrl,
     videoUrl,
-    uploadMediaId: given(input.uploadMediaId),
+    uploadMediaId,
     caption,
     isCarouselItem,
     children,

@@ -8,6 +8,7 @@ import type { DatabaseHandle } from '../../lib/database.ts';
 import { createSocialAccess } from '../social-store/social-access.ts';
 import { createViewerOf } from '../social-store/social-request.ts';
 import type { SocialTables } from '../social-store/social-tables.ts';
+import type { MediaClaims } from '../media-store/media-claims.ts';
 import type { Subgraph } from '../subgraph.ts';
 import { createAccountEdgesService } from './account-edges.service.ts';
 import { createAccountsContext, type AccountsContext } from './accounts-context.ts';
@@ -24,6 +25,8 @@ export interface AccountsSubgraphDeps {
   now: () => Date;
   /** Posts per rolling 24 hours (SOCIAL_PUBLISHING_QUOTA). */
   publishingQuota: number;
+  /** Uploaded images (Area D) that containers may take as their image. */
+  mediaClaims: MediaClaims;
 }
 
 export interface AccountsSubgraph extends Subgraph<AccountsContext> {
@@ -34,7 +37,13 @@ export interface AccountsSubgraph extends Subgraph<AccountsContext> {
 export function createAccountsSubgraph(deps: AccountsSubgraphDeps): AccountsSubgraph {
   const db = deps.database.db.withTables<SocialTables>();
   const access = createSocialAccess(db);
-  const edges = createAccountEdgesService({ db, codec: deps.codec, now: deps.now, publishingQuota: deps.publishingQuota });
+  const edges = createAccountEdgesService({
+    db,
+    codec: deps.codec,
+    now: deps.now,
+    publishingQuota: deps.publishingQuota,
+    mediaClaims: deps.mediaClaims,
+  });
   const service = createAccountsService({ db, codec: deps.codec, now: deps.now, edges });
   const schema = buildSubgraphSchema([{ typeDefs: accountsTypeDefs, resolvers: accountsResolvers } as GraphQLSchemaModule]);
   return {

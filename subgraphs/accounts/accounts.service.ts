@@ -317,7 +317,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     },
 
     async createContainer(viewer: Viewer, accountId: string, input: CreateContainerInput): Promise<MediaContainer> {
-      return edges.createContainer(writeTo(viewer, accountId, 'publish'), input);
+      return edges.createContainer(writeTo(viewer, accountId, 'publish'), input, viewer.subjectId);
     },
 
     async publishContainer(viewer: Viewer, accountId: string, creationId: string | null | undefined): Promise<MediaView> {

@@ -540,7 +540,6 @@ describe('media containers and publishing', () => {
       userTags: [{ username: 'friend_two', x: 0.5, y: 0.25 }],
       collaborators: ['@friend.one'],
       locationId: '123456',
-      uploadMediaId: 'upload-1',
     });
     expect(isSocialId(container.id, 'container')).toBe(true);
     expect(container).toEqual({
@@ -549,7 +548,7 @@ describe('media containers and publishing', () => {
       mediaType: 'IMAGE',
       imageUrl: IMAGE,
       videoUrl: null,
-      uploadMediaId: 'upload-1',
+      uploadMediaId: null,
       caption: 'Hello',
       isCarouselItem: false,
       children: [],

@@ -93,9 +93,9 @@ export async function startTestSystem(env: Record<string, string> = {}, options:
  * processes share one PostgreSQL), and a gateway reaching them over HTTP (the REST adapter runs in the gateway process, as
  * npm run start:gateway deploys it).
  */
-export async function startDistributedTestSystem(options: SystemOptions = {}): Promise<TestSystem> {
+export async function startDistributedTestSystem(options: SystemOptions = {}, env: Record<string, string> = {}): Promise<TestSystem> {
   const throwaway = await createTestDatabase();
-  const subgraphConfig = testConfig({ DATABASE_URL: throwaway?.url });
+  const subgraphConfig = testConfig({ ...env, DATABASE_URL: throwaway?.url });
   const logger = createLogger({ level: subgraphConfig.logLevel });
   const users = await startSubgraphProcess(subgraphConfig, logger, 'users', options);
   const started: RunningSystem[] = [users];
@@ -105,8 +105,12 @@ export async function startDistributedTestSystem(options: SystemOptions = {}): P
     started.push(accounts);
     const comments = await startSubgraphProcess(subgraphConfig, logger, 'comments', shared);
     started.push(comments);
+    const media = await startSubgraphProcess(subgraphConfig, logger, 'media', shared);
+    started.push(media);
     const gatewayConfig = testConfig({
+      ...env,
       GATEWAY_MODE: 'distributed',
+      SUBGRAPH_MEDIA_URL: media.subgraphUrls.media,
       SUBGRAPH_USERS_URL: users.subgraphUrls.users,
       SUBGRAPH_ACCOUNTS_URL: accounts.subgraphUrls.accounts,
       SUBGRAPH_COMMENTS_URL: comments.subgraphUrls.comments,

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { Upload, type FileUpload } from 'graphql-upload-ts';
+
+/**
+ * Sending a GraphQL operation whose variables hold files as a GraphQL multipart request
+ * (https://github.com/jaydenseric/graphql-multipart-request-spec): part `operations` is the JSON request with null where
+ * each file goes, part `map` names each file part's variable path, then one part per file, streamed from the file as it
+ * arrives — the bytes pass through this hop without being held in memory or written again.
+ *
+ * Used where @apollo/gateway cannot go by itself: the gateway's data source towards a remote subgraph, and the REST
+ * adapter towards a remote gateway.
+ */
+
+export interface FoundUpload {
+  /** Path below `variables`, e.g. ['media'] or ['input', 'files', 0]. */
+  path: (string | number)[];
+  upload: Upload;
+}
+
+/** JSON-like objects (graphql-js makes variable maps without a prototype). */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** Every Upload among the variables (depth-first), or an empty list. */
+export function findUploads(variables: Record<string, unknown> | undefined | null): FoundUpload[] {
+  const found: FoundUpload[] = [];
+  const walk = (value: unknown, path: (string | number)[]) => {
+    if (value instanceof Upload) found.push({ path, upload: value });
+    else if (Array.isArray(value)) value.forEach((item, index) => walk(item, [...path, index]));
+    else if (isPlainObject(value)) {
+      for (const [key, item] of Object.entries(value)) walk(item, [...path, key]);
+    }
+  };
+  if (variables) walk(variables, []);
+  return found;
+}
+
+/** A copy of the variables with null at each upload's path (the spec's `operations`). */
+function withoutUploads(variables: Record<string, unknown>, uploads: readonly FoundUpload[]): Record<string, unknown> {
+  const copy = structuredCloneSafe(variables) as Record<string, unknown>;
+  for (const { path } of uploads) {
+    let parent: Record<string | number, unknown> = copy;
+    for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
+    parent[path[path.length - 1]!] = null;
+  }
+  return copy;
+}
+
+/** Plain data copied; uploads (class instances) replaced by null on the way so the copy never holds a stream. */
+function structuredCloneSafe(value: unknown): unknown {
+  if (value instanceof Upload) return null;
+  if (Array.isArray(value)) return value.map(structuredCloneSafe);
+  if (isPlainObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, structuredCloneSafe(item)]));
+  }
+  return value;
+}
+
+/** A header parameter value per the HTML form-encoding rules: quotes and line breaks escaped. */
+function quoted(value: string): string {
+  return `"${value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}"`;
+}
+
+async function* multipartParts(
+  boundary: string,
+  operations: string,
+  map: string,
+  files: readonly { name: string; file: FileUpload }[],
+): AsyncGenerator<Buffer> {
+  const text = (value: string) => Buffer.from(value, 'utf8');
+  yield text(`--${boundary}\r\nContent-Disposition: form-data; name="operations"\r\nContent-Type: application/json\r\n\r\n${operations}\r\n`);
+  yield text(`--${boundary}\r\nContent-Disposition: form-data; name="map"\r\nContent-Type: application/json\r\n\r\n${map}\r\n`);
+  for (const { name, file } of files) {
+    const type = /^[\w.+-]+\/[\w.+-]+$/.test(file.mimetype) ? file.mimetype : 'application/octet-stream';
+    yield text(
+      `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}; filename=${quoted(file.filename || 'blob')}\r\nContent-Type: ${type}\r\n\r\n`,
+    );
+    for await (const chunk of file.createReadStream()) yield chunk as Buffer;
+    yield text('\r\n');
+  }
+  yield text(`--${boundary}--\r\n`);
+}
+
+export interface MultipartReply {
+  status: number;
+  statusText: string;
+  /** The parsed JSON body, or undefined when the body was not JSON. */
+  body: unknown;
+  text: string;
+}
+
+/**
+ * POSTs the operation as a GraphQL multipart request and reads the JSON reply. `headers` are sent as given, plus the
+ * content type and Apollo-Require-Preflight (the receiving Apollo Server's CSRF prevention refuses multipart without it).
+ */
+export async function postMultipartOperation(
+  url: string,
+  request: { query: string; operationName?: string | null | undefined; variables: Record<string, unknown> },
+  uploads: readonly FoundUpload[],
+  headers: Record<string, string>,
+): Promise<MultipartReply> {
+  const files = await Promise.all(uploads.map(async ({ upload }, index) => ({ name: String(index), file: await upload.promise })));
+  const operations = JSON.stringify({
+    query: request.query,
+    ...(request.operationName ? { operationName: request.operationName } : {}),
+    variables: withoutUploads(request.variables, uploads),
+  });
+  const map = JSON.stringify(Object.fromEntries(uploads.map(({ path }, index) => [String(index), [['variables', ...path].join('.')]])));
+  const boundary = `----tributary${randomBytes(12).toString('hex')}`;
+  const outgoing: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower !== 'content-type' && lower !== 'content-length') outgoing[lower] = value;
+  }
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      ...outgoing,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'apollo-require-preflight': 'true',
+      accept: 'application/json',
+    },
+    // undici streams an async iterable body; `duplex: 'half'` is required for a streamed request body.
+    body: multipartParts(boundary, operations, map, files) as unknown as RequestInit['body'],
+    duplex: 'half',
+  } as RequestInit & { duplex: 'half' });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, statusText: response.statusText, body, text };
+}

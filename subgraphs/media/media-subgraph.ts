@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLSchemaModule } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import { parse } from 'graphql';
+import type { Config } from '../../lib/config.ts';
+import type { DatabaseHandle } from '../../lib/database.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { OAuthCredentials } from '../../lib/oauth1/oauth-credentials.ts';
+import type { SocialTokenService } from '../../lib/social-auth/social-token.service.ts';
+import type { BlobStore } from '../media-store/blob-store.ts';
+import type { MediaTables } from '../media-store/media-upload.repository.ts';
+import type { Subgraph } from '../subgraph.ts';
+import { createMediaAuthenticator } from './media-auth.ts';
+import { createMediaContext, type MediaContext } from './media-context.ts';
+import { createUploadRateLimiter } from './media-rate-limiter.ts';
+import { mediaResolvers } from './media.resolvers.ts';
+import { createMediaService, type MediaService } from './media.service.ts';
+import { createMediaSweeper, type MediaSweeper } from './media-sweeper.ts';
+
+/** The media subgraph's SDL, read beside this file. */
+export const mediaTypeDefs = parse(readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'));
+
+export interface MediaSubgraphDeps {
+  config: Config['media'];
+  database: DatabaseHandle;
+  blobs: BlobStore;
+  socialTokens: SocialTokenService;
+  credentials: OAuthCredentials;
+  logger: Logger;
+  now: () => Date;
+}
+
+export interface MediaSubgraph extends Subgraph<MediaContext> {
+  service: MediaService;
+  /** Not started here: the process hosting the subgraph starts and stops it. */
+  sweeper: MediaSweeper;
+}
+
+/** Builds the media subgraph (Area D: the simple image upload). Pure: opens nothing, starts nothing. */
+export function createMediaSubgraph(deps: MediaSubgraphDeps): MediaSubgraph {
+  const db = deps.database.db.withTables<MediaTables>();
+  const service = createMediaService({
+    db,
+    blobs: deps.blobs,
+    auth: createMediaAuthenticator({
+      credentials: deps.credentials,
+      socialTokens: deps.socialTokens,
+      now: deps.now,
+      timestampSkewSecs: deps.config.oauthTimestampSkewSecs,
+    }),
+    rateLimiter: createUploadRateLimiter({ db, now: deps.now, limit: deps.config.uploadsPerWindow, windowSecs: deps.config.windowSecs }),
+    now: deps.now,
+    logger: deps.logger,
+    maxBytes: deps.config.maxBytes,
+    expiresAfterSecs: deps.config.expiresAfterSecs,
+  });
+  const sweeper = createMediaSweeper({
+    db,
+    blobs: deps.blobs,
+    credentials: deps.credentials,
+    now: deps.now,
+    logger: deps.logger,
+    nonceHorizonMs: 2 * deps.config.oauthTimestampSkewSecs * 1000,
+    rateWindowMs: deps.config.windowSecs * 1000,
+  });
+  const schema = buildSubgraphSchema([{ typeDefs: mediaTypeDefs, resolvers: mediaResolvers } as GraphQLSchemaModule]);
+  return {
+    name: 'media',
+    typeDefs: mediaTypeDefs,
+    schema,
+    service,
+    sweeper,
+    createContext: (request) => createMediaContext(request, service),
+  };
+}

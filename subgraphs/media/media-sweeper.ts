@@ -1,0 +1,70 @@
+import type { OAuthCredentials } from '../../lib/oauth1/oauth-credentials.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { BlobStore } from '../media-store/blob-store.ts';
+import { deleteWindowsBefore, findSweepable, markSwept, type MediaDb } from '../media-store/media-upload.repository.ts';
+
+/**
+ * Removes what expiry leaves behind: the bytes of expired uploads (not those a container has taken), OAuth nonces too
+ * old to be replayed, and finished rate-limit windows. Safe to run in several processes at once: every step is
+ * idempotent (deleting a missing blob is not an error; a swept row is marked once).
+ */
+export interface MediaSweeper {
+  /** One pass; returns how many uploads lost their bytes. */
+  sweep(): Promise<number>;
+  start(intervalMs: number): void;
+  stop(): Promise<void>;
+}
+
+const BATCH = 500;
+
+export function createMediaSweeper(deps: {
+  db: MediaDb;
+  blobs: BlobStore;
+  credentials: OAuthCredentials;
+  now: () => Date;
+  logger: Logger;
+  /** Nonces older than this can no longer pass the timestamp check. */
+  nonceHorizonMs: number;
+  rateWindowMs: number;
+}): MediaSweeper {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+
+  async function sweep(): Promise<number> {
+    const now = deps.now();
+    let swept = 0;
+    for (;;) {
+      const batch = await findSweepable(deps.db, now, BATCH);
+      if (batch.length === 0) break;
+      for (const upload of batch) await deps.blobs.delete(upload.blob_key);
+      await markSwept(deps.db, batch.map((upload) => upload.id), now);
+      swept += batch.length;
+      if (batch.length < BATCH) break;
+    }
+    await deps.credentials.purgeNonces(new Date(now.getTime() - deps.nonceHorizonMs));
+    await deleteWindowsBefore(deps.db, new Date(now.getTime() - 2 * deps.rateWindowMs));
+    if (swept > 0) deps.logger.info({ swept }, 'expired uploads swept');
+    return swept;
+  }
+
+  return {
+    sweep,
+    start(intervalMs) {
+      if (timer) return;
+      timer = setInterval(() => {
+        // One pass at a time; a slow pass is not overlapped by the next tick.
+        running ??= sweep()
+          .catch((error: unknown) => deps.logger.warn({ err: error }, 'media sweep failed; will retry'))
+          .finally(() => {
+            running = undefined;
+          });
+      }, intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,243 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
+import type { FileUpload } from 'graphql-upload-ts';
+import { isAppError, type AppError } from '../../lib/errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { BlobStore } from '../media-store/blob-store.ts';
+import { insertUpload, type MediaDb, type UploadRow } from '../media-store/media-upload.repository.ts';
+import { ImageInspector, ImageRejectedError, type ImageProblem } from './image-inspector.ts';
+import type { MediaAuthenticator, MediaAuthRequest } from './media-auth.ts';
+import { mediaErrors, withRateLimit, type RateLimitState } from './media-errors.ts';
+import type { UploadRateLimiter } from './media-rate-limiter.ts';
+
+/** The reference's bounds on an image's width and height, in pixels. */
+export const MIN_DIMENSION = 4;
+export const MAX_DIMENSION = 8192;
+/** At most this many additional owners per upload. */
+export const MAX_ADDITIONAL_OWNERS = 100;
+/** media_key prefix of images (the reference's `3_<media_id>`). */
+export const IMAGE_KEY_PREFIX = '3';
+
+export interface UploadInput {
+  /** The file (the GraphQL Upload scalar's value). */
+  media?: Promise<FileUpload> | null | undefined;
+  /** The file in base64. */
+  mediaData?: string | null | undefined;
+  mediaCategory?: string | null | undefined;
+  /** User ids; each entry may itself be a comma-separated list (the reference's form). */
+  additionalOwners?: readonly string[] | null | undefined;
+}
+
+export interface UploadedMedia {
+  mediaId: string;
+  mediaKey: string | null;
+  size: number;
+  expiresAfterSecs: number;
+  image: { imageType: string; w: number; h: number };
+}
+
+export interface UploadOutcome {
+  media: UploadedMedia;
+  rateLimit: RateLimitState;
+}
+
+export interface MediaService {
+  upload(request: Omit<MediaAuthRequest, 'mediaData'>, input: UploadInput): Promise<UploadOutcome>;
+}
+
+export interface MediaServiceDeps {
+  db: MediaDb;
+  blobs: BlobStore;
+  auth: MediaAuthenticator;
+  rateLimiter: UploadRateLimiter;
+  now: () => Date;
+  logger: Logger;
+  maxBytes: number;
+  expiresAfterSecs: number;
+}
+
+const INT64_MAX = 9_223_372_036_854_775_807n;
+
+/** Categories a client may name, by their letters alone (the reference's clients write TWEET_IMAGE, TweetImage, tweet_image). */
+const CATEGORIES: Record<string, 'tweet_image' | 'chunked'> = {
+  tweetimage: 'tweet_image',
+  tweetgif: 'chunked',
+  tweetvideo: 'chunked',
+  amplifyvideo: 'chunked',
+};
+
+export function createMediaService(deps: MediaServiceDeps): MediaService {
+  return {
+    async upload(request, input) {
+      const mediaData = given(input.mediaData);
+      const caller = await deps.auth.authenticate({ ...request, mediaData });
+      const rateLimit = await deps.rateLimiter.admit(caller.userId);
+      const { exceeded, ...state } = rateLimit;
+      if (exceeded) {
+        await discard(input.media);
+        throw mediaErrors.rateLimited(state);
+      }
+      try {
+        const media = await store(caller.userId, input, mediaData);
+        return { media, rateLimit: state };
+      } catch (error) {
+        throw isAppError(error) ? withRateLimit(error, state) : error;
+      }
+    },
+  };
+
+  async function store(userId: string, input: UploadInput, mediaData: string | undefined): Promise<UploadedMedia> {
+    const hasFile = input.media !== undefined && input.media !== null;
+    if (!hasFile && mediaData === undefined) throw mediaErrors.mediaMissing();
+    if (hasFile && mediaData !== undefined) {
+      await discard(input.media);
+      throw mediaErrors.bothMedia();
+    }
+    let category: string | null;
+    let owners: string[];
+    try {
+      category = mediaCategory(input.mediaCategory);
+      owners = additionalOwners(input.additionalOwners);
+    } catch (error) {
+      await discard(input.media);
+      throw error;
+    }
+    const source = hasFile ? await fileStream(input.media!, deps.maxBytes) : Readable.from([decodeBase64(mediaData!)]);
+
+    const inspector = new ImageInspector({ maxBytes: deps.maxBytes, minDimension: MIN_DIMENSION, maxDimension: MAX_DIMENSION });
+    let key: string;
+    try {
+      ({ key } = await deps.blobs.write(pipeline(source, inspector, () => undefined)));
+    } catch (error) {
+      source.destroy();
+      throw rejection(error, deps.maxBytes);
+    }
+    const facts = inspector.facts!;
+    const now = deps.now();
+    let row: UploadRow;
+    try {
+      row = await insertUpload(deps.db, {
+        uploader_id: userId,
+        additional_owners: owners,
+        media_category: category,
+        mime_type: facts.mimeType,
+        width: facts.width,
+        height: facts.height,
+        frames: facts.frames,
+        size: facts.size,
+        blob_key: key,
+        created_at: now,
+        expires_at: new Date(now.getTime() + deps.expiresAfterSecs * 1000),
+      });
+    } catch (error) {
+      await deps.blobs.delete(key).catch((cleanup: unknown) => deps.logger.warn({ err: cleanup, key }, 'could not remove an orphaned blob'));
+      throw error;
+    }
+    return {
+      mediaId: String(row.id),
+      mediaKey: category === null ? null : `${IMAGE_KEY_PREFIX}_${row.id}`,
+      size: facts.size,
+      expiresAfterSecs: deps.expiresAfterSecs,
+      image: { imageType: facts.mimeType, w: facts.width, h: facts.height },
+    };
+  }
+}
+
+function given(value: string | null | undefined): string | undefined {
+  return value === undefined || value === null || value === '' ? undefined : value;
+}
+
+function mediaCategory(value: string | null | undefined): string | null {
+  const text = given(value?.trim());
+  if (text === undefined) return null;
+  const category = CATEGORIES[text.replace(/[_-]/g, '').toLowerCase()];
+  if (category === 'tweet_image') return category;
+  if (category === 'chunked') {
+    throw mediaErrors.parameterInvalid(
+      'media_category',
+      `${text} is for videos and animated GIFs, which need the chunked upload (command=INIT, APPEND, FINALIZE); this endpoint takes images only`,
+    );
+  }
+  throw mediaErrors.parameterInvalid('media_category', `${JSON.stringify(text)} is not one of tweet_image, tweet_gif, tweet_video, amplify_video`);
+}
+
+/** Decimal ids, each 1–19 digits and within a signed 64-bit integer, at most 100 distinct. */
+function additionalOwners(values: readonly string[] | null | undefined): string[] {
+  const entries = (values ?? []).flatMap((value) => (value.trim() === '' ? [] : value.split(',')));
+  const owners = new Set<string>();
+  for (const entry of entries) {
+    const text = entry.trim();
+    if (!/^\d{1,19}$/.test(text) || BigInt(text) > INT64_MAX || BigInt(text) === 0n) {
+      throw mediaErrors.parameterInvalid('additional_owners', `${JSON.stringify(text)} is not a user id (1 to 19 digits)`);
+    }
+    owners.add(BigInt(text).toString());
+  }
+  if (owners.size > MAX_ADDITIONAL_OWNERS) {
+    throw mediaErrors.parameterInvalid('additional_owners', `at most ${MAX_ADDITIONAL_OWNERS} user ids are allowed, got ${owners.size}`);
+  }
+  return [...owners];
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]*={0,2}|[A-Za-z0-9_-]*={0,2})$/;
+
+/**
+ * Strict base64 (standard or URL-safe alphabet, line breaks ignored). A space stands for a `+` that a client left
+ * unescaped in an urlencoded body. A data: URI is not base64 of an image: the reference answers it as unrecognised media.
+ */
+function decodeBase64(text: string): Buffer {
+  if (/^\s*data:/i.test(text)) throw mediaErrors.unrecognized();
+  const compact = text.replace(/[\r\n\t]/g, '').replace(/ /g, '+');
+  if (!BASE64.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) {
+    throw mediaErrors.parameterInvalid('media_data', 'it is not base64');
+  }
+  return Buffer.from(compact, 'base64');
+}
+
+async function fileStream(file: Promise<FileUpload>, maxBytes: number): Promise<Readable> {
+  try {
+    return (await file).createReadStream();
+  } catch (error) {
+    throw rejection(error, maxBytes);
+  }
+}
+
+/** graphql-upload's 413 (the file passed its byte limit while streaming) is the size rule; anything else is a broken upload. */
+function uploadFailure(error: unknown): unknown {
+  const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
+  if (status === 413) return 'too-large';
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return mediaErrors.parameterInvalid('media', 'the file did not arrive whole');
+  }
+  return error;
+}
+
+function rejection(error: unknown, maxBytes: number): unknown {
+  if (error instanceof ImageRejectedError) return problemError(error.problem, maxBytes);
+  const failure = uploadFailure(error);
+  return failure === 'too-large' ? mediaErrors.tooLarge(maxBytes) : failure;
+}
+
+function problemError(problem: ImageProblem, maxBytes: number): AppError {
+  switch (problem.kind) {
+    case 'too-large':
+      return mediaErrors.tooLarge(maxBytes);
+    case 'unrecognized':
+      return mediaErrors.unrecognized();
+    case 'unsupported-type':
+      return mediaErrors.unsupported(problem.mimeType);
+    case 'corrupt':
+      return mediaErrors.corrupt();
+    case 'dimensions':
+      return mediaErrors.dimensions(MIN_DIMENSION, MAX_DIMENSION);
+  }
+}
+
+/** Lets go of a file that will not be read, so its temporary copy is removed. */
+async function discard(file: Promise<FileUpload> | null | undefined): Promise<void> {
+  if (!file) return;
+  try {
+    (await file).createReadStream().destroy();
+  } catch {
+    // Already failed or released: nothing held.
+  }
+}

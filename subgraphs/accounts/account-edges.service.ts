@@ -606,9 +606,9 @@ export function createAccountEdgesService(deps: AccountEdgesServiceDeps): Accoun
   // -- Containers -----------------------------------------------------------------------------------------------------
 
   /** The image URL of an uploaded image, after checking that it may be used here (not expired, owned by a claimant). */
-  async function claimUpload(reference: string, claimants: string[]): Promise<{ imageUrl: string; mediaId: string }> {
+  async function claimUpload(trx: Transaction<SocialTables>, reference: string, claimants: string[]): Promise<{ imageUrl: string; mediaId: string }> {
     if (!deps.mediaClaims) throw socialErrors.invalidParameter('upload_media_id', 'Uploaded media are not available here.');
-    const outcome = await deps.mediaClaims.claim(reference, claimants);
+    const outcome = await deps.mediaClaims.claim(reference, claimants, trx);
     if (outcome.ok) {
       const extension = outcome.mimeType.replace('image/', '').replace('jpeg', 'jpg');
       return { imageUrl: `${permalinkOrigin}/media/${outcome.mediaId}.${extension}`, mediaId: outcome.mediaId };
@@ -635,7 +635,7 @@ export function createAccountEdgesService(deps: AccountEdgesServiceDeps): Accoun
     return inTransaction(db, async (trx) => {
       if (!(await lockAccount(trx, accountId))) throw socialErrors.unknownObject(accountId, 'post');
       if (draft.uploadMediaId !== null) {
-        const claimed = await claimUpload(draft.uploadMediaId, [...new Set([actingUserId ?? accountId, accountId])]);
+        const claimed = await claimUpload(trx, draft.uploadMediaId, [...new Set([actingUserId ?? accountId, accountId])]);
         draft.imageUrl = claimed.imageUrl;
         draft.uploadMediaId = claimed.mediaId;
       }

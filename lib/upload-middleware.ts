@@ -1,33 +1,40 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { graphqlUploadExpress } from 'graphql-upload-ts';
 import type { Config } from './config.ts';
+import { processUploadRequest } from './graphql-upload-request.ts';
 
 /**
  * Accepts GraphQL multipart requests (https://github.com/jaydenseric/graphql-multipart-request-spec) in front of Apollo
- * Server: each file is spooled to a temporary file while it streams and reaches the resolver as an Upload. The byte
- * limit sits one past the media rule, so that the media service — not this transport — refuses an oversized file with
- * its own error. A malformed multipart body is answered in GraphQL's error shape, never Express's HTML page.
+ * Server: each file is spooled to a temporary file while it streams and reaches the resolver as an Upload. Files are cut
+ * one byte past the media rule (lib/graphql-upload-request.ts), so that the media service — not this transport — refuses
+ * an oversized file with its own error, in the gateway and in the subgraph alike. A malformed multipart body is answered
+ * in GraphQL's error shape, never Express's HTML page.
  */
 export function uploadMiddleware(config: Pick<Config, 'media'>): RequestHandler {
-  const inner = graphqlUploadExpress({
+  const options = {
     maxFileSize: config.media.maxBytes + 1,
     maxFiles: 1,
     // The operations field may carry an image in base64 too.
     maxFieldSize: config.media.base64BodyBytes,
-  });
+  };
   return (req: Request, res: Response, next: NextFunction) => {
-    inner(req, res, (error?: unknown) => {
-      if (error === undefined || error === null) {
+    if (!req.is('multipart/form-data')) {
+      next();
+      return;
+    }
+    processUploadRequest(req, res, options).then(
+      (operations) => {
+        req.body = operations;
         next();
-        return;
-      }
-      const status = (error as { status?: unknown }).status;
-      const clientFault = typeof status === 'number' && status >= 400 && status < 500;
-      if (!clientFault) {
-        next(error);
-        return;
-      }
-      res.status(status === 499 ? 400 : status).json({ errors: [{ message: (error as Error).message, extensions: { code: 'BAD_REQUEST' } }] });
-    });
+      },
+      (error: unknown) => {
+        const status = (error as { status?: unknown }).status;
+        const clientFault = typeof status === 'number' && status >= 400 && status < 500;
+        if (!clientFault) {
+          next(error);
+          return;
+        }
+        res.status(status === 499 ? 400 : status).json({ errors: [{ message: (error as Error).message, extensions: { code: 'BAD_REQUEST' } }] });
+      },
+    );
   };
 }

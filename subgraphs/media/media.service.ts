@@ -71,6 +71,12 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     async upload(request, input) {
       const mediaData = given(input.mediaData);
       const caller = await deps.auth.authenticate({ ...request, mediaData });
+      if (caller.signatureUnchecked) {
+        // Only a body cut for being longer than any acceptable image gets here: refused, and not counted against a
+        // user whose signature was never checked.
+        await discard(input.media);
+        throw mediaErrors.tooLarge(deps.maxBytes);
+      }
       const rateLimit = await deps.rateLimiter.admit(caller.userId);
       const { exceeded, ...state } = rateLimit;
       if (exceeded) {
@@ -201,20 +207,18 @@ async function fileStream(file: Promise<FileUpload>, maxBytes: number): Promise<
   }
 }
 
-/** graphql-upload's 413 (the file passed its byte limit while streaming) is the size rule; anything else is a broken upload. */
-function uploadFailure(error: unknown): unknown {
+/**
+ * A file that failed while streaming: a 4xx from the multipart reader (the client went away, the part was malformed)
+ * is a broken upload; anything else is ours. (Files are cut one byte past the limit rather than failed, so size is
+ * always the inspector's finding.)
+ */
+function rejection(error: unknown, maxBytes: number): unknown {
+  if (error instanceof ImageRejectedError) return problemError(error.problem, maxBytes);
   const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
-  if (status === 413) return 'too-large';
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return mediaErrors.parameterInvalid('media', 'the file did not arrive whole');
   }
   return error;
-}
-
-function rejection(error: unknown, maxBytes: number): unknown {
-  if (error instanceof ImageRejectedError) return problemError(error.problem, maxBytes);
-  const failure = uploadFailure(error);
-  return failure === 'too-large' ? mediaErrors.tooLarge(maxBytes) : failure;
 }
 
 function problemError(problem: ImageProblem, maxBytes: number): AppError {

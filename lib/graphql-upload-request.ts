@@ -1,0 +1,177 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Busboy, type BusboyHeaders } from '@fastify/busboy';
+import { Upload, WriteStream, type FileUpload } from 'graphql-upload-ts';
+
+/**
+ * The GraphQL multipart request (https://github.com/jaydenseric/graphql-multipart-request-spec) as graphql-upload-ts's
+ * `processRequest` reads it — `operations`, then `map`, then the files, each spooled to a temporary file as it streams
+ * and handed to resolvers as an `Upload` — with one difference, and the reason this exists: a file longer than
+ * `maxFileSize` is cut at that size and ends normally (the rest of its part is read and thrown away, never stored),
+ * where graphql-upload-ts destroys it with a 413.
+ *
+ * The limit sits one byte past the media rule, so the service that owns the rule sees a file one byte too long and
+ * refuses it in its own words. A destroyed file could not do that across the gateway's HTTP hop: the gateway relays a
+ * file to the subgraph from its spooled copy, and a copy destroyed half-way has nothing to relay, whereas a cut copy
+ * is relayed whole and refused by the subgraph exactly as the embedded gateway's service refuses it.
+ */
+
+export interface UploadRequestOptions {
+  /** Bytes kept of each file; one past the largest file any resolver accepts. */
+  maxFileSize: number;
+  /** Largest `operations` or `map` field (an operation may carry a file in base64 in its variables). */
+  maxFieldSize: number;
+  maxFiles: number;
+}
+
+/** A request error with the HTTP status graphql-upload-ts would give it (400 malformed, 413 too many, 499 gone). */
+export class UploadRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const SPEC = 'https://github.com/jaydenseric/graphql-multipart-request-spec';
+
+/** Sets `value` at a dotted path (`variables.media`, `0.variables.files.1`) where the operations hold null. */
+function setAtPath(root: unknown, path: string, value: Upload): boolean {
+  const keys = path.split('.');
+  let parent: unknown = root;
+  for (const key of keys.slice(0, -1)) {
+    if (typeof parent !== 'object' || parent === null || !Object.hasOwn(parent, key)) return false;
+    parent = (parent as Record<string, unknown>)[key];
+  }
+  const last = keys[keys.length - 1]!;
+  if (typeof parent !== 'object' || parent === null || (parent as Record<string, unknown>)[last] !== null) return false;
+  (parent as Record<string, unknown>)[last] = value;
+  return true;
+}
+
+/**
+ * Reads a GraphQL multipart request; resolves with the operations (files in place as Uploads) once `map` is read, while
+ * the files go on streaming. Temporary copies are released when the response closes.
+ */
+export function processUploadRequest(request: IncomingMessage, response: ServerResponse, options: UploadRequestOptions): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let exitError: Error | undefined;
+    let released = false;
+    let operations: unknown;
+    let map: Map<string, Upload> | undefined;
+    let parser: InstanceType<typeof Busboy>;
+    try {
+      parser = new Busboy({
+        headers: request.headers as BusboyHeaders,
+        limits: { fieldSize: options.maxFieldSize, fields: 2, fileSize: options.maxFileSize, files: options.maxFiles },
+      });
+    } catch (error) {
+      request.resume();
+      reject(new UploadRequestError(400, `Invalid multipart request: ${(error as Error).message}`));
+      return;
+    }
+
+    function exit(error: Error): void {
+      if (exitError) return;
+      exitError = error;
+      for (const upload of map?.values() ?? []) if (!upload.file) upload.reject(error);
+      request.unpipe(parser);
+      // Drain what the client still sends, so that the reply can be read on a kept-alive connection.
+      setImmediate(() => request.resume());
+      reject(error);
+    }
+    const malformed = (message: string) => exit(new UploadRequestError(400, `${message} (${SPEC}).`));
+
+    parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
+      if (valueTruncated) return exit(new UploadRequestError(413, `The ‘${name}’ multipart field value exceeds the ${options.maxFieldSize} byte size limit.`));
+      if (name === 'operations') {
+        try {
+          operations = JSON.parse(value);
+        } catch {
+          return malformed('Invalid JSON in the ‘operations’ multipart field');
+        }
+        if (typeof operations !== 'object' || operations === null) return malformed('Invalid type for the ‘operations’ multipart field');
+        return;
+      }
+      if (name !== 'map') return;
+      if (operations === undefined) return malformed('Disordered multipart fields; ‘map’ should follow ‘operations’');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(value);
+      } catch {
+        return malformed('Invalid JSON in the ‘map’ multipart field');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return malformed('Invalid type for the ‘map’ multipart field');
+      const entries = Object.entries(parsed);
+      if (entries.length > options.maxFiles) return exit(new UploadRequestError(413, `${options.maxFiles} max file uploads exceeded.`));
+      map = new Map();
+      for (const [fieldName, paths] of entries) {
+        if (!Array.isArray(paths) || !paths.every((path) => typeof path === 'string')) {
+          return malformed(`Invalid type for the ‘map’ multipart field entry key ‘${fieldName}’ array`);
+        }
+        const upload = new Upload();
+        map.set(fieldName, upload);
+        for (const path of paths as string[]) {
+          if (!setAtPath(operations, path, upload)) {
+            return malformed(`Invalid object path for the ‘map’ multipart field entry key ‘${fieldName}’ value ‘${path}’`);
+          }
+        }
+      }
+      resolve(operations);
+    });
+
+    parser.on('file', (fieldName: string, stream: Readable, filename: string | undefined, encoding: string, mimetype: string) => {
+      const upload = map?.get(fieldName);
+      if (!map || !upload || upload.file || exitError) {
+        stream.resume();
+        if (!map) malformed('Disordered multipart fields; files should follow ‘map’');
+        return;
+      }
+      let fileError: Error | undefined;
+      const capacitor = new WriteStream();
+      capacitor.on('error', () => {
+        stream.unpipe();
+        stream.resume();
+      });
+      stream.on('error', (error: Error) => {
+        fileError = error;
+        stream.unpipe();
+        capacitor.destroy(error);
+      });
+      const file: FileUpload = {
+        fieldName,
+        filename: filename ?? '',
+        mimetype,
+        encoding,
+        capacitor,
+        createReadStream(readOptions) {
+          const error = fileError ?? (released ? exitError : undefined);
+          if (error) throw error;
+          return capacitor.createReadStream(readOptions);
+        },
+      };
+      // Past maxFileSize busboy stops passing the part on and ends the stream at the part's end: the copy ends cut.
+      stream.pipe(capacitor);
+      upload.resolve(file);
+    });
+
+    parser.once('filesLimit', () => exit(new UploadRequestError(413, `${options.maxFiles} max file uploads exceeded.`)));
+    parser.once('finish', () => {
+      request.unpipe(parser);
+      request.resume();
+      if (operations === undefined) return malformed('Missing multipart field ‘operations’');
+      if (!map) return malformed('Missing multipart field ‘map’');
+      for (const upload of map.values()) if (!upload.file) upload.reject(new UploadRequestError(400, 'File missing in the request.'));
+    });
+    parser.on('error', (error: Error) => exit(new UploadRequestError(400, `Invalid multipart request: ${error.message}`)));
+    response.once('close', () => {
+      released = true;
+      for (const upload of map?.values() ?? []) upload.file?.capacitor.release();
+    });
+    request.once('close', () => {
+      if (!request.readableEnded) exit(new UploadRequestError(499, 'Request disconnected during file upload stream parsing.'));
+    });
+    request.pipe(parser);
+  });
+}

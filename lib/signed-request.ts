@@ -16,6 +16,11 @@ export interface SignedRequest {
   bodyParams?: [string, string][];
   /** True when the body carried `media_data`: it is signed too, and travels as the operation's variable, not here. */
   mediaDataInBody?: boolean;
+  /**
+   * True when that `media_data` was longer than any acceptable image and the first hop kept only its beginning: the
+   * signature over it cannot be checked, and the request can only be refused as too large.
+   */
+  mediaDataCut?: boolean;
 }
 
 export const SIGNED_REQUEST_HEADER = 'x-signed-request';
@@ -40,6 +45,7 @@ export function decodeSignedRequest(text: string | undefined): SignedRequest | u
       url: value.url,
       ...(pairs ? { bodyParams: pairs } : {}),
       ...(value.mediaDataInBody === true ? { mediaDataInBody: true } : {}),
+      ...(value.mediaDataCut === true ? { mediaDataCut: true } : {}),
     };
   } catch {
     return undefined;

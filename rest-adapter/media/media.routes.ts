@@ -5,6 +5,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../../lib/signed-request.ts';
 import type { RateLimitState } from '../../subgraphs/media/media-errors.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
+import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedUpload } from './urlencoded-upload-reader.ts';
 import { mapMediaErrors, standardError, UPLOAD_PATH, type MediaReply } from './media-error-mapper.ts';
 
 /**
@@ -48,6 +49,15 @@ interface UploadRequest {
 }
 
 class BodyError extends Error {}
+
+/** Largest text parameter other than media_data (names, categories, a hundred 19-digit owners fit many times over). */
+const FIELD_BYTES = 65_536;
+const MAX_FIELDS = 100;
+
+/** Base64 characters of an image one byte past the limit: a longer media_data cannot hold an acceptable image. */
+function mediaDataChars(maxBytes: number): number {
+  return Math.ceil((maxBytes + 1) / 3) * 4;
+}
 
 export function createMediaRoutes(deps: MediaRoutesDeps): Router {
   const router = express.Router();
@@ -145,33 +155,29 @@ async function readRequest(req: Request, deps: MediaRoutesDeps): Promise<UploadR
     return { params, file, signedRequest };
   }
   if (type.startsWith('application/x-www-form-urlencoded')) {
-    const body = new URLSearchParams(await readText(req, deps.base64BodyBytes));
-    const pairs = [...body];
-    take(pairs);
+    let body: UrlencodedUpload;
+    try {
+      body = await readUrlencodedUpload(req, {
+        mediaDataChars: mediaDataChars(deps.maxBytes),
+        fieldBytes: FIELD_BYTES,
+        fields: MAX_FIELDS,
+      });
+    } catch (error) {
+      throw error instanceof UrlencodedBodyError ? new BodyError(error.message) : error;
+    }
+    if (body.mediaData !== undefined) params.set('media_data', body.mediaData);
+    take(body.params);
     take(query);
     // The signature covers every body parameter; media_data travels as the operation's variable, not twice.
-    signedRequest.bodyParams = pairs.filter(([name]) => name !== 'media_data');
-    if (pairs.some(([name]) => name === 'media_data')) signedRequest.mediaDataInBody = true;
+    signedRequest.bodyParams = body.params;
+    if (body.mediaData !== undefined) signedRequest.mediaDataInBody = true;
+    if (body.mediaDataCut) signedRequest.mediaDataCut = true;
     return { params, file: undefined, signedRequest };
   }
   // Any other body is not the reference's: its parameters can only be in the query string.
   req.resume();
   take(query);
   return { params, file: undefined, signedRequest };
-}
-
-async function readText(req: Request, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw new BodyError(`the request body is larger than ${limit} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -197,11 +203,13 @@ function readMultipart(req: Request, deps: MediaRoutesDeps): Promise<{ fields: [
       return;
     }
     parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
-      if (valueTruncated) {
+      // A media_data part this long cannot hold an acceptable image: what was kept goes on, for the service to refuse
+      // as too large (a multipart body is never signed, so nothing else needs the rest).
+      if (valueTruncated && name !== 'media_data') {
         fail(new BodyError(`the ${name} parameter is larger than ${deps.base64BodyBytes} bytes`));
         return;
       }
-      fields.push([name, value]);
+      fields.push([name, valueTruncated ? value.slice(0, mediaDataChars(deps.maxBytes)) : value]);
     });
     parser.on('file', (name, stream, filename, encoding, mimetype) => {
       if (name !== 'media' || file) {
@@ -225,6 +233,10 @@ function readMultipart(req: Request, deps: MediaRoutesDeps): Promise<{ fields: [
       req.resume();
       reject(error);
     }
+    // A client that goes away mid-body never lets the parser finish: give up instead of waiting forever.
+    req.once('close', () => {
+      if (!req.readableEnded) fail(new BodyError('the request body ended early'));
+    });
     req.pipe(parser);
   });
 }

@@ -14,6 +14,11 @@ export interface MediaCaller {
   /** The user: a decimal 64-bit id of the social graph (an account, or a parent-platform user). */
   userId: string;
   scheme: 'oauth1' | 'bearer';
+  /**
+   * True for an OAuth 1.0a request whose signed media_data the first hop cut (SignedRequest.mediaDataCut): its keys are
+   * known and its timestamp is fresh, but its signature could not be checked, so it may only be refused.
+   */
+  signatureUnchecked?: boolean;
 }
 
 export interface MediaAuthRequest {
@@ -78,6 +83,16 @@ export function createMediaAuthenticator(deps: {
     const query = queryPairs(signed.url);
     const body: [string, string][] = [...(signed.bodyParams ?? [])];
     if (signed.mediaDataInBody && request.mediaData !== undefined) body.push(['media_data', request.mediaData]);
+    // A body cut for its size cannot be checked; the caller (the media service) only refuses such a request, and no
+    // nonce is spent on it.
+    const checkTimestamp = () => {
+      if (Math.abs(deps.now().getTime() / 1000 - Number(timestamp)) > deps.timestampSkewSecs) throw mediaErrors.timestampOutOfBounds();
+    };
+    if (signed.mediaDataCut) {
+      checkTimestamp();
+      if (!token) throw mediaErrors.appOnly();
+      return { userId: token.userId, scheme: 'oauth1', signatureUnchecked: true };
+    }
     const presented = oauth.get('oauth_signature')!;
     const matches = (params: (readonly [string, string])[]) =>
       signaturesMatch(presented, computeSignature({ method: signed.method, url: signed.url, params }, consumer.consumerSecret, token?.tokenSecret));
@@ -89,8 +104,7 @@ export function createMediaAuthenticator(deps: {
     if (!valid) throw mediaErrors.signatureInvalid();
 
     // Only a verified request's timestamp and nonce mean anything (an unsigned one must not burn a nonce).
-    const skew = Math.abs(deps.now().getTime() / 1000 - Number(timestamp));
-    if (skew > deps.timestampSkewSecs) throw mediaErrors.timestampOutOfBounds();
+    checkTimestamp();
     const fresh = await deps.credentials.recordNonce({ consumerKey, token: tokenValue, nonce: oauth.get('oauth_nonce')!, timestamp });
     if (!fresh) throw mediaErrors.signatureInvalid();
 

@@ -75,7 +75,12 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
     function exit(error: Error): void {
       if (exitError) return;
       exitError = error;
-      for (const upload of map?.values() ?? []) if (!upload.file) upload.reject(error);
+      for (const upload of map?.values() ?? []) {
+        if (!upload.file) upload.reject(error);
+        // A file still arriving will not be finished: fail its copy, so that a resolver reading it gets the error
+        // instead of waiting for bytes that never come (a release alone waits for its readers, and so would leak it).
+        else if (!upload.file.capacitor.writableFinished) upload.file.capacitor.destroy(error);
+      }
       request.unpipe(parser);
       // Drain what the client still sends, so that the reply can be read on a kept-alive connection.
       setImmediate(() => request.resume());

@@ -65,14 +65,12 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
   router.post(UPLOAD_PATH, async (req: Request, res: Response) => {
     let upload: UploadRequest;
     try {
-      upload = await readRequest(req, deps);
+      upload = await readRequest(req, res, deps);
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       send(res, { status: 400, body: standardError(44, error.message) });
       return;
     }
-    // The temporary copy of the file goes when the reply has gone (or the client has).
-    res.once('close', () => upload.file?.capacitor.release());
     try {
       const command = upload.params.get('command');
       if (command !== undefined) {
@@ -140,7 +138,7 @@ function queryPairsOf(req: Request): [string, string][] {
   return index < 0 ? [] : [...new URLSearchParams(req.originalUrl.slice(index + 1))];
 }
 
-async function readRequest(req: Request, deps: MediaRoutesDeps): Promise<UploadRequest> {
+async function readRequest(req: Request, res: Response, deps: MediaRoutesDeps): Promise<UploadRequest> {
   const signedRequest: SignedRequest = { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) };
   const query = queryPairsOf(req);
   const params = new Map<string, string>();
@@ -149,7 +147,7 @@ async function readRequest(req: Request, deps: MediaRoutesDeps): Promise<UploadR
   };
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   if (type.startsWith('multipart/form-data')) {
-    const { fields, file } = await readMultipart(req, deps);
+    const { fields, file } = await readMultipart(req, res, deps);
     take(fields);
     take(query);
     return { params, file, signedRequest };
@@ -185,7 +183,7 @@ async function readRequest(req: Request, deps: MediaRoutesDeps): Promise<UploadR
  * without a filename, as the reference accepts). Reading stops one byte past the media rule's limit; the rest of that
  * part is discarded unread into memory.
  */
-function readMultipart(req: Request, deps: MediaRoutesDeps): Promise<{ fields: [string, string][]; file: UploadRequest['file'] }> {
+function readMultipart(req: Request, res: Response, deps: MediaRoutesDeps): Promise<{ fields: [string, string][]; file: UploadRequest['file'] }> {
   return new Promise((resolve, reject) => {
     const fields: [string, string][] = [];
     let file: UploadRequest['file'];
@@ -219,6 +217,9 @@ function readMultipart(req: Request, deps: MediaRoutesDeps): Promise<{ fields: [
       }
       const capacitor = new WriteStream();
       file = { capacitor, filename: filename ?? '', mimetype, encoding };
+      // The temporary copy goes when the reply has gone or the client has, even if that happens before the body is read.
+      if (res.closed) capacitor.release();
+      else res.once('close', () => capacitor.release());
       stream.pipe(capacitor);
       stream.on('error', (error) => capacitor.destroy(error));
     });

@@ -78,7 +78,8 @@ async function* multipartParts(
     yield text(
       `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}; filename=${quoted(file.filename || 'blob')}\r\nContent-Type: ${type}\r\n\r\n`,
     );
-    for await (const chunk of file.createReadStream()) yield chunk as Buffer;
+    // 64 KiB reads (the default is 16 KiB): a quarter of the reads, writes and socket sends on the way to the subgraph.
+    for await (const chunk of file.createReadStream({ highWaterMark: 65_536 })) yield chunk as Buffer;
     yield text('\r\n');
   }
   yield text(`--${boundary}--\r\n`);

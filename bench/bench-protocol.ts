@@ -1,4 +1,5 @@
 /** What bench/server.ts tells bench/run.ts: its ready line and the figures of one measurement window. */
+import type { RssWindow } from './upload-server.ts';
 
 /** What the child prints, as one JSON line, once everything listens. */
 export interface BenchServerInfo {
@@ -18,6 +19,8 @@ export interface BenchServerInfo {
   /** The deep read's account (25 posts × 25 comments × 2 replies) and an own-login token for it. */
   social: { accountId: string; token: string };
   scrypt: { logN: number; singleHashMs: number; parallelHashesPerSecond: number };
+  /** Area D: the bare upload handler's URL (POST multipart, file in part `media`) and an own-login social user token. */
+  uploads: { baselineUrl: string; token: string; userId: string };
   pid: number;
   node: string;
 }
@@ -34,4 +37,6 @@ export interface ServerWindow {
    * database server runs on this machine); undefined on PGlite, whose work is already in cpuUserMs.
    */
   databaseCpuMs: number | undefined;
+  /** When the window was started with ?rss=<ms>: the RSS before it and its peak (bench/upload-server.ts). */
+  rss?: RssWindow;
 }

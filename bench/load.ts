@@ -111,3 +111,60 @@ export function percentile(sorted: readonly number[], p: number): number {
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil(p * sorted.length)));
   return sorted[rank - 1]!;
 }
+
+export interface BodyLoadOptions {
+  url: string;
+  headers: Record<string, string>;
+  connections: number;
+  durationS: number;
+  /** The same body on every request (built once: autocannon then builds each request's bytes once too). */
+  body: Buffer;
+  /** A reply body that does not satisfy this is a failure, even with HTTP 2xx (a GraphQL error comes with 200). */
+  verifyBody?(body: string): boolean;
+  timeoutS?: number;
+}
+
+/** POSTs the same body on `connections` keep-alive connections (one request in flight on each) for `durationS`. */
+export async function runBodyLoad(options: BodyLoadOptions): Promise<LoadResult> {
+  let firstMismatch: string | undefined;
+  const verify = options.verifyBody;
+  const result = await autocannon({
+    url: options.url,
+    method: 'POST',
+    headers: options.headers,
+    connections: options.connections,
+    duration: options.durationS,
+    timeout: options.timeoutS ?? 60,
+    body: options.body,
+    ...(verify
+      ? {
+          verifyBody: (body: unknown) => {
+            const ok = verify(String(body));
+            if (!ok) firstMismatch ??= String(body).slice(0, 300);
+            return ok;
+          },
+        }
+      : {}),
+  });
+  const mismatches = result.mismatches ?? 0;
+  const ok = result['2xx'] - mismatches;
+  const failed = result.non2xx + result.errors + mismatches;
+  const firstStatus = Object.entries(result.statusCodeStats ?? {}).find(([status]) => Number(status) >= 300);
+  return {
+    ok,
+    failed,
+    durationS: result.duration,
+    requestsPerSecond: ok / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ...(failed > 0
+      ? {
+          firstFailure: firstStatus
+            ? `HTTP ${firstStatus[0]} ×${firstStatus[1].count ?? 0}`
+            : firstMismatch !== undefined
+              ? `${mismatches} replies without the expected body, e.g. ${firstMismatch}`
+              : `${result.errors} connection errors (${result.timeouts} timeouts)`,
+        }
+      : {}),
+  };
+}

@@ -1,12 +1,14 @@
 /**
  * npm run bench [-- --duration 10 --warmup 2 --connections 50 --only rest-get,baseline --records 1000 --profile --layers]
+ *               [-- --upload-duration 5 --upload-warmup 1 --upload-connections 1,4,16]
  *
  * Starts the server side (bench/server.ts) in a child process, then loads each scenario in turn from this process with the
  * same connections and duration, after a warm-up, rotating record ids across requests. Prints requests/s, p50 and p99, each
  * scenario as a ratio to the baseline, the gateway / subgraph ratio and PASS/MISS against the targets, and writes the same
  * figures to bench/results/latest.json (and <database>.json). DATABASE_URL set: a throwaway database on that PostgreSQL
  * server; unset: in-memory PGlite. --profile writes a CPU profile of the server for each measured window and summarises it;
- * --layers adds the in-process CPU cost of each layer of a GetByID (bench/layers.ts). See bench/README.md.
+ * --layers adds the in-process CPU cost of each layer of a GetByID (bench/layers.ts). The upload scenarios (Area D,
+ * bench/uploads.ts) run last, each at several connection counts, with the server's peak RSS. See bench/README.md.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -22,6 +24,7 @@ import { runCallLoad, runHttpLoad, type LoadResult } from './load.ts';
 import { formatSummary, summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.ts';
 import { GET_QUERY, type LayerResult } from './layers.ts';
 import { DEEP_FIELDS, DEEP_QUERY } from './social-deep-read.ts';
+import { printUploadSummary, runUploads, UPLOAD_SCENARIO_NAMES, type RssCheck, type UploadReport } from './uploads.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import {
   PROTO_LOADER_OPTIONS,
@@ -54,6 +57,7 @@ const SCENARIO_NAMES = [
   'social-baseline',
   'social-rest-deep',
   'social-graphql-deep',
+  ...UPLOAD_SCENARIO_NAMES,
 ] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -93,6 +97,7 @@ interface ScenarioReport {
 
 function usage(): never {
   console.log(`usage: npm run bench -- [--duration S] [--warmup S] [--connections N] [--only a,b] [--records N] [--profile] [--layers]
+                     [--upload-duration S] [--upload-warmup S] [--upload-connections 1,4,16]
 scenarios: ${SCENARIO_NAMES.join(', ')}`);
   process.exit(0);
 }
@@ -107,6 +112,9 @@ function parseOptions() {
       records: { type: 'string', default: '1000' },
       profile: { type: 'boolean', default: false },
       layers: { type: 'boolean', default: false },
+      'upload-duration': { type: 'string', default: '5' },
+      'upload-warmup': { type: 'string', default: '1' },
+      'upload-connections': { type: 'string', default: '1,4,16' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -127,7 +135,13 @@ function parseOptions() {
       process.exit(2);
     }
   }
+  const uploadConnections = values['upload-connections']
+    .split(',')
+    .map((entry) => Math.round(positive('upload-connections', entry.trim(), 1)));
   return {
+    uploadDurationS: positive('upload-duration', values['upload-duration'], 1),
+    uploadWarmupS: positive('upload-warmup', values['upload-warmup'], 0),
+    uploadConnections: [...new Set(uploadConnections)].sort((a, b) => a - b),
     durationS: positive('duration', values.duration, 1),
     warmupS: positive('warmup', values.warmup, 0),
     connections: Math.round(positive('connections', values.connections, 1)),
@@ -149,7 +163,8 @@ interface ServerChild {
 async function startServer(options: Options): Promise<ServerChild> {
   const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('./server.ts', import.meta.url))],
+    // --expose-gc: the upload windows start after a full GC, so that RSS before a window does not carry old garbage.
+    ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('./server.ts', import.meta.url))],
     {
       cwd: REPO_ROOT,
       stdio: ['pipe', 'pipe', 'inherit'],
@@ -613,6 +628,7 @@ async function main(): Promise<void> {
 
   const closers: (() => void)[] = [];
   const reports: ScenarioReport[] = [];
+  let uploadReports: UploadReport[] = [];
   let layers: LayerResult[] | undefined;
   try {
     for (const scenario of buildScenarios(info, options, closers)) {
@@ -622,6 +638,21 @@ async function main(): Promise<void> {
     if (options.layers) {
       console.log(`  layers: ${LAYER_PROBE_COUNT} in-process probes × ${options.durationS} s...`);
       layers = await control<LayerResult[]>(info, `/layers?ms=${options.durationS * 1000}&concurrency=${options.connections}`);
+    }
+    if (UPLOAD_SCENARIO_NAMES.some((name) => wanted.has(name))) {
+      console.log(
+        `  uploads: ${options.uploadWarmupS} s warm-up + ${options.uploadDurationS} s at ${options.uploadConnections.join(', ')} connections each`,
+      );
+      uploadReports = await runUploads({
+        info,
+        wanted,
+        connections: options.uploadConnections,
+        warmupS: options.uploadWarmupS,
+        durationS: options.uploadDurationS,
+        control: (path) => control(info, path),
+        settle: () => settle(info),
+        ...(options.profile ? { profileFile: (window: string) => `${RESULTS_DIR}profiles/${label}-${window}.cpuprofile` } : {}),
+      });
     }
   } finally {
     for (const close of closers) close();
@@ -649,22 +680,26 @@ async function main(): Promise<void> {
     remoteGatewayVsSubgraph: cpuPerRequest(byName('graphql-subgraph')) / cpuPerRequest(byName('graphql-gateway-http')),
   };
 
-  console.log(`\n${table(reports)}\n`);
-  console.log('server µs/req: CPU time of the server process per successful request (PGlite runs inside it). db µs/req: CPU');
-  console.log('of the PostgreSQL backends per request (local server, read from /proc). × baseline by CPU: baseline (server + db)');
-  console.log("CPU per request / this scenario's, i.e. the throughput ratio once contention for the cores is taken out.");
-  console.log('server ELU: event-loop utilisation of the server. client CPU: this load generator, in % of one core.');
-  console.log('other cores: cores busy outside the server, the database and the load generator — unrelated load, i.e. noise.\n');
-  const noisy = reports.filter((report) => (report.otherCores ?? 0) > 0.25);
-  if (noisy.length > 0) {
-    console.log(`WARNING: other processes used CPU during ${noisy.map((report) => report.name).join(', ')}; those figures are noisy.\n`);
-  }
   const restVerdict = verdict(restVsBaseline, TARGETS.restVsBaseline);
   const gatewayVerdict = verdict(gatewayVsSubgraph, TARGETS.gatewayVsSubgraph);
   const line = (title: string, value: number | undefined, cpuValue: number | undefined, tail: string) =>
     console.log(`${title.padEnd(47)} ${fixed(value, 2).padStart(5)}  (by CPU ${fixed(cpuValue, 2)})  ${tail}`);
-  line('REST GetByID / baseline', restVsBaseline, byCpu.restVsBaseline, `target ≥ ${TARGETS.restVsBaseline}  ${restVerdict}`);
-  line('GraphQL through gateway / straight to subgraph', gatewayVsSubgraph, byCpu.gatewayVsSubgraph, `target ≥ ${TARGETS.gatewayVsSubgraph}  ${gatewayVerdict}`);
+  if (reports.length > 0) {
+    console.log(`\n${table(reports)}\n`);
+    console.log('server µs/req: CPU time of the server process per successful request (PGlite runs inside it). db µs/req: CPU');
+    console.log('of the PostgreSQL backends per request (local server, read from /proc). × baseline by CPU: baseline (server + db)');
+    console.log("CPU per request / this scenario's, i.e. the throughput ratio once contention for the cores is taken out.");
+    console.log('server ELU: event-loop utilisation of the server. client CPU: this load generator, in % of one core.');
+    console.log('other cores: cores busy outside the server, the database and the load generator — unrelated load, i.e. noise.\n');
+    const noisy = reports.filter((report) => (report.otherCores ?? 0) > 0.25);
+    if (noisy.length > 0) {
+      console.log(`WARNING: other processes used CPU during ${noisy.map((report) => report.name).join(', ')}; those figures are noisy.\n`);
+    }
+  }
+  if (baseline !== undefined || rps('graphql-gateway') !== undefined) {
+    line('REST GetByID / baseline', restVsBaseline, byCpu.restVsBaseline, `target ≥ ${TARGETS.restVsBaseline}  ${restVerdict}`);
+    line('GraphQL through gateway / straight to subgraph', gatewayVsSubgraph, byCpu.gatewayVsSubgraph, `target ≥ ${TARGETS.gatewayVsSubgraph}  ${gatewayVerdict}`);
+  }
   if (!Number.isNaN(remoteGatewayVsSubgraph)) {
     line('distributed gateway (HTTP hop) / subgraph', remoteGatewayVsSubgraph, byCpu.remoteGatewayVsSubgraph, 'informational');
   }
@@ -699,6 +734,15 @@ async function main(): Promise<void> {
       console.log(`  ${fixed(subgraphHttp, 0).padStart(6)} µs  HTTP + Express + JSON body of graphql-subgraph (scenario µs/req − subgraph row)`);
     }
   }
+  let rssChecks: RssCheck[] = [];
+  if (uploadReports.length > 0) rssChecks = printUploadSummary(uploadReports);
+  // Upload profiles: the highest connection count of each scenario and size (every window's file is written).
+  const highest = Math.max(...options.uploadConnections);
+  for (const report of uploadReports) {
+    if (report.profile && report.connections === highest) {
+      console.log(`\nprofile of ${report.scenario} ${report.size} c=${report.connections} (${report.profile.file}):\n${formatSummary(report.profile.summary)}`);
+    }
+  }
   for (const report of reports) {
     if (report.profile) console.log(`\nprofile of ${report.name} (${report.profile.file}):\n${formatSummary(report.profile.summary)}`);
   }
@@ -720,6 +764,7 @@ async function main(): Promise<void> {
     ratios: { restVsBaseline, gatewayVsSubgraph, remoteGatewayVsSubgraph, deepRead: deep },
     ratiosByCpu: byCpu,
     layers,
+    uploads: uploadReports.length > 0 ? { scenarios: uploadReports, rssChecks } : undefined,
     targets: {
       restVsBaseline: { target: TARGETS.restVsBaseline, value: restVsBaseline, verdict: restVerdict },
       gatewayVsSubgraph: { target: TARGETS.gatewayVsSubgraph, value: gatewayVsSubgraph, verdict: gatewayVerdict },
@@ -730,7 +775,7 @@ async function main(): Promise<void> {
   await writeFile(`${RESULTS_DIR}latest.json`, json);
   await writeFile(`${RESULTS_DIR}${label}.json`, json);
   console.log(`\nresults written to bench/results/latest.json and bench/results/${label}.json`);
-  if (reports.some((report) => report.broken)) process.exitCode = 1;
+  if (reports.some((report) => report.broken) || uploadReports.some((report) => report.broken)) process.exitCode = 1;
 }
 
 await main();

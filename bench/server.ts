@@ -12,8 +12,10 @@
  * closes or on SIGTERM/SIGINT.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { sql } from 'kysely';
@@ -31,12 +33,13 @@ import { createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
 import { createThrowawayDatabase } from '../lib/throwaway-database.ts';
 import { readSupergraph } from '../schema/supergraph-config.ts';
 import { createLocalBlobStore } from '../subgraphs/media-store/blob-store.ts';
-import { createSubgraphs } from '../subgraphs/index.ts';
+import { createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
 import { deepReadBaseline, seedDeepRead } from './social-deep-read.ts';
 import { createSubgraphServer, type SubgraphServer } from '../subgraphs/subgraph-server.ts';
 import { findUserExampleById, insertUserExample, type UsersTables } from '../subgraphs/users/user-example.repository.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import { createLayerProbes, measureLayers, type LayerResult } from './layers.ts';
+import { clearStoredUploads, countFiles, startRssSampler, uploadBaselineHandler, type RssWindow } from './upload-server.ts';
 
 const records = Number(process.env.BENCH_RECORDS ?? '1000');
 const logN = process.env.PASSWORD_SCRYPT_LOG_N ?? '15';
@@ -153,9 +156,19 @@ async function backendCpu(database: DatabaseHandle): Promise<Map<number, number>
 }
 
 /** Per-window CPU/ELU deltas and CPU profiles of this process, for the parent. */
-function controlHandler(database: DatabaseHandle, layers: (ms: number, concurrency: number) => Promise<LayerResult[]>) {
+function controlHandler(
+  database: DatabaseHandle,
+  layers: (ms: number, concurrency: number) => Promise<LayerResult[]>,
+  uploads: { clear(): Promise<number>; spooled(): Promise<number> },
+) {
   let window:
-    | { cpu: NodeJS.CpuUsage; elu: EventLoopUtilization; at: number; backends: Map<number, number> | undefined }
+    | {
+        cpu: NodeJS.CpuUsage;
+        elu: EventLoopUtilization;
+        at: number;
+        backends: Map<number, number> | undefined;
+        rss: { stop(): Promise<RssWindow> } | undefined;
+      }
     | undefined;
   let session: Session | undefined;
   return (req: IncomingMessage, res: ServerResponse) => {
@@ -163,12 +176,16 @@ function controlHandler(database: DatabaseHandle, layers: (ms: number, concurren
     const reply = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     const fail = (error: unknown) => res.writeHead(500).end(String(error));
     switch (url.pathname) {
-      case '/window/start':
-        backendCpu(database).then((backends) => {
-          window = { cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), at: performance.now(), backends };
-          reply({});
-        }, fail);
+      case '/window/start': {
+        // ?rss=<ms>: sample the RSS every <ms> during the window (after a full GC), for the upload scenarios.
+        const rssEvery = Number(url.searchParams.get('rss') ?? '0');
+        (async () => {
+          const rss = rssEvery > 0 ? await startRssSampler(Math.max(1, rssEvery)) : undefined;
+          const backends = await backendCpu(database);
+          window = { cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), at: performance.now(), backends, rss };
+        })().then(() => reply({}), fail);
         return;
+      }
       case '/window/stop': {
         if (!window) return fail('no window started');
         const started = window;
@@ -176,7 +193,8 @@ function controlHandler(database: DatabaseHandle, layers: (ms: number, concurren
         const cpu = process.cpuUsage(started.cpu);
         const elu = performance.eventLoopUtilization(started.elu);
         const elapsedMs = performance.now() - started.at;
-        backendCpu(database).then((backends) => {
+        const rss = started.rss?.stop();
+        Promise.all([backendCpu(database), rss]).then(([backends, rssWindow]) => {
           let databaseCpuMs: number | undefined;
           if (started.backends && backends) {
             // Backends that connected during the window count from zero; ones that left are lost (the pool keeps them).
@@ -190,6 +208,7 @@ function controlHandler(database: DatabaseHandle, layers: (ms: number, concurren
             eventLoopUtilization: round(elu.utilization, 3),
             rssMiB: round(process.memoryUsage().rss / 2 ** 20),
             databaseCpuMs,
+            ...(rssWindow ? { rss: rssWindow } : {}),
           };
           reply(result);
         }, fail);
@@ -205,6 +224,14 @@ function controlHandler(database: DatabaseHandle, layers: (ms: number, concurren
         }, ms);
         return;
       }
+      case '/uploads/clear':
+        // Between upload windows: removes the stored uploads (baseline files, blobs); replies how many went.
+        uploads.clear().then((removed) => reply({ removed }), fail);
+        return;
+      case '/uploads/spooled':
+        // Spool files of graphql-upload-ts still in this process's TMPDIR (none should be left once the server is idle).
+        uploads.spooled().then((files) => reply({ files }), fail);
+        return;
       case '/layers': {
         const ms = Math.min(Number(url.searchParams.get('ms') ?? '2000'), 30_000);
         const concurrency = Math.min(Number(url.searchParams.get('concurrency') ?? '50'), 1000);
@@ -242,6 +269,12 @@ async function main(): Promise<void> {
   const serverUrl = process.env.DATABASE_URL || undefined;
   // A database of its own on the configured PostgreSQL server, dropped at exit; none on PGlite.
   const throwaway = serverUrl ? await createThrowawayDatabase(serverUrl, 'tributary_bench') : undefined;
+  // Area D: one temporary directory for the run — the blob store (MEDIA_BLOB_DIR), the upload baseline's files, and this
+  // process's TMPDIR, where graphql-upload-ts spools each uploaded file — removed at exit.
+  const uploadRoot = await mkdtemp(join(tmpdir(), 'tributary-bench-uploads-'));
+  const uploadDirs = { blobs: join(uploadRoot, 'blobs'), baseline: join(uploadRoot, 'baseline'), spool: join(uploadRoot, 'spool') };
+  for (const dir of Object.values(uploadDirs)) await mkdir(dir, { recursive: true });
+  process.env.TMPDIR = uploadDirs.spool;
   const env = {
     NODE_ENV: 'production',
     LOG_LEVEL: 'silent',
@@ -258,6 +291,9 @@ async function main(): Promise<void> {
     DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX,
     JWT_SECRET: randomBytes(32).toString('hex'),
     PASSWORD_SCRYPT_LOG_N: logN,
+    MEDIA_BLOB_DIR: uploadDirs.blobs,
+    // The default (500 uploads per user per 15 min) would refuse most of the run with 429.
+    MEDIA_RATE_UPLOADS_PER_WINDOW: '1000000000',
   };
   const config = loadConfig(env);
   const logger = createLogger({ level: config.logLevel, name: 'bench' });
@@ -272,13 +308,14 @@ async function main(): Promise<void> {
     }
   };
   try {
+    closers.push(() => rm(uploadRoot, { recursive: true, force: true }));
     if (throwaway) closers.push(() => throwaway.drop());
     const system: RunningSystem = await startEmbeddedSystem(config, logger);
     closers.push(() => system.close());
     const database = system.database!;
 
     // Every subgraph, served over HTTP by its own server, on the SAME database handle as the embedded system.
-    const blobs = await createLocalBlobStore(undefined);
+    const blobs = await createLocalBlobStore(config.media.blobDir);
     closers.push(() => blobs.close());
     const subgraphs = createSubgraphs({ config, database, tokens: system.tokens, logger, blobs });
     const users = subgraphs.users!;
@@ -301,8 +338,9 @@ async function main(): Promise<void> {
     const usersDb = database.db.withTables<UsersTables>();
     const userBaseline = baselineHandler(usersDb);
     const deepBaseline = deepReadBaseline(database);
+    const uploadBaseline = uploadBaselineHandler(uploadDirs.baseline);
     const baseline: RunningHttpServer = await listen((req, res) => {
-      if (!deepBaseline(req, res)) userBaseline(req, res);
+      if (!uploadBaseline(req, res) && !deepBaseline(req, res)) userBaseline(req, res);
     }, {
       port: 0,
       host: config.host,
@@ -330,7 +368,15 @@ async function main(): Promise<void> {
     let seededIds: string[] = [];
     const layers = (ms: number, concurrency: number) => measureLayers(probes, { ms, concurrency, ids: seededIds });
 
-    const control = await listen(controlHandler(database, layers), { port: 0, host: config.host, publicHost: config.publicHost });
+    const uploadControl = {
+      clear: () => clearStoredUploads({ baseline: uploadDirs.baseline, blobRoots: [uploadDirs.blobs] }),
+      spooled: () => countFiles(uploadDirs.spool, 'capacitor-'),
+    };
+    const control = await listen(controlHandler(database, layers, uploadControl), {
+      port: 0,
+      host: config.host,
+      publicHost: config.publicHost,
+    });
     closers.push(() => control.close());
 
     const scrypt = await measureScrypt(config);
@@ -338,6 +384,14 @@ async function main(): Promise<void> {
     const ids = await seed(usersDb, passwordHash, records);
     seededIds = ids;
     const social = await seedDeepRead(database);
+    // The uploads' caller: an own-login user token of the social graph (any decimal id will do as its subject).
+    const uploadUserId = '17840000000000017';
+    const uploadToken = await createSocialTokens(database).issue({
+      loginType: 'own',
+      subjectId: uploadUserId,
+      permissions: [],
+      expiresInSeconds: 86_400,
+    });
 
     const info: BenchServerInfo = {
       type: 'ready',
@@ -354,6 +408,7 @@ async function main(): Promise<void> {
       ids,
       social,
       scrypt,
+      uploads: { baselineUrl: `${baseline.url}/upload`, token: uploadToken, userId: uploadUserId },
       pid: process.pid,
       node: process.version,
     };

@@ -71,6 +71,7 @@ const TIMESTAMP = mediaError('UNAUTHENTICATED', 'TIMESTAMP_OUT_OF_BOUNDS', 'Time
 const APP_ONLY = mediaError('FORBIDDEN', 'APP_ONLY', 'Your credentials do not allow access to this resource.', 220);
 const TOO_LARGE = mediaError('BAD_USER_INPUT', 'IMAGE_TOO_LARGE', `Image file size must be <= ${MAX_BYTES} bytes`, 324, counted);
 const DIMENSIONS = mediaError('BAD_USER_INPUT', 'IMAGE_DIMENSIONS', 'Image dimensions must be >= 4x4 and <= 8192x8192', 324, counted);
+const CORRUPT = mediaError('BAD_USER_INPUT', 'IMAGE_CORRUPT', 'Image file is truncated or corrupt', 324, counted);
 const UNRECOGNIZED = mediaError('BAD_USER_INPUT', 'MEDIA_UNRECOGNIZED', 'media type unrecognized.', undefined, counted);
 const MEDIA_MISSING = mediaError('BAD_USER_INPUT', 'MEDIA_MISSING', 'media parameter is missing.', 38, counted);
 const BOTH_MEDIA = mediaError(
@@ -185,6 +186,24 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
       expect(sha256(await storedBytes(uploaded.mediaId))).toBe(sha256(bytes));
     });
 
+    it.each([
+      { file: 'baseline.jpg', imageType: 'image/jpeg', w: 320, h: 240 },
+      { file: 'image.png', imageType: 'image/png', w: 50, h: 40 },
+      { file: 'still.gif', imageType: 'image/gif', w: 48, h: 32 },
+      { file: 'lossless.webp', imageType: 'image/webp', w: 30, h: 20 },
+    ])('accepts $file as base64 in mediaData, without a media key when no category is given', async ({ file, imageType, w, h }) => {
+      const bytes = fixture(file);
+      const reply = await uploadJson(url, bytes.toString('base64'), { token: own });
+      const uploaded = expectUploaded(reply);
+      expect(uploaded).toMatchObject({ mediaKey: null, size: bytes.length, image: { imageType, w, h } });
+      expect(sha256(await storedBytes(uploaded.mediaId))).toBe(sha256(bytes));
+    });
+
+    it('reads the type from the bytes: a PNG sent as image/jpeg named photo.jpg is image/png', async () => {
+      const reply = await uploadMultipart(url, fixture('image.png'), { token: own, contentType: 'image/jpeg', filename: 'photo.jpg' });
+      expect(expectUploaded(reply).image).toEqual({ imageType: 'image/png', w: 50, h: 40 });
+    });
+
     it('stores additional owners given as a list or as one comma-separated entry', async () => {
       const listed = expectUploaded(await uploadMultipart(url, fixture('image.png'), { token: world.tokens.roasterOwn, additionalOwners: [bluebottle, world.accounts.fanOne] }));
       expect(String((await row(listed.mediaId)).uploader_id)).toBe(roaster);
@@ -265,6 +284,12 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
       expectRefused(await uploadMultipart(url, Buffer.from('just some text, not an image\n'), { token: own, contentType: 'text/plain', filename: 'notes.txt' }), UNRECOGNIZED);
       expectRefused(await uploadMultipart(url, fixture('video.mp4'), { token: own, contentType: 'video/mp4' }), UNRECOGNIZED);
       expectRefused(await uploadJson(url, `data:image/png;base64,${fixture('image.png').toString('base64')}`, { token: own }), UNRECOGNIZED);
+    });
+
+    it('refuses a text file named picture.png as unrecognised, and a truncated JPEG with 324', async () => {
+      expectRefused(await uploadMultipart(url, Buffer.from('not a picture at all\n'), { token: own, contentType: 'image/png', filename: 'picture.png' }), UNRECOGNIZED);
+      const jpeg = fixture('baseline.jpg');
+      expectRefused(await uploadMultipart(url, truncate(jpeg, jpeg.length - 200), { token: own, contentType: 'image/jpeg', filename: 'cut.jpg' }), CORRUPT);
     });
 
     it('refuses both media and mediaData with 44, and neither with 38', async () => {

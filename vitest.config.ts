@@ -24,6 +24,17 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { APOLLO_TELEMETRY_DISABLED: '1' } } },
       frontDoor('e2e-pglite', 'pglite'),
       ...(process.env.DATABASE_URL ? [frontDoor('e2e-postgres', 'postgres')] : []),
+      // Swagger UI and the offline GraphQL IDE in Debian's chromium (playwright-core; .ci/run installs the browser).
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          env: { TEST_DATABASE: 'pglite', APOLLO_TELEMETRY_DISABLED: '1' },
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });

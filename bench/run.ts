@@ -24,6 +24,7 @@ import { runCallLoad, runHttpLoad, type LoadResult } from './load.ts';
 import { formatSummary, summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.ts';
 import { GET_QUERY, type LayerResult } from './layers.ts';
 import { DEEP_FIELDS, DEEP_QUERY } from './social-deep-read.ts';
+import { measureObservability, printObservability, type ObservabilityReport } from './observability-cost.ts';
 import { printUploadSummary, runUploads, UPLOAD_SCENARIO_NAMES, type RssCheck, type UploadReport } from './uploads.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import {
@@ -58,6 +59,9 @@ const SCENARIO_NAMES = [
   'social-rest-deep',
   'social-graphql-deep',
   ...UPLOAD_SCENARIO_NAMES,
+  // Not a scenario of the main server: REST and GraphQL GetByID on three fresh servers (observability off / metrics /
+  // metrics + tracing), see bench/observability-cost.ts.
+  'observability',
 ] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -160,7 +164,7 @@ interface ServerChild {
 }
 
 /** Spawns bench/server.ts with the tsx loader and waits for its ready line. */
-async function startServer(options: Options): Promise<ServerChild> {
+async function startServer(options: Options, extraEnv: Record<string, string> = {}): Promise<ServerChild> {
   const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
     process.execPath,
     // --expose-gc: the upload windows start after a full GC, so that RSS before a window does not carry old garbage.
@@ -173,6 +177,7 @@ async function startServer(options: Options): Promise<ServerChild> {
         NODE_ENV: 'production',
         APOLLO_TELEMETRY_DISABLED: '1',
         BENCH_RECORDS: String(options.records),
+        ...extraEnv,
       },
     },
   );
@@ -659,6 +664,33 @@ async function main(): Promise<void> {
     await server.stop();
   }
 
+  let observability: ObservabilityReport | undefined;
+  if (wanted.has('observability')) {
+    observability = await measureObservability({
+      scenarios: ['rest-get', 'graphql-gateway'],
+      start: async (env) => {
+        const child = await startServer(options, env);
+        const childClosers: (() => void)[] = [];
+        const scenarios = buildScenarios(child.info, options, childClosers);
+        return {
+          run: async (name) => {
+            const report = await runScenario(scenarios.find((scenario) => scenario.name === name)!, child.info, options, `${label}-observability`);
+            if (!report.result) return undefined;
+            return {
+              requestsPerSecond: report.result.requestsPerSecond,
+              p99Ms: report.result.p99Ms,
+              cpuMicrosPerRequest: report.server?.cpuMicrosPerRequest,
+            };
+          },
+          stop: async () => {
+            for (const close of childClosers) close();
+            await child.stop();
+          },
+        };
+      },
+    });
+  }
+
   const rps = (name: ScenarioName) => reports.find((report) => report.name === name)?.result?.requestsPerSecond;
   const baseline = rps('baseline');
   const baselineReport = reports.find((report) => report.name === 'baseline');
@@ -736,6 +768,7 @@ async function main(): Promise<void> {
   }
   let rssChecks: RssCheck[] = [];
   if (uploadReports.length > 0) rssChecks = printUploadSummary(uploadReports);
+  if (observability) printObservability(observability);
   // Upload profiles: the highest connection count of each scenario and size (every window's file is written).
   const highest = Math.max(...options.uploadConnections);
   for (const report of uploadReports) {
@@ -765,6 +798,7 @@ async function main(): Promise<void> {
     ratiosByCpu: byCpu,
     layers,
     uploads: uploadReports.length > 0 ? { scenarios: uploadReports, rssChecks } : undefined,
+    observability,
     targets: {
       restVsBaseline: { target: TARGETS.restVsBaseline, value: restVsBaseline, verdict: restVerdict },
       gatewayVsSubgraph: { target: TARGETS.gatewayVsSubgraph, value: gatewayVsSubgraph, verdict: gatewayVerdict },

@@ -28,6 +28,7 @@ import type { DatabaseHandle } from '../lib/database.ts';
 import { createSubgraphErrorFormatter } from '../lib/graphql-errors.ts';
 import { listen, type RunningHttpServer } from '../lib/http-server.ts';
 import { createLogger } from '../lib/logger.ts';
+import { createTelemetry } from '../lib/telemetry/telemetry.ts';
 import { createPasswordHasher } from '../lib/password.ts';
 import { createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
 import { createThrowawayDatabase } from '../lib/throwaway-database.ts';
@@ -294,6 +295,10 @@ async function main(): Promise<void> {
     MEDIA_BLOB_DIR: uploadDirs.blobs,
     // The default (500 uploads per user per 15 min) would refuse most of the run with 429.
     MEDIA_RATE_UPLOADS_PER_WINDOW: '1000000000',
+    // The observability comparison (bench/observability-cost.ts) starts servers with these set.
+    METRICS_ENABLED: process.env.METRICS_ENABLED,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    OTEL_TRACES_SAMPLER_ARG: process.env.OTEL_TRACES_SAMPLER_ARG,
   };
   const config = loadConfig(env);
   const logger = createLogger({ level: config.logLevel, name: 'bench' });
@@ -317,12 +322,18 @@ async function main(): Promise<void> {
     // Every subgraph, served over HTTP by its own server, on the SAME database handle as the embedded system.
     const blobs = await createLocalBlobStore(config.media.blobDir);
     closers.push(() => blobs.close());
-    const subgraphs = createSubgraphs({ config, database, tokens: system.tokens, logger, blobs });
+    // Metrics of their own; no tracing of their own (one trace provider per process: the embedded system's, when on).
+    const telemetry = createTelemetry(
+      { metricsEnabled: config.telemetry.metricsEnabled, tracing: { ...config.telemetry.tracing, endpoint: undefined }, readyTimeoutMs: 2000 },
+      'bench-subgraphs',
+      logger,
+    );
+    const subgraphs = createSubgraphs({ config, database, tokens: system.tokens, logger, blobs, metrics: telemetry.metrics });
     const users = subgraphs.users!;
     const subgraphUrls: Record<string, string> = {};
     let usersApollo: SubgraphServer['apollo'] | undefined;
     for (const subgraph of Object.values(subgraphs)) {
-      const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger) });
+      const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry });
       if (subgraph.name === 'users') usersApollo = server.apollo;
       closers.push(() => server.stop());
       const http = await listen(server.httpServer, { port: 0, host: config.host, publicHost: config.publicHost });
@@ -354,6 +365,7 @@ async function main(): Promise<void> {
       supergraphSdl: readSupergraph(),
       localSubgraphs: subgraphs,
       formatSubgraphError: createSubgraphErrorFormatter(logger),
+      telemetry,
     });
     closers.push(() => probeGateway.stop());
     const adminToken = system.tokens.mint({ sub: 'admin', roles: [ADMIN_ROLE] }, { expiresIn: '1h' });

@@ -22,21 +22,36 @@ export function prepareProcess(name: string): { config: Config; logger: Logger }
   return { config, logger: createLogger({ level: config.logLevel, name }) };
 }
 
-/** Closes `close` once on SIGTERM or SIGINT, then exits 0 (1 if closing failed). */
-export function exitOnSignals(close: () => Promise<void>, logger: Logger): void {
+/**
+ * On SIGTERM or SIGINT: runs `close` once (listeners stop accepting and drain, then pools close), then exits 0 (1 if
+ * closing failed). A second signal, or `deadlineMs` passing, exits at once with 1: an orchestrator that has waited long
+ * enough should not have to send SIGKILL.
+ */
+export function exitOnSignals(close: () => Promise<void>, logger: Logger, deadlineMs = 60_000): void {
   let closing = false;
   const stop = (signal: NodeJS.Signals) => {
-    if (closing) return;
+    if (closing) {
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
     closing = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    const deadline = setTimeout(() => {
+      logger.error({ deadlineMs }, 'shutdown did not finish in time');
+      process.exit(1);
+    }, deadlineMs);
+    deadline.unref();
     close().then(
-      () => process.exit(0),
+      () => {
+        logger.info('shut down');
+        process.exit(0);
+      },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }

@@ -4,5 +4,6 @@ import { startGatewayProcess } from './system.ts';
 
 const { config, logger } = prepareProcess('gateway');
 const system = await startGatewayProcess(config, logger);
-exitOnSignals(() => system.close(), logger);
-console.log(`GraphQL ${system.gatewayUrl}\nREST    ${system.restUrl}`);
+exitOnSignals(() => system.close(), logger, config.telemetry.shutdownGraceMs + 10_000);
+logger.info({ graphql: system.gatewayUrl, rest: system.restUrl, restParent: system.socialParentUrl }, 'listening');
+console.log(`GraphQL ${system.gatewayUrl}\nREST    ${system.restUrl}\nREST    ${system.socialParentUrl}   (social graph, parent-platform host)`);

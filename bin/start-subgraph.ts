@@ -10,5 +10,6 @@ if (!name || !SUBGRAPH_NAMES.includes(name)) {
 }
 const { config, logger } = prepareProcess(`subgraph-${name}`);
 const system = await startSubgraphProcess(config, logger, name);
-exitOnSignals(() => system.close(), logger);
+exitOnSignals(() => system.close(), logger, config.telemetry.shutdownGraceMs + 10_000);
+logger.info({ subgraph: name, url: system.subgraphUrls[name], ...(system.grpcAddress ? { grpc: system.grpcAddress } : {}) }, 'listening');
 console.log(`subgraph ${name}: ${system.subgraphUrls[name]}${system.grpcAddress ? `\n  gRPC ${system.grpcAddress}` : ''}`);

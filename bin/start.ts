@@ -4,15 +4,20 @@ import { startEmbeddedSystem } from './system.ts';
 
 const { config, logger } = prepareProcess('tributary');
 const system = await startEmbeddedSystem(config, logger);
-exitOnSignals(() => system.close(), logger);
+exitOnSignals(() => system.close(), logger, config.telemetry.shutdownGraceMs + 10_000);
+logger.info({ graphql: system.gatewayUrl, rest: system.restUrl, restParent: system.socialParentUrl, grpc: system.grpcAddress }, 'listening');
 const database = system.database?.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite (${config.database.pgliteDir ?? 'in memory'})`;
+const origin = new URL(system.gatewayUrl!).origin;
 console.log(
   [
     `Tributary is running on ${database}`,
-    `  GraphQL  ${system.gatewayUrl}   (Apollo Sandbox in a browser${config.gateway.landingPage ? '' : ': disabled'})`,
+    `  GraphQL  ${system.gatewayUrl}   (${config.gateway.landingPage ? `Apollo Sandbox in a browser; offline IDE: ${origin}/graphiql` : 'landing page disabled'})`,
     `  REST     ${system.restUrl}     (Area A: GET ${system.restUrl}/api/v1/userExample/1; social graph, own-login host: GET ${system.restUrl}/v25.0/me)`,
     `  REST     ${system.socialParentUrl}     (social graph, parent-platform host: GET ${system.socialParentUrl}/v25.0/me/accounts)`,
+    `           (image upload: POST ${system.restUrl}/1.1/media/upload.json)`,
+    config.rest.apiDocs ? `  Docs     ${system.restUrl}/apis/swagger/index.html   (Swagger UI; ${system.restUrl}/openapi.json)` : '',
     `  gRPC     ${system.grpcAddress}        (api.serverNameExample.v1.userExample, reflection on)`,
+    `  Ops      ${system.restUrl}/health, /ready, /metrics   (on every listener)`,
     config.jwt.usingDevelopmentSecret ? '  Tokens   npm run token   (development secret in use)' : '',
   ]
     .filter(Boolean)

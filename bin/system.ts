@@ -1,3 +1,4 @@
+import express from 'express';
 import { createGateway, type GatewayServer } from '../gateway/create-gateway.ts';
 import { createTokenService, type TokenService } from '../lib/auth.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
@@ -5,6 +6,8 @@ import { createDatabase, migrateToLatest, type DatabaseHandle } from '../lib/dat
 import { createSubgraphErrorFormatter } from '../lib/graphql-errors.ts';
 import { listen, type RunningHttpServer } from '../lib/http-server.ts';
 import type { Logger } from '../lib/logger.ts';
+import { httpAnswers, type Readiness } from '../lib/telemetry/readiness.ts';
+import { createTelemetry, type Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createRestAdapter } from '../rest-adapter/create-rest-adapter.ts';
 import { createSocialRateLimiter } from '../rest-adapter/social/social-rate-limiter.ts';
 import { createHttpExecutor, createInProcessExecutor, type GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
@@ -14,18 +17,18 @@ import { createUserExampleGrpcServer } from '../subgraphs/users/grpc/user-exampl
 import { ALL_MIGRATIONS, createSubgraphs, type Subgraphs } from '../subgraphs/index.ts';
 import { createLocalBlobStore, type BlobStore } from '../subgraphs/media-store/blob-store.ts';
 import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
+import type { UserExampleService } from '../subgraphs/users/user-example.service.ts';
 import type { UsersSubgraph } from '../subgraphs/users/users-subgraph.ts';
 
 /**
  * The composition root: wires configuration, database, subgraphs, gateway, REST adapter and gRPC server into the
  * processes the entrypoints run. Tests and the bench use these functions too, so every run wires the system the same way.
+ *
+ * Every process has its telemetry (metrics, traces, request-id logs, /health, /ready, /metrics on each HTTP listener) and
+ * shuts down in two steps: first every listener stops accepting at once and drains (in-flight requests, an upload in
+ * progress included, finish; readiness already says DOWN), then the parts behind them close in reverse order of start
+ * (gateway, sweeper, blob store, database pool, traces flushed last).
  */
-
-export interface RunningService {
-  name: string;
-  url: string;
-  close(): Promise<void>;
-}
 
 export interface RunningSystem {
   config: Config;
@@ -37,13 +40,76 @@ export interface RunningSystem {
   /** The parent-platform host of the social graph (second REST listener). */
   socialParentUrl: string | undefined;
   grpcAddress: string | undefined;
+  /** The standalone gRPC process's HTTP listener (/health, /ready, /metrics). */
+  grpcStatusUrl: string | undefined;
   subgraphUrls: Partial<Record<SubgraphName, string>>;
+  readiness: Readiness;
   /** Stops listeners first (draining in-flight requests), then closes the database. */
   close(): Promise<void>;
 }
 
-async function openDatabase(config: Config, logger: Logger): Promise<DatabaseHandle> {
+export interface SystemOptions {
+  /** The clock of the social graph's expiry rules; tests drive it. */
+  now?: () => Date;
+}
+
+/** What a process has started, stopped in two steps (see above). */
+class Lifecycle {
+  private readonly listeners: (() => Promise<void>)[] = [];
+  private readonly resources: (() => Promise<void>)[] = [];
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly telemetry: Telemetry,
+    private readonly logger: Logger,
+  ) {
+    this.resources.push(() => telemetry.shutdown());
+  }
+
+  /** A listener: stops accepting and drains in the first step, alongside every other listener. */
+  listener(close: () => Promise<void>): void {
+    this.listeners.push(close);
+  }
+
+  /** A part behind the listeners, closed after them, the last added first. */
+  resource(close: () => Promise<void>): void {
+    this.resources.push(close);
+  }
+
+  close(): Promise<void> {
+    this.stopping ??= this.run();
+    return this.stopping;
+  }
+
+  private async run(): Promise<void> {
+    this.telemetry.readiness.markStopping();
+    const drained = await Promise.allSettled(this.listeners.map((close) => close()));
+    for (const outcome of drained) {
+      if (outcome.status === 'rejected') this.logger.warn({ err: outcome.reason }, 'error while draining a listener');
+    }
+    for (const close of this.resources.reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        this.logger.warn({ err: error }, 'error while shutting down');
+      }
+    }
+  }
+}
+
+function startTelemetry(config: Config, processName: string, logger: Logger): Telemetry {
+  return createTelemetry(
+    { metricsEnabled: config.telemetry.metricsEnabled, tracing: config.telemetry.tracing, readyTimeoutMs: config.telemetry.readyTimeoutMs },
+    processName,
+    logger,
+  );
+}
+
+async function openDatabase(config: Config, logger: Logger, telemetry: Telemetry, lifecycle: Lifecycle): Promise<DatabaseHandle> {
   const database = await createDatabase(config.database);
+  lifecycle.resource(() => database.close());
+  telemetry.observeDatabase(database);
+  telemetry.readiness.add('database', () => database.ping());
   const applied = await migrateToLatest(database.db, ALL_MIGRATIONS);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   return database;
@@ -52,68 +118,97 @@ async function openDatabase(config: Config, logger: Logger): Promise<DatabaseHan
 /** The blob store of a process that hosts the media subgraph, and its sweeper, started; both stop on close. */
 async function openMedia(
   config: Config,
-  closers: (() => Promise<void>)[],
+  telemetry: Telemetry,
+  lifecycle: Lifecycle,
 ): Promise<{ blobs: BlobStore; startSweeper(subgraphs: Partial<Subgraphs>): void }> {
   const blobs = await createLocalBlobStore(config.media.blobDir);
-  closers.push(() => blobs.close());
+  lifecycle.resource(() => blobs.close());
+  telemetry.readiness.add('blobStore', () => blobs.checkWritable());
   return {
     blobs,
     startSweeper(subgraphs) {
       const sweeper = subgraphs.media?.sweeper;
       if (!sweeper) return;
       sweeper.start(config.media.sweepIntervalSecs * 1000);
-      closers.push(() => sweeper.stop());
+      lifecycle.resource(() => sweeper.stop());
     },
   };
 }
 
-async function closeAll(closers: (() => Promise<void>)[], logger: Logger): Promise<void> {
-  for (const close of closers.reverse()) {
-    try {
-      await close();
-    } catch (error) {
-      logger.warn({ err: error }, 'error while shutting down');
-    }
-  }
+function listenOptions(config: Config, port: number) {
+  return { port, host: config.host, publicHost: config.publicHost, shutdownGraceMs: config.telemetry.shutdownGraceMs };
 }
+
+/**
+ * The gRPC server of Area A on the users service, with its health service kept in step with the process's readiness
+ * (checked every few seconds; NOT_SERVING at once when shutdown begins).
+ */
+async function startGrpc(
+  config: Config,
+  service: UserExampleService,
+  tokens: TokenService,
+  logger: Logger,
+  telemetry: Telemetry,
+  lifecycle: Lifecycle,
+): Promise<string> {
+  const grpc = createUserExampleGrpcServer({ service, tokens, logger, telemetry });
+  const bound = await bindGrpcServer(grpc.server, config.host, config.grpc.port, { shutdownGraceMs: config.telemetry.shutdownGraceMs });
+  const refresh = () =>
+    telemetry.readiness.report().then(
+      (report) => grpc.setServing(report.status === 'UP'),
+      () => grpc.setServing(false),
+    );
+  const timer = setInterval(refresh, HEALTH_REFRESH_MS);
+  timer.unref();
+  void refresh();
+  lifecycle.listener(async () => {
+    clearInterval(timer);
+    grpc.setServing(false);
+    await bound.close();
+  });
+  return `${config.publicHost}:${bound.port}`;
+}
+
+/** How often the gRPC health service re-reads readiness. */
+const HEALTH_REFRESH_MS = 5_000;
 
 /**
  * Everything in one process (what `npm start` runs): subgraphs in the gateway's process, the REST adapter calling the
  * gateway in-process, the gRPC server beside them, all on one database.
  */
-export interface SystemOptions {
-  /** The clock of the social graph's expiry rules; tests drive it. */
-  now?: () => Date;
-}
-
 export async function startEmbeddedSystem(config: Config, logger: Logger, options: SystemOptions = {}): Promise<RunningSystem> {
-  const closers: (() => Promise<void>)[] = [];
+  const telemetry = startTelemetry(config, 'tributary', logger);
+  const lifecycle = new Lifecycle(telemetry, logger);
   try {
-    const database = await openDatabase(config, logger);
-    closers.push(() => database.close());
+    const database = await openDatabase(config, logger, telemetry, lifecycle);
     const tokens = createTokenService(config.jwt);
-    const media = await openMedia(config, closers);
-    const subgraphs = createSubgraphs({ config, database, tokens, logger, blobs: media.blobs, ...(options.now && { now: options.now }) });
+    const media = await openMedia(config, telemetry, lifecycle);
+    const subgraphs = createSubgraphs({
+      config,
+      database,
+      tokens,
+      logger,
+      blobs: media.blobs,
+      metrics: telemetry.metrics,
+      ...(options.now && { now: options.now }),
+    });
     media.startSweeper(subgraphs);
-    const formatSubgraphError = createSubgraphErrorFormatter(logger);
 
     const gateway = await createGateway({
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
       logger,
       supergraphSdl: readSupergraph(),
       localSubgraphs: subgraphs,
-      formatSubgraphError,
+      formatSubgraphError: createSubgraphErrorFormatter(logger),
+      telemetry,
     });
-    closers.push(() => gateway.stop());
-    const gatewayHttp = await listen(gateway.httpServer, { port: config.gateway.port, host: config.host, publicHost: config.publicHost });
-    closers.push(() => gatewayHttp.close());
+    lifecycle.resource(() => gateway.stop());
+    addSupergraphCheck(telemetry, gateway);
+    const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port));
+    lifecycle.listener(() => gatewayHttp.close());
 
-    const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo), options);
-    closers.push(() => rest.own.close(), () => rest.parent.close());
-
-    const grpcServer = createUserExampleGrpcServer({ service: subgraphs.users!.service, tokens, logger });
-    const grpc = await bindGrpcServer(grpcServer, config.host, config.grpc.port);
-    closers.push(() => grpc.close());
+    const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo), telemetry, lifecycle, options);
+    const grpcAddress = await startGrpc(config, subgraphs.users!.service, tokens, logger, telemetry, lifecycle);
 
     return {
       config,
@@ -122,14 +217,22 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
       gatewayUrl: `${gatewayHttp.url}/graphql`,
       restUrl: rest.own.url,
       socialParentUrl: rest.parent.url,
-      grpcAddress: `${config.publicHost}:${grpc.port}`,
+      grpcAddress,
+      grpcStatusUrl: undefined,
       subgraphUrls: {},
-      close: () => closeAll(closers, logger),
+      readiness: telemetry.readiness,
+      close: () => lifecycle.close(),
     };
   } catch (error) {
-    await closeAll(closers, logger);
+    await lifecycle.close();
     throw error;
   }
+}
+
+function addSupergraphCheck(telemetry: Telemetry, gateway: GatewayServer): void {
+  telemetry.readiness.add('supergraph', async () => {
+    if (!gateway.supergraphLoaded()) throw new Error('the supergraph is not loaded');
+  });
 }
 
 /** The REST adapter's two listeners: the own-login host (with Areas A and D) and the parent-platform host. */
@@ -137,6 +240,8 @@ async function startRest(
   config: Config,
   logger: Logger,
   executor: GraphQLExecutor,
+  telemetry: Telemetry,
+  lifecycle: Lifecycle,
   options: SystemOptions = {},
 ): Promise<{ own: RunningHttpServer; parent: RunningHttpServer }> {
   const now = options.now;
@@ -149,19 +254,23 @@ async function startRest(
     ownHostname: config.social.ownHostname,
     parentHostname: config.social.parentHostname,
     media: { maxBytes: config.media.maxBytes, base64BodyBytes: config.media.base64BodyBytes },
+    telemetry,
+    apiDocs: config.rest.apiDocs,
   };
-  const listenOptions = { host: config.host, publicHost: config.publicHost };
-  const own = await listen(createRestAdapter({ ...common, socialHost: 'own' }), { ...listenOptions, port: config.rest.port });
-  try {
-    const parent = await listen(createRestAdapter({ ...common, socialHost: 'parent' }), {
-      ...listenOptions,
-      port: config.social.parentPort,
-    });
-    return { own, parent };
-  } catch (error) {
-    await own.close();
-    throw error;
-  }
+  // Each listener's API documents name the other host too, known once it listens (ports may be 0).
+  let parentUrl: string | undefined;
+  const own = await listen(
+    createRestAdapter({ ...common, socialHost: 'own', siblingUrl: () => parentUrl }),
+    listenOptions(config, config.rest.port),
+  );
+  lifecycle.listener(() => own.close());
+  const parent = await listen(
+    createRestAdapter({ ...common, socialHost: 'parent', siblingUrl: () => own.url }),
+    listenOptions(config, config.social.parentPort),
+  );
+  parentUrl = parent.url;
+  lifecycle.listener(() => parent.close());
+  return { own, parent };
 }
 
 /** One subgraph as its own process (distributed topology), plus the gRPC server when it is the users subgraph. */
@@ -174,37 +283,38 @@ export async function startSubgraphProcess(
     database?: DatabaseHandle;
   } = {},
 ): Promise<RunningSystem> {
-  const closers: (() => Promise<void>)[] = [];
+  const telemetry = startTelemetry(config, `subgraph-${name}`, logger);
+  const lifecycle = new Lifecycle(telemetry, logger);
   try {
-    const database = options.database ?? (await openDatabase(config, logger));
-    if (!options.database) closers.push(() => database.close());
+    let database: DatabaseHandle;
+    if (options.database) {
+      database = options.database;
+      telemetry.readiness.add('database', () => database.ping());
+    } else {
+      database = await openDatabase(config, logger, telemetry, lifecycle);
+    }
     const tokens = createTokenService(config.jwt);
-    const media = name === 'media' ? await openMedia(config, closers) : undefined;
+    const media = name === 'media' ? await openMedia(config, telemetry, lifecycle) : undefined;
     const built = createSubgraphs(
-      { config, database, tokens, logger, ...(media && { blobs: media.blobs }), ...(options.now && { now: options.now }) },
+      {
+        config,
+        database,
+        tokens,
+        logger,
+        metrics: telemetry.metrics,
+        ...(media && { blobs: media.blobs }),
+        ...(options.now && { now: options.now }),
+      },
       [name],
     );
     media?.startSweeper(built);
     const subgraph = built[name]!;
-    const users = name === 'users' ? (subgraph as UsersSubgraph) : undefined;
-    const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger) });
-    closers.push(() => server.stop());
-    const http = await listen(server.httpServer, {
-      port: config.subgraph.port ?? 4001,
-      host: config.host,
-      publicHost: config.publicHost,
-    });
-    closers.push(() => http.close());
-    let grpcAddress: string | undefined;
-    if (users) {
-      const grpc = await bindGrpcServer(
-        createUserExampleGrpcServer({ service: users.service, tokens, logger }),
-        config.host,
-        config.grpc.port,
-      );
-      closers.push(() => grpc.close());
-      grpcAddress = `${config.publicHost}:${grpc.port}`;
-    }
+    const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry });
+    lifecycle.resource(() => server.stop());
+    const http = await listen(server.httpServer, listenOptions(config, config.subgraph.port ?? 4001));
+    lifecycle.listener(() => http.close());
+    const users = name === 'users' && config.subgraph.usersServesGrpc ? (subgraph as UsersSubgraph) : undefined;
+    const grpcAddress = users ? await startGrpc(config, users.service, tokens, logger, telemetry, lifecycle) : undefined;
     return {
       config,
       tokens,
@@ -213,21 +323,62 @@ export async function startSubgraphProcess(
       restUrl: undefined,
       socialParentUrl: undefined,
       grpcAddress,
+      grpcStatusUrl: undefined,
       subgraphUrls: { [name]: `${http.url}/graphql` },
-      close: () => closeAll(closers, logger),
+      readiness: telemetry.readiness,
+      close: () => lifecycle.close(),
     };
   } catch (error) {
-    await closeAll(closers, logger);
+    await lifecycle.close();
+    throw error;
+  }
+}
+
+/**
+ * The gRPC server of Area A as its own process: the users service on the database, no GraphQL; a small HTTP listener
+ * (GRPC_STATUS_PORT) answers /health, /ready and /metrics for it.
+ */
+export async function startGrpcProcess(config: Config, logger: Logger): Promise<RunningSystem> {
+  const telemetry = startTelemetry(config, 'grpc', logger);
+  const lifecycle = new Lifecycle(telemetry, logger);
+  try {
+    const database = await openDatabase(config, logger, telemetry, lifecycle);
+    const tokens = createTokenService(config.jwt);
+    const users = createSubgraphs({ config, database, tokens, logger, metrics: telemetry.metrics }, ['users']).users!;
+    const grpcAddress = await startGrpc(config, users.service, tokens, logger, telemetry, lifecycle);
+    const app = express();
+    app.disable('x-powered-by');
+    app.use(telemetry.http('grpc-status'));
+    app.use(telemetry.routes());
+    const status = await listen(app, listenOptions(config, config.grpc.statusPort));
+    lifecycle.listener(() => status.close());
+    return {
+      config,
+      tokens,
+      database,
+      gatewayUrl: undefined,
+      restUrl: undefined,
+      socialParentUrl: undefined,
+      grpcAddress,
+      grpcStatusUrl: status.url,
+      subgraphUrls: {},
+      readiness: telemetry.readiness,
+      close: () => lifecycle.close(),
+    };
+  } catch (error) {
+    await lifecycle.close();
     throw error;
   }
 }
 
 /**
  * The gateway and the REST adapter of the distributed topology: subgraphs are reached at their configured URLs, and the
- * adapter calls the gateway in-process, or over HTTP when GATEWAY_URL names another gateway.
+ * adapter calls the gateway in-process, or over HTTP when GATEWAY_URL names another gateway. Ready when the supergraph is
+ * loaded and every subgraph (and that other gateway) answers its /health.
  */
 export async function startGatewayProcess(config: Config, logger: Logger): Promise<RunningSystem> {
-  const closers: (() => Promise<void>)[] = [];
+  const telemetry = startTelemetry(config, 'gateway', logger);
+  const lifecycle = new Lifecycle(telemetry, logger);
   try {
     const tokens = createTokenService(config.jwt);
     const gateway: GatewayServer = await createGateway({
@@ -236,13 +387,25 @@ export async function startGatewayProcess(config: Config, logger: Logger): Promi
       supergraphSdl: readSupergraph(),
       localSubgraphs: {},
       formatSubgraphError: createSubgraphErrorFormatter(logger),
+      telemetry,
     });
-    closers.push(() => gateway.stop());
-    const gatewayHttp = await listen(gateway.httpServer, { port: config.gateway.port, host: config.host, publicHost: config.publicHost });
-    closers.push(() => gatewayHttp.close());
-    const executor = config.rest.gatewayUrl ? createHttpExecutor(config.rest.gatewayUrl) : createInProcessExecutor(gateway.apollo);
-    const rest = await startRest(config, logger, executor);
-    closers.push(() => rest.own.close(), () => rest.parent.close());
+    lifecycle.resource(() => gateway.stop());
+    addSupergraphCheck(telemetry, gateway);
+    if (config.gateway.mode === 'distributed') {
+      for (const [name, url] of Object.entries(config.gateway.subgraphUrls)) {
+        telemetry.readiness.add(`subgraph:${name}`, httpAnswers(new URL('/health', url).toString()));
+      }
+    }
+    const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port));
+    lifecycle.listener(() => gatewayHttp.close());
+    let executor: GraphQLExecutor;
+    if (config.rest.gatewayUrl) {
+      executor = createHttpExecutor(config.rest.gatewayUrl, telemetry.tracing, config.graphql.trustedCallerSecret);
+      telemetry.readiness.add('gateway', httpAnswers(new URL('/health', config.rest.gatewayUrl).toString()));
+    } else {
+      executor = createInProcessExecutor(gateway.apollo);
+    }
+    const rest = await startRest(config, logger, executor, telemetry, lifecycle);
     return {
       config,
       tokens,
@@ -251,11 +414,13 @@ export async function startGatewayProcess(config: Config, logger: Logger): Promi
       restUrl: rest.own.url,
       socialParentUrl: rest.parent.url,
       grpcAddress: undefined,
+      grpcStatusUrl: undefined,
       subgraphUrls: config.gateway.subgraphUrls,
-      close: () => closeAll(closers, logger),
+      readiness: telemetry.readiness,
+      close: () => lifecycle.close(),
     };
   } catch (error) {
-    await closeAll(closers, logger);
+    await lifecycle.close();
     throw error;
   }
 }

@@ -8,7 +8,6 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import type { Config, SubgraphName } from '../lib/config.ts';
@@ -17,7 +16,12 @@ import type { Logger } from '../lib/logger.ts';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { addressedUrl } from '../lib/signed-request.ts';
 import { uploadMiddleware } from '../lib/upload-middleware.ts';
+import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
+import type { Telemetry } from '../lib/telemetry/telemetry.ts';
+import { createGraphqlHardening } from '../lib/graphql-hardening.ts';
 import { exactInt64LiteralsRule } from './exact-int64-literals.ts';
+import { createGraphiqlRoutes, GRAPHIQL_PATH } from './graphiql.routes.ts';
+import { createLandingPagePlugin } from './landing-page.plugin.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
 import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
@@ -32,12 +36,16 @@ export interface GatewayDeps {
   localSubgraphs: Partial<Record<SubgraphName, Subgraph>>;
   /** Error formatter of the in-process subgraphs. */
   formatSubgraphError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+  /** The process's metrics, traces and probes (/health, /ready, /metrics are served beside /graphql). */
+  telemetry: Telemetry;
 }
 
 export interface GatewayServer {
   apollo: ApolloServer<GatewayContext>;
   /** The HTTP server serving /graphql (not yet listening). */
   httpServer: Server;
+  /** True once the supergraph is loaded and until the gateway stops (readiness). */
+  supergraphLoaded(): boolean;
   stop(): Promise<void>;
 }
 
@@ -59,22 +67,30 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       }
       const url = config.gateway.subgraphUrls[subgraphName];
       if (!url) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
-      return new PropagatingRemoteDataSource({ url });
+      return new PropagatingRemoteDataSource({ url }, deps.telemetry.tracing, config.graphql.trustedCallerSecret);
     },
   });
 
   const app = express();
   app.disable('x-powered-by');
   const httpServer = createServer(app);
+  // Operation limits, the persisted-operations safelist, suggestions hidden in production (lib/graphql-hardening.ts).
+  const hardening = createGraphqlHardening(config.graphql, 'gateway');
+  if (hardening.persistedOperations) {
+    logger.info({ mode: hardening.persistedOperations.mode, operations: hardening.persistedOperations.size }, 'persisted-operations safelist loaded');
+  }
 
   const plugins: ApolloServerPlugin<GatewayContext>[] = [
-    ApolloServerPluginDrainHttpServer({ httpServer }),
+    ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.telemetry.shutdownGraceMs }),
     // Nothing leaves the machine: no usage or schema reporting even if APOLLO_KEY happens to be set.
     ApolloServerPluginUsageReportingDisabled(),
     ApolloServerPluginSchemaReportingDisabled(),
     ApolloServerPluginInlineTraceDisabled(),
+    ...hardening.plugins,
+    ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, 'gateway')] : []),
     config.gateway.landingPage
-      ? ApolloServerPluginLandingPageLocalDefault({ embed: { runTelemetry: false }, footer: false })
+      ? // Apollo Sandbox, falling back to the offline IDE below when its CDN cannot be reached.
+        createLandingPagePlugin({ localIdePath: GRAPHIQL_PATH })
       : ApolloServerPluginLandingPageDisabled(),
   ];
 
@@ -85,13 +101,20 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     // The entrypoints own the process's signals and shut everything down in order (listeners, pools, gRPC).
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
+    hideSchemaDetailsFromClientErrors: hardening.hideSchemaDetailsFromClientErrors,
     validationRules: [exactInt64LiteralsRule],
     plugins,
   });
   await apollo.start();
+  let loaded = true;
 
-  app.get('/health', (_req, res) => {
-    res.json({ status: 'UP' });
+  app.use(deps.telemetry.http('gateway'));
+  app.use(deps.telemetry.routes());
+  // The offline GraphQL IDE follows the landing page's setting (GRAPHQL_LANDING_PAGE; off in production by default).
+  if (config.gateway.landingPage) app.use(createGraphiqlRoutes({ graphqlPath: '/graphql' }));
+  app.use('/graphql', (_req, res, next) => {
+    res.locals.route = '/graphql';
+    next();
   });
   if (config.corsOrigins.length > 0) app.use('/graphql', createCors(config.corsOrigins));
   app.use(
@@ -99,6 +122,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     // GraphQL multipart requests (uploads); Apollo Server's CSRF prevention makes them send Apollo-Require-Preflight.
     uploadMiddleware(config),
     express.json({ limit: config.gateway.bodyLimitBytes }),
+    ...hardening.middleware,
     expressMiddleware(apollo, {
       context: async ({ req }) =>
         createGatewayContext(req.headers, { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) }),
@@ -124,6 +148,10 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   return {
     apollo,
     httpServer,
-    stop: () => apollo.stop(),
+    supergraphLoaded: () => loaded,
+    stop: async () => {
+      loaded = false;
+      await apollo.stop();
+    },
   };
 }

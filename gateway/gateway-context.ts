@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../lib/signed-request.ts';
+import { requestIdFrom } from '../lib/telemetry/request-context.ts';
 import type { SubgraphRequestInfo } from '../subgraphs/subgraph.ts';
 
 /**
@@ -22,8 +22,6 @@ function header(headers: HeaderSource, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /**
  * Builds the context from incoming headers; a well-formed X-Request-Id is kept, otherwise a new one is made.
  * @param signedRequest the caller's request as an OAuth 1.0a client signed it, when this is the first hop; a REST adapter
@@ -34,7 +32,7 @@ export function createGatewayContext(headers: HeaderSource, signedRequest?: Sign
   const forwarded = header(headers, SIGNED_REQUEST_HEADER);
   return {
     authorization: header(headers, 'authorization'),
-    requestId: incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+    requestId: requestIdFrom(incomingId),
     socialHost: header(headers, 'x-social-host'),
     signedRequest: forwarded ?? (signedRequest ? encodeSignedRequest(signedRequest) : undefined),
     subgraphContexts: new Map(),

@@ -2,6 +2,8 @@ import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@
 import { GraphQLError } from 'graphql';
 import { findUploads, postMultipartOperation, type FoundUpload } from '../lib/graphql-multipart.ts';
 import { SIGNED_REQUEST_HEADER } from '../lib/signed-request.ts';
+import type { Tracing } from '../lib/telemetry/tracing.ts';
+import { TRUSTED_CALLER_HEADER } from '../lib/trusted-caller.ts';
 import type { GatewayContext } from './gateway-context.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<RemoteGraphQLDataSource['process']>>;
@@ -11,10 +13,28 @@ type GatewayGraphQLResponse = Awaited<ReturnType<RemoteGraphQLDataSource['proces
  * forwarding uploads, which @apollo/gateway cannot do by itself (apollographql/federation#1385).
  */
 export class PropagatingRemoteDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+  constructor(
+    config: ConstructorParameters<typeof RemoteGraphQLDataSource<GatewayContext>>[0],
+    /** Adds the trace context (traceparent) of the fetch to each subgraph request when tracing is on. */
+    private readonly tracing?: Tracing,
+    /** GRAPHQL_TRUSTED_CALLER_SECRET: lets the fetches past the subgraph servers' operation limits (lib/trusted-caller.ts). */
+    private readonly trustedCallerSecret?: string,
+  ) {
+    super(config);
+  }
+
   override willSendRequest(options: GraphQLDataSourceProcessOptions<GatewayContext>): void {
     const headers = options.request.http?.headers;
     if (!headers) return;
-    for (const [name, value] of Object.entries(propagatedHeaders(options.context))) headers.set(name, value);
+    for (const [name, value] of Object.entries(this.outgoingHeaders(options.context))) headers.set(name, value);
+  }
+
+  /** The caller's headers the subgraph must see, and the trace context of this fetch (@apollo/gateway's fetch span). */
+  private outgoingHeaders(context: Partial<GatewayContext>): Record<string, string> {
+    const headers = propagatedHeaders(context);
+    if (this.trustedCallerSecret) headers[TRUSTED_CALLER_HEADER] = this.trustedCallerSecret;
+    this.tracing?.inject(headers);
+    return headers;
   }
 
   /**
@@ -42,7 +62,7 @@ export class PropagatingRemoteDataSource extends RemoteGraphQLDataSource<Gateway
     options: GraphQLDataSourceProcessOptions<GatewayContext>,
     uploads: FoundUpload[],
   ): Promise<GatewayGraphQLResponse> {
-    const headers = propagatedHeaders(options.context);
+    const headers = this.outgoingHeaders(options.context);
     const request = {
       query: options.request.query ?? '',
       operationName: options.request.operationName,

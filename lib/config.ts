@@ -15,6 +15,8 @@ export interface DatabaseConfig {
   pgliteDir: string | undefined;
   /** Largest number of pooled PostgreSQL connections per process. */
   poolMax: number;
+  /** How long a request waits for a PostgreSQL connection before failing (503) when the database is down. */
+  connectTimeoutMs: number;
 }
 
 export interface JwtConfig {
@@ -51,18 +53,64 @@ export interface Config {
     inlineTracing: boolean;
     bodyLimitBytes: number;
   };
+  /** Hardening of the GraphQL endpoints: the gateway's, and the subgraph servers' of the distributed topology. */
+  graphql: {
+    /** Per-operation limits on documents written by outside clients (lib/graphql-operation-limits.ts). */
+    limits: {
+      maxDepth: number;
+      maxAliases: number;
+      maxRootFields: number;
+      maxTokens: number;
+      maxCost: number;
+      /** Items assumed for a list, or a page without `first`, when estimating an operation's cost. */
+      costListSize: number;
+    };
+    /** "Did you mean …?" in error messages; off in production, where it would map the schema that introspection hides. */
+    fieldSuggestions: boolean;
+    /** The safelist (lib/graphql-persisted-operations.ts): `off`, `allow` (listed operations run by id), `require` (only them). */
+    persistedOperations: { mode: 'off' | 'allow' | 'require'; manifestPath: string | undefined };
+    /**
+     * Shared by the processes of a deployment so they recognise each other over HTTP (lib/trusted-caller.ts): the REST
+     * adapter sends it to a gateway at GATEWAY_URL, the gateway to the subgraph servers. Operations bearing it skip the
+     * limits and the safelist. Undefined: no HTTP request is trusted, and subgraph servers enforce no operation limits.
+     */
+    trustedCallerSecret: string | undefined;
+  };
   rest: {
     port: number;
     /** When set, the adapter sends its operations to this gateway over HTTP instead of in-process. */
     gatewayUrl: string | undefined;
     bodyLimitBytes: number;
+    /**
+     * Serve the API documents (Swagger 2.0 of Area A, OpenAPI 3 of every path) and Swagger UI. On in production too by
+     * default: they describe the public API, hold no secrets, and load nothing from outside the server.
+     */
+    apiDocs: boolean;
   };
   grpc: {
     port: number;
+    /** HTTP port of the standalone gRPC process (`npm run start:grpc`) for /health, /ready and /metrics. */
+    statusPort: number;
   };
   subgraph: {
     /** Port of a standalone subgraph process (`npm run start:subgraph -- <name>`); 0 picks a free one. */
     port: number | undefined;
+    /** Whether the users subgraph's process also serves gRPC (off when the gRPC server runs as its own process). */
+    usersServesGrpc: boolean;
+  };
+  /** Metrics, traces, probes and shutdown (lib/telemetry/). */
+  telemetry: {
+    metricsEnabled: boolean;
+    tracing: {
+      /** OTLP/HTTP traces endpoint; tracing is off without it. */
+      endpoint: string | undefined;
+      serviceName: string | undefined;
+      sampleRatio: number;
+    };
+    /** Deadline of each readiness check (database, subgraphs…). */
+    readyTimeoutMs: number;
+    /** After SIGTERM: how long in-flight requests may take to finish before their connections are closed. */
+    shutdownGraceMs: number;
   };
   database: DatabaseConfig;
   jwt: JwtConfig;
@@ -255,6 +303,25 @@ export function loadConfig(env: Env = process.env): Config {
   // A GraphQL or REST body may carry the image as base64 (a third larger), plus the operation around it.
   const base64BodyBytes = Math.ceil(mediaMaxBytes / 3) * 4 + 65_536;
   const mediaBlobDir = optionalText(env, 'MEDIA_BLOB_DIR');
+  const persistedMode = oneOf(env, 'GRAPHQL_PERSISTED_OPERATIONS', ['off', 'allow', 'require'] as const, 'off');
+  const persistedManifest = optionalText(env, 'GRAPHQL_PERSISTED_OPERATIONS_MANIFEST');
+  if (persistedMode !== 'off' && persistedManifest === undefined) {
+    throw new ConfigError('GRAPHQL_PERSISTED_OPERATIONS_MANIFEST', `is required when GRAPHQL_PERSISTED_OPERATIONS=${persistedMode}`);
+  }
+  const trustedCallerSecret = optionalText(env, 'GRAPHQL_TRUSTED_CALLER_SECRET');
+  if (trustedCallerSecret !== undefined && trustedCallerSecret.length < 32) {
+    throw new ConfigError('GRAPHQL_TRUSTED_CALLER_SECRET', 'must be at least 32 characters');
+  }
+  if (persistedMode === 'require' && trustedCallerSecret === undefined && optionalText(env, 'GATEWAY_URL') !== undefined) {
+    // The REST adapter's generated operations cannot be listed: over HTTP only the secret lets them through.
+    throw new ConfigError('GRAPHQL_TRUSTED_CALLER_SECRET', 'is required when GATEWAY_URL is set and GRAPHQL_PERSISTED_OPERATIONS=require');
+  }
+  // The standard OpenTelemetry variables: a traces endpoint as it is, or a base endpoint to which /v1/traces is added.
+  const otlpBase = httpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const otlpTraces = httpUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? (otlpBase ? `${otlpBase.replace(/\/+$/, '')}/v1/traces` : undefined);
+  const sampleRatioText = optionalText(env, 'OTEL_TRACES_SAMPLER_ARG');
+  const sampleRatio = sampleRatioText === undefined ? 1 : Number(sampleRatioText);
+  if (!(sampleRatio >= 0 && sampleRatio <= 1)) throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', `must be a ratio from 0 to 1, got "${sampleRatioText}"`);
 
   const config: Config = {
     env: envName,
@@ -272,21 +339,44 @@ export function loadConfig(env: Env = process.env): Config {
       inlineTracing: boolean(env, 'GRAPHQL_INLINE_TRACING', false),
       bodyLimitBytes: integer(env, 'GRAPHQL_BODY_LIMIT_BYTES', Math.max(1_048_576, base64BodyBytes), 1024, 1 << 30),
     },
+    graphql: {
+      limits: {
+        maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 12, 1, 1000),
+        maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 30, 0, 100_000),
+        maxRootFields: integer(env, 'GRAPHQL_MAX_ROOT_FIELDS', 20, 1, 100_000),
+        maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 1000, 10, 1_000_000),
+        maxCost: integer(env, 'GRAPHQL_MAX_COST', 50_000, 1, 1_000_000_000),
+        costListSize: integer(env, 'GRAPHQL_COST_LIST_SIZE', 25, 1, 100_000),
+      },
+      fieldSuggestions: boolean(env, 'GRAPHQL_FIELD_SUGGESTIONS', !production),
+      persistedOperations: { mode: persistedMode, manifestPath: persistedManifest },
+      trustedCallerSecret,
+    },
     rest: {
       port: integer(env, 'REST_PORT', 8080, 0, PORT_MAX),
       gatewayUrl: httpUrl(env, 'GATEWAY_URL'),
       bodyLimitBytes: integer(env, 'REST_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+      apiDocs: boolean(env, 'REST_API_DOCS', true),
     },
     grpc: {
       port: integer(env, 'GRPC_PORT', 9090, 0, PORT_MAX),
+      statusPort: integer(env, 'GRPC_STATUS_PORT', 9091, 0, PORT_MAX),
     },
     subgraph: {
       port: subgraphPort === undefined ? undefined : integer(env, 'SUBGRAPH_PORT', 0, 0, PORT_MAX),
+      usersServesGrpc: boolean(env, 'SUBGRAPH_USERS_GRPC', true),
+    },
+    telemetry: {
+      metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
+      tracing: { endpoint: otlpTraces, serviceName: optionalText(env, 'OTEL_SERVICE_NAME'), sampleRatio },
+      readyTimeoutMs: integer(env, 'READY_TIMEOUT_MS', 2000, 10, 60_000),
+      shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     },
     database: {
       url: databaseUrl,
       pgliteDir,
       poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+      connectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 100, 120_000),
     },
     jwt: {
       algorithm,

@@ -17,11 +17,20 @@ export interface DatabaseHandle {
   /** Cheap round trip, for readiness checks. */
   ping(): Promise<void>;
   /**
-   * Calls `listener` with the SQL of every statement this handle runs, until the returned function is called (statement
-   * counts in tests, metrics).
+   * Calls `listener` after every statement this handle runs (its SQL, how long it took, whether it failed), until the
+   * returned function is called (statement counts in tests, metrics, trace spans).
    */
-  observeQueries(listener: (sql: string) => void): () => void;
+  observeQueries(listener: (query: QueryEvent) => void): () => void;
+  /** The pool's connections (PostgreSQL), or undefined (PGlite has one connection and no pool). */
+  poolState(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
+}
+
+/** One statement run by a DatabaseHandle. */
+export interface QueryEvent {
+  sql: string;
+  durationMs: number;
+  failed: boolean;
 }
 
 /**
@@ -29,11 +38,12 @@ export interface DatabaseHandle {
  * ever passes through a JavaScript number.
  */
 export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
-  const listeners = new Set<(sql: string) => void>();
+  const listeners = new Set<(query: QueryEvent) => void>();
   const log = (event: LogEvent) => {
-    for (const listener of listeners) listener(event.query.sql);
+    const query = { sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' };
+    for (const listener of listeners) listener(query);
   };
-  const observeQueries = (listener: (sql: string) => void) => {
+  const observeQueries = (listener: (query: QueryEvent) => void) => {
     listeners.add(listener);
     return () => {
       listeners.delete(listener);
@@ -41,9 +51,17 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
   };
   if (config.url) {
     // pg already returns int8 as strings; timestamps as Date.
-    const pool = new pg.Pool({ connectionString: config.url, max: config.poolMax });
-    // An idle client losing its connection (database restart) must not crash the process; the pool replaces it.
+    // A bounded wait for a connection: with the database down or unreachable, requests fail fast (503) instead of
+    // queueing until the client gives up; the pool reconnects by itself once the database is back.
+    const pool = new pg.Pool({ connectionString: config.url, max: config.poolMax, connectionTimeoutMillis: config.connectTimeoutMs });
+    // A client losing its connection (database restart) must not crash the process: the pool reports idle clients'
+    // errors here, and a checked-out client between two statements (inside a transaction) emits its own 'error', which
+    // with no listener would be an uncaught exception. The statement under way fails on its own, and the pool drops the
+    // broken client when it is released.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+    });
     const db = new Kysely<{}>({ dialect: new PostgresDialect({ pool }), log });
     return {
       db,
@@ -52,6 +70,7 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
         await sql`select 1`.execute(db);
       },
       observeQueries,
+      poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => db.destroy(),
     };
   }
@@ -71,6 +90,7 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
       await sql`select 1`.execute(db);
     },
     observeQueries,
+    poolState: () => undefined,
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();

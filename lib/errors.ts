@@ -117,7 +117,11 @@ function isConnectionFailure(error: unknown): boolean {
     return true;
   }
   const message = (error as { message?: unknown }).message;
-  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+  // pg-pool's own wording when no connection could be made within connectionTimeoutMillis (the database is down).
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
+  );
 }
 
 /**

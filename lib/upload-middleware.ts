@@ -9,12 +9,13 @@ import { processUploadRequest } from './graphql-upload-request.ts';
  * an oversized file with its own error, in the gateway and in the subgraph alike. A malformed multipart body is answered
  * in GraphQL's error shape, never Express's HTML page.
  */
-export function uploadMiddleware(config: Pick<Config, 'media'>): RequestHandler {
+export function uploadMiddleware(config: Pick<Config, 'media' | 'gateway'>): RequestHandler {
   const options = {
     maxFileSize: config.media.maxBytes + 1,
     maxFiles: 1,
-    // The operations field may carry an image in base64 too.
-    maxFieldSize: config.media.base64BodyBytes,
+    // The operations field is held to the JSON body's limit (GRAPHQL_BODY_LIMIT_BYTES, by default room for an image in
+    // base64), so a multipart request is no way around it.
+    maxFieldSize: config.gateway.bodyLimitBytes,
   };
   return (req: Request, res: Response, next: NextFunction) => {
     if (!req.is('multipart/form-data')) {

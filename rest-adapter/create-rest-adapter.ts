@@ -1,10 +1,12 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createCors } from '../lib/cors.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import type { GraphQLExecutor } from './graphql-executor.ts';
 import { sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
 import type { SocialHost } from '../subgraphs/social-store/social-access.ts';
 import type { SocialRateLimiter } from './social/social-rate-limiter.ts';
+import { createApiDocsRoutes } from './docs/api-docs.routes.ts';
 import { createMediaRoutes } from './media/media.routes.ts';
 import { createSocialRoutes } from './social/social.routes.ts';
 import { createUserExampleRoutes } from './user-example.routes.ts';
@@ -26,6 +28,12 @@ export interface RestAdapterDeps {
   socialRateLimiter: SocialRateLimiter;
   /** Area D's limits (the own-login host's listener serves the upload). */
   media: { maxBytes: number; base64BodyBytes: number };
+  /** The process's metrics, traces and probes (/health, /ready, /metrics are served on every listener). */
+  telemetry: Telemetry;
+  /** Serve the API documents and Swagger UI (REST_API_DOCS); see rest-adapter/docs/api-docs.routes.ts. */
+  apiDocs?: boolean;
+  /** Base URL of the other listener (own-login ↔ parent-platform) once it listens, for the documents' servers. */
+  siblingUrl?: () => string | undefined;
 }
 
 /** Paths of Area A and the methods each answers, for 405 replies with an Allow header. */
@@ -44,11 +52,19 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
 
+  app.use(deps.telemetry.http(`rest-${deps.socialHost}`));
   if (deps.corsOrigins.length > 0) app.use(createCors(deps.corsOrigins));
-
-  app.get('/health', (_req, res) => {
-    res.json({ status: 'UP' });
-  });
+  app.use(deps.telemetry.routes());
+  if (deps.apiDocs) {
+    app.use(
+      createApiDocsRoutes({
+        socialHost: deps.socialHost,
+        ownHostname: deps.ownHostname,
+        parentHostname: deps.parentHostname,
+        siblingUrl: deps.siblingUrl,
+      }),
+    );
+  }
 
   if (deps.socialHost === 'own') {
     app.use(createUserExampleRoutes(deps));
@@ -63,6 +79,7 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
       parentHostname: deps.parentHostname,
       bodyLimitBytes: deps.bodyLimitBytes,
       rateLimiter: deps.socialRateLimiter,
+      metrics: deps.telemetry.metrics,
     }),
   );
 

@@ -3,6 +3,8 @@ import type { GraphQLFormattedError } from 'graphql';
 import { createGatewayContext, type GatewayContext } from '../gateway/gateway-context.ts';
 import { UnavailableError } from '../lib/errors.ts';
 import { findUploads, postMultipartOperation } from '../lib/graphql-multipart.ts';
+import type { Tracing } from '../lib/telemetry/tracing.ts';
+import { TRUSTED_CALLER_HEADER } from '../lib/trusted-caller.ts';
 
 /** What a REST route needs to run its GraphQL operation through the gateway. */
 export interface GraphQLExecutor {
@@ -15,7 +17,10 @@ export interface GraphQLExecutor {
   }): Promise<{ data?: Record<string, unknown> | null; errors?: readonly GraphQLFormattedError[] }>;
 }
 
-/** Runs operations on the gateway in this process, with no HTTP hop. */
+/**
+ * Runs operations on the gateway in this process, with no HTTP hop. They count as trusted (an operation without an HTTP
+ * request skips the operation limits and the safelist: lib/trusted-caller.ts), being built by the adapter's own code.
+ */
 export function createInProcessExecutor(apollo: ApolloServer<GatewayContext>): GraphQLExecutor {
   return {
     async execute({ query, operationName, variables, headers }) {
@@ -30,13 +35,23 @@ export function createInProcessExecutor(apollo: ApolloServer<GatewayContext>): G
   };
 }
 
-/** Sends operations to a gateway over HTTP (the REST adapter deployed apart from the gateway). */
-export function createHttpExecutor(gatewayUrl: string): GraphQLExecutor {
+/**
+ * Sends operations to a gateway over HTTP (the REST adapter deployed apart from the gateway), with the current trace's
+ * context (traceparent) when tracing is on.
+ */
+export function createHttpExecutor(
+  gatewayUrl: string,
+  tracing?: Tracing,
+  /** GRAPHQL_TRUSTED_CALLER_SECRET: sent so that the gateway lets the adapter's generated operations past its limits. */
+  trustedCallerSecret?: string,
+): GraphQLExecutor {
   const endpoint = new URL('/graphql', gatewayUrl).toString();
   return {
     async execute({ query, operationName, variables, headers }) {
       const outgoing: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       for (const [name, value] of Object.entries(headers)) if (value !== undefined) outgoing[name] = value;
+      tracing?.inject(outgoing);
+      if (trustedCallerSecret) outgoing[TRUSTED_CALLER_HEADER] = trustedCallerSecret;
       const uploads = findUploads(variables);
       if (uploads.length > 0) {
         let reply;

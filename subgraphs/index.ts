@@ -3,6 +3,7 @@ import type { Config, SubgraphName } from '../lib/config.ts';
 import { createCursorCodec } from '../lib/cursor.ts';
 import type { DatabaseHandle, SubgraphMigrations } from '../lib/database.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { Metrics } from '../lib/telemetry/metrics.ts';
 import { oauthMigrations } from '../lib/oauth1/migrations.ts';
 import type { OAuthTables } from '../lib/oauth1/oauth-credential.repository.ts';
 import { createOAuthCredentials, type OAuthCredentials } from '../lib/oauth1/oauth-credentials.ts';
@@ -39,6 +40,8 @@ export interface SubgraphDeps {
   /** Where uploaded bytes go; needed by the media subgraph. */
   blobs?: BlobStore;
   logger: Logger;
+  /** Where the media service counts uploads and refusals; none by default. */
+  metrics?: Pick<Metrics, 'observeUpload' | 'observeRateLimited'>;
 }
 
 export interface Subgraphs {
@@ -98,6 +101,7 @@ export function createSubgraphs(deps: SubgraphDeps, names?: readonly SubgraphNam
       credentials: createOAuthCredentialStore(deps.database, now),
       logger: deps.logger,
       now,
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
     });
   }
   return subgraphs;

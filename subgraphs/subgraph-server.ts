@@ -12,8 +12,11 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Config } from '../lib/config.ts';
+import { createGraphqlHardening } from '../lib/graphql-hardening.ts';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER } from '../lib/signed-request.ts';
 import { uploadMiddleware } from '../lib/upload-middleware.ts';
+import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
+import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import type { Subgraph } from './subgraph.ts';
 
 export interface SubgraphServer {
@@ -25,11 +28,18 @@ export interface SubgraphServer {
 /** Serves one subgraph over HTTP at /graphql, for the distributed topology (the gateway reaches it by URL). */
 export async function createSubgraphServer(
   subgraph: Subgraph,
-  deps: { config: Config; formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError },
+  deps: {
+    config: Config;
+    formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+    /** The process's metrics, traces and probes (/health, /ready, /metrics are served beside /graphql). */
+    telemetry: Telemetry;
+  },
 ): Promise<SubgraphServer> {
   const app = express();
   app.disable('x-powered-by');
   const httpServer = createServer(app);
+  // Suggestions hidden in production; operation limits on direct callers when the gateway has a secret to show.
+  const hardening = createGraphqlHardening(deps.config.graphql, 'subgraph');
   const apollo = new ApolloServer<object>({
     schema: subgraph.schema,
     // The gateway introspects nothing at run time (it loads the composed supergraph); _service { sdl } stays available.
@@ -38,26 +48,33 @@ export async function createSubgraphServer(
     // The entrypoints own the process's signals and shut everything down in order (listeners, pools, gRPC).
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
+    hideSchemaDetailsFromClientErrors: hardening.hideSchemaDetailsFromClientErrors,
     formatError: deps.formatError,
     plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer }),
+      ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: deps.config.telemetry.shutdownGraceMs }),
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),
       ApolloServerPluginLandingPageDisabled(),
+      ...hardening.plugins,
+      ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, subgraph.name)] : []),
       // Per-field traces cost CPU on every request; only when asked for.
       deps.config.gateway.inlineTracing ? ApolloServerPluginInlineTrace() : ApolloServerPluginInlineTraceDisabled(),
     ],
   });
   await apollo.start();
-  app.get('/health', (_req, res) => {
-    res.json({ status: 'UP' });
-  });
+  app.use(deps.telemetry.http(`subgraph-${subgraph.name}`));
+  app.use(deps.telemetry.routes());
   const header = (req: express.Request, name: string) => (typeof req.headers[name] === 'string' ? req.headers[name] : undefined);
   app.use(
     '/graphql',
+    (_req: express.Request, res: express.Response, next: express.NextFunction) => {
+      res.locals.route = '/graphql';
+      next();
+    },
     // GraphQL multipart requests (the gateway forwards uploads that way); CSRF prevention still asks for a preflight header.
     uploadMiddleware(deps.config),
     express.json({ limit: deps.config.gateway.bodyLimitBytes }),
+    ...hardening.middleware,
     expressMiddleware(apollo, {
       context: async ({ req }) =>
         subgraph.createContext({

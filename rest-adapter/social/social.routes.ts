@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { formatGraphTimestamp } from '../../lib/graph-time.ts';
 import { kindOfSocialId } from '../../lib/social-ids.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { Metrics } from '../../lib/telemetry/metrics.ts';
 import type { SocialHost } from '../../subgraphs/social-store/social-access.ts';
 import type { SocialMethod } from '../../subgraphs/social-store/social-errors.ts';
 import { FieldsSyntaxError, parseFields, type FieldModifier, type FieldSelection } from '../graph-fields.ts';
@@ -42,13 +43,15 @@ export interface SocialRoutesDeps {
   /** One limiter for every listener of the process (the app limit counts the whole application). */
   rateLimiter: SocialRateLimiter;
   graphErrors?: GraphErrors;
+  /** Counts the requests a rate limit refuses. */
+  metrics?: Pick<Metrics, 'observeRateLimited'>;
 }
 
 const VERSION = /^v\d+\.\d+$/;
 /** Parameters that are about the request rather than the object (never taken as an attempted update). */
 const REQUEST_PARAMETERS = new Set(['access_token', 'appsecret_proof', 'fields', 'pretty', 'format', 'method', 'suppress_http_code', 'ad_id']);
-/** Paths of other areas that the social router leaves alone. */
-const OTHER_AREAS = /^\/(api|1\.1|health)(\/|$)/;
+/** Paths of other areas that the social router leaves alone (the API documents too: /apis/swagger/…, /openapi.json). */
+const OTHER_AREAS = /^\/(api|apis|openapi\.json|1\.1|health|ready|metrics)(\/|$)/;
 
 type Params = Record<string, string>;
 
@@ -62,11 +65,51 @@ interface SocialRequest {
   links: RenderLinks;
 }
 
+/** Methods of the Graph surface's routes. */
+type RouteMethod = 'get' | 'post' | 'delete';
+
+/** The edges of an account, on `/<account-id>/…` and, on the own-login host, `/me/…`. */
+const ACCOUNT_EDGE_ROUTES = {
+  media: ['get', 'post'],
+  media_publish: ['post'],
+  insights: ['get'],
+  content_publishing_limit: ['get'],
+  recently_searched_hashtags: ['get'],
+  upcoming_events: ['get', 'post'],
+  agencies: ['get'],
+  authorized_adaccounts: ['get', 'post'],
+  stories: ['get'],
+  live_media: ['get'],
+  tags: ['get'],
+  mentions: ['post'],
+} as const;
+
+/**
+ * Every Graph path this router answers, by the kind of node its first segment names (after the optional version): the
+ * methods of the node itself and of each of its edges. Dispatch follows it (anything else is 100/33 or 2500), the edge
+ * handlers must match it exactly (their types are derived from it), and the API documents are checked against it
+ * (test/e2e/api-documents.test.ts), so a route cannot be added here without being documented.
+ */
+export const SOCIAL_ROUTES = {
+  comment: { node: ['get', 'post', 'delete'], edges: { replies: ['get', 'post'] } },
+  media: { node: ['get'], edges: { comments: ['get', 'post'], children: ['get'] } },
+  account: { node: ['get'], edges: ACCOUNT_EDGE_ROUTES },
+  container: { node: ['get'], edges: {} },
+  /** `/me` on the own-login host: the token's account. */
+  'me-own': { node: ['get'], edges: ACCOUNT_EDGE_ROUTES },
+  /** `/me` on the parent-platform host: the parent-platform user. */
+  'me-parent': { node: ['get'], edges: { accounts: ['get'] } },
+} as const satisfies Record<string, { node: readonly RouteMethod[]; edges: Readonly<Record<string, readonly RouteMethod[]>> }>;
+
+export type SocialRouteKind = keyof typeof SOCIAL_ROUTES;
+
+type EdgeHandler = (request: SocialRequest, root: RootNode) => Promise<unknown>;
 /** An edge on a node kind: how each method is served. */
-interface EdgeRoute {
-  get?: (request: SocialRequest, root: RootNode) => Promise<unknown>;
-  post?: (request: SocialRequest, root: RootNode) => Promise<unknown>;
-}
+type EdgeRoute = Partial<Record<RouteMethod, EdgeHandler>>;
+/** The handlers of a node kind's edges: exactly the edges and methods its SOCIAL_ROUTES entry lists. */
+type EdgeHandlers<Edges extends Readonly<Record<string, readonly RouteMethod[]>>> = {
+  [Edge in keyof Edges]: { [Method in Edges[Edge][number]]: EdgeHandler };
+};
 
 interface RootNode {
   /** The id as written in the path (`me` included). */
@@ -128,7 +171,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   }
 
   /** GET of a node's list edge: `{data, paging}` whose links repeat the request. */
-  function readEdge(edgeName: string, extra: FieldModifier[] = []): EdgeRoute['get'] {
+  function readEdge(edgeName: string, extra: FieldModifier[] = []): EdgeHandler {
     return async (request, root) => {
       const spec = root.type.fields[edgeName] as EdgeField;
       const modifiers: FieldModifier[] = [...extra];
@@ -161,7 +204,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     return { id: result.id };
   };
 
-  const COMMENT_EDGES: Record<string, EdgeRoute> = {
+  const COMMENT_EDGES: EdgeHandlers<typeof SOCIAL_ROUTES.comment.edges> = {
     replies: {
       get: readEdge('replies'),
       post: (request, root) =>
@@ -169,7 +212,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     },
   };
 
-  const MEDIA_EDGES: Record<string, EdgeRoute> = {
+  const MEDIA_EDGES: EdgeHandlers<typeof SOCIAL_ROUTES.media.edges> = {
     comments: {
       get: readEdge('comments'),
       post: (request, root) =>
@@ -261,7 +304,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     return idOnly(request, 'createMediaContainer', { accountId: ['ID!', root.segment], input: ['MediaContainerInput!', input] });
   }
 
-  const ACCOUNT_EDGES: Record<string, EdgeRoute> = {
+  const ACCOUNT_EDGES: EdgeHandlers<typeof SOCIAL_ROUTES.account.edges> = {
     media: { get: readEdge('media'), post: createContainer },
     media_publish: {
       post: (request, root) =>
@@ -328,31 +371,39 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     const kind = segment === 'me' ? 'me' : kindOfSocialId(segment);
     const id = (variables: VariableBag) => variables.add('ID!', segment);
     let root: RootNode;
-    let edges: Record<string, EdgeRoute>;
+    let edges: Readonly<Record<string, EdgeRoute>>;
+    let routes: (typeof SOCIAL_ROUTES)[SocialRouteKind];
     switch (kind) {
       case 'comment':
         root = { segment, field: (v) => `comment(id: ${id(v)})`, type: COMMENT_NODE };
         edges = COMMENT_EDGES;
+        routes = SOCIAL_ROUTES.comment;
         break;
       case 'media':
         root = { segment, field: (v) => `media(id: ${id(v)})`, type: MEDIA_NODE };
         edges = MEDIA_EDGES;
+        routes = SOCIAL_ROUTES.media;
         break;
       case 'account':
         root = { segment, field: (v) => `account(id: ${id(v)})`, type: ACCOUNT_NODE };
         edges = ACCOUNT_EDGES;
+        routes = SOCIAL_ROUTES.account;
         break;
       case 'container':
         root = { segment, field: (v) => `mediaContainer(id: ${id(v)})`, type: CONTAINER_NODE };
-        edges = {};
+        edges = {} satisfies EdgeHandlers<typeof SOCIAL_ROUTES.container.edges>;
+        routes = SOCIAL_ROUTES.container;
         break;
       case 'me':
         if (request.host === 'parent') {
           root = { segment, field: () => 'platformUser', type: PLATFORM_USER_NODE };
-          edges = { accounts: { get: readList('accounts') } };
+          const parentEdges: EdgeHandlers<typeof SOCIAL_ROUTES['me-parent']['edges']> = { accounts: { get: readList('accounts') } };
+          edges = parentEdges;
+          routes = SOCIAL_ROUTES['me-parent'];
         } else {
           root = { segment, field: () => 'me', type: ACCOUNT_NODE };
           edges = ACCOUNT_EDGES;
+          routes = SOCIAL_ROUTES['me-own'];
         }
         break;
       default:
@@ -361,18 +412,19 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     }
 
     if (rest.length === 0) {
+      // Creating or updating a comment at its own address, and any write to an account or media node: not in the table.
+      if (!(routes.node as readonly RouteMethod[]).includes(method)) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
       if (method === 'get') return readNode(request, root);
-      if (kind === 'comment' && method === 'delete') {
+      if (method === 'delete') {
         const result = await mutate(request, 'deleteComment', { id: ['ID!', segment] }, '{ success }');
         return { success: result.success };
       }
-      if (kind === 'comment' && method === 'post') return hide(request, segment);
-      // Creating or updating a comment at its own address, and any write to an account or media node.
-      throw new GraphReplyError(errors.unsupportedOperation(method, segment));
+      return hide(request, segment);
     }
-    const route = rest.length === 1 ? edges[rest[0]!] : undefined;
+    // Own properties only: `/<id>/constructor` names no edge.
+    const route = rest.length === 1 && Object.hasOwn(edges, rest[0]!) ? edges[rest[0]!] : undefined;
     if (!route) throw new GraphReplyError(errors.unknownEdge(rest));
-    const handler = method === 'get' ? route.get : method === 'post' ? route.post : undefined;
+    const handler = route[method];
     if (!handler) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
     if (kind === 'me' && request.host === 'own' && method === 'post') {
       // POST /me/<edge>: the edge's account argument is the token's own account.
@@ -383,7 +435,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     return handler(request, root);
   }
 
-  function readList(listName: string): EdgeRoute['get'] {
+  function readList(listName: string): EdgeHandler {
     return async (request, root) => {
       const list: FieldSelection = { name: listName, modifiers: [], selection: fieldsOf(request.params), position: 0 };
       const { node, plan } = await queryRoot(request, root, (variables) => buildSelection(root.type, [list], variables));
@@ -442,6 +494,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       };
       if (segments.length === 0) throw new GraphReplyError(errors.unsupportedOperation(method, ''));
       const nodeSegment = segments[0]!;
+      res.locals.route = metricsRoute(version, nodeSegment, segments[1]);
       const admission = deps.rateLimiter.admit({
         token: params.access_token ?? req.headers.authorization,
         objectId: kindOfSocialId(nodeSegment) !== undefined ? nodeSegment : undefined,
@@ -449,7 +502,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       });
       res.set(admission.headers);
       res.on('finish', admission.done);
-      if (admission.blocked) throw new GraphReplyError(rateLimitReply(errors, admission.blocked));
+      if (admission.blocked) {
+        deps.metrics?.observeRateLimited('social', admission.blocked);
+        throw new GraphReplyError(rateLimitReply(errors, admission.blocked));
+      }
       const body = await handleNode(request, nodeSegment, segments.slice(1));
       res.status(200).json(body);
     } catch (error) {
@@ -627,4 +683,12 @@ function readParams(req: Request): Params {
     }
   }
   return params;
+}
+
+/** The route of a Graph-style path for metrics: ids become {id}, so that each node does not make a series of its own. */
+function metricsRoute(version: string | undefined, node: string, edge: string | undefined): string {
+  const prefix = version === undefined ? '' : '/{version}';
+  const nodePart = node === 'me' ? 'me' : '{id}';
+  const edgePart = edge === undefined ? '' : /^[a-z_]{1,40}$/.test(edge) ? `/${edge}` : '/{edge}';
+  return `${prefix}/${nodePart}${edgePart}`;
 }

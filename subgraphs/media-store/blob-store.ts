@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -20,6 +21,8 @@ export interface BlobStore {
   /** Removes a blob; removing one that is not there is not an error (sweepers in several processes may race). */
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
+  /** Throws unless new blobs can be written (readiness: a shared volume that went away, a read-only mount). */
+  checkWritable(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -67,6 +70,7 @@ export async function createLocalBlobStore(dir: string | undefined): Promise<Blo
         return false;
       }
     },
+    checkWritable: () => access(staging, constants.W_OK),
     close: async () => {
       if (temporaryRoot) await rm(root, { recursive: true, force: true });
     },

@@ -5,6 +5,7 @@ import { parse } from 'graphql';
 import type { Config } from '../../lib/config.ts';
 import type { DatabaseHandle } from '../../lib/database.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { Metrics } from '../../lib/telemetry/metrics.ts';
 import type { OAuthCredentials } from '../../lib/oauth1/oauth-credentials.ts';
 import type { SocialTokenService } from '../../lib/social-auth/social-token.service.ts';
 import type { BlobStore } from '../media-store/blob-store.ts';
@@ -28,6 +29,7 @@ export interface MediaSubgraphDeps {
   credentials: OAuthCredentials;
   logger: Logger;
   now: () => Date;
+  metrics?: Pick<Metrics, 'observeUpload' | 'observeRateLimited'>;
 }
 
 export interface MediaSubgraph extends Subgraph<MediaContext> {
@@ -53,6 +55,7 @@ export function createMediaSubgraph(deps: MediaSubgraphDeps): MediaSubgraph {
     logger: deps.logger,
     maxBytes: deps.config.maxBytes,
     expiresAfterSecs: deps.config.expiresAfterSecs,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
   });
   const sweeper = createMediaSweeper({
     db,

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream';
 import type { FileUpload } from 'graphql-upload-ts';
 import { isAppError, type AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { Metrics } from '../../lib/telemetry/metrics.ts';
 import type { BlobStore } from '../media-store/blob-store.ts';
 import { insertUpload, type MediaDb, type UploadRow } from '../media-store/media-upload.repository.ts';
 import { ImageInspector, ImageRejectedError, type ImageProblem } from './image-inspector.ts';
@@ -54,6 +55,8 @@ export interface MediaServiceDeps {
   logger: Logger;
   maxBytes: number;
   expiresAfterSecs: number;
+  /** Counts uploads stored and refused, and rate-limit refusals. */
+  metrics?: Pick<Metrics, 'observeUpload' | 'observeRateLimited'>;
 }
 
 const INT64_MAX = 9_223_372_036_854_775_807n;
@@ -81,12 +84,15 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
       const { exceeded, ...state } = rateLimit;
       if (exceeded) {
         await discard(input.media);
+        deps.metrics?.observeRateLimited('media', 'upload');
         throw mediaErrors.rateLimited(state);
       }
       try {
         const media = await store(caller.userId, input, mediaData);
+        deps.metrics?.observeUpload('stored', media.size);
         return { media, rateLimit: state };
       } catch (error) {
+        deps.metrics?.observeUpload('refused', 0);
         throw isAppError(error) ? withRateLimit(error, state) : error;
       }
     },

@@ -27,6 +27,16 @@ describe('NODE_ENV=production', () => {
     expect(await reply.text()).not.toContain('embeddable-sandbox');
   });
 
+  it('serves no offline GraphQL IDE either (it follows the landing page setting)', async () => {
+    expect((await fetch(new URL('/graphiql', system.gatewayUrl))).status).toBe(404);
+  });
+
+  it('still serves the API documents and Swagger UI (public documentation; REST_API_DOCS turns them off)', async () => {
+    for (const path of ['/openapi.json', '/apis/swagger/doc.json', '/apis/swagger/index.html']) {
+      expect((await fetch(`${system.restUrl}${path}`)).status).toBe(200);
+    }
+  });
+
   it('still serves operations', async () => {
     const reply = await fetch(system.gatewayUrl, {
       method: 'POST',
@@ -52,5 +62,19 @@ describe('development mode', () => {
     expect(reply.status).toBe(200);
     expect(html).toContain('embeddable-sandbox');
     expect(html).toContain('"runTelemetry":false');
+  });
+
+  it('links the landing page to the offline GraphQL IDE, which the gateway serves from local packages only', async () => {
+    const landing = await (await fetch(system.gatewayUrl, { headers: { accept: 'text/html' } })).text();
+    expect(landing).toContain('<a id="local-ide" href="/graphiql">');
+    const ide = await fetch(new URL('/graphiql', system.gatewayUrl));
+    expect(ide.status).toBe(200);
+    expect(ide.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    const html = await ide.text();
+    expect(html).toContain('<script src="/graphiql/assets/graphiql.min.js"></script>');
+    expect(html).not.toMatch(/https?:\/\//);
+    const bundle = await fetch(new URL('/graphiql/assets/graphiql.min.js', system.gatewayUrl));
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
   });
 });

@@ -10,6 +10,7 @@ import { loadConfig, type Config } from '../../lib/config.ts';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database.ts';
 import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { createLogger } from '../../lib/logger.ts';
+import type { DestinationStream } from 'pino';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/throwaway-database.ts';
 
 /**
@@ -80,11 +81,21 @@ function withTokens(system: RunningSystem, database: DatabaseHandle, throwaway: 
   };
 }
 
+/** Options of a test system: the system's own, and where its logs go (tests that read them pass a stream). */
+export interface TestSystemOptions extends SystemOptions {
+  logDestination?: DestinationStream;
+}
+
+function testLogger(config: Config, options: TestSystemOptions) {
+  return createLogger({ level: config.logLevel, ...(options.logDestination ? { destination: options.logDestination } : {}) });
+}
+
 /** The embedded topology (what npm start runs). */
-export async function startTestSystem(env: Record<string, string> = {}, options: SystemOptions = {}): Promise<TestSystem> {
-  const throwaway = await createTestDatabase();
-  const config = testConfig({ ...env, DATABASE_URL: throwaway?.url });
-  const system = await startEmbeddedSystem(config, createLogger({ level: config.logLevel }), options);
+export async function startTestSystem(env: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
+  // A test that brings its own server (env.DATABASE_URL) gets no throwaway database.
+  const throwaway = env.DATABASE_URL === undefined ? await createTestDatabase() : undefined;
+  const config = testConfig({ ...env, DATABASE_URL: env.DATABASE_URL ?? throwaway?.url });
+  const system = await startEmbeddedSystem(config, testLogger(config, options), options);
   return withTokens(system, system.database!, throwaway);
 }
 
@@ -93,10 +104,10 @@ export async function startTestSystem(env: Record<string, string> = {}, options:
  * processes share one PostgreSQL), and a gateway reaching them over HTTP (the REST adapter runs in the gateway process, as
  * npm run start:gateway deploys it).
  */
-export async function startDistributedTestSystem(options: SystemOptions = {}, env: Record<string, string> = {}): Promise<TestSystem> {
+export async function startDistributedTestSystem(options: TestSystemOptions = {}, env: Record<string, string> = {}): Promise<TestSystem> {
   const throwaway = await createTestDatabase();
   const subgraphConfig = testConfig({ ...env, DATABASE_URL: throwaway?.url });
-  const logger = createLogger({ level: subgraphConfig.logLevel });
+  const logger = testLogger(subgraphConfig, options);
   const users = await startSubgraphProcess(subgraphConfig, logger, 'users', options);
   const started: RunningSystem[] = [users];
   try {
@@ -138,7 +149,7 @@ export async function startDistributedTestSystem(options: SystemOptions = {}, en
 /** A migrated database of its own for tests that need storage but no servers (PGlite in memory, or throwaway PostgreSQL). */
 export async function openTestDatabase(): Promise<{ database: DatabaseHandle; close(): Promise<void> }> {
   const throwaway = await createTestDatabase();
-  const database = await createDatabase({ url: throwaway?.url, pgliteDir: undefined, poolMax: 4 });
+  const database = await createDatabase({ url: throwaway?.url, pgliteDir: undefined, poolMax: 4, connectTimeoutMs: 5000 });
   await migrateToLatest(database.db, ALL_MIGRATIONS);
   return {
     database,

@@ -51,3 +51,75 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('loadConfig: GraphQL hardening', () => {
+  const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SOCIAL_CURSOR_SECRET: 'c'.repeat(32) };
+
+  it('has the documented defaults', () => {
+    expect(loadConfig({}).graphql).toEqual({
+      limits: { maxDepth: 12, maxAliases: 30, maxRootFields: 20, maxTokens: 1000, maxCost: 50_000, costListSize: 25 },
+      fieldSuggestions: true,
+      persistedOperations: { mode: 'off', manifestPath: undefined },
+      trustedCallerSecret: undefined,
+    });
+  });
+
+  it('turns field suggestions off in production, unless asked for', () => {
+    expect(loadConfig(production).graphql.fieldSuggestions).toBe(false);
+    expect(loadConfig({ ...production, GRAPHQL_FIELD_SUGGESTIONS: 'true' }).graphql.fieldSuggestions).toBe(true);
+    expect(loadConfig({ GRAPHQL_FIELD_SUGGESTIONS: 'off' }).graphql.fieldSuggestions).toBe(false);
+  });
+
+  it('reads every limit, the safelist and the trusted-caller secret', () => {
+    const graphql = loadConfig({
+      GRAPHQL_MAX_DEPTH: '8',
+      GRAPHQL_MAX_ALIASES: '0',
+      GRAPHQL_MAX_ROOT_FIELDS: '5',
+      GRAPHQL_MAX_TOKENS: '500',
+      GRAPHQL_MAX_COST: '2000',
+      GRAPHQL_COST_LIST_SIZE: '10',
+      GRAPHQL_PERSISTED_OPERATIONS: 'require',
+      GRAPHQL_PERSISTED_OPERATIONS_MANIFEST: './manifest.json',
+      GRAPHQL_TRUSTED_CALLER_SECRET: 's'.repeat(32),
+    }).graphql;
+    expect(graphql).toEqual({
+      limits: { maxDepth: 8, maxAliases: 0, maxRootFields: 5, maxTokens: 500, maxCost: 2000, costListSize: 10 },
+      fieldSuggestions: true,
+      persistedOperations: { mode: 'require', manifestPath: './manifest.json' },
+      trustedCallerSecret: 's'.repeat(32),
+    });
+  });
+
+  it('accepts require mode with GATEWAY_URL when the REST adapter has the secret to send', () => {
+    const config = loadConfig({
+      GATEWAY_URL: 'http://gateway.internal:4000',
+      GRAPHQL_PERSISTED_OPERATIONS: 'require',
+      GRAPHQL_PERSISTED_OPERATIONS_MANIFEST: './manifest.json',
+      GRAPHQL_TRUSTED_CALLER_SECRET: 's'.repeat(32),
+    });
+    expect(config.graphql.persistedOperations.mode).toBe('require');
+  });
+
+  it.each([
+    [{ GRAPHQL_MAX_DEPTH: 'deep' }, 'configuration: GRAPHQL_MAX_DEPTH must be an integer, got "deep"'],
+    [{ GRAPHQL_MAX_DEPTH: '0' }, 'configuration: GRAPHQL_MAX_DEPTH must be between 1 and 1000, got 0'],
+    [{ GRAPHQL_MAX_ALIASES: '-1' }, 'configuration: GRAPHQL_MAX_ALIASES must be between 0 and 100000, got -1'],
+    [{ GRAPHQL_MAX_ROOT_FIELDS: '0' }, 'configuration: GRAPHQL_MAX_ROOT_FIELDS must be between 1 and 100000, got 0'],
+    [{ GRAPHQL_MAX_TOKENS: '5' }, 'configuration: GRAPHQL_MAX_TOKENS must be between 10 and 1000000, got 5'],
+    [{ GRAPHQL_MAX_COST: '1.5' }, 'configuration: GRAPHQL_MAX_COST must be an integer, got "1.5"'],
+    [{ GRAPHQL_COST_LIST_SIZE: '0' }, 'configuration: GRAPHQL_COST_LIST_SIZE must be between 1 and 100000, got 0'],
+    [{ GRAPHQL_FIELD_SUGGESTIONS: 'sometimes' }, 'configuration: GRAPHQL_FIELD_SUGGESTIONS must be true or false, got "sometimes"'],
+    [{ GRAPHQL_PERSISTED_OPERATIONS: 'strict' }, 'configuration: GRAPHQL_PERSISTED_OPERATIONS must be one of off, allow, require, got "strict"'],
+    [
+      { GRAPHQL_PERSISTED_OPERATIONS: 'allow' },
+      'configuration: GRAPHQL_PERSISTED_OPERATIONS_MANIFEST is required when GRAPHQL_PERSISTED_OPERATIONS=allow',
+    ],
+    [{ GRAPHQL_TRUSTED_CALLER_SECRET: 'short' }, 'configuration: GRAPHQL_TRUSTED_CALLER_SECRET must be at least 32 characters'],
+    [
+      { GATEWAY_URL: 'http://gateway.internal:4000', GRAPHQL_PERSISTED_OPERATIONS: 'require', GRAPHQL_PERSISTED_OPERATIONS_MANIFEST: './m.json' },
+      'configuration: GRAPHQL_TRUSTED_CALLER_SECRET is required when GATEWAY_URL is set and GRAPHQL_PERSISTED_OPERATIONS=require',
+    ],
+  ])('names the bad variable: %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

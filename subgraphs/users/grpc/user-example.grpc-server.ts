@@ -1,8 +1,12 @@
-import { Server, type handleUnaryCall, type Metadata, type ServerOptions, type ServiceDefinition } from '@grpc/grpc-js';
+import { performance } from 'node:perf_hooks';
+import { context, SpanStatusCode } from '@opentelemetry/api';
+import { Server, status as GrpcStatus, type handleUnaryCall, type Metadata, type ServerOptions, type ServiceDefinition } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Actor, TokenService } from '../../../lib/auth.ts';
 import type { Logger } from '../../../lib/logger.ts';
+import { requestIdFrom, withRequestId } from '../../../lib/telemetry/request-context.ts';
+import type { Telemetry } from '../../../lib/telemetry/telemetry.ts';
 import type { UserExampleService } from '../user-example.service.ts';
 import { toGrpcStatus } from './grpc-status.ts';
 import {
@@ -29,15 +33,26 @@ export interface UserExampleGrpcDeps {
   logger: Logger;
   /** Passed to grpc-js (message size limits, keepalive…); defaults are grpc-js's. */
   serverOptions?: ServerOptions;
+  /** Metrics and spans of each call; the health service answers what the process's readiness says. */
+  telemetry: Telemetry;
 }
+
+/** The gRPC server and its grpc.health.v1 service, whose status the caller keeps in step with readiness. */
+export interface UserExampleGrpcServer {
+  server: Server;
+  /** Sets the overall and the userExample service's health (SERVING when ready, NOT_SERVING otherwise). */
+  setServing(serving: boolean): void;
+}
+
+const STATUS_NAMES = Object.fromEntries(Object.entries(GrpcStatus).map(([name, code]) => [code, name])) as Record<number, string>;
 
 /**
  * The gRPC front door of Area A: the userExample service, plus server reflection and the standard grpc.health.v1 service.
  * Handlers only decode, call UserExampleService and encode; the metadata entry `authorization` is the credential.
  * Returns an unbound server: the caller binds it (see bindGrpcServer) and shuts it down.
  */
-export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): Server {
-  const { service, tokens, logger } = deps;
+export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExampleGrpcServer {
+  const { service, tokens, logger, telemetry } = deps;
   const packageDefinition = loadUserExamplePackageDefinition();
   const definition = packageDefinition[USER_EXAMPLE_SERVICE_NAME] as ServiceDefinition;
 
@@ -46,15 +61,35 @@ export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): Server {
     method: string,
     handle: (actor: Actor, request: Request) => Promise<Reply>,
   ): handleUnaryCall<Request, Reply> {
-    return async (call, callback) => {
-      let reply: Reply;
-      try {
-        reply = await handle(tokens.authenticate(readAuthorization(call.metadata)), call.request);
-      } catch (error) {
-        callback(toGrpcStatus(error, logger, method));
-        return;
-      }
-      callback(null, reply);
+    const fullName = `${USER_EXAMPLE_SERVICE_NAME}/${method}`;
+    return (call, callback) => {
+      const started = performance.now();
+      const requestId = requestIdFrom(readMetadata(call.metadata, 'x-request-id'));
+      const traced = telemetry.tracing.enabled
+        ? telemetry.tracing.startServerSpan(fullName, { traceparent: readMetadata(call.metadata, 'traceparent'), tracestate: readMetadata(call.metadata, 'tracestate') }, { 'rpc.system': 'grpc', 'rpc.method': method })
+        : undefined;
+      const finish = (code: number) => {
+        telemetry.metrics.observeGrpc(method, STATUS_NAMES[code] ?? String(code), (performance.now() - started) / 1000);
+        if (traced) {
+          traced.span.setAttribute('rpc.grpc.status_code', code);
+          if (code !== GrpcStatus.OK) traced.span.setStatus({ code: SpanStatusCode.ERROR });
+          traced.span.end();
+        }
+      };
+      const run = async () => {
+        let reply: Reply;
+        try {
+          reply = await handle(tokens.authenticate(readAuthorization(call.metadata)), call.request);
+        } catch (error) {
+          const status = toGrpcStatus(error, logger, method);
+          finish(status.code ?? GrpcStatus.UNKNOWN);
+          callback(status);
+          return;
+        }
+        finish(GrpcStatus.OK);
+        callback(null, reply);
+      };
+      withRequestId(requestId, () => void (traced ? context.with(traced.context, run) : run()));
     };
   }
 
@@ -83,8 +118,21 @@ export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): Server {
   const server = new Server(deps.serverOptions);
   server.addService(definition, implementation);
   new ReflectionService(packageDefinition).addToServer(server);
-  new HealthImplementation({ '': 'SERVING', [USER_EXAMPLE_SERVICE_NAME]: 'SERVING' }).addToServer(server);
-  return server;
+  const health = new HealthImplementation({ '': 'SERVING', [USER_EXAMPLE_SERVICE_NAME]: 'SERVING' });
+  health.addToServer(server);
+  return {
+    server,
+    setServing(serving) {
+      const state = serving ? 'SERVING' : 'NOT_SERVING';
+      health.setStatus('', state);
+      health.setStatus(USER_EXAMPLE_SERVICE_NAME, state);
+    },
+  };
+}
+
+function readMetadata(metadata: Metadata, key: string): string | undefined {
+  const [value] = metadata.get(key);
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** The first `authorization` metadata value (keys arrive lower-cased); undefined when absent. */

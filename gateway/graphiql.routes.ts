@@ -1,0 +1,114 @@
+import express, { type Router } from 'express';
+import { packageAsset, sendPackageAsset } from '../lib/package-asset.ts';
+
+/**
+ * The offline GraphQL IDE: GraphiQL 3 served by the gateway from the installed packages (graphiql's UMD bundle and
+ * stylesheet, React 18's UMD builds), so it works where Apollo Sandbox — which exists only on Apollo's CDN — cannot load.
+ * The page loads nothing from anywhere else (its Content-Security-Policy says so), sends the headers typed in its Headers
+ * editor (Authorization), and passes Apollo Server's CSRF prevention: JSON POSTs plus `Apollo-Require-Preflight: true`.
+ */
+
+/** Where the IDE is served (the landing page links to it and falls back to it). */
+export const GRAPHIQL_PATH = '/graphiql';
+
+const ASSETS: Readonly<Record<string, readonly [packageName: string, file: string]>> = {
+  'react.production.min.js': ['react', 'umd/react.production.min.js'],
+  'react-dom.production.min.js': ['react-dom', 'umd/react-dom.production.min.js'],
+  'graphiql.min.js': ['graphiql', 'graphiql.min.js'],
+  'graphiql.min.css': ['graphiql', 'graphiql.min.css'],
+};
+
+export interface GraphiqlRoutesDeps {
+  /** Path of the GraphQL endpoint on this server. */
+  graphqlPath: string;
+}
+
+export function createGraphiqlRoutes(deps: GraphiqlRoutesDeps): Router {
+  const router = express.Router({ caseSensitive: true, strict: true });
+  const files = new Map(Object.entries(ASSETS).map(([name, [packageName, file]]) => [name, packageAsset(packageName, file)]));
+
+  router.get(GRAPHIQL_PATH, (_req, res) => {
+    res
+      .set('Content-Security-Policy', CONTENT_SECURITY_POLICY)
+      .set('X-Content-Type-Options', 'nosniff')
+      .set('Cache-Control', 'no-cache')
+      .type('html')
+      .send(GRAPHIQL_HTML);
+  });
+  router.get(`${GRAPHIQL_PATH}/assets/graphiql-start.js`, (_req, res) => {
+    res.type('js').set('Cache-Control', 'no-cache').send(startScript(deps.graphqlPath));
+  });
+  for (const [name, file] of files) {
+    router.get(`${GRAPHIQL_PATH}/assets/${name}`, (_req, res) => sendPackageAsset(res, file));
+  }
+  return router;
+}
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // React and CodeMirror set style attributes; GraphiQL's fonts are data: URIs inside its stylesheet.
+  "style-src 'self' 'unsafe-inline'",
+  "font-src 'self' data:",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+const GRAPHIQL_HTML = `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Tributary GraphQL (GraphiQL, offline)</title>
+    <link rel="stylesheet" href="${GRAPHIQL_PATH}/assets/graphiql.min.css">
+    <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>
+  </head>
+  <body>
+    <div id="graphiql">Loading GraphiQL…</div>
+    <script src="${GRAPHIQL_PATH}/assets/react.production.min.js"></script>
+    <script src="${GRAPHIQL_PATH}/assets/react-dom.production.min.js"></script>
+    <script src="${GRAPHIQL_PATH}/assets/graphiql.min.js"></script>
+    <script src="${GRAPHIQL_PATH}/assets/graphiql-start.js"></script>
+  </body>
+</html>
+`;
+
+const DEFAULT_QUERY = `# Tributary's GraphQL gateway, in GraphiQL served from this server (no CDN needed).
+#
+# Most operations need a token: open "Headers" below and enter
+#   { "Authorization": "Bearer <token>" }
+# (npm run token mints an Area A token; npm run social-token a social-graph one.)
+
+query Records {
+  userExamples(params: { limit: 5 }) {
+    total
+    userExamples { id name email gender createdAt }
+  }
+}
+`;
+
+/** GraphiQL's start-up; an external script, so the page's CSP needs no inline code. */
+function startScript(graphqlPath: string): string {
+  return `(function () {
+  var fetcher = GraphiQL.createFetcher({
+    url: new URL(${JSON.stringify(graphqlPath)}, window.location.href).href,
+    // JSON POSTs already pass CSRF prevention; the header keeps any other request shape working too.
+    headers: { 'Apollo-Require-Preflight': 'true' },
+  });
+  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  root.render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultQuery: ${JSON.stringify(DEFAULT_QUERY)},
+      defaultEditorToolsVisibility: 'headers',
+      isHeadersEditorEnabled: true,
+      // Tokens typed in the Headers editor are not written to localStorage.
+      shouldPersistHeaders: false,
+    }),
+  );
+})();
+`;
+}

@@ -1,0 +1,188 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics (prom-client), one registry per process (never prom-client's global one: tests run
+ * several systems in one process). Every front door reports here — HTTP routes, GraphQL operations, gRPC methods — plus
+ * the database, uploads and rate limiting. Served as text at /metrics on every HTTP listener of the process.
+ *
+ * Label values that come from clients (GraphQL operation names, routes) are bounded: past a fixed number of distinct
+ * values per label, new ones are reported as "other", so a client cannot grow the registry without end.
+ */
+export interface Metrics {
+  readonly enabled: boolean;
+  /** The exposition text and its content type, for /metrics. */
+  render(): Promise<{ contentType: string; body: string }>;
+  /** One HTTP request answered by `listener` (rest-own, rest-parent, gateway, subgraph-users, …). */
+  observeHttp(listener: string, method: string, route: string, status: number, seconds: number): void;
+  /** One GraphQL operation executed by `server` (gateway, or a subgraph's name); `errorCodes`: extensions.code of each error. */
+  observeGraphql(server: string, operation: string, type: string, seconds: number, errorCodes: readonly string[]): void;
+  /** One gRPC call; `code` is the gRPC status name (OK, NOT_FOUND, …). */
+  observeGrpc(method: string, code: string, seconds: number): void;
+  /** One SQL statement. */
+  observeQuery(seconds: number, failed: boolean): void;
+  /** Reports the pool's connections when /metrics is read. */
+  trackPool(pool: () => { total: number; idle: number; waiting: number } | undefined): void;
+  /** An image stored (its bytes) or refused. */
+  observeUpload(outcome: 'stored' | 'refused', bytes: number): void;
+  /** A request refused by a rate limit (`area`: social, media; `scope`: app, user, page, business, upload). */
+  observeRateLimited(area: string, scope: string): void;
+}
+
+const MAX_LABEL_VALUES = 200;
+
+/** Keeps at most MAX_LABEL_VALUES distinct values; later ones become "other". */
+function boundedLabel(): (value: string) => string {
+  const seen = new Set<string>();
+  return (value) => {
+    const text = value.length > 100 ? value.slice(0, 100) : value;
+    if (seen.has(text)) return text;
+    if (seen.size >= MAX_LABEL_VALUES) return 'other';
+    seen.add(text);
+    return text;
+  };
+}
+
+/** Latency buckets (seconds) from 1 ms to 30 s: API calls, and uploads of several megabytes. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+const NOOP: Metrics = {
+  enabled: false,
+  render: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
+  observeHttp: () => undefined,
+  observeGraphql: () => undefined,
+  observeGrpc: () => undefined,
+  observeQuery: () => undefined,
+  trackPool: () => undefined,
+  observeUpload: () => undefined,
+  observeRateLimited: () => undefined,
+};
+
+/**
+ * @param options.process the process's role (tributary, gateway, subgraph-users, grpc…), a label on every metric so that
+ *   one Prometheus job can scrape every process of a deployment.
+ */
+export function createMetrics(options: { enabled: boolean; process: string }): Metrics {
+  if (!options.enabled) return NOOP;
+  const registry = new Registry();
+  registry.setDefaultLabels({ process: options.process });
+  collectDefaultMetrics({ register: registry });
+
+  const httpRequests = new Counter({
+    name: 'tributary_http_requests_total',
+    help: 'HTTP requests answered, by listener, method, route and status.',
+    labelNames: ['listener', 'method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'tributary_http_request_duration_seconds',
+    help: 'Time from the request to the end of its reply, by listener, method and route.',
+    labelNames: ['listener', 'method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const graphqlDuration = new Histogram({
+    name: 'tributary_graphql_operation_duration_seconds',
+    help: 'GraphQL operations executed, by server (gateway or subgraph), operation name and type.',
+    labelNames: ['server', 'operation', 'type'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const graphqlErrors = new Counter({
+    name: 'tributary_graphql_errors_total',
+    help: 'Errors in GraphQL responses, by server and extensions.code.',
+    labelNames: ['server', 'code'] as const,
+    registers: [registry],
+  });
+  const grpcDuration = new Histogram({
+    name: 'tributary_grpc_request_duration_seconds',
+    help: 'gRPC calls, by method and status code.',
+    labelNames: ['method', 'code'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const queryDuration = new Histogram({
+    name: 'tributary_db_query_duration_seconds',
+    help: 'SQL statements run, by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const uploads = new Counter({
+    name: 'tributary_media_uploads_total',
+    help: 'Image uploads, by outcome (stored, refused).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const uploadBytes = new Counter({
+    name: 'tributary_media_upload_bytes_total',
+    help: 'Bytes of the images stored.',
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'tributary_rate_limit_rejections_total',
+    help: 'Requests refused by a rate limit, by area and scope.',
+    labelNames: ['area', 'scope'] as const,
+    registers: [registry],
+  });
+  const pools: (() => { total: number; idle: number; waiting: number } | undefined)[] = [];
+  new Gauge({
+    name: 'tributary_db_pool_connections',
+    help: 'Database connections of this process, by state (in_use, idle; waiting: requests queued for a connection).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      let total = 0;
+      let idle = 0;
+      let waiting = 0;
+      for (const pool of pools) {
+        const state = pool();
+        if (!state) continue;
+        total += state.total;
+        idle += state.idle;
+        waiting += state.waiting;
+      }
+      this.set({ state: 'in_use' }, total - idle);
+      this.set({ state: 'idle' }, idle);
+      this.set({ state: 'waiting' }, waiting);
+    },
+  });
+
+  const route = boundedLabel();
+  const operation = boundedLabel();
+  return {
+    enabled: true,
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    observeHttp(listener, method, path, status, seconds) {
+      const labels = { listener, method, route: route(path) };
+      httpRequests.inc({ ...labels, status: String(status) });
+      httpDuration.observe(labels, seconds);
+    },
+    observeGraphql(server, name, type, seconds, errorCodes) {
+      graphqlDuration.observe({ server, operation: operation(name), type }, seconds);
+      for (const code of errorCodes) graphqlErrors.inc({ server, code });
+    },
+    observeGrpc(method, code, seconds) {
+      grpcDuration.observe({ method, code }, seconds);
+    },
+    observeQuery(seconds, failed) {
+      queryDuration.observe({ outcome: failed ? 'error' : 'ok' }, seconds);
+    },
+    trackPool(pool) {
+      pools.push(pool);
+    },
+    observeUpload(outcome, bytes) {
+      uploads.inc({ outcome });
+      if (bytes > 0) uploadBytes.inc(bytes);
+    },
+    observeRateLimited(area, scope) {
+      rateLimited.inc({ area, scope });
+    },
+  };
+}
+
+/** Metrics that record nothing (tests and tools that need none). */
+export function noMetrics(): Metrics {
+  return NOOP;
+}

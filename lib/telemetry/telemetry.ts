@@ -1,0 +1,146 @@
+import { performance } from 'node:perf_hooks';
+import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { DatabaseHandle } from '../database.ts';
+import type { Logger } from '../logger.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { createReadiness, type Readiness } from './readiness.ts';
+import { requestIdFrom, withRequestId } from './request-context.ts';
+import { createTracing, type Tracing, type TracingConfig } from './tracing.ts';
+
+/**
+ * What a process tells its operators: Prometheus metrics, OpenTelemetry traces, structured logs tied to a request id, and
+ * liveness/readiness. One per process, made by the entrypoint's wiring (bin/system.ts) and handed to every front door.
+ */
+export interface Telemetry {
+  /** The process's role: tributary (everything), gateway, subgraph-<name>, grpc. */
+  readonly process: string;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly tracing: Tracing;
+  readonly readiness: Readiness;
+  /**
+   * Express middleware for one HTTP listener, mounted first: the request id (the caller's X-Request-Id or a new one,
+   * echoed in the reply and kept for every log line of the request), a SERVER span when tracing is on, the route's
+   * metrics and one access-log line when the reply is done. Routes name themselves in `res.locals.route` when Express
+   * cannot (catch-all routers).
+   */
+  http(listener: string): RequestHandler;
+  /** GET /health (liveness), /ready (readiness, 503 when a check fails) and /metrics (Prometheus text). */
+  routes(): Router;
+  /** Counts (and, with tracing, spans) every SQL statement of this handle, and reports its pool. */
+  observeDatabase(database: DatabaseHandle): void;
+  /** Flushes traces. */
+  shutdown(): Promise<void>;
+}
+
+export interface TelemetryConfig {
+  metricsEnabled: boolean;
+  tracing: TracingConfig;
+  /** Deadline of each readiness check. */
+  readyTimeoutMs: number;
+}
+
+/** Paths of the probes themselves: logged at debug level only, so that a load balancer's probing does not flood the log. */
+const PROBES = new Set(['/health', '/ready', '/metrics']);
+
+export function createTelemetry(config: TelemetryConfig, processName: string, logger: Logger): Telemetry {
+  const metrics = createMetrics({ enabled: config.metricsEnabled, process: processName });
+  const tracing = createTracing(config.tracing, processName);
+  const readiness = createReadiness({ timeoutMs: config.readyTimeoutMs });
+
+  function http(listener: string): RequestHandler {
+    return (req: Request, res: Response, next: NextFunction) => {
+      const started = performance.now();
+      const requestId = requestIdFrom(req.headers['x-request-id']);
+      // Whatever the caller sent, the hops after this one see the id this hop logs with.
+      req.headers['x-request-id'] = requestId;
+      res.setHeader('x-request-id', requestId);
+      const served = tracing.enabled
+        ? tracing.startServerSpan(`${req.method} ${listener}`, req.headers, {
+            'http.request.method': req.method,
+            'url.path': req.path,
+            'tributary.listener': listener,
+          })
+        : undefined;
+      res.once('close', () => {
+        const route = routeOf(req, res);
+        const status = res.writableFinished ? res.statusCode : 499;
+        const seconds = (performance.now() - started) / 1000;
+        metrics.observeHttp(listener, req.method, route, status, seconds);
+        if (served) {
+          served.span.updateName(`${req.method} ${route}`);
+          served.span.setAttribute('http.route', route);
+          served.span.setAttribute('http.response.status_code', status);
+          if (status >= 500) served.span.setStatus({ code: SpanStatusCode.ERROR });
+          served.span.end();
+        }
+        // Method, route and status only: the URL's query (access_token) and the headers (credentials) are never logged.
+        const line = { listener, method: req.method, route, status, durationMs: Math.round(seconds * 10_000) / 10 };
+        withRequestId(requestId, () => {
+          if (PROBES.has(req.path)) logger.debug(line, 'request');
+          else logger.info(line, 'request');
+        });
+      });
+      withRequestId(requestId, () => (served ? context.with(served.context, next) : next()));
+    };
+  }
+
+  function routes(): Router {
+    const router = express.Router();
+    router.get('/health', (_req, res) => {
+      res.locals.route = '/health';
+      res.json({ status: 'UP' });
+    });
+    router.get('/ready', (_req, res, next) => {
+      res.locals.route = '/ready';
+      readiness.report().then((report) => res.status(report.status === 'UP' ? 200 : 503).json(report), next);
+    });
+    router.get('/metrics', (_req, res, next) => {
+      res.locals.route = '/metrics';
+      if (!metrics.enabled) {
+        res.status(404).type('text/plain').send('metrics are off (METRICS_ENABLED=false)\n');
+        return;
+      }
+      metrics.render().then(({ contentType, body }) => res.type(contentType).send(body), next);
+    });
+    return router;
+  }
+
+  function observeDatabase(database: DatabaseHandle): void {
+    metrics.trackPool(() => database.poolState());
+    database.observeQueries((query) => {
+      metrics.observeQuery(query.durationMs / 1000, query.failed);
+      if (tracing.enabled) {
+        // The statement already ran: its span is made afterwards, with its real start, under the request's span.
+        const span = tracing.startSpan(query.sql.trimStart().split(/\s/, 1)[0]!.toUpperCase() || 'SQL', {
+          kind: SpanKind.CLIENT,
+          startTime: Date.now() - query.durationMs,
+          attributes: { 'db.system.name': 'postgresql', 'db.query.text': query.sql },
+        });
+        if (query.failed) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }
+    });
+  }
+
+  return {
+    process: processName,
+    logger,
+    metrics,
+    tracing,
+    readiness,
+    http,
+    routes,
+    observeDatabase,
+    shutdown: () => tracing.shutdown(),
+  };
+}
+
+function routeOf(req: Request, res: Response): string {
+  const named = res.locals.route;
+  if (typeof named === 'string') return named;
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof path === 'string') return path;
+  return 'unmatched';
+}

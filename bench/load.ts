@@ -2,6 +2,7 @@
  * The two load generators of the bench: autocannon for HTTP, and a fixed-concurrency loop of unary calls for gRPC. Both
  * return the same LoadResult, so every scenario is reported alike.
  */
+import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 
@@ -45,8 +46,14 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult>
       },
     ],
   });
-  const ok = result['2xx'];
-  const failed = result.non2xx + result.errors;
+  return loadResultOf(result);
+}
+
+/** An autocannon result as a LoadResult; `mismatches` replies were 2xx without the expected body (`firstMismatch`). */
+function loadResultOf(result: autocannon.Result, firstMismatch?: string): LoadResult {
+  const mismatches = result.mismatches ?? 0;
+  const ok = result['2xx'] - mismatches;
+  const failed = result.non2xx + result.errors + mismatches;
   const firstStatus = Object.entries(result.statusCodeStats ?? {}).find(([status]) => Number(status) >= 300);
   return {
     ok,
@@ -59,7 +66,9 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult>
       ? {
           firstFailure: firstStatus
             ? `HTTP ${firstStatus[0]} ×${firstStatus[1].count ?? 0}`
-            : `${result.errors} connection errors (${result.timeouts} timeouts)`,
+            : firstMismatch !== undefined
+              ? `${mismatches} replies without the expected body, e.g. ${firstMismatch}`
+              : `${result.errors} connection errors (${result.timeouts} timeouts)`,
         }
       : {}),
   };
@@ -146,25 +155,17 @@ export async function runBodyLoad(options: BodyLoadOptions): Promise<LoadResult>
         }
       : {}),
   });
-  const mismatches = result.mismatches ?? 0;
-  const ok = result['2xx'] - mismatches;
-  const failed = result.non2xx + result.errors + mismatches;
-  const firstStatus = Object.entries(result.statusCodeStats ?? {}).find(([status]) => Number(status) >= 300);
-  return {
-    ok,
-    failed,
-    durationS: result.duration,
-    requestsPerSecond: ok / result.duration,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    ...(failed > 0
-      ? {
-          firstFailure: firstStatus
-            ? `HTTP ${firstStatus[0]} ×${firstStatus[1].count ?? 0}`
-            : firstMismatch !== undefined
-              ? `${mismatches} replies without the expected body, e.g. ${firstMismatch}`
-              : `${result.errors} connection errors (${result.timeouts} timeouts)`,
-        }
-      : {}),
-  };
+  return loadResultOf(result, firstMismatch);
+}
+
+/** Idle and total CPU time of the machine's cores so far (ms): the share busy in a window tells how loaded it was. */
+export function machineTimes(): { idle: number; total: number } {
+  let idle = 0;
+  let total = 0;
+  for (const cpu of cpus()) {
+    const { user, nice, sys, irq, idle: cpuIdle } = cpu.times;
+    idle += cpuIdle;
+    total += user + nice + sys + irq + cpuIdle;
+  }
+  return { idle, total };
 }

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { runCallLoad, runHttpLoad, type LoadResult } from './load.ts';
+import { machineTimes, runCallLoad, runHttpLoad, type LoadResult } from './load.ts';
 import { formatSummary, summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.ts';
 import { GET_QUERY, type LayerResult } from './layers.ts';
 import { DEEP_FIELDS, DEEP_QUERY } from './social-deep-read.ts';
@@ -214,17 +214,6 @@ async function control<T>(info: BenchServerInfo, path: string): Promise<T> {
   const response = await fetch(`${info.controlUrl}${path}`, { method: 'POST' });
   if (!response.ok) throw new Error(`control ${path}: HTTP ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
-}
-
-function machineTimes(): { idle: number; total: number } {
-  let idle = 0;
-  let total = 0;
-  for (const cpu of cpus()) {
-    const { user, nice, sys, irq, idle: cpuIdle } = cpu.times;
-    idle += cpuIdle;
-    total += user + nice + sys + irq + cpuIdle;
-  }
-  return { idle, total };
 }
 
 /** A rotating supply of the seeded ids. */

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { png } from '../test/support/image-fixtures.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
-import { runBodyLoad, type LoadResult } from './load.ts';
+import { machineTimes, runBodyLoad, type LoadResult } from './load.ts';
 import { summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.ts';
 
 export const UPLOAD_SCENARIO_NAMES = [
@@ -197,17 +197,6 @@ export interface UploadRunDeps {
   settle(): Promise<void>;
   /** With --profile: where to write each window's CPU profile (the server writes it), by window label. */
   profileFile?(label: string): string;
-}
-
-function machineTimes(): { idle: number; total: number } {
-  let idle = 0;
-  let total = 0;
-  for (const cpu of cpus()) {
-    const { user, nice, sys, irq, idle: cpuIdle } = cpu.times;
-    idle += cpuIdle;
-    total += user + nice + sys + irq + cpuIdle;
-  }
-  return { idle, total };
 }
 
 async function preflight(target: UploadTarget): Promise<void> {

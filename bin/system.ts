@@ -97,6 +97,30 @@ class Lifecycle {
   }
 }
 
+/** What a process serves (what it does not serve is undefined), its readiness and its shutdown. */
+function runningSystem(
+  config: Config,
+  tokens: TokenService,
+  telemetry: Telemetry,
+  lifecycle: Lifecycle,
+  serves: Partial<Omit<RunningSystem, 'config' | 'tokens' | 'readiness' | 'close'>>,
+): RunningSystem {
+  return {
+    config,
+    tokens,
+    database: undefined,
+    gatewayUrl: undefined,
+    restUrl: undefined,
+    socialParentUrl: undefined,
+    grpcAddress: undefined,
+    grpcStatusUrl: undefined,
+    subgraphUrls: {},
+    ...serves,
+    readiness: telemetry.readiness,
+    close: () => lifecycle.close(),
+  };
+}
+
 function startTelemetry(config: Config, processName: string, logger: Logger): Telemetry {
   return createTelemetry(
     { metricsEnabled: config.telemetry.metricsEnabled, tracing: config.telemetry.tracing, readyTimeoutMs: config.telemetry.readyTimeoutMs },
@@ -210,19 +234,13 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo), telemetry, lifecycle, options);
     const grpcAddress = await startGrpc(config, subgraphs.users!.service, tokens, logger, telemetry, lifecycle);
 
-    return {
-      config,
-      tokens,
+    return runningSystem(config, tokens, telemetry, lifecycle, {
       database,
       gatewayUrl: `${gatewayHttp.url}/graphql`,
       restUrl: rest.own.url,
       socialParentUrl: rest.parent.url,
       grpcAddress,
-      grpcStatusUrl: undefined,
-      subgraphUrls: {},
-      readiness: telemetry.readiness,
-      close: () => lifecycle.close(),
-    };
+    });
   } catch (error) {
     await lifecycle.close();
     throw error;
@@ -315,19 +333,11 @@ export async function startSubgraphProcess(
     lifecycle.listener(() => http.close());
     const users = name === 'users' && config.subgraph.usersServesGrpc ? (subgraph as UsersSubgraph) : undefined;
     const grpcAddress = users ? await startGrpc(config, users.service, tokens, logger, telemetry, lifecycle) : undefined;
-    return {
-      config,
-      tokens,
+    return runningSystem(config, tokens, telemetry, lifecycle, {
       database,
-      gatewayUrl: undefined,
-      restUrl: undefined,
-      socialParentUrl: undefined,
       grpcAddress,
-      grpcStatusUrl: undefined,
       subgraphUrls: { [name]: `${http.url}/graphql` },
-      readiness: telemetry.readiness,
-      close: () => lifecycle.close(),
-    };
+    });
   } catch (error) {
     await lifecycle.close();
     throw error;
@@ -352,19 +362,11 @@ export async function startGrpcProcess(config: Config, logger: Logger): Promise<
     app.use(telemetry.routes());
     const status = await listen(app, listenOptions(config, config.grpc.statusPort));
     lifecycle.listener(() => status.close());
-    return {
-      config,
-      tokens,
+    return runningSystem(config, tokens, telemetry, lifecycle, {
       database,
-      gatewayUrl: undefined,
-      restUrl: undefined,
-      socialParentUrl: undefined,
       grpcAddress,
       grpcStatusUrl: status.url,
-      subgraphUrls: {},
-      readiness: telemetry.readiness,
-      close: () => lifecycle.close(),
-    };
+    });
   } catch (error) {
     await lifecycle.close();
     throw error;
@@ -406,19 +408,12 @@ export async function startGatewayProcess(config: Config, logger: Logger): Promi
       executor = createInProcessExecutor(gateway.apollo);
     }
     const rest = await startRest(config, logger, executor, telemetry, lifecycle);
-    return {
-      config,
-      tokens,
-      database: undefined,
+    return runningSystem(config, tokens, telemetry, lifecycle, {
       gatewayUrl: `${gatewayHttp.url}/graphql`,
       restUrl: rest.own.url,
       socialParentUrl: rest.parent.url,
-      grpcAddress: undefined,
-      grpcStatusUrl: undefined,
       subgraphUrls: config.gateway.subgraphUrls,
-      readiness: telemetry.readiness,
-      close: () => lifecycle.close(),
-    };
+    });
   } catch (error) {
     await lifecycle.close();
     throw error;

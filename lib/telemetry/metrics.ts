@@ -149,15 +149,25 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
 
   const route = boundedLabel();
   const operation = boundedLabel();
+  // prom-client hashes a label object on every observation; the series of the hot paths are looked up once instead.
+  const httpSeries = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<'listener' | 'method' | 'route'> }>();
+  const querySeries = { ok: queryDuration.labels({ outcome: 'ok' }), error: queryDuration.labels({ outcome: 'error' }) };
   return {
     enabled: true,
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
     observeHttp(listener, method, path, status, seconds) {
-      const labels = { listener, method, route: route(path) };
-      httpRequests.inc({ ...labels, status: String(status) });
-      httpDuration.observe(labels, seconds);
+      const key = `${listener} ${method} ${path} ${status}`;
+      let series = httpSeries.get(key);
+      if (!series) {
+        const labels = { listener, method, route: route(path) };
+        series = { requests: httpRequests.labels({ ...labels, status: String(status) }), duration: httpDuration.labels(labels) };
+        // Bounded like the labels: a route past the cap shares "other", whose key is not kept.
+        if (httpSeries.size < MAX_LABEL_VALUES * 20) httpSeries.set(key, series);
+      }
+      series.requests.inc();
+      series.duration.observe(seconds);
     },
     observeGraphql(server, name, type, seconds, errorCodes) {
       graphqlDuration.observe({ server, operation: operation(name), type }, seconds);
@@ -167,7 +177,7 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
       grpcDuration.observe({ method, code }, seconds);
     },
     observeQuery(seconds, failed) {
-      queryDuration.observe({ outcome: failed ? 'error' : 'ok' }, seconds);
+      (failed ? querySeries.error : querySeries.ok).observe(seconds);
     },
     trackPool(pool) {
       pools.push(pool);

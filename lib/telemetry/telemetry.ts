@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DatabaseHandle } from '../database.ts';
 import type { Logger } from '../logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -27,7 +27,7 @@ export interface Telemetry {
    */
   http(listener: string): RequestHandler;
   /** GET /health (liveness), /ready (readiness, 503 when a check fails) and /metrics (Prometheus text). */
-  routes(): Router;
+  routes(): RequestHandler;
   /** Counts (and, with tracing, spans) every SQL statement of this handle, and reports its pool. */
   observeDatabase(database: DatabaseHandle): void;
   /** Flushes traces. */
@@ -86,25 +86,31 @@ export function createTelemetry(config: TelemetryConfig, processName: string, lo
     };
   }
 
-  function routes(): Router {
-    const router = express.Router();
-    router.get('/health', (_req, res) => {
-      res.locals.route = '/health';
-      res.json({ status: 'UP' });
-    });
-    router.get('/ready', (_req, res, next) => {
-      res.locals.route = '/ready';
-      readiness.report().then((report) => res.status(report.status === 'UP' ? 200 : 503).json(report), next);
-    });
-    router.get('/metrics', (_req, res, next) => {
-      res.locals.route = '/metrics';
-      if (!metrics.enabled) {
-        res.status(404).type('text/plain').send('metrics are off (METRICS_ENABLED=false)\n');
-        return;
+  function routes(): RequestHandler {
+    // A plain check of the path rather than a router: it runs in front of every request of the listener.
+    return (req: Request, res: Response, next: NextFunction) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+      switch (req.path) {
+        case '/health':
+          res.locals.route = '/health';
+          res.json({ status: 'UP' });
+          return;
+        case '/ready':
+          res.locals.route = '/ready';
+          readiness.report().then((report) => res.status(report.status === 'UP' ? 200 : 503).json(report), next);
+          return;
+        case '/metrics':
+          res.locals.route = '/metrics';
+          if (!metrics.enabled) {
+            res.status(404).type('text/plain').send('metrics are off (METRICS_ENABLED=false)\n');
+            return;
+          }
+          metrics.render().then(({ contentType, body }) => res.type(contentType).send(body), next);
+          return;
+        default:
+          next();
       }
-      metrics.render().then(({ contentType, body }) => res.type(contentType).send(body), next);
-    });
-    return router;
+    };
   }
 
   function observeDatabase(database: DatabaseHandle): void {

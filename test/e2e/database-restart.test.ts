@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../lib/database.ts';
+import { createUserExampleGrpcClient } from '../support/grpc-user-client.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { mediaFormData, mediaUploadUrl, sendMediaRequest } from '../support/media-client.ts';
 import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts';
@@ -12,7 +13,7 @@ import { startTestSystem, type TestSystem } from '../support/test-system.ts';
  * The database goes away under load and comes back: a PostgreSQL server of this test's own (made from the machine's
  * installation, so the suite's shared server is untouched) is stopped with `pg_ctl stop -m fast` while clients keep
  * writing and reading through every area, then started again. While it is down, every request fails fast with the
- * area's own 503-class error (never a 500, never a hang); the service recovers by itself within seconds of the server's
+ * area's own 503-class error (never a 500, never a hang) and the gRPC health service says NOT_SERVING; the service recovers by itself within seconds of the server's
  * return; and every write it acknowledged is still there.
  *
  * Runs in the PostgreSQL project (the embedded database cannot be stopped under a running process).
@@ -40,6 +41,7 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
   let system: TestSystem;
   let world: SocialFixture;
   let check: DatabaseHandle;
+  let grpc: ReturnType<typeof createUserExampleGrpcClient>;
 
   beforeAll(async () => {
     server = await startPrivatePostgres();
@@ -51,9 +53,11 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
     });
     world = await createSocialFixture(system.database);
     check = await createDatabase({ url: server.url, pgliteDir: undefined, poolMax: 1, connectTimeoutMs: 1000 });
+    grpc = createUserExampleGrpcClient(system.grpcAddress);
   }, 120_000);
 
   afterAll(async () => {
+    grpc?.close();
     await check?.close();
     await system?.close();
     await server?.destroy();
@@ -135,6 +139,15 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
       const ready = await fetch(new URL('/ready', system.restUrl));
       expect(ready.status).toBe(503);
       expect(((await ready.json()) as { checks: Record<string, { status: string }> }).checks.database!.status).toBe('DOWN');
+      // The gRPC health service follows readiness (re-read every 5 s).
+      const health = async () => grpc.health().catch((error: unknown) => String(error));
+      let grpcHealth = await health();
+      const grpcDeadline = performance.now() + 8_000;
+      while (grpcHealth !== 'NOT_SERVING' && performance.now() < grpcDeadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        grpcHealth = await health();
+      }
+      expect(grpcHealth).toBe('NOT_SERVING');
       const restartAt = performance.now() - started;
       await server.start();
       const upAgainAt = performance.now() - started;
@@ -143,6 +156,9 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
       await until(() => (['A-create', 'A-graphql', 'BC', 'D'] as const).every((area) => since(upAgainAt, area).some((o) => o.status === 200)), RECOVERY_MS);
       running = false;
       await load;
+      const servingDeadline = performance.now() + 8_000;
+      while ((grpcHealth = await health()) !== 'SERVING' && performance.now() < servingDeadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(grpcHealth).toBe('SERVING');
 
       const during = outcomes.filter((outcome) => outcome.at >= downAt && outcome.at + outcome.ms <= restartAt);
       expect(during.length).toBeGreaterThanOrEqual(12);

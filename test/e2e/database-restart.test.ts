@@ -13,8 +13,8 @@ import { startTestSystem, type TestSystem } from '../support/test-system.ts';
  * The database goes away under load and comes back: a PostgreSQL server of this test's own (made from the machine's
  * installation, so the suite's shared server is untouched) is stopped with `pg_ctl stop -m fast` while clients keep
  * writing and reading through every area, then started again. While it is down, every request fails fast with the
- * area's own 503-class error (never a 500, never a hang) and the gRPC health service says NOT_SERVING; the service recovers by itself within seconds of the server's
- * return; and every write it acknowledged is still there.
+ * area's own 503-class error (never a 500, never a hang) and the gRPC health service says NOT_SERVING; the service
+ * recovers by itself within seconds of the server's return; and every write it acknowledged is still there.
  *
  * Runs in the PostgreSQL project (the embedded database cannot be stopped under a running process).
  */

@@ -1,3 +1,5 @@
+import type { OperationLimits } from './graphql-operation-limits.ts';
+
 /**
  * Configuration, read once from the environment, validated, frozen and passed down. Nothing below an entrypoint reads
  * process.env. Every variable is documented in .env.example with its default.
@@ -56,15 +58,7 @@ export interface Config {
   /** Hardening of the GraphQL endpoints: the gateway's, and the subgraph servers' of the distributed topology. */
   graphql: {
     /** Per-operation limits on documents written by outside clients (lib/graphql-operation-limits.ts). */
-    limits: {
-      maxDepth: number;
-      maxAliases: number;
-      maxRootFields: number;
-      maxTokens: number;
-      maxCost: number;
-      /** Items assumed for a list, or a page without `first`, when estimating an operation's cost. */
-      costListSize: number;
-    };
+    limits: OperationLimits;
     /** "Did you mean …?" in error messages; off in production, where it would map the schema that introspection hides. */
     fieldSuggestions: boolean;
     /** The safelist (lib/graphql-persisted-operations.ts): `off`, `allow` (listed operations run by id), `require` (only them). */

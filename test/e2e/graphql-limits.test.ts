@@ -7,6 +7,7 @@ import { createHttpExecutor } from '../../rest-adapter/graphql-executor.ts';
 import { createRestClient } from '../support/rest-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { postJson, type JsonReply } from '../support/graphql-client.ts';
 
 /**
  * The per-operation limits of GraphQL (lib/graphql-operation-limits.ts) through the front door: real HTTP requests to the
@@ -18,15 +19,8 @@ import { startDistributedTestSystem, startTestSystem, type TestSystem } from '..
 const NOW = () => new Date('2026-11-02T00:00:00.000Z');
 const SECRET = 'trusted-caller-secret-of-the-limits-test';
 
-interface Reply {
-  status: number;
-  body: any;
-}
-
-async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { status: response.status, body: await response.json() };
-}
+type Reply = JsonReply;
+const post = postJson;
 
 function refusal(code: string, message: string): Reply {
   return { status: 400, body: { errors: [{ message, extensions: { code } }] } };

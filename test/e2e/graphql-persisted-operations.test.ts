@@ -7,6 +7,7 @@ import { createPersistedQueryManifest } from '../../lib/graphql-persisted-operat
 import { createRestClient } from '../support/rest-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { postJson, type JsonReply } from '../support/graphql-client.ts';
 
 /**
  * The persisted-operations safelist (GRAPHQL_PERSISTED_OPERATIONS, lib/graphql-persisted-operations.ts) through the front
@@ -26,15 +27,8 @@ const MANIFEST = join(dir, 'persisted-query-manifest.json');
 writeFileSync(MANIFEST, JSON.stringify(createPersistedQueryManifest([TYPENAME, USER])));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Reply {
-  status: number;
-  body: any;
-}
-
-async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { status: response.status, body: await response.json() };
-}
+type Reply = JsonReply;
+const post = postJson;
 
 async function get(url: string, params: Record<string, string>): Promise<Reply> {
   const response = await fetch(`${url}?${new URLSearchParams(params).toString()}`, { headers: { 'apollo-require-preflight': 'true' } });

@@ -95,3 +95,15 @@ export function badUserInput(path: string, subject: string, violations: { field:
 export function serviceError(path: string, code: string, message: string, extra: Record<string, unknown> = {}) {
   return { message, path: [path], extensions: { ...extra, code, serviceName: 'users' } };
 }
+
+/** A status and a parsed JSON body. */
+export interface JsonReply {
+  status: number;
+  body: any;
+}
+
+/** POSTs `body` as JSON to `url` (headers added to the content type) and parses the reply. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonReply> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: response.status, body: await response.json() };
+}

@@ -15,6 +15,22 @@ const frontDoor = (name: string, database: 'pglite' | 'postgres') => ({
   },
 });
 
+/**
+ * The fuzz suite (test/fuzz, fast-check): each door file starts its own system in a child process. `npm test` runs the
+ * short run (FUZZ_RUNS unset); `npm run fuzz -- --runs N` (bin/fuzz.ts) runs these projects alone, longer.
+ */
+const fuzz = (name: string, database: 'pglite' | 'postgres') => ({
+  extends: true as const,
+  test: {
+    name,
+    include: ['test/fuzz/**/*.fuzz.test.ts'],
+    env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1' },
+    // Each property sets its own timeout from the run's size (test/support/fuzz/fuzz-settings.ts).
+    testTimeout: 600_000,
+    hookTimeout: 180_000,
+  },
+});
+
 export default defineConfig({
   // graphql ships CommonJS (main) and ESM (module) builds; Node and the Apollo packages load the CommonJS one, so tests
   // must too, or two graphql realms meet ("Cannot use GraphQLSchema from another module or realm").
@@ -24,6 +40,8 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { APOLLO_TELEMETRY_DISABLED: '1' } } },
       frontDoor('e2e-pglite', 'pglite'),
       ...(process.env.DATABASE_URL ? [frontDoor('e2e-postgres', 'postgres')] : []),
+      fuzz('fuzz-pglite', 'pglite'),
+      ...(process.env.DATABASE_URL ? [fuzz('fuzz-postgres', 'postgres')] : []),
       // Swagger UI and the offline GraphQL IDE in Debian's chromium (playwright-core; .ci/run installs the browser).
       {
         extends: true,

@@ -1,0 +1,147 @@
+import { sql } from 'kysely';
+import { createOAuthCredentialStore, createSocialTokens } from '../../../subgraphs/index.ts';
+import { OWN_PERMISSIONS, PARENT_PERMISSIONS, createSocialFixture } from '../social-fixture.ts';
+import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../test-system.ts';
+import type { HostReply, HostRequest, SystemInfo, Topology } from './fuzz-system-protocol.ts';
+
+/**
+ * The system under fuzz, in a process of its own (forked by fuzz-system.ts): the same startTestSystem /
+ * startDistributedTestSystem every front-door test uses, seeded with the social fixture, a few Area A records and Area D
+ * credentials. It runs apart from the test runner so that a request that kills it (an unhandled stream error, a runaway
+ * allocation) is seen as what it is — the process gone — and the harness can report it and start a fresh one, while a
+ * request that blocks its event loop cannot block the runner's own timers.
+ *
+ * It answers the parent over IPC: a digest of every table (to prove a rejected request stored nothing) and close.
+ */
+
+const topology = (process.env.FUZZ_TOPOLOGY ?? 'embedded') as Topology;
+const overrides = JSON.parse(process.env.FUZZ_SYSTEM_ENV ?? '{}') as Record<string, string>;
+
+/** Long enough for any fuzz run: the fixture's own tokens last an hour, and a 10 000-run door can take longer. */
+const TOKEN_LIFETIME_SECONDS = 14 * 24 * 3600;
+
+function send(message: HostReply): void {
+  process.send?.(message);
+}
+
+async function seedUsers(restUrl: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const response = await fetch(new URL('/api/v1/userExample', restUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: `Fuzz Seed ${i}`,
+        email: `fuzz-seed-${i}@example.com`,
+        password: 'fuzz-seed-password',
+        phone: '13800138000',
+        avatar: 'https://cdn.example.com/fuzz.png',
+        age: 20 + i,
+        gender: i % 2 === 0 ? 'MALE' : 'FEMALE',
+      }),
+    });
+    const body = (await response.json()) as { id?: string };
+    if (response.status !== 200 || !body.id) throw new Error(`seeding Area A failed: ${response.status} ${JSON.stringify(body)}`);
+    ids.push(body.id);
+  }
+  return ids;
+}
+
+/**
+ * One md5 per table of every schema (and its row count): cheap enough to take before and after each request, and any
+ * stored change — a row added, removed or altered — changes it.
+ */
+async function digest(system: TestSystem): Promise<Record<string, string>> {
+  const db = system.database.db;
+  const tables = await sql<{ table_schema: string; table_name: string }>`
+    select table_schema, table_name from information_schema.tables
+    where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')
+    order by table_schema, table_name`.execute(db);
+  const result: Record<string, string> = {};
+  for (const { table_schema: schema, table_name: table } of tables.rows) {
+    const row = await sql<{ n: string; h: string }>`
+      select count(*)::text as n, md5(coalesce(string_agg(t::text, chr(30) order by t::text), '')) as h
+      from ${sql.id(schema, table)} as t`.execute(db);
+    result[`${schema}.${table}`] = `${row.rows[0]!.n}:${row.rows[0]!.h}`;
+  }
+  return result;
+}
+
+async function main(): Promise<void> {
+  const system = topology === 'distributed' ? await startDistributedTestSystem({}, overrides) : await startTestSystem(overrides);
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= system.close().catch(() => undefined));
+  // The runner went away (or killed its worker): leave nothing running and drop the throwaway database.
+  process.on('disconnect', () => void close().then(() => process.exit(0)));
+
+  const fixture = await createSocialFixture(system.database);
+  const socialTokens = createSocialTokens(system.database);
+  const longToken = (loginType: 'own' | 'parent', subjectId: string, permissions: readonly string[]) =>
+    socialTokens.issue({ loginType, subjectId, permissions, expiresInSeconds: TOKEN_LIFETIME_SECONDS });
+  const userIds = await seedUsers(system.restUrl);
+  const credentials = createOAuthCredentialStore(system.database);
+  const app = await credentials.createConsumer('fuzz app');
+  const accessToken = await credentials.issueAccessToken(app.consumerKey, fixture.accounts.bluebottle);
+  const appBearer = await credentials.issueAppToken(app.consumerKey);
+
+  const info: SystemInfo = {
+    topology,
+    database: system.database.kind,
+    pid: process.pid,
+    gatewayUrl: system.gatewayUrl,
+    restUrl: system.restUrl,
+    socialParentUrl: system.socialParentUrl,
+    grpcAddress: system.grpcAddress,
+    databaseUrl: system.config.database.url,
+    areaA: {
+      adminToken: system.tokens.mint({ sub: 'admin', roles: ['admin'] }, { expiresIn: TOKEN_LIFETIME_SECONDS }),
+      userIds,
+      userTokens: Object.fromEntries(userIds.map((id) => [id, system.tokens.mint({ sub: id, roles: [] }, { expiresIn: TOKEN_LIFETIME_SECONDS })])),
+      expiredToken: system.tokens.mint({ sub: userIds[0]!, roles: [] }, { expiresIn: -60 }),
+    },
+    social: {
+      accounts: fixture.accounts,
+      platformUsers: fixture.platformUsers,
+      posts: fixture.posts.slice(0, 3),
+      media: fixture.media,
+      comments: fixture.comments,
+      containers: [],
+      tokens: {
+        own: await longToken('own', fixture.accounts.bluebottle, OWN_PERMISSIONS),
+        roasterOwn: await longToken('own', fixture.accounts.roaster, OWN_PERMISSIONS),
+        parent: await longToken('parent', fixture.platformUsers.ana, PARENT_PERMISSIONS),
+        stranger: await longToken('parent', fixture.platformUsers.stranger, PARENT_PERMISSIONS),
+        bmWithoutAds: fixture.tokens.bmWithoutAds,
+        expired: fixture.tokens.expired,
+        revoked: fixture.tokens.revoked,
+      },
+    },
+    media: {
+      consumerKey: app.consumerKey,
+      consumerSecret: app.consumerSecret,
+      token: accessToken.token,
+      tokenSecret: accessToken.tokenSecret,
+      appBearer,
+    },
+  };
+
+  process.on('message', (message: HostRequest) => {
+    if (message.type === 'digest') {
+      digest(system).then(
+        (tables) => send({ type: 'digest', id: message.id, tables }),
+        (error: unknown) => send({ type: 'failed', id: message.id, message: (error as Error).stack ?? String(error) }),
+      );
+    } else if (message.type === 'close') {
+      void close().then(() => {
+        send({ type: 'closed', id: message.id });
+        process.exit(0);
+      });
+    }
+  });
+  send({ type: 'ready', info });
+}
+
+main().catch((error: unknown) => {
+  console.error('fuzz system failed to start:', error);
+  process.exit(3);
+});

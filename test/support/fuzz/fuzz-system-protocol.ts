@@ -1,0 +1,57 @@
+/**
+ * What the fuzz harness (fuzz-system.ts, in the test runner) and the system it fuzzes (fuzz-system-host.ts, a child
+ * process) tell each other over IPC, and what the system's seed data is.
+ */
+
+export type Topology = 'embedded' | 'distributed';
+
+export interface SystemInfo {
+  topology: Topology;
+  database: 'pglite' | 'postgres';
+  pid: number;
+  gatewayUrl: string;
+  /** Area A, the upload and the social graph's own-login host. */
+  restUrl: string;
+  /** The social graph's parent-platform host. */
+  socialParentUrl: string;
+  grpcAddress: string;
+  /** The throwaway PostgreSQL database (dropped by the harness when the process dies before dropping it itself). */
+  databaseUrl: string | undefined;
+  areaA: {
+    adminToken: string;
+    /** Seeded records (ids as decimal strings). */
+    userIds: string[];
+    /** A token per seeded record (sub = its id). */
+    userTokens: Record<string, string>;
+    expiredToken: string;
+  };
+  social: {
+    accounts: { bluebottle: string; roaster: string; shady: string; fanOne: string; fanTwo: string };
+    platformUsers: { ana: string; bm: string; stranger: string };
+    posts: string[];
+    media: Record<string, string>;
+    comments: Record<string, string>;
+    containers: string[];
+    tokens: {
+      /** bluebottle, own-login host, every permission. */
+      own: string;
+      roasterOwn: string;
+      /** ana, parent-platform host, every permission. */
+      parent: string;
+      stranger: string;
+      bmWithoutAds: string;
+      expired: string;
+      revoked: string;
+    };
+  };
+  /** Area D: an OAuth 1.0a app with an access token for bluebottle, and an app-only bearer token (refused with 220). */
+  media: { consumerKey: string; consumerSecret: string; token: string; tokenSecret: string; appBearer: string };
+}
+
+export type HostRequest = { type: 'digest'; id: number } | { type: 'close'; id: number };
+
+export type HostReply =
+  | { type: 'ready'; info: SystemInfo }
+  | { type: 'digest'; id: number; tables: Record<string, string> }
+  | { type: 'failed'; id: number; message: string }
+  | { type: 'closed'; id: number };

@@ -1,0 +1,238 @@
+import { createCursorCodec } from '../../../lib/cursor.ts';
+import { createAccountEdgesService } from '../../../subgraphs/accounts/account-edges.service.ts';
+import { createSocialTokens } from '../../../subgraphs/index.ts';
+import { createSocialGraphBuilder } from '../../../subgraphs/social-store/social-graph-builder.ts';
+import type { SocialTables } from '../../../subgraphs/social-store/social-tables.ts';
+import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, type SocialFixture } from '../social-fixture.ts';
+import type { TestSystem } from '../test-system.ts';
+import { MATRIX_NOW } from './matrix.ts';
+import type { ExpiryDates } from './social-errors.ts';
+
+/**
+ * The social graph the matrix runs against: the shared fixture (bluebottle, roaster, ana, bm, stranger…) plus the few
+ * objects the matrix needs of its own — comments with distinctive texts for the leak checks, a user whose only page role
+ * is on roaster's page (rita), a page role without publishing tasks (andy), a container, an ad account of ana's business —
+ * and the credentials of each cell, minted on first use.
+ *
+ * The door's actor is bluebottle on the own-login host and ana (a direct page role on bluebottle's page, every task) on
+ * the parent-platform host; both act for bluebottle's objects.
+ */
+
+export type Host = 'own' | 'parent';
+export type OwnSubject = 'bluebottle' | 'roaster';
+export type ParentSubject = 'ana' | 'bm' | 'stranger' | 'rita' | 'andy';
+
+/** The credential of a cell, described so that the table stays static; the world turns it into a request header. */
+export type TokenSpec =
+  | { kind: 'none' }
+  /** A whole Authorization header that carries no token at all (`Basic …`). */
+  | { kind: 'header'; value: string }
+  /** A string sent as the token. */
+  | { kind: 'literal'; value: string }
+  /** A token the server issued, with its last character changed: the "signature" of an opaque token is its whole value. */
+  | { kind: 'tampered'; login: Host }
+  | { kind: 'expired'; login: Host }
+  | { kind: 'revoked'; login: Host }
+  | { kind: 'grant'; login: 'own'; subject: OwnSubject; permissions: readonly string[] }
+  | { kind: 'grant'; login: 'parent'; subject: ParentSubject; permissions: readonly string[] };
+
+/** How a credential travels: as a token (access_token, or Authorization: Bearer), or as a raw Authorization header. */
+export interface Credential {
+  token?: string;
+  authorization?: string;
+}
+
+export const ALL_OWN: readonly string[] = OWN_PERMISSIONS;
+export const ALL_PARENT: readonly string[] = PARENT_PERMISSIONS;
+
+/** The door's own actor with every permission of its login type. */
+export const actorToken = (host: Host): TokenSpec =>
+  host === 'own'
+    ? { kind: 'grant', login: 'own', subject: 'bluebottle', permissions: ALL_OWN }
+    : { kind: 'grant', login: 'parent', subject: 'ana', permissions: ALL_PARENT };
+
+export interface WorldIds {
+  bluebottle: string;
+  roaster: string;
+  /** bluebottle's post the matrix's read cells read comments of (the fixture's post[1]); nothing else is added to it. */
+  post: string;
+  /** bluebottle's post that fresh comments and allowed comment creations go to (post[2]), so that `post` stays as it is. */
+  busyPost: string;
+  /** bluebottle's newest post (caption `Post 0 #coffee`). */
+  post0: string;
+  /** A fan's comment on `post` with a reply: what the read cells read. */
+  readComment: string;
+  readReply: string;
+  /** bluebottle's own comment on roaster's post: visible to bluebottle, whose media it is not. */
+  blueOnRoaster: string;
+  /** roaster's comment on bluebottle's post: visible to rita (she acts for roaster), whose media it is not. */
+  roasterOnBlue: string;
+  roasterPost: string;
+  /** fan_one's comment on roaster's post that mentions @bluebottle. */
+  roasterComment: string;
+  /** A publishing container of bluebottle. */
+  container: string;
+  acme: string;
+  /** An ad account of Acme Holdings (ana administers Acme; bm does not). */
+  acmeAdAccount: string;
+  ana: string;
+  bm: string;
+  stranger: string;
+  rita: string;
+  andy: string;
+}
+
+export interface SocialWorld {
+  system: TestSystem;
+  f: SocialFixture;
+  dates: ExpiryDates;
+  ids: WorldIds;
+  credential(spec: TokenSpec): Promise<Credential>;
+  /** A new comment, for cells that change or remove one (so a wrongly allowed write cannot disturb other cells). */
+  freshComment(on: 'busyPost' | 'roasterPost', author: 'fanTwo' | 'roaster' | 'bluebottle'): Promise<string>;
+  /** A new container of bluebottle, ready to publish. */
+  freshContainer(): Promise<string>;
+  /** hidden, and whether it still exists (not deleted). */
+  commentState(id: string): Promise<{ hidden: boolean; exists: boolean }>;
+}
+
+/** Texts and names only the matrix's objects carry, for the leak checks. */
+export const WORLD_TEXTS = {
+  readComment: 'AM read-me comment 41c7',
+  readReply: 'AM read-me reply 9d02',
+  blueOnRoaster: 'AM bluebottle on roaster 5e11',
+  roasterOnBlue: 'AM roaster on bluebottle 77aa',
+  fresh: 'AM fresh comment',
+  containerCaption: 'AM container caption 0b3f',
+  acmeAdAccountName: 'Acme Holdings — AM in-house',
+} as const;
+
+export async function createSocialWorld(system: TestSystem): Promise<SocialWorld> {
+  const now = () => MATRIX_NOW;
+  const f = await createSocialFixture(system.database, { now });
+  const db = system.database.db.withTables<SocialTables>();
+  const g = createSocialGraphBuilder(db);
+  const at = new Date(MATRIX_NOW.getTime() - 30 * 60_000);
+
+  const rita = await g.platformUser('Rita Roaster');
+  await g.pageRole(f.pages.roaster, rita);
+  const andy = await g.platformUser('Andy Analyst');
+  await g.pageRole(f.pages.bluebottle, andy, { tasks: ['ANALYZE'] });
+
+  const post = f.posts[1]!;
+  const readComment = await g.comment(post, f.accounts.fanOne, { text: WORLD_TEXTS.readComment, timestamp: at });
+  const readReply = await g.comment(post, f.accounts.fanTwo, { text: WORLD_TEXTS.readReply, parentId: readComment, timestamp: at });
+  const blueOnRoaster = await g.comment(f.media.roasterPost, f.accounts.bluebottle, { text: WORLD_TEXTS.blueOnRoaster, timestamp: at });
+  const roasterOnBlue = await g.comment(post, f.accounts.roaster, { text: WORLD_TEXTS.roasterOnBlue, timestamp: at });
+
+  const edges = createAccountEdgesService({ db, codec: createCursorCodec('auth-matrix-cursor-secret-not-used-for-reading'), now });
+  const freshContainer = async () =>
+    (await edges.createContainer(f.accounts.bluebottle, { imageUrl: 'https://cdn.example.com/auth-matrix.jpg', caption: WORLD_TEXTS.containerCaption })).id;
+  const container = await freshContainer();
+  const adAccount = await db
+    .insertInto('social.ad_account')
+    .values({ business_id: f.businessId, name: WORLD_TEXTS.acmeAdAccountName })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+
+  const ids: WorldIds = {
+    bluebottle: f.accounts.bluebottle,
+    roaster: f.accounts.roaster,
+    post,
+    busyPost: f.posts[2]!,
+    post0: f.posts[0]!,
+    readComment,
+    readReply,
+    blueOnRoaster,
+    roasterOnBlue,
+    roasterPost: f.media.roasterPost,
+    roasterComment: f.comments.roasterComment,
+    container,
+    acme: f.businessId,
+    acmeAdAccount: `act_${adAccount.id}`,
+    ana: f.platformUsers.ana,
+    bm: f.platformUsers.bm,
+    stranger: f.platformUsers.stranger,
+    rita,
+    andy,
+  };
+  const subjects: Record<OwnSubject | ParentSubject, string> = {
+    bluebottle: ids.bluebottle,
+    roaster: ids.roaster,
+    ana: ids.ana,
+    bm: ids.bm,
+    stranger: ids.stranger,
+    rita,
+    andy,
+  };
+
+  // Issued two hours before the clock for one hour: expired an hour ago.
+  const pastTokens = createSocialTokens(system.database, () => new Date(MATRIX_NOW.getTime() - 2 * 3_600_000));
+  const tokens = createSocialTokens(system.database, now);
+  const minted = new Map<string, Promise<string>>();
+  const mint = (key: string, make: () => Promise<string>): Promise<string> => {
+    let token = minted.get(key);
+    if (!token) minted.set(key, (token = make()));
+    return token;
+  };
+  const subjectOf = (host: Host) => (host === 'own' ? ids.bluebottle : ids.ana);
+  const allOf = (host: Host) => (host === 'own' ? ALL_OWN : ALL_PARENT);
+
+  async function credential(spec: TokenSpec): Promise<Credential> {
+    switch (spec.kind) {
+      case 'none':
+        return {};
+      case 'header':
+        return { authorization: spec.value };
+      case 'literal':
+        return { token: spec.value };
+      case 'tampered': {
+        const issued = await mint(`tampered:${spec.login}`, () =>
+          tokens.issue({ loginType: spec.login, subjectId: subjectOf(spec.login), permissions: allOf(spec.login), expiresInSeconds: 3600 }),
+        );
+        const last = issued.at(-1)!;
+        return { token: `${issued.slice(0, -1)}${last === 'A' ? 'B' : 'A'}` };
+      }
+      case 'expired':
+        return {
+          token: await mint(`expired:${spec.login}`, () =>
+            pastTokens.issue({ loginType: spec.login, subjectId: subjectOf(spec.login), permissions: allOf(spec.login), expiresInSeconds: 3600 }),
+          ),
+        };
+      case 'revoked':
+        return {
+          token: await mint(`revoked:${spec.login}`, async () => {
+            const token = await tokens.issue({ loginType: spec.login, subjectId: subjectOf(spec.login), permissions: allOf(spec.login), expiresInSeconds: 3600 });
+            await tokens.revoke(token);
+            return token;
+          }),
+        };
+      case 'grant': {
+        const permissions = [...spec.permissions].sort();
+        return {
+          token: await mint(`grant:${spec.login}:${spec.subject}:${permissions.join(',')}`, () =>
+            tokens.issue({ loginType: spec.login, subjectId: subjects[spec.subject], permissions, expiresInSeconds: 3600 }),
+          ),
+        };
+      }
+    }
+  }
+
+  return {
+    system,
+    f,
+    dates: { expiredAt: new Date(MATRIX_NOW.getTime() - 3_600_000), now: MATRIX_NOW },
+    ids,
+    credential,
+    freshComment: (on, author) =>
+      g.comment(on === 'busyPost' ? ids.busyPost : f.media.roasterPost, author === 'fanTwo' ? f.accounts.fanTwo : author === 'roaster' ? ids.roaster : ids.bluebottle, {
+        text: WORLD_TEXTS.fresh,
+        timestamp: at,
+      }),
+    freshContainer,
+    async commentState(id) {
+      const row = await db.selectFrom('social.comment').select(['hidden', 'deleted_at']).where('id', '=', id).executeTakeFirst();
+      return { hidden: row?.hidden ?? false, exists: row !== undefined && row.deleted_at === null };
+    },
+  };
+}

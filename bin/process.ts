@@ -23,6 +23,24 @@ export function prepareProcess(name: string): { config: Config; logger: Logger }
 }
 
 /**
+ * The last net under every request: an error that escapes all of a request's own handling (an 'error' event nobody
+ * listens to, a rejected promise nobody awaits) is logged at error level — with the id of the request being served, by
+ * the logger's mixin — and the process goes on serving. Each door answers its own failures in its own format first
+ * (Express 5 catches rejected handlers, every stream a request opens has an error listener, gRPC handlers map every
+ * thrown error); what reaches this point is a bug, and ending the process for it would fail every other request in
+ * flight and hand any client a way to take the service down. Only the servers' entrypoints install it: command-line tools
+ * should fail, and tests let the runner see such errors as failures.
+ */
+export function keepServingOnEscapedErrors(logger: Logger): void {
+  process.on('uncaughtException', (error, origin) => {
+    logger.error({ err: error, origin }, 'an error escaped its request; the process keeps serving');
+  });
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason }, 'a rejected promise escaped its request; the process keeps serving');
+  });
+}
+
+/**
  * On SIGTERM or SIGINT: runs `close` once (listeners stop accepting and drain, then pools close), then exits 0 (1 if
  * closing failed). A second signal, or `deadlineMs` passing, exits at once with 1: an orchestrator that has waited long
  * enough should not have to send SIGKILL.

@@ -4,11 +4,13 @@ import { createTokenService, type TokenService } from '../lib/auth.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../lib/database.ts';
 import { createSubgraphErrorFormatter } from '../lib/graphql-errors.ts';
-import { listen, type RunningHttpServer } from '../lib/http-server.ts';
+import { graphqlClientErrorFormat, type ClientErrorFormat } from '../lib/http-client-errors.ts';
+import { listen, type ListenOptions, type RunningHttpServer } from '../lib/http-server.ts';
 import type { Logger } from '../lib/logger.ts';
 import { httpAnswers, type Readiness } from '../lib/telemetry/readiness.ts';
 import { createTelemetry, type Telemetry } from '../lib/telemetry/telemetry.ts';
-import { createRestAdapter } from '../rest-adapter/create-rest-adapter.ts';
+import { createRestAdapter, restClientErrorFormat } from '../rest-adapter/create-rest-adapter.ts';
+import { rpcStatus } from '../rest-adapter/google-rpc-status.ts';
 import { createSocialRateLimiter } from '../rest-adapter/social/social-rate-limiter.ts';
 import { createHttpExecutor, createInProcessExecutor, type GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
 import { readSupergraph } from '../schema/supergraph-config.ts';
@@ -159,8 +161,16 @@ async function openMedia(
   };
 }
 
-function listenOptions(config: Config, port: number) {
-  return { port, host: config.host, publicHost: config.publicHost, shutdownGraceMs: config.telemetry.shutdownGraceMs };
+/** A listener's address, timeouts, and the format of its answers to requests Node's parser refuses. */
+function listenOptions(config: Config, port: number, clientErrorFormat: ClientErrorFormat): ListenOptions {
+  return {
+    port,
+    host: config.host,
+    publicHost: config.publicHost,
+    shutdownGraceMs: config.telemetry.shutdownGraceMs,
+    timeouts: config.http,
+    clientErrorFormat,
+  };
 }
 
 /**
@@ -228,7 +238,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     });
     lifecycle.resource(() => gateway.stop());
     addSupergraphCheck(telemetry, gateway);
-    const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port));
+    const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));
     lifecycle.listener(() => gatewayHttp.close());
 
     const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo), telemetry, lifecycle, options);
@@ -274,19 +284,20 @@ async function startRest(
     media: { maxBytes: config.media.maxBytes, base64BodyBytes: config.media.base64BodyBytes },
     telemetry,
     apiDocs: config.rest.apiDocs,
+    fields: config.rest.fields,
   };
   // Each listener's API documents name the other host too, known once it listens (ports may be 0).
-  let parentUrl: string | undefined;
+  const sibling: { parentUrl?: string } = {};
   const own = await listen(
-    createRestAdapter({ ...common, socialHost: 'own', siblingUrl: () => parentUrl }),
-    listenOptions(config, config.rest.port),
+    createRestAdapter({ ...common, socialHost: 'own', siblingUrl: () => sibling.parentUrl }),
+    listenOptions(config, config.rest.port, restClientErrorFormat('own')),
   );
   lifecycle.listener(() => own.close());
   const parent = await listen(
     createRestAdapter({ ...common, socialHost: 'parent', siblingUrl: () => own.url }),
-    listenOptions(config, config.social.parentPort),
+    listenOptions(config, config.social.parentPort, restClientErrorFormat('parent')),
   );
-  parentUrl = parent.url;
+  sibling.parentUrl = parent.url;
   lifecycle.listener(() => parent.close());
   return { own, parent };
 }
@@ -327,9 +338,9 @@ export async function startSubgraphProcess(
     );
     media?.startSweeper(built);
     const subgraph = built[name]!;
-    const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry });
+    const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry, logger });
     lifecycle.resource(() => server.stop());
-    const http = await listen(server.httpServer, listenOptions(config, config.subgraph.port ?? 4001));
+    const http = await listen(server.httpServer, listenOptions(config, config.subgraph.port ?? 4001, graphqlClientErrorFormat));
     lifecycle.listener(() => http.close());
     const users = name === 'users' && config.subgraph.usersServesGrpc ? (subgraph as UsersSubgraph) : undefined;
     const grpcAddress = users ? await startGrpc(config, users.service, tokens, logger, telemetry, lifecycle) : undefined;
@@ -360,7 +371,11 @@ export async function startGrpcProcess(config: Config, logger: Logger): Promise<
     app.disable('x-powered-by');
     app.use(telemetry.http('grpc-status'));
     app.use(telemetry.routes());
-    const status = await listen(app, listenOptions(config, config.grpc.statusPort));
+    // The probes are all it serves: anything else is a 404 in the shape of the other answers (google.rpc.Status).
+    app.use((req: express.Request, res: express.Response) => {
+      res.status(404).json(rpcStatus('NOT_FOUND', `no route for ${req.method} ${req.path}: this listener serves /health, /ready and /metrics`));
+    });
+    const status = await listen(app, listenOptions(config, config.grpc.statusPort, ({ message }) => rpcStatus('INVALID_ARGUMENT', message)));
     lifecycle.listener(() => status.close());
     return runningSystem(config, tokens, telemetry, lifecycle, {
       database,
@@ -398,7 +413,7 @@ export async function startGatewayProcess(config: Config, logger: Logger): Promi
         telemetry.readiness.add(`subgraph:${name}`, httpAnswers(new URL('/health', url).toString()));
       }
     }
-    const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port));
+    const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));
     lifecycle.listener(() => gatewayHttp.close());
     let executor: GraphQLExecutor;
     if (config.rest.gatewayUrl) {

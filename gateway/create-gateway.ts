@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
@@ -10,6 +10,8 @@ import {
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
+import { graphqlClientErrorFormat } from '../lib/http-client-errors.ts';
+import { createHttpServer } from '../lib/http-server.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
 import { createCors } from '../lib/cors.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -19,6 +21,7 @@ import { uploadMiddleware } from '../lib/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createGraphqlHardening } from '../lib/graphql-hardening.ts';
+import { graphqlHttpFallbacks } from '../lib/graphql-http-fallbacks.ts';
 import { exactInt64LiteralsRule } from './exact-int64-literals.ts';
 import { createGraphiqlRoutes, GRAPHIQL_PATH } from './graphiql.routes.ts';
 import { createLandingPagePlugin } from './landing-page.plugin.ts';
@@ -55,6 +58,10 @@ export interface GatewayServer {
  */
 export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   const { config, logger } = deps;
+  // @apollo/gateway reports usage to Apollo (and probes cloud metadata endpoints for it) unless this variable says no
+  // when it is constructed. The entrypoints set it; setting it here too means no embedder of the gateway (a test, the
+  // bench, a script) can forget it: nothing leaves the machine.
+  process.env.APOLLO_TELEMETRY_DISABLED = '1';
   const gateway = new ApolloGateway({
     supergraphSdl: deps.supergraphSdl,
     logger,
@@ -73,7 +80,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
 
   const app = express();
   app.disable('x-powered-by');
-  const httpServer = createServer(app);
+  const httpServer = createHttpServer(app, graphqlClientErrorFormat);
   // Operation limits, the persisted-operations safelist, suggestions hidden in production (lib/graphql-hardening.ts).
   const hardening = createGraphqlHardening(config.graphql, 'gateway');
   if (hardening.persistedOperations) {
@@ -102,7 +109,8 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: hardening.hideSchemaDetailsFromClientErrors,
-    validationRules: [exactInt64LiteralsRule],
+    validationRules: [exactInt64LiteralsRule, ...hardening.validationRules],
+    formatError: hardening.formatError,
     plugins,
   });
   await apollo.start();
@@ -129,21 +137,8 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     }),
   );
 
-  // Body-parser failures answer in GraphQL's own shape instead of Express's HTML page.
-  app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const type = (error as { type?: string }).type;
-    const tooLarge = type === 'entity.too.large';
-    if (!tooLarge && type !== 'entity.parse.failed' && type !== 'encoding.unsupported' && type !== 'charset.unsupported') {
-      logger.error({ err: error }, 'unexpected gateway HTTP error');
-    }
-    const status = tooLarge ? 413 : type ? 400 : 500;
-    const message = tooLarge
-      ? `request body exceeds the limit of ${config.gateway.bodyLimitBytes} bytes`
-      : type
-        ? `malformed request body: ${(error as Error).message}`
-        : 'internal error';
-    res.status(status).json({ errors: [{ message, extensions: { code: status === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' } }] });
-  });
+  // Unknown paths and body-parser failures answer in GraphQL's own shape instead of Express's HTML page.
+  app.use(...graphqlHttpFallbacks({ bodyLimitBytes: config.gateway.bodyLimitBytes, logger }));
 
   return {
     apollo,

@@ -72,6 +72,14 @@ export class PropagatingRemoteDataSource extends RemoteGraphQLDataSource<Gateway
     try {
       reply = await postMultipartOperation(this.url, request, uploads, headers);
     } catch (error) {
+      // A file the client never sent whole (a part missing from the body, a body cut short) fails the relay too: that is
+      // the request's fault, not the subgraph's.
+      const broken = await brokenUpload(uploads);
+      if (broken) {
+        throw new GraphQLError(`the file of variable "${broken.path.join('.')}" was not received whole: ${broken.reason}`, {
+          extensions: { code: 'BAD_USER_INPUT' },
+        });
+      }
       throw new GraphQLError(`the subgraph at ${this.url} could not be reached: ${(error as Error).message}`, {
         extensions: { code: 'SUBGRAPH_UNREACHABLE' },
         originalError: error as Error,
@@ -88,6 +96,20 @@ export class PropagatingRemoteDataSource extends RemoteGraphQLDataSource<Gateway
       },
     });
   }
+}
+
+/** The first upload whose file failed on the client's side (never arrived, or arrived cut short), and why. */
+async function brokenUpload(uploads: readonly FoundUpload[]): Promise<{ path: (string | number)[]; reason: string } | undefined> {
+  for (const { path, upload } of uploads) {
+    try {
+      const file = await upload.promise;
+      const failure = file.capacitor.errored;
+      if (failure) return { path, reason: failure.message };
+    } catch (error) {
+      return { path, reason: (error as Error).message };
+    }
+  }
+  return undefined;
 }
 
 /** What a subgraph must see of the caller's request. */

@@ -1,4 +1,5 @@
 import type { OperationLimits } from './graphql-operation-limits.ts';
+import type { HttpTimeouts } from './http-server.ts';
 
 /**
  * Configuration, read once from the environment, validated, frozen and passed down. Nothing below an entrypoint reads
@@ -19,6 +20,13 @@ export interface DatabaseConfig {
   poolMax: number;
   /** How long a request waits for a PostgreSQL connection before failing (503) when the database is down. */
   connectTimeoutMs: number;
+  /**
+   * The longest one SQL statement may run on PostgreSQL before the server cancels it (statement_timeout); the request
+   * fails with the area's 503-class error. Every statement of the system is bounded by the services' own limits and is
+   * fast; this is the bound for a database under load or a plan gone wrong. (PGlite runs in this process and has no
+   * timer to cancel a statement with.)
+   */
+  statementTimeoutMs: number;
 }
 
 export interface JwtConfig {
@@ -45,6 +53,8 @@ export interface Config {
   publicHost: string;
   /** Browser origins allowed to call the GraphQL and REST endpoints (CORS); `*` allows any; empty sends no CORS headers. */
   corsOrigins: readonly string[];
+  /** How long a client may take over a request, on every HTTP listener (lib/http-server.ts). */
+  http: HttpTimeouts;
   gateway: {
     port: number;
     /** `embedded`: subgraphs run in the gateway's process; `distributed`: reached over HTTP at `subgraphUrls`. */
@@ -75,6 +85,8 @@ export interface Config {
     /** When set, the adapter sends its operations to this gateway over HTTP instead of in-process. */
     gatewayUrl: string | undefined;
     bodyLimitBytes: number;
+    /** Bounds of one `fields=` expansion on the Graph paths (rest-adapter/social/field-expansion-budget.ts). */
+    fields: { maxObjects: number; maxEdges: number; timeoutMs: number };
     /**
      * Serve the API documents (Swagger 2.0 of Area A, OpenAPI 3 of every path) and Swagger UI. On in production too by
      * default: they describe the public API, hold no secrets, and load nothing from outside the server.
@@ -324,6 +336,11 @@ export function loadConfig(env: Env = process.env): Config {
     host: text(env, 'HOST', '127.0.0.1'),
     publicHost: text(env, 'PUBLIC_HOST', 'localhost'),
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS'),
+    http: {
+      headersMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1_000, 600_000),
+      requestMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+      socketIdleMs: integer(env, 'HTTP_SOCKET_IDLE_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    },
     gateway: {
       port: integer(env, 'GATEWAY_PORT', 4000, 0, PORT_MAX),
       mode,
@@ -350,6 +367,11 @@ export function loadConfig(env: Env = process.env): Config {
       port: integer(env, 'REST_PORT', 8080, 0, PORT_MAX),
       gatewayUrl: httpUrl(env, 'GATEWAY_URL'),
       bodyLimitBytes: integer(env, 'REST_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+      fields: {
+        maxObjects: integer(env, 'REST_FIELDS_MAX_OBJECTS', 50_000, 1, 10_000_000),
+        maxEdges: integer(env, 'REST_FIELDS_MAX_EDGES', 64, 1, 10_000),
+        timeoutMs: integer(env, 'REST_FIELDS_TIMEOUT_MS', 10_000, 100, 600_000),
+      },
       apiDocs: boolean(env, 'REST_API_DOCS', true),
     },
     grpc: {
@@ -371,6 +393,7 @@ export function loadConfig(env: Env = process.env): Config {
       pgliteDir,
       poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
       connectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 100, 120_000),
+      statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     },
     jwt: {
       algorithm,

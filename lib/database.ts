@@ -4,15 +4,18 @@ import { Kysely, Migrator, PostgresDialect, sql, type LogEvent, type Migration, 
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { DatabaseConfig } from './config.ts';
+import { withStatementGuard } from './database-statement-guard.ts';
 
 /**
  * One database connection for the process. Each subgraph narrows it to its own tables with `db.withTables<…>()` and owns a
  * PostgreSQL schema of its own, so the subgraphs can later move to separate databases without touching their SQL.
  */
+/** The table map of the process's connection: empty on purpose, each subgraph adds its own tables with withTables. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- kysely's own idiom for "no tables yet"
+export type NoTables = {};
+
 export interface DatabaseHandle {
-  // The empty table map is deliberate: subgraphs add their own tables with withTables.
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  db: Kysely<{}>;
+  db: Kysely<NoTables>;
   kind: 'pglite' | 'postgres';
   /** Cheap round trip, for readiness checks. */
   ping(): Promise<void>;
@@ -53,7 +56,13 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
     // pg already returns int8 as strings; timestamps as Date.
     // A bounded wait for a connection: with the database down or unreachable, requests fail fast (503) instead of
     // queueing until the client gives up; the pool reconnects by itself once the database is back.
-    const pool = new pg.Pool({ connectionString: config.url, max: config.poolMax, connectionTimeoutMillis: config.connectTimeoutMs });
+    const pool = new pg.Pool({
+      connectionString: config.url,
+      max: config.poolMax,
+      connectionTimeoutMillis: config.connectTimeoutMs,
+      // The server cancels a statement past this (SQLSTATE 57014), and the connection stays usable for the next one.
+      statement_timeout: config.statementTimeoutMs,
+    });
     // A client losing its connection (database restart) must not crash the process: the pool reports idle clients'
     // errors here, and a checked-out client between two statements (inside a transaction) emits its own 'error', which
     // with no listener would be an uncaught exception. The statement under way fails on its own, and the pool drops the
@@ -62,7 +71,7 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
     });
-    const db = new Kysely<{}>({ dialect: new PostgresDialect({ pool }), log });
+    const db = new Kysely<NoTables>({ dialect: withStatementGuard(new PostgresDialect({ pool })), log });
     return {
       db,
       kind: 'postgres',
@@ -82,7 +91,7 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
     parsers: { [types.INT8]: (value: string) => value },
   });
   await pglite.waitReady;
-  const db = new Kysely<{}>({ dialect: new PGliteDialect(pglite), log });
+  const db = new Kysely<NoTables>({ dialect: withStatementGuard(new PGliteDialect(pglite)), log });
   return {
     db,
     kind: 'pglite',
@@ -140,7 +149,7 @@ export interface SubgraphMigrations {
 }
 
 /** Applies pending migrations of each subgraph; throws with the failing migration's name. */
-export async function migrateToLatest(db: Kysely<{}>, sets: readonly SubgraphMigrations[]): Promise<string[]> {
+export async function migrateToLatest(db: Kysely<NoTables>, sets: readonly SubgraphMigrations[]): Promise<string[]> {
   const applied: string[] = [];
   for (const set of sets) {
     const provider: MigrationProvider = { getMigrations: async () => set.migrations };

@@ -55,6 +55,10 @@ export abstract class AppError extends Error {
   }
 }
 
+/** Violations an InvalidArgumentError's message lists by name, and that it keeps in all. */
+const MESSAGE_VIOLATIONS = 10;
+const MAX_VIOLATIONS = 100;
+
 export class InvalidArgumentError extends AppError {
   readonly code = 'INVALID_ARGUMENT';
   readonly violations: readonly FieldViolation[];
@@ -62,13 +66,20 @@ export class InvalidArgumentError extends AppError {
   /** @param message the whole-request summary; `violations` list every broken rule, field by field. */
   constructor(message: string, violations: FieldViolation[] = [], details: Record<string, unknown> = {}) {
     super(message, details);
-    this.violations = violations;
+    // A request can break a rule thousands of times over (a body of 10 000 unknown fields); the reply lists the first
+    // MAX_VIOLATIONS and says how many more, so that it stays small whatever the request was.
+    this.violations =
+      violations.length <= MAX_VIOLATIONS
+        ? violations
+        : [...violations.slice(0, MAX_VIOLATIONS), { field: '', description: `${violations.length - MAX_VIOLATIONS} more violation(s) not listed` }];
   }
 
   /** Builds the error from violations, with a message that lists them all. */
   static fromViolations(subject: string, violations: FieldViolation[]): InvalidArgumentError {
-    const summary = violations.map((v) => `${v.field}: ${v.description}`).join('; ');
-    return new InvalidArgumentError(`invalid ${subject}: ${summary}`, violations);
+    // The message names the first few; every violation stays in `violations` (transports bound what they send).
+    const shown = violations.slice(0, MESSAGE_VIOLATIONS).map((v) => `${v.field}: ${v.description}`);
+    if (violations.length > MESSAGE_VIOLATIONS) shown.push(`and ${violations.length - MESSAGE_VIOLATIONS} more`);
+    return new InvalidArgumentError(`invalid ${subject}: ${shown.join('; ')}`, violations);
   }
 }
 
@@ -125,11 +136,30 @@ function isConnectionFailure(error: unknown): boolean {
 }
 
 /**
+ * True for a database error caused by a value the statement carried rather than by the statement or the database:
+ * SQLSTATE class 22 (data exception: text that is not a number, a number out of its column's range, a string too long)
+ * and class 54 (program limit exceeded: a statement too large or too complex). Services check their input before it gets
+ * this far; this is the net under a check that was missed, so that a client's bad value is never an internal error.
+ */
+function isValueRejection(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^(22|54)[0-9A-Z]{3}$/.test(code);
+}
+
+/**
  * Any thrown value as a member of the vocabulary: AppErrors as they are, a lost database as UNAVAILABLE (the caller may
- * retry), everything else as INTERNAL. Transports call this once, in their one mapping function.
+ * retry), a value the database refused as INVALID_ARGUMENT, everything else as INTERNAL. Transports call this once, in
+ * their one mapping function.
  */
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
   if (isConnectionFailure(error)) return new UnavailableError('the database is unavailable; retry shortly', {}, { cause: error });
+  if ((error as { code?: unknown } | null)?.code === '57014') {
+    return new UnavailableError('the database took too long to answer; retry shortly', {}, { cause: error });
+  }
+  if (isValueRejection(error)) {
+    return new InvalidArgumentError('a value in the request is malformed or out of range for its field');
+  }
   return new InternalError(MASKED_INTERNAL_MESSAGE, {}, { cause: error });
 }

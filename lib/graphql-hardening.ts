@@ -1,8 +1,10 @@
 import type { ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLFormattedError, ValidationRule } from 'graphql';
 import type { RequestHandler } from 'express';
 import { loadPersistedOperations, persistedOperationsMiddleware, type PersistedOperations } from './graphql-persisted-operations.ts';
 import type { Config } from './config.ts';
 import { operationLimitsPlugin, tokenLimitMiddleware } from './graphql-operation-limits.ts';
+import { knownOperationTypesRule, labelClientErrors, operationResolutionPlugin } from './graphql-request-errors.ts';
 import { suggestionMaskingPlugin } from './graphql-suggestion-masking.ts';
 import { createTrustedCallerCheck, trustedOperation, trustedRequest } from './trusted-caller.ts';
 
@@ -14,7 +16,8 @@ import { createTrustedCallerCheck, trustedOperation, trustedRequest } from './tr
  * - A subgraph server gets the limits only when GRAPHQL_TRUSTED_CALLER_SECRET is set: its legitimate caller is the
  *   gateway, whose query-plan fetches mirror operations that passed the gateway's limits — or trusted ones, deeper than
  *   any limit — and only the secret (which the gateway sends) tells that caller apart from someone calling directly.
- * Both hide "Did you mean …?" suggestions when GRAPHQL_FIELD_SUGGESTIONS is off (production).
+ * Both hide "Did you mean …?" suggestions when GRAPHQL_FIELD_SUGGESTIONS is off (production), and both answer a client's
+ * request-level mistakes with HTTP 400 (lib/graphql-request-errors.ts).
  */
 export interface GraphqlHardening {
   plugins: ApolloServerPlugin<object>[];
@@ -22,6 +25,10 @@ export interface GraphqlHardening {
   middleware: RequestHandler[];
   /** Apollo Server's own switch for suggestions in validation errors. */
   hideSchemaDetailsFromClientErrors: boolean;
+  /** Validation rules beyond graphql-js's. */
+  validationRules: ValidationRule[];
+  /** Apollo Server's formatError, after the server's own formatter (if any). */
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   /** The safelist in force (gateway only). */
   persistedOperations: PersistedOperations | undefined;
 }
@@ -34,7 +41,7 @@ export function createGraphqlHardening(config: Config['graphql'], role: 'gateway
   const check = createTrustedCallerCheck(config.trustedCallerSecret);
   const limited = role === 'gateway' || config.trustedCallerSecret !== undefined;
   const persisted = role === 'gateway' ? loadPersistedOperations(config.persistedOperations) : undefined;
-  const plugins: ApolloServerPlugin<object>[] = [];
+  const plugins: ApolloServerPlugin<object>[] = [operationResolutionPlugin()];
   const middleware: RequestHandler[] = [];
   // The safelist goes first: it turns listed ids into text, and refuses unlisted operations before anything reads them.
   if (persisted) middleware.push(persistedOperationsMiddleware(persisted, trustedRequest(check)));
@@ -43,5 +50,12 @@ export function createGraphqlHardening(config: Config['graphql'], role: 'gateway
     plugins.push(operationLimitsPlugin(config.limits, trustedOperation(check)));
   }
   if (!config.fieldSuggestions) plugins.push(suggestionMaskingPlugin());
-  return { plugins, middleware, hideSchemaDetailsFromClientErrors: !config.fieldSuggestions, persistedOperations: persisted };
+  return {
+    plugins,
+    middleware,
+    hideSchemaDetailsFromClientErrors: !config.fieldSuggestions,
+    validationRules: [knownOperationTypesRule],
+    formatError: labelClientErrors,
+    persistedOperations: persisted,
+  };
 }

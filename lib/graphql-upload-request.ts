@@ -36,6 +36,15 @@ export class UploadRequestError extends Error {
 
 const SPEC = 'https://github.com/jaydenseric/graphql-multipart-request-spec';
 
+/**
+ * Reads a part nobody wants to its end and throws it away. The error listener is the point: busboy fails a part whose
+ * body ends early ("Part terminated early"), and an 'error' event with no listener would end the whole process.
+ */
+export function discard(stream: Readable): void {
+  stream.on('error', () => undefined);
+  stream.resume();
+}
+
 /** Sets `value` at a dotted path (`variables.media`, `0.variables.files.1`) where the operations hold null. */
 function setAtPath(root: unknown, path: string, value: Upload): boolean {
   const keys = path.split('.');
@@ -64,7 +73,7 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
     try {
       parser = new Busboy({
         headers: request.headers as BusboyHeaders,
-        limits: { fieldSize: options.maxFieldSize, fields: 2, fileSize: options.maxFileSize, files: options.maxFiles },
+        limits: { fieldSize: options.maxFieldSize, fields: 2, fileSize: options.maxFileSize, files: options.maxFiles, parts: 2 + options.maxFiles },
       });
     } catch (error) {
       request.resume();
@@ -129,7 +138,7 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
     parser.on('file', (fieldName: string, stream: Readable, filename: string | undefined, encoding: string, mimetype: string) => {
       const upload = map?.get(fieldName);
       if (!map || !upload || upload.file || exitError) {
-        stream.resume();
+        discard(stream);
         if (!map) malformed('Disordered multipart fields; files should follow ‘map’');
         return;
       }
@@ -140,9 +149,10 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
         stream.resume();
       });
       stream.on('error', (error: Error) => {
-        fileError = error;
+        // The part was cut short or malformed (busboy's own words): the client's fault, whoever reads the copy next.
+        fileError = new UploadRequestError(400, `The file ‘${fieldName}’ did not arrive whole: ${error.message}`);
         stream.unpipe();
-        capacitor.destroy(error);
+        capacitor.destroy(fileError);
       });
       const file: FileUpload = {
         fieldName,
@@ -151,7 +161,8 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
         encoding,
         capacitor,
         createReadStream(readOptions) {
-          const error = fileError ?? (released ? exitError : undefined);
+          // A copy failed by the request's end (a second file past the limit, the client gone) reads as that failure.
+          const error = fileError ?? (released || capacitor.destroyed ? (exitError ?? new UploadRequestError(400, 'File missing in the request.')) : undefined);
           if (error) throw error;
           return capacitor.createReadStream(readOptions);
         },
@@ -162,6 +173,9 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
     });
 
     parser.once('filesLimit', () => exit(new UploadRequestError(413, `${options.maxFiles} max file uploads exceeded.`)));
+    // Past these busboy parses nothing more; without an answer here the request would stall until it timed out.
+    parser.once('fieldsLimit', () => malformed('Too many multipart fields; only ‘operations’ and ‘map’ come before the files'));
+    parser.once('partsLimit', () => malformed('Too many multipart parts'));
     parser.once('finish', () => {
       request.unpipe(parser);
       request.resume();

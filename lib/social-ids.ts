@@ -53,6 +53,15 @@ export function isSocialId(id: string, kind: SocialKind): boolean {
   return kindOfSocialId(id) === kind;
 }
 
+/**
+ * The ids of `ids` that are well formed for `kind`, for batch loaders: what a caller sent (an entity reference, an
+ * argument) may be any text — `"1e3"`, 2^64, an id of another kind — and such an id names nothing, so it must not reach a
+ * bigint column, where it would fail the whole batch's statement instead of being "not found".
+ */
+export function wellFormedIds(ids: readonly string[], kind: SocialKind): string[] {
+  return ids.filter((id) => isSocialId(id, kind));
+}
+
 /** SQL default expression for an id column of `kind`, drawing from `sequence` (schema-qualified). */
 export function socialIdDefault(kind: SocialKind, sequence: string): string {
   return `(${ID_BASE} + nextval('${sequence}') * ${KIND_SLOTS} + ${SOCIAL_KINDS[kind]})`;

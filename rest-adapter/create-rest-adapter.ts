@@ -3,7 +3,10 @@ import { createCors } from '../lib/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import type { GraphQLExecutor } from './graphql-executor.ts';
-import { sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
+import type { ClientErrorFormat } from '../lib/http-client-errors.ts';
+import { rpcStatus, sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
+import { GRAPH_ERRORS } from './graph-errors.ts';
+import { standardError } from './media/media-error-mapper.ts';
 import type { SocialHost } from '../subgraphs/social-store/social-access.ts';
 import type { SocialRateLimiter } from './social/social-rate-limiter.ts';
 import { createApiDocsRoutes } from './docs/api-docs.routes.ts';
@@ -34,6 +37,8 @@ export interface RestAdapterDeps {
   apiDocs?: boolean;
   /** Base URL of the other listener (own-login ↔ parent-platform) once it listens, for the documents' servers. */
   siblingUrl?: () => string | undefined;
+  /** Bounds of one `fields=` expansion on the Graph paths (REST_FIELDS_*). */
+  fields?: { maxObjects: number; maxEdges: number; timeoutMs: number };
 }
 
 /** Paths of Area A and the methods each answers, for 405 replies with an Allow header. */
@@ -42,6 +47,39 @@ const AREA_A_PATHS: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/api\/v1\/userExample\/?$/, methods: ['POST'] },
   { pattern: /^\/api\/v1\/userExample\/[^/]+\/?$/, methods: ['GET', 'PUT', 'DELETE'] },
 ];
+
+/** The API documents and Swagger UI (rest-adapter/docs/): GET only. */
+const API_DOCS_PATH = /^\/(apis\/|openapi\.json$)/;
+
+/** A request no route served: 405 with Allow on a known path, 404 otherwise (google.rpc.Status). */
+function unmatched(req: Request, res: Response): void {
+  const known =
+    AREA_A_PATHS.find((path) => path.pattern.test(req.path)) ??
+    (req.method === 'OPTIONS' && API_DOCS_PATH.test(req.path) ? { methods: ['GET', 'HEAD'] } : undefined);
+  if (known) {
+    res.setHeader('Allow', known.methods.join(', '));
+    res.status(405).json({ code: 12, message: `method ${req.method} not allowed on ${req.path}`, details: [] });
+    return;
+  }
+  sendRpcStatus(res, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
+}
+
+/**
+ * The body of what Node answers before any route (oversized headers, bad framing, too slow, CONNECT, a missing Host:
+ * lib/http-client-errors.ts) on a REST listener, in the format of the area the path names — as the listener's own routes
+ * would answer that path: the upload's under /1.1/ (on the own-login host, the one that serves it), google.rpc.Status
+ * under /api/, for paths no area serves, and when the path did not arrive; the Graph envelope for everything else.
+ */
+export function restClientErrorFormat(socialHost: SocialHost): ClientErrorFormat {
+  return ({ status, message, path }) => {
+    if (socialHost === 'own' && path?.startsWith('/1.1/')) return standardError(status === 431 || status === 413 ? 324 : 44, message);
+    if (path === undefined || /^\/(api|1\.1)(\/|$)/.test(path)) {
+      // A method no route serves (CONNECT) is grpc-gateway's routing answer: 405 with UNIMPLEMENTED, as unmatched() sends it.
+      return status === 405 ? { code: 12, message, details: [] } : rpcStatus('INVALID_ARGUMENT', message);
+    }
+    return GRAPH_ERRORS.invalidParameter('Invalid parameter', message).body;
+  };
+}
 
 /**
  * The REST adapter: the spec's HTTP paths, each turned into a GraphQL operation run through the gateway. One router per
@@ -55,6 +93,16 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
   app.use(deps.telemetry.http(`rest-${deps.socialHost}`));
   if (deps.corsOrigins.length > 0) app.use(createCors(deps.corsOrigins));
   app.use(deps.telemetry.routes());
+  // Express answers OPTIONS by itself on any path one of its routers serves (HTTP 200, the text "POST"). Area A and the
+  // API documents answer it as any other method they do not serve: 405 with Allow, in google.rpc.Status. (The social and
+  // upload paths handle every method in their own routers and formats; a CORS preflight was answered just above.)
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method === 'OPTIONS' && /^\/(api|apis|openapi\.json)(\/|$)/.test(req.path)) {
+      unmatched(req, res);
+      return;
+    }
+    next();
+  });
   if (deps.apiDocs) {
     app.use(
       createApiDocsRoutes({
@@ -80,19 +128,15 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
       bodyLimitBytes: deps.bodyLimitBytes,
       rateLimiter: deps.socialRateLimiter,
       metrics: deps.telemetry.metrics,
+      ...(deps.fields && {
+        expansionLimits: { maxObjects: deps.fields.maxObjects, maxEdges: deps.fields.maxEdges },
+        timeoutMs: deps.fields.timeoutMs,
+      }),
     }),
   );
 
   // Nothing matched: a known path with another method, or an unknown path.
-  app.use((req: Request, res: Response) => {
-    const known = AREA_A_PATHS.find((path) => path.pattern.test(req.path));
-    if (known) {
-      res.setHeader('Allow', known.methods.join(', '));
-      res.status(405).json({ code: 12, message: `method ${req.method} not allowed on ${req.path}`, details: [] });
-      return;
-    }
-    sendRpcStatus(res, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
-  });
+  app.use(unmatched);
 
   // Body-parser failures (size, encoding) and anything unexpected.
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -38,7 +38,7 @@ export function sendRpcStatus(res: Response, code: ErrorCode, message: string, v
     res.setHeader(
       'WWW-Authenticate',
       sentCredential
-        ? `Bearer realm="tributary", error="invalid_token", error_description="${message.replace(/["\\]/g, "'")}"`
+        ? `Bearer realm="tributary", error="invalid_token", error_description="${message.replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, "'")}"`
         : 'Bearer realm="tributary"',
     );
   }

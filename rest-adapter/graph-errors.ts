@@ -326,6 +326,19 @@ export function createGraphErrors(options: GraphErrorsOptions = {}) {
     publishingError: (code: number, subcode: number, message: string, userTitle: string, userMessage: string, transient = false) =>
       reply(code, message, { subcode, userTitle, userMessage, transient, status: 400 }),
 
+    /**
+     * 1: a request that asks for more than one reply may carry (a `fields=` expansion past the bounds of
+     * rest-adapter/social/field-expansion-budget.ts, or one that takes too long), in the platform's own words for it. The
+     * platform sends it with HTTP 500; here it is 400, because the request, not the server, is at fault and a client
+     * retrying it unchanged would fail again (Graph clients act on the code, not the status).
+     */
+    tooMuchData: (userMessage: string) =>
+      reply(GRAPH_ERROR_CODES.UNKNOWN, "Please reduce the amount of data you're asking for, then retry your request", {
+        transient: false,
+        userMessage,
+        status: 400,
+      }),
+
     /** 1: an internal failure (the real error is logged, never shown). */
     unknownError: () => reply(GRAPH_ERROR_CODES.UNKNOWN, 'An unknown error has occurred.', { transient: true }),
 

@@ -2,8 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { FieldViolation } from '../lib/errors.ts';
 import { parseUint64 } from '../lib/int64.ts';
 import type { Logger } from '../lib/logger.ts';
-import { GENDER_NAMES, GENDER_TYPES, type CreateUserExampleInput } from '../subgraphs/users/user-example.types.ts';
-import { isDefinedGender, MESSAGES, validateCreate } from '../subgraphs/users/user-example.validation.ts';
+import { GENDER_TYPES } from '../subgraphs/users/user-example.types.ts';
 import type { GraphQLExecutor } from './graphql-executor.ts';
 import { sendGraphqlError, sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
 import { decodeMessage, parseJsonBody, type Decoded, type MessageSpec } from './proto-json.ts';
@@ -75,8 +74,6 @@ const OPERATIONS = {
   delete: `mutation DeleteByID($id: UInt64!) { deleteUserExample(id: $id) { id } }`,
   list: `query List($params: ListParamsInput) { userExamples(params: $params) { total userExamples { ${RECORD_FIELDS} } } }`,
 } as const;
-
-const GENDER_BY_NAME_OR_NUMBER = (value: number): string | undefined => GENDER_NAMES[value];
 
 export interface UserExampleRoutesDeps {
   executor: GraphQLExecutor;
@@ -154,24 +151,18 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
   router.post('/api/v1/userExample', readBody, async (req, res) => {
     const body = decodeBody(req, res, CREATE_REQUEST);
     if (!body) return;
-    // Proto3: an absent field is its zero value, and the create rules then apply to it.
-    const input: CreateUserExampleInput = {
+    // Proto3: an absent field is its zero value, and the create rules then apply to it. The gender travels as its number
+    // (protojson takes a name or a number), so that one the enum does not define reaches the service, which reports it.
+    const input = {
       name: (body.name as string | undefined) ?? '',
       email: (body.email as string | undefined) ?? '',
       password: (body.password as string | undefined) ?? '',
       phone: (body.phone as string | undefined) ?? '',
       avatar: (body.avatar as string | undefined) ?? '',
       age: (body.age as number | undefined) ?? 0,
-      gender: (body.gender as number | undefined) ?? 0,
+      genderNumber: (body.gender as number | undefined) ?? 0,
     };
-    if (!isDefinedGender(input.gender)) {
-      // GraphQL's GenderType cannot carry an undefined enum number, so the service's own rules are applied here to
-      // report every violation together, with the same wording as on the other transports.
-      const violations = validateCreate(input);
-      sendRpcStatus(res, 'INVALID_ARGUMENT', `invalid CreateUserExampleRequest: ${summarise(violations)}`, violations);
-      return;
-    }
-    await run(req, res, 'create', { input: { ...input, gender: GENDER_BY_NAME_OR_NUMBER(input.gender) } }, (data) => ({
+    await run(req, res, 'create', { input }, (data) => ({
       id: (data.createUserExample as { id: string }).id,
     }));
   });
@@ -196,17 +187,9 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     if (id === undefined) return;
     const body = decodeBody(req, res, UPDATE_REQUEST);
     if (!body) return;
-    const { id: _ignoredBodyId, ...fields } = body;
-    if (fields.gender !== undefined) {
-      const name = GENDER_BY_NAME_OR_NUMBER(fields.gender as number);
-      if (!name) {
-        const violations = [{ field: 'gender', description: MESSAGES.genderUndefined }];
-        sendRpcStatus(res, 'INVALID_ARGUMENT', `invalid UpdateUserExampleByIDRequest: ${summarise(violations)}`, violations);
-        return;
-      }
-      fields.gender = name;
-    }
-    await run(req, res, 'update', { id, input: fields }, () => ({}));
+    const { id: _ignoredBodyId, gender, ...fields } = body;
+    // The gender by its number, as on create: the service refuses a number the enum does not define.
+    await run(req, res, 'update', { id, input: gender === undefined ? fields : { ...fields, genderNumber: gender } }, () => ({}));
   });
 
   router.delete('/api/v1/userExample/:id', async (req, res) => {

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import {
   ApolloServerPluginInlineTraceDisabled,
@@ -11,8 +11,12 @@ import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import type { GraphQLFormattedError } from 'graphql';
+import { graphqlClientErrorFormat } from '../lib/http-client-errors.ts';
+import { createHttpServer } from '../lib/http-server.ts';
 import type { Config } from '../lib/config.ts';
 import { createGraphqlHardening } from '../lib/graphql-hardening.ts';
+import { graphqlHttpFallbacks } from '../lib/graphql-http-fallbacks.ts';
+import type { Logger } from '../lib/logger.ts';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER } from '../lib/signed-request.ts';
 import { uploadMiddleware } from '../lib/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
@@ -33,11 +37,12 @@ export async function createSubgraphServer(
     formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
     /** The process's metrics, traces and probes (/health, /ready, /metrics are served beside /graphql). */
     telemetry: Telemetry;
+    logger: Logger;
   },
 ): Promise<SubgraphServer> {
   const app = express();
   app.disable('x-powered-by');
-  const httpServer = createServer(app);
+  const httpServer = createHttpServer(app, graphqlClientErrorFormat);
   // Suggestions hidden in production; operation limits on direct callers when the gateway has a secret to show.
   const hardening = createGraphqlHardening(deps.config.graphql, 'subgraph');
   const apollo = new ApolloServer<object>({
@@ -49,7 +54,8 @@ export async function createSubgraphServer(
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: hardening.hideSchemaDetailsFromClientErrors,
-    formatError: deps.formatError,
+    validationRules: hardening.validationRules,
+    formatError: (formatted, error) => hardening.formatError(deps.formatError(formatted, error), error),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: deps.config.telemetry.shutdownGraceMs }),
       ApolloServerPluginUsageReportingDisabled(),
@@ -88,5 +94,7 @@ export async function createSubgraphServer(
         }),
     }),
   );
+  // Unknown paths and body-parser failures answer in GraphQL's own shape instead of Express's HTML page.
+  app.use(...graphqlHttpFallbacks({ bodyLimitBytes: deps.config.gateway.bodyLimitBytes, logger: deps.logger }));
   return { apollo, httpServer, stop: () => apollo.stop() };
 }

@@ -1,6 +1,7 @@
 import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import express, { type Request, type Response, type Router } from 'express';
 import { Upload, WriteStream } from 'graphql-upload-ts';
+import { discard } from '../../lib/graphql-upload-request.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../../lib/signed-request.ts';
 import type { RateLimitState } from '../../subgraphs/media/media-errors.ts';
@@ -193,7 +194,7 @@ function readMultipart(req: Request, res: Response, deps: MediaRoutesDeps): Prom
         headers: req.headers as BusboyHeaders,
         defCharset: 'utf8',
         isPartAFile: (name, _contentType, filename) => name === 'media' || filename !== undefined,
-        limits: { fileSize: deps.maxBytes + 1, fieldSize: deps.base64BodyBytes, files: 10, fields: 100 },
+        limits: { fileSize: deps.maxBytes + 1, fieldSize: deps.base64BodyBytes, files: 10, fields: 100, parts: 110 },
       });
     } catch (error) {
       req.resume();
@@ -212,18 +213,33 @@ function readMultipart(req: Request, res: Response, deps: MediaRoutesDeps): Prom
     parser.on('file', (name, stream, filename, encoding, mimetype) => {
       if (name !== 'media' || file) {
         // Only one file matters; others are drained.
-        stream.resume();
+        discard(stream);
         return;
       }
       const capacitor = new WriteStream();
+      // A failed copy (the part cut short, the temporary file not writable) fails its readers' streams, where the upload
+      // is answered; the copy's own 'error' event needs a listener, or it would end the process.
+      capacitor.on('error', () => undefined);
       file = { capacitor, filename: filename ?? '', mimetype, encoding };
       // The temporary copy goes when the reply has gone or the client has, even if that happens before the body is read.
       if (res.closed) capacitor.release();
       else res.once('close', () => capacitor.release());
       stream.pipe(capacitor);
-      stream.on('error', (error) => capacitor.destroy(error));
+      // A part cut short or malformed is the client's fault: the service answers it as a broken upload (a 4xx), never
+      // as an internal error.
+      stream.on('error', (error: Error) => capacitor.destroy(Object.assign(new Error(`the media part did not arrive whole: ${error.message}`), { status: 400 })));
     });
-    parser.on('finish', () => resolve({ fields, file }));
+    parser.on('finish', () => {
+      // The closing delimiter may come before the body ends (a body of `--b--` and then more): what follows is read and
+      // thrown away, so that the reply is not left waiting behind an unread body on a kept-alive connection.
+      req.unpipe(parser);
+      req.resume();
+      resolve({ fields, file });
+    });
+    // Past busboy's limits nothing more is parsed; the request is answered at once instead of stalling on the rest.
+    parser.on('fieldsLimit', () => fail(new BodyError('the request has more than 100 parameters')));
+    parser.on('partsLimit', () => fail(new BodyError('the request has too many parts')));
+    parser.on('filesLimit', () => fail(new BodyError('the request has more than 10 files')));
     parser.on('error', (error: unknown) => fail(new BodyError(`the request body is not valid multipart/form-data: ${(error as Error).message}`)));
     let failed = false;
     function fail(error: Error) {

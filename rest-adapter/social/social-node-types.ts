@@ -35,6 +35,8 @@ export interface EdgeField {
   timeWindow?: boolean;
   /** Paging carries cursors but no next/previous links (§3.2: tags). */
   cursorsOnly?: boolean;
+  /** The largest page the edge serves, when below DEFAULT_PAGE_MAX (field-expansion-budget.ts counts with it). */
+  maxLimit?: number;
   /** Further modifiers the edge takes, by name: the GraphQL argument and its type (`authorized_adaccounts.business(x)`). */
   arguments?: Readonly<Record<string, { argument: string; type: 'String' | 'ID' }>>;
 }
@@ -84,7 +86,7 @@ export const COMMENT_NODE: NodeType = {
     like_count: scalar('likeCount'),
     media: { kind: 'node', graphql: 'media', type: () => MEDIA_NODE },
     parent_id: scalar('parentId'),
-    replies: { kind: 'edge', graphql: 'replies', type: () => COMMENT_NODE },
+    replies: { kind: 'edge', graphql: 'replies', type: () => COMMENT_NODE, maxLimit: 50 },
     user: { kind: 'object', graphql: 'user', selection: '{ id }' },
     username: scalar('username'),
     legacy_social_comment_id: scalar('legacySocialCommentId'),
@@ -108,7 +110,7 @@ export const MEDIA_NODE: NodeType = {
     owner: { kind: 'node', graphql: 'owner', type: () => ACCOUNT_NODE },
     username: scalar('username'),
     children: { kind: 'edge', graphql: 'children', type: () => MEDIA_NODE },
-    comments: { kind: 'edge', graphql: 'comments', type: () => COMMENT_NODE },
+    comments: { kind: 'edge', graphql: 'comments', type: () => COMMENT_NODE, maxLimit: 50 },
     comments_count: scalar('commentsCount'),
   },
 };

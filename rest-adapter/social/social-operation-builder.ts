@@ -1,5 +1,8 @@
 import type { FieldModifier, FieldSelection } from '../graph-fields.ts';
-import { GRAPH_ERRORS, type GraphErrorReply } from '../graph-errors.ts';
+import { ownValue } from '../../lib/own-value.ts';
+import { GRAPH_ERRORS } from '../graph-errors.ts';
+import { DEFAULT_PAGE_MAX, DEFAULT_PAGE_SIZE, type ExpansionBudget } from './field-expansion-budget.ts';
+import { GraphReplyError } from './graph-reply-error.ts';
 import type { FieldSpec, NodeType } from './social-node-types.ts';
 
 /**
@@ -11,13 +14,6 @@ import type { FieldSpec, NodeType } from './social-node-types.ts';
  * `.as(alias)`), so the result already has the Graph keys; the plan says how to render each one.
  */
 
-/** A request error already in the Graph envelope (unknown field, bad modifier): the route sends it as it is. */
-export class GraphReplyError extends Error {
-  constructor(readonly reply: GraphErrorReply) {
-    super(reply.body.error.message);
-    this.name = 'GraphReplyError';
-  }
-}
 
 export interface PlanField {
   /** Output key: the Graph name or its alias. */
@@ -68,6 +64,16 @@ export function parseLimit(text: string): number {
   return Math.min(Number(text.trim()), INT_MAX);
 }
 
+/** What a selection inherits from where it sits in the expansion. */
+export interface BuildContext {
+  /** Under a parameterised expansion, edges page with cursors only (§3.2). */
+  cursorsOnly: boolean;
+  /** How many objects of this type the reply may hold here (the product of the page sizes above). */
+  parents: number;
+  /** What the whole expansion may ask for; undefined: unbounded (the request's own code built it). */
+  budget: ExpansionBudget | undefined;
+}
+
 /**
  * Builds the selection of `type` for `fields` (its default fields when undefined). `id` is always selected and, unless
  * asked for, rendered last (§1.2: "the requested fields plus id").
@@ -76,9 +82,10 @@ export function buildSelection(
   type: NodeType,
   fields: readonly FieldSelection[] | undefined,
   variables: VariableBag,
-  inherited: { cursorsOnly: boolean } = { cursorsOnly: false },
+  context: Partial<BuildContext> = {},
   options: { withoutId?: boolean } = {},
 ): { text: string; plan: PlanField[] } {
+  const inherited: BuildContext = { cursorsOnly: context.cursorsOnly ?? false, parents: context.parents ?? 1, budget: context.budget };
   const requested: FieldSelection[] =
     fields !== undefined
       ? [...fields]
@@ -90,10 +97,11 @@ export function buildSelection(
   const plan: PlanField[] = [];
   const keys = new Map<string, string>();
   for (const field of requested) {
-    const spec = type.fields[field.name];
+    const spec = ownValue(type.fields, field.name);
     if (!spec) throw new GraphReplyError(GRAPH_ERRORS.unknownField(field.name, type.name));
     const alias = modifier(field, 'as')?.argument;
-    if (alias !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(alias)) {
+    // A name GraphQL reserves (`__typename`, `__proto__`) cannot be an output key.
+    if (alias !== undefined && (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(alias) || alias.startsWith('__'))) {
       throw new GraphReplyError(GRAPH_ERRORS.unknownFields(alias));
     }
     const key = alias ?? field.name;
@@ -127,12 +135,18 @@ function noSelection(field: FieldSelection): void {
   if (field.selection !== undefined) throw invalid(`The field ${field.name} has no subfields to select.`);
 }
 
+/** Counts `perParent` objects under each parent against the budget; the objects a nested selection sits under. */
+function holding(context: BuildContext, perParent: number, isEdge: boolean): BuildContext {
+  const parents = context.budget ? context.budget.count(context.parents, perParent, isEdge) : context.parents * perParent;
+  return { ...context, parents };
+}
+
 function buildField(
   field: FieldSelection,
   key: string,
   spec: FieldSpec,
   variables: VariableBag,
-  inherited: { cursorsOnly: boolean },
+  inherited: BuildContext,
 ): { text: string; plan: PlanField } {
   const head = key === spec.graphql ? spec.graphql : `${key}: ${spec.graphql}`;
   switch (spec.kind) {
@@ -147,14 +161,19 @@ function buildField(
     case 'node':
     case 'list': {
       checkModifiers(field, []);
-      const inner = buildSelection(spec.type(), field.selection, variables, inherited);
+      const inner = buildSelection(
+        spec.type(),
+        field.selection,
+        variables,
+        spec.kind === 'node' ? holding(inherited, 1, false) : holding(inherited, DEFAULT_PAGE_SIZE, true),
+      );
       return { text: `${head} ${inner.text}`, plan: { key, name: field.name, spec, children: inner.plan } };
     }
     case 'parameterised': {
       checkModifiers(field, [spec.parameter]);
       const parameter = modifier(field, spec.parameter)?.argument;
       const argument = parameter === undefined || parameter === '' ? '' : `(${spec.argument}: ${variables.add(spec.argumentType, parameter)})`;
-      const inner = buildSelection(spec.type(), field.selection, variables, { cursorsOnly: true });
+      const inner = buildSelection(spec.type(), field.selection, variables, { ...holding(inherited, 1, true), cursorsOnly: true });
       return { text: `${head}${argument} ${inner.text}`, plan: { key, name: field.name, spec, children: inner.plan } };
     }
     case 'edge': {
@@ -172,12 +191,14 @@ function buildField(
         if (value !== undefined) args.push(`${argument}: ${variables.add(type, value)}`);
       }
       const limit = modifier(field, 'limit')?.argument;
-      if (limit !== undefined) args.push(`first: ${variables.add('Int', parseLimit(limit))}`);
+      const first = limit === undefined ? undefined : parseLimit(limit);
+      if (first !== undefined) args.push(`first: ${variables.add('Int', first)}`);
+      const pageSize = Math.min(first ?? DEFAULT_PAGE_SIZE, spec.maxLimit ?? DEFAULT_PAGE_MAX);
       for (const name of ['after', 'before', 'since', 'until'] as const) {
         const value = modifier(field, name)?.argument;
         if (value !== undefined) args.push(`${name}: ${variables.add('String', value)}`);
       }
-      const inner = buildSelection(spec.type(), field.selection, variables, inherited);
+      const inner = buildSelection(spec.type(), field.selection, variables, holding(inherited, pageSize, true));
       const argText = args.length > 0 ? `(${args.join(', ')})` : '';
       return {
         text: `${head}${argText} { nodes ${inner.text} ${PAGE_INFO} }`,

@@ -1,6 +1,7 @@
 import { isLosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { formatGraphTimestamp } from '../../lib/graph-time.ts';
+import { ownValue } from '../../lib/own-value.ts';
 import { kindOfSocialId } from '../../lib/social-ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/telemetry/metrics.ts';
@@ -19,10 +20,13 @@ import {
   MEDIA_NODE,
   PLATFORM_USER_NODE,
   type EdgeField,
+  type FieldSpec,
   type NodeType,
 } from './social-node-types.ts';
 import { buildTimePaging, graphPage } from '../graph-paging.ts';
-import { buildSelection, GraphReplyError, parseLimit, VariableBag, type PlanField } from './social-operation-builder.ts';
+import { DEFAULT_EXPANSION_LIMITS, ExpansionBudget, type ExpansionLimits } from './field-expansion-budget.ts';
+import { GraphReplyError } from './graph-reply-error.ts';
+import { buildSelection, parseLimit, VariableBag, type PlanField } from './social-operation-builder.ts';
 import { renderEdge, renderNode, type Connection, type RenderLinks } from './social-renderer.ts';
 
 /**
@@ -45,6 +49,14 @@ export interface SocialRoutesDeps {
   graphErrors?: GraphErrors;
   /** Counts the requests a rate limit refuses. */
   metrics?: Pick<Metrics, 'observeRateLimited'>;
+  /** What one `fields=` expansion may ask for (field-expansion-budget.ts). */
+  expansionLimits?: ExpansionLimits;
+  /**
+   * How long one request's operation may run before the reply is the platform's error for too much data
+   * (REST_FIELDS_TIMEOUT_MS). The budget bounds what a request can ask for; this bounds what it can cost when the data
+   * behind it is dense.
+   */
+  timeoutMs?: number;
 }
 
 const VERSION = /^v\d+\.\d+$/;
@@ -63,6 +75,7 @@ interface SocialRequest {
   params: Params;
   headers: Record<string, string | undefined>;
   links: RenderLinks;
+  budget: ExpansionBudget;
 }
 
 /** Methods of the Graph surface's routes. */
@@ -137,7 +150,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   }
 
   async function run(request: SocialRequest, query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const result = await deps.executor.execute({ query, operationName: 'Social', variables, headers: request.headers });
+    const result = await withDeadline(
+      deps.executor.execute({ query, operationName: 'Social', variables, headers: request.headers }),
+      deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
     if (result.errors && result.errors.length > 0) {
       const reply = mapSocialErrors(result.errors, errors, request.method);
       if (reply.status >= 500) deps.logger.error({ errors: result.errors }, 'social request failed');
@@ -166,8 +182,20 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
 
   /** GET of a node: its default fields or the requested ones. */
   async function readNode(request: SocialRequest, root: RootNode): Promise<unknown> {
-    const { node, plan } = await queryRoot(request, root, (variables) => buildSelection(root.type, fieldsOf(request.params), variables));
-    return renderNode(plan, node, request.links);
+    const fields = fieldsOf(request.params);
+    // Only edges and expansions asked for: each answers to its own permissions, not the node's (business_discovery is
+    // open to pages_show_list alone), so the node's id — which every reply carries — is the path's own rather than a
+    // field of the node to be authorised.
+    const idFromPath =
+      root.segment !== 'me' &&
+      fields !== undefined &&
+      fields.every((field) => isEdgeLike(ownValue(root.type.fields, field.name)) && !field.modifiers.some((m) => m.name === 'as' && m.argument === 'id'));
+    const { node, plan } = await queryRoot(request, root, (variables) =>
+      buildSelection(root.type, fields, variables, { budget: request.budget }, { withoutId: idFromPath }),
+    );
+    if (!idFromPath) return renderNode(plan, node, request.links);
+    // The id also addresses the nested edges' own paths in their paging links.
+    return { ...renderNode(plan, { ...node, id: root.segment }, request.links), id: root.segment };
   }
 
   /** GET of a node's list edge: `{data, paging}` whose links repeat the request. */
@@ -183,7 +211,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       const edge: FieldSelection = { name: edgeName, modifiers, selection: fieldsOf(request.params), position: 0 };
       // The edge alone: its own permissions decide, not the node's (no `id` of the node is asked for).
       const { node, plan } = await queryRoot(request, root, (variables) =>
-        buildSelection(root.type, [edge], variables, undefined, { withoutId: true }),
+        buildSelection(root.type, [edge], variables, { budget: request.budget }, { withoutId: true }),
       );
       const edgePlan = plan.find((field) => field.key === edgeName) as PlanField;
       return renderEdge(edgePlan, node[edgeName] as Connection, request.links, request.links.requestUrl);
@@ -274,7 +302,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     const first = request.params.limit === undefined ? null : parseLimit(request.params.limit);
     const { node, plan } = await queryRoot(request, root, (variables) => {
       const limitVariable = variables.add('Int', first);
-      const built = buildSelection(HASHTAG_NODE, fieldsOf(request.params), variables);
+      const built = buildSelection(HASHTAG_NODE, fieldsOf(request.params), variables, { budget: request.budget });
       return { text: `{ recentlySearchedHashtags(first: ${limitVariable}) ${built.text} }`, plan: built.plan };
     });
     const hashtags = node.recentlySearchedHashtags as Record<string, unknown>[];
@@ -438,7 +466,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   function readList(listName: string): EdgeHandler {
     return async (request, root) => {
       const list: FieldSelection = { name: listName, modifiers: [], selection: fieldsOf(request.params), position: 0 };
-      const { node, plan } = await queryRoot(request, root, (variables) => buildSelection(root.type, [list], variables));
+      const { node, plan } = await queryRoot(request, root, (variables) => buildSelection(root.type, [list], variables, { budget: request.budget }));
       return renderNode(plan, node, request.links)[listName] ?? { data: [] };
     };
   }
@@ -483,6 +511,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
           'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
           'x-social-host': host,
         },
+        budget: new ExpansionBudget(deps.expansionLimits ?? DEFAULT_EXPANSION_LIMITS),
         links: {
           requestUrl,
           edgeUrl: (parentId, edge) => {
@@ -543,6 +572,29 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   return router;
 }
 
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * `work`, or the platform's error for too much data once `timeoutMs` has passed. The operation is not cancelled (the
+ * gateway offers no way to), only no longer waited for; the expansion budget is what keeps such work rare and bounded.
+ */
+async function withDeadline<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new GraphReplyError(GRAPH_ERRORS.tooMuchData(`The request took longer than ${timeoutMs} ms; ask for less data at a time.`))),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+    // A late failure of the abandoned work has nobody to tell.
+    work.catch(() => undefined);
+  }
+}
+
 function rateLimitReply(errors: GraphErrors, scope: RateScope): GraphErrorReply {
   switch (scope) {
     case 'app':
@@ -562,6 +614,11 @@ function sendReply(res: Response, reply: GraphErrorReply): void {
 
 function isUnavailable(error: unknown): boolean {
   return (error as { code?: unknown }).code === 'UNAVAILABLE';
+}
+
+/** A field that is a collection or an expansion of its own (with permissions of its own), not a field of the node. */
+function isEdgeLike(spec: FieldSpec | undefined): boolean {
+  return spec !== undefined && (spec.kind === 'edge' || spec.kind === 'list' || spec.kind === 'parameterised');
 }
 
 /** `fields` as parsed; undefined when absent or empty (the node's default fields apply). */
@@ -660,7 +717,8 @@ function parseBoolean(text: string): boolean | undefined {
  * over the same name in the query. JSON scalars keep their text (`true`, `5`); objects and arrays travel as JSON text.
  */
 function readParams(req: Request): Params {
-  const params: Params = {};
+  // No prototype: a parameter named `__proto__` or `constructor` is a parameter like any other, never Object's.
+  const params: Params = Object.create(null) as Params;
   for (const [name, value] of Object.entries(req.query)) {
     const first = Array.isArray(value) ? value[0] : value;
     if (typeof first === 'string') params[name] = first;

@@ -178,7 +178,8 @@ export interface CreateContainerInput {
   caption?: string | null;
   isCarouselItem?: boolean | null;
   children?: readonly string[] | null;
-  userTags?: readonly UserTag[] | null;
+  /** JSON as sent (GraphQL takes it as JSON): the service checks that it is an array of {username, x, y}. */
+  userTags?: unknown;
   collaborators?: readonly string[] | null;
   locationId?: string | null;
   coverUrl?: string | null;
@@ -1009,7 +1010,9 @@ function validateContainerInput(input: CreateContainerInput): ContainerDraft {
   if (input.userTags !== undefined && input.userTags !== null && !Array.isArray(input.userTags)) {
     throw socialErrors.invalidParameter('user_tags', 'user_tags must be a JSON array of {username, x, y}.');
   }
-  const tags = input.userTags ?? [];
+  const tags: readonly Record<string, unknown>[] = ((input.userTags as readonly unknown[] | null | undefined) ?? []).map((tag) =>
+    typeof tag === 'object' && tag !== null ? (tag as Record<string, unknown>) : {},
+  );
   if (tags.length > 0 && mediaType === 'CAROUSEL') {
     throw socialErrors.invalidParameter('user_tags', 'Tag people on the carousel items, not on the CAROUSEL container.');
   }

@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../../lib/cursor.ts';
 import { parseGraphTime, toUnixSeconds } from '../../lib/graph-time.ts';
-import { isSocialId } from '../../lib/social-ids.ts';
+import { isSocialId, wellFormedIds } from '../../lib/social-ids.ts';
 import {
   administeredBusinesses,
   authorize,
@@ -127,12 +127,12 @@ export function createAccountsService(deps: AccountsServiceDeps) {
   return {
     /** Batch load for entity references and DataLoaders: accounts in the order of `ids`. */
     async loadAccounts(ids: readonly string[]): Promise<(AccountRecord | undefined)[]> {
-      const found = new Map((await findAccountsByIds(db, ids)).map((account) => [account.id, account]));
+      const found = new Map((await findAccountsByIds(db, wellFormedIds(ids, 'account'))).map((account) => [account.id, account]));
       return ids.map((id) => found.get(id));
     },
 
     async loadMedia(ids: readonly string[]): Promise<(MediaRecord | undefined)[]> {
-      const found = new Map((await findMediaByIds(db, ids)).map((media) => [media.id, media]));
+      const found = new Map((await findMediaByIds(db, wellFormedIds(ids, 'media'))).map((media) => [media.id, media]));
       return ids.map((id) => found.get(id));
     },
 
@@ -184,7 +184,8 @@ export function createAccountsService(deps: AccountsServiceDeps) {
      * when the app user administers the business that owns the account's shop, and the shop is approved with products.
      */
     async shoppingProductTagEligibility(viewer: Viewer, view: AccountView): Promise<boolean> {
-      this.checkField(view, 'shopping_product_tag_eligibility');
+      // A field of the node: the node's read permissions first (and the business-manager rule), then its own.
+      this.checkField(view, 'shopping_product_tag_eligibility', viewer);
       authorize(viewer, 'shoppingEligibility', { accountId: view.account.id });
       const { shopBusinessId, shopApproved, shopCatalogProductCount } = view.account;
       if (shopBusinessId === null || !shopApproved || shopCatalogProductCount === 0) return false;

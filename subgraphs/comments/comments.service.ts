@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../../lib/cursor.ts';
 import { toUnixSeconds } from '../../lib/graph-time.ts';
-import { isSocialId } from '../../lib/social-ids.ts';
+import { isSocialId, wellFormedIds } from '../../lib/social-ids.ts';
 import { authorize, managesAccount, type Viewer } from '../social-store/social-access.ts';
 import { socialErrors, type SocialMethod } from '../social-store/social-errors.ts';
 import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits, type PageRequest } from '../social-store/social-paging.ts';
@@ -83,23 +83,23 @@ export function createCommentsService(deps: CommentsServiceDeps) {
   return {
     /** Batch load by id for DataLoaders and entity references (no visibility rule: callers apply it). */
     async loadComments(ids: readonly string[]): Promise<(CommentRecord | undefined)[]> {
-      const found = new Map((await findCommentsByIds(db, ids)).map((comment) => [comment.id, comment]));
+      const found = new Map((await findCommentsByIds(db, wellFormedIds(ids, 'comment'))).map((comment) => [comment.id, comment]));
       return ids.map((id) => found.get(id));
     },
 
     async loadMediaFacts(ids: readonly string[]): Promise<(CommentMediaFacts | undefined)[]> {
-      const found = new Map((await findMediaFacts(db, ids)).map((media) => [media.id, media]));
+      const found = new Map((await findMediaFacts(db, wellFormedIds(ids, 'media'))).map((media) => [media.id, media]));
       return ids.map((id) => found.get(id));
     },
 
     async countComments(mediaIds: readonly string[]): Promise<number[]> {
-      const counts = await countCommentsByMedia(db, mediaIds);
+      const counts = await countCommentsByMedia(db, wellFormedIds(mediaIds, 'media'));
       return mediaIds.map((id) => counts.get(id) ?? 0);
     },
 
     /** A page of comments for each parent in one statement (DataLoader batch function). */
     async listBatch(kind: CommentListKind, parentIds: readonly string[], request: PageRequest): Promise<Page<CommentRecord>[]> {
-      const rows = await listCommentsBatch(db, kind, parentIds, request);
+      const rows = await listCommentsBatch(db, kind, wellFormedIds(parentIds, kind === 'media' ? 'media' : 'comment'), request);
       return parentIds.map((id) => assemblePage(codec, request, rows.get(id) ?? [], positionOf));
     },
 

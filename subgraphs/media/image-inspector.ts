@@ -31,9 +31,11 @@ import { imageSize } from 'image-size';
  * - WEBP: the bytes must fill the RIFF size (a cut file is corrupt) and the chunks, each padded to an even length, must
  *   fill it exactly. The first chunk is VP8, VP8L or VP8X; a VP8X file with the animation flag needs ANMF frames, one
  *   without needs a VP8/VP8L chunk; the VP8/VP8L bitstream signature is checked.
- * - Bytes after PNG IEND, JPEG EOI, the GIF trailer and the end of the WEBP RIFF data are tolerated (and counted in
- *   `size`), as decoders do. For WEBP this matters in practice: ImageMagick 6 writes animated WEBP files with a stray
- *   still WEBP after the RIFF data, which libwebp and browsers read without complaint.
+ * - Bytes after PNG IEND, JPEG EOI, the GIF trailer and the end of the WEBP RIFF data are tolerated, as decoders do,
+ *   but never stored or counted in `size`: they are not part of the picture, and they are where an HTML page or a ZIP
+ *   archive rides along inside an "image" (a polyglot). The real service re-encodes what it receives; keeping the image
+ *   up to its end is the byte-exact equivalent. (ImageMagick 6 writes animated WEBP files with a stray still WEBP after
+ *   the RIFF data: what is kept is the animation, which is what libwebp and browsers show.)
  * - Dimensions come from image-size: for PNG, GIF and WEBP it reads the first 4100 bytes; for JPEG it reads SOI and
  *   the frame header (SOF) segment, which the walk keeps. Handing it the file's head instead would cost up to
  *   `maxBytes` of memory (APPn segments before the SOF can be that large) and would misreport valid files: image-size's
@@ -48,7 +50,7 @@ export interface ImageFacts {
   height: number;
   /** 1 for still images; GIF image descriptors / WEBP ANMF frames */
   frames: number;
-  /** Bytes received, trailing bytes included. */
+  /** Bytes of the image, up to its end; bytes after it are neither counted nor stored. */
   size: number;
 }
 
@@ -91,6 +93,8 @@ export class ImageInspector extends Transform {
 
   private readonly options: ImageInspectorOptions;
   private received = 0;
+  /** Bytes passed on: the image up to its end (PNG IEND, JPEG EOI, GIF trailer, end of the WEBP RIFF data). */
+  private kept = 0;
   /** Chunks that arrived before the type was known (at most SNIFF_BYTES plus one chunk). */
   private waiting: Buffer[] = [];
   private waitingBytes = 0;
@@ -117,9 +121,8 @@ export class ImageInspector extends Transform {
       callback();
       return;
     }
-    this.push(chunk);
     if (this.sniffed) {
-      this.walk(chunk);
+      this.pass(chunk, this.walk(chunk));
       callback();
       return;
     }
@@ -163,13 +166,22 @@ export class ImageInspector extends Transform {
       this.head = Buffer.from(start.subarray(0, SNIFF_BYTES));
       this.walker = new Walker(walkerFor(this.mimeType));
     }
-    this.walk(start);
+    this.pass(start, this.walk(start));
   }
 
-  private walk(bytes: Buffer): void {
+  /** Walks `bytes`; returns how many of them belong to the image (the rest follow its end). */
+  private walk(bytes: Buffer): number {
     const walker = this.walker!;
-    walker.feed(bytes);
+    const inside = walker.feed(bytes);
     if (walker.problem !== undefined) this.problem = walker.problem;
+    return inside;
+  }
+
+  /** Passes on the first `inside` bytes of `bytes`: what follows the image's end is never stored. */
+  private pass(bytes: Buffer, inside: number): void {
+    if (inside === 0) return;
+    this.kept += inside;
+    this.push(inside === bytes.length ? bytes : bytes.subarray(0, inside));
   }
 
   private verdict(): ImageProblem | undefined {
@@ -188,7 +200,7 @@ export class ImageInspector extends Transform {
     if (width < minDimension || width > maxDimension || height < minDimension || height > maxDimension) {
       return { kind: 'dimensions', width, height };
     }
-    this.facts = { mimeType: this.mimeType!, width, height, frames: walker.result!.frames, size: this.received };
+    this.facts = { mimeType: this.mimeType!, width, height, frames: walker.result!.frames, size: this.kept };
     return undefined;
   }
 }
@@ -273,11 +285,12 @@ class Walker {
     this.resume(undefined);
   }
 
-  feed(chunk: Buffer): void {
+  /** Walks `chunk`; returns how many of its bytes came before the end of the image (all of them while it goes on). */
+  feed(chunk: Buffer): number {
     let at = 0;
     while (at < chunk.length && this.problem === undefined) {
       const need = this.need;
-      if (need === undefined) break; // the walk has ended: what follows is tolerated
+      if (need === undefined) return at; // the walk has ended: what follows is not part of the image
       if (need.op === 'take') {
         if (this.filled === 0 && chunk.length - at >= need.n) {
           at += need.n;
@@ -320,6 +333,8 @@ class Walker {
         }
       }
     }
+    // The walk may have ended on this chunk's last byte.
+    return this.need === undefined && this.problem === undefined ? at : chunk.length;
   }
 
   /** At the end of the input: the verdict of the walk, if it is not a success. */

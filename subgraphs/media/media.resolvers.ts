@@ -1,33 +1,21 @@
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
-import type { FileUpload } from 'graphql-upload-ts';
 import { GraphQLUpload } from 'graphql-upload-ts';
 import { UInt64Scalar } from '../../lib/graphql-scalars.ts';
-import type { MediaContext } from './media-context.ts';
-import type { UploadOutcome } from './media.service.ts';
+import type { Resolvers } from './generated/resolvers-types.ts';
 
 /** Resolvers decode arguments, call the service and encode; every rule lives in the service. */
-export const mediaResolvers: GraphQLResolverMap<MediaContext> = {
+export const mediaResolvers: Resolvers = {
   UInt64: UInt64Scalar,
   Upload: GraphQLUpload,
   Mutation: {
-    uploadMedia: async (
-      _root: unknown,
-      args: {
-        media?: Promise<FileUpload> | null;
-        mediaData?: string | null;
-        mediaCategory?: string | null;
-        additionalOwners?: string[] | null;
-      },
-      context: MediaContext,
-    ) => context.media.upload(context.credentials, args),
+    uploadMedia: async (_root, args, context) => context.media.upload(context.credentials, args),
   },
   UploadedMedia: {
-    mediaId: (outcome: UploadOutcome) => outcome.media.mediaId,
-    mediaIdString: (outcome: UploadOutcome) => outcome.media.mediaId,
-    mediaKey: (outcome: UploadOutcome) => outcome.media.mediaKey,
-    size: (outcome: UploadOutcome) => outcome.media.size,
-    expiresAfterSecs: (outcome: UploadOutcome) => outcome.media.expiresAfterSecs,
-    image: (outcome: UploadOutcome) => outcome.media.image,
-    rateLimit: (outcome: UploadOutcome) => outcome.rateLimit,
+    mediaId: (outcome) => outcome.media.mediaId,
+    mediaIdString: (outcome) => outcome.media.mediaId,
+    mediaKey: (outcome) => outcome.media.mediaKey,
+    size: (outcome) => outcome.media.size,
+    expiresAfterSecs: (outcome) => outcome.media.expiresAfterSecs,
+    image: (outcome) => outcome.media.image,
+    rateLimit: (outcome) => outcome.rateLimit,
   },
 };

@@ -1,7 +1,8 @@
 import type { FieldViolation } from '../../lib/errors.ts';
+import { ownValue } from '../../lib/own-value.ts';
 import { exceedsInt64, parseInt64, parseUint64, INT32_MAX, INT32_MIN } from '../../lib/int64.ts';
 import { GENDER_TYPES, type ListColumnInput, type ListParamsInput } from './user-example.types.ts';
-import { hasNulCharacter, MESSAGES } from './user-example.validation.ts';
+import { exceedsRunes, hasNulCharacter, MESSAGES, tooLongMessage } from './user-example.validation.ts';
 
 /**
  * The List request's paging, sorting and condition language (the reference's api.types.Params), checked and turned into a
@@ -102,9 +103,25 @@ export interface ListLimits {
   maxLimit: number;
 }
 
+/**
+ * How much one List request may ask of the database, checked before anything is parsed further. The reference bounds
+ * none of it; without bounds one request of a few hundred kilobytes binds tens of thousands of values (and past the
+ * protocol's parameter limit, lib/database-statement-guard.ts) or makes every row match a megabyte-long LIKE pattern.
+ */
+export const LIST_BOUNDS = {
+  /** Conditions in `columns`. */
+  maxConditions: 100,
+  /** Values of one `in` / `not in` condition. */
+  maxInValues: 1000,
+  /** Runes of one value (of each item of an `in` list): the longest text a record can store (MAX_LENGTHS.avatar). */
+  maxValueRunes: 2048,
+  /** Characters of `sort`. */
+  maxSortLength: 1024,
+} as const;
+
 function resolveColumn(name: string): ListColumn | undefined {
   if (Object.hasOwn(LIST_COLUMNS, name)) return name as ListColumn;
-  return ALIASES[name];
+  return ownValue(ALIASES, name);
 }
 
 const ALLOWED_COLUMNS = Object.keys(LIST_COLUMNS).join(', ');
@@ -128,6 +145,18 @@ export function parseListParams(
   }
   const limit = requestedLimit === 0 ? limits.defaultLimit : requestedLimit;
 
+  const columns = params.columns ?? [];
+  if (columns.length > LIST_BOUNDS.maxConditions) {
+    // Nothing else is looked at: every other violation of thousands of conditions is not worth finding or sending.
+    return {
+      query: undefined,
+      violations: [{ field: 'params.columns', description: `value must contain no more than ${LIST_BOUNDS.maxConditions} item(s)` }],
+    };
+  }
+  if ((params.sort ?? '').length > LIST_BOUNDS.maxSortLength) {
+    violations.push({ field: 'params.sort', description: `value length must be at most ${LIST_BOUNDS.maxSortLength} bytes` });
+    return { query: undefined, violations };
+  }
   const sortText = (params.sort ?? '').trim();
   const skipCount = sortText.toLowerCase() === 'ignore count';
   const sort: SortKey[] = [];
@@ -138,7 +167,7 @@ export function parseListParams(
       const name = descending ? rawKey.slice(1) : rawKey.replace(/^\+/, '');
       const column = resolveColumn(name);
       if (!column) {
-        violations.push({ field: 'params.sort', description: `unknown sort column '${name}'; allowed: ${ALLOWED_COLUMNS}` });
+        violations.push({ field: 'params.sort', description: `unknown sort column '${echo(name)}'; allowed: ${ALLOWED_COLUMNS}` });
         continue;
       }
       if (seen.has(column)) continue;
@@ -150,7 +179,7 @@ export function parseListParams(
   // A unique last key makes paging stable: rows that tie on the requested keys keep one order across pages.
   if (!sort.some((key) => key.column === 'id')) sort.push({ column: 'id', direction: 'desc' });
 
-  const where = parseColumns(params.columns ?? [], violations);
+  const where = parseColumns(columns, violations);
 
   if (violations.length > 0) return { query: undefined, violations };
   return { query: { offset: page * limit, limit, sort, where, skipCount }, violations: [] };
@@ -167,11 +196,11 @@ function parseColumns(columns: readonly ListColumnInput[], violations: FieldViol
     const at = `params.columns[${index}]`;
     const condition = parseCondition(input, at, violations);
     const logicText = (input.logic ?? '').trim();
-    const logic = LOGIC[logicText] ?? LOGIC[logicText.toLowerCase()];
+    const logic = ownValue(LOGIC, logicText) ?? ownValue(LOGIC, logicText.toLowerCase());
     if (!logic) {
       violations.push({
         field: `${at}.logic`,
-        description: `unsupported logic type '${logicText}'; allowed: and, or, &, &&, |, ||, and:(, and:), or:(, or:)`,
+        description: `unsupported logic type '${echo(logicText)}'; allowed: and, or, &, &&, |, ||, and:(, and:), or:(, or:)`,
       });
       return;
     }
@@ -243,16 +272,16 @@ function parseCondition(input: ListColumnInput, at: string, violations: FieldVio
   const name = (input.name ?? '').trim();
   const column = resolveColumn(name);
   const expText = (input.exp ?? '').trim();
-  const operator = OPERATORS[expText.toLowerCase()];
+  const operator = ownValue(OPERATORS, expText.toLowerCase());
   let ok = true;
   if (!column) {
-    violations.push({ field: `${at}.name`, description: `field name '${name}' is not allowed; allowed: ${ALLOWED_COLUMNS}` });
+    violations.push({ field: `${at}.name`, description: `field name '${echo(name)}' is not allowed; allowed: ${ALLOWED_COLUMNS}` });
     ok = false;
   }
   if (!operator) {
     violations.push({
       field: `${at}.exp`,
-      description: `unsupported exp type '${expText}'; allowed: eq, neq, gt, gte, lt, lte, like, in, notin, isnull, isnotnull (or =, !=, >, >=, <, <=, not in, is null, is not null)`,
+      description: `unsupported exp type '${echo(expText)}'; allowed: eq, neq, gt, gte, lt, lte, like, in, notin, isnull, isnotnull (or =, !=, >, >=, <, <=, not in, is null, is not null)`,
     });
     ok = false;
   }
@@ -263,7 +292,11 @@ function parseCondition(input: ListColumnInput, at: string, violations: FieldVio
   const type = LIST_COLUMNS[column];
   const raw = input.value;
   if (raw === undefined || raw === null) {
-    violations.push({ field: `${at}.value`, description: `field 'value' cannot be nil for exp '${expText || 'eq'}'` });
+    violations.push({ field: `${at}.value`, description: `field 'value' cannot be nil for exp '${echo(expText || 'eq')}'` });
+    return undefined;
+  }
+  if (operator !== 'in' && operator !== 'not in' && exceedsRunes(raw, LIST_BOUNDS.maxValueRunes)) {
+    violations.push({ field: `${at}.value`, description: tooLongMessage(LIST_BOUNDS.maxValueRunes) });
     return undefined;
   }
   // No stored text can hold U+0000, and PostgreSQL refuses it as a parameter.
@@ -285,8 +318,17 @@ function parseCondition(input: ListColumnInput, at: string, violations: FieldVio
     return { kind: 'compare', column, operator, value: pattern };
   }
   if (operator === 'in' || operator === 'not in') {
+    const items = raw.split(',', LIST_BOUNDS.maxInValues + 1);
+    if (items.length > LIST_BOUNDS.maxInValues) {
+      violations.push({ field: `${at}.value`, description: `value must list no more than ${LIST_BOUNDS.maxInValues} item(s) for exp '${echo(expText)}'` });
+      return undefined;
+    }
     const values: BoundValue[] = [];
-    for (const item of raw.split(',')) {
+    for (const item of items) {
+      if (exceedsRunes(item, LIST_BOUNDS.maxValueRunes)) {
+        violations.push({ field: `${at}.value`, description: tooLongMessage(LIST_BOUNDS.maxValueRunes) });
+        return undefined;
+      }
       const value = convertValue(unquote(item.trim()), type);
       if (value === undefined) {
         violations.push({ field: `${at}.value`, description: describeBadValue(item.trim(), column, type) });
@@ -302,6 +344,14 @@ function parseCondition(input: ListColumnInput, at: string, violations: FieldVio
     return undefined;
   }
   return { kind: 'compare', column, operator, value };
+}
+
+/** Client text repeated in a violation, cut to a length that identifies it (the request may hold a megabyte of it). */
+function echo(text: string): string {
+  if (text.length <= 64) return text;
+  // Never between the two halves of a surrogate pair.
+  const cut = /[\uD800-\uDBFF]$/.test(text.slice(0, 63)) ? text.slice(0, 62) : text.slice(0, 63);
+  return `${cut}…`;
 }
 
 /** The reference keeps a value in double quotes as a string; for typed columns the quotes are just removed. */
@@ -337,7 +387,7 @@ function convertValue(text: string, type: ColumnType): BoundValue | undefined {
       return value >= INT32_MIN && value <= INT32_MAX ? value : undefined;
     }
     case 'enum': {
-      const byName = GENDER_TYPES[text.toUpperCase() as keyof typeof GENDER_TYPES];
+      const byName = ownValue<number>(GENDER_TYPES, text.toUpperCase());
       if (byName !== undefined) return byName;
       return convertValue(text, 'int32');
     }
@@ -363,5 +413,5 @@ function describeBadValue(value: string, column: ListColumn, type: ColumnType): 
     enum: 'a GenderType name or number',
     timestamp: 'an RFC 3339 time or a date (YYYY-MM-DD)',
   };
-  return `value '${value}' is not valid for column '${column}': expected ${expected[type]}`;
+  return `value '${echo(value)}' is not valid for column '${column}': expected ${expected[type]}`;
 }

@@ -1,6 +1,6 @@
 import { rejectInvalidCredential, requireSelfOrAdmin, requireUser, type Actor } from '../../lib/auth.ts';
 import { InvalidArgumentError, NotFoundError, type FieldViolation } from '../../lib/errors.ts';
-import { exceedsInt64, INT32_MAX, INT32_MIN, parseInt64 } from '../../lib/int64.ts';
+import { exceedsInt64, INT32_MAX, INT32_MIN, parseInt64, parseUint64 } from '../../lib/int64.ts';
 import type { PasswordHasher } from '../../lib/password.ts';
 import { parseListParams, type ListLimits } from './list-params.ts';
 import {
@@ -20,6 +20,7 @@ import type {
   UserExamplePage,
 } from './user-example.types.ts';
 import {
+  checkMaxLengths,
   hasNulCharacter,
   isDefinedGender,
   MESSAGES,
@@ -116,7 +117,8 @@ export function createUserExampleService({ db, passwords, listLimits }: UserExam
     },
 
     async loadByIds(ids) {
-      const storable = ids.filter((id) => !exceedsInt64(id));
+      // Entity references may carry any text: only canonical ids a bigint can hold name a record.
+      const storable = ids.filter((id) => parseUint64(id) === id && !exceedsInt64(id));
       const found = new Map((await findUserExamplesByIds(db, storable)).map((record) => [record.id, record]));
       return ids.map((id) => found.get(id));
     },
@@ -129,7 +131,7 @@ export function createUserExampleService({ db, passwords, listLimits }: UserExam
  * can hold U+0000.
  */
 function checkPatchTypes(patch: UpdateUserExamplePatch): FieldViolation[] {
-  const violations: FieldViolation[] = [];
+  const violations: FieldViolation[] = checkMaxLengths(patch);
   for (const field of STORED_STRING_FIELDS) {
     const value = patch[field];
     if (value !== undefined && hasNulCharacter(value)) violations.push({ field, description: MESSAGES.nulCharacter });

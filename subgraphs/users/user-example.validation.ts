@@ -15,6 +15,21 @@ export const RULES = {
   idMin: 1n,
 } as const;
 
+/**
+ * Upper bounds on what a record may store, in runes, on create and on update alike. The spec declares no maximum (and no
+ * rule at all for the update body), but a store without one lets one sign-up keep a 1 MiB name and one list page weigh a
+ * gigabyte; these are bounds of storage, generous for every real value (an e-mail address cannot be longer than 254, a
+ * URL of 2 048 is what browsers and CDNs handle), not rules of the contract, and are reported with protoc-gen-validate's
+ * `max_len` wording. The password is only hashed, but its hashing costs time in proportion to its length.
+ */
+export const MAX_LENGTHS = {
+  name: 256,
+  email: 254,
+  password: 1024,
+  phone: 64,
+  avatar: 2048,
+} as const;
+
 export const MESSAGES = {
   nameTooShort: `value length must be at least ${RULES.nameMinLength} runes`,
   emailInvalid: 'value must be a valid email address',
@@ -27,6 +42,29 @@ export const MESSAGES = {
   idTooSmall: `value must be greater than or equal to ${RULES.idMin}`,
   nulCharacter: 'value must not contain the NUL character (U+0000)',
 } as const;
+
+/** protoc-gen-validate's wording of a `max_len` rule. */
+export function tooLongMessage(maxRunes: number): string {
+  return `value length must be at most ${maxRunes} runes`;
+}
+
+/** Violations of MAX_LENGTHS among the text fields present in `fields` (create and update). */
+export function checkMaxLengths(fields: Partial<Record<keyof typeof MAX_LENGTHS, string | undefined>>): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  for (const field of Object.keys(MAX_LENGTHS) as (keyof typeof MAX_LENGTHS)[]) {
+    const value = fields[field];
+    if (value !== undefined && exceedsRunes(value, MAX_LENGTHS[field])) violations.push({ field, description: tooLongMessage(MAX_LENGTHS[field]) });
+  }
+  return violations;
+}
+
+/** True when `value` has more than `max` code points (counted no further than needed). */
+export function exceedsRunes(value: string, max: number): boolean {
+  if (value.length <= max) return false;
+  let count = 0;
+  for (const _ of value) if (++count > max) return true;
+  return false;
+}
 
 /** Text columns cannot hold U+0000 (PostgreSQL refuses it), so a stored string carrying one is an invalid argument. */
 export function hasNulCharacter(value: string): boolean {
@@ -81,6 +119,9 @@ export function isDefinedGender(value: unknown): boolean {
 
 /** Every violation of a create request, in field order. Empty when the request is valid. */
 export function validateCreate(input: CreateUserExampleInput): FieldViolation[] {
+  // Too long is all that is said of a field past its bound: the other rules are not worth running over a megabyte.
+  const tooLong = checkMaxLengths(input);
+  if (tooLong.length > 0) return tooLong;
   const violations: FieldViolation[] = [];
   const withNul = new Set(STORED_STRING_FIELDS.filter((field) => hasNulCharacter(input[field])));
   for (const field of withNul) violations.push({ field, description: MESSAGES.nulCharacter });

@@ -52,7 +52,7 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
       READY_TIMEOUT_MS: '1500',
     });
     world = await createSocialFixture(system.database);
-    check = await createDatabase({ url: server.url, pgliteDir: undefined, poolMax: 1, connectTimeoutMs: 1000 });
+    check = await createDatabase({ url: server.url, pgliteDir: undefined, poolMax: 1, connectTimeoutMs: 1000, statementTimeoutMs: 10_000 });
     grpc = createUserExampleGrpcClient(system.grpcAddress);
   }, 120_000);
 

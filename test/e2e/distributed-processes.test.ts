@@ -107,7 +107,7 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
     throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_processes');
     // Migrations run once, before the processes start, as a deployment's migration job would (each process would
     // otherwise race the others to create the schemas).
-    database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000 });
+    database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
     await migrateToLatest(database.db, ALL_MIGRATIONS);
     world = await createSocialFixture(database);
     blobDir = await mkdtemp(join(tmpdir(), 'tributary-processes-blobs-'));

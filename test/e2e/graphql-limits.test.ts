@@ -44,9 +44,10 @@ const rootFields = (n: number) => `{ ${'__typename '.repeat(n)}}`;
 const tokens = (n: number) => `{ userExamples(params: {limit: 1}) { ${'total '.repeat(n - 14)}} }`;
 /**
  * A document of exactly 1000 tokens that is fit to run (graphql-js refuses a thousand copies of one field while
- * validating): 25 tokens around the columns, 11 in each of the first 5 columns, 8 in each of the 115 others.
+ * validating, and a List takes at most 100 conditions): 25 tokens around the columns, 11 in each of the first 61
+ * columns, 8 in each of the 38 others.
  */
-const THOUSAND_TOKENS = `{ userExamples(params: {limit: 1, page: 0, sort: "id", columns: [${'{name: "id", exp: "isnotnull", logic: "and"} '.repeat(5)}${'{name: "id", exp: "isnotnull"} '.repeat(115)}]}) { total } }`;
+const THOUSAND_TOKENS = `{ userExamples(params: {limit: 1, page: 0, sort: "id", columns: [${'{name: "id", exp: "isnotnull", logic: "and"} '.repeat(61)}${'{name: "id", exp: "isnotnull"} '.repeat(38)}]}) { total } }`;
 /** Costs 2 + 2n: me (1) × (1 + media n × (1 + nodes 1)), plus userExamples (1). */
 const COST = 'query Cost($n: Int) { me { media(first: $n) { nodes { id } } } userExamples(params: {limit: 1}) { total } }';
 

@@ -100,7 +100,7 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
     } catch (error) {
       if ((error as Error).name === 'TimeoutError') {
         stuck = `${label} got no answer within ${REQUEST_DEADLINE_MS} ms`;
-        throw new Error(stuck);
+        throw new Error(stuck, { cause: error });
       }
       throw error;
     }

@@ -149,7 +149,7 @@ export async function startDistributedTestSystem(options: TestSystemOptions = {}
 /** A migrated database of its own for tests that need storage but no servers (PGlite in memory, or throwaway PostgreSQL). */
 export async function openTestDatabase(): Promise<{ database: DatabaseHandle; close(): Promise<void> }> {
   const throwaway = await createTestDatabase();
-  const database = await createDatabase({ url: throwaway?.url, pgliteDir: undefined, poolMax: 4, connectTimeoutMs: 5000 });
+  const database = await createDatabase({ url: throwaway?.url, pgliteDir: undefined, poolMax: 4, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
   await migrateToLatest(database.db, ALL_MIGRATIONS);
   return {
     database,

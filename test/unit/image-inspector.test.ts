@@ -99,6 +99,14 @@ const SUPPORTED: Array<[name: string, mimeType: ImageFacts['mimeType'], width: n
   ['animated-trailing.webp', 'image/webp', 36, 24, 3],
 ];
 
+/**
+ * The bytes of a fixture that make up its image: all of them, but for the animated WEBP that ImageMagick 6 writes with a
+ * stray still WEBP after its RIFF data, whose image is the RIFF data alone.
+ */
+function imageOf(name: string, bytes: Buffer): Buffer {
+  return name.endsWith('-trailing.webp') ? bytes.subarray(0, 8 + bytes.readUInt32LE(4)) : bytes;
+}
+
 const CHUNKINGS: Array<[label: string, chunkSize: number | undefined]> = [
   ['one chunk', undefined],
   ['1-byte chunks', 1],
@@ -108,11 +116,12 @@ const CHUNKINGS: Array<[label: string, chunkSize: number | undefined]> = [
 
 describe('ImageInspector', () => {
   describe.each(SUPPORTED)('accepts %s', (name, mimeType, width, height, frames) => {
-    it.each(CHUNKINGS)('fed in %s, passing every byte on unchanged', async (_label, chunkSize) => {
+    it.each(CHUNKINGS)('fed in %s, passing the image on unchanged', async (_label, chunkSize) => {
       const bytes = fixture(name);
+      const image = imageOf(name, bytes);
       expect(await inspect(bytes, chunkSize)).toEqual({
-        facts: { mimeType, width, height, frames, size: bytes.length },
-        passed: bytes,
+        facts: { mimeType, width, height, frames, size: image.length },
+        passed: image,
       });
     });
   });
@@ -311,14 +320,12 @@ describe('ImageInspector', () => {
       ['baseline.jpg', 'image/jpeg', 320, 240],
       ['image.png', 'image/png', 50, 40],
       ['animated.gif', 'image/gif', 40, 30],
-    ] as const)('accepts %s with bytes after its end', async (name, mimeType, width, height) => {
-      const bytes = Buffer.concat([fixture(name), Buffer.from('trailing bytes after the end of the image')]);
-      expect((await inspect(bytes, 7)).facts).toEqual({
-        mimeType,
-        width,
-        height,
-        frames: name === 'animated.gif' ? 3 : 1,
-        size: bytes.length,
+    ] as const)('accepts %s with bytes after its end, and passes on the image alone', async (name, mimeType, width, height) => {
+      const image = fixture(name);
+      const bytes = Buffer.concat([image, Buffer.from('<html><script>alert(1)</script></html> after the end of the image')]);
+      expect(await inspect(bytes, 7)).toEqual({
+        facts: { mimeType, width, height, frames: name === 'animated.gif' ? 3 : 1, size: image.length },
+        passed: image,
       });
     });
 

@@ -1,4 +1,4 @@
-import { Metadata, status as GrpcStatus, type StatusObject } from '@grpc/grpc-js';
+import { Metadata, type status as GrpcStatus, type StatusObject } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import {
   ERROR_CODES,
@@ -59,12 +59,49 @@ export function toGrpcStatus(thrown: unknown, logger: Logger, method: string): G
     logger.error({ err: thrown, method }, 'gRPC service error');
   }
   if (error.code === 'INTERNAL') return grpcError(code, MASKED_INTERNAL_MESSAGE);
+  const message = boundedMessage(error.message);
   if (error instanceof InvalidArgumentError && error.violations.length > 0) {
     const trailers = new Metadata();
-    trailers.set(STATUS_DETAILS_TRAILER, encodeBadRequestStatus(code, error.message, error.violations));
-    return grpcError(code, error.message, trailers);
+    trailers.set(STATUS_DETAILS_TRAILER, encodeBadRequestStatus(code, message, boundedViolations(error.violations)));
+    return grpcError(code, message, trailers);
   }
-  return grpcError(code, error.message);
+  return grpcError(code, message);
+}
+
+/**
+ * Trailers are headers: HTTP/2 peers refuse a header block past a few kilobytes (grpc-js clients, 8 KiB of metadata by
+ * default), and a status too large to send leaves the call unanswered and the connection broken for every other call on
+ * it. So an error's message and violations are cut to fit well inside that, however many rules a request broke.
+ */
+const MAX_MESSAGE_CHARS = 512;
+const MAX_DETAILS_BYTES = 2048;
+
+/**
+ * The message cut to MAX_MESSAGE_CHARS, and well-formed UTF-16: grpc-js percent-encodes it with encodeURI, which throws
+ * on a lone surrogate (one a client sent, or one a cut left behind) — a throw inside the status write that ended the
+ * process. Lone surrogates become U+FFFD.
+ */
+function boundedMessage(message: string): string {
+  const cut = message.length <= MAX_MESSAGE_CHARS ? message : `${message.slice(0, MAX_MESSAGE_CHARS - 1)}…`;
+  return cut.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** The first violations whose text fits MAX_DETAILS_BYTES, and one saying how many more there were. */
+function boundedViolations(violations: readonly FieldViolation[]): FieldViolation[] {
+  const kept: FieldViolation[] = [];
+  let bytes = 0;
+  for (const violation of violations) {
+    const size = Buffer.byteLength(violation.field) + Buffer.byteLength(violation.description) + 8;
+    if (bytes + size > MAX_DETAILS_BYTES) break;
+    kept.push(violation);
+    bytes += size;
+  }
+  if (kept.length < violations.length) {
+    kept.push({ field: '', description: `${violations.length - kept.length} more violation(s) not listed` });
+  }
+  return kept;
 }
 
 /** What a unary handler passes to its callback to fail the call; `metadata` becomes trailers. */

@@ -9,6 +9,7 @@ import { requestIdFrom, withRequestId } from '../../../lib/telemetry/request-con
 import type { Telemetry } from '../../../lib/telemetry/telemetry.ts';
 import type { UserExampleService } from '../user-example.service.ts';
 import { toGrpcStatus } from './grpc-status.ts';
+import { assertDecoded, classifyWireErrors, safeDeserializers } from './grpc-wire-errors.ts';
 import {
   decodeCreateRequest,
   decodeListParams,
@@ -44,6 +45,18 @@ export interface UserExampleGrpcServer {
   setServing(serving: boolean): void;
 }
 
+/**
+ * What one connection may ask of the server. A request message is at most 1 MiB (the REST body limit: the same records
+ * and List params, whichever door), checked by grpc-js before decoding (RESOURCE_EXHAUSTED past it); at most 100 calls run
+ * at once on one HTTP/2 connection; a kept-alive connection is pinged after 2 idle minutes.
+ */
+const SERVER_BOUNDS: ServerOptions = {
+  'grpc.max_receive_message_length': 1024 * 1024,
+  'grpc.max_concurrent_streams': 100,
+  'grpc.keepalive_time_ms': 120_000,
+  'grpc.keepalive_timeout_ms': 20_000,
+};
+
 const STATUS_NAMES = Object.fromEntries(Object.entries(GrpcStatus).map(([name, code]) => [code, name])) as Record<number, string>;
 
 /**
@@ -54,11 +67,13 @@ const STATUS_NAMES = Object.fromEntries(Object.entries(GrpcStatus).map(([name, c
 export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExampleGrpcServer {
   const { service, tokens, logger, telemetry } = deps;
   const packageDefinition = loadUserExamplePackageDefinition();
-  const definition = packageDefinition[USER_EXAMPLE_SERVICE_NAME] as ServiceDefinition;
+  const definition = safeDeserializers(packageDefinition[USER_EXAMPLE_SERVICE_NAME] as ServiceDefinition);
+  classifyWireErrors();
 
   /** Wraps one RPC: credential → Actor, then the call; any thrown error goes through the one status mapping. */
   function unary<Request, Reply>(
     method: string,
+    requestMessage: string,
     handle: (actor: Actor, request: Request) => Promise<Reply>,
   ): handleUnaryCall<Request, Reply> {
     const fullName = `${USER_EXAMPLE_SERVICE_NAME}/${method}`;
@@ -79,6 +94,8 @@ export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExam
       const run = async () => {
         let reply: Reply;
         try {
+          // The message is read before the credential, as every gRPC server decodes a request before its handler runs.
+          assertDecoded(call.request, requestMessage);
           reply = await handle(tokens.authenticate(readAuthorization(call.metadata)), call.request);
         } catch (error) {
           const status = toGrpcStatus(error, logger, method);
@@ -94,28 +111,28 @@ export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExam
   }
 
   const implementation = {
-    Create: unary<CreateUserExampleRequestWire, CreateUserExampleReplyWire>('Create', (actor, request) =>
+    Create: unary<CreateUserExampleRequestWire, CreateUserExampleReplyWire>('Create', 'CreateUserExampleRequest', (actor, request) =>
       service.create(actor, decodeCreateRequest(request)),
     ),
-    DeleteByID: unary<IdRequestWire, EmptyWire>('DeleteByID', async (actor, request) => {
+    DeleteByID: unary<IdRequestWire, EmptyWire>('DeleteByID', 'DeleteUserExampleByIDRequest', async (actor, request) => {
       await service.deleteById(actor, decodeUint64(request.id, 'DeleteUserExampleByIDRequest', 'id'));
       return {};
     }),
-    UpdateByID: unary<UpdateUserExampleByIDRequestWire, EmptyWire>('UpdateByID', async (actor, request) => {
+    UpdateByID: unary<UpdateUserExampleByIDRequestWire, EmptyWire>('UpdateByID', 'UpdateUserExampleByIDRequest', async (actor, request) => {
       const id = decodeUint64(request.id, 'UpdateUserExampleByIDRequest', 'id');
       await service.updateById(actor, id, decodeUpdatePatch(request));
       return {};
     }),
-    GetByID: unary<IdRequestWire, GetUserExampleByIDReplyWire>('GetByID', async (actor, request) => {
+    GetByID: unary<IdRequestWire, GetUserExampleByIDReplyWire>('GetByID', 'GetUserExampleByIDRequest', async (actor, request) => {
       const record = await service.getById(actor, decodeUint64(request.id, 'GetUserExampleByIDRequest', 'id'));
       return { userExample: encodeUserExample(record) };
     }),
-    List: unary<ListUserExampleRequestWire, ListUserExampleReplyWire>('List', async (actor, request) =>
+    List: unary<ListUserExampleRequestWire, ListUserExampleReplyWire>('List', 'ListUserExampleRequest', async (actor, request) =>
       encodeListReply(await service.list(actor, decodeListParams(request))),
     ),
   };
 
-  const server = new Server(deps.serverOptions);
+  const server = new Server({ ...SERVER_BOUNDS, ...deps.serverOptions });
   server.addService(definition, implementation);
   new ReflectionService(packageDefinition).addToServer(server);
   const health = new HealthImplementation({ '': 'SERVING', [USER_EXAMPLE_SERVICE_NAME]: 'SERVING' });

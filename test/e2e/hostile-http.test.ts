@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../support/raw-http.ts';
+import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+
+/**
+ * Regression tests of what Node's HTTP parser refuses before any route sees it (issue "Hostile traffic"): header blocks
+ * past 16 KiB, framing it cannot read, a client too slow to send its headers. Each was an empty 431/400; each is now a
+ * reply in the format of the door and path it was sent to, and the server goes on serving.
+ */
+
+const BIG_HEADER = `X-Padding: ${'a'.repeat(17_000)}\r\n`;
+
+describe('HTTP framing and limits', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await startTestSystem({ HTTP_HEADERS_TIMEOUT_MS: '1000' });
+  });
+  afterAll(() => system?.close());
+
+  const request = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}\r\n`;
+
+  describe('headers over the limit: 431 in each door’s format', () => {
+    it('Area A paths: google.rpc.Status', async () => {
+      const reply = await rawRequest(system.restUrl, request('/api/v1/userExample/1', BIG_HEADER));
+      expect(reply.status).toBe(431);
+      expect(reply.headers['content-type']).toMatch(/^application\/json/);
+      expect(reply.json).toEqual({ code: 3, message: "the request's headers exceed the limit of 16384 bytes", details: [] });
+    });
+
+    it('Graph paths, on both hosts: the Graph envelope', async () => {
+      for (const base of [system.restUrl, system.socialParentUrl]) {
+        const reply = await rawRequest(base, request('/v25.0/me', BIG_HEADER));
+        expect(reply.status).toBe(431);
+        expect(reply.json.error).toMatchObject({ message: 'Invalid parameter', type: 'OAuthException', code: 100 });
+        expect(reply.json.error.error_user_msg).toBe("the request's headers exceed the limit of 16384 bytes");
+      }
+    });
+
+    it('the upload: its standard error', async () => {
+      const reply = await rawRequest(system.restUrl, request('/1.1/media/upload.json', BIG_HEADER));
+      expect(reply.status).toBe(431);
+      expect(reply.json).toEqual({ errors: [{ code: 324, message: "the request's headers exceed the limit of 16384 bytes" }] });
+    });
+
+    it('GraphQL: a GraphQL error', async () => {
+      const reply = await rawRequest(system.gatewayUrl, request('/graphql', BIG_HEADER));
+      expect(reply.status).toBe(431);
+      expect(reply.json).toEqual({
+        errors: [{ message: "the request's headers exceed the limit of 16384 bytes", extensions: { code: 'BAD_REQUEST' } }],
+      });
+    });
+  });
+
+  describe('framing the parser cannot read: 400 in each door’s format', () => {
+    it.each([
+      ['a bad chunk size', 'POST /api/v1/userExample HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+      ['both Content-Length and chunked', 'POST /api/v1/userExample HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+      ['a header without a colon', 'GET /api/v1/userExample/1 HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
+    ])('Area A with %s', async (_label, raw) => {
+      const reply = await rawRequest(system.restUrl, raw);
+      expect(reply.status).toBe(400);
+      expect(reply.json).toMatchObject({ code: 3, details: [] });
+      expect(reply.json.message).toMatch(/^the request is not valid HTTP\/1\.1 \(HPE_[A-Z_]+\)$/);
+    });
+
+    it('GraphQL with a bad chunk size', async () => {
+      const reply = await rawRequest(
+        system.gatewayUrl,
+        'POST /graphql HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      );
+      expect(reply.status).toBe(400);
+      expect(reply.json.errors[0].extensions).toEqual({ code: 'BAD_REQUEST' });
+    });
+
+    it('an unreadable request line, where no path is known: google.rpc.Status', async () => {
+      const reply = await rawRequest(system.restUrl, 'THIS IS NOT HTTP\r\n\r\n');
+      expect(reply.status).toBe(400);
+      expect(reply.json).toMatchObject({ code: 3, details: [] });
+    });
+  });
+
+  it('answers 408 to a client too slow to send its headers, and closes the connection', async () => {
+    const started = Date.now();
+    const reply = await rawRequest(system.restUrl, 'GET /api/v1/userExample/1 HTTP/1.1\r\nHost: x\r\n', { timeoutMs: 8_000 });
+    expect(reply.timedOut).toBe(false);
+    expect(reply.status).toBe(408);
+    expect(reply.json).toEqual({ code: 3, message: 'the request was not received in time', details: [] });
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
+  it('keeps serving after all of it', async () => {
+    const response = await fetch(`${system.restUrl}/health`);
+    expect(response.status).toBe(200);
+  });
+});

@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { startEmbeddedSystem, startGatewayProcess, type RunningSystem } from '../bin/system.ts';
 import { createGateway } from '../gateway/create-gateway.ts';
 import { ADMIN_ROLE } from '../lib/auth.ts';
@@ -37,9 +36,10 @@ import { createLocalBlobStore } from '../subgraphs/media-store/blob-store.ts';
 import { createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
 import { deepReadBaseline, seedDeepRead } from './social-deep-read.ts';
 import { createSubgraphServer, type SubgraphServer } from '../subgraphs/subgraph-server.ts';
-import { findUserExampleById, insertUserExample, type UsersTables } from '../subgraphs/users/user-example.repository.ts';
+import { findUserExampleById, type UsersTables } from '../subgraphs/users/user-example.repository.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import { createLayerProbes, measureLayers, type LayerResult } from './layers.ts';
+import { seedRecords } from './seed-records.ts';
 import { clearStoredUploads, countFiles, startRssSampler, uploadBaselineHandler, type RssWindow } from './upload-server.ts';
 
 const records = Number(process.env.BENCH_RECORDS ?? '1000');
@@ -77,29 +77,6 @@ async function measureScrypt(config: Config): Promise<BenchServerInfo['scrypt']>
 function round(value: number, digits = 1): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
-}
-
-/** Inserts `count` records through the repository, with one precomputed hash (seeding is not what is measured). */
-async function seed(db: Parameters<typeof insertUserExample>[0], passwordHash: string, count: number): Promise<string[]> {
-  const ids: string[] = new Array<string>(count);
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next;
-      next += 1;
-      ids[i] = await insertUserExample(db, {
-        name: `Bench User ${i}`,
-        email: `bench-seed-${i}@example.com`,
-        passwordHash,
-        phone: `138${String(i).padStart(8, '0')}`,
-        avatar: `https://example.com/avatars/${i}.png`,
-        age: 20 + (i % 60),
-        gender: i % 3,
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-  return ids;
 }
 
 /** The baseline: GET /userExample/{id} runs the repository's SELECT through the same Kysely handle and writes JSON. */
@@ -333,7 +310,7 @@ async function main(): Promise<void> {
     const subgraphUrls: Record<string, string> = {};
     let usersApollo: SubgraphServer['apollo'] | undefined;
     for (const subgraph of Object.values(subgraphs)) {
-      const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry });
+      const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry, logger });
       if (subgraph.name === 'users') usersApollo = server.apollo;
       closers.push(() => server.stop());
       const http = await listen(server.httpServer, { port: 0, host: config.host, publicHost: config.publicHost });
@@ -393,7 +370,7 @@ async function main(): Promise<void> {
 
     const scrypt = await measureScrypt(config);
     const passwordHash = await createPasswordHasher({ logN: config.passwords.scryptLogN }).hash('bench-password-123');
-    const ids = await seed(usersDb, passwordHash, records);
+    const ids = await seedRecords(usersDb, passwordHash, records);
     seededIds = ids;
     const social = await seedDeepRead(database);
     // The uploads' caller: an own-login user token of the social graph (any decimal id will do as its subject).

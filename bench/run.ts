@@ -8,7 +8,9 @@
  * figures to bench/results/latest.json (and <database>.json). DATABASE_URL set: a throwaway database on that PostgreSQL
  * server; unset: in-memory PGlite. --profile writes a CPU profile of the server for each measured window and summarises it;
  * --layers adds the in-process CPU cost of each layer of a GetByID (bench/layers.ts). The upload scenarios (Area D,
- * bench/uploads.ts) run last, each at several connection counts, with the server's peak RSS. See bench/README.md.
+ * bench/uploads.ts) run last, each at several connection counts, with the server's peak RSS. The `memory` section
+ * (bench/memory.ts) starts `npm start`'s own process on PGlite and, with DATABASE_URL, on PostgreSQL, and checks its RSS
+ * under a steady mixed load; `npm run bench -- memory` (or `--only memory`) runs it alone. See bench/README.md.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { formatSummary, summariseProfile, type CpuProfile, type ProfileSummary }
 import { GET_QUERY, type LayerResult } from './layers.ts';
 import { DEEP_FIELDS, DEEP_QUERY } from './social-deep-read.ts';
 import { measureObservability, printObservability, type ObservabilityReport } from './observability-cost.ts';
+import { printMemory, runMemory, type MemoryReport } from './memory.ts';
 import { printUploadSummary, runUploads, UPLOAD_SCENARIO_NAMES, type RssCheck, type UploadReport } from './uploads.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import {
@@ -44,6 +47,9 @@ const TARGETS = {
   gatewayVsSubgraph: 0.6,
 } as const;
 
+/** Sections that start servers of their own: with only these wanted, the main bench server is not started. */
+const STANDALONE_SECTIONS: readonly ScenarioName[] = ['observability', 'memory'];
+
 /** Number of probes in bench/layers.ts (printed before they run). */
 const LAYER_PROBE_COUNT = 6;
 
@@ -62,6 +68,8 @@ const SCENARIO_NAMES = [
   // Not a scenario of the main server: REST and GraphQL GetByID on three fresh servers (observability off / metrics /
   // metrics + tracing), see bench/observability-cost.ts.
   'observability',
+  // Not a scenario of the main server either: npm start's process alone under a mixed load, its RSS (bench/memory.ts).
+  'memory',
 ] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -100,14 +108,18 @@ interface ScenarioReport {
 }
 
 function usage(): never {
-  console.log(`usage: npm run bench -- [--duration S] [--warmup S] [--connections N] [--only a,b] [--records N] [--profile] [--layers]
+  console.log(`usage: npm run bench -- [scenario…] [--duration S] [--warmup S] [--connections N] [--only a,b] [--records N] [--profile] [--layers]
                      [--upload-duration S] [--upload-warmup S] [--upload-connections 1,4,16]
-scenarios: ${SCENARIO_NAMES.join(', ')}`);
+                     [--memory-duration S] [--memory-connections N] [--memory-after S] [--memory-databases pglite,postgres]
+                     [--memory-node-options="--max-semi-space-size=4"] [--memory-env NAME=value]
+                     [--memory-pglite-setting shared_buffers=16MB] [--memory-server-log FILE]
+scenarios (positional names act as --only): ${SCENARIO_NAMES.join(', ')}`);
   process.exit(0);
 }
 
 function parseOptions() {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
     options: {
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
@@ -119,6 +131,14 @@ function parseOptions() {
       'upload-duration': { type: 'string', default: '5' },
       'upload-warmup': { type: 'string', default: '1' },
       'upload-connections': { type: 'string', default: '1,4,16' },
+      'memory-duration': { type: 'string', default: '60' },
+      'memory-connections': { type: 'string', default: '8' },
+      'memory-after': { type: 'string', default: '10' },
+      'memory-databases': { type: 'string', default: 'pglite,postgres' },
+      'memory-node-options': { type: 'string', default: '' },
+      'memory-env': { type: 'string', multiple: true },
+      'memory-server-log': { type: 'string' },
+      'memory-pglite-setting': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -132,7 +152,7 @@ function parseOptions() {
     }
     return value;
   };
-  const only = (values.only ?? []).flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter(Boolean);
+  const only = [...(values.only ?? []), ...positionals].flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter(Boolean);
   for (const name of only) {
     if (!(SCENARIO_NAMES as readonly string[]).includes(name)) {
       console.error(`--only: unknown scenario "${name}" (known: ${SCENARIO_NAMES.join(', ')})`);
@@ -142,7 +162,36 @@ function parseOptions() {
   const uploadConnections = values['upload-connections']
     .split(',')
     .map((entry) => Math.round(positive('upload-connections', entry.trim(), 1)));
+  const memoryDatabases = values['memory-databases'].split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const name of memoryDatabases) {
+    if (name !== 'pglite' && name !== 'postgres') {
+      console.error(`--memory-databases: unknown database "${name}" (known: pglite, postgres)`);
+      process.exit(2);
+    }
+  }
+  const pairs = (option: string, entries: readonly string[] | undefined): Record<string, string> => {
+    const result: Record<string, string> = {};
+    for (const entry of entries ?? []) {
+      const equals = entry.indexOf('=');
+      if (equals < 1) {
+        console.error(`--${option}: expected name=value, got "${entry}"`);
+        process.exit(2);
+      }
+      result[entry.slice(0, equals)] = entry.slice(equals + 1);
+    }
+    return result;
+  };
   return {
+    memory: {
+      durationS: positive('memory-duration', values['memory-duration'], 1),
+      connections: Math.round(positive('memory-connections', values['memory-connections'], 1)),
+      afterS: positive('memory-after', values['memory-after'], 0),
+      databases: memoryDatabases as ('pglite' | 'postgres')[],
+      nodeOptions: values['memory-node-options'].split(/\s+/).filter(Boolean),
+      env: pairs('memory-env', values['memory-env']),
+      pgliteSettings: pairs('memory-pglite-setting', values['memory-pglite-setting']),
+      serverLog: values['memory-server-log'],
+    },
     uploadDurationS: positive('upload-duration', values['upload-duration'], 1),
     uploadWarmupS: positive('upload-warmup', values['upload-warmup'], 0),
     uploadConnections: [...new Set(uploadConnections)].sort((a, b) => a - b),
@@ -611,46 +660,50 @@ async function main(): Promise<void> {
   console.log(
     `Tributary bench: ${options.connections} connections, ${options.warmupS} s warm-up + ${options.durationS} s per scenario, ${options.records} records`,
   );
-  const server = await startServer(options);
-  const { info } = server;
-  const label = info.database;
-  console.log(
-    `server pid ${info.pid} (${info.node}) on ${info.database}${info.databaseServer ? ` at ${info.databaseServer}` : ' (in memory)'}; ` +
-      `scrypt logN ${info.scrypt.logN}: ${info.scrypt.singleHashMs} ms per hash, ${info.scrypt.parallelHashesPerSecond} hashes/s with the pool full`,
-  );
-  if (options.profile) await mkdir(`${RESULTS_DIR}profiles`, { recursive: true });
-
+  // The database of this run: the server child makes a throwaway PostgreSQL database when DATABASE_URL is set.
+  const label: BenchServerInfo['database'] = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+  let info: BenchServerInfo | undefined;
   const closers: (() => void)[] = [];
   const reports: ScenarioReport[] = [];
   let uploadReports: UploadReport[] = [];
   let layers: LayerResult[] | undefined;
-  try {
-    for (const scenario of buildScenarios(info, options, closers)) {
-      if (!wanted.has(scenario.name)) continue;
-      reports.push(await runScenario(scenario, info, options, label));
+  if ([...wanted].some((name) => !STANDALONE_SECTIONS.includes(name))) {
+    const server = await startServer(options);
+    const serverInfo = server.info;
+    info = serverInfo;
+    console.log(
+      `server pid ${serverInfo.pid} (${serverInfo.node}) on ${serverInfo.database}${serverInfo.databaseServer ? ` at ${serverInfo.databaseServer}` : ' (in memory)'}; ` +
+        `scrypt logN ${serverInfo.scrypt.logN}: ${serverInfo.scrypt.singleHashMs} ms per hash, ${serverInfo.scrypt.parallelHashesPerSecond} hashes/s with the pool full`,
+    );
+    if (options.profile) await mkdir(`${RESULTS_DIR}profiles`, { recursive: true });
+    try {
+      for (const scenario of buildScenarios(serverInfo, options, closers)) {
+        if (!wanted.has(scenario.name)) continue;
+        reports.push(await runScenario(scenario, serverInfo, options, label));
+      }
+      if (options.layers) {
+        console.log(`  layers: ${LAYER_PROBE_COUNT} in-process probes × ${options.durationS} s...`);
+        layers = await control<LayerResult[]>(serverInfo, `/layers?ms=${options.durationS * 1000}&concurrency=${options.connections}`);
+      }
+      if (UPLOAD_SCENARIO_NAMES.some((name) => wanted.has(name))) {
+        console.log(
+          `  uploads: ${options.uploadWarmupS} s warm-up + ${options.uploadDurationS} s at ${options.uploadConnections.join(', ')} connections each`,
+        );
+        uploadReports = await runUploads({
+          info: serverInfo,
+          wanted,
+          connections: options.uploadConnections,
+          warmupS: options.uploadWarmupS,
+          durationS: options.uploadDurationS,
+          control: (path) => control(serverInfo, path),
+          settle: () => settle(serverInfo),
+          ...(options.profile ? { profileFile: (window: string) => `${RESULTS_DIR}profiles/${label}-${window}.cpuprofile` } : {}),
+        });
+      }
+    } finally {
+      for (const close of closers) close();
+      await server.stop();
     }
-    if (options.layers) {
-      console.log(`  layers: ${LAYER_PROBE_COUNT} in-process probes × ${options.durationS} s...`);
-      layers = await control<LayerResult[]>(info, `/layers?ms=${options.durationS * 1000}&concurrency=${options.connections}`);
-    }
-    if (UPLOAD_SCENARIO_NAMES.some((name) => wanted.has(name))) {
-      console.log(
-        `  uploads: ${options.uploadWarmupS} s warm-up + ${options.uploadDurationS} s at ${options.uploadConnections.join(', ')} connections each`,
-      );
-      uploadReports = await runUploads({
-        info,
-        wanted,
-        connections: options.uploadConnections,
-        warmupS: options.uploadWarmupS,
-        durationS: options.uploadDurationS,
-        control: (path) => control(info, path),
-        settle: () => settle(info),
-        ...(options.profile ? { profileFile: (window: string) => `${RESULTS_DIR}profiles/${label}-${window}.cpuprofile` } : {}),
-      });
-    }
-  } finally {
-    for (const close of closers) close();
-    await server.stop();
   }
 
   let observability: ObservabilityReport | undefined;
@@ -678,6 +731,35 @@ async function main(): Promise<void> {
         };
       },
     });
+  }
+
+  // Last, alone on the machine: its figures are RSS, which another server process in the same window would not change,
+  // but CPU contention would change the load it gets.
+  let memory: MemoryReport[] = [];
+  let memoryFailure: string | undefined;
+  if (wanted.has('memory')) {
+    const m = options.memory;
+    console.log(
+      `  memory: npm start's process on ${m.databases.join(' and ')}, ${m.durationS} s of mixed load at ${m.connections} in flight, ${m.afterS} s after`,
+    );
+    try {
+      memory = await runMemory({
+        durationS: m.durationS,
+        connections: m.connections,
+        afterS: m.afterS,
+        records: options.records,
+        databases: m.databases,
+        databaseUrl: process.env.DATABASE_URL || undefined,
+        nodeOptions: m.nodeOptions,
+        serverEnv: m.env,
+        pgliteSettings: m.pgliteSettings,
+        sampleEveryS: 5,
+        serverLog: m.serverLog,
+      });
+    } catch (error) {
+      memoryFailure = error instanceof Error ? error.message : String(error);
+      console.log(`  memory FAILED — ${memoryFailure}`);
+    }
   }
 
   const rps = (name: ScenarioName) => reports.find((report) => report.name === name)?.result?.requestsPerSecond;
@@ -758,6 +840,7 @@ async function main(): Promise<void> {
   let rssChecks: RssCheck[] = [];
   if (uploadReports.length > 0) rssChecks = printUploadSummary(uploadReports);
   if (observability) printObservability(observability);
+  printMemory(memory);
   // Upload profiles: the highest connection count of each scenario and size (every window's file is written).
   const highest = Math.max(...options.uploadConnections);
   for (const report of uploadReports) {
@@ -778,16 +861,17 @@ async function main(): Promise<void> {
       node: process.version,
       platform: `${process.platform} ${process.arch}`,
     },
-    database: info.database,
-    databaseServer: info.databaseServer,
+    database: label,
+    databaseServer: info?.databaseServer,
     options,
-    scrypt: info.scrypt,
+    scrypt: info?.scrypt,
     scenarios: reports,
     ratios: { restVsBaseline, gatewayVsSubgraph, remoteGatewayVsSubgraph, deepRead: deep },
     ratiosByCpu: byCpu,
     layers,
     uploads: uploadReports.length > 0 ? { scenarios: uploadReports, rssChecks } : undefined,
     observability,
+    memory: memory.length > 0 || memoryFailure ? { reports: memory, failure: memoryFailure } : undefined,
     targets: {
       restVsBaseline: { target: TARGETS.restVsBaseline, value: restVsBaseline, verdict: restVerdict },
       gatewayVsSubgraph: { target: TARGETS.gatewayVsSubgraph, value: gatewayVsSubgraph, verdict: gatewayVerdict },
@@ -798,7 +882,7 @@ async function main(): Promise<void> {
   await writeFile(`${RESULTS_DIR}latest.json`, json);
   await writeFile(`${RESULTS_DIR}${label}.json`, json);
   console.log(`\nresults written to bench/results/latest.json and bench/results/${label}.json`);
-  if (reports.some((report) => report.broken) || uploadReports.some((report) => report.broken)) process.exitCode = 1;
+  if (reports.some((report) => report.broken) || uploadReports.some((report) => report.broken) || memoryFailure) process.exitCode = 1;
 }
 
 await main();

@@ -52,8 +52,29 @@ export default tseslint.config(
     files: ['lib/**/*.ts'],
     rules: {
       'no-restricted-imports': forbid(
-        ['**/subgraphs/**', '**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/schema/**', '**/bench/**', '**/test/**'],
+        ['**/contracts/**', '**/subgraphs/**', '**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/schema/**', '**/bench/**', '**/test/**'],
         'lib/ imports nothing above it: move the shared piece into lib/, or the dependency up.',
+      ),
+    },
+  },
+  {
+    // contracts/ is the wire vocabulary a service and its transports share: it stands on lib/ and on nothing else.
+    files: ['contracts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbid(
+        ['**/subgraphs/**', '**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/schema/**', '**/bench/**', '**/test/**'],
+        'contracts/ imports lib/ only: a contract is shared by a service and its transports, so it can depend on neither.',
+      ),
+    },
+  },
+  {
+    // The REST adapter is a transport: it runs GraphQL operations through the gateway (in process or over HTTP) and
+    // shares only contracts/ with the services.
+    files: ['rest-adapter/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbid(
+        ['**/subgraphs/**', '**/bin/**', '**/bench/**', '**/test/**'],
+        'a transport never imports a subgraph: what it shares with a service (reasons, enums, messages) lives in contracts/.',
       ),
     },
   },
@@ -63,7 +84,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': forbid(
         ['**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**'],
-        'a subgraph imports lib/ and its own kernel only; transports call it, never the other way round.',
+        'a subgraph imports lib/, contracts/ and its kernel only; transports call it, never the other way round.',
       ),
     },
   },
@@ -74,6 +95,18 @@ export default tseslint.config(
       'no-restricted-imports': forbid(
         ['**/subgraphs/**', '!**/subgraphs/subgraph.ts', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**'],
         'the gateway sees subgraphs only through subgraphs/subgraph.ts.',
+      ),
+    },
+  },
+  {
+    // A subgraph's gRPC server is a transport beside GraphQL: it decodes, calls the service, encodes. It reaches no
+    // repository and runs no validation of its own (ESLint applies the last matching block's rule: the subgraph wall
+    // is repeated here).
+    files: ['subgraphs/*/grpc/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbid(
+        ['**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**', '**/*.repository.ts', '**/*.validation.ts'],
+        'a transport calls the service: no repository, no validation of its own.',
       ),
     },
   },

@@ -7,7 +7,7 @@ import type { ClientErrorFormat } from '../lib/http-client-errors.ts';
 import { rpcStatus, sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
 import { GRAPH_ERRORS } from './graph-errors.ts';
 import { standardError } from './media/media-error-mapper.ts';
-import type { SocialHost } from '../subgraphs/social-store/social-access.ts';
+import type { SocialHost } from '../contracts/social-graph.ts';
 import type { SocialRateLimiter } from './social/social-rate-limiter.ts';
 import { createApiDocsRoutes } from './docs/api-docs.routes.ts';
 import { createMediaRoutes } from './media/media.routes.ts';

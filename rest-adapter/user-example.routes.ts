@@ -2,7 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { FieldViolation } from '../lib/errors.ts';
 import { parseUint64 } from '../lib/int64.ts';
 import type { Logger } from '../lib/logger.ts';
-import { GENDER_TYPES } from '../subgraphs/users/user-example.types.ts';
+import { GENDER_TYPES } from '../contracts/user-records.ts';
 import type { GraphQLExecutor } from './graphql-executor.ts';
 import { sendGraphqlError, sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
 import { decodeMessage, parseJsonBody, type Decoded, type MessageSpec } from './proto-json.ts';

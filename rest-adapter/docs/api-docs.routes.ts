@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { packageAsset, sendPackageAsset } from '../../lib/package-asset.ts';
 import { readSupergraph } from '../../schema/supergraph-config.ts';
-import type { SocialHost } from '../../subgraphs/social-store/social-access.ts';
+import type { SocialHost } from '../../contracts/social-graph.ts';
 import { buildGraphSchemas } from './graph-schemas.ts';
 import { buildOpenApiDocument } from './openapi.document.ts';
 import { buildUserExampleSwagger } from './user-example.swagger.ts';

@@ -1,4 +1,4 @@
-import { SOCIAL_OPERATIONS, type SocialOperation } from '../../subgraphs/social-store/social-access.ts';
+import { SOCIAL_OPERATIONS, type SocialOperation } from '../../contracts/social-graph.ts';
 import {
   ACCOUNT_NODE,
   AD_ACCOUNT_NODE,

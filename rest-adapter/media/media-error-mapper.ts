@@ -1,6 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { errorCodeFromGraphql } from '../../lib/errors.ts';
-import { MEDIA_ERROR_REASONS, mediaReasonOf, type MediaErrorReason, type RateLimitState } from '../../subgraphs/media/media-errors.ts';
+import { MEDIA_ERROR_REASONS, mediaReasonOf, type MediaErrorReason, type RateLimitState } from '../../contracts/media-upload.ts';
 
 /**
  * The one mapping of the media service's errors (GraphQL errors with `extensions.reason` and `twitterCode`) onto the

@@ -4,7 +4,7 @@ import { Upload, WriteStream } from 'graphql-upload-ts';
 import { discard } from '../../lib/graphql-upload-request.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../../lib/signed-request.ts';
-import type { RateLimitState } from '../../subgraphs/media/media-errors.ts';
+import type { RateLimitState } from '../../contracts/media-upload.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
 import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedUpload } from './urlencoded-upload-reader.ts';
 import { mapMediaErrors, standardError, UPLOAD_PATH, type MediaReply } from './media-error-mapper.ts';

@@ -1,6 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { errorCodeFromGraphql } from '../../lib/errors.ts';
-import { SOCIAL_ERROR_REASONS, socialReasonOf, type SocialMethod } from '../../subgraphs/social-store/social-errors.ts';
+import { SOCIAL_ERROR_REASONS, socialReasonOf, type SocialMethod } from '../../contracts/social-graph.ts';
 import type { GraphErrorReply, GraphErrors } from '../graph-errors.ts';
 
 /**

@@ -1,14 +1,8 @@
 import type { CursorCodec } from '../../lib/cursor.ts';
 import { parseGraphTime, toUnixSeconds } from '../../lib/graph-time.ts';
 import { isSocialId, wellFormedIds } from '../../lib/social-ids.ts';
-import {
-  administeredBusinesses,
-  authorize,
-  managesAccount,
-  NODE_TYPES,
-  type SocialOperation,
-  type Viewer,
-} from '../social-store/social-access.ts';
+import { administeredBusinesses, authorize, managesAccount, type Viewer } from '../social-store/social-access.ts';
+import { NODE_TYPES, type SocialOperation } from '../../contracts/social-graph.ts';
 import { socialErrors } from '../social-store/social-errors.ts';
 import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits } from '../social-store/social-paging.ts';
 import type { SocialDb } from '../social-store/social-tables.ts';

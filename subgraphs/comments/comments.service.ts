@@ -2,7 +2,8 @@ import type { CursorCodec } from '../../lib/cursor.ts';
 import { toUnixSeconds } from '../../lib/graph-time.ts';
 import { isSocialId, wellFormedIds } from '../../lib/social-ids.ts';
 import { authorize, managesAccount, type Viewer } from '../social-store/social-access.ts';
-import { socialErrors, type SocialMethod } from '../social-store/social-errors.ts';
+import { socialErrors } from '../social-store/social-errors.ts';
+import type { SocialMethod } from '../../contracts/social-graph.ts';
 import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits, type PageRequest } from '../social-store/social-paging.ts';
 import type { SocialDb } from '../social-store/social-tables.ts';
 import {

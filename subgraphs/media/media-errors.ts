@@ -5,6 +5,7 @@ import {
   UnauthenticatedError,
   type AppError,
 } from '../../lib/errors.ts';
+import { mediaReasonOf, type MediaErrorReason, type RateLimitState } from '../../contracts/media-upload.ts';
 
 /**
  * The errors of the image upload (Area D). Each is a member of the closed vocabulary (lib/errors.ts), so GraphQL clients
@@ -12,32 +13,6 @@ import {
  * the REST route renders them in the reference's body shapes (rest-adapter/media/media-error-mapper.ts). Messages are the
  * reference's own wording where it has one.
  */
-
-export const MEDIA_ERROR_REASONS = [
-  'AUTH_MISSING',
-  'SIGNATURE_INVALID',
-  'TOKEN_INVALID',
-  'TIMESTAMP_OUT_OF_BOUNDS',
-  'APP_ONLY',
-  'RATE_LIMITED',
-  'MEDIA_MISSING',
-  'PARAMETER_INVALID',
-  'MEDIA_UNRECOGNIZED',
-  'IMAGE_TOO_LARGE',
-  'IMAGE_UNSUPPORTED',
-  'IMAGE_DIMENSIONS',
-  'IMAGE_CORRUPT',
-] as const;
-
-export type MediaErrorReason = (typeof MEDIA_ERROR_REASONS)[number];
-
-/** The state of the caller's rate-limit window, as the x-rate-limit-* headers give it. */
-export interface RateLimitState {
-  limit: number;
-  remaining: number;
-  /** Unix time (seconds) at which the window resets. */
-  reset: number;
-}
 
 type Make = (message: string, details: Record<string, unknown>) => AppError;
 
@@ -64,11 +39,6 @@ const KINDS: Record<MediaErrorReason, { make: Make; twitterCode: number | null }
 function mediaError(reason: MediaErrorReason, message: string, extra: Record<string, unknown> = {}): AppError {
   const { make, twitterCode } = KINDS[reason];
   return make(message, { reason, ...(twitterCode !== null ? { twitterCode } : {}), ...extra });
-}
-
-export function mediaReasonOf(details: Readonly<Record<string, unknown>> | undefined): MediaErrorReason | undefined {
-  const reason = details?.reason;
-  return typeof reason === 'string' && (MEDIA_ERROR_REASONS as readonly string[]).includes(reason) ? (reason as MediaErrorReason) : undefined;
 }
 
 /** The same error with the caller's rate-limit state attached (every reply after authentication reports it). */

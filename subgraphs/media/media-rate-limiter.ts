@@ -1,5 +1,5 @@
 import { countInWindow, type MediaDb } from '../media-store/media-upload.repository.ts';
-import type { RateLimitState } from './media-errors.ts';
+import type { RateLimitState } from '../../contracts/media-upload.ts';
 
 /**
  * The upload rate limit: a fixed window per user (the reference's v2 figures: 500 uploads per 15 minutes). Counted in the

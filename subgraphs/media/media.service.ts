@@ -8,7 +8,8 @@ import type { BlobStore } from '../media-store/blob-store.ts';
 import { insertUpload, type MediaDb, type UploadRow } from '../media-store/media-upload.repository.ts';
 import { ImageInspector, ImageRejectedError, type ImageProblem } from './image-inspector.ts';
 import type { MediaAuthenticator, MediaAuthRequest } from './media-auth.ts';
-import { mediaErrors, withRateLimit, type RateLimitState } from './media-errors.ts';
+import { mediaErrors, withRateLimit } from './media-errors.ts';
+import type { RateLimitState } from '../../contracts/media-upload.ts';
 import type { UploadRateLimiter } from './media-rate-limiter.ts';
 
 /** The reference's bounds on an image's width and height, in pixels. */

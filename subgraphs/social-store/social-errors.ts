@@ -6,6 +6,7 @@ import {
   UnauthenticatedError,
   type AppError,
 } from '../../lib/errors.ts';
+import type { RateLimitScope, SocialMethod } from '../../contracts/social-graph.ts';
 
 /**
  * The errors of the social graph (Areas B and C), as the services of both social subgraphs throw them. Each is a member of
@@ -15,31 +16,6 @@ import {
  *
  * Messages are the reference's own wording where it has one, so both transports read the same.
  */
-
-export const SOCIAL_ERROR_REASONS = [
-  'NO_TOKEN',
-  'TOKEN_UNPARSABLE',
-  'TOKEN_EXPIRED',
-  'TOKEN_REVOKED',
-  'WRONG_HOST',
-  'ME_WITHOUT_USER',
-  'MISSING_PERMISSION',
-  'NOT_ALLOWED',
-  'UNKNOWN_OBJECT',
-  'UNKNOWN_FIELD',
-  'MISSING_PARAMETER',
-  'INVALID_PARAMETER',
-  'CURSOR_TOO_FAR',
-  'RATE_LIMITED',
-  'PUBLISHING_ERROR',
-] as const;
-
-export type SocialErrorReason = (typeof SOCIAL_ERROR_REASONS)[number];
-
-export type SocialMethod = 'get' | 'post' | 'delete';
-
-/** Which limit a RATE_LIMITED error hit (Graph codes 4, 17, 32, 613, 80002). */
-export type RateLimitScope = 'app' | 'user' | 'page' | 'custom' | 'business';
 
 const UNPARSABLE = 'Invalid OAuth access token - Cannot parse access token';
 
@@ -133,11 +109,3 @@ export const socialErrors = {
     return kind === 'limit' ? new RateLimitedError(message, details) : new InvalidArgumentError(message, [], details);
   },
 };
-
-/** The reason of a social error's details or GraphQL extensions, when it is one. */
-export function socialReasonOf(details: Readonly<Record<string, unknown>> | undefined): SocialErrorReason | undefined {
-  const reason = details?.reason;
-  return typeof reason === 'string' && (SOCIAL_ERROR_REASONS as readonly string[]).includes(reason)
-    ? (reason as SocialErrorReason)
-    : undefined;
-}

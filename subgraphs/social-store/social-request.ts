@@ -1,6 +1,7 @@
 import type { SocialTokenService } from '../../lib/social-auth/social-token.service.ts';
 import type { SubgraphRequestInfo } from '../subgraph.ts';
-import type { SocialAccess, SocialHost, Viewer } from './social-access.ts';
+import type { SocialAccess, Viewer } from './social-access.ts';
+import type { SocialHost } from '../../contracts/social-graph.ts';
 import { socialErrors } from './social-errors.ts';
 
 /**

@@ -1,7 +1,8 @@
 import type { FieldViolation } from '../../lib/errors.ts';
 import { ownValue } from '../../lib/own-value.ts';
 import { exceedsInt64, parseInt64, parseUint64, INT32_MAX, INT32_MIN } from '../../lib/int64.ts';
-import { GENDER_TYPES, type ListColumnInput, type ListParamsInput } from './user-example.types.ts';
+import { GENDER_TYPES } from '../../contracts/user-records.ts';
+import type { ListColumnInput, ListParamsInput } from './user-example.types.ts';
 import { exceedsRunes, hasNulCharacter, MESSAGES, tooLongMessage } from './user-example.validation.ts';
 
 /**

@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { Int64Scalar, UInt64Scalar } from '../../lib/graphql-scalars.ts';
 import type { Resolvers, UpdateUserExampleInput } from './generated/resolvers-types.ts';
-import { GENDER_TYPES, type UpdateUserExamplePatch } from './user-example.types.ts';
+import { GENDER_TYPES } from '../../contracts/user-records.ts';
+import type { UpdateUserExamplePatch } from './user-example.types.ts';
 
 /** GraphQL `null` in an update input means "not sent"; every other value, 0 and "" included, is written. */
 function presentFields(input: UpdateUserExampleInput): UpdateUserExamplePatch {

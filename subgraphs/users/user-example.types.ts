@@ -1,14 +1,5 @@
 /** Domain types of Area A. Transports render these; repositories produce them. */
 
-/** Numeric values of the GenderType enum, as the proto defines them. */
-export const GENDER_TYPES = { UNKNOWN: 0, MALE: 1, FEMALE: 2 } as const;
-export type GenderName = keyof typeof GENDER_TYPES;
-export type GenderValue = (typeof GENDER_TYPES)[GenderName];
-
-export const GENDER_NAMES: Readonly<Record<number, GenderName>> = Object.freeze(
-  Object.fromEntries(Object.entries(GENDER_TYPES).map(([name, value]) => [value, name as GenderName])),
-);
-
 /** A stored user record. The password hash never leaves the repository. */
 export interface UserExample {
   /** uint64 as decimal text. */

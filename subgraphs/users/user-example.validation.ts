@@ -1,6 +1,7 @@
 import type { FieldViolation } from '../../lib/errors.ts';
 import { isInt32 } from '../../lib/int64.ts';
-import { GENDER_NAMES, type CreateUserExampleInput } from './user-example.types.ts';
+import { GENDER_NAMES } from '../../contracts/user-records.ts';
+import type { CreateUserExampleInput } from './user-example.types.ts';
 
 /**
  * The create rules of the spec (the reference's protoc-gen-validate rules). Descriptions use protoc-gen-validate's wording so

@@ -1,13 +1,12 @@
 import { InvalidArgumentError } from '../../../lib/errors.ts';
 import { parseUint64 } from '../../../lib/int64.ts';
-import {
-  GENDER_NAMES,
-  GENDER_TYPES,
-  type CreateUserExampleInput,
-  type ListParamsInput,
-  type UpdateUserExamplePatch,
-  type UserExample,
-  type UserExamplePage,
+import { GENDER_NAMES, GENDER_TYPES } from '../../../contracts/user-records.ts';
+import type {
+  CreateUserExampleInput,
+  ListParamsInput,
+  UpdateUserExamplePatch,
+  UserExample,
+  UserExamplePage,
 } from '../user-example.types.ts';
 
 /**

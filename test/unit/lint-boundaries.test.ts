@@ -1,0 +1,55 @@
+import { fileURLToPath } from 'node:url';
+import { ESLint, Linter } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The walls of eslint.config.js, held against files that break them. Each case asks the project's own configuration which
+ * import restrictions apply to a file at that path, then lints one import line with them (the restriction needs no type
+ * information, so the fixture need not exist on disk).
+ */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const eslint = new ESLint({ cwd: root });
+
+async function importProblems(filePath: string, specifier: string): Promise<string[]> {
+  const config = (await eslint.calculateConfigForFile(filePath)) as { rules?: Record<string, Linter.RuleEntry> };
+  const rule = config.rules?.['no-restricted-imports'];
+  if (rule === undefined) return [];
+  const messages = new Linter({ configType: 'flat' }).verify(
+    `import { x } from '${specifier}';\nexport { x };\n`,
+    [{ files: ['**/*.ts'], rules: { 'no-restricted-imports': rule } }],
+    { filename: `${root}${filePath}` },
+  );
+  return messages.map((message) => `${message.ruleId}: ${message.message}`);
+}
+
+describe('import walls (eslint.config.js)', () => {
+  it.each([
+    ['a REST route importing a subgraph module', 'rest-adapter/user-records/fixture.ts', '../../subgraphs/users/user-example.types.ts', 'a transport never imports a subgraph'],
+    ['a REST route importing the social kernel', 'rest-adapter/social/fixture.ts', '../../subgraphs/social-store/social-errors.ts', 'a transport never imports a subgraph'],
+    ['the gRPC transport importing a repository', 'subgraphs/users/grpc/fixture.ts', '../user-example.repository.ts', 'no repository, no validation'],
+    ['the gRPC transport running validation itself', 'subgraphs/users/grpc/fixture.ts', '../user-example.validation.ts', 'no repository, no validation'],
+    ['lib importing a subgraph', 'lib/fixture.ts', '../subgraphs/users/user-example.service.ts', 'lib/ imports nothing above it'],
+    ['lib importing a contract', 'lib/fixture.ts', '../contracts/user-records.ts', 'lib/ imports nothing above it'],
+    ['a contract importing a subgraph', 'contracts/fixture.ts', '../subgraphs/media/media-errors.ts', 'contracts/ imports lib/ only'],
+    ['a contract importing a transport', 'contracts/fixture.ts', '../rest-adapter/graph-errors.ts', 'contracts/ imports lib/ only'],
+    ['a subgraph importing a transport', 'subgraphs/media/fixture.ts', '../../rest-adapter/media/media-error-mapper.ts', 'transports call it'],
+    ['the gateway importing a subgraph internal', 'gateway/fixture.ts', '../subgraphs/users/user-example.service.ts', 'only through subgraphs/subgraph.ts'],
+  ])('refuses %s', async (_label, filePath, specifier, reason) => {
+    const problems = await importProblems(filePath, specifier);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('no-restricted-imports');
+    expect(problems[0]).toContain(reason);
+  });
+
+  it.each([
+    ['a REST route importing a contract', 'rest-adapter/social/fixture.ts', '../../contracts/social-graph.ts'],
+    ['a REST route importing lib', 'rest-adapter/fixture.ts', '../lib/errors.ts'],
+    ['a REST route running operations through the gateway', 'rest-adapter/fixture.ts', '../gateway/gateway-context.ts'],
+    ['the gRPC transport calling the service', 'subgraphs/users/grpc/fixture.ts', '../user-example.service.ts'],
+    ['a subgraph importing a contract', 'subgraphs/users/fixture.ts', '../../contracts/user-records.ts'],
+    ['a contract importing lib', 'contracts/fixture.ts', '../lib/social-auth/social-token.service.ts'],
+    ['the gateway importing the subgraph interface', 'gateway/fixture.ts', '../subgraphs/subgraph.ts'],
+  ])('allows %s', async (_label, filePath, specifier) => {
+    expect(await importProblems(filePath, specifier)).toEqual([]);
+  });
+});

@@ -2,7 +2,8 @@
  * npm run fuzz -- [--runs N] [--seed S] [--door NAME]... [--database pglite|postgres|both] [--timeout MS] [--grep TEXT]
  *                 [--path P] [--shrink-ms MS] [--verbose]
  *
- * Runs the fuzz suite (test/fuzz/*.fuzz.test.ts) alone, N runs per property (default: the short run of `npm test`), on
+ * Runs the fuzz suite (test/fuzz/*.fuzz.test.ts) alone, N cases per door shared out among its properties (default: the
+ * short run of `npm test`), on
  * PGlite and — when DATABASE_URL is set — PostgreSQL. Every failure prints its seed and path; `--seed S --path P
  * --grep "<test name>"` replays exactly that case. Doors: rest-user-example, graph, upload, graphql, grpc, raw-http.
  */

@@ -10,7 +10,7 @@ import { useFuzzSystem } from '../support/fuzz/fuzz-suite.ts';
  */
 
 const door = createGraphDoor();
-const suite = useFuzzSystem('graph', {}, () => door.close());
+const suite = useFuzzSystem('graph', 3, {}, () => door.close());
 
 describe('the social graph hosts under hostile requests', () => {
   it('answers hostile field expansions', () => checkDoor('field expansions', door, suite.system, fieldExpansions, suite.tally), propertyTestTimeoutMs());

@@ -16,7 +16,7 @@ import { createGraphqlDoor, graphqlMultipartRequests, graphqlRequests, introspec
 
 function gatewayProperties(topology: Topology): void {
   const door = createGraphqlDoor(`graphql (${topology})`);
-  const suite: FuzzSuite = useFuzzSystem(`graphql ${topology}`, { topology }, () => door.close());
+  const suite: FuzzSuite = useFuzzSystem(`graphql ${topology}`, 2, { topology }, () => door.close());
 
   it('answers hostile operations as JSON, GET and batches', async () => {
     const schema = await introspectSchema(suite.system.info);

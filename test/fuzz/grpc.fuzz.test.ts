@@ -14,7 +14,7 @@ import { GrpcBytesDoor, GrpcCallDoor, GrpcFrameDoor, grpcCalls, grpcFrames, notH
 const frames = new GrpcFrameDoor();
 const calls = new GrpcCallDoor();
 const bytes = new GrpcBytesDoor();
-const suite = useFuzzSystem('grpc', {}, () => {
+const suite = useFuzzSystem('grpc', 3, {}, () => {
   frames.close();
   calls.close();
   bytes.close();

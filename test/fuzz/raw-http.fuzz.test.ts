@@ -12,7 +12,7 @@ import { RawHttpDoor, rawHttpRequests, type Listener, type RawHttpModel } from '
  */
 
 const door = new RawHttpDoor();
-const suite = useFuzzSystem('raw-http');
+const suite = useFuzzSystem('raw-http', 3);
 
 describe('the HTTP listeners under raw hostile bytes', () => {
   it('answers the REST own-login listener', () => checkDoor('rest listener', door, suite.system, rawHttpRequests('rest'), suite.tally), propertyTestTimeoutMs());

@@ -17,7 +17,7 @@ import {
  */
 
 const door = createRestUserExampleDoor();
-const suite = useFuzzSystem('rest-user-example', {}, () => door.close());
+const suite = useFuzzSystem('rest-user-example', 4, {}, () => door.close());
 
 describe('REST Area A under hostile requests', () => {
   it('answers hostile create bodies', () => checkDoor('create bodies', door, suite.system, createRequests, suite.tally), propertyTestTimeoutMs());

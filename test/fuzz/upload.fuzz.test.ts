@@ -11,7 +11,7 @@ import { createUploadDoor, uploadRequests } from '../support/fuzz/upload-door.ts
  */
 
 const door = createUploadDoor();
-const suite = useFuzzSystem('upload', {}, () => door.close());
+const suite = useFuzzSystem('upload', 1, {}, () => door.close());
 
 describe('the image upload under hostile requests', () => {
   it('answers hostile multipart and urlencoded uploads', () => checkDoor('uploads', door, suite.system, uploadRequests, suite.tally), propertyTestTimeoutMs());

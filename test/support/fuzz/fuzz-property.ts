@@ -43,6 +43,9 @@ export interface FuzzDoor<Input> {
 
 /** Counts of one door file's run, printed when it ends (the numbers the done-when line asks for). */
 export class FuzzTally {
+  /** How many properties the door file checks on its system: FUZZ_RUNS is shared out among them. */
+  constructor(readonly properties: number) {}
+
   readonly cases = new Map<string, number>();
   readonly failures = new Map<ProblemKind, number>();
   readonly restarts: string[] = [];
@@ -232,5 +235,5 @@ export async function checkDoor<Input>(
       throw error;
     }
   });
-  await fc.assert(property, propertyParameters<[Input]>());
+  await fc.assert(property, propertyParameters<[Input]>(tally.properties));
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { FuzzTally } from './fuzz-property.ts';
-import { fuzzSettings } from './fuzz-settings.ts';
+import { fuzzSettings, runsPerProperty } from './fuzz-settings.ts';
 import { startFuzzSystem, type FuzzSystem, type FuzzSystemOptions } from './fuzz-system.ts';
 
 /**
@@ -13,12 +13,19 @@ export interface FuzzSuite {
   readonly tally: FuzzTally;
 }
 
-export function useFuzzSystem(door: string, options: FuzzSystemOptions = {}, cleanup: () => void = () => undefined): FuzzSuite {
+export function useFuzzSystem(
+  door: string,
+  properties: number,
+  options: FuzzSystemOptions = {},
+  cleanup: () => void = () => undefined,
+): FuzzSuite {
   let system: FuzzSystem | undefined;
-  const tally = new FuzzTally();
+  const tally = new FuzzTally(properties);
   beforeAll(async () => {
     const settings = fuzzSettings();
-    console.log(`[fuzz ${door}] seed ${settings.seed}, ${settings.runs} runs per property (FUZZ_SEED=${settings.seed} replays this run)`);
+    console.log(
+      `[fuzz ${door}] seed ${settings.seed}, ${runsPerProperty(properties)} runs for each of ${properties} properties (FUZZ_SEED=${settings.seed} replays this run)`,
+    );
     const started = performance.now();
     system = await startFuzzSystem(options);
     console.log(`[fuzz ${door}] system started in ${Math.round(performance.now() - started)} ms`);

@@ -55,6 +55,11 @@ export interface Config {
   corsOrigins: readonly string[];
   /** How long a client may take over a request, on every HTTP listener (lib/http-server.ts). */
   http: HttpTimeouts;
+  /**
+   * V8's old-generation growth per full GC, in percent over the live heap (`--heap-growing-percent`); 0 leaves V8's own
+   * heuristics, which let a busy server's heap grow to several times what it holds (bench/README.md, "Memory").
+   */
+  heapGrowingPercent: number;
   gateway: {
     port: number;
     /** `embedded`: subgraphs run in the gateway's process; `distributed`: reached over HTTP at `subgraphUrls`. */
@@ -341,6 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
       requestMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
       socketIdleMs: integer(env, 'HTTP_SOCKET_IDLE_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     },
+    heapGrowingPercent: integer(env, 'HEAP_GROWING_PERCENT', 20, 0, 1_000),
     gateway: {
       port: integer(env, 'GATEWAY_PORT', 4000, 0, PORT_MAX),
       mode,

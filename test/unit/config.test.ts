@@ -18,6 +18,13 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config.gateway)).toBe(true);
   });
 
+  it("bounds V8's heap growth by default, and lets 0 hand it back to V8", () => {
+    expect(loadConfig({}).heapGrowingPercent).toBe(20);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+    expect(() => loadConfig({ HEAP_GROWING_PERCENT: '-5' })).toThrow(ConfigError);
+    expect(() => loadConfig({ HEAP_GROWING_PERCENT: 'lots' })).toThrow(ConfigError);
+  });
+
   it('refuses the development JWT secret in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
       new ConfigError('JWT_SECRET', 'must be set when NODE_ENV=production (the development secret is refused)'),

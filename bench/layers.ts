@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ApolloServer } from '@apollo/server';
 import { execute, parse } from 'graphql';
-import type { Actor, TokenService } from '../lib/auth.ts';
+import type { Actor, TokenService } from '../lib/auth/auth.ts';
 import type { GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
 import type { UsersSubgraph } from '../subgraphs/users/users-subgraph.ts';
 import { findUserExampleById, type UsersDb } from '../subgraphs/users/user-example.repository.ts';

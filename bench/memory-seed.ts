@@ -6,10 +6,10 @@
  * (MemoryFixture) and exits.
  */
 import { sql } from 'kysely';
-import { ADMIN_ROLE, createTokenService } from '../lib/auth.ts';
+import { ADMIN_ROLE, createTokenService } from '../lib/auth/auth.ts';
 import { loadConfig } from '../lib/config.ts';
-import { createDatabase, migrateToLatest } from '../lib/database.ts';
-import { createPasswordHasher } from '../lib/password.ts';
+import { createDatabase, migrateToLatest } from '../lib/database/database.ts';
+import { createPasswordHasher } from '../lib/auth/password.ts';
 import { ALL_MIGRATIONS, createSocialTokens } from '../subgraphs/index.ts';
 import type { UsersTables } from '../subgraphs/users/user-example.repository.ts';
 import { seedRecords } from './seed-records.ts';

@@ -25,7 +25,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import pg from 'pg';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '../lib/throwaway-database.ts';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../lib/database/throwaway-database.ts';
 import { PROTO_LOADER_OPTIONS, USER_EXAMPLE_PROTO, USER_EXAMPLE_SERVICE_NAME } from '../subgraphs/users/grpc/user-example.proto-package.ts';
 import { png } from '../test/support/image-fixtures.ts';
 import { GET_QUERY } from './layers.ts';

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql, type Kysely } from 'kysely';
-import type { DatabaseHandle } from '../lib/database.ts';
-import { formatGraphTimestamp } from '../lib/graph-time.ts';
+import type { DatabaseHandle } from '../lib/database/database.ts';
+import { formatGraphTimestamp } from '../lib/social-graph/graph-time.ts';
 import { createSocialTokens } from '../subgraphs/index.ts';
-import { createSocialGraphBuilder } from '../subgraphs/social-store/social-graph-builder.ts';
-import type { SocialTables } from '../subgraphs/social-store/social-tables.ts';
+import { createSocialGraphBuilder } from '../subgraphs/shared/social-graph/social-graph-builder.ts';
+import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
 
 /**
  * The deep read of issue 3's bench: an account with `media.limit(25){comments.limit(25){replies{text,username}}}`. This

@@ -1,5 +1,5 @@
 /** npm run migrate: applies pending migrations of every subgraph and exits. */
-import { createDatabase, migrateToLatest } from '../lib/database.ts';
+import { createDatabase, migrateToLatest } from '../lib/database/database.ts';
 import { ALL_MIGRATIONS } from '../subgraphs/index.ts';
 import { prepareProcess } from './process.ts';
 

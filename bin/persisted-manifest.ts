@@ -5,7 +5,7 @@
  * @apollo/generate-persisted-query-manifest instead; both write the same format.
  */
 import { readFileSync } from 'node:fs';
-import { createPersistedQueryManifest } from '../lib/graphql-persisted-operations.ts';
+import { createPersistedQueryManifest } from '../lib/graphql/graphql-persisted-operations.ts';
 
 const files = process.argv.slice(2);
 if (files.length === 0) {

@@ -3,19 +3,19 @@
  * kept. Writes to the configured database directly — on the embedded database, stop npm start first (PGlite serves one
  * process at a time; the command says so if it is in use).
  */
-import { ADMIN_ROLE, ANONYMOUS, createTokenService } from '../lib/auth.ts';
-import { createDatabase, migrateToLatest } from '../lib/database.ts';
+import { ADMIN_ROLE, ANONYMOUS, createTokenService } from '../lib/auth/auth.ts';
+import { createDatabase, migrateToLatest } from '../lib/database/database.ts';
 import { AlreadyExistsError } from '../lib/errors.ts';
-import { createCursorCodec } from '../lib/cursor.ts';
+import { createCursorCodec } from '../lib/social-graph/cursor.ts';
 import { createAccountEdgesService } from '../subgraphs/accounts/account-edges.service.ts';
 import { ALL_MIGRATIONS, createOAuthCredentialStore, createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
 import {
   loadSocialDemoGraph,
   OWN_LOGIN_PERMISSIONS,
   PARENT_PLATFORM_PERMISSIONS,
-} from '../subgraphs/social-store/social-demo-graph.ts';
-import { createSocialGraphBuilder } from '../subgraphs/social-store/social-graph-builder.ts';
-import type { SocialTables } from '../subgraphs/social-store/social-tables.ts';
+} from '../subgraphs/shared/social-graph/social-demo-graph.ts';
+import { createSocialGraphBuilder } from '../subgraphs/shared/social-graph/social-graph-builder.ts';
+import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
 import type { CreateUserExampleInput } from '../subgraphs/users/user-example.types.ts';
 import { prepareProcess } from './process.ts';
 

@@ -7,10 +7,10 @@
  * `--permission`, the token gets every permission of its login type.
  */
 import { parseArgs } from 'node:util';
-import { createDatabase, migrateToLatest } from '../lib/database.ts';
+import { createDatabase, migrateToLatest } from '../lib/database/database.ts';
 import { ALL_MIGRATIONS, createSocialTokens } from '../subgraphs/index.ts';
-import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../subgraphs/social-store/social-demo-graph.ts';
-import type { SocialTables } from '../subgraphs/social-store/social-tables.ts';
+import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../subgraphs/shared/social-graph/social-demo-graph.ts';
+import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
 import { prepareProcess } from './process.ts';
 
 const { values } = parseArgs({

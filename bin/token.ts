@@ -3,7 +3,7 @@
  * secret. Without options: an administrator token valid for 12 hours.
  */
 import { parseArgs } from 'node:util';
-import { ADMIN_ROLE, createTokenService } from '../lib/auth.ts';
+import { ADMIN_ROLE, createTokenService } from '../lib/auth/auth.ts';
 import { prepareProcess } from './process.ts';
 
 const { values } = parseArgs({

@@ -1,4 +1,4 @@
-import type { LoginType } from '../lib/social-auth/social-token.service.ts';
+import type { LoginType } from '../lib/auth/social-auth/social-token.service.ts';
 
 /**
  * The social graph's contract (Areas B and C), shared by its services (subgraphs/accounts, subgraphs/comments and their

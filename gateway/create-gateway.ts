@@ -10,18 +10,18 @@ import {
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
-import { graphqlClientErrorFormat } from '../lib/http-client-errors.ts';
-import { createHttpServer } from '../lib/http-server.ts';
+import { graphqlClientErrorFormat } from '../lib/http/http-client-errors.ts';
+import { createHttpServer } from '../lib/http/http-server.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
-import { createCors } from '../lib/cors.ts';
+import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
-import { addressedUrl } from '../lib/signed-request.ts';
-import { uploadMiddleware } from '../lib/upload-middleware.ts';
+import { addressedUrl } from '../lib/auth/signed-request.ts';
+import { uploadMiddleware } from '../lib/http/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
-import { createGraphqlHardening } from '../lib/graphql-hardening.ts';
-import { graphqlHttpFallbacks } from '../lib/graphql-http-fallbacks.ts';
+import { createGraphqlHardening } from '../lib/graphql/graphql-hardening.ts';
+import { graphqlHttpFallbacks } from '../lib/graphql/graphql-http-fallbacks.ts';
 import { exactInt64LiteralsRule } from './exact-int64-literals.ts';
 import { createGraphiqlRoutes, GRAPHIQL_PATH } from './graphiql.routes.ts';
 import { createLandingPagePlugin } from './landing-page.plugin.ts';
@@ -81,7 +81,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   const app = express();
   app.disable('x-powered-by');
   const httpServer = createHttpServer(app, graphqlClientErrorFormat);
-  // Operation limits, the persisted-operations safelist, suggestions hidden in production (lib/graphql-hardening.ts).
+  // Operation limits, the persisted-operations safelist, suggestions hidden in production (lib/graphql/graphql-hardening.ts).
   const hardening = createGraphqlHardening(config.graphql, 'gateway');
   if (hardening.persistedOperations) {
     logger.info({ mode: hardening.persistedOperations.mode, operations: hardening.persistedOperations.size }, 'persisted-operations safelist loaded');

@@ -1,5 +1,5 @@
 import { getNamedType, GraphQLError, type ASTVisitor, type ValidationContext, type ValueNode } from 'graphql';
-import { Int64Scalar, UInt64Scalar } from '../lib/graphql-scalars.ts';
+import { Int64Scalar, UInt64Scalar } from '../lib/graphql/graphql-scalars.ts';
 
 const EXACT_SCALARS = new Map([UInt64Scalar, Int64Scalar].map((scalar) => [scalar.name, scalar]));
 

@@ -1,4 +1,4 @@
-import { encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../lib/signed-request.ts';
+import { encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../lib/auth/signed-request.ts';
 import { requestIdFrom } from '../lib/telemetry/request-context.ts';
 import type { SubgraphRequestInfo } from '../subgraphs/subgraph.ts';
 

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { packageAsset, sendPackageAsset } from '../lib/package-asset.ts';
+import { packageAsset, sendPackageAsset } from '../lib/http/package-asset.ts';
 
 /**
  * The offline GraphQL IDE: GraphiQL 3 served by the gateway from the installed packages (graphiql's UMD bundle and

@@ -1,9 +1,9 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { GraphQLError } from 'graphql';
-import { findUploads, postMultipartOperation, type FoundUpload } from '../lib/graphql-multipart.ts';
-import { SIGNED_REQUEST_HEADER } from '../lib/signed-request.ts';
+import { findUploads, postMultipartOperation, type FoundUpload } from '../lib/graphql/graphql-multipart.ts';
+import { SIGNED_REQUEST_HEADER } from '../lib/auth/signed-request.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
-import { TRUSTED_CALLER_HEADER } from '../lib/trusted-caller.ts';
+import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
 import type { GatewayContext } from './gateway-context.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<RemoteGraphQLDataSource['process']>>;
@@ -17,7 +17,7 @@ export class PropagatingRemoteDataSource extends RemoteGraphQLDataSource<Gateway
     config: ConstructorParameters<typeof RemoteGraphQLDataSource<GatewayContext>>[0],
     /** Adds the trace context (traceparent) of the fetch to each subgraph request when tracing is on. */
     private readonly tracing?: Tracing,
-    /** GRAPHQL_TRUSTED_CALLER_SECRET: lets the fetches past the subgraph servers' operation limits (lib/trusted-caller.ts). */
+    /** GRAPHQL_TRUSTED_CALLER_SECRET: lets the fetches past the subgraph servers' operation limits (lib/http/trusted-caller.ts). */
     private readonly trustedCallerSecret?: string,
   ) {
     super(config);

@@ -1,5 +1,5 @@
-import type { OperationLimits } from './graphql-operation-limits.ts';
-import type { HttpTimeouts } from './http-server.ts';
+import type { OperationLimits } from './graphql/graphql-operation-limits.ts';
+import type { HttpTimeouts } from './http/http-server.ts';
 
 /**
  * Configuration, read once from the environment, validated, frozen and passed down. Nothing below an entrypoint reads
@@ -53,7 +53,7 @@ export interface Config {
   publicHost: string;
   /** Browser origins allowed to call the GraphQL and REST endpoints (CORS); `*` allows any; empty sends no CORS headers. */
   corsOrigins: readonly string[];
-  /** How long a client may take over a request, on every HTTP listener (lib/http-server.ts). */
+  /** How long a client may take over a request, on every HTTP listener (lib/http/http-server.ts). */
   http: HttpTimeouts;
   /**
    * V8's old-generation growth per full GC, in percent over the live heap (`--heap-growing-percent`); 0 leaves V8's own
@@ -72,14 +72,14 @@ export interface Config {
   };
   /** Hardening of the GraphQL endpoints: the gateway's, and the subgraph servers' of the distributed topology. */
   graphql: {
-    /** Per-operation limits on documents written by outside clients (lib/graphql-operation-limits.ts). */
+    /** Per-operation limits on documents written by outside clients (lib/graphql/graphql-operation-limits.ts). */
     limits: OperationLimits;
     /** "Did you mean …?" in error messages; off in production, where it would map the schema that introspection hides. */
     fieldSuggestions: boolean;
-    /** The safelist (lib/graphql-persisted-operations.ts): `off`, `allow` (listed operations run by id), `require` (only them). */
+    /** The safelist (lib/graphql/graphql-persisted-operations.ts): `off`, `allow` (listed operations run by id), `require` (only them). */
     persistedOperations: { mode: 'off' | 'allow' | 'require'; manifestPath: string | undefined };
     /**
-     * Shared by the processes of a deployment so they recognise each other over HTTP (lib/trusted-caller.ts): the REST
+     * Shared by the processes of a deployment so they recognise each other over HTTP (lib/http/trusted-caller.ts): the REST
      * adapter sends it to a gateway at GATEWAY_URL, the gateway to the subgraph servers. Operations bearing it skip the
      * limits and the safelist. Undefined: no HTTP request is trusted, and subgraph servers enforce no operation limits.
      */
@@ -90,7 +90,7 @@ export interface Config {
     /** When set, the adapter sends its operations to this gateway over HTTP instead of in-process. */
     gatewayUrl: string | undefined;
     bodyLimitBytes: number;
-    /** Bounds of one `fields=` expansion on the Graph paths (rest-adapter/social/field-expansion-budget.ts). */
+    /** Bounds of one `fields=` expansion on the Graph paths (rest-adapter/social-graph/field-expansion-budget.ts). */
     fields: { maxObjects: number; maxEdges: number; timeoutMs: number };
     /**
      * Serve the API documents (Swagger 2.0 of Area A, OpenAPI 3 of every path) and Swagger UI. On in production too by
@@ -145,7 +145,7 @@ export interface Config {
     publishingQuota: number;
     /** Lifetime of tokens minted by npm run seed / npm run social-token, in seconds. */
     tokenLifetimeSeconds: number;
-    /** Rate limits of the Graph-style REST paths, per REST adapter process (rest-adapter/social/social-rate-limiter.ts). */
+    /** Rate limits of the Graph-style REST paths, per REST adapter process (rest-adapter/social-graph/social-rate-limiter.ts). */
     rateLimits: {
       appCallsPerHour: number;
       userCallsPerHour: number;

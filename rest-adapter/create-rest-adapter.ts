@@ -1,18 +1,18 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { createCors } from '../lib/cors.ts';
+import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import type { GraphQLExecutor } from './graphql-executor.ts';
-import type { ClientErrorFormat } from '../lib/http-client-errors.ts';
-import { rpcStatus, sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
-import { GRAPH_ERRORS } from './graph-errors.ts';
-import { standardError } from './media/media-error-mapper.ts';
+import type { ClientErrorFormat } from '../lib/http/http-client-errors.ts';
+import { rpcStatus, sendRpcStatus, sendThrownError } from './user-records/google-rpc-status.ts';
+import { GRAPH_ERRORS } from './social-graph/graph-errors.ts';
+import { standardError } from './media-upload/media-error-mapper.ts';
 import type { SocialHost } from '../contracts/social-graph.ts';
-import type { SocialRateLimiter } from './social/social-rate-limiter.ts';
+import type { SocialRateLimiter } from './social-graph/social-rate-limiter.ts';
 import { createApiDocsRoutes } from './docs/api-docs.routes.ts';
-import { createMediaRoutes } from './media/media.routes.ts';
-import { createSocialRoutes } from './social/social.routes.ts';
-import { createUserExampleRoutes } from './user-example.routes.ts';
+import { createMediaRoutes } from './media-upload/media.routes.ts';
+import { createSocialRoutes } from './social-graph/social.routes.ts';
+import { createUserExampleRoutes } from './user-records/user-example.routes.ts';
 
 export interface RestAdapterDeps {
   executor: GraphQLExecutor;
@@ -66,7 +66,7 @@ function unmatched(req: Request, res: Response): void {
 
 /**
  * The body of what Node answers before any route (oversized headers, bad framing, too slow, CONNECT, a missing Host:
- * lib/http-client-errors.ts) on a REST listener, in the format of the area the path names — as the listener's own routes
+ * lib/http/http-client-errors.ts) on a REST listener, in the format of the area the path names — as the listener's own routes
  * would answer that path: the upload's under /1.1/ (on the own-login host, the one that serves it), google.rpc.Status
  * under /api/, for paths no area serves, and when the path did not arrive; the Graph envelope for everything else.
  */

@@ -2,9 +2,9 @@ import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import { createGatewayContext, type GatewayContext } from '../gateway/gateway-context.ts';
 import { UnavailableError } from '../lib/errors.ts';
-import { findUploads, postMultipartOperation } from '../lib/graphql-multipart.ts';
+import { findUploads, postMultipartOperation } from '../lib/graphql/graphql-multipart.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
-import { TRUSTED_CALLER_HEADER } from '../lib/trusted-caller.ts';
+import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
 
 /** What a REST route needs to run its GraphQL operation through the gateway. */
 export interface GraphQLExecutor {
@@ -19,7 +19,7 @@ export interface GraphQLExecutor {
 
 /**
  * Runs operations on the gateway in this process, with no HTTP hop. They count as trusted (an operation without an HTTP
- * request skips the operation limits and the safelist: lib/trusted-caller.ts), being built by the adapter's own code.
+ * request skips the operation limits and the safelist: lib/http/trusted-caller.ts), being built by the adapter's own code.
  */
 export function createInProcessExecutor(apollo: ApolloServer<GatewayContext>): GraphQLExecutor {
   return {

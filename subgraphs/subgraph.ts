@@ -10,7 +10,7 @@ export interface SubgraphRequestInfo {
    * listener); undefined for GraphQL front-ends, whose token's login type then decides.
    */
   socialHost: string | undefined;
-  /** The client's request as it signed it (OAuth 1.0a, Area D), encoded as lib/signed-request.ts carries it. */
+  /** The client's request as it signed it (OAuth 1.0a, Area D), encoded as lib/auth/signed-request.ts carries it. */
   signedRequest: string | undefined;
 }
 

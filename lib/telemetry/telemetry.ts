@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { DatabaseHandle } from '../database.ts';
+import type { DatabaseHandle } from '../database/database.ts';
 import type { Logger } from '../logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createReadiness, type Readiness } from './readiness.ts';

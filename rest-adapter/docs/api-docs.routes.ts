@@ -1,5 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { packageAsset, sendPackageAsset } from '../../lib/package-asset.ts';
+import { packageAsset, sendPackageAsset } from '../../lib/http/package-asset.ts';
 import { readSupergraph } from '../../schema/supergraph-config.ts';
 import type { SocialHost } from '../../contracts/social-graph.ts';
 import { buildGraphSchemas } from './graph-schemas.ts';

@@ -21,11 +21,11 @@ import {
   PLATFORM_USER_NODE,
   UPCOMING_EVENT_NODE,
   type NodeType,
-} from '../social/social-node-types.ts';
+} from '../social-graph/social-node-types.ts';
 
 /**
  * JSON schemas of the Graph objects of Areas B and C (OpenAPI 3 components), made from the two things that define them:
- * the node tables the REST adapter renders with (rest-adapter/social/social-node-types.ts: which Graph fields exist and
+ * the node tables the REST adapter renders with (rest-adapter/social-graph/social-node-types.ts: which Graph fields exist and
  * what kind each is) and the supergraph (the type and `"""` description of the GraphQL field behind each). A field added
  * to a node table therefore appears in the documents with its type and description, with nothing written twice.
  */

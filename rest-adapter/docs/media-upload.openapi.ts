@@ -1,9 +1,9 @@
-import { UPLOAD_PATH } from '../media/media-error-mapper.ts';
+import { UPLOAD_PATH } from '../media-upload/media-error-mapper.ts';
 
 /**
  * Area D's one path, POST /1.1/media/upload.json, in OpenAPI 3: both body types the reference accepts, the exact reply,
  * the x-rate-limit-* headers, and the reference's two error bodies (`{"errors":[{code,message}]}` and, for media it
- * cannot recognise, `{"request","error"}`) per status, as rest-adapter/media/media-error-mapper.ts answers them.
+ * cannot recognise, `{"request","error"}`) per status, as rest-adapter/media-upload/media-error-mapper.ts answers them.
  */
 
 type Schema = Record<string, unknown>;

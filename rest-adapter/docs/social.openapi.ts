@@ -10,7 +10,7 @@ import {
   PAGE_NODE,
   PLATFORM_USER_NODE,
   UPCOMING_EVENT_NODE,
-} from '../social/social-node-types.ts';
+} from '../social-graph/social-node-types.ts';
 import { pageName } from './graph-schemas.ts';
 
 /**
@@ -38,7 +38,7 @@ interface GraphOperationDoc {
   summary: string;
   description?: string;
   tag: 'comments' | 'accounts';
-  /** The service operation whose permissions apply (the matrix of subgraphs/social-store/social-access.ts). */
+  /** The service operation whose permissions apply (the matrix of subgraphs/shared/social-graph/social-access.ts). */
   permissions?: SocialOperation;
   /** Query parameters of a read. */
   query?: readonly Schema[];

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { PageRequest } from '../social-store/social-paging.ts';
+import type { PageRequest } from '../shared/social-graph/social-paging.ts';
 import type {
   AdAccountTable,
   ContainerMediaType,
@@ -11,7 +11,7 @@ import type {
   StoredBreakdown,
   StoredUserTag,
   UpcomingEventTable,
-} from '../social-store/social-tables.ts';
+} from '../shared/social-graph/social-tables.ts';
 
 /**
  * Every line of SQL behind the account edges other than media/stories/tags/live_media/mentions (see

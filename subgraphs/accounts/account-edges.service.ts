@@ -1,10 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { CursorCodec, CursorValue } from '../../lib/cursor.ts';
+import type { CursorCodec, CursorValue } from '../../lib/social-graph/cursor.ts';
 import type { AppError } from '../../lib/errors.ts';
-import { parseGraphTime, toUnixSeconds } from '../../lib/graph-time.ts';
-import { isSocialId } from '../../lib/social-ids.ts';
-import { socialErrors } from '../social-store/social-errors.ts';
-import type { MediaClaims } from '../media-store/media-claims.ts';
+import { parseGraphTime, toUnixSeconds } from '../../lib/social-graph/graph-time.ts';
+import { isSocialId } from '../../lib/social-graph/social-ids.ts';
+import { socialErrors } from '../shared/social-graph/social-errors.ts';
+import type { MediaClaims } from '../shared/media-store/media-claims.ts';
 import {
   assemblePage,
   DEFAULT_PAGE_LIMITS,
@@ -13,7 +13,7 @@ import {
   type PageArgs,
   type PageLimits,
   type PageRequest,
-} from '../social-store/social-paging.ts';
+} from '../shared/social-graph/social-paging.ts';
 import type {
   ContainerMediaType,
   MediaProductType,
@@ -22,7 +22,7 @@ import type {
   SocialTables,
   StoredBreakdown,
   StoredUserTag,
-} from '../social-store/social-tables.ts';
+} from '../shared/social-graph/social-tables.ts';
 import {
   countPublished,
   findAccount,

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { ViewerOf } from '../social-store/social-request.ts';
+import type { ViewerOf } from '../shared/social-graph/social-request.ts';
 import type { AccountRecord, MediaRecord } from './accounts.repository.ts';
 import type { AccountsService } from './accounts.service.ts';
 

@@ -1,6 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import type { PageRequest } from '../social-store/social-paging.ts';
-import type { AccountType, MediaProductType, MediaType, SocialDb } from '../social-store/social-tables.ts';
+import type { PageRequest } from '../shared/social-graph/social-paging.ts';
+import type { AccountType, MediaProductType, MediaType, SocialDb } from '../shared/social-graph/social-tables.ts';
 
 /** Every line of SQL of the accounts subgraph's core: accounts, media lists, tags, mentions in captions. */
 

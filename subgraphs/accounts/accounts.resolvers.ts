@@ -1,4 +1,4 @@
-import { DateTimeScalar, JSONScalar, toConnection } from '../social-store/social-graphql.ts';
+import { DateTimeScalar, JSONScalar, toConnection } from '../shared/social-graph/social-graphql.ts';
 import type { CreateContainerInput } from './account-edges.service.ts';
 import type { AccountRecord } from './accounts.repository.ts';
 import type { AccountsContext } from './accounts-context.ts';

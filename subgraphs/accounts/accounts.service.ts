@@ -1,11 +1,11 @@
-import type { CursorCodec } from '../../lib/cursor.ts';
-import { parseGraphTime, toUnixSeconds } from '../../lib/graph-time.ts';
-import { isSocialId, wellFormedIds } from '../../lib/social-ids.ts';
-import { administeredBusinesses, authorize, managesAccount, type Viewer } from '../social-store/social-access.ts';
+import type { CursorCodec } from '../../lib/social-graph/cursor.ts';
+import { parseGraphTime, toUnixSeconds } from '../../lib/social-graph/graph-time.ts';
+import { isSocialId, wellFormedIds } from '../../lib/social-graph/social-ids.ts';
+import { administeredBusinesses, authorize, managesAccount, type Viewer } from '../shared/social-graph/social-access.ts';
 import { NODE_TYPES, type SocialOperation } from '../../contracts/social-graph.ts';
-import { socialErrors } from '../social-store/social-errors.ts';
-import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits } from '../social-store/social-paging.ts';
-import type { SocialDb } from '../social-store/social-tables.ts';
+import { socialErrors } from '../shared/social-graph/social-errors.ts';
+import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits } from '../shared/social-graph/social-paging.ts';
+import type { SocialDb } from '../shared/social-graph/social-tables.ts';
 import type {
   AccountEdgesService,
   AuthorizeAdAccountInput,

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
-import type { Page } from '../social-store/social-paging.ts';
-import type { ViewerOf } from '../social-store/social-request.ts';
+import type { Page } from '../shared/social-graph/social-paging.ts';
+import type { ViewerOf } from '../shared/social-graph/social-request.ts';
 import type { CommentListKind, CommentMediaFacts, CommentRecord } from './comments.repository.ts';
 import type { CommentsService } from './comments.service.ts';
 

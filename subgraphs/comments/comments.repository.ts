@@ -1,7 +1,7 @@
 import { sql, type SqlBool } from 'kysely';
-import type { CursorValue } from '../../lib/cursor.ts';
-import type { PageRequest } from '../social-store/social-paging.ts';
-import type { MediaProductType, SocialDb } from '../social-store/social-tables.ts';
+import type { CursorValue } from '../../lib/social-graph/cursor.ts';
+import type { PageRequest } from '../shared/social-graph/social-paging.ts';
+import type { MediaProductType, SocialDb } from '../shared/social-graph/social-tables.ts';
 
 /** Every line of SQL of the comments subgraph. */
 

@@ -1,4 +1,4 @@
-import { DateTimeScalar, toConnection } from '../social-store/social-graphql.ts';
+import { DateTimeScalar, toConnection } from '../shared/social-graph/social-graphql.ts';
 import type { Resolvers } from './generated/resolvers-types.ts';
 
 /** Resolvers decode arguments, call the service and encode; every rule lives in the service. */

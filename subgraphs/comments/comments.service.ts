@@ -1,11 +1,11 @@
-import type { CursorCodec } from '../../lib/cursor.ts';
-import { toUnixSeconds } from '../../lib/graph-time.ts';
-import { isSocialId, wellFormedIds } from '../../lib/social-ids.ts';
-import { authorize, managesAccount, type Viewer } from '../social-store/social-access.ts';
-import { socialErrors } from '../social-store/social-errors.ts';
+import type { CursorCodec } from '../../lib/social-graph/cursor.ts';
+import { toUnixSeconds } from '../../lib/social-graph/graph-time.ts';
+import { isSocialId, wellFormedIds } from '../../lib/social-graph/social-ids.ts';
+import { authorize, managesAccount, type Viewer } from '../shared/social-graph/social-access.ts';
+import { socialErrors } from '../shared/social-graph/social-errors.ts';
 import type { SocialMethod } from '../../contracts/social-graph.ts';
-import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits, type PageRequest } from '../social-store/social-paging.ts';
-import type { SocialDb } from '../social-store/social-tables.ts';
+import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits, type PageRequest } from '../shared/social-graph/social-paging.ts';
+import type { SocialDb } from '../shared/social-graph/social-tables.ts';
 import {
   countCommentsByMedia,
   deleteCommentThread,

@@ -1,7 +1,7 @@
-import { APP_TOKEN_PREFIX, type OAuthCredentials } from '../../lib/oauth1/oauth-credentials.ts';
-import { computeSignature, parseOAuthHeader, queryPairs, signaturesMatch } from '../../lib/oauth1/oauth1-signature.ts';
-import type { SignedRequest } from '../../lib/signed-request.ts';
-import type { SocialTokenService } from '../../lib/social-auth/social-token.service.ts';
+import { APP_TOKEN_PREFIX, type OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.ts';
+import { computeSignature, parseOAuthHeader, queryPairs, signaturesMatch } from '../../lib/auth/oauth1/oauth1-signature.ts';
+import type { SignedRequest } from '../../lib/auth/signed-request.ts';
+import type { SocialTokenService } from '../../lib/auth/social-auth/social-token.service.ts';
 import { mediaErrors } from './media-errors.ts';
 
 /**

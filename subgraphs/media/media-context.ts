@@ -1,4 +1,4 @@
-import { decodeSignedRequest } from '../../lib/signed-request.ts';
+import { decodeSignedRequest } from '../../lib/auth/signed-request.ts';
 import type { SubgraphRequestInfo } from '../subgraph.ts';
 import type { MediaAuthRequest } from './media-auth.ts';
 import type { MediaService } from './media.service.ts';

@@ -10,7 +10,7 @@ import { mediaReasonOf, type MediaErrorReason, type RateLimitState } from '../..
 /**
  * The errors of the image upload (Area D). Each is a member of the closed vocabulary (lib/errors.ts), so GraphQL clients
  * get the usual `extensions.code`, and carries a `reason` and the reference's numeric code (`twitterCode`) in its details;
- * the REST route renders them in the reference's body shapes (rest-adapter/media/media-error-mapper.ts). Messages are the
+ * the REST route renders them in the reference's body shapes (rest-adapter/media-upload/media-error-mapper.ts). Messages are the
  * reference's own wording where it has one.
  */
 

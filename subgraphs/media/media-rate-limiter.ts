@@ -1,4 +1,4 @@
-import { countInWindow, type MediaDb } from '../media-store/media-upload.repository.ts';
+import { countInWindow, type MediaDb } from '../shared/media-store/media-upload.repository.ts';
 import type { RateLimitState } from '../../contracts/media-upload.ts';
 
 /**

@@ -1,7 +1,7 @@
-import type { OAuthCredentials } from '../../lib/oauth1/oauth-credentials.ts';
+import type { OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { BlobStore } from '../media-store/blob-store.ts';
-import { deleteWindowsBefore, findSweepable, markSwept, type MediaDb } from '../media-store/media-upload.repository.ts';
+import type { BlobStore } from '../shared/media-store/blob-store.ts';
+import { deleteWindowsBefore, findSweepable, markSwept, type MediaDb } from '../shared/media-store/media-upload.repository.ts';
 
 /**
  * Removes what expiry leaves behind: the bytes of expired uploads (not those a container has taken), OAuth nonces too

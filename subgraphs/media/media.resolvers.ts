@@ -1,5 +1,5 @@
 import { GraphQLUpload } from 'graphql-upload-ts';
-import { UInt64Scalar } from '../../lib/graphql-scalars.ts';
+import { UInt64Scalar } from '../../lib/graphql/graphql-scalars.ts';
 import type { Resolvers } from './generated/resolvers-types.ts';
 
 /** Resolvers decode arguments, call the service and encode; every rule lives in the service. */

@@ -107,7 +107,7 @@ export interface ListLimits {
 /**
  * How much one List request may ask of the database, checked before anything is parsed further. The reference bounds
  * none of it; without bounds one request of a few hundred kilobytes binds tens of thousands of values (and past the
- * protocol's parameter limit, lib/database-statement-guard.ts) or makes every row match a megabyte-long LIKE pattern.
+ * protocol's parameter limit, lib/database/database-statement-guard.ts) or makes every row match a megabyte-long LIKE pattern.
  */
 export const LIST_BOUNDS = {
   /** Conditions in `columns`. */

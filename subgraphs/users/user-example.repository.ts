@@ -9,7 +9,7 @@ import {
   type Updateable,
 } from 'kysely';
 import { AlreadyExistsError } from '../../lib/errors.ts';
-import { isUniqueViolation } from '../../lib/database.ts';
+import { isUniqueViolation } from '../../lib/database/database.ts';
 import type { Condition, ListQuery } from './list-params.ts';
 import type { UserExample, UpdateUserExamplePatch } from './user-example.types.ts';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../lib/errors.ts';
-import { Int64Scalar, UInt64Scalar } from '../../lib/graphql-scalars.ts';
+import { Int64Scalar, UInt64Scalar } from '../../lib/graphql/graphql-scalars.ts';
 import type { Resolvers, UpdateUserExampleInput } from './generated/resolvers-types.ts';
 import { GENDER_TYPES } from '../../contracts/user-records.ts';
 import type { UpdateUserExamplePatch } from './user-example.types.ts';

@@ -1,7 +1,7 @@
-import { rejectInvalidCredential, requireSelfOrAdmin, requireUser, type Actor } from '../../lib/auth.ts';
+import { rejectInvalidCredential, requireSelfOrAdmin, requireUser, type Actor } from '../../lib/auth/auth.ts';
 import { InvalidArgumentError, NotFoundError, type FieldViolation } from '../../lib/errors.ts';
 import { exceedsInt64, INT32_MAX, INT32_MIN, parseInt64, parseUint64 } from '../../lib/int64.ts';
-import type { PasswordHasher } from '../../lib/password.ts';
+import type { PasswordHasher } from '../../lib/auth/password.ts';
 import { parseListParams, type ListLimits } from './list-params.ts';
 import {
   findUserExampleById,

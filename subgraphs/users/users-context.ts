@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Actor } from '../../lib/auth.ts';
+import type { Actor } from '../../lib/auth/auth.ts';
 import type { UserExample } from './user-example.types.ts';
 import type { UserExampleService } from './user-example.service.ts';
 

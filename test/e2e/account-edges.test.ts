@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCursorCodec } from '../../lib/cursor.ts';
+import { createCursorCodec } from '../../lib/social-graph/cursor.ts';
 import { AppError } from '../../lib/errors.ts';
-import { isSocialId, socialId } from '../../lib/social-ids.ts';
+import { isSocialId, socialId } from '../../lib/social-graph/social-ids.ts';
 import { insertAdAccount, insertAgency, upsertInsightValues } from '../../subgraphs/accounts/account-edges.repository.ts';
 import {
   createAccountEdgesService,
@@ -13,7 +13,7 @@ import {
   type UpcomingEvent,
 } from '../../subgraphs/accounts/account-edges.service.ts';
 import { ACCOUNT_METRICS } from '../../subgraphs/accounts/insights-catalogue.ts';
-import type { SocialTables, StoredBreakdown } from '../../subgraphs/social-store/social-tables.ts';
+import type { SocialTables, StoredBreakdown } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { openTestDatabase } from '../support/test-system.ts';
 
 /**

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../lib/config.ts';
-import { listen } from '../../lib/http-server.ts';
+import { listen } from '../../lib/http/http-server.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createTelemetry } from '../../lib/telemetry/telemetry.ts';
 import { createRestAdapter } from '../../rest-adapter/create-rest-adapter.ts';
 import { API_DOCS_PATHS } from '../../rest-adapter/docs/api-docs.routes.ts';
 import type { GraphQLExecutor } from '../../rest-adapter/graphql-executor.ts';
-import { UPLOAD_PATH } from '../../rest-adapter/media/media-error-mapper.ts';
-import { createSocialRateLimiter } from '../../rest-adapter/social/social-rate-limiter.ts';
-import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
-import { SOCIAL_ROUTES, type SocialRouteKind } from '../../rest-adapter/social/social.routes.ts';
+import { UPLOAD_PATH } from '../../rest-adapter/media-upload/media-error-mapper.ts';
+import { createSocialRateLimiter } from '../../rest-adapter/social-graph/social-rate-limiter.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import { SOCIAL_ROUTES, type SocialRouteKind } from '../../rest-adapter/social-graph/social.routes.ts';
 import {
   expressRoutes,
   openApiPath,

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../lib/database.ts';
-import { MAX_STATEMENT_PARAMETERS, StatementTooLargeError } from '../../lib/database-statement-guard.ts';
+import { createDatabase, type DatabaseHandle } from '../../lib/database/database.ts';
+import { MAX_STATEMENT_PARAMETERS, StatementTooLargeError } from '../../lib/database/database-statement-guard.ts';
 import { toAppError, UnavailableError } from '../../lib/errors.ts';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/throwaway-database.ts';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
 
 /**
  * The database's own bounds (issue "Hostile traffic": a database error in one request never poisons the session later

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../lib/database.ts';
+import { createDatabase, type DatabaseHandle } from '../../lib/database/database.ts';
 import { createUserExampleGrpcClient } from '../support/grpc-user-client.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { mediaFormData, mediaUploadUrl, sendMediaRequest } from '../support/media-client.ts';

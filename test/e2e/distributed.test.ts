@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenService } from '../../lib/auth.ts';
+import { createTokenService } from '../../lib/auth/auth.ts';
 import {
   badUserInput,
   CREATE,

@@ -1,8 +1,8 @@
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEEP_QUERY } from '../../bench/social-deep-read.ts';
-import { countTokens } from '../../lib/graphql-operation-limits.ts';
-import { TRUSTED_CALLER_HEADER } from '../../lib/trusted-caller.ts';
+import { countTokens } from '../../lib/graphql/graphql-operation-limits.ts';
+import { TRUSTED_CALLER_HEADER } from '../../lib/http/trusted-caller.ts';
 import { createHttpExecutor } from '../../rest-adapter/graphql-executor.ts';
 import { createRestClient } from '../support/rest-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
@@ -10,7 +10,7 @@ import { startDistributedTestSystem, startTestSystem, type TestSystem } from '..
 import { postJson, type JsonReply } from '../support/graphql-client.ts';
 
 /**
- * The per-operation limits of GraphQL (lib/graphql-operation-limits.ts) through the front door: real HTTP requests to the
+ * The per-operation limits of GraphQL (lib/graphql/graphql-operation-limits.ts) through the front door: real HTTP requests to the
  * gateway, in both topologies, at the default limits — each one refusing an operation just over it with HTTP 400, its
  * code and a message naming the limit and the value, and letting one exactly at it through — and the REST adapter's own
  * operations, which are exempt, working however tight the limits.

@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPersistedQueryManifest } from '../../lib/graphql-persisted-operations.ts';
+import { createPersistedQueryManifest } from '../../lib/graphql/graphql-persisted-operations.ts';
 import { createRestClient } from '../support/rest-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
 import { postJson, type JsonReply } from '../support/graphql-client.ts';
 
 /**
- * The persisted-operations safelist (GRAPHQL_PERSISTED_OPERATIONS, lib/graphql-persisted-operations.ts) through the front
+ * The persisted-operations safelist (GRAPHQL_PERSISTED_OPERATIONS, lib/graphql/graphql-persisted-operations.ts) through the front
  * door: listed operations run by id (`extensions.persistedQuery.sha256Hash` or `documentId`, POST or GET) or by their
  * exact text; in `require` mode anything else is refused before it is parsed, while the REST adapter's own generated
  * operations keep working; in `allow` mode anything else still runs.

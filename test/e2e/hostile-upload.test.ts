@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MediaTables } from '../../subgraphs/media-store/media-upload.repository.ts';
+import type { MediaTables } from '../../subgraphs/shared/media-store/media-upload.repository.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { bearerAuthorization, MEDIA_UPLOAD_PATH, mediaMultipartBody, mediaUploadUrl, sendMediaRequest } from '../support/media-client.ts';
 import { multipartBody, rawRequest } from '../support/raw-http.ts';

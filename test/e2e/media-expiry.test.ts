@@ -2,7 +2,7 @@ import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MediaTables, UploadRow } from '../../subgraphs/media-store/media-upload.repository.ts';
+import type { MediaTables, UploadRow } from '../../subgraphs/shared/media-store/media-upload.repository.ts';
 import type { GraphqlErrorJson } from '../support/graphql-client.ts';
 import { uploadMultipart, type UploadedMediaJson } from '../support/graphql-upload-client.ts';
 import { fixture } from '../support/image-fixtures.ts';

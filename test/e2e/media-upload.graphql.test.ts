@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOAuthCredentialStore } from '../../subgraphs/index.ts';
-import type { MediaTables, UploadRow } from '../../subgraphs/media-store/media-upload.repository.ts';
+import type { MediaTables, UploadRow } from '../../subgraphs/shared/media-store/media-upload.repository.ts';
 import type { GraphqlErrorJson } from '../support/graphql-client.ts';
 import {
   oauth1Header,

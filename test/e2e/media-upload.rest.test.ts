@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Agent } from 'node:http';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AccessTokenCredentials, ConsumerCredentials, OAuthCredentials } from '../../lib/oauth1/oauth-credentials.ts';
+import type { AccessTokenCredentials, ConsumerCredentials, OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.ts';
 import { createOAuthCredentialStore } from '../../subgraphs/index.ts';
 import { fixture, png, pngChunk, truncate } from '../support/image-fixtures.ts';
 import {

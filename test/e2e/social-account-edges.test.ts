@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
-import { createSocialGraphBuilder } from '../../subgraphs/social-store/social-graph-builder.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
 import { createGraphqlClient, type GraphqlClient } from '../support/graphql-client.ts';
 import { createRestClient, type RestClient, type RestReply } from '../support/rest-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';

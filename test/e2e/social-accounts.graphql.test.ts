@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createGraphqlClient, type GraphqlClient } from '../support/graphql-client.ts';
 import { createSocialFixture, FIXTURE_EPOCH, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { socialId } from '../../lib/social-ids.ts';
+import { socialId } from '../../lib/social-graph/social-ids.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
-import { createSocialGraphBuilder } from '../../subgraphs/social-store/social-graph-builder.ts';
-import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
+import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createGraphqlClient, type GraphqlClient, type GraphqlReply } from '../support/graphql-client.ts';
 import { createSocialFixture, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LoginType } from '../../lib/social-auth/social-token.service.ts';
-import { socialId } from '../../lib/social-ids.ts';
+import type { LoginType } from '../../lib/auth/social-auth/social-token.service.ts';
+import { socialId } from '../../lib/social-graph/social-ids.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
-import { createSocialGraphBuilder } from '../../subgraphs/social-store/social-graph-builder.ts';
-import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
+import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createRestClient, type RestClient, type RestReply } from '../support/rest-client.ts';
 import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';

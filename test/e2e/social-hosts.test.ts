@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createRestClient, type RestClient, type RestReply } from '../support/rest-client.ts';
 import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';

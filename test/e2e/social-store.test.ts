@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSocialId, kindOfSocialId } from '../../lib/social-ids.ts';
-import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
+import { isSocialId, kindOfSocialId } from '../../lib/social-graph/social-ids.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { openTestDatabase } from '../support/test-system.ts';
 import type { Kysely } from 'kysely';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SocialAuthTables } from '../../lib/social-auth/social-token.repository.ts';
-import { createSocialTokenService, type SocialTokenService } from '../../lib/social-auth/social-token.service.ts';
+import type { SocialAuthTables } from '../../lib/auth/social-auth/social-token.repository.ts';
+import { createSocialTokenService, type SocialTokenService } from '../../lib/auth/social-auth/social-token.service.ts';
 import { openTestDatabase } from '../support/test-system.ts';
 
 describe('social access tokens', () => {

@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenService } from '../../lib/auth.ts';
+import { createTokenService } from '../../lib/auth/auth.ts';
 import {
   badUserInput,
   CREATE,

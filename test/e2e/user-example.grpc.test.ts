@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import protobuf from 'protobufjs';
 import descriptorTypes from 'protobufjs/ext/descriptor/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenService } from '../../lib/auth.ts';
+import { createTokenService } from '../../lib/auth/auth.ts';
 import {
   PROTO_LOADER_OPTIONS,
   PROTO_ROOT,

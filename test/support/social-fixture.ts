@@ -1,11 +1,11 @@
-import type { DatabaseHandle } from '../../lib/database.ts';
-import type { LoginType } from '../../lib/social-auth/social-token.service.ts';
-import { createCursorCodec } from '../../lib/cursor.ts';
+import type { DatabaseHandle } from '../../lib/database/database.ts';
+import type { LoginType } from '../../lib/auth/social-auth/social-token.service.ts';
+import { createCursorCodec } from '../../lib/social-graph/cursor.ts';
 import { createAccountEdgesService, type SeedDemoEdgesResult } from '../../subgraphs/accounts/account-edges.service.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
-import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../../subgraphs/social-store/social-demo-graph.ts';
-import { createSocialGraphBuilder } from '../../subgraphs/social-store/social-graph-builder.ts';
-import type { SocialTables } from '../../subgraphs/social-store/social-tables.ts';
+import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../../subgraphs/shared/social-graph/social-demo-graph.ts';
+import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 
 /**
  * The social graph every Area B/C front-door test starts from: a small, named world with one object per rule to test.

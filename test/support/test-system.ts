@@ -5,13 +5,13 @@ import {
   type RunningSystem,
   type SystemOptions,
 } from '../../bin/system.ts';
-import { ADMIN_ROLE, type TokenService } from '../../lib/auth.ts';
+import { ADMIN_ROLE, type TokenService } from '../../lib/auth/auth.ts';
 import { loadConfig, type Config } from '../../lib/config.ts';
-import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database.ts';
+import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';
 import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { DestinationStream } from 'pino';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/throwaway-database.ts';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
 
 /**
  * Starts Tributary for a test file on ephemeral ports and a database of its own: in-memory PGlite, or — in the

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createCursorCodec, MAX_CURSOR_LENGTH } from '../../lib/cursor.ts';
+import { createCursorCodec, MAX_CURSOR_LENGTH } from '../../lib/social-graph/cursor.ts';
 
 const SECRET = 'cursor-test-secret-0123456789abcdef';
 const codec = createCursorCodec(SECRET);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFields, FieldsSyntaxError } from '../../rest-adapter/graph-fields.ts';
+import { parseFields, FieldsSyntaxError } from '../../rest-adapter/social-graph/graph-fields.ts';
 import {
   createGraphErrors,
   FBTRACE_ID_LENGTH,
@@ -9,7 +9,7 @@ import {
   newFbtraceId,
   wwwAuthenticate,
   type GraphErrorReply,
-} from '../../rest-adapter/graph-errors.ts';
+} from '../../rest-adapter/social-graph/graph-errors.ts';
 
 const TRACE = 'AbCdEfGh1Jk';
 const errors = createGraphErrors({ fbtraceId: () => TRACE });

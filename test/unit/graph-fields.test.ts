@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FieldsSyntaxError, MAX_FIELDS_DEPTH, parseFields, type FieldSelection } from '../../rest-adapter/graph-fields.ts';
+import { FieldsSyntaxError, MAX_FIELDS_DEPTH, parseFields, type FieldSelection } from '../../rest-adapter/social-graph/graph-fields.ts';
 
 /** A compact rendering of the parse tree, so expectations stay readable. */
 function show(fields: FieldSelection[]): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPaging, buildTimePaging, graphPage } from '../../rest-adapter/graph-paging.ts';
+import { buildPaging, buildTimePaging, graphPage } from '../../rest-adapter/social-graph/graph-paging.ts';
 
 const BASE = 'http://localhost:8080/v21.0/17858893269000001/replies';
 

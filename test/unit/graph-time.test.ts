@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatGraphTimestamp, parseGraphTime, toUnixSeconds } from '../../lib/graph-time.ts';
+import { formatGraphTimestamp, parseGraphTime, toUnixSeconds } from '../../lib/social-graph/graph-time.ts';
 
 // Expected values below were checked against PHP 8.2's strtotime with the default zone UTC, except where a test says that
 // Tributary differs on purpose.

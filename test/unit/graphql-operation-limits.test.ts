@@ -6,8 +6,8 @@ import {
   estimateOperationCost,
   measureOperation,
   type OperationLimits,
-} from '../../lib/graphql-operation-limits.ts';
-import { withoutSuggestion } from '../../lib/graphql-suggestion-masking.ts';
+} from '../../lib/graphql/graphql-operation-limits.ts';
+import { withoutSuggestion } from '../../lib/graphql/graphql-suggestion-masking.ts';
 
 /** The shapes the cost model cares about: connections with `first`, their `nodes`, a plain list, an abstract type. */
 const schema = buildSchema(`

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../lib/config.ts';
-import { checkManifest, createPersistedQueryManifest, loadPersistedOperations } from '../../lib/graphql-persisted-operations.ts';
+import { checkManifest, createPersistedQueryManifest, loadPersistedOperations } from '../../lib/graphql/graphql-persisted-operations.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tributary-manifest-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -25,14 +25,14 @@ async function importProblems(filePath: string, specifier: string): Promise<stri
 describe('import walls (eslint.config.js)', () => {
   it.each([
     ['a REST route importing a subgraph module', 'rest-adapter/user-records/fixture.ts', '../../subgraphs/users/user-example.types.ts', 'a transport never imports a subgraph'],
-    ['a REST route importing the social kernel', 'rest-adapter/social/fixture.ts', '../../subgraphs/social-store/social-errors.ts', 'a transport never imports a subgraph'],
+    ['a REST route importing the social kernel', 'rest-adapter/social-graph/fixture.ts', '../../subgraphs/shared/social-graph/social-errors.ts', 'a transport never imports a subgraph'],
     ['the gRPC transport importing a repository', 'subgraphs/users/grpc/fixture.ts', '../user-example.repository.ts', 'no repository, no validation'],
     ['the gRPC transport running validation itself', 'subgraphs/users/grpc/fixture.ts', '../user-example.validation.ts', 'no repository, no validation'],
     ['lib importing a subgraph', 'lib/fixture.ts', '../subgraphs/users/user-example.service.ts', 'lib/ imports nothing above it'],
     ['lib importing a contract', 'lib/fixture.ts', '../contracts/user-records.ts', 'lib/ imports nothing above it'],
     ['a contract importing a subgraph', 'contracts/fixture.ts', '../subgraphs/media/media-errors.ts', 'contracts/ imports lib/ only'],
-    ['a contract importing a transport', 'contracts/fixture.ts', '../rest-adapter/graph-errors.ts', 'contracts/ imports lib/ only'],
-    ['a subgraph importing a transport', 'subgraphs/media/fixture.ts', '../../rest-adapter/media/media-error-mapper.ts', 'transports call it'],
+    ['a contract importing a transport', 'contracts/fixture.ts', '../rest-adapter/social-graph/graph-errors.ts', 'contracts/ imports lib/ only'],
+    ['a subgraph importing a transport', 'subgraphs/media/fixture.ts', '../../rest-adapter/media-upload/media-error-mapper.ts', 'transports call it'],
     ['the gateway importing a subgraph internal', 'gateway/fixture.ts', '../subgraphs/users/user-example.service.ts', 'only through subgraphs/subgraph.ts'],
   ])('refuses %s', async (_label, filePath, specifier, reason) => {
     const problems = await importProblems(filePath, specifier);
@@ -42,7 +42,7 @@ describe('import walls (eslint.config.js)', () => {
   });
 
   it.each([
-    ['a REST route importing a contract', 'rest-adapter/social/fixture.ts', '../../contracts/social-graph.ts'],
+    ['a REST route importing a contract', 'rest-adapter/social-graph/fixture.ts', '../../contracts/social-graph.ts'],
     ['a REST route importing lib', 'rest-adapter/fixture.ts', '../lib/errors.ts'],
     ['a REST route running operations through the gateway', 'rest-adapter/fixture.ts', '../gateway/gateway-context.ts'],
     ['the gRPC transport calling the service', 'subgraphs/users/grpc/fixture.ts', '../user-example.service.ts'],

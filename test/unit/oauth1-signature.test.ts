@@ -11,7 +11,7 @@ import {
   queryPairs,
   signatureBaseString,
   signaturesMatch,
-} from '../../lib/oauth1/oauth1-signature.ts';
+} from '../../lib/auth/oauth1/oauth1-signature.ts';
 
 type Pairs = [string, string][];
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isLosslessNumber } from 'lossless-json';
 import type { FieldViolation } from '../../lib/errors.ts';
-import { decodeMessage, parseJsonBody, type MessageSpec } from '../../rest-adapter/proto-json.ts';
+import { decodeMessage, parseJsonBody, type MessageSpec } from '../../rest-adapter/user-records/proto-json.ts';
 
 /** Messages shaped like Area A's requests (the routes keep their own; these exercise every field type). */
 const GENDER = { enum: { UNKNOWN: 0, MALE: 1, FEMALE: 2 } } as const;

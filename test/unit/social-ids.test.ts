@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ID_BASE, isSocialId, kindOfSocialId, socialId, socialIdDefault, SOCIAL_KINDS, type SocialKind } from '../../lib/social-ids.ts';
+import { ID_BASE, isSocialId, kindOfSocialId, socialId, socialIdDefault, SOCIAL_KINDS, type SocialKind } from '../../lib/social-graph/social-ids.ts';
 
 describe('social ids', () => {
   it('are 17-digit numeric strings above 2^53 that name their kind', () => {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedLimits } from '../../rest-adapter/media/urlencoded-upload-reader.ts';
+import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedLimits } from '../../rest-adapter/media-upload/urlencoded-upload-reader.ts';
 
 const LIMITS: UrlencodedLimits = { mediaDataChars: 16, fieldBytes: 32, fields: 5 };
 

@@ -3,7 +3,7 @@ import { context, SpanStatusCode } from '@opentelemetry/api';
 import { Server, status as GrpcStatus, type handleUnaryCall, type Metadata, type ServerOptions, type ServiceDefinition } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
-import type { Actor, TokenService } from '../../../lib/auth.ts';
+import type { Actor, TokenService } from '../../../lib/auth/auth.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { requestIdFrom, withRequestId } from '../../../lib/telemetry/request-context.ts';
 import type { Telemetry } from '../../../lib/telemetry/telemetry.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { APP_TOKEN_PREFIX, type AccessTokenCredentials, type ConsumerCredentials } from '../../../lib/oauth1/oauth-credentials.ts';
+import { APP_TOKEN_PREFIX, type AccessTokenCredentials, type ConsumerCredentials } from '../../../lib/auth/oauth1/oauth-credentials.ts';
 import { createOAuthCredentialStore } from '../../../subgraphs/index.ts';
 import { uploadJson, uploadMultipart } from '../graphql-upload-client.ts';
 import { fixture } from '../image-fixtures.ts';

@@ -1,8 +1,8 @@
-import { createCursorCodec } from '../../../lib/cursor.ts';
+import { createCursorCodec } from '../../../lib/social-graph/cursor.ts';
 import { createAccountEdgesService } from '../../../subgraphs/accounts/account-edges.service.ts';
 import { createSocialTokens } from '../../../subgraphs/index.ts';
-import { createSocialGraphBuilder } from '../../../subgraphs/social-store/social-graph-builder.ts';
-import type { SocialTables } from '../../../subgraphs/social-store/social-tables.ts';
+import { createSocialGraphBuilder } from '../../../subgraphs/shared/social-graph/social-graph-builder.ts';
+import type { SocialTables } from '../../../subgraphs/shared/social-graph/social-tables.ts';
 import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, type SocialFixture } from '../social-fixture.ts';
 import type { TestSystem } from '../test-system.ts';
 import { MATRIX_NOW } from './matrix.ts';

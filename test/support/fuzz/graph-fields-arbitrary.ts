@@ -8,12 +8,12 @@ import {
   PLATFORM_USER_NODE,
   type FieldSpec,
   type NodeType,
-} from '../../../rest-adapter/social/social-node-types.ts';
+} from '../../../rest-adapter/social-graph/social-node-types.ts';
 import { NASTY_STRINGS, NUMBER_LIKE_TEXTS, PROTOTYPE_NAMES, hostileString } from './hostile-values.ts';
 
 /**
- * The Graph `fields=` expansion, generated along its grammar (rest-adapter/graph-fields.ts) and the node tables the
- * adapter compiles it with (rest-adapter/social/social-node-types.ts): real fields and edges of each node type, followed
+ * The Graph `fields=` expansion, generated along its grammar (rest-adapter/social-graph/graph-fields.ts) and the node tables the
+ * adapter compiles it with (rest-adapter/social-graph/social-node-types.ts): real fields and edges of each node type, followed
  * through edges to any depth (media{comments{media{comments{…}}}}), with every modifier (.limit .after .before .since
  * .until .as and the parameterised edges' own), hostile modifier arguments, aliases named like Object.prototype's
  * members, unknown and prototype names, and then byte-level damage to the text (cut, braces unbalanced, blanks,

@@ -1,0 +1,117 @@
+import { createPrivateKey, createPublicKey, createSecretKey } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import type { JwtConfig } from '../config.ts';
+import { PermissionDeniedError, UnauthenticatedError } from '../errors.ts';
+
+/**
+ * Who is calling. Transports turn the credential they received into an Actor without throwing; services decide what each
+ * operation demands (see requireUser), so the rule is the same on GraphQL, REST and gRPC.
+ */
+export type Actor =
+  | { kind: 'anonymous' }
+  | { kind: 'invalid'; error: UnauthenticatedError }
+  | { kind: 'user'; subject: string; roles: readonly string[] };
+
+export type UserActor = Extract<Actor, { kind: 'user' }>;
+
+export const ANONYMOUS: Actor = Object.freeze({ kind: 'anonymous' });
+
+/** Role that may read and write every record. */
+export const ADMIN_ROLE = 'admin';
+
+export interface TokenClaims {
+  sub: string;
+  roles?: string[];
+}
+
+export interface TokenService {
+  /** Turns an Authorization header value into an Actor; never throws. */
+  authenticate(authorization: string | undefined | null): Actor;
+  /** Signs a token (tests, `npm run token`, seed data). */
+  mint(claims: TokenClaims, options?: { expiresIn?: jwt.SignOptions['expiresIn']; notBefore?: number }): string;
+}
+
+const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-_.~+/]+=*)[ \t]*$/i; // the scheme name is case-insensitive (RFC 7235)
+
+/** Creates the JWT service: algorithm pinned, exp enforced, issuer and audience checked. */
+export function createTokenService(config: JwtConfig): TokenService {
+  // KeyObjects made once: given a string, jsonwebtoken tries createPublicKey() on it for every verify (and falls back to
+  // createSecretKey() after it throws), which costs ~0.5 ms of CPU per request.
+  const symmetric = config.algorithm.startsWith('HS');
+  const secretKey = symmetric && config.secret !== undefined ? createSecretKey(Buffer.from(config.secret, 'utf8')) : undefined;
+  const verifyKey = symmetric ? secretKey : config.publicKey === undefined ? undefined : createPublicKey(config.publicKey);
+  const signKey = symmetric ? secretKey : config.privateKey === undefined ? undefined : createPrivateKey(config.privateKey);
+  if (!verifyKey) throw new Error('JWT verification key missing');
+
+  function authenticate(authorization: string | undefined | null): Actor {
+    if (authorization === undefined || authorization === null || authorization.trim() === '') return ANONYMOUS;
+    const match = BEARER.exec(authorization);
+    if (!match?.[1]) {
+      return invalid('malformed Authorization header: expected "Bearer <JWT>"');
+    }
+    let payload: string | jwt.JwtPayload;
+    try {
+      payload = jwt.verify(match[1], verifyKey!, {
+        algorithms: [config.algorithm],
+        issuer: config.issuer,
+        audience: config.audience,
+      });
+    } catch (error) {
+      return invalid(describeJwtError(error));
+    }
+    if (typeof payload !== 'object' || typeof payload.sub !== 'string' || payload.sub === '') {
+      return invalid('invalid token: the "sub" claim is missing');
+    }
+    if (payload.exp === undefined) return invalid('invalid token: the "exp" claim is missing');
+    const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
+    return { kind: 'user', subject: payload.sub, roles };
+  }
+
+  function mint(claims: TokenClaims, options: { expiresIn?: jwt.SignOptions['expiresIn']; notBefore?: number } = {}) {
+    if (!signKey) throw new Error('JWT signing key missing (set JWT_PRIVATE_KEY for asymmetric algorithms)');
+    return jwt.sign({ roles: claims.roles ?? [] }, signKey, {
+      algorithm: config.algorithm,
+      subject: claims.sub,
+      issuer: config.issuer,
+      audience: config.audience,
+      expiresIn: options.expiresIn ?? '1h',
+      ...(options.notBefore !== undefined ? { notBefore: options.notBefore } : {}),
+    });
+  }
+
+  return { authenticate, mint };
+}
+
+function invalid(message: string): Actor {
+  return { kind: 'invalid', error: new UnauthenticatedError(message) };
+}
+
+function describeJwtError(error: unknown): string {
+  if (error instanceof jwt.TokenExpiredError) return `token expired at ${error.expiredAt.toISOString()}`;
+  if (error instanceof jwt.NotBeforeError) return `token not valid before ${error.date.toISOString()}`;
+  if (error instanceof jwt.JsonWebTokenError) {
+    if (error.message === 'invalid signature') return 'invalid token: bad signature';
+    if (error.message === 'jwt malformed' || error.message === 'invalid token') return 'invalid token: not a well-formed JWT';
+    if (error.message.startsWith('invalid algorithm')) return 'invalid token: signing algorithm not accepted';
+    return `invalid token: ${error.message.replace(/^jwt /, '')}`;
+  }
+  return 'invalid token';
+}
+
+/** The operation needs a signed-in caller: throws UNAUTHENTICATED for a missing or invalid credential. */
+export function requireUser(actor: Actor): UserActor {
+  if (actor.kind === 'user') return actor;
+  if (actor.kind === 'invalid') throw actor.error;
+  throw new UnauthenticatedError('missing bearer token: send "Authorization: Bearer <JWT>"');
+}
+
+/** The operation is public, but a credential that was sent must still be valid. */
+export function rejectInvalidCredential(actor: Actor): void {
+  if (actor.kind === 'invalid') throw actor.error;
+}
+
+/** Throws PERMISSION_DENIED unless the caller is an administrator or is the subject itself. */
+export function requireSelfOrAdmin(actor: UserActor, subject: string, what: string): void {
+  if (actor.roles.includes(ADMIN_ROLE) || actor.subject === subject) return;
+  throw new PermissionDeniedError(`permission denied: only the user itself or an administrator may ${what}`);
+}

@@ -1,0 +1,182 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { PGlite, types } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect, sql, type LogEvent, type Migration, type MigrationProvider } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.ts';
+import { withStatementGuard } from './database-statement-guard.ts';
+
+/**
+ * One database connection for the process. Each subgraph narrows it to its own tables with `db.withTables<…>()` and owns a
+ * PostgreSQL schema of its own, so the subgraphs can later move to separate databases without touching their SQL.
+ */
+/** The table map of the process's connection: empty on purpose, each subgraph adds its own tables with withTables. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- kysely's own idiom for "no tables yet"
+export type NoTables = {};
+
+export interface DatabaseHandle {
+  db: Kysely<NoTables>;
+  kind: 'pglite' | 'postgres';
+  /** Cheap round trip, for readiness checks. */
+  ping(): Promise<void>;
+  /**
+   * Calls `listener` after every statement this handle runs (its SQL, how long it took, whether it failed), until the
+   * returned function is called (statement counts in tests, metrics, trace spans).
+   */
+  observeQueries(listener: (query: QueryEvent) => void): () => void;
+  /** The pool's connections (PostgreSQL), or undefined (PGlite has one connection and no pool). */
+  poolState(): { total: number; idle: number; waiting: number } | undefined;
+  close(): Promise<void>;
+}
+
+/** One statement run by a DatabaseHandle. */
+export interface QueryEvent {
+  sql: string;
+  durationMs: number;
+  failed: boolean;
+}
+
+/**
+ * Opens PGlite (when no URL is configured) or a pg Pool. 64-bit integers come back as decimal strings from both, so no id
+ * ever passes through a JavaScript number.
+ */
+export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
+  const listeners = new Set<(query: QueryEvent) => void>();
+  const log = (event: LogEvent) => {
+    const query = { sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' };
+    for (const listener of listeners) listener(query);
+  };
+  const observeQueries = (listener: (query: QueryEvent) => void) => {
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
+  };
+  if (config.url) {
+    // pg already returns int8 as strings; timestamps as Date.
+    // A bounded wait for a connection: with the database down or unreachable, requests fail fast (503) instead of
+    // queueing until the client gives up; the pool reconnects by itself once the database is back.
+    const pool = new pg.Pool({
+      connectionString: config.url,
+      max: config.poolMax,
+      connectionTimeoutMillis: config.connectTimeoutMs,
+      // The server cancels a statement past this (SQLSTATE 57014), and the connection stays usable for the next one.
+      statement_timeout: config.statementTimeoutMs,
+    });
+    // A client losing its connection (database restart) must not crash the process: the pool reports idle clients'
+    // errors here, and a checked-out client between two statements (inside a transaction) emits its own 'error', which
+    // with no listener would be an uncaught exception. The statement under way fails on its own, and the pool drops the
+    // broken client when it is released.
+    pool.on('error', () => undefined);
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+    });
+    const db = new Kysely<NoTables>({ dialect: withStatementGuard(new PostgresDialect({ pool })), log });
+    return {
+      db,
+      kind: 'postgres',
+      ping: async () => {
+        await sql`select 1`.execute(db);
+      },
+      observeQueries,
+      poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: () => db.destroy(),
+    };
+  }
+
+  const releaseLock = config.pgliteDir ? await lockDataDir(config.pgliteDir) : async () => undefined;
+  const pglite = new PGlite({
+    ...(config.pgliteDir ? { dataDir: config.pgliteDir } : {}),
+    // PGlite parses int8 into BigInt; keep the decimal text instead, the same as pg does.
+    parsers: { [types.INT8]: (value: string) => value },
+  });
+  await pglite.waitReady;
+  const db = new Kysely<NoTables>({ dialect: withStatementGuard(new PGliteDialect(pglite)), log });
+  return {
+    db,
+    kind: 'pglite',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    observeQueries,
+    poolState: () => undefined,
+    close: async () => {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+      await releaseLock();
+    },
+  };
+}
+
+/** Raised when another live process has the embedded database open. */
+export class DatabaseInUseError extends Error {}
+
+/**
+ * PGlite is a single-process database: a second process opening the same directory would corrupt it. A pid file beside
+ * the data refuses that, naming the process; a pid file left by a process that died is taken over.
+ */
+async function lockDataDir(dir: string): Promise<() => Promise<void>> {
+  await mkdir(dir, { recursive: true });
+  const lockFile = `${dir}.pid`;
+  try {
+    await writeFile(lockFile, String(process.pid), { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const holder = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+      throw new DatabaseInUseError(
+        `the embedded database ${dir} is in use by process ${holder} (is npm start running?); stop it first, or use DATABASE_URL`,
+      );
+    }
+    await writeFile(lockFile, String(process.pid));
+  }
+  return () => rm(lockFile, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A subgraph's migrations, applied in the order of their names, recorded in the subgraph's own schema. */
+export interface SubgraphMigrations {
+  schema: string;
+  migrations: Record<string, Migration>;
+}
+
+/** Applies pending migrations of each subgraph; throws with the failing migration's name. */
+export async function migrateToLatest(db: Kysely<NoTables>, sets: readonly SubgraphMigrations[]): Promise<string[]> {
+  const applied: string[] = [];
+  for (const set of sets) {
+    const provider: MigrationProvider = { getMigrations: async () => set.migrations };
+    const migrator = new Migrator({
+      db,
+      provider,
+      migrationTableSchema: set.schema,
+      migrationTableName: 'kysely_migration',
+      migrationLockTableName: 'kysely_migration_lock',
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    for (const result of results ?? []) {
+      if (result.status === 'Error') {
+        throw new Error(`migration ${set.schema}/${result.migrationName} failed: ${describe(error)}`, { cause: error });
+      }
+      applied.push(`${set.schema}/${result.migrationName}`);
+    }
+    if (error) throw new Error(`migrations of ${set.schema} failed: ${describe(error)}`, { cause: error });
+  }
+  return applied;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** True when a database error is a unique-constraint violation (SQLSTATE 23505), from pg or PGlite alike. */
+export function isUniqueViolation(error: unknown): error is { code: string; constraint?: string } {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}

@@ -1,0 +1,112 @@
+import { createServer, maxHeaderSize, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerClientErrors, requireHost, type ClientErrorFormat } from './http-client-errors.ts';
+
+/** A listening HTTP server and the way to stop it. */
+export interface RunningHttpServer {
+  server: Server;
+  /** Port actually bound (useful with port 0). */
+  port: number;
+  /** Base URL, e.g. http://localhost:4000. */
+  url: string;
+  /**
+   * Stops accepting, lets in-flight requests finish (an upload in progress completes), closes each keep-alive connection
+   * as soon as it is idle, and after `shutdownGraceMs` closes whatever is still open.
+   */
+  close(): Promise<void>;
+}
+
+/** How often a closing server looks for connections that have just become idle. */
+const IDLE_SWEEP_MS = 50;
+
+/**
+ * How long a client may take (HTTP_*_TIMEOUT_MS): to send a request's headers, to send the whole request (an upload
+ * included), and to let a connection sit with nothing moving while a request is in progress (a client that stops reading
+ * its reply). Past each, the connection is answered 408 where it still can be, and closed. Between requests a kept-alive
+ * connection is closed after 65 s idle.
+ */
+export interface HttpTimeouts {
+  headersMs: number;
+  requestMs: number;
+  socketIdleMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 20_000, requestMs: 120_000, socketIdleMs: 120_000 };
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  publicHost: string;
+  shutdownGraceMs?: number;
+  timeouts?: HttpTimeouts;
+  /**
+   * When listen() makes the server from a handler: the body of what Node would answer bare (lib/http/http-client-errors.ts).
+   * A server made elsewhere was given its format by createHttpServer.
+   */
+  clientErrorFormat?: ClientErrorFormat;
+}
+
+/**
+ * The process's HTTP servers are made here: timeouts checked every second (Node's default, 30 s, would let a request
+ * overrun them by as much), and everything Node would answer with a bare status line or a dropped connection — what its
+ * parser refuses, an HTTP/1.1 request without Host, an unknown Expect, CONNECT — answered in `format`, the door's own
+ * error shape (lib/http/http-client-errors.ts).
+ */
+export function createHttpServer(handler: RequestListener, format: ClientErrorFormat): Server {
+  const server = createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false }, requireHost(handler, format));
+  // A client may half-close its side once its request is sent (nc -N, some HTTP/1.0 clients): its replies are still
+  // owed. Node's default aborts the requests in flight and closes the connection unanswered; this switch of Node's HTTP
+  // server (untyped, in every Node release since 0.x) makes it finish them and close after the last one.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  answerClientErrors(server, format, maxHeaderSize);
+  return server;
+}
+
+/** Listens on `port` (0 = any free port) at `host`; resolves once bound. */
+export async function listen(handlerOrServer: RequestListener | Server, options: ListenOptions): Promise<RunningHttpServer> {
+  const server =
+    typeof handlerOrServer === 'function'
+      ? createHttpServer(handlerOrServer, options.clientErrorFormat ?? (({ message }) => ({ message })))
+      : handlerOrServer;
+  // Keep-alive sockets must outlive typical client idle timeouts, or load balancers see resets.
+  server.keepAliveTimeout = 65_000;
+  const timeouts = options.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  server.headersTimeout = timeouts.headersMs;
+  server.requestTimeout = timeouts.requestMs;
+  server.setTimeout(timeouts.socketIdleMs, (socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const graceMs = options.shutdownGraceMs ?? 10_000;
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    port,
+    url: `http://${options.publicHost}:${port}`,
+    close: () =>
+      (closing ??= new Promise<void>((resolve, reject) => {
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        // A keep-alive connection that finishes its request after close() stays open until its idle timeout unless
+        // something closes it: sweep idle connections until the last one is gone, and cut the rest at the grace's end.
+        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+        const grace = setTimeout(() => server.closeAllConnections(), graceMs);
+        grace.unref();
+        server.close((error) => {
+          clearInterval(sweep);
+          clearTimeout(grace);
+          // Closed by someone else first (Apollo's drain plugin): already what was asked.
+          if (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(error);
+          else resolve();
+        });
+        server.closeIdleConnections();
+      })),
+  };
+}

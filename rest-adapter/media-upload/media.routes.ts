@@ -1,0 +1,290 @@
+import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
+import express, { type Request, type Response, type Router } from 'express';
+import { Upload, WriteStream } from 'graphql-upload-ts';
+import { discard } from '../../lib/graphql/graphql-upload-request.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../../lib/auth/signed-request.ts';
+import type { RateLimitState } from '../../contracts/media-upload.ts';
+import type { GraphQLExecutor } from '../graphql-executor.ts';
+import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedUpload } from './urlencoded-upload-reader.ts';
+import { mapMediaErrors, standardError, UPLOAD_PATH, type MediaReply } from './media-error-mapper.ts';
+
+/**
+ * POST /1.1/media/upload.json (Area D), the reference's simple upload, as one GraphQL operation (`uploadMedia`) through
+ * the gateway. Only the reference's HTTP surface lives here: parameters from the query string, a multipart body (the
+ * file in part `media`, with or without a filename) or an urlencoded body (`media_data`), the description of the request
+ * the client signed (OAuth 1.0a), and the reply's exact JSON and x-rate-limit-* headers. The media service decides
+ * everything else — credentials, sizes, types, categories, owners — and its errors come back in the reference's shapes.
+ */
+
+export interface MediaRoutesDeps {
+  executor: GraphQLExecutor;
+  logger: Logger;
+  /** The media rule's byte limit; the transport stops reading a file one byte past it (the service then refuses it). */
+  maxBytes: number;
+  /** Largest urlencoded body or multipart text field (`media_data` carries the image in base64). */
+  base64BodyBytes: number;
+}
+
+const UPLOAD_MUTATION = `mutation MediaUpload($media: Upload, $mediaData: String, $mediaCategory: String, $additionalOwners: [String!]) {
+  uploadMedia(media: $media, mediaData: $mediaData, mediaCategory: $mediaCategory, additionalOwners: $additionalOwners) {
+    mediaId mediaKey size expiresAfterSecs image { imageType w h } rateLimit { limit remaining reset }
+  }
+}`;
+
+interface UploadedMediaData {
+  mediaId: string;
+  mediaKey: string | null;
+  size: number;
+  expiresAfterSecs: number;
+  image: { imageType: string; w: number; h: number };
+  rateLimit: RateLimitState;
+}
+
+/** What a request carried, whatever its body type. */
+interface UploadRequest {
+  /** Parameters from the body (first occurrence wins), then from the query string. */
+  params: Map<string, string>;
+  file: { capacitor: WriteStream; filename: string; mimetype: string; encoding: string } | undefined;
+  signedRequest: SignedRequest;
+}
+
+class BodyError extends Error {}
+
+/** Largest text parameter other than media_data (names, categories, a hundred 19-digit owners fit many times over). */
+const FIELD_BYTES = 65_536;
+const MAX_FIELDS = 100;
+
+/** Base64 characters of an image one byte past the limit: a longer media_data cannot hold an acceptable image. */
+function mediaDataChars(maxBytes: number): number {
+  return Math.ceil((maxBytes + 1) / 3) * 4;
+}
+
+export function createMediaRoutes(deps: MediaRoutesDeps): Router {
+  const router = express.Router();
+
+  router.post(UPLOAD_PATH, async (req: Request, res: Response) => {
+    let upload: UploadRequest;
+    try {
+      upload = await readRequest(req, res, deps);
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      send(res, { status: 400, body: standardError(44, error.message) });
+      return;
+    }
+    try {
+      const command = upload.params.get('command');
+      if (command !== undefined) {
+        // The chunked commands are another endpoint on the same path, which this service does not offer.
+        send(res, {
+          status: 400,
+          body: standardError(44, `command parameter is invalid: the chunked upload (${command}) is not offered here; send the whole image in one request`),
+        });
+        return;
+      }
+      const variables: Record<string, unknown> = {
+        media: upload.file ? uploadOf(upload.file) : null,
+        mediaData: upload.params.get('media_data') ?? null,
+        mediaCategory: upload.params.get('media_category') ?? null,
+        additionalOwners: upload.params.has('additional_owners') ? [upload.params.get('additional_owners')!] : null,
+      };
+      const result = await deps.executor.execute({
+        query: UPLOAD_MUTATION,
+        operationName: 'MediaUpload',
+        variables,
+        headers: {
+          authorization: req.headers.authorization,
+          'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+          [SIGNED_REQUEST_HEADER]: encodeSignedRequest(upload.signedRequest),
+        },
+      });
+      const media = (result.data?.uploadMedia ?? null) as UploadedMediaData | null;
+      if (result.errors?.length || !media) {
+        send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }]));
+        return;
+      }
+      sendUploaded(res, media);
+    } catch (error) {
+      deps.logger.error({ err: error }, 'media upload failed');
+      send(res, { status: 500, body: standardError(131, 'Internal error') });
+    }
+  });
+
+  // Other methods on the upload path, and other paths of the reference's 1.1 API: its own not-found reply.
+  router.all(UPLOAD_PATH, (_req, res) => {
+    res.setHeader('Allow', 'POST');
+    send(res, { status: 405, body: standardError(34, 'Sorry, that page does not exist: media/upload.json accepts POST only') });
+  });
+  router.all(/^\/1\.1(\/|$)/, (_req, res) => {
+    send(res, { status: 404, body: standardError(34, 'Sorry, that page does not exist') });
+  });
+  return router;
+}
+
+function uploadOf(file: NonNullable<UploadRequest['file']>): Upload {
+  const upload = new Upload();
+  upload.resolve({
+    filename: file.filename,
+    fieldName: 'media',
+    mimetype: file.mimetype,
+    encoding: file.encoding,
+    capacitor: file.capacitor,
+    createReadStream: (options) => file.capacitor.createReadStream(options),
+  });
+  return upload;
+}
+
+function queryPairsOf(req: Request): [string, string][] {
+  const index = req.originalUrl.indexOf('?');
+  return index < 0 ? [] : [...new URLSearchParams(req.originalUrl.slice(index + 1))];
+}
+
+async function readRequest(req: Request, res: Response, deps: MediaRoutesDeps): Promise<UploadRequest> {
+  const signedRequest: SignedRequest = { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) };
+  const query = queryPairsOf(req);
+  const params = new Map<string, string>();
+  const take = (pairs: Iterable<[string, string]>) => {
+    for (const [name, value] of pairs) if (!params.has(name)) params.set(name, value);
+  };
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (type.startsWith('multipart/form-data')) {
+    const { fields, file } = await readMultipart(req, res, deps);
+    take(fields);
+    take(query);
+    return { params, file, signedRequest };
+  }
+  if (type.startsWith('application/x-www-form-urlencoded')) {
+    let body: UrlencodedUpload;
+    try {
+      body = await readUrlencodedUpload(req, {
+        mediaDataChars: mediaDataChars(deps.maxBytes),
+        fieldBytes: FIELD_BYTES,
+        fields: MAX_FIELDS,
+      });
+    } catch (error) {
+      throw error instanceof UrlencodedBodyError ? new BodyError(error.message) : error;
+    }
+    if (body.mediaData !== undefined) params.set('media_data', body.mediaData);
+    take(body.params);
+    take(query);
+    // The signature covers every body parameter; media_data travels as the operation's variable, not twice.
+    signedRequest.bodyParams = body.params;
+    if (body.mediaData !== undefined) signedRequest.mediaDataInBody = true;
+    if (body.mediaDataCut) signedRequest.mediaDataCut = true;
+    return { params, file: undefined, signedRequest };
+  }
+  // Any other body is not the reference's: its parameters can only be in the query string.
+  req.resume();
+  take(query);
+  return { params, file: undefined, signedRequest };
+}
+
+/**
+ * Reads a multipart body: text fields, and the part named `media` spooled to a temporary file as it arrives (even
+ * without a filename, as the reference accepts). Reading stops one byte past the media rule's limit; the rest of that
+ * part is discarded unread into memory.
+ */
+function readMultipart(req: Request, res: Response, deps: MediaRoutesDeps): Promise<{ fields: [string, string][]; file: UploadRequest['file'] }> {
+  return new Promise((resolve, reject) => {
+    const fields: [string, string][] = [];
+    let file: UploadRequest['file'];
+    let parser: BusboyInstance;
+    try {
+      parser = new Busboy({
+        headers: req.headers as BusboyHeaders,
+        defCharset: 'utf8',
+        isPartAFile: (name, _contentType, filename) => name === 'media' || filename !== undefined,
+        limits: { fileSize: deps.maxBytes + 1, fieldSize: deps.base64BodyBytes, files: 10, fields: 100, parts: 110 },
+      });
+    } catch (error) {
+      req.resume();
+      reject(new BodyError(`the request body is not valid multipart/form-data: ${(error as Error).message}`));
+      return;
+    }
+    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      // A media_data part this long cannot hold an acceptable image: what was kept goes on, for the service to refuse
+      // as too large (a multipart body is never signed, so nothing else needs the rest).
+      if (valueTruncated && name !== 'media_data') {
+        fail(new BodyError(`the ${name} parameter is larger than ${deps.base64BodyBytes} bytes`));
+        return;
+      }
+      fields.push([name, valueTruncated ? value.slice(0, mediaDataChars(deps.maxBytes)) : value]);
+    });
+    parser.on('file', (name, stream, filename, encoding, mimetype) => {
+      if (name !== 'media' || file) {
+        // Only one file matters; others are drained.
+        discard(stream);
+        return;
+      }
+      const capacitor = new WriteStream();
+      // A failed copy (the part cut short, the temporary file not writable) fails its readers' streams, where the upload
+      // is answered; the copy's own 'error' event needs a listener, or it would end the process.
+      capacitor.on('error', () => undefined);
+      file = { capacitor, filename: filename ?? '', mimetype, encoding };
+      // The temporary copy goes when the reply has gone or the client has, even if that happens before the body is read.
+      if (res.closed) capacitor.release();
+      else res.once('close', () => capacitor.release());
+      stream.pipe(capacitor);
+      // A part cut short or malformed is the client's fault: the service answers it as a broken upload (a 4xx), never
+      // as an internal error.
+      stream.on('error', (error: Error) => capacitor.destroy(Object.assign(new Error(`the media part did not arrive whole: ${error.message}`), { status: 400 })));
+    });
+    parser.on('finish', () => {
+      // The closing delimiter may come before the body ends (a body of `--b--` and then more): what follows is read and
+      // thrown away, so that the reply is not left waiting behind an unread body on a kept-alive connection.
+      req.unpipe(parser);
+      req.resume();
+      resolve({ fields, file });
+    });
+    // Past busboy's limits nothing more is parsed; the request is answered at once instead of stalling on the rest.
+    parser.on('fieldsLimit', () => fail(new BodyError('the request has more than 100 parameters')));
+    parser.on('partsLimit', () => fail(new BodyError('the request has too many parts')));
+    parser.on('filesLimit', () => fail(new BodyError('the request has more than 10 files')));
+    parser.on('error', (error: unknown) => fail(new BodyError(`the request body is not valid multipart/form-data: ${(error as Error).message}`)));
+    let failed = false;
+    function fail(error: Error) {
+      if (failed) return;
+      failed = true;
+      file?.capacitor.release();
+      req.unpipe(parser);
+      req.resume();
+      reject(error);
+    }
+    // A client that goes away mid-body never lets the parser finish: give up instead of waiting forever.
+    req.once('close', () => {
+      if (!req.readableEnded) fail(new BodyError('the request body ended early'));
+    });
+    req.pipe(parser);
+  });
+}
+
+function setRateLimitHeaders(res: Response, rateLimit: RateLimitState | undefined): void {
+  if (!rateLimit) return;
+  res.setHeader('x-rate-limit-limit', String(rateLimit.limit));
+  res.setHeader('x-rate-limit-remaining', String(rateLimit.remaining));
+  res.setHeader('x-rate-limit-reset', String(rateLimit.reset));
+}
+
+function send(res: Response, reply: MediaReply): void {
+  setRateLimitHeaders(res, reply.rateLimit);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  res.status(reply.status).type('application/json; charset=utf-8').send(JSON.stringify(reply.body));
+}
+
+/**
+ * The reference's reply, written by hand so that media_id is a JSON number with every digit (JSON.stringify of a
+ * JavaScript number would round it past 2^53); the other values go through JSON.stringify.
+ */
+function sendUploaded(res: Response, media: UploadedMediaData): void {
+  if (!/^\d{1,20}$/.test(media.mediaId)) throw new Error(`unexpected media id ${media.mediaId}`);
+  const parts = [
+    `"media_id":${media.mediaId}`,
+    `"media_id_string":${JSON.stringify(media.mediaId)}`,
+    ...(media.mediaKey !== null ? [`"media_key":${JSON.stringify(media.mediaKey)}`] : []),
+    `"size":${JSON.stringify(media.size)}`,
+    `"expires_after_secs":${JSON.stringify(media.expiresAfterSecs)}`,
+    `"image":${JSON.stringify({ image_type: media.image.imageType, w: media.image.w, h: media.image.h })}`,
+  ];
+  setRateLimitHeaders(res, media.rateLimit);
+  res.status(200).type('application/json; charset=utf-8').send(`{${parts.join(',')}}`);
+}

@@ -1,0 +1,80 @@
+import { formatGraphTimestamp } from '../../lib/social-graph/graph-time.ts';
+import { serializeFields } from './graph-fields.ts';
+import { buildPaging, graphPage, type GraphPage } from './graph-paging.ts';
+import type { PlanField } from './social-operation-builder.ts';
+
+/**
+ * Gives a GraphQL result back its Graph shape, walking the plan the builder made: timestamps in the Graph format, edges as
+ * `{data, paging}` with absolute next/previous links, and fields without a value left out (the platform omits them:
+ * `parent_id` exists only on replies, `user` only on the app user's own comments).
+ */
+
+export interface Connection {
+  nodes: Record<string, unknown>[];
+  pageInfo: { startCursor: string | null; endCursor: string | null; hasNextPage: boolean; hasPreviousPage: boolean };
+}
+
+export interface RenderLinks {
+  /** The request's own absolute URL: the links of a top-level edge repeat it. */
+  requestUrl: URL;
+  /**
+   * The address of a nested edge's own path (`/<version>/<parent id>/<edge>`) with the request's access_token, for the links
+   * of an edge inside a node (§3.2: links are complete URLs that repeat access_token, limit, fields and the cursor).
+   */
+  edgeUrl(parentId: string, edge: string): URL;
+}
+
+export function renderNode(plan: readonly PlanField[], value: Record<string, unknown>, links: RenderLinks): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const parentId = typeof value.id === 'string' ? value.id : undefined;
+  for (const field of plan) {
+    const raw = value[field.key];
+    if (raw === null || raw === undefined) continue;
+    switch (field.spec.kind) {
+      case 'scalar':
+        out[field.key] = field.spec.format === 'timestamp' && typeof raw === 'string' ? formatGraphTimestamp(new Date(raw)) : raw;
+        break;
+      case 'object':
+        out[field.key] = withoutNulls(raw as Record<string, unknown>);
+        break;
+      case 'node':
+      case 'parameterised':
+        out[field.key] = renderNode(field.children!, raw as Record<string, unknown>, links);
+        break;
+      case 'list':
+        out[field.key] = { data: (raw as Record<string, unknown>[]).map((item) => renderNode(field.children!, item, links)) };
+        break;
+      case 'edge':
+        out[field.key] = renderEdge(field, raw as Connection, links, parentId === undefined ? undefined : nestedUrl(field, parentId, links));
+        break;
+    }
+  }
+  return out;
+}
+
+/** An edge page. `url` is the address its links repeat: the request's own (top-level edge) or the edge's path (nested). */
+export function renderEdge(field: PlanField, connection: Connection, links: RenderLinks, url: URL | undefined): GraphPage<Record<string, unknown>> {
+  const data = connection.nodes.map((node) => renderNode(field.children!, node, links));
+  const { pageInfo } = connection;
+  const paging = buildPaging({
+    requestUrl: url ?? links.requestUrl,
+    before: pageInfo.startCursor ?? undefined,
+    after: pageInfo.endCursor ?? undefined,
+    hasPrevious: pageInfo.hasPreviousPage && pageInfo.startCursor !== null,
+    hasNext: pageInfo.hasNextPage && pageInfo.endCursor !== null,
+    cursorsOnly: field.cursorsOnly === true || url === undefined,
+  });
+  return graphPage(data, paging);
+}
+
+function nestedUrl(field: PlanField, parentId: string, links: RenderLinks): URL {
+  const url = links.edgeUrl(parentId, field.name);
+  if (field.selection) url.searchParams.set('fields', serializeFields(field.selection));
+  if (field.limit !== undefined) url.searchParams.set('limit', field.limit);
+  for (const [name, value] of field.linkParameters ?? []) url.searchParams.set(name, value);
+  return url;
+}
+
+function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null && inner !== undefined));
+}

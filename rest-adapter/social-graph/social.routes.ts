@@ -1,0 +1,752 @@
+import { isLosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { formatGraphTimestamp } from '../../lib/social-graph/graph-time.ts';
+import { ownValue } from '../../lib/own-value.ts';
+import { kindOfSocialId } from '../../lib/social-graph/social-ids.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { Metrics } from '../../lib/telemetry/metrics.ts';
+import type { SocialHost } from '../../contracts/social-graph.ts';
+import type { SocialMethod } from '../../contracts/social-graph.ts';
+import { FieldsSyntaxError, parseFields, type FieldModifier, type FieldSelection } from './graph-fields.ts';
+import { GRAPH_ERRORS, type GraphErrorReply, type GraphErrors } from './graph-errors.ts';
+import type { GraphQLExecutor } from '../graphql-executor.ts';
+import { mapSocialErrors } from './social-error-mapper.ts';
+import type { RateScope, SocialRateLimiter } from './social-rate-limiter.ts';
+import {
+  ACCOUNT_NODE,
+  COMMENT_NODE,
+  CONTAINER_NODE,
+  HASHTAG_NODE,
+  MEDIA_NODE,
+  PLATFORM_USER_NODE,
+  type EdgeField,
+  type FieldSpec,
+  type NodeType,
+} from './social-node-types.ts';
+import { buildTimePaging, graphPage } from './graph-paging.ts';
+import { DEFAULT_EXPANSION_LIMITS, ExpansionBudget, type ExpansionLimits } from './field-expansion-budget.ts';
+import { GraphReplyError } from './graph-reply-error.ts';
+import { buildSelection, parseLimit, VariableBag, type PlanField } from './social-operation-builder.ts';
+import { renderEdge, renderNode, type Connection, type RenderLinks } from './social-renderer.ts';
+
+/**
+ * The Graph-style REST paths of Areas B and C: `/{version}/{node-id}[/{edge}]` on two hosts (own login, parent platform).
+ * Each request becomes one GraphQL operation through the gateway; the services decide everything (tokens, permissions,
+ * rules) and their errors come back as Graph error envelopes. What lives here is only the Graph surface: path and
+ * version parsing, parameters from the query string or the body, `fields` expansion, and the Graph JSON shapes.
+ */
+
+export interface SocialRoutesDeps {
+  executor: GraphQLExecutor;
+  logger: Logger;
+  /** The host this listener serves when the Host header names neither configured host name. */
+  defaultHost: SocialHost;
+  ownHostname?: string | undefined;
+  parentHostname?: string | undefined;
+  bodyLimitBytes: number;
+  /** One limiter for every listener of the process (the app limit counts the whole application). */
+  rateLimiter: SocialRateLimiter;
+  graphErrors?: GraphErrors;
+  /** Counts the requests a rate limit refuses. */
+  metrics?: Pick<Metrics, 'observeRateLimited'>;
+  /** What one `fields=` expansion may ask for (field-expansion-budget.ts). */
+  expansionLimits?: ExpansionLimits;
+  /**
+   * How long one request's operation may run before the reply is the platform's error for too much data
+   * (REST_FIELDS_TIMEOUT_MS). The budget bounds what a request can ask for; this bounds what it can cost when the data
+   * behind it is dense.
+   */
+  timeoutMs?: number;
+}
+
+const VERSION = /^v\d+\.\d+$/;
+/** Parameters that are about the request rather than the object (never taken as an attempted update). */
+const REQUEST_PARAMETERS = new Set(['access_token', 'appsecret_proof', 'fields', 'pretty', 'format', 'method', 'suppress_http_code', 'ad_id']);
+/** Paths of other areas that the social router leaves alone (the API documents too: /apis/swagger/…, /openapi.json). */
+const OTHER_AREAS = /^\/(api|apis|openapi\.json|1\.1|health|ready|metrics)(\/|$)/;
+
+type Params = Record<string, string>;
+
+interface SocialRequest {
+  req: Request;
+  method: SocialMethod;
+  host: SocialHost;
+  version: string | undefined;
+  params: Params;
+  headers: Record<string, string | undefined>;
+  links: RenderLinks;
+  budget: ExpansionBudget;
+}
+
+/** Methods of the Graph surface's routes. */
+type RouteMethod = 'get' | 'post' | 'delete';
+
+/** The edges of an account, on `/<account-id>/…` and, on the own-login host, `/me/…`. */
+const ACCOUNT_EDGE_ROUTES = {
+  media: ['get', 'post'],
+  media_publish: ['post'],
+  insights: ['get'],
+  content_publishing_limit: ['get'],
+  recently_searched_hashtags: ['get'],
+  upcoming_events: ['get', 'post'],
+  agencies: ['get'],
+  authorized_adaccounts: ['get', 'post'],
+  stories: ['get'],
+  live_media: ['get'],
+  tags: ['get'],
+  mentions: ['post'],
+} as const;
+
+/**
+ * Every Graph path this router answers, by the kind of node its first segment names (after the optional version): the
+ * methods of the node itself and of each of its edges. Dispatch follows it (anything else is 100/33 or 2500), the edge
+ * handlers must match it exactly (their types are derived from it), and the API documents are checked against it
+ * (test/e2e/api-documents.test.ts), so a route cannot be added here without being documented.
+ */
+export const SOCIAL_ROUTES = {
+  comment: { node: ['get', 'post', 'delete'], edges: { replies: ['get', 'post'] } },
+  media: { node: ['get'], edges: { comments: ['get', 'post'], children: ['get'] } },
+  account: { node: ['get'], edges: ACCOUNT_EDGE_ROUTES },
+  container: { node: ['get'], edges: {} },
+  /** `/me` on the own-login host: the token's account. */
+  'me-own': { node: ['get'], edges: ACCOUNT_EDGE_ROUTES },
+  /** `/me` on the parent-platform host: the parent-platform user. */
+  'me-parent': { node: ['get'], edges: { accounts: ['get'] } },
+} as const satisfies Record<string, { node: readonly RouteMethod[]; edges: Readonly<Record<string, readonly RouteMethod[]>> }>;
+
+export type SocialRouteKind = keyof typeof SOCIAL_ROUTES;
+
+type EdgeHandler = (request: SocialRequest, root: RootNode) => Promise<unknown>;
+/** An edge on a node kind: how each method is served. */
+type EdgeRoute = Partial<Record<RouteMethod, EdgeHandler>>;
+/** The handlers of a node kind's edges: exactly the edges and methods its SOCIAL_ROUTES entry lists. */
+type EdgeHandlers<Edges extends Readonly<Record<string, readonly RouteMethod[]>>> = {
+  [Edge in keyof Edges]: { [Method in Edges[Edge][number]]: EdgeHandler };
+};
+
+interface RootNode {
+  /** The id as written in the path (`me` included). */
+  segment: string;
+  /** GraphQL root field and its arguments, e.g. `account(id: $v0)`. */
+  field: (variables: VariableBag) => string;
+  type: NodeType;
+}
+
+export function createSocialRoutes(deps: SocialRoutesDeps): Router {
+  const errors = deps.graphErrors ?? GRAPH_ERRORS;
+  const router = express.Router({ caseSensitive: true, strict: false });
+  // JSON bodies are read as text and parsed by lossless-json (readParams), so that a 64-bit id sent as a JSON number keeps
+  // its digits.
+  const bodyParsers = [
+    express.urlencoded({ extended: false, limit: deps.bodyLimitBytes }),
+    express.text({ type: ['application/json', 'application/*+json'], limit: deps.bodyLimitBytes }),
+  ];
+
+  function hostOf(req: Request): SocialHost {
+    const name = req.hostname?.toLowerCase();
+    if (deps.parentHostname && name === deps.parentHostname) return 'parent';
+    if (deps.ownHostname && name === deps.ownHostname) return 'own';
+    return deps.defaultHost;
+  }
+
+  async function run(request: SocialRequest, query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const result = await withDeadline(
+      deps.executor.execute({ query, operationName: 'Social', variables, headers: request.headers }),
+      deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+    if (result.errors && result.errors.length > 0) {
+      const reply = mapSocialErrors(result.errors, errors, request.method);
+      if (reply.status >= 500) deps.logger.error({ errors: result.errors }, 'social request failed');
+      throw new GraphReplyError(reply);
+    }
+    return result.data ?? {};
+  }
+
+  /**
+   * Queries the path's node with the selection `select` builds (after the node's own variables, so that declarations come
+   * out in order); a node the gateway returns as null without an error does not exist for this token.
+   */
+  async function queryRoot(
+    request: SocialRequest,
+    root: RootNode,
+    select: (variables: VariableBag) => { text: string; plan?: PlanField[] },
+  ): Promise<{ node: Record<string, unknown>; plan: PlanField[] }> {
+    const variables = new VariableBag();
+    const rootField = root.field(variables);
+    const { text, plan = [] } = select(variables);
+    const data = await run(request, `query Social${variables.declare()} { node: ${rootField} ${text} }`, variables.values);
+    const node = data.node as Record<string, unknown> | null | undefined;
+    if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    return { node, plan };
+  }
+
+  /** GET of a node: its default fields or the requested ones. */
+  async function readNode(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const fields = fieldsOf(request.params);
+    // Only edges and expansions asked for: each answers to its own permissions, not the node's (business_discovery is
+    // open to pages_show_list alone), so the node's id — which every reply carries — is the path's own rather than a
+    // field of the node to be authorised.
+    const idFromPath =
+      root.segment !== 'me' &&
+      fields !== undefined &&
+      fields.every((field) => isEdgeLike(ownValue(root.type.fields, field.name)) && !field.modifiers.some((m) => m.name === 'as' && m.argument === 'id'));
+    const { node, plan } = await queryRoot(request, root, (variables) =>
+      buildSelection(root.type, fields, variables, { budget: request.budget }, { withoutId: idFromPath }),
+    );
+    if (!idFromPath) return renderNode(plan, node, request.links);
+    // The id also addresses the nested edges' own paths in their paging links.
+    return { ...renderNode(plan, { ...node, id: root.segment }, request.links), id: root.segment };
+  }
+
+  /** GET of a node's list edge: `{data, paging}` whose links repeat the request. */
+  function readEdge(edgeName: string, extra: FieldModifier[] = []): EdgeHandler {
+    return async (request, root) => {
+      const spec = root.type.fields[edgeName] as EdgeField;
+      const modifiers: FieldModifier[] = [...extra];
+      const allowed = spec.timeWindow ? ['limit', 'after', 'before', 'since', 'until'] : ['limit', 'after', 'before'];
+      for (const name of allowed) {
+        const value = request.params[name];
+        if (value !== undefined) modifiers.push({ name, argument: value, position: 0 });
+      }
+      const edge: FieldSelection = { name: edgeName, modifiers, selection: fieldsOf(request.params), position: 0 };
+      // The edge alone: its own permissions decide, not the node's (no `id` of the node is asked for).
+      const { node, plan } = await queryRoot(request, root, (variables) =>
+        buildSelection(root.type, [edge], variables, { budget: request.budget }, { withoutId: true }),
+      );
+      const edgePlan = plan.find((field) => field.key === edgeName) as PlanField;
+      return renderEdge(edgePlan, node[edgeName] as Connection, request.links, request.links.requestUrl);
+    };
+  }
+
+  async function mutate(request: SocialRequest, field: string, args: Record<string, [string, unknown]>, selection: string) {
+    const variables = new VariableBag();
+    const argText = Object.entries(args)
+      .map(([name, [type, value]]) => `${name}: ${variables.add(type, value)}`)
+      .join(', ');
+    const data = await run(request, `mutation Social${variables.declare()} { result: ${field}(${argText}) ${selection} }`, variables.values);
+    return data.result as Record<string, unknown>;
+  }
+
+  const idOnly = async (request: SocialRequest, field: string, args: Record<string, [string, unknown]>) => {
+    const result = await mutate(request, field, args, '{ id }');
+    return { id: result.id };
+  };
+
+  const COMMENT_EDGES: EdgeHandlers<typeof SOCIAL_ROUTES.comment.edges> = {
+    replies: {
+      get: readEdge('replies'),
+      post: (request, root) =>
+        idOnly(request, 'replyToComment', { id: ['ID!', root.segment], message: ['String', request.params.message ?? null] }),
+    },
+  };
+
+  const MEDIA_EDGES: EdgeHandlers<typeof SOCIAL_ROUTES.media.edges> = {
+    comments: {
+      get: readEdge('comments'),
+      post: (request, root) =>
+        idOnly(request, 'createMediaComment', { mediaId: ['ID!', root.segment], message: ['String', request.params.message ?? null] }),
+    },
+    children: { get: readEdge('children') },
+  };
+
+  /** GET /<account>/insights: metrics over a time window; paging moves the window (reference §2.2). */
+  async function readInsights(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const p = request.params;
+    const args = [
+      ['metric', '[String!]', p.metric === undefined ? null : list(p.metric)],
+      ['period', 'String', p.period ?? null],
+      ['metricType', 'String', p.metric_type ?? null],
+      ['breakdown', '[String!]', p.breakdown === undefined ? null : list(p.breakdown)],
+      ['timeframe', 'String', p.timeframe ?? null],
+      ['since', 'String', p.since ?? null],
+      ['until', 'String', p.until ?? null],
+    ] as const;
+    const { node } = await queryRoot(request, root, (variables) => {
+      const argText = args.map(([name, type, value]) => `${name}: ${variables.add(type, value)}`).join(', ');
+      return {
+        text:
+          `{ insights(${argText}) { ` +
+          'data { id name period title description values { value endTime } totalValue { value breakdowns { dimensionKeys results { dimensionValues value } } } } ' +
+          'window { since until hasPrevious hasNext } } }',
+      };
+    });
+    const insights = node.insights as InsightsResult;
+    return graphPage(
+      insights.data.map(renderInsight),
+      buildTimePaging({ requestUrl: request.links.requestUrl, ...insights.window }),
+    );
+  }
+
+  /** GET /<account>/content_publishing_limit: `{data: [{quota_usage, config?}]}`. */
+  async function readPublishingLimit(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const fields = fieldsOf(request.params) ?? [{ name: 'quota_usage', modifiers: [], selection: undefined, position: 0 }];
+    for (const field of fields) {
+      if (field.name !== 'quota_usage' && field.name !== 'config') {
+        throw new GraphReplyError(errors.unknownField(field.name, 'ContentPublishingLimit'));
+      }
+    }
+    const { node } = await queryRoot(request, root, (variables) => ({
+      text: `{ contentPublishingLimit(since: ${variables.add('String', request.params.since ?? null)}) { quotaUsage config { quotaTotal quotaDuration } } }`,
+    }));
+    const limit = node.contentPublishingLimit as { quotaUsage: number; config: { quotaTotal: number; quotaDuration: number } };
+    const item: Record<string, unknown> = {};
+    for (const field of fields) {
+      if (field.name === 'quota_usage') item.quota_usage = limit.quotaUsage;
+      else item.config = { quota_total: limit.config.quotaTotal, quota_duration: limit.config.quotaDuration };
+    }
+    return { data: [item] };
+  }
+
+  /** GET /<account>/recently_searched_hashtags: `{data: [{id}]}` (default 25, at most 30; no paging). */
+  async function readRecentHashtags(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const first = request.params.limit === undefined ? null : parseLimit(request.params.limit);
+    const { node, plan } = await queryRoot(request, root, (variables) => {
+      const limitVariable = variables.add('Int', first);
+      const built = buildSelection(HASHTAG_NODE, fieldsOf(request.params), variables, { budget: request.budget });
+      return { text: `{ recentlySearchedHashtags(first: ${limitVariable}) ${built.text} }`, plan: built.plan };
+    });
+    const hashtags = node.recentlySearchedHashtags as Record<string, unknown>[];
+    return { data: hashtags.map((hashtag) => renderNode(plan, hashtag, request.links)) };
+  }
+
+  /** POST /<account>/media: a publishing container from the reference's parameters. */
+  async function createContainer(request: SocialRequest, root: RootNode): Promise<unknown> {
+    const p = request.params;
+    const input = {
+      imageUrl: p.image_url ?? null,
+      videoUrl: p.video_url ?? null,
+      uploadMediaId: p.upload_media_id ?? null,
+      mediaType: p.media_type ?? null,
+      caption: p.caption ?? null,
+      isCarouselItem: optionalBoolean('is_carousel_item', p.is_carousel_item),
+      children: p.children === undefined ? null : list(p.children),
+      userTags: p.user_tags === undefined ? null : jsonParameter('user_tags', p.user_tags),
+      collaborators: p.collaborators === undefined ? null : list(p.collaborators),
+      locationId: p.location_id ?? null,
+      coverUrl: p.cover_url ?? null,
+      thumbOffset: p.thumb_offset === undefined ? null : numberParameter('thumb_offset', p.thumb_offset),
+      shareToFeed: optionalBoolean('share_to_feed', p.share_to_feed),
+      audioName: p.audio_name ?? null,
+      altText: p.alt_text ?? null,
+    };
+    return idOnly(request, 'createMediaContainer', { accountId: ['ID!', root.segment], input: ['MediaContainerInput!', input] });
+  }
+
+  const ACCOUNT_EDGES: EdgeHandlers<typeof SOCIAL_ROUTES.account.edges> = {
+    media: { get: readEdge('media'), post: createContainer },
+    media_publish: {
+      post: (request, root) =>
+        idOnly(request, 'publishMediaContainer', { accountId: ['ID!', root.segment], creationId: ['ID', request.params.creation_id ?? null] }),
+    },
+    insights: { get: readInsights },
+    content_publishing_limit: { get: readPublishingLimit },
+    recently_searched_hashtags: { get: readRecentHashtags },
+    upcoming_events: {
+      get: readEdge('upcoming_events'),
+      post: (request, root) => {
+        const p = request.params;
+        return idOnly(request, 'createUpcomingEvent', {
+          accountId: ['ID!', root.segment],
+          input: [
+            'UpcomingEventInput!',
+            {
+              title: p.title ?? null,
+              startTime: p.start_time ?? null,
+              endTime: p.end_time ?? null,
+              notificationSubtypes: p.notification_subtypes === undefined ? null : list(p.notification_subtypes),
+              notificationTargetTime: p.notification_target_time ?? null,
+            },
+          ],
+        });
+      },
+    },
+    agencies: { get: readEdge('agencies') },
+    authorized_adaccounts: {
+      get: (request, root) => {
+        const business = request.params.business;
+        return readEdge('authorized_adaccounts', business === undefined ? [] : [{ name: 'business', argument: business, position: 0 }])!(request, root);
+      },
+      post: async (request, root) => {
+        const result = await mutate(
+          request,
+          'authorizeAdAccount',
+          {
+            accountId: ['ID!', root.segment],
+            adAccountId: ['ID', request.params.account_id ?? null],
+            business: ['ID', request.params.business ?? null],
+          },
+          '{ success }',
+        );
+        return { success: result.success };
+      },
+    },
+    stories: { get: readEdge('stories') },
+    live_media: { get: readEdge('live_media') },
+    tags: { get: readEdge('tags') },
+    mentions: {
+      post: (request, root) =>
+        idOnly(request, 'replyToMention', {
+          accountId: ['ID!', root.segment],
+          mediaId: ['ID', request.params.media_id ?? null],
+          commentId: ['ID', request.params.comment_id ?? null],
+          message: ['String', request.params.message ?? null],
+        }),
+    },
+  };
+
+  async function handleNode(request: SocialRequest, segment: string, rest: string[]): Promise<unknown> {
+    const { method } = request;
+    const kind = segment === 'me' ? 'me' : kindOfSocialId(segment);
+    const id = (variables: VariableBag) => variables.add('ID!', segment);
+    let root: RootNode;
+    let edges: Readonly<Record<string, EdgeRoute>>;
+    let routes: (typeof SOCIAL_ROUTES)[SocialRouteKind];
+    switch (kind) {
+      case 'comment':
+        root = { segment, field: (v) => `comment(id: ${id(v)})`, type: COMMENT_NODE };
+        edges = COMMENT_EDGES;
+        routes = SOCIAL_ROUTES.comment;
+        break;
+      case 'media':
+        root = { segment, field: (v) => `media(id: ${id(v)})`, type: MEDIA_NODE };
+        edges = MEDIA_EDGES;
+        routes = SOCIAL_ROUTES.media;
+        break;
+      case 'account':
+        root = { segment, field: (v) => `account(id: ${id(v)})`, type: ACCOUNT_NODE };
+        edges = ACCOUNT_EDGES;
+        routes = SOCIAL_ROUTES.account;
+        break;
+      case 'container':
+        root = { segment, field: (v) => `mediaContainer(id: ${id(v)})`, type: CONTAINER_NODE };
+        edges = {} satisfies EdgeHandlers<typeof SOCIAL_ROUTES.container.edges>;
+        routes = SOCIAL_ROUTES.container;
+        break;
+      case 'me':
+        if (request.host === 'parent') {
+          root = { segment, field: () => 'platformUser', type: PLATFORM_USER_NODE };
+          const parentEdges: EdgeHandlers<typeof SOCIAL_ROUTES['me-parent']['edges']> = { accounts: { get: readList('accounts') } };
+          edges = parentEdges;
+          routes = SOCIAL_ROUTES['me-parent'];
+        } else {
+          root = { segment, field: () => 'me', type: ACCOUNT_NODE };
+          edges = ACCOUNT_EDGES;
+          routes = SOCIAL_ROUTES['me-own'];
+        }
+        break;
+      default:
+        // Not an id of this graph: the platform takes any segment for a node id (errors.badVersion explains why).
+        throw new GraphReplyError(errors.badVersion(segment, rest, method));
+    }
+
+    if (rest.length === 0) {
+      // Creating or updating a comment at its own address, and any write to an account or media node: not in the table.
+      if (!(routes.node as readonly RouteMethod[]).includes(method)) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
+      if (method === 'get') return readNode(request, root);
+      if (method === 'delete') {
+        const result = await mutate(request, 'deleteComment', { id: ['ID!', segment] }, '{ success }');
+        return { success: result.success };
+      }
+      return hide(request, segment);
+    }
+    // Own properties only: `/<id>/constructor` names no edge.
+    const route = rest.length === 1 && Object.hasOwn(edges, rest[0]!) ? edges[rest[0]!] : undefined;
+    if (!route) throw new GraphReplyError(errors.unknownEdge(rest));
+    const handler = route[method];
+    if (!handler) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
+    if (kind === 'me' && request.host === 'own' && method === 'post') {
+      // POST /me/<edge>: the edge's account argument is the token's own account.
+      const me = (await run(request, 'query Social { node: me { id } }', {})).node as { id: string } | null;
+      if (!me) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
+      return handler(request, { ...root, segment: me.id });
+    }
+    return handler(request, root);
+  }
+
+  function readList(listName: string): EdgeHandler {
+    return async (request, root) => {
+      const list: FieldSelection = { name: listName, modifiers: [], selection: fieldsOf(request.params), position: 0 };
+      const { node, plan } = await queryRoot(request, root, (variables) => buildSelection(root.type, [list], variables, { budget: request.budget }));
+      return renderNode(plan, node, request.links)[listName] ?? { data: [] };
+    };
+  }
+
+  async function hide(request: SocialRequest, id: string): Promise<unknown> {
+    const raw = request.params.hide;
+    if (raw === undefined) {
+      const attempted = Object.keys(request.params).some((name) => !REQUEST_PARAMETERS.has(name));
+      if (attempted) throw new GraphReplyError(errors.unsupportedOperation('post', id));
+    }
+    const hideValue = raw === undefined ? null : parseBoolean(raw);
+    if (hideValue === undefined) throw new GraphReplyError(errors.invalidParameter('Invalid parameter', `hide must be true or false, got "${raw}".`));
+    const result = await mutate(request, 'hideComment', { id: ['ID!', id], hide: ['Boolean', hideValue] }, '{ success }');
+    return { success: result.success };
+  }
+
+  router.all(/.*/, bodyParsers, async (req: Request, res: Response, next: NextFunction) => {
+    if (OTHER_AREAS.test(req.path)) {
+      next();
+      return;
+    }
+    const method = req.method.toLowerCase();
+    if (method !== 'get' && method !== 'post' && method !== 'delete') {
+      sendReply(res, errors.unsupportedOperation('get', req.path.split('/').filter(Boolean).pop() ?? ''));
+      return;
+    }
+    try {
+      const segments = req.path.split('/').filter((segment) => segment !== '').map(decodeURIComponent);
+      const version = segments[0] !== undefined && VERSION.test(segments[0]) ? segments.shift() : undefined;
+      const params = readParams(req);
+      const requestUrl = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+      const tokenInQuery = requestUrl.searchParams.get('access_token');
+      const host = hostOf(req);
+      const request: SocialRequest = {
+        req,
+        method,
+        host,
+        version,
+        params,
+        headers: {
+          authorization: params.access_token !== undefined ? `Bearer ${params.access_token}` : req.headers.authorization,
+          'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+          'x-social-host': host,
+        },
+        budget: new ExpansionBudget(deps.expansionLimits ?? DEFAULT_EXPANSION_LIMITS),
+        links: {
+          requestUrl,
+          edgeUrl: (parentId, edge) => {
+            const url = new URL(`${version ? `/${version}` : ''}/${parentId}/${edge}`, requestUrl.origin);
+            if (tokenInQuery !== null) url.searchParams.set('access_token', tokenInQuery);
+            return url;
+          },
+        },
+      };
+      if (segments.length === 0) throw new GraphReplyError(errors.unsupportedOperation(method, ''));
+      const nodeSegment = segments[0]!;
+      res.locals.route = metricsRoute(version, nodeSegment, segments[1]);
+      const admission = deps.rateLimiter.admit({
+        token: params.access_token ?? req.headers.authorization,
+        objectId: kindOfSocialId(nodeSegment) !== undefined ? nodeSegment : undefined,
+        parentHost: request.host === 'parent',
+      });
+      res.set(admission.headers);
+      res.on('finish', admission.done);
+      if (admission.blocked) {
+        deps.metrics?.observeRateLimited('social', admission.blocked);
+        throw new GraphReplyError(rateLimitReply(errors, admission.blocked));
+      }
+      const body = await handleNode(request, nodeSegment, segments.slice(1));
+      res.status(200).json(body);
+    } catch (error) {
+      if (error instanceof GraphReplyError) {
+        sendReply(res, error.reply);
+        return;
+      }
+      if (error instanceof FieldsSyntaxError) {
+        sendReply(res, errors.syntaxError(error));
+        return;
+      }
+      if (error instanceof URIError) {
+        sendReply(res, errors.invalidParameter('Invalid parameter', 'The path is not valid percent-encoded UTF-8.'));
+        return;
+      }
+      deps.logger.error({ err: error }, 'social request failed');
+      sendReply(res, isUnavailable(error) ? errors.unexpectedError(503) : errors.unknownError());
+    }
+  });
+
+  // Body-parser failures on these paths are answered in the Graph envelope too.
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (OTHER_AREAS.test(req.path)) {
+      next(error);
+      return;
+    }
+    const type = (error as { type?: string }).type;
+    const message =
+      type === 'entity.too.large'
+        ? `The request body exceeds the limit of ${deps.bodyLimitBytes} bytes.`
+        : `The request body could not be read: ${(error as Error).message}`;
+    sendReply(res, errors.invalidParameter('Invalid parameter', message));
+  });
+
+  return router;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * `work`, or the platform's error for too much data once `timeoutMs` has passed. The operation is not cancelled (the
+ * gateway offers no way to), only no longer waited for; the expansion budget is what keeps such work rare and bounded.
+ */
+async function withDeadline<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new GraphReplyError(GRAPH_ERRORS.tooMuchData(`The request took longer than ${timeoutMs} ms; ask for less data at a time.`))),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+    // A late failure of the abandoned work has nobody to tell.
+    work.catch(() => undefined);
+  }
+}
+
+function rateLimitReply(errors: GraphErrors, scope: RateScope): GraphErrorReply {
+  switch (scope) {
+    case 'app':
+      return errors.appRateLimit();
+    case 'user':
+      return errors.userRateLimit();
+    case 'page':
+      return errors.pageRateLimit();
+    case 'business':
+      return errors.businessRateLimit('Social');
+  }
+}
+
+function sendReply(res: Response, reply: GraphErrorReply): void {
+  res.status(reply.status).set(reply.headers).json(reply.body);
+}
+
+function isUnavailable(error: unknown): boolean {
+  return (error as { code?: unknown }).code === 'UNAVAILABLE';
+}
+
+/** A field that is a collection or an expansion of its own (with permissions of its own), not a field of the node. */
+function isEdgeLike(spec: FieldSpec | undefined): boolean {
+  return spec !== undefined && (spec.kind === 'edge' || spec.kind === 'list' || spec.kind === 'parameterised');
+}
+
+/** `fields` as parsed; undefined when absent or empty (the node's default fields apply). */
+function fieldsOf(params: Params): FieldSelection[] | undefined {
+  const fields = params.fields;
+  return fields === undefined || fields.trim() === '' ? undefined : parseFields(fields);
+}
+
+/** A list parameter: a JSON array, or a comma-separated list. */
+function list(text: string): string[] {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      // Numbers keep their digits: lists carry 64-bit ids.
+      parsed = parseLossless(trimmed, undefined, (digits: string) => digits);
+    } catch {
+      throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', 'A list parameter must be a JSON array or a comma-separated list.'));
+    }
+    if (Array.isArray(parsed)) return parsed.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+  }
+  return trimmed === '' ? [] : trimmed.split(',').map((item) => item.trim());
+}
+
+function jsonParameter(name: string, text: string): unknown {
+  try {
+    return parseLossless(text, undefined, (digits: string) => Number(digits));
+  } catch {
+    throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The parameter ${name} must be valid JSON.`));
+  }
+}
+
+function numberParameter(name: string, text: string): number {
+  if (!/^-?\d+(\.\d+)?$/.test(text.trim())) {
+    throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The parameter ${name} must be a number, got "${text}".`));
+  }
+  return Number(text.trim());
+}
+
+function optionalBoolean(name: string, text: string | undefined): boolean | null {
+  if (text === undefined) return null;
+  const value = parseBoolean(text);
+  if (value === undefined) throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `${name} must be true or false, got "${text}".`));
+  return value;
+}
+
+interface InsightsResult {
+  data: {
+    id: string;
+    name: string;
+    period: string;
+    title: string;
+    description: string;
+    values: { value: unknown; endTime: string }[] | null;
+    totalValue: {
+      value: number;
+      breakdowns: { dimensionKeys: string[]; results: { dimensionValues: string[]; value: number }[] }[] | null;
+    } | null;
+  }[];
+  window: { since: number; until: number; hasPrevious: boolean; hasNext: boolean };
+}
+
+/** One insights metric in the Graph shape (keys in the reference's order). */
+function renderInsight(metric: InsightsResult['data'][number]): Record<string, unknown> {
+  return {
+    name: metric.name,
+    period: metric.period,
+    ...(metric.values && { values: metric.values.map((v) => ({ value: v.value, end_time: formatGraphTimestamp(new Date(v.endTime)) })) }),
+    ...(metric.totalValue && {
+      total_value: {
+        value: metric.totalValue.value,
+        ...(metric.totalValue.breakdowns && {
+          breakdowns: metric.totalValue.breakdowns.map((b) => ({
+            dimension_keys: b.dimensionKeys,
+            results: b.results.map((r) => ({ dimension_values: r.dimensionValues, value: r.value })),
+          })),
+        }),
+      },
+    }),
+    title: metric.title,
+    description: metric.description,
+    id: metric.id,
+  };
+}
+
+/** Graph booleans: true/false (any case) and 1/0. */
+function parseBoolean(text: string): boolean | undefined {
+  const value = text.trim().toLowerCase();
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  return undefined;
+}
+
+/**
+ * Parameters from the query string and the body (form-urlencoded or JSON), as the platform accepts them; a body value wins
+ * over the same name in the query. JSON scalars keep their text (`true`, `5`); objects and arrays travel as JSON text.
+ */
+function readParams(req: Request): Params {
+  // No prototype: a parameter named `__proto__` or `constructor` is a parameter like any other, never Object's.
+  const params: Params = Object.create(null) as Params;
+  for (const [name, value] of Object.entries(req.query)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string') params[name] = first;
+  }
+  let body: unknown = req.body;
+  if (typeof body === 'string') {
+    if (body.trim() === '') return params;
+    try {
+      body = parseLossless(body);
+    } catch (error) {
+      throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The JSON body is not valid JSON: ${(error as Error).message}`));
+    }
+  }
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+      if (value === undefined || value === null) continue;
+      // Scalars keep their text (a 64-bit id sent as a number keeps every digit); objects and arrays travel as JSON text,
+      // their numbers written exactly as sent.
+      params[name] = typeof value === 'string' ? value : isLosslessNumber(value) ? value.toString() : stringifyLossless(value) ?? '';
+    }
+  }
+  return params;
+}
+
+/** The route of a Graph-style path for metrics: ids become {id}, so that each node does not make a series of its own. */
+function metricsRoute(version: string | undefined, node: string, edge: string | undefined): string {
+  const prefix = version === undefined ? '' : '/{version}';
+  const nodePart = node === 'me' ? 'me' : '{id}';
+  const edgePart = edge === undefined ? '' : /^[a-z_]{1,40}$/.test(edge) ? `/${edge}` : '/{edge}';
+  return `${prefix}/${nodePart}${edgePart}`;
+}

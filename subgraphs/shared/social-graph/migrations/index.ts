@@ -1,0 +1,12 @@
+import type { SubgraphMigrations } from '../../../../lib/database/database.ts';
+import * as core from './2026-11-21-001-core.ts';
+import * as accountEdges from './2026-11-21-002-account-edges.ts';
+
+/** Migrations of the social data store shared by the comments and accounts subgraphs. */
+export const socialMigrations: SubgraphMigrations = {
+  schema: 'social',
+  migrations: {
+    '2026-11-21-001-core': core,
+    '2026-11-21-002-account-edges': accountEdges,
+  },
+};

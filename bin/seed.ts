@@ -7,7 +7,7 @@ import { ADMIN_ROLE, ANONYMOUS, createTokenService } from '../lib/auth/auth.ts';
 import { createDatabase, migrateToLatest } from '../lib/database/database.ts';
 import { AlreadyExistsError } from '../lib/errors.ts';
 import { createCursorCodec } from '../lib/social-graph/cursor.ts';
-import { createAccountEdgesService } from '../subgraphs/accounts/account-edges.service.ts';
+import { seedDemoEdges } from '../subgraphs/accounts/demo/seed-demo-edges.ts';
 import { ALL_MIGRATIONS, createOAuthCredentialStore, createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
 import {
   loadSocialDemoGraph,
@@ -58,9 +58,7 @@ async function seedSocialGraph() {
   const db = database.db.withTables<SocialTables>();
   const graph = await loadSocialDemoGraph(db, createSocialGraphBuilder(db));
   // Events, hashtag searches, agencies, ad accounts and 35 days of insights (idempotent).
-  const edges = await createAccountEdgesService({ db, codec: createCursorCodec(config.social.cursorSecret), now: () => new Date() }).seedDemoEdges(
-    graph.accounts.bluebottle,
-  );
+  const edges = await seedDemoEdges({ db, codec: createCursorCodec(config.social.cursorSecret), now: () => new Date() }, graph.accounts.bluebottle);
   const socialTokens = createSocialTokens(database);
   const issue = (loginType: 'own' | 'parent', subjectId: string, permissions: readonly string[], label: string) =>
     socialTokens.issue({ loginType, subjectId, permissions, expiresInSeconds: config.social.tokenLifetimeSeconds, label });

@@ -1,5 +1,5 @@
 import { DateTimeScalar, JSONScalar, toConnection } from '../shared/social-graph/social-graphql.ts';
-import type { CreateContainerInput } from './account-edges.service.ts';
+import type { CreateContainerInput } from './account-edges/account-edges.types.ts';
 import type { AccountRecord } from './accounts.repository.ts';
 import type { AccountsContext } from './accounts-context.ts';
 import type { AccountView } from './accounts.service.ts';

@@ -6,14 +6,7 @@ import { NODE_TYPES, type SocialOperation } from '../../contracts/social-graph.t
 import { socialErrors } from '../shared/social-graph/social-errors.ts';
 import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits } from '../shared/social-graph/social-paging.ts';
 import type { SocialDb } from '../shared/social-graph/social-tables.ts';
-import type {
-  AccountEdgesService,
-  AuthorizeAdAccountInput,
-  CreateContainerInput,
-  CreateUpcomingEventInput,
-  InsightsParams,
-  MediaContainer,
-} from './account-edges.service.ts';
+import type { AccountEdgesService, AuthorizeAdAccountInput, CreateContainerInput, CreateUpcomingEventInput, InsightsParams, MediaContainer } from './account-edges/account-edges.types.ts';
 import {
   countMediaNewerThan,
   findAccountByUsername,

@@ -4,14 +4,10 @@ import { createCursorCodec } from '../../lib/social-graph/cursor.ts';
 import { AppError } from '../../lib/errors.ts';
 import { isSocialId, socialId } from '../../lib/social-graph/social-ids.ts';
 import { insertAdAccount, insertAgency, upsertInsightValues } from '../../subgraphs/accounts/account-edges.repository.ts';
-import {
-  createAccountEdgesService,
-  shortcodeOf,
-  type AccountEdgesService,
-  type AccountEdgesServiceDeps,
-  type CreateContainerInput,
-  type UpcomingEvent,
-} from '../../subgraphs/accounts/account-edges.service.ts';
+import { createAccountEdgesService } from '../../subgraphs/accounts/account-edges.service.ts';
+import { shortcodeOf } from '../../subgraphs/accounts/account-edges/content-publishing.ts';
+import type { AccountEdgesService, AccountEdgesServiceDeps, CreateContainerInput, UpcomingEvent } from '../../subgraphs/accounts/account-edges/account-edges.types.ts';
+import { seedDemoEdges } from '../../subgraphs/accounts/demo/seed-demo-edges.ts';
 import { ACCOUNT_METRICS } from '../../subgraphs/accounts/insights-catalogue.ts';
 import type { SocialTables, StoredBreakdown } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { openTestDatabase } from '../support/test-system.ts';
@@ -1160,7 +1156,7 @@ describe('demo data', () => {
   it('fills every edge deterministically, and a second run changes nothing', async () => {
     current = T0;
     const demo = await newAccount('demo_account');
-    const first = await service.seedDemoEdges(demo);
+    const first = await seedDemoEdges({ db, codec, now: clock }, demo);
     expect(first.eventIds).toHaveLength(3);
     expect(first.hashtags.map((tag) => tag.name)).toEqual(['coffee', 'latteart', 'specialtycoffee', 'baristalife', 'pourover']);
     expect(first.agencyIds).toHaveLength(2);
@@ -1201,7 +1197,7 @@ describe('demo data', () => {
     const searches = () => db.selectFrom('social.hashtag_search').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', demo).executeTakeFirstOrThrow();
     const searchCount = (await searches()).n;
     current = new Date(T0.getTime() + 60_000);
-    const second = await service.seedDemoEdges(demo);
+    const second = await seedDemoEdges({ db, codec, now: clock }, demo);
     expect(second.eventIds).toEqual(first.eventIds);
     expect(second.agencyIds).toEqual(first.agencyIds);
     expect(second.adAccountIds).toEqual(first.adAccountIds);
@@ -1212,10 +1208,10 @@ describe('demo data', () => {
 
     // Another account gets values of its own.
     const another = await newAccount('demo_other');
-    await service.seedDemoEdges(another, { insightDays: 2 });
+    await seedDemoEdges({ db, codec, now: clock }, another, { insightDays: 2 });
     const theirs = await db.selectFrom('social.insight_value').select('value').where('account_id', '=', another).where('metric', '=', 'reach').orderBy('end_time').execute();
     expect(theirs).toHaveLength(2);
     expect(theirs.map((row) => row.value)).not.toEqual(rows.filter((row) => row.metric === 'reach').slice(-2).map((row) => row.value));
-    await expectUnknown(service.seedDemoEdges(missingId('account')), missingId('account'), 'post');
+    await expectUnknown(seedDemoEdges({ db, codec, now: clock }, missingId('account')), missingId('account'), 'post');
   });
 });

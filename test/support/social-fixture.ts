@@ -1,7 +1,7 @@
 import type { DatabaseHandle } from '../../lib/database/database.ts';
 import type { LoginType } from '../../lib/auth/social-auth/social-token.service.ts';
 import { createCursorCodec } from '../../lib/social-graph/cursor.ts';
-import { createAccountEdgesService, type SeedDemoEdgesResult } from '../../subgraphs/accounts/account-edges.service.ts';
+import { seedDemoEdges, type SeedDemoEdgesResult } from '../../subgraphs/accounts/demo/seed-demo-edges.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
 import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../../subgraphs/shared/social-graph/social-demo-graph.ts';
 import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
@@ -132,11 +132,10 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
   await g.mention(bluebottle, roasterPost, roasterComment);
   await g.tag(roasterPost, bluebottle);
 
-  const edges = await createAccountEdgesService({
-    db: database.db.withTables<SocialTables>(),
-    codec: createCursorCodec('fixture-only-cursor-secret-not-used-for-reading'),
-    now,
-  }).seedDemoEdges(bluebottle);
+  const edges = await seedDemoEdges(
+    { db: database.db.withTables<SocialTables>(), codec: createCursorCodec('fixture-only-cursor-secret-not-used-for-reading'), now },
+    bluebottle,
+  );
 
   const token = (loginType: LoginType, subjectId: string, permissions: readonly string[]) =>
     tokens.issue({ loginType, subjectId, permissions, expiresInSeconds: 3600 });

@@ -2,7 +2,7 @@
 
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { AccountView as AccountViewModel, MediaView as MediaViewModel } from '../accounts.service.ts';
-import type { MediaContainer as MediaContainerModel, UpcomingEvent as UpcomingEventModel, AdAccount as AdAccountModel, AccountInsight as AccountInsightModel } from '../account-edges.service.ts';
+import type { MediaContainer as MediaContainerModel, UpcomingEvent as UpcomingEventModel, AdAccount as AdAccountModel, AccountInsight as AccountInsightModel } from '../account-edges/account-edges.types.ts';
 import type { PlatformUserRecord as PlatformUserRecordModel, UserPageRecord as UserPageRecordModel } from '../accounts.repository.ts';
 import type { AccountsContext } from '../accounts-context.ts';
 export type Maybe<T> = T | null;

@@ -1,0 +1,310 @@
+import type { Transaction } from 'kysely';
+import type { AppError } from '../../../lib/errors.ts';
+import { toUnixSeconds } from '../../../lib/social-graph/graph-time.ts';
+import { isSocialId } from '../../../lib/social-graph/social-ids.ts';
+import { socialErrors } from '../../shared/social-graph/social-errors.ts';
+import type { MediaProductType, MediaType, SocialTables } from '../../shared/social-graph/social-tables.ts';
+import { countPublished, findAccountsByUsernames, findContainer, findContainers, insertCaptionMentions, insertContainer, insertMedia, insertMediaTags, lockAccount, markContainerPublished, type ContainerRow } from '../account-edges.repository.ts';
+import { DAY_MS, DAY_SECONDS, SECOND, inTransaction, parseTimeParameter, type EdgeContext } from './edge-context.ts';
+
+
+export const CONTAINER_LIFETIME_MS = DAY_MS;
+export const PUBLISHING_QUOTA_DURATION = DAY_SECONDS;
+export const DEFAULT_PUBLISHING_QUOTA = 100;
+export const DEFAULT_VIDEO_PROCESSING_SECONDS = 30;
+// An @ that starts a word (not inside an e-mail address); usernames are letters, digits, '.' and '_', at most 30.
+const MENTION_IN_TEXT = /(?<![\p{L}\p{N}_.@])@([A-Za-z0-9._]{1,30})/gu;
+const SHORTCODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+import { publishing } from './publishing-errors.ts';
+import { validateContainerInput } from './container-validation.ts';
+import type { ContainerStatusCode, ContentPublishingLimit, CreateContainerInput, MediaContainer, PublishedMedia } from './account-edges.types.ts';
+
+/** Media containers and their publication (`POST /<account>/media`, `media_publish`, `content_publishing_limit`): expiry, simulated video processing, carousels, uploaded images claimed from Area D, and the rolling publishing quota. */
+export function createContentPublishing(ctx: EdgeContext) {
+  const { db, clock, deps, checkAccountId } = ctx;
+  const quotaTotal = deps.publishingQuota ?? DEFAULT_PUBLISHING_QUOTA;
+  const videoProcessingMs = (deps.videoProcessingSeconds ?? DEFAULT_VIDEO_PROCESSING_SECONDS) * SECOND;
+  const permalinkOrigin = (deps.permalinkOrigin ?? 'https://social.example').replace(/\/+$/, '');
+  if (!Number.isInteger(quotaTotal) || quotaTotal < 0) throw new RangeError('publishingQuota must be a non-negative integer');
+  const permalinkOf = (mediaId: string) => `${permalinkOrigin}/p/${shortcodeOf(mediaId)}`;
+
+
+  /** The image URL of an uploaded image, after checking that it may be used here (not expired, owned by a claimant). */
+  async function claimUpload(trx: Transaction<SocialTables>, reference: string, claimants: string[]): Promise<{ imageUrl: string; mediaId: string }> {
+    if (!deps.mediaClaims) throw socialErrors.invalidParameter('upload_media_id', 'Uploaded media are not available here.');
+    const outcome = await deps.mediaClaims.claim(reference, claimants, trx);
+    if (outcome.ok) {
+      const extension = outcome.mimeType.replace('image/', '').replace('jpeg', 'jpg');
+      return { imageUrl: `${permalinkOrigin}/media/${outcome.mediaId}.${extension}`, mediaId: outcome.mediaId };
+    }
+    switch (outcome.reason) {
+      case 'malformed':
+      case 'unknown':
+        throw socialErrors.invalidParameter('upload_media_id', `The media id ${reference} was not found.`);
+      case 'expired':
+        throw socialErrors.invalidParameter(
+          'upload_media_id',
+          `The media id ${outcome.mediaId} expired at ${outcome.expiredAt.toISOString()}; upload the image again.`,
+        );
+      case 'not-owner':
+        throw socialErrors.invalidParameter('upload_media_id', `User id ${claimants[0]} doesn't own media id ${outcome.mediaId}.`);
+    }
+  }
+
+  async function createContainer(accountId: string, input: CreateContainerInput, actingUserId?: string): Promise<MediaContainer> {
+    checkAccountId(accountId, 'post');
+    const now = clock();
+    const draft = validateContainerInput(input);
+
+    return inTransaction(db, async (trx) => {
+      if (!(await lockAccount(trx, accountId))) throw socialErrors.unknownObject(accountId, 'post');
+      if (draft.uploadMediaId !== null) {
+        const claimed = await claimUpload(trx, draft.uploadMediaId, [...new Set([actingUserId ?? accountId, accountId])]);
+        draft.imageUrl = claimed.imageUrl;
+        draft.uploadMediaId = claimed.mediaId;
+      }
+      if (draft.mediaType === 'CAROUSEL') {
+        const children = await findContainers(trx, draft.children.filter((id) => isSocialId(id, 'container')));
+        const byId = new Map(children.map((child) => [child.id, child]));
+        for (const id of draft.children) {
+          const child = byId.get(id);
+          // Another account's container is reported like a missing one: it must not reveal that it exists.
+          if (!child || child.account_id !== accountId || !child.is_carousel_item) {
+            throw socialErrors.invalidParameter('children', `The carousel item ${id} does not exist or is not a carousel item of this account.`);
+          }
+          const problem = unusable(child, now, 'children');
+          if (problem) throw problem;
+        }
+      }
+      const isVideo = draft.videoUrl !== null;
+      const row = await insertContainer(trx, {
+        account_id: accountId,
+        media_type: draft.mediaType,
+        image_url: draft.imageUrl,
+        video_url: draft.videoUrl,
+        upload_media_id: draft.uploadMediaId,
+        caption: draft.caption,
+        is_carousel_item: draft.isCarouselItem,
+        children: draft.children,
+        user_tags: draft.userTags,
+        collaborators: draft.collaborators,
+        location_id: draft.locationId,
+        alt_text: draft.altText,
+        share_to_feed: draft.shareToFeed,
+        cover_url: draft.coverUrl,
+        thumb_offset: draft.thumbOffset,
+        audio_name: draft.audioName,
+        // Images (and carousels of finished items) are ready at once; a video "processes" for a while, as on the
+        // platform, so that clients that publish without polling status_code meet the platform's not-ready error.
+        status_code: isVideo && videoProcessingMs > 0 ? 'IN_PROGRESS' : 'FINISHED',
+        created_at: now,
+        ready_at: new Date(now.getTime() + (isVideo ? videoProcessingMs : 0)),
+        expires_at: new Date(now.getTime() + CONTAINER_LIFETIME_MS),
+      });
+      return toContainer(row, now);
+    });
+  }
+
+  async function getContainer(accountId: string, containerId: string): Promise<MediaContainer> {
+    checkAccountId(accountId, 'get');
+    const row = isSocialId(containerId, 'container') ? await findContainer(db, containerId) : undefined;
+    if (!row || row.account_id !== accountId) throw socialErrors.unknownObject(containerId, 'get');
+    return toContainer(row, clock());
+  }
+
+  async function findContainerById(containerId: string): Promise<MediaContainer | undefined> {
+    const row = isSocialId(containerId, 'container') ? await findContainer(db, containerId) : undefined;
+    return row ? toContainer(row, clock()) : undefined;
+  }
+
+  async function publishContainer(accountId: string, creationId: string | null | undefined): Promise<PublishedMedia> {
+    checkAccountId(accountId, 'post');
+    const id = creationId?.trim() ?? '';
+    if (id === '') throw socialErrors.missingParameter('creation_id');
+    const now = clock();
+
+    return inTransaction(db, async (trx) => {
+      // Locking the account serialises its publications, so the quota cannot be overrun by concurrent requests.
+      const account = await lockAccount(trx, accountId);
+      if (!account) throw socialErrors.unknownObject(accountId, 'post');
+      const container = isSocialId(id, 'container') ? await findContainer(trx, id, true) : undefined;
+      // The platform's 24 / 2207006 ("cannot be found", possibly for want of permission) covers another account's too.
+      if (!container || container.account_id !== accountId) throw publishing.notFound(id);
+      if (container.is_carousel_item) {
+        // No documented error: a carousel item is only ever published through its carousel.
+        throw socialErrors.invalidParameter('creation_id', `The container ${id} is a carousel item: publish the carousel container that holds it.`);
+      }
+      const problem = unusable(container, now, 'creation_id');
+      if (problem) throw problem;
+
+      const used = await countPublished(trx, accountId, new Date(now.getTime() - PUBLISHING_QUOTA_DURATION * SECOND), now);
+      if (used >= quotaTotal) throw publishing.limitReached();
+
+      let children: ContainerRow[] = [];
+      if (container.media_type === 'CAROUSEL') {
+        const found = new Map((await findContainers(trx, container.children, true)).map((child) => [child.id, child]));
+        children = container.children.map((childId) => {
+          const child = found.get(childId);
+          if (!child) throw socialErrors.invalidParameter('children', `The carousel item ${childId} does not exist or is not a carousel item of this account.`);
+          // Children may have expired, or been published in another carousel, since the carousel was made.
+          const childProblem = unusable(child, now, 'children');
+          if (childProblem) throw childProblem;
+          return child;
+        });
+      }
+
+      const { mediaType, productType } = publishedTypes(container);
+      const first = children[0];
+      const mediaUrl = first ? (first.image_url ?? first.video_url)! : (container.image_url ?? container.video_url)!;
+      const mediaId = await insertMedia(
+        trx,
+        {
+          owner_id: accountId,
+          caption: container.caption,
+          media_type: mediaType,
+          media_product_type: productType,
+          media_url: mediaUrl,
+          thumbnail_url: mediaType === 'VIDEO' ? container.cover_url : null,
+          timestamp: now,
+          carousel_parent_id: null,
+        },
+        permalinkOf,
+      );
+      for (const child of children) {
+        const childMediaId = await insertMedia(
+          trx,
+          {
+            owner_id: accountId,
+            caption: '',
+            media_type: child.video_url !== null ? 'VIDEO' : 'IMAGE',
+            media_product_type: 'FEED',
+            media_url: (child.image_url ?? child.video_url)!,
+            thumbnail_url: null,
+            timestamp: now,
+            carousel_parent_id: mediaId,
+          },
+          // Album children have no page of their own: their permalink is the album's.
+          () => permalinkOf(mediaId),
+        );
+        await markContainerPublished(trx, child.id, childMediaId, now);
+      }
+
+      // Mentions and tags name other accounts; the owner naming itself is neither a mention nor a tag of note.
+      const others = (rows: { id: string }[]) => rows.map((row) => row.id).filter((other) => other !== accountId);
+      const mentioned = await findAccountsByUsernames(trx, captionMentions(container.caption));
+      await insertCaptionMentions(trx, mediaId, others(mentioned), now);
+      // Tags of carousel children are shown on the album: media lists (and the tags edge) leave children out.
+      const tagged = [container, ...children].flatMap((row) => row.user_tags.map((tag) => tag.username));
+      await insertMediaTags(trx, mediaId, others(await findAccountsByUsernames(trx, tagged)), now);
+
+      await markContainerPublished(trx, container.id, mediaId, now);
+      return { id: mediaId };
+    });
+  }
+
+  async function contentPublishingLimit(accountId: string, since?: string | number | null): Promise<ContentPublishingLimit> {
+    checkAccountId(accountId, 'get');
+    const now = clock();
+    let from = new Date(now.getTime() - PUBLISHING_QUOTA_DURATION * SECOND);
+    if (since != null && since !== '') {
+      const at = parseTimeParameter(since, now);
+      const message = 'The parameter since must be a unix timestamp within the last 24 hours.';
+      if (at === undefined) throw socialErrors.invalidParameter('since', message);
+      const seconds = toUnixSeconds(at);
+      if (seconds < toUnixSeconds(now) - PUBLISHING_QUOTA_DURATION || seconds > toUnixSeconds(now)) {
+        throw socialErrors.invalidParameter('since', message);
+      }
+      // Publications at or after `since` (published_at keeps milliseconds; the bound is exclusive).
+      from = new Date(seconds * SECOND - 1);
+    }
+    const quotaUsage = await countPublished(db, accountId, from, now);
+    return { quotaUsage, config: { quotaTotal, quotaDuration: PUBLISHING_QUOTA_DURATION } };
+  }
+
+  return { createContainer, getContainer, findContainerById, publishContainer, contentPublishingLimit };
+}
+
+/** The status a container shows now: EXPIRED after 24 h (unless published), IN_PROGRESS until processed. */
+export function containerStatus(row: Pick<ContainerRow, 'status_code' | 'expires_at' | 'ready_at'>, now: Date): ContainerStatusCode {
+  if (row.status_code === 'PUBLISHED' || row.status_code === 'ERROR') return row.status_code;
+  if (now.getTime() >= row.expires_at.getTime()) return 'EXPIRED';
+  if (now.getTime() < row.ready_at.getTime()) return 'IN_PROGRESS';
+  return 'FINISHED';
+}
+
+/** Why a container cannot be published (or put in a carousel) now, if it cannot. */
+function unusable(row: ContainerRow, now: Date, parameter: 'creation_id' | 'children'): AppError | undefined {
+  switch (containerStatus(row, now)) {
+    case 'FINISHED':
+      return undefined;
+    case 'EXPIRED':
+      return publishing.expired();
+    case 'IN_PROGRESS':
+      return publishing.notReady();
+    case 'ERROR':
+      return publishing.failed();
+    case 'PUBLISHED':
+      // The platform documents no error for this; a 100 naming the parameter says what happened.
+      return socialErrors.invalidParameter(parameter, `The container ${row.id} has already been published.`);
+  }
+}
+
+function publishedTypes(container: ContainerRow): { mediaType: MediaType; productType: MediaProductType } {
+  switch (container.media_type) {
+    case 'CAROUSEL':
+      return { mediaType: 'CAROUSEL_ALBUM', productType: 'FEED' };
+    case 'REELS':
+    case 'VIDEO':
+      return { mediaType: 'VIDEO', productType: 'REELS' };
+    case 'STORIES':
+      return { mediaType: container.video_url !== null ? 'VIDEO' : 'IMAGE', productType: 'STORY' };
+    case 'IMAGE':
+      return { mediaType: 'IMAGE', productType: 'FEED' };
+  }
+}
+
+/** Usernames @mentioned in a caption (distinct unless `distinct` is false), without the '@' and trailing dots. */
+export function captionMentions(caption: string, distinct = true): string[] {
+  const names = [...caption.matchAll(MENTION_IN_TEXT)].map((match) => match[1]!.replace(/\.+$/, '')).filter((name) => name !== '');
+  return distinct ? [...new Set(names.map((name) => name.toLowerCase()))] : names;
+}
+
+
+/** The platform's shortcode: the media id written in a 64-letter alphabet (as the real platform derives its own). */
+export function shortcodeOf(mediaId: string): string {
+  let value = BigInt(mediaId);
+  let code = '';
+  do {
+    code = SHORTCODE_ALPHABET[Number(value % 64n)]! + code;
+    value /= 64n;
+  } while (value > 0n);
+  return code;
+}
+
+function toContainer(row: ContainerRow, now: Date): MediaContainer {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    mediaType: row.media_type,
+    imageUrl: row.image_url,
+    videoUrl: row.video_url,
+    uploadMediaId: row.upload_media_id,
+    caption: row.caption,
+    isCarouselItem: row.is_carousel_item,
+    children: row.children,
+    userTags: row.user_tags,
+    collaborators: row.collaborators,
+    locationId: row.location_id,
+    altText: row.alt_text,
+    shareToFeed: row.share_to_feed,
+    coverUrl: row.cover_url,
+    thumbOffset: row.thumb_offset,
+    audioName: row.audio_name,
+    statusCode: containerStatus(row, now),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    publishedMediaId: row.published_media_id,
+    publishedAt: row.published_at,
+  };
+}
+

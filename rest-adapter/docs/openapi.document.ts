@@ -1,5 +1,6 @@
 import { buildMediaUploadPath, mediaComponentSchemas } from './media-upload.openapi.ts';
-import { buildGraphPaths, graphComponentResponses, graphComponentSchemas, type GraphHost } from './social.openapi.ts';
+import { buildGraphPaths, graphComponentResponses, graphComponentSchemas } from './social.openapi.ts';
+import type { GraphHost } from './social-openapi-parts.ts';
 import {
   BEARER_AUTH,
   ID_PARAMETER_DESCRIPTION,

@@ -78,3 +78,42 @@ function nestedUrl(field: PlanField, parentId: string, links: RenderLinks): URL 
 function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null && inner !== undefined));
 }
+
+export interface InsightsResult {
+  data: {
+    id: string;
+    name: string;
+    period: string;
+    title: string;
+    description: string;
+    values: { value: unknown; endTime: string }[] | null;
+    totalValue: {
+      value: number;
+      breakdowns: { dimensionKeys: string[]; results: { dimensionValues: string[]; value: number }[] }[] | null;
+    } | null;
+  }[];
+  window: { since: number; until: number; hasPrevious: boolean; hasNext: boolean };
+}
+
+/** One insights metric in the Graph shape (keys in the reference's order). */
+export function renderInsight(metric: InsightsResult['data'][number]): Record<string, unknown> {
+  return {
+    name: metric.name,
+    period: metric.period,
+    ...(metric.values && { values: metric.values.map((v) => ({ value: v.value, end_time: formatGraphTimestamp(new Date(v.endTime)) })) }),
+    ...(metric.totalValue && {
+      total_value: {
+        value: metric.totalValue.value,
+        ...(metric.totalValue.breakdowns && {
+          breakdowns: metric.totalValue.breakdowns.map((b) => ({
+            dimension_keys: b.dimensionKeys,
+            results: b.results.map((r) => ({ dimension_values: r.dimensionValues, value: r.value })),
+          })),
+        }),
+      },
+    }),
+    title: metric.title,
+    description: metric.description,
+    id: metric.id,
+  };
+}

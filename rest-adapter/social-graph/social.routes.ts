@@ -1,33 +1,44 @@
-import { isLosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { formatGraphTimestamp } from '../../lib/social-graph/graph-time.ts';
 import { ownValue } from '../../lib/own-value.ts';
 import { kindOfSocialId } from '../../lib/social-graph/social-ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/telemetry/metrics.ts';
 import type { SocialHost } from '../../contracts/social-graph.ts';
-import type { SocialMethod } from '../../contracts/social-graph.ts';
-import { FieldsSyntaxError, parseFields, type FieldModifier, type FieldSelection } from './graph-fields.ts';
+import { FieldsSyntaxError, type FieldModifier, type FieldSelection } from './graph-fields.ts';
 import { GRAPH_ERRORS, type GraphErrorReply, type GraphErrors } from './graph-errors.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
-import { mapSocialErrors } from './social-error-mapper.ts';
 import type { RateScope, SocialRateLimiter } from './social-rate-limiter.ts';
-import {
-  ACCOUNT_NODE,
-  COMMENT_NODE,
-  CONTAINER_NODE,
-  HASHTAG_NODE,
-  MEDIA_NODE,
-  PLATFORM_USER_NODE,
-  type EdgeField,
-  type FieldSpec,
-  type NodeType,
-} from './social-node-types.ts';
+import { ACCOUNT_NODE, COMMENT_NODE, CONTAINER_NODE, HASHTAG_NODE, MEDIA_NODE, PLATFORM_USER_NODE, type EdgeField } from './social-node-types.ts';
 import { buildTimePaging, graphPage } from './graph-paging.ts';
 import { DEFAULT_EXPANSION_LIMITS, ExpansionBudget, type ExpansionLimits } from './field-expansion-budget.ts';
 import { GraphReplyError } from './graph-reply-error.ts';
 import { buildSelection, parseLimit, VariableBag, type PlanField } from './social-operation-builder.ts';
-import { renderEdge, renderNode, type Connection, type RenderLinks } from './social-renderer.ts';
+import {
+  OTHER_AREAS,
+  REQUEST_PARAMETERS,
+  SOCIAL_ROUTES,
+  VERSION,
+  type EdgeHandler,
+  type EdgeHandlers,
+  type EdgeRoute,
+  type RootNode,
+  type RouteMethod,
+  type SocialRequest,
+  type SocialRouteKind,
+} from './social-route-table.ts';
+import {
+  fieldsOf,
+  isEdgeLike,
+  jsonParameter,
+  list,
+  metricsRoute,
+  numberParameter,
+  optionalBoolean,
+  parseBoolean,
+  readParams,
+} from './social-params.ts';
+import { renderEdge, renderInsight, renderNode, type Connection, type InsightsResult } from './social-renderer.ts';
+import { mapSocialErrors } from './social-error-mapper.ts';
 
 /**
  * The Graph-style REST paths of Areas B and C: `/{version}/{node-id}[/{edge}]` on two hosts (own login, parent platform).
@@ -57,79 +68,6 @@ export interface SocialRoutesDeps {
    * behind it is dense.
    */
   timeoutMs?: number;
-}
-
-const VERSION = /^v\d+\.\d+$/;
-/** Parameters that are about the request rather than the object (never taken as an attempted update). */
-const REQUEST_PARAMETERS = new Set(['access_token', 'appsecret_proof', 'fields', 'pretty', 'format', 'method', 'suppress_http_code', 'ad_id']);
-/** Paths of other areas that the social router leaves alone (the API documents too: /apis/swagger/…, /openapi.json). */
-const OTHER_AREAS = /^\/(api|apis|openapi\.json|1\.1|health|ready|metrics)(\/|$)/;
-
-type Params = Record<string, string>;
-
-interface SocialRequest {
-  req: Request;
-  method: SocialMethod;
-  host: SocialHost;
-  version: string | undefined;
-  params: Params;
-  headers: Record<string, string | undefined>;
-  links: RenderLinks;
-  budget: ExpansionBudget;
-}
-
-/** Methods of the Graph surface's routes. */
-type RouteMethod = 'get' | 'post' | 'delete';
-
-/** The edges of an account, on `/<account-id>/…` and, on the own-login host, `/me/…`. */
-const ACCOUNT_EDGE_ROUTES = {
-  media: ['get', 'post'],
-  media_publish: ['post'],
-  insights: ['get'],
-  content_publishing_limit: ['get'],
-  recently_searched_hashtags: ['get'],
-  upcoming_events: ['get', 'post'],
-  agencies: ['get'],
-  authorized_adaccounts: ['get', 'post'],
-  stories: ['get'],
-  live_media: ['get'],
-  tags: ['get'],
-  mentions: ['post'],
-} as const;
-
-/**
- * Every Graph path this router answers, by the kind of node its first segment names (after the optional version): the
- * methods of the node itself and of each of its edges. Dispatch follows it (anything else is 100/33 or 2500), the edge
- * handlers must match it exactly (their types are derived from it), and the API documents are checked against it
- * (test/e2e/api-documents.test.ts), so a route cannot be added here without being documented.
- */
-export const SOCIAL_ROUTES = {
-  comment: { node: ['get', 'post', 'delete'], edges: { replies: ['get', 'post'] } },
-  media: { node: ['get'], edges: { comments: ['get', 'post'], children: ['get'] } },
-  account: { node: ['get'], edges: ACCOUNT_EDGE_ROUTES },
-  container: { node: ['get'], edges: {} },
-  /** `/me` on the own-login host: the token's account. */
-  'me-own': { node: ['get'], edges: ACCOUNT_EDGE_ROUTES },
-  /** `/me` on the parent-platform host: the parent-platform user. */
-  'me-parent': { node: ['get'], edges: { accounts: ['get'] } },
-} as const satisfies Record<string, { node: readonly RouteMethod[]; edges: Readonly<Record<string, readonly RouteMethod[]>> }>;
-
-export type SocialRouteKind = keyof typeof SOCIAL_ROUTES;
-
-type EdgeHandler = (request: SocialRequest, root: RootNode) => Promise<unknown>;
-/** An edge on a node kind: how each method is served. */
-type EdgeRoute = Partial<Record<RouteMethod, EdgeHandler>>;
-/** The handlers of a node kind's edges: exactly the edges and methods its SOCIAL_ROUTES entry lists. */
-type EdgeHandlers<Edges extends Readonly<Record<string, readonly RouteMethod[]>>> = {
-  [Edge in keyof Edges]: { [Method in Edges[Edge][number]]: EdgeHandler };
-};
-
-interface RootNode {
-  /** The id as written in the path (`me` included). */
-  segment: string;
-  /** GraphQL root field and its arguments, e.g. `account(id: $v0)`. */
-  field: (variables: VariableBag) => string;
-  type: NodeType;
 }
 
 export function createSocialRoutes(deps: SocialRoutesDeps): Router {
@@ -616,137 +554,3 @@ function isUnavailable(error: unknown): boolean {
   return (error as { code?: unknown }).code === 'UNAVAILABLE';
 }
 
-/** A field that is a collection or an expansion of its own (with permissions of its own), not a field of the node. */
-function isEdgeLike(spec: FieldSpec | undefined): boolean {
-  return spec !== undefined && (spec.kind === 'edge' || spec.kind === 'list' || spec.kind === 'parameterised');
-}
-
-/** `fields` as parsed; undefined when absent or empty (the node's default fields apply). */
-function fieldsOf(params: Params): FieldSelection[] | undefined {
-  const fields = params.fields;
-  return fields === undefined || fields.trim() === '' ? undefined : parseFields(fields);
-}
-
-/** A list parameter: a JSON array, or a comma-separated list. */
-function list(text: string): string[] {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('[')) {
-    let parsed: unknown;
-    try {
-      // Numbers keep their digits: lists carry 64-bit ids.
-      parsed = parseLossless(trimmed, undefined, (digits: string) => digits);
-    } catch {
-      throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', 'A list parameter must be a JSON array or a comma-separated list.'));
-    }
-    if (Array.isArray(parsed)) return parsed.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
-  }
-  return trimmed === '' ? [] : trimmed.split(',').map((item) => item.trim());
-}
-
-function jsonParameter(name: string, text: string): unknown {
-  try {
-    return parseLossless(text, undefined, (digits: string) => Number(digits));
-  } catch {
-    throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The parameter ${name} must be valid JSON.`));
-  }
-}
-
-function numberParameter(name: string, text: string): number {
-  if (!/^-?\d+(\.\d+)?$/.test(text.trim())) {
-    throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The parameter ${name} must be a number, got "${text}".`));
-  }
-  return Number(text.trim());
-}
-
-function optionalBoolean(name: string, text: string | undefined): boolean | null {
-  if (text === undefined) return null;
-  const value = parseBoolean(text);
-  if (value === undefined) throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `${name} must be true or false, got "${text}".`));
-  return value;
-}
-
-interface InsightsResult {
-  data: {
-    id: string;
-    name: string;
-    period: string;
-    title: string;
-    description: string;
-    values: { value: unknown; endTime: string }[] | null;
-    totalValue: {
-      value: number;
-      breakdowns: { dimensionKeys: string[]; results: { dimensionValues: string[]; value: number }[] }[] | null;
-    } | null;
-  }[];
-  window: { since: number; until: number; hasPrevious: boolean; hasNext: boolean };
-}
-
-/** One insights metric in the Graph shape (keys in the reference's order). */
-function renderInsight(metric: InsightsResult['data'][number]): Record<string, unknown> {
-  return {
-    name: metric.name,
-    period: metric.period,
-    ...(metric.values && { values: metric.values.map((v) => ({ value: v.value, end_time: formatGraphTimestamp(new Date(v.endTime)) })) }),
-    ...(metric.totalValue && {
-      total_value: {
-        value: metric.totalValue.value,
-        ...(metric.totalValue.breakdowns && {
-          breakdowns: metric.totalValue.breakdowns.map((b) => ({
-            dimension_keys: b.dimensionKeys,
-            results: b.results.map((r) => ({ dimension_values: r.dimensionValues, value: r.value })),
-          })),
-        }),
-      },
-    }),
-    title: metric.title,
-    description: metric.description,
-    id: metric.id,
-  };
-}
-
-/** Graph booleans: true/false (any case) and 1/0. */
-function parseBoolean(text: string): boolean | undefined {
-  const value = text.trim().toLowerCase();
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  return undefined;
-}
-
-/**
- * Parameters from the query string and the body (form-urlencoded or JSON), as the platform accepts them; a body value wins
- * over the same name in the query. JSON scalars keep their text (`true`, `5`); objects and arrays travel as JSON text.
- */
-function readParams(req: Request): Params {
-  // No prototype: a parameter named `__proto__` or `constructor` is a parameter like any other, never Object's.
-  const params: Params = Object.create(null) as Params;
-  for (const [name, value] of Object.entries(req.query)) {
-    const first = Array.isArray(value) ? value[0] : value;
-    if (typeof first === 'string') params[name] = first;
-  }
-  let body: unknown = req.body;
-  if (typeof body === 'string') {
-    if (body.trim() === '') return params;
-    try {
-      body = parseLossless(body);
-    } catch (error) {
-      throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The JSON body is not valid JSON: ${(error as Error).message}`));
-    }
-  }
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
-      if (value === undefined || value === null) continue;
-      // Scalars keep their text (a 64-bit id sent as a number keeps every digit); objects and arrays travel as JSON text,
-      // their numbers written exactly as sent.
-      params[name] = typeof value === 'string' ? value : isLosslessNumber(value) ? value.toString() : stringifyLossless(value) ?? '';
-    }
-  }
-  return params;
-}
-
-/** The route of a Graph-style path for metrics: ids become {id}, so that each node does not make a series of its own. */
-function metricsRoute(version: string | undefined, node: string, edge: string | undefined): string {
-  const prefix = version === undefined ? '' : '/{version}';
-  const nodePart = node === 'me' ? 'me' : '{id}';
-  const edgePart = edge === undefined ? '' : /^[a-z_]{1,40}$/.test(edge) ? `/${edge}` : '/{edge}';
-  return `${prefix}/${nodePart}${edgePart}`;
-}

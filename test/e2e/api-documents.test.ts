@@ -9,7 +9,7 @@ import type { GraphQLExecutor } from '../../rest-adapter/graphql-executor.ts';
 import { UPLOAD_PATH } from '../../rest-adapter/media-upload/media-error-mapper.ts';
 import { createSocialRateLimiter } from '../../rest-adapter/social-graph/social-rate-limiter.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
-import { SOCIAL_ROUTES, type SocialRouteKind } from '../../rest-adapter/social-graph/social.routes.ts';
+import { SOCIAL_ROUTES, type SocialRouteKind } from '../../rest-adapter/social-graph/social-route-table.ts';
 import {
   expressRoutes,
   openApiPath,

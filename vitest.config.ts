@@ -1,14 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two kinds of tests: fast unit tests, and front-door tests that start real servers on ephemeral ports. The front-door
- * suite runs on PGlite always, and a second time on PostgreSQL when DATABASE_URL is set (as .ci/run does).
+ * Three kinds of tests: fast unit tests; service-level tests (test/service), which drive a service or the database layer
+ * directly on a real database; and front-door tests (test/e2e) that start real servers on ephemeral ports. The last two
+ * run on PGlite always, and a second time on PostgreSQL when DATABASE_URL is set (as .ci/run does).
  */
-const frontDoor = (name: string, database: 'pglite' | 'postgres') => ({
+const onDatabase = (name: string, database: 'pglite' | 'postgres', folder: 'e2e' | 'service') => ({
   extends: true as const,
   test: {
     name,
-    include: ['test/e2e/**/*.test.ts'],
+    include: [`test/${folder}/**/*.test.ts`],
     env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
@@ -38,8 +39,10 @@ export default defineConfig({
   test: {
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { APOLLO_TELEMETRY_DISABLED: '1' } } },
-      frontDoor('e2e-pglite', 'pglite'),
-      ...(process.env.DATABASE_URL ? [frontDoor('e2e-postgres', 'postgres')] : []),
+      onDatabase('service-pglite', 'pglite', 'service'),
+      ...(process.env.DATABASE_URL ? [onDatabase('service-postgres', 'postgres', 'service')] : []),
+      onDatabase('e2e-pglite', 'pglite', 'e2e'),
+      ...(process.env.DATABASE_URL ? [onDatabase('e2e-postgres', 'postgres', 'e2e')] : []),
       fuzz('fuzz-pglite', 'pglite'),
       ...(process.env.DATABASE_URL ? [fuzz('fuzz-postgres', 'postgres')] : []),
       // Swagger UI and the offline GraphQL IDE in Debian's chromium (playwright-core; .ci/run installs the browser).

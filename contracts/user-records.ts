@@ -1,6 +1,6 @@
 /**
  * Area A's wire vocabulary shared by its service (subgraphs/users) and its transports (REST, gRPC): the GenderType enum of
- * proto/api/serverNameExample/v1/userExample.proto, by name and number. test/e2e/user-example.wire-shapes.test.ts holds
+ * proto/api/serverNameExample/v1/userExample.proto, by name and number. test/unit/user-example.wire-shapes.test.ts holds
  * it, the proto, the SDL and the REST documents to one another.
  */
 

@@ -65,6 +65,9 @@ const LIST_REQUEST: MessageSpec = {
   fields: { params: { type: { message: PARAMS } } },
 };
 
+/** The protojson messages the routes decode, by proto name (test/unit/user-example.wire-shapes.test.ts holds them to the proto). */
+export const USER_EXAMPLE_REQUEST_MESSAGES: readonly MessageSpec[] = [CREATE_REQUEST, UPDATE_REQUEST, COLUMN, PARAMS, LIST_REQUEST];
+
 const RECORD_FIELDS = 'id name email phone avatar age gender status loginAt createdAt updatedAt';
 
 const OPERATIONS = {

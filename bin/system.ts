@@ -11,7 +11,6 @@ import { httpAnswers, type Readiness } from '../lib/telemetry/readiness.ts';
 import { createTelemetry, type Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createRestAdapter, restClientErrorFormat } from '../rest-adapter/create-rest-adapter.ts';
 import { rpcStatus } from '../rest-adapter/user-records/google-rpc-status.ts';
-import { createSocialRateLimiter } from '../rest-adapter/social-graph/social-rate-limiter.ts';
 import { createHttpExecutor, createInProcessExecutor, type GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
 import { readSupergraph } from '../schema/supergraph-config.ts';
 import { bindGrpcServer } from '../subgraphs/users/grpc/bind-grpc-server.ts';
@@ -241,7 +240,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));
     lifecycle.listener(() => gatewayHttp.close());
 
-    const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo), telemetry, lifecycle, options);
+    const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo), telemetry, lifecycle);
     const grpcAddress = await startGrpc(config, subgraphs.users!.service, tokens, logger, telemetry, lifecycle);
 
     return runningSystem(config, tokens, telemetry, lifecycle, {
@@ -270,11 +269,8 @@ async function startRest(
   executor: GraphQLExecutor,
   telemetry: Telemetry,
   lifecycle: Lifecycle,
-  options: SystemOptions = {},
 ): Promise<{ own: RunningHttpServer; parent: RunningHttpServer }> {
-  const now = options.now;
   const common = {
-    socialRateLimiter: createSocialRateLimiter(config.social.rateLimits, now ? () => now().getTime() : Date.now),
     executor,
     logger,
     bodyLimitBytes: config.rest.bodyLimitBytes,

@@ -30,6 +30,19 @@ import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
 import type { GraphQLFormattedError } from 'graphql';
 
+/** Hands on what the subgraphs reported for the caller (gateway-context.ts, FORWARDED_EXTENSIONS) in the response's extensions. */
+const forwardedExtensionsPlugin: ApolloServerPlugin<GatewayContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ contextValue, response }) {
+        const forwarded = contextValue.responseExtensions;
+        if (response.body.kind !== 'single' || !forwarded || Object.keys(forwarded).length === 0) return;
+        response.body.singleResult.extensions = { ...response.body.singleResult.extensions, ...forwarded };
+      },
+    };
+  },
+};
+
 export interface GatewayDeps {
   config: Config;
   logger: Logger;
@@ -94,6 +107,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     ApolloServerPluginSchemaReportingDisabled(),
     ApolloServerPluginInlineTraceDisabled(),
     ...hardening.plugins,
+    forwardedExtensionsPlugin,
     ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, 'gateway')] : []),
     config.gateway.landingPage
       ? // Apollo Sandbox, falling back to the offline IDE below when its CDN cannot be reached.

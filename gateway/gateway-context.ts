@@ -10,6 +10,20 @@ export interface GatewayContext extends SubgraphRequestInfo {
   requestId: string;
   /** Per-request subgraph contexts of in-process subgraphs (DataLoaders live there), made on first use. */
   subgraphContexts: Map<string, object>;
+  /** What the subgraphs reported in their responses' extensions (FORWARDED_EXTENSIONS), handed on to the caller. */
+  responseExtensions: Record<string, unknown>;
+}
+
+/**
+ * Extensions of subgraph responses that the gateway hands on in its own response: the social graph's rate-limit usage,
+ * which the REST adapter turns into the Graph's usage headers (and any GraphQL client may read).
+ */
+export const FORWARDED_EXTENSIONS: readonly string[] = ['socialUsage'];
+
+/** Keeps the forwarded keys of a subgraph response's extensions in the gateway's context. */
+export function collectExtensions(context: Partial<GatewayContext>, extensions: Record<string, unknown> | undefined): void {
+  if (!extensions || !context.responseExtensions) return;
+  for (const name of FORWARDED_EXTENSIONS) if (extensions[name] !== undefined) context.responseExtensions[name] = extensions[name];
 }
 
 type HeaderSource = { get(name: string): string | null | undefined } | Record<string, string | string[] | undefined>;
@@ -36,5 +50,6 @@ export function createGatewayContext(headers: HeaderSource, signedRequest?: Sign
     socialHost: header(headers, 'x-social-host'),
     signedRequest: forwarded ?? (signedRequest ? encodeSignedRequest(signedRequest) : undefined),
     subgraphContexts: new Map(),
+    responseExtensions: {},
   };
 }

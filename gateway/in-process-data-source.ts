@@ -1,7 +1,7 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { execute, GraphQLError, parse, validate, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
-import type { GatewayContext } from './gateway-context.ts';
+import { collectExtensions, type GatewayContext } from './gateway-context.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -34,13 +34,16 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
       return { errors: [graphqlError.toJSON()] };
     }
     const gatewayContext = options.context as Partial<GatewayContext>;
+    const contextValue = this.contextFor(gatewayContext);
     const result = await execute({
       schema: this.subgraph.schema,
       document,
       variableValues: request.variables,
       operationName: request.operationName,
-      contextValue: this.contextFor(gatewayContext),
+      contextValue,
     });
+    collectExtensions(gatewayContext, this.subgraph.responseExtensions?.(contextValue));
+    this.subgraph.finishRequest?.(contextValue);
     // Without data, execution never started: the errors are the request's own (variable coercion), which Apollo Server on the
     // subgraph's HTTP server reports as BAD_USER_INPUT; the same code here keeps both modes alike.
     const requestErrors = result.data === undefined;

@@ -4,7 +4,7 @@ import { findUploads, postMultipartOperation, type FoundUpload } from '../lib/gr
 import { SIGNED_REQUEST_HEADER } from '../lib/auth/signed-request.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
 import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
-import type { GatewayContext } from './gateway-context.ts';
+import { collectExtensions, type GatewayContext } from './gateway-context.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<RemoteGraphQLDataSource['process']>>;
 
@@ -21,6 +21,12 @@ export class PropagatingRemoteDataSource extends RemoteGraphQLDataSource<Gateway
     private readonly trustedCallerSecret?: string,
   ) {
     super(config);
+  }
+
+  /** Keeps what the subgraph reported for the caller (FORWARDED_EXTENSIONS) before the gateway drops its extensions. */
+  override didReceiveResponse({ response, context }: Parameters<NonNullable<RemoteGraphQLDataSource<GatewayContext>['didReceiveResponse']>>[0]) {
+    collectExtensions(context, response.extensions);
+    return response;
   }
 
   override willSendRequest(options: GraphQLDataSourceProcessOptions<GatewayContext>): void {

@@ -145,7 +145,10 @@ export interface Config {
     publishingQuota: number;
     /** Lifetime of tokens minted by npm run seed / npm run social-token, in seconds. */
     tokenLifetimeSeconds: number;
-    /** Rate limits of the Graph-style REST paths, per REST adapter process (rest-adapter/social-graph/social-rate-limiter.ts). */
+    /**
+     * Rate limits of the social graph, on every front door (subgraphs/shared/social-graph/social-rate-limits.ts), counted in
+     * the database so that every process shares them.
+     */
     rateLimits: {
       appCallsPerHour: number;
       userCallsPerHour: number;

@@ -8,7 +8,6 @@ import { rpcStatus, sendRpcStatus, sendThrownError } from './user-records/google
 import { GRAPH_ERRORS } from './social-graph/graph-errors.ts';
 import { standardError } from './media-upload/media-error-mapper.ts';
 import type { SocialHost } from '../contracts/social-graph.ts';
-import type { SocialRateLimiter } from './social-graph/social-rate-limiter.ts';
 import { createApiDocsRoutes } from './docs/api-docs.routes.ts';
 import { createMediaRoutes } from './media-upload/media.routes.ts';
 import { createSocialRoutes } from './social-graph/social.routes.ts';
@@ -27,8 +26,6 @@ export interface RestAdapterDeps {
   /** Host names that select a social host whatever the listener (one proxy in front of both). */
   ownHostname?: string | undefined;
   parentHostname?: string | undefined;
-  /** Shared by the listeners of one process. */
-  socialRateLimiter: SocialRateLimiter;
   /** Area D's limits (the own-login host's listener serves the upload). */
   media: { maxBytes: number; base64BodyBytes: number };
   /** The process's metrics, traces and probes (/health, /ready, /metrics are served on every listener). */
@@ -126,7 +123,6 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
       ownHostname: deps.ownHostname,
       parentHostname: deps.parentHostname,
       bodyLimitBytes: deps.bodyLimitBytes,
-      rateLimiter: deps.socialRateLimiter,
       metrics: deps.telemetry.metrics,
       ...(deps.fields && {
         expansionLimits: { maxObjects: deps.fields.maxObjects, maxEdges: deps.fields.maxEdges },

@@ -14,7 +14,7 @@ export interface GraphQLExecutor {
     variables: Record<string, unknown>;
     /** Caller headers the subgraphs must see (authorization, x-request-id). */
     headers: Record<string, string | undefined>;
-  }): Promise<{ data?: Record<string, unknown> | null; errors?: readonly GraphQLFormattedError[] }>;
+  }): Promise<{ data?: Record<string, unknown> | null; errors?: readonly GraphQLFormattedError[]; extensions?: Record<string, unknown> }>;
 }
 
 /**
@@ -29,8 +29,8 @@ export function createInProcessExecutor(apollo: ApolloServer<GatewayContext>): G
         { contextValue: createGatewayContext(headers) },
       );
       if (response.body.kind !== 'single') throw new Error('incremental delivery is not used by the REST adapter');
-      const { data, errors } = response.body.singleResult;
-      return { data: data ?? null, ...(errors ? { errors } : {}) };
+      const { data, errors, extensions } = response.body.singleResult;
+      return { data: data ?? null, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) };
     },
   };
 }
@@ -60,7 +60,7 @@ export function createHttpExecutor(
         } catch (error) {
           throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
         }
-        const body = reply.body as { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[] } | undefined;
+        const body = reply.body as { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[]; extensions?: Record<string, unknown> } | undefined;
         if (!body || typeof body !== 'object' || (body.data === undefined && body.errors === undefined)) {
           throw new UnavailableError(`the GraphQL gateway answered HTTP ${reply.status} without a GraphQL body`);
         }
@@ -77,7 +77,7 @@ export function createHttpExecutor(
         throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
       }
       const body = (await response.json().catch(() => undefined)) as
-        | { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[] }
+        | { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[]; extensions?: Record<string, unknown> }
         | undefined;
       if (!body || (body.data === undefined && body.errors === undefined)) {
         throw new UnavailableError(`the GraphQL gateway answered HTTP ${response.status} without a GraphQL body`);

@@ -19,6 +19,8 @@ import type { MediaTables } from './shared/media-store/media-upload.repository.t
 import { mediaMigrations } from './shared/media-store/migrations/index.ts';
 import { createMediaSubgraph, type MediaSubgraph } from './media/media-subgraph.ts';
 import { socialMigrations } from './shared/social-graph/migrations/index.ts';
+import { createSocialRateLimiter } from './shared/social-graph/social-rate-limits.ts';
+import type { SocialTables } from './shared/social-graph/social-tables.ts';
 import { usersMigrations } from './users/migrations/index.ts';
 import { createUsersSubgraph, type UsersSubgraph } from './users/users-subgraph.ts';
 
@@ -81,6 +83,7 @@ export function createSubgraphs(deps: SubgraphDeps, names?: readonly SubgraphNam
       socialTokens,
       codec: createCursorCodec(deps.config.social.cursorSecret),
       now,
+      rateLimiter: createSocialRateLimiter({ db: deps.database.db.withTables<SocialTables>(), limits: deps.config.social.rateLimits, now }),
     };
     if (wanted.has('accounts')) {
       subgraphs.accounts = createAccountsSubgraph({

@@ -62,6 +62,20 @@ export async function createSubgraphServer(
       ApolloServerPluginSchemaReportingDisabled(),
       ApolloServerPluginLandingPageDisabled(),
       ...hardening.plugins,
+      {
+        // What the request's context reports for the caller (the social graph's rate-limit usage), and its bookkeeping.
+        async requestDidStart() {
+          return {
+            async willSendResponse({ contextValue, response }) {
+              const reported = subgraph.responseExtensions?.(contextValue);
+              if (reported && response.body.kind === 'single') {
+                response.body.singleResult.extensions = { ...response.body.singleResult.extensions, ...reported };
+              }
+              subgraph.finishRequest?.(contextValue);
+            },
+          };
+        },
+      },
       ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, subgraph.name)] : []),
       // Per-field traces cost CPU on every request; only when asked for.
       deps.config.gateway.inlineTracing ? ApolloServerPluginInlineTrace() : ApolloServerPluginInlineTraceDisabled(),

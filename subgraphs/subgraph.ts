@@ -23,4 +23,12 @@ export interface Subgraph<TContext extends object = object> {
   typeDefs: DocumentNode;
   schema: GraphQLSchema;
   createContext(request: SubgraphRequestInfo): TContext;
+  /**
+   * What a request's context reports back with its response, merged into the response's `extensions` by whichever
+   * server ran it (the subgraph's HTTP server, the gateway's in-process data source): the social graph's rate-limit
+   * usage (`socialUsage`), which the gateway hands on to its caller.
+   */
+  responseExtensions?(context: TContext): Record<string, unknown> | undefined;
+  /** Called once a request's response is on its way (notes what the request cost). Must not throw. */
+  finishRequest?(context: TContext): void;
 }

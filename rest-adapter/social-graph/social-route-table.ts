@@ -24,6 +24,8 @@ export interface SocialRequest {
   headers: Record<string, string | undefined>;
   links: RenderLinks;
   budget: ExpansionBudget;
+  /** The rate limits' usage the social services reported for this call (`extensions.socialUsage`), for the headers. */
+  usage: unknown;
 }
 
 /** Methods of the Graph surface's routes. */

@@ -7,7 +7,7 @@ import type { SocialHost } from '../../contracts/social-graph.ts';
 import { FieldsSyntaxError, type FieldModifier, type FieldSelection } from './graph-fields.ts';
 import { GRAPH_ERRORS, type GraphErrorReply, type GraphErrors } from './graph-errors.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
-import type { RateScope, SocialRateLimiter } from './social-rate-limiter.ts';
+import { usageHeaders } from './social-usage.ts';
 import { ACCOUNT_NODE, COMMENT_NODE, CONTAINER_NODE, HASHTAG_NODE, MEDIA_NODE, PLATFORM_USER_NODE, type EdgeField } from './social-node-types.ts';
 import { buildTimePaging, graphPage } from './graph-paging.ts';
 import { DEFAULT_EXPANSION_LIMITS, ExpansionBudget, type ExpansionLimits } from './field-expansion-budget.ts';
@@ -55,8 +55,6 @@ export interface SocialRoutesDeps {
   ownHostname?: string | undefined;
   parentHostname?: string | undefined;
   bodyLimitBytes: number;
-  /** One limiter for every listener of the process (the app limit counts the whole application). */
-  rateLimiter: SocialRateLimiter;
   graphErrors?: GraphErrors;
   /** Counts the requests a rate limit refuses. */
   metrics?: Pick<Metrics, 'observeRateLimited'>;
@@ -92,7 +90,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       deps.executor.execute({ query, operationName: 'Social', variables, headers: request.headers }),
       deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     );
+    request.usage = result.extensions?.socialUsage ?? request.usage;
     if (result.errors && result.errors.length > 0) {
+      const refused = result.errors.find((error) => error.extensions?.reason === 'RATE_LIMITED' && error.extensions.scope !== 'custom');
+      if (refused) deps.metrics?.observeRateLimited('social', String(refused.extensions!.scope));
       const reply = mapSocialErrors(result.errors, errors, request.method);
       if (reply.status >= 500) deps.logger.error({ errors: result.errors }, 'social request failed');
       throw new GraphReplyError(reply);
@@ -431,6 +432,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       sendReply(res, errors.unsupportedOperation('get', req.path.split('/').filter(Boolean).pop() ?? ''));
       return;
     }
+    let request: SocialRequest | undefined;
     try {
       const segments = req.path.split('/').filter((segment) => segment !== '').map(decodeURIComponent);
       const version = segments[0] !== undefined && VERSION.test(segments[0]) ? segments.shift() : undefined;
@@ -438,7 +440,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       const requestUrl = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
       const tokenInQuery = requestUrl.searchParams.get('access_token');
       const host = hostOf(req);
-      const request: SocialRequest = {
+      request = {
         req,
         method,
         host,
@@ -450,6 +452,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
           'x-social-host': host,
         },
         budget: new ExpansionBudget(deps.expansionLimits ?? DEFAULT_EXPANSION_LIMITS),
+        usage: undefined,
         links: {
           requestUrl,
           edgeUrl: (parentId, edge) => {
@@ -462,20 +465,12 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       if (segments.length === 0) throw new GraphReplyError(errors.unsupportedOperation(method, ''));
       const nodeSegment = segments[0]!;
       res.locals.route = metricsRoute(version, nodeSegment, segments[1]);
-      const admission = deps.rateLimiter.admit({
-        token: params.access_token ?? req.headers.authorization,
-        objectId: kindOfSocialId(nodeSegment) !== undefined ? nodeSegment : undefined,
-        parentHost: request.host === 'parent',
-      });
-      res.set(admission.headers);
-      res.on('finish', admission.done);
-      if (admission.blocked) {
-        deps.metrics?.observeRateLimited('social', admission.blocked);
-        throw new GraphReplyError(rateLimitReply(errors, admission.blocked));
-      }
       const body = await handleNode(request, nodeSegment, segments.slice(1));
+      res.set(usageHeaders(request.usage));
       res.status(200).json(body);
     } catch (error) {
+      // The rate limits' usage of this call, as the social services reported it (refused calls included).
+      if (request) res.set(usageHeaders(request.usage));
       if (error instanceof GraphReplyError) {
         sendReply(res, error.reply);
         return;
@@ -530,19 +525,6 @@ async function withDeadline<T>(work: Promise<T>, timeoutMs: number): Promise<T> 
     clearTimeout(timer);
     // A late failure of the abandoned work has nobody to tell.
     work.catch(() => undefined);
-  }
-}
-
-function rateLimitReply(errors: GraphErrors, scope: RateScope): GraphErrorReply {
-  switch (scope) {
-    case 'app':
-      return errors.appRateLimit();
-    case 'user':
-      return errors.userRateLimit();
-    case 'page':
-      return errors.pageRateLimit();
-    case 'business':
-      return errors.businessRateLimit('Social');
   }
 }
 

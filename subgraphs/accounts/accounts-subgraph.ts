@@ -6,6 +6,8 @@ import type { SocialTokenService } from '../../lib/auth/social-auth/social-token
 import type { CursorCodec } from '../../lib/social-graph/cursor.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
 import { createSocialAccess } from '../shared/social-graph/social-access.ts';
+import { admittingRootFields, createSocialCallOf } from '../shared/social-graph/social-call.ts';
+import type { SocialRateLimiter } from '../shared/social-graph/social-rate-limits.ts';
 import { createViewerOf } from '../shared/social-graph/social-request.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
 import type { MediaClaims } from '../shared/media-store/media-claims.ts';
@@ -23,6 +25,8 @@ export interface AccountsSubgraphDeps {
   socialTokens: SocialTokenService;
   codec: CursorCodec;
   now: () => Date;
+  /** The social graph's rate limits, shared with the other social subgraph (one per process; counted in the database). */
+  rateLimiter: SocialRateLimiter;
   /** Posts per rolling 24 hours (SOCIAL_PUBLISHING_QUOTA). */
   publishingQuota: number;
   /** Uploaded images (Area D) that containers may take as their image. */
@@ -45,12 +49,15 @@ export function createAccountsSubgraph(deps: AccountsSubgraphDeps): AccountsSubg
     mediaClaims: deps.mediaClaims,
   });
   const service = createAccountsService({ db, codec: deps.codec, now: deps.now, edges });
-  const schema = buildSubgraphSchema([{ typeDefs: accountsTypeDefs, resolvers: accountsResolvers } as GraphQLSchemaModule]);
+  const schema = buildSubgraphSchema([{ typeDefs: accountsTypeDefs, resolvers: admittingRootFields(accountsResolvers) } as GraphQLSchemaModule]);
   return {
     name: 'accounts',
     typeDefs: accountsTypeDefs,
     schema,
     service,
-    createContext: (request) => createAccountsContext(createViewerOf(deps.socialTokens, access, request), service),
+    createContext: (request) =>
+      createAccountsContext(createViewerOf(deps.socialTokens, access, request), createSocialCallOf(deps.rateLimiter, request), service),
+    responseExtensions: (context) => context.call.responseExtensions(),
+    finishRequest: (context) => context.call.finish(),
   };
 }

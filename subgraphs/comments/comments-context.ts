@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Page } from '../shared/social-graph/social-paging.ts';
+import type { SocialCallOf } from '../shared/social-graph/social-call.ts';
 import type { ViewerOf } from '../shared/social-graph/social-request.ts';
 import type { CommentListKind, CommentMediaFacts, CommentRecord } from './comments.repository.ts';
 import type { CommentsService } from './comments.service.ts';
@@ -16,6 +17,8 @@ interface ListKey {
 /** Per-request context of the comments subgraph: the lazily resolved viewer and the request's DataLoaders. */
 export interface CommentsContext {
   viewer: ViewerOf;
+  /** This request as a call the rate limits count (admitted by the first root field). */
+  call: SocialCallOf;
   comments: CommentsService;
   commentLoader: DataLoader<string, CommentRecord | undefined>;
   mediaLoader: DataLoader<string, CommentMediaFacts | undefined>;
@@ -24,9 +27,10 @@ export interface CommentsContext {
   listLoader: DataLoader<ListKey, Page<CommentRecord>, string>;
 }
 
-export function createCommentsContext(viewer: ViewerOf, comments: CommentsService): CommentsContext {
+export function createCommentsContext(viewer: ViewerOf, call: SocialCallOf, comments: CommentsService): CommentsContext {
   return {
     viewer,
+    call,
     comments,
     commentLoader: new DataLoader((ids: readonly string[]) => comments.loadComments(ids)),
     mediaLoader: new DataLoader((ids: readonly string[]) => comments.loadMediaFacts(ids)),

@@ -6,6 +6,8 @@ import type { CursorCodec } from '../../lib/social-graph/cursor.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
 import type { SocialTokenService } from '../../lib/auth/social-auth/social-token.service.ts';
 import { createSocialAccess } from '../shared/social-graph/social-access.ts';
+import { admittingRootFields, createSocialCallOf } from '../shared/social-graph/social-call.ts';
+import type { SocialRateLimiter } from '../shared/social-graph/social-rate-limits.ts';
 import { createViewerOf } from '../shared/social-graph/social-request.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
 import type { Subgraph } from '../subgraph.ts';
@@ -21,6 +23,8 @@ export interface CommentsSubgraphDeps {
   socialTokens: SocialTokenService;
   codec: CursorCodec;
   now: () => Date;
+  /** The social graph's rate limits, shared with the other social subgraph (one per process; counted in the database). */
+  rateLimiter: SocialRateLimiter;
 }
 
 export interface CommentsSubgraph extends Subgraph<CommentsContext> {
@@ -32,12 +36,15 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
   const db = deps.database.db.withTables<SocialTables>();
   const access = createSocialAccess(db);
   const service = createCommentsService({ db, codec: deps.codec, now: deps.now });
-  const schema = buildSubgraphSchema([{ typeDefs: commentsTypeDefs, resolvers: commentsResolvers } as GraphQLSchemaModule]);
+  const schema = buildSubgraphSchema([{ typeDefs: commentsTypeDefs, resolvers: admittingRootFields(commentsResolvers) } as GraphQLSchemaModule]);
   return {
     name: 'comments',
     typeDefs: commentsTypeDefs,
     schema,
     service,
-    createContext: (request) => createCommentsContext(createViewerOf(deps.socialTokens, access, request), service),
+    createContext: (request) =>
+      createCommentsContext(createViewerOf(deps.socialTokens, access, request), createSocialCallOf(deps.rateLimiter, request), service),
+    responseExtensions: (context) => context.call.responseExtensions(),
+    finishRequest: (context) => context.call.finish(),
   };
 }

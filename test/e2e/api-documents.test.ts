@@ -7,7 +7,6 @@ import { createRestAdapter } from '../../rest-adapter/create-rest-adapter.ts';
 import { API_DOCS_PATHS } from '../../rest-adapter/docs/api-docs.routes.ts';
 import type { GraphQLExecutor } from '../../rest-adapter/graphql-executor.ts';
 import { UPLOAD_PATH } from '../../rest-adapter/media-upload/media-error-mapper.ts';
-import { createSocialRateLimiter } from '../../rest-adapter/social-graph/social-rate-limiter.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { SOCIAL_ROUTES, type SocialRouteKind } from '../../rest-adapter/social-graph/social-route-table.ts';
 import {
@@ -206,7 +205,6 @@ function testAdapters(config: Config) {
     telemetry,
     corsOrigins: [],
     bodyLimitBytes: config.rest.bodyLimitBytes,
-    socialRateLimiter: createSocialRateLimiter(config.social.rateLimits, Date.now),
     media: { maxBytes: config.media.maxBytes, base64BodyBytes: config.media.base64BodyBytes },
     apiDocs: config.rest.apiDocs,
   };

@@ -201,6 +201,15 @@ export interface InsightValueTable {
   breakdown: ColumnType<StoredBreakdown | null, string | null, string | null>;
 }
 
+/** A rate-limit counter: calls admitted in one fixed window of one limit key, and the time they took. */
+export interface RateCounterTable {
+  key: string;
+  window_start: Date;
+  calls: ColumnType<number, number | undefined, number>;
+  /** bigint: read back as a decimal string. */
+  time_ms: ColumnType<string, number | undefined, number | string>;
+}
+
 export type SocialTables = {
   'social.platform_user': PlatformUserTable;
   'social.business': BusinessTable;
@@ -220,6 +229,7 @@ export type SocialTables = {
   'social.account_authorized_ad_account': AccountAuthorizedAdAccountTable;
   'social.media_container': MediaContainerTable;
   'social.insight_value': InsightValueTable;
+  'social.rate_counter': RateCounterTable;
 };
 
 export type SocialDb = Kysely<SocialTables> | Transaction<SocialTables>;

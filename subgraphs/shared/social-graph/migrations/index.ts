@@ -1,6 +1,7 @@
 import type { SubgraphMigrations } from '../../../../lib/database/database.ts';
 import * as core from './2026-11-21-001-core.ts';
 import * as accountEdges from './2026-11-21-002-account-edges.ts';
+import * as rateCounters from './2026-11-24-001-rate-counters.ts';
 
 /** Migrations of the social data store shared by the comments and accounts subgraphs. */
 export const socialMigrations: SubgraphMigrations = {
@@ -8,5 +9,6 @@ export const socialMigrations: SubgraphMigrations = {
   migrations: {
     '2026-11-21-001-core': core,
     '2026-11-21-002-account-edges': accountEdges,
+    '2026-11-24-001-rate-counters': rateCounters,
   },
 };

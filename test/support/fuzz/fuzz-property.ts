@@ -105,6 +105,15 @@ class FuzzFailure extends Error {
   }
 }
 
+/**
+ * Bookkeeping any door may change with a refused request: the social graph's rate-limit counters count every call a
+ * social subgraph admits — refused afterwards for its token, its parameters or its body, as the platform counts them —
+ * and every door reaches the social subgraphs (the Graph paths, GraphQL, raw HTTP on their listeners).
+ */
+const EVERY_DOOR_BOOKKEEPING: Readonly<Record<string, string>> = {
+  'social.rate_counter': 'the social graph counts each call it admits, whatever becomes of it (reference §3.4)',
+};
+
 interface DigestCache {
   generation: number;
   tables: Record<string, string> | undefined;
@@ -167,7 +176,7 @@ export async function runFuzzCase<Input>(
   if (!died() && outcome.rejected) {
     try {
       const after = await system.digest();
-      const changed = diffTables(before, after, door.bookkeepingTables ?? {});
+      const changed = diffTables(before, after, { ...EVERY_DOOR_BOOKKEEPING, ...door.bookkeepingTables });
       if (changed.length > 0) problems.push({ kind: 'stored-change', detail: `a refused request changed ${changed.join(', ')}` });
       cache.tables = after;
     } catch (error) {

@@ -33,6 +33,20 @@ describe('raw HTTP regressions found by fuzzing', () => {
     runFuzzCase(door, suite.system, oneRequest(listener, [{ kind: 'header', name: 'Expect', value: 'h2c' }])));
   it('answers an unknown path on the gateway listener in GraphQL\'s format (not an HTML page)', () =>
     runFuzzCase(door, suite.system, oneRequest('gateway', [{ kind: 'request-line', line: 'PUT /api/v1/userExample/1 HTTP/1.1' }])));
+  // One listener is enough: the three share lib/http/http-server.ts, and each case waits out the request bound.
+  it(
+    'answers a request whose promised body never comes with a 408 in the listener\'s format, within the bound',
+    () =>
+      runFuzzCase(
+        door,
+        suite.system,
+        oneRequest('rest', [
+          { kind: 'framing', variant: 'cl-twice' },
+          { kind: 'request-line', line: 'PUT /api/v1/userExample/1 HTTP/1.1' },
+        ]),
+      ),
+    15_000,
+  );
   it.each(['rest', 'parent', 'gateway'] as const)('answers CONNECT on the %s listener instead of dropping the connection', (listener) =>
     runFuzzCase(door, suite.system, oneRequest(listener, [{ kind: 'request-line', line: 'CONNECT localhost:80 HTTP/1.1' }])));
   it.each(['rest', 'parent', 'gateway'] as const)(

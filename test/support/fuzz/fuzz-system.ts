@@ -66,6 +66,12 @@ const FUZZ_ENV: Record<string, string> = {
   SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '1000000000',
   MEDIA_RATE_UPLOADS_PER_WINDOW: '1000000000',
   MEDIA_SWEEP_INTERVAL_SECS: '86400',
+  // The system's own bounds on a request that stalls (headers, body, silence) sit below the suite's hang bound (10 s),
+  // so that such a request is the server's to answer — 408 in the door's format — and the oracles check that it does,
+  // instead of the suite's clock running out first (a client that promises a body and never sends it is owed a 408).
+  HTTP_HEADERS_TIMEOUT_MS: '3000',
+  HTTP_REQUEST_TIMEOUT_MS: '5000',
+  HTTP_SOCKET_IDLE_TIMEOUT_MS: '8000',
 };
 
 interface Incarnation {

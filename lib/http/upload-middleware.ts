@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config.ts';
 import { processUploadRequest } from '../graphql/graphql-upload-request.ts';
+import { multipartBoundaryProblem } from './multipart-boundary.ts';
 
 /**
  * Accepts GraphQL multipart requests (https://github.com/jaydenseric/graphql-multipart-request-spec) in front of Apollo
@@ -20,6 +21,13 @@ export function uploadMiddleware(config: Pick<Config, 'media' | 'gateway'>): Req
   return (req: Request, res: Response, next: NextFunction) => {
     if (!req.is('multipart/form-data')) {
       next();
+      return;
+    }
+    const boundaryProblem = multipartBoundaryProblem(req.headers['content-type']);
+    if (boundaryProblem) {
+      // The body is read and thrown away, so that a kept-alive connection can carry the next request.
+      req.resume();
+      res.status(400).json({ errors: [{ message: `the request body is not valid multipart/form-data: ${boundaryProblem}`, extensions: { code: 'BAD_REQUEST' } }] });
       return;
     }
     processUploadRequest(req, res, options).then(

@@ -2,6 +2,7 @@ import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy
 import express, { type Request, type Response, type Router } from 'express';
 import { Upload, WriteStream } from 'graphql-upload-ts';
 import { discard } from '../../lib/graphql/graphql-upload-request.ts';
+import { multipartBoundaryProblem } from '../../lib/http/multipart-boundary.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../../lib/auth/signed-request.ts';
 import type { RateLimitState } from '../../contracts/media-upload.ts';
@@ -189,6 +190,12 @@ function readMultipart(req: Request, res: Response, deps: MediaRoutesDeps): Prom
     const fields: [string, string][] = [];
     let file: UploadRequest['file'];
     let parser: BusboyInstance;
+    const boundaryProblem = multipartBoundaryProblem(req.headers['content-type']);
+    if (boundaryProblem) {
+      req.resume();
+      reject(new BodyError(`the request body is not valid multipart/form-data: ${boundaryProblem}`));
+      return;
+    }
     try {
       parser = new Busboy({
         headers: req.headers as BusboyHeaders,

@@ -104,4 +104,31 @@ describe('upload under hostile input', () => {
       expect(next.status).toBe(200);
     },
   );
+
+  // Found by the 10,000-case fuzz run: busboy accepts `boundary=` and then never finishes a body of a few tens of
+  // kilobytes, so the request was held until the connection's idle timeout dropped it without a reply.
+  it.each([
+    ['the upload', MEDIA_UPLOAD_PATH, 'boundary=', { errors: [{ code: 44, message: 'the request body is not valid multipart/form-data: the boundary is empty' }] }],
+    ['the upload', MEDIA_UPLOAD_PATH, 'boundary=""', { errors: [{ code: 44, message: 'the request body is not valid multipart/form-data: the boundary is empty' }] }],
+    [
+      'GraphQL',
+      '/graphql',
+      'boundary=',
+      { errors: [{ message: 'the request body is not valid multipart/form-data: the boundary is empty', extensions: { code: 'BAD_REQUEST' } }] },
+    ],
+  ])('answers %s with a multipart body under an empty %s at once, and keeps the connection', async (_door, path, parameter, expected) => {
+    const body = Buffer.from(`---\r\nContent-Disposition: form-data; name="f0"\r\n\r\n${'A'.repeat(16_384)}\r\n-----\r\n`);
+    const base = path === '/graphql' ? system.gatewayUrl : system.restUrl;
+    const request = Buffer.concat([
+      Buffer.from(
+        `POST ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${world.tokens.own}\r\napollo-require-preflight: true\r\n` +
+          `Content-Type: multipart/form-data; ${parameter}\r\nContent-Length: ${body.length}\r\n\r\n`,
+      ),
+      body,
+    ]);
+    const reply = await rawRequest(base, request);
+    expect(reply.timedOut).toBe(false);
+    expect(reply.status).toBe(400);
+    expect(reply.json).toEqual(expected);
+  });
 });

@@ -1,0 +1,348 @@
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
+import { createGraphqlClient, type GraphqlClient } from './graphql-client.ts';
+import { createRestClient, type RestClient, type RestReply } from './rest-client.ts';
+import { createSocialFixture, type SocialFixture } from './social-fixture.ts';
+import { startTestSystem, type TestSystem } from './test-system.ts';
+
+/**
+ * The world of the account-edge front-door tests (test/e2e/social-account-edges.*.test.ts): one system per test file on
+ * its own clock, the shared social fixture with bluebottle's demo edges, clients of both hosts and GraphQL, and what the
+ * files assert with. A file calls useAccountEdgesWorld(now) once; the bindings below are set before its tests run (each
+ * test file has its own instance of this module).
+ *
+ * Permission lists are written out from the reference (§2.2, §4), not imported from the product.
+ */
+
+export const T0 = Date.parse('2026-11-02T12:00:00.000Z');
+export const T0S = T0 / 1000;
+export const SECOND = 1000;
+export const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+export const DAYS = 86_400; // one day in seconds
+/** The UTC midnight before T0 (the end of the last complete day), in unix seconds. */
+export const D0 = Date.parse('2026-11-02T00:00:00.000Z') / 1000;
+
+export const FBTRACE_ID = /^[A-Za-z0-9_-]{11}$/;
+export const CURSOR = /^[A-Za-z0-9_-]{20,}$/;
+export const DOCS = 'https://developers.facebook.com/docs/graph-api';
+export const QUOTA = 3;
+
+
+/** The Graph timestamp format: `2026-11-01T12:00:00+0000`. */
+export const graphTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}+0000`;
+export const isoTime = (ms: number) => new Date(ms).toISOString();
+
+// ---- permissions, as the reference lists them (§0, §2.2, §4) ----
+
+export const OWN_ALL = [
+  'social_business_basic',
+  'social_business_manage_comments',
+  'social_business_content_publish',
+  'social_business_manage_insights',
+  'social_business_manage_messages',
+] as const;
+
+export const PARENT_ALL = [
+  'social_basic',
+  'pages_read_engagement',
+  'pages_show_list',
+  'social_manage_comments',
+  'social_content_publish',
+  'social_manage_insights',
+  'social_manage_upcoming_events',
+  'ads_management',
+  'ads_read',
+  'business_management',
+  'catalog_management',
+  'social_shopping_tag_products',
+] as const;
+
+// ---- the Graph error envelopes, written out as the reference gives them ----
+
+export interface ExpectedError {
+  message: string;
+  type?: 'OAuthException' | 'GraphMethodException';
+  code: number;
+  error_subcode?: number;
+  is_transient?: boolean;
+  error_user_title?: string;
+  error_user_msg?: string;
+}
+
+export const unknownField = (field: string, nodeType = 'SocialUser'): ExpectedError => ({
+  message: `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`,
+  code: 100,
+});
+export const unsupported = (method: 'get' | 'post' | 'delete', id: string): ExpectedError => ({
+  message:
+    `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, ` +
+    `or does not support this operation. Please read the Graph API documentation at ${DOCS}`,
+  type: 'GraphMethodException',
+  code: 100,
+  error_subcode: 33,
+});
+export const missingPermission = (permission: string): ExpectedError => ({
+  message: `(#200) Requires extended permission: ${permission}`,
+  code: 200,
+});
+export const notAllowed: ExpectedError = { message: '(#10) Application does not have permission for this action', code: 10 };
+export const invalidParameter = (userMessage: string): ExpectedError => ({
+  message: 'Invalid parameter',
+  code: 100,
+  error_user_msg: userMessage,
+});
+export const missingParameter = (name: string): ExpectedError => ({ message: `(#100) The parameter ${name} is required`, code: 100 });
+/** A content-publishing error: code and 2207xxx subcode, with the user title and message (§3.3). */
+export const publishingError = (code: number, subcode: number, message: string, userTitle: string, userMessage: string): ExpectedError => ({
+  message,
+  code,
+  error_subcode: subcode,
+  is_transient: false,
+  error_user_title: userTitle,
+  error_user_msg: userMessage,
+});
+
+export const PUBLISHING = {
+  notFound: (id: string) => publishingError(24, 2207006, 'The requested resource does not exist', 'Media not found', `The media with id ${id} cannot be found.`),
+  expired: publishingError(-2, 2207020, 'The media has expired.', 'Media expired', 'The media you are trying to access has expired. Please try to upload again.'),
+  notReady: publishingError(9007, 2207027, 'Media ID is not available', 'Media not ready for publishing', 'The media is not ready for publishing, please wait for a moment'),
+  limitReached: publishingError(
+    9,
+    2207042,
+    'Application request limit reached',
+    'Max posts limit reached',
+    'You reached maximum number of posts that is allowed to be published by Content Publishing API.',
+  ),
+  carouselSize: publishingError(
+    100,
+    2207028,
+    'Invalid parameter',
+    'Carousel validation failed',
+    "Your post won't be shared as a carousel. Carousels need at least 2 photos/videos and no more than 10 photos/videos.",
+  ),
+  tooManyTags: publishingError(100, 2207040, 'Invalid parameter', 'Too many tags', 'Cannot use more than 20 tags per created media.'),
+  thumbOffset: publishingError(
+    1,
+    2207057,
+    'An unknown error has occurred.',
+    'Invalid thumbnail offset',
+    'Thumbnail offset must be greater than or equal to 0 and less than video duration.',
+  ),
+};
+
+/** `OAuth "Social Platform" "<error>" "<message>"`, quotes and backslashes escaped. */
+export function wwwAuthenticate(error: 'invalid_token' | 'invalid_request', message: string): string {
+  const quote = (text: string) => `"${text.replace(/["\\]/g, '\\$&')}"`;
+  return `OAuth "Social Platform" ${quote(error)} ${quote(message)}`;
+}
+
+export function expectGraphError(reply: RestReply, expected: ExpectedError): void {
+  // §3.3: client errors, publishing errors included, are HTTP 400.
+  expect(reply.status, reply.text).toBe(400);
+  expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+  const { message, code, type = 'OAuthException', error_subcode, is_transient, error_user_title, error_user_msg } = expected;
+  expect(reply.body, reply.text).toEqual({
+    error: {
+      message,
+      type,
+      code,
+      ...(error_subcode !== undefined && { error_subcode }),
+      ...(is_transient !== undefined && { is_transient }),
+      ...(error_user_title !== undefined && { error_user_title }),
+      ...(error_user_msg !== undefined && { error_user_msg }),
+      fbtrace_id: expect.stringMatching(FBTRACE_ID),
+    },
+  });
+  expect(reply.headers.get('www-authenticate')).toBe(wwwAuthenticate(code === 190 ? 'invalid_token' : 'invalid_request', message));
+}
+
+export function expectOk(reply: RestReply): void {
+  expect(reply.status, reply.text).toBe(200);
+  expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+}
+
+/** `path?name=value…`, encoded as a browser would (URLSearchParams). */
+export function withQuery(path: string, params: Record<string, string> = {}): string {
+  const text = new URLSearchParams(params).toString();
+  return text === '' ? path : `${path}?${text}`;
+}
+
+/** The link a page must carry: `base` + path + these query parameters, in this order, form-encoded. */
+export function link(base: string, path: string, params: [string, string][]): string {
+  const url = new URL(path, base);
+  for (const [name, value] of params) url.searchParams.append(name, value);
+  return url.href;
+}
+
+// ---- GraphQL errors as the gateway passes them on from the accounts subgraph ----
+
+export function socialError(path: (string | number)[], code: string, message: string, details: Record<string, unknown>) {
+  return { message, path, extensions: { ...details, code, serviceName: 'accounts' } };
+}
+export const gqlMissingPermission = (path: (string | number)[], permission: string) =>
+  socialError(path, 'FORBIDDEN', `(#200) Requires extended permission: ${permission}`, { reason: 'MISSING_PERMISSION', permission });
+export const gqlNotAllowed = (path: (string | number)[]) =>
+  socialError(path, 'FORBIDDEN', '(#10) Application does not have permission for this action', { reason: 'NOT_ALLOWED' });
+export const gqlUnknownField = (path: (string | number)[], field: string) =>
+  socialError(path, 'BAD_USER_INPUT', `(#100) Tried accessing nonexisting field (${field}) on node type (SocialUser)`, {
+    reason: 'UNKNOWN_FIELD',
+    field,
+    nodeType: 'SocialUser',
+  });
+export const gqlMissingParameter = (path: (string | number)[], parameter: string) =>
+  socialError(path, 'BAD_USER_INPUT', `(#100) The parameter ${parameter} is required`, {
+    reason: 'MISSING_PARAMETER',
+    parameter,
+    fieldViolations: [{ field: parameter, description: 'is required' }],
+  });
+export const gqlInvalidParameter = (path: (string | number)[], parameter: string, message: string) =>
+  socialError(path, 'BAD_USER_INPUT', message, {
+    reason: 'INVALID_PARAMETER',
+    parameter,
+    fieldViolations: [{ field: parameter, description: message }],
+  });
+export const gqlUnknownObject = (path: (string | number)[], id: string, method: 'get' | 'post') =>
+  socialError(
+    path,
+    'NOT_FOUND',
+    `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+    { reason: 'UNKNOWN_OBJECT', id, method },
+  );
+export function gqlPublishingError(path: (string | number)[], expected: ExpectedError, code = 'BAD_USER_INPUT') {
+  return socialError(path, code, expected.message, {
+    reason: 'PUBLISHING_ERROR',
+    graphCode: expected.code,
+    subcode: expected.error_subcode,
+    userTitle: expected.error_user_title,
+    userMessage: expected.error_user_msg,
+  });
+}
+
+// ---- the insights catalogue's wording for the metrics used here ----
+
+export const REACH = {
+  title: 'Accounts reached',
+  description:
+    'The number of unique accounts that have seen your content, at least once, including in ads. Content includes posts, stories, reels, videos and live videos. Reach is different from impressions, which may include multiple views of your content by the same accounts. This metric is estimated.',
+};
+export const PROFILE_VIEWS = { title: 'Profile views', description: 'The number of times that your profile was visited.' };
+export const ONLINE_FOLLOWERS = {
+  title: 'Online followers',
+  description: 'The number of your followers who were online during each hour of the day (0–23, UTC).',
+};
+export const LIKES = { title: 'Likes', description: 'The number of likes on your posts, reels and videos.' };
+export const FOLLOWER_DEMOGRAPHICS = {
+  title: 'Follower demographics',
+  description: 'The demographic characteristics of followers, including countries, cities and gender distribution.',
+};
+export const ALL_METRICS =
+  'reach, follower_count, website_clicks, profile_views, online_followers, accounts_engaged, total_interactions, likes, comments, shares, saves, replies, engaged_audience_demographics, follower_demographics, follows_and_unfollows, profile_links_taps, views, reposts';
+export const ALL_SUBTYPES =
+  'AFTER_EVENT_1DAY, AFTER_EVENT_2DAY, AFTER_EVENT_3DAY, AFTER_EVENT_4DAY, AFTER_EVENT_5DAY, AFTER_EVENT_6DAY, AFTER_EVENT_7DAY, BEFORE_EVENT_15MIN, BEFORE_EVENT_1HOUR, BEFORE_EVENT_1DAY, BEFORE_EVENT_2DAY, EVENT_START, RESCHEDULED';
+
+// ---- the world ----
+
+
+let currentNow: () => Date = () => new Date(T0);
+
+export let system: TestSystem;
+export let f: SocialFixture;
+export let db: Kysely<SocialTables>;
+export let own: RestClient;
+export let parent: RestClient;
+export let graphql: GraphqlClient;
+/** bluebottle, the fixture's business account; roaster, the creator account (ana has a role on both pages). */
+export let b: string;
+export let roaster: string;
+/** The fixture's agencies (Northwind, Blue Harbor), their ad accounts (`act_…`: Main, Experiments each) and Acme. */
+export let northwind: string;
+export let blueHarbor: string;
+export let acme: string;
+export let northwindMain: string;
+export let northwindExperiments: string;
+export let blueHarborMain: string;
+/** An ad account of Acme Holdings (the business ana administers), added here. */
+export let acmeAdAccount: string;
+/** A platform user whose role on bluebottle's page has only the MODERATE task, added here. */
+export let moderator: string;
+
+/** Tokens minted at the current clock, by login type and permission set. */
+export const minted = new Map<string, string>();
+export async function tokenFor(loginType: 'own' | 'parent', subject: string, permissions: readonly string[]): Promise<string> {
+  const key = `${currentNow().getTime()}|${loginType}|${subject}|${permissions.join(',')}`;
+  let token = minted.get(key);
+  if (token === undefined) {
+    token = await f.token(loginType, subject, permissions);
+    minted.set(key, token);
+  }
+  return token;
+}
+/** bluebottle's own-login token with every permission. */
+export const ownToken = () => tokenFor('own', b, OWN_ALL);
+/** ana's parent-platform token with every permission. */
+export const parentToken = () => tokenFor('parent', f.platformUsers.ana, PARENT_ALL);
+
+export const getOwn = async (path: string, params: Record<string, string> = {}) => own.request('GET', withQuery(path, params), { token: await ownToken() });
+export const getParent = async (path: string, params: Record<string, string> = {}) =>
+  parent.request('GET', withQuery(path, params), { token: await parentToken() });
+export const postOwn = async (path: string, json: Record<string, unknown>) => own.request('POST', path, { token: await ownToken(), json });
+export const postParent = async (path: string, json: Record<string, unknown>) => parent.request('POST', path, { token: await parentToken(), json });
+export const gql = async (query: string, variables: Record<string, unknown>, token?: string) =>
+  graphql.request(query, { token: token ?? (await ownToken()), variables });
+
+/** A stored daily insight value of bluebottle (the fixture's demo data), read back by SQL. */
+export async function stored(metric: string, endSeconds: number): Promise<{ value: number; breakdown: Record<string, Record<string, number>> | null }> {
+  const row = await db
+    .selectFrom('social.insight_value')
+    .select(['value', 'breakdown'])
+    .where('account_id', '=', b)
+    .where('metric', '=', metric)
+    .where('end_time', '=', new Date(endSeconds * SECOND))
+    .executeTakeFirstOrThrow();
+  const breakdown = typeof row.breakdown === 'string' ? JSON.parse(row.breakdown) : row.breakdown;
+  return { value: Number(row.value), breakdown: breakdown as Record<string, Record<string, number>> | null };
+}
+export const storedValue = async (metric: string, endSeconds: number) => (await stored(metric, endSeconds)).value;
+
+/** An id of the same kind as `known` that is well formed but names nothing (ids step by 16 per kind). */
+export const unusedId = (known: string) => (BigInt(known) + 16n * 100_000n).toString();
+
+
+/** Starts this file's system on its clock (`now`), with the fixture, before its tests; closes it after. */
+export function useAccountEdgesWorld(now: () => Date): void {
+  currentNow = now;
+  beforeAll(async () => {
+    system = await startTestSystem({ SOCIAL_PUBLISHING_QUOTA: String(QUOTA) }, { now });
+    f = await createSocialFixture(system.database, { now });
+    db = system.database.db.withTables<SocialTables>();
+    own = createRestClient(system.restUrl);
+    parent = createRestClient(system.socialParentUrl);
+    graphql = createGraphqlClient(system.gatewayUrl);
+    b = f.accounts.bluebottle;
+    roaster = f.accounts.roaster;
+    acme = f.businessId;
+    [northwind, blueHarbor] = f.edges.agencyIds as [string, string];
+    [northwindMain, northwindExperiments, blueHarborMain] = f.edges.adAccountIds as [string, string, string, string];
+
+    acmeAdAccount = `act_${
+      (
+        await db
+          .insertInto('social.ad_account')
+          .values({ business_id: acme, name: 'Acme Holdings — In-house' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id
+    }`;
+    const g = createSocialGraphBuilder(db);
+    moderator = await g.platformUser('Mo Derator');
+    await g.pageRole(f.pages.bluebottle, moderator, { tasks: ['MODERATE'] });
+  });
+
+  afterAll(async () => {
+    await system?.close();
+  });
+}

@@ -2,19 +2,9 @@ import jwt from 'jsonwebtoken';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../lib/auth/auth.ts';
-import {
-  badUserInput,
-  CREATE,
-  createGraphqlClient,
-  DELETE,
-  GET,
-  LIST,
-  serviceError,
-  UPDATE,
-  validInput,
-  type GraphqlClient,
-} from '../support/graphql-client.ts';
+import { badUserInput, CREATE, createGraphqlClient, DELETE, GET, LIST, serviceError, UPDATE, validInput, type GraphqlClient } from '../support/graphql-client.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { MISSING_TOKEN, uniqueEmail } from '../support/user-example-fixtures.ts';
 
 /**
  * Front-door tests of Area A through the gateway's GraphQL endpoint, in the embedded topology (the users subgraph in the
@@ -23,18 +13,11 @@ import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ALLOWED_COLUMNS = 'id, name, email, phone, avatar, age, gender, status, login_at, created_at, updated_at';
-const MISSING_TOKEN = 'missing bearer token: send "Authorization: Bearer <JWT>"';
 
 let system: TestSystem;
 let gql: GraphqlClient;
 let admin: string;
-let emailSequence = 0;
 
-/** A fresh, unused e-mail address. */
-function uniqueEmail(): string {
-  emailSequence += 1;
-  return `user${emailSequence}@example.com`;
-}
 
 /** Creates a record (anonymously, as sign-up does) and returns its id. */
 async function create(overrides: Record<string, unknown> = {}): Promise<string> {

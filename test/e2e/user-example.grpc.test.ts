@@ -8,12 +8,9 @@ import protobuf from 'protobufjs';
 import descriptorTypes from 'protobufjs/ext/descriptor/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../lib/auth/auth.ts';
-import {
-  PROTO_LOADER_OPTIONS,
-  PROTO_ROOT,
-  USER_EXAMPLE_SERVICE_NAME,
-} from '../../subgraphs/users/grpc/user-example.proto-package.ts';
+import { PROTO_LOADER_OPTIONS, PROTO_ROOT, USER_EXAMPLE_SERVICE_NAME } from '../../subgraphs/users/grpc/user-example.proto-package.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { MISSING_TOKEN, RULE, uniqueEmail } from '../support/user-example-fixtures.ts';
 
 /**
  * Front-door tests of Area A's gRPC service: a real grpc-js client built from proto/ with proto-loader talks to the
@@ -78,27 +75,12 @@ const VALID_CREATE = {
   gender: 'FEMALE',
 } as const;
 
-const MESSAGES = {
-  name: 'value length must be at least 2 runes',
-  email: 'value must be a valid email address',
-  password: 'value length must be at least 10 runes',
-  phone: 'value does not match regex pattern "^1[3456789]\\d{9}$"',
-  avatar: 'value must be absolute',
-  age: 'value must be inside range [0, 120]',
-  gender: 'value must be one of the defined enum values',
-  id: 'value must be greater than or equal to 1',
-  missingToken: 'missing bearer token: send "Authorization: Bearer <JWT>"',
-} as const;
+/** The rules' and authentication's messages, as every transport writes them. */
+const MESSAGES = { ...RULE, missingToken: MISSING_TOKEN } as const;
 
 let system: TestSystem;
 let client: grpc.Client;
-let emailCounter = 0;
 
-/** A unique, valid e-mail address per call, so tests do not collide on the unique index. */
-function uniqueEmail(prefix = 'user'): string {
-  emailCounter += 1;
-  return `${prefix}.${emailCounter}@grpc.test`;
-}
 
 function metadataFor(token: string | undefined): grpc.Metadata {
   const metadata = new grpc.Metadata();

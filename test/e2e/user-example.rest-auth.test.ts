@@ -2,7 +2,8 @@ import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestClient, statusBody, type RestClient } from '../support/rest-client.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { BASE, MISSING_TOKEN, MALFORMED_HEADER, type CreateBody, newUser, freshRecord, expectJson, helpers } from '../support/user-example-rest.ts';
+import { BASE, type CreateBody, newUser, freshRecord, expectJson, helpers } from '../support/user-example-rest.ts';
+import { MISSING_TOKEN, MALFORMED_HEADER } from '../support/user-example-fixtures.ts';
 
 /** Area A over REST: bearer tokens, roles and owners on every path. */
 

@@ -2,7 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { badRequestBody, createRestClient, statusBody, type RestClient } from '../support/rest-client.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { BASE, RULE, newUser, freshRecord, violationMessage, expectJson, helpers } from '../support/user-example-rest.ts';
+import { BASE, newUser, freshRecord, violationMessage, expectJson, helpers } from '../support/user-example-rest.ts';
+import { RULE } from '../support/user-example-fixtures.ts';
 
 /** Area A over REST: malformed requests (JSON, protojson types, paths, methods, bodies, encodings) answered as google.rpc.Status. */
 

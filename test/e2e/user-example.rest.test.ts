@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { badRequestBody, createRestClient, statusBody, type RestClient } from '../support/rest-client.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { BASE, RFC3339, CREATE_REQUEST, BAD_REQUEST_TYPE, RULE, MISSING_TOKEN, type CreateBody, newUser, freshRecord, violationMessage, expectJson, expectNoPassword, helpers } from '../support/user-example-rest.ts';
+import { BASE, RFC3339, CREATE_REQUEST, BAD_REQUEST_TYPE, type CreateBody, newUser, freshRecord, violationMessage, expectJson, expectNoPassword, helpers } from '../support/user-example-rest.ts';
+import { RULE, MISSING_TOKEN } from '../support/user-example-fixtures.ts';
 
 
 /**
@@ -72,7 +73,7 @@ describe.each([
       { field: 'email', description: RULE.email },
       { field: 'password', description: RULE.password },
       { field: 'phone', description: RULE.phone },
-      { field: 'avatar', description: RULE.avatarAbsolute },
+      { field: 'avatar', description: RULE.avatar },
       { field: 'age', description: RULE.age },
       { field: 'gender', description: RULE.gender },
     ];
@@ -365,7 +366,7 @@ describe('REST Area A (embedded)', () => {
       ['a 9-character password', { password: '123456789' }, { field: 'password', description: RULE.password }],
       ['a phone off the pattern', { phone: '12345678901' }, { field: 'phone', description: RULE.phone }],
       ['a short phone', { phone: '1380013800' }, { field: 'phone', description: RULE.phone }],
-      ['a relative avatar', { avatar: 'images/ada.png' }, { field: 'avatar', description: RULE.avatarAbsolute }],
+      ['a relative avatar', { avatar: 'images/ada.png' }, { field: 'avatar', description: RULE.avatar }],
       ['age -1', { age: -1 }, { field: 'age', description: RULE.age }],
       ['age 121', { age: 121 }, { field: 'age', description: RULE.age }],
       ['gender 3', { gender: 3 }, { field: 'gender', description: RULE.gender }],
@@ -395,7 +396,7 @@ describe('REST Area A (embedded)', () => {
         { field: 'email', description: RULE.email },
         { field: 'password', description: RULE.password },
         { field: 'phone', description: RULE.phone },
-        { field: 'avatar', description: RULE.avatarAbsolute },
+        { field: 'avatar', description: RULE.avatar },
         { field: 'age', description: RULE.age },
         { field: 'gender', description: RULE.gender },
       ];
@@ -416,7 +417,7 @@ describe('REST Area A (embedded)', () => {
         { field: 'email', description: RULE.email },
         { field: 'password', description: RULE.password },
         { field: 'phone', description: RULE.phone },
-        { field: 'avatar', description: RULE.avatarAbsolute },
+        { field: 'avatar', description: RULE.avatar },
         { field: 'age', description: RULE.age },
       ];
       expect(reply.status).toBe(400);
@@ -433,7 +434,7 @@ describe('REST Area A (embedded)', () => {
         { field: 'email', description: RULE.email },
         { field: 'password', description: RULE.password },
         { field: 'phone', description: RULE.phone },
-        { field: 'avatar', description: RULE.avatarAbsolute },
+        { field: 'avatar', description: RULE.avatar },
       ];
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(badRequestBody(violationMessage(CREATE_REQUEST, violations), violations));

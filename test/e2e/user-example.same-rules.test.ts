@@ -4,6 +4,7 @@ import { postJson } from '../support/graphql-client.ts';
 import { createUserExampleGrpcClient, type UserExampleGrpcClient } from '../support/grpc-user-client.ts';
 import { createRestClient, type RestClient } from '../support/rest-client.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { RULE } from '../support/user-example-fixtures.ts';
 
 /**
  * Area A's create and update rules are the service's, so each transport must report the same violations for the same
@@ -26,15 +27,6 @@ const VALID = {
   age: 30,
 };
 
-const RULE = {
-  name: 'value length must be at least 2 runes',
-  email: 'value must be a valid email address',
-  password: 'value length must be at least 10 runes',
-  phone: 'value does not match regex pattern "^1[3456789]\\d{9}$"',
-  avatar: 'value must be absolute',
-  age: 'value must be inside range [0, 120]',
-  gender: 'value must be one of the defined enum values',
-};
 
 /** A create input (gender as its number, or absent) and the violations every transport must report for it. */
 const CREATE_CASES: { name: string; input: Record<string, unknown>; gender?: number; violations: Violation[] }[] = [

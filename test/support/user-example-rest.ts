@@ -12,20 +12,7 @@ export const CREATE_REQUEST = 'CreateUserExampleRequest';
 export const LIST_REQUEST = 'ListUserExampleRequest';
 export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
 
-/** The create rules' descriptions (protoc-gen-validate wording, the same on every transport). */
-export const RULE = {
-  name: 'value length must be at least 2 runes',
-  email: 'value must be a valid email address',
-  password: 'value length must be at least 10 runes',
-  phone: 'value does not match regex pattern "^1[3456789]\\d{9}$"',
-  avatarAbsolute: 'value must be absolute',
-  age: 'value must be inside range [0, 120]',
-  gender: 'value must be one of the defined enum values',
-  id: 'value must be greater than or equal to 1',
-} as const;
 
-export const MISSING_TOKEN = 'missing bearer token: send "Authorization: Bearer <JWT>"';
-export const MALFORMED_HEADER = 'malformed Authorization header: expected "Bearer <JWT>"';
 
 export type Gender = 'UNKNOWN' | 'MALE' | 'FEMALE';
 

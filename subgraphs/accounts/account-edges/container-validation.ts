@@ -1,14 +1,10 @@
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
 import type { ContainerMediaType, StoredUserTag } from '../../shared/social-graph/social-tables.ts';
-import { publishing } from './publishing-errors.ts';
-import { captionMentions } from './content-publishing.ts';
 import type { CreateContainerInput } from './account-edges.types.ts';
+import { CAPTION_MAX_CHARS, CAPTION_MAX_HASHTAGS, MEDIA_MAX_TAGS, publishing } from './publishing-errors.ts';
 
 /** The parameter rules of POST /<account>/media that need no database (the carousel's children are checked at creation). */
 
-export const CAPTION_MAX_CHARS = 2200;
-export const CAPTION_MAX_HASHTAGS = 30;
-export const MEDIA_MAX_TAGS = 20;
 export const CAROUSEL_MIN_CHILDREN = 2;
 export const CAROUSEL_MAX_CHILDREN = 10;
 export const COLLABORATORS_MAX = 3;
@@ -217,3 +213,11 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
+// An @ that starts a word (not inside an e-mail address); usernames are letters, digits, '.' and '_', at most 30.
+const MENTION_IN_TEXT = /(?<![\p{L}\p{N}_.@])@([A-Za-z0-9._]{1,30})/gu;
+
+/** Usernames @mentioned in a caption (distinct unless `distinct` is false), without the '@' and trailing dots. */
+export function captionMentions(caption: string, distinct = true): string[] {
+  const names = [...caption.matchAll(MENTION_IN_TEXT)].map((match) => match[1]!.replace(/\.+$/, '')).filter((name) => name !== '');
+  return distinct ? [...new Set(names.map((name) => name.toLowerCase()))] : names;
+}

@@ -12,12 +12,11 @@ export const CONTAINER_LIFETIME_MS = DAY_MS;
 export const PUBLISHING_QUOTA_DURATION = DAY_SECONDS;
 export const DEFAULT_PUBLISHING_QUOTA = 100;
 export const DEFAULT_VIDEO_PROCESSING_SECONDS = 30;
-// An @ that starts a word (not inside an e-mail address); usernames are letters, digits, '.' and '_', at most 30.
-const MENTION_IN_TEXT = /(?<![\p{L}\p{N}_.@])@([A-Za-z0-9._]{1,30})/gu;
 const SHORTCODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 import { publishing } from './publishing-errors.ts';
 import { validateContainerInput } from './container-validation.ts';
 import type { ContainerStatusCode, ContentPublishingLimit, CreateContainerInput, MediaContainer, PublishedMedia } from './account-edges.types.ts';
+import { captionMentions } from './container-validation.ts';
 
 /** Media containers and their publication (`POST /<account>/media`, `media_publish`, `content_publishing_limit`): expiry, simulated video processing, carousels, uploaded images claimed from Area D, and the rolling publishing quota. */
 export function createContentPublishing(ctx: EdgeContext) {
@@ -263,11 +262,6 @@ function publishedTypes(container: ContainerRow): { mediaType: MediaType; produc
   }
 }
 
-/** Usernames @mentioned in a caption (distinct unless `distinct` is false), without the '@' and trailing dots. */
-export function captionMentions(caption: string, distinct = true): string[] {
-  const names = [...caption.matchAll(MENTION_IN_TEXT)].map((match) => match[1]!.replace(/\.+$/, '')).filter((name) => name !== '');
-  return distinct ? [...new Set(names.map((name) => name.toLowerCase()))] : names;
-}
 
 
 /** The platform's shortcode: the media id written in a 64-letter alphabet (as the real platform derives its own). */

@@ -1,5 +1,9 @@
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
-import { CAPTION_MAX_CHARS, CAPTION_MAX_HASHTAGS, MEDIA_MAX_TAGS } from './container-validation.ts';
+
+/** The caption's and tags' limits, which these errors name. */
+export const CAPTION_MAX_CHARS = 2200;
+export const CAPTION_MAX_HASHTAGS = 30;
+export const MEDIA_MAX_TAGS = 20;
 
 /** The platform's content-publishing errors (its table: code, subcode, user title, user message). */
 export const publishing = {

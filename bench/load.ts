@@ -26,12 +26,16 @@ export interface HttpLoadOptions {
   headers: Record<string, string>;
   connections: number;
   durationS: number;
-  /** Called for every request: the path and/or body to send (ids rotate, e-mails stay unique). */
-  next(): { path?: string; body?: string };
+  /** Called for every request: the path, body and/or headers to send (ids and tokens rotate, e-mails stay unique). */
+  next(): { path?: string; body?: string; headers?: Record<string, string> };
+  /** A reply body that does not satisfy this is a failure, even with HTTP 2xx (a GraphQL error comes with 200). */
+  verifyBody?(body: string): boolean;
 }
 
 /** Runs autocannon (HTTP/1.1 keep-alive connections, one request in flight per connection). */
 export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult> {
+  let firstMismatch: string | undefined;
+  const verify = options.verifyBody;
   const result = await autocannon({
     url: options.url,
     method: options.method,
@@ -42,11 +46,24 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult>
     timeout: 30,
     requests: [
       {
-        setupRequest: (request) => ({ ...request, ...options.next() }),
+        setupRequest: (request) => {
+          const next = options.next();
+          return { ...request, ...next, ...(next.headers ? { headers: { ...options.headers, ...next.headers } } : {}) };
+        },
       },
     ],
+    ...(verify ? { verifyBody: verifier(verify, (body) => (firstMismatch ??= body)) } : {}),
   });
-  return loadResultOf(result);
+  return loadResultOf(result, firstMismatch);
+}
+
+/** autocannon's verifyBody over a string check, keeping the first failing body (cut short) for the report. */
+function verifier(verify: (body: string) => boolean, mismatch: (body: string) => void): (body: unknown) => boolean {
+  return (body) => {
+    const ok = verify(String(body));
+    if (!ok) mismatch(String(body).slice(0, 300));
+    return ok;
+  };
 }
 
 /** An autocannon result as a LoadResult; `mismatches` replies were 2xx without the expected body (`firstMismatch`). */
@@ -145,15 +162,7 @@ export async function runBodyLoad(options: BodyLoadOptions): Promise<LoadResult>
     duration: options.durationS,
     timeout: options.timeoutS ?? 60,
     body: options.body,
-    ...(verify
-      ? {
-          verifyBody: (body: unknown) => {
-            const ok = verify(String(body));
-            if (!ok) firstMismatch ??= String(body).slice(0, 300);
-            return ok;
-          },
-        }
-      : {}),
+    ...(verify ? { verifyBody: verifier(verify, (body) => (firstMismatch ??= body)) } : {}),
   });
   return loadResultOf(result, firstMismatch);
 }

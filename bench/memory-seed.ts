@@ -19,8 +19,11 @@ import { seedDeepRead } from './social-deep-read.ts';
 export interface MemoryFixture {
   ids: string[];
   adminToken: string;
-  /** The deep read's account, an own-login token for it (may hide comments), and one of its top-level comments. */
-  social: { accountId: string; token: string; commentId: string };
+  /**
+   * The deep read's account, an own-login token for it (may hide comments), and one of its top-level comments; `tokens`
+   * holds BENCH_SOCIAL_TOKENS more tokens of the same account (default 0), for loads that rotate callers.
+   */
+  social: { accountId: string; token: string; commentId: string; tokens: string[] };
   /** An own-login user token for the uploads (Area D). */
   uploadToken: string;
 }
@@ -35,7 +38,19 @@ try {
   const { rows } = await sql<{ id: string }>`
     select c.id::text as id from social.comment c join social.media m on m.id = c.media_id
     where m.owner_id = ${social.accountId}::bigint and c.parent_id is null order by c.id limit 1`.execute(database.db);
-  const uploadToken = await createSocialTokens(database).issue({
+  const socialTokens = createSocialTokens(database);
+  const tokens: string[] = [];
+  for (let i = 0; i < Number(process.env.BENCH_SOCIAL_TOKENS ?? '0'); i++) {
+    tokens.push(
+      await socialTokens.issue({
+        loginType: 'own',
+        subjectId: social.accountId,
+        permissions: ['social_business_basic', 'social_business_manage_comments'],
+        expiresInSeconds: 24 * 3600,
+      }),
+    );
+  }
+  const uploadToken = await socialTokens.issue({
     loginType: 'own',
     subjectId: '17840000000000017',
     permissions: [],
@@ -44,7 +59,7 @@ try {
   const fixture: MemoryFixture = {
     ids,
     adminToken: createTokenService(config.jwt).mint({ sub: 'admin', roles: [ADMIN_ROLE] }, { expiresIn: '2h' }),
-    social: { ...social, commentId: rows[0]!.id },
+    social: { ...social, commentId: rows[0]!.id, tokens },
     uploadToken,
   };
   // MEMORY_PGLITE_SETTINGS (JSON name → value, PGlite only): settings under trial, written to the data directory's

@@ -15,16 +15,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { backendsCpuMs, processCpuMs, processRss } from './proc-stat.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import pg from 'pg';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../lib/database/throwaway-database.ts';
 import { PROTO_LOADER_OPTIONS, USER_EXAMPLE_PROTO, USER_EXAMPLE_SERVICE_NAME } from '../subgraphs/users/grpc/user-example.proto-package.ts';
 import { png } from '../test/support/image-fixtures.ts';
@@ -196,46 +196,6 @@ async function seed(env: NodeJS.ProcessEnv): Promise<MemoryFixture> {
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`the memory seeding step exited with code ${code}`);
   return JSON.parse(output.trim().split('\n').at(-1)!) as MemoryFixture;
-}
-
-/** RSS and the kernel's peak of another process, MiB (from /proc; NaN elsewhere). */
-async function processRss(pid: number): Promise<{ rss: number; peak: number }> {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const kib = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN);
-    return { rss: round(kib('VmRSS') / 1024), peak: round(kib('VmHWM') / 1024) };
-  } catch {
-    return { rss: Number.NaN, peak: Number.NaN };
-  }
-}
-
-/** CPU milliseconds so far of a process (utime + stime from /proc), NaN elsewhere. */
-async function processCpuMs(pid: number): Promise<number> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/**
- * CPU milliseconds so far of the PostgreSQL backends connected to the throwaway database (a local server: read from /proc),
- * 0 on PGlite, whose work is in the server process. The pool keeps its connections, so the same backends serve the window.
- */
-async function backendsCpuMs(databaseUrl: string | undefined): Promise<number> {
-  if (!databaseUrl) return 0;
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
-    let total = 0;
-    for (const { pid } of rows) total += await processCpuMs(pid);
-    return total;
-  } finally {
-    await client.end();
-  }
 }
 
 /** One operation of the mix: a name, and one request that throws unless the reply is the expected one. */
@@ -450,7 +410,7 @@ async function sampleWhenIdle(server: ServerProcess): Promise<MemorySample> {
   const history: { at: number; rss: number }[] = [];
   for (;;) {
     const at = performance.now() - server.spawnedAt;
-    const { rss } = await processRss(server.pid);
+    const rss = round((await processRss(server.pid)).rss);
     history.push({ at, rss });
     const window = history.filter((entry) => entry.at >= at - IDLE_STABLE_MS);
     const spread = Math.max(...window.map((entry) => entry.rss)) - Math.min(...window.map((entry) => entry.rss));
@@ -533,7 +493,7 @@ async function measure(prepared: PreparedServer, options: MemoryOptions, log: (l
     const timeline: MemoryReport['timeline'] = [];
     const loadStart = performance.now();
     const cpuBefore = {
-      server: await processCpuMs(server.pid),
+      server: (await processCpuMs(server.pid)) ?? Number.NaN,
       backends: await backendsCpuMs(throwaway?.url),
       client: process.cpuUsage(),
       machine: machineTimes(),
@@ -544,7 +504,7 @@ async function measure(prepared: PreparedServer, options: MemoryOptions, log: (l
       let nextSample = options.sampleEveryS * 1000;
       while (sampling) {
         await sleep(250);
-        const { rss } = await processRss(server.pid);
+        const rss = round((await processRss(server.pid)).rss);
         if (rss > polledPeak) polledPeak = rss;
         const t = performance.now() - loadStart;
         if (sampling && t >= nextSample) {
@@ -562,7 +522,7 @@ async function measure(prepared: PreparedServer, options: MemoryOptions, log: (l
     sampling = false;
     await sampler;
     const elapsedMs = performance.now() - loadStart;
-    const serverCpuMs = (await processCpuMs(server.pid)) - cpuBefore.server;
+    const serverCpuMs = ((await processCpuMs(server.pid)) ?? Number.NaN) - cpuBefore.server;
     const serverCores = serverCpuMs / elapsedMs;
     const backendCores = ((await backendsCpuMs(throwaway?.url)) - cpuBefore.backends) / elapsedMs;
     const client = process.cpuUsage(cpuBefore.client);

@@ -12,7 +12,7 @@
  * closes or on SIGTERM/SIGINT.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +31,7 @@ import { createTelemetry } from '../lib/telemetry/telemetry.ts';
 import { createPasswordHasher } from '../lib/auth/password.ts';
 import { createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
 import { createThrowawayDatabase } from '../lib/database/throwaway-database.ts';
-import { readSupergraph } from '../schema/supergraph-config.ts';
+import { readSupergraph } from '../schema/supergraph-file.ts';
 import { createLocalBlobStore } from '../subgraphs/shared/media-store/blob-store.ts';
 import { createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
 import { deepReadBaseline, seedDeepRead } from './social-deep-read.ts';
@@ -39,6 +39,7 @@ import { createSubgraphServer, type SubgraphServer } from '../subgraphs/subgraph
 import { findUserExampleById, type UsersTables } from '../subgraphs/users/user-example.repository.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import { createLayerProbes, measureLayers, type LayerResult } from './layers.ts';
+import { processCpuMs } from './proc-stat.ts';
 import { seedRecords } from './seed-records.ts';
 import { clearStoredUploads, countFiles, startRssSampler, uploadBaselineHandler, type RssWindow } from './upload-server.ts';
 
@@ -102,20 +103,6 @@ function baselineHandler(db: Parameters<typeof findUserExampleById>[0]) {
       },
     );
   };
-}
-
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/** utime + stime of a local process in milliseconds, or undefined when /proc does not have it. */
-async function processCpuMs(pid: number): Promise<number | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the whole line.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
 }
 
 /** CPU milliseconds so far of each PostgreSQL backend connected to this bench's database (local server only). */

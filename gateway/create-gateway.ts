@@ -75,6 +75,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   // when it is constructed. The entrypoints set it; setting it here too means no embedder of the gateway (a test, the
   // bench, a script) can forget it: nothing leaves the machine.
   process.env.APOLLO_TELEMETRY_DISABLED = '1';
+  const remotes: PropagatingRemoteDataSource[] = [];
   const gateway = new ApolloGateway({
     supergraphSdl: deps.supergraphSdl,
     logger,
@@ -87,7 +88,14 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       }
       const url = config.gateway.subgraphUrls[subgraphName];
       if (!url) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
-      return new PropagatingRemoteDataSource({ url }, deps.telemetry.tracing, config.graphql.trustedCallerSecret);
+      const remote = new PropagatingRemoteDataSource({
+        url,
+        timeoutMs: config.gateway.subgraphTimeoutMs,
+        tracing: deps.telemetry.tracing,
+        trustedCallerSecret: config.graphql.trustedCallerSecret,
+      });
+      remotes.push(remote);
+      return remote;
     },
   });
 
@@ -161,6 +169,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     stop: async () => {
       loaded = false;
       await apollo.stop();
+      for (const remote of remotes) remote.close();
     },
   };
 }

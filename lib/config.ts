@@ -69,6 +69,8 @@ export interface Config {
     landingPage: boolean;
     inlineTracing: boolean;
     bodyLimitBytes: number;
+    /** Distributed mode: the longest one subgraph request may take before the gateway gives up on it. */
+    subgraphTimeoutMs: number;
   };
   /** Hardening of the GraphQL endpoints: the gateway's, and the subgraph servers' of the distributed topology. */
   graphql: {
@@ -358,6 +360,7 @@ export function loadConfig(env: Env = process.env): Config {
       landingPage: boolean(env, 'GRAPHQL_LANDING_PAGE', !production),
       inlineTracing: boolean(env, 'GRAPHQL_INLINE_TRACING', false),
       bodyLimitBytes: integer(env, 'GRAPHQL_BODY_LIMIT_BYTES', Math.max(1_048_576, base64BodyBytes), 1024, 1 << 30),
+      subgraphTimeoutMs: integer(env, 'SUBGRAPH_TIMEOUT_MS', 30_000, 100, 600_000),
     },
     graphql: {
       limits: {

@@ -19,7 +19,7 @@ function forbid(groups, message) {
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', 'data/**', 'coverage/**', '.scratch/**', 'subgraphs/*/generated/**', 'test/fixtures/**', 'dist/**'],
+    ignores: ['node_modules/**', 'data/**', 'coverage/**', '.scratch/**', 'subgraphs/*/generated/**', 'test/fixtures/**', 'dist/**', 'bench/peer-gateway/.build/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -42,9 +42,14 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // This file is JavaScript outside the TypeScript project: the rules that need types do not apply to it.
-    files: ['eslint.config.js'],
+    // These files are JavaScript outside the TypeScript project: the rules that need types do not apply to them.
+    files: ['eslint.config.js', 'bin/build.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // The build script runs on Node before anything is compiled.
+    files: ['bin/build.mjs'],
+    languageOptions: { globals: { URL: 'readonly', performance: 'readonly', console: 'readonly', process: 'readonly' } },
   },
   // ---- the walls between the layers ----
   {

@@ -1,7 +1,8 @@
 /** npm run compose: re-composes schema/supergraph.graphql from the subgraphs' SDL. */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { composeSupergraph, SUPERGRAPH_FILE } from '../schema/supergraph-config.ts';
+import { composeSupergraph } from '../schema/supergraph-config.ts';
+import { SUPERGRAPH_FILE } from '../schema/supergraph-file.ts';
 
 const sdl = composeSupergraph();
 writeFileSync(SUPERGRAPH_FILE, sdl.endsWith('\n') ? sdl : `${sdl}\n`);

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { createGateway, type GatewayServer } from '../gateway/create-gateway.ts';
 import { createTokenService, type TokenService } from '../lib/auth/auth.ts';
@@ -12,7 +13,7 @@ import { createTelemetry, type Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createRestAdapter, restClientErrorFormat } from '../rest-adapter/create-rest-adapter.ts';
 import { rpcStatus } from '../rest-adapter/user-records/google-rpc-status.ts';
 import { createHttpExecutor, createInProcessExecutor, type GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
-import { readSupergraph } from '../schema/supergraph-config.ts';
+import { readSupergraph } from '../schema/supergraph-file.ts';
 import { bindGrpcServer } from '../subgraphs/users/grpc/bind-grpc-server.ts';
 import { createUserExampleGrpcServer } from '../subgraphs/users/grpc/user-example.grpc-server.ts';
 import { ALL_MIGRATIONS, createSubgraphs, type Subgraphs } from '../subgraphs/index.ts';
@@ -130,8 +131,14 @@ function startTelemetry(config: Config, processName: string, logger: Logger): Te
   );
 }
 
+/**
+ * The embedded database's template beside the compiled code (dist/pglite-template.tar, made by the build): a fresh
+ * ./data starts from it. Running from source (tsx), the path names a file that does not exist, and PGlite runs initdb.
+ */
+const PGLITE_TEMPLATE = fileURLToPath(new URL('../pglite-template.tar', import.meta.url));
+
 async function openDatabase(config: Config, logger: Logger, telemetry: Telemetry, lifecycle: Lifecycle): Promise<DatabaseHandle> {
-  const database = await createDatabase(config.database);
+  const database = await createDatabase(config.database, { pgliteTemplate: PGLITE_TEMPLATE });
   lifecycle.resource(() => database.close());
   telemetry.observeDatabase(database);
   telemetry.readiness.add('database', () => database.ping());

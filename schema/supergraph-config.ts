@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { composeServices } from '@apollo/composition';
 import type { DocumentNode } from 'graphql';
 import type { SubgraphName } from '../lib/config.ts';
@@ -18,9 +17,6 @@ export const SUPERGRAPH_MEMBERS: readonly { name: SubgraphName; typeDefs: Docume
   { name: 'media', typeDefs: mediaTypeDefs, defaultUrl: 'http://localhost:4004/graphql' },
 ];
 
-/** Where the composed supergraph is committed. */
-export const SUPERGRAPH_FILE = new URL('./supergraph.graphql', import.meta.url);
-
 /** Composes the members' SDL with @apollo/composition; throws listing every composition error. */
 export function composeSupergraph(): string {
   const result = composeServices(
@@ -30,9 +26,4 @@ export function composeSupergraph(): string {
     throw new Error(`supergraph composition failed:\n${result.errors.map((error) => `- ${error.message}`).join('\n')}`);
   }
   return result.supergraphSdl;
-}
-
-/** The committed supergraph SDL the gateway serves. */
-export function readSupergraph(): string {
-  return readFileSync(SUPERGRAPH_FILE, 'utf8');
 }

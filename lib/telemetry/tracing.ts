@@ -9,9 +9,24 @@ import {
   type Context,
   type Span,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
+import { createRequire } from 'node:module';
+import type * as OtlpExporter from '@opentelemetry/exporter-trace-otlp-http';
+import type * as Resources from '@opentelemetry/resources';
+import type * as SdkTraceNode from '@opentelemetry/sdk-trace-node';
+
+/**
+ * The SDK's packages (the provider, the OTLP exporter, resources and their cloud detectors: several hundred modules) are
+ * loaded only when tracing is on: a process without an endpoint never pays for them at start-up. They ship CommonJS
+ * builds, so they load synchronously and createTracing stays synchronous.
+ */
+const require = createRequire(import.meta.url);
+function loadSdk() {
+  return {
+    ...(require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpExporter),
+    ...(require('@opentelemetry/resources') as typeof Resources),
+    ...(require('@opentelemetry/sdk-trace-node') as typeof SdkTraceNode),
+  };
+}
 
 /**
  * OpenTelemetry tracing, off unless an OTLP endpoint is configured. When on, every hop makes spans — the HTTP server span
@@ -57,6 +72,7 @@ const DISABLED: Tracing = {
 /** The process's tracing. Only one provider can be registered per process; a second enabled call reuses nothing and says so. */
 export function createTracing(config: TracingConfig, processName: string): Tracing {
   if (!config.endpoint) return DISABLED;
+  const { BatchSpanProcessor, NodeTracerProvider, OTLPTraceExporter, ParentBasedSampler, resourceFromAttributes, TraceIdRatioBasedSampler } = loadSdk();
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName ?? `tributary-${processName}` }),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }),

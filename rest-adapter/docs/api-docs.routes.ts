@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { packageAsset, sendPackageAsset } from '../../lib/http/package-asset.ts';
-import { readSupergraph } from '../../schema/supergraph-config.ts';
+import { readSupergraph } from '../../schema/supergraph-file.ts';
 import type { SocialHost } from '../../contracts/social-graph.ts';
 import { buildGraphSchemas } from './graph-schemas.ts';
 import { buildOpenApiDocument } from './openapi.document.ts';

@@ -1,6 +1,7 @@
 import { composeServices } from '@apollo/composition';
 import { describe, expect, it } from 'vitest';
-import { composeSupergraph, readSupergraph, SUPERGRAPH_MEMBERS } from '../../schema/supergraph-config.ts';
+import { composeSupergraph, SUPERGRAPH_MEMBERS } from '../../schema/supergraph-config.ts';
+import { readSupergraph } from '../../schema/supergraph-file.ts';
 
 /** The committed schema/supergraph.graphql is what the gateway serves; it must be exactly what the subgraphs compose to. */
 describe('the supergraph', () => {

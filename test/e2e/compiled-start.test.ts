@@ -92,7 +92,7 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('npm start runs the co
   it('starts on a fresh ./data from the migrated template, writes, and starts again on what it left', async () => {
     const dataDir = join(root, 'data');
     const admin = createTokenService(loadConfig({ JWT_SECRET }).jwt).mint({ sub: 'admin', roles: [ADMIN_ROLE] });
-    let id = '';
+    let id: string | undefined;
     const first = await start(dataDir);
     try {
       // The template is migrated: nothing to apply on a fresh directory.

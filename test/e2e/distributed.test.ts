@@ -35,6 +35,17 @@ afterAll(async () => {
 });
 
 describe('the gateway over an HTTP subgraph', () => {
+  it('answers Cache-Control: no-store, straight from a subgraph and through the gateway (no field gives a cache hint)', async () => {
+    const body = JSON.stringify({ query: '{ __typename }' });
+    const headers = { 'content-type': 'application/json' };
+    const direct = await fetch(system.config.gateway.subgraphUrls.users!, { method: 'POST', headers, body });
+    expect(direct.status).toBe(200);
+    expect(direct.headers.get('cache-control')).toBe('no-store');
+    const viaGateway = await fetch(system.gatewayUrl, { method: 'POST', headers: { ...headers, authorization: `Bearer ${admin}` }, body: JSON.stringify({ query: GET, variables: { id: '1' } }) });
+    expect(viaGateway.status).toBe(200);
+    expect(viaGateway.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('creates, reads, lists, updates and deletes a record', async () => {
     const create = await gql.request(CREATE, { variables: { input: validInput({ email: 'dist@example.com' }) } });
     expect(create.status).toBe(200);

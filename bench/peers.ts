@@ -366,7 +366,7 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
           const perRequest = (gatewayMs * 1000) / Math.max(1, result.ok);
           log(
             `  peers: ${query.padEnd(6)} ${gateway.padEnd(11)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p99 ${result.p99Ms} ms  ` +
-              `gateway ${perRequest.toFixed(0)} µs/req${result.failed > 0 ? `  FAILED ${result.failed} (${result.firstFailure})` : ''}`,
+              `gateway ${perRequest.toFixed(0)} µs/req  subgraphs ${((subgraphsMs * 1000) / Math.max(1, result.ok)).toFixed(0)} µs/req${result.failed > 0 ? `  FAILED ${result.failed} (${result.firstFailure})` : ''}`,
           );
         }
       }

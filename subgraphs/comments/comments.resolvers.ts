@@ -1,4 +1,5 @@
 import { DateTimeScalar, toConnection } from '../shared/social-graph/social-graphql.ts';
+import { withViewer } from '../shared/social-graph/social-request.ts';
 import type { Resolvers } from './generated/resolvers-types.ts';
 
 /** Resolvers decode arguments, call the service and encode; every rule lives in the service. */
@@ -27,16 +28,17 @@ export const commentsResolvers: Resolvers = {
     },
     from: (comment) => comment,
     media: (comment) => ({ __typename: 'Media', id: comment.mediaId }),
-    username: async (comment, _args, context) => context.comments.commenterUsername(await context.viewer(), comment),
-    user: async (comment, _args, context) => context.comments.user(await context.viewer(), comment),
+    // Per-object fields: synchronous once the viewer is known (social-request.ts, withViewer).
+    username: (comment, _args, context) => withViewer(context.viewer, (viewer) => context.comments.commenterUsername(viewer, comment)),
+    user: (comment, _args, context) => withViewer(context.viewer, (viewer) => context.comments.user(viewer, comment)),
     replies: async (comment, args, context) => {
-      context.comments.authorizeReplies(await context.viewer(), comment);
+      context.comments.authorizeReplies(context.viewer.settled() ?? (await context.viewer()), comment);
       return toConnection(await context.listLoader.load({ kind: 'replies', parentId: comment.id, ...args }));
     },
   },
   CommentFrom: {
     id: (comment) => comment.authorId,
-    username: async (comment, _args, context) => context.comments.commenterUsername(await context.viewer(), comment),
+    username: (comment, _args, context) => withViewer(context.viewer, (viewer) => context.comments.commenterUsername(viewer, comment)),
   },
   Media: {
     __resolveReference: (reference) => ({ id: reference.id }),

@@ -33,13 +33,20 @@ export const JSONScalar = new GraphQLScalarType<unknown, unknown>({
   },
 });
 
-/** A service page as a GraphQL connection (`nodes`, `pageInfo`). */
+/**
+ * A service page as a GraphQL connection (`nodes`, `pageInfo`). The cursors stay unmade (page.startCursor and endCursor
+ * are computed when read) until a query selects them: GraphQL's default resolver reads the getters only then.
+ */
 export function toConnection<T>(page: Page<T>) {
   return {
     nodes: page.items,
     pageInfo: {
-      startCursor: page.startCursor ?? null,
-      endCursor: page.endCursor ?? null,
+      get startCursor() {
+        return page.startCursor ?? null;
+      },
+      get endCursor() {
+        return page.endCursor ?? null;
+      },
       hasNextPage: page.hasNextPage,
       hasPreviousPage: page.hasPreviousPage,
     },

@@ -91,9 +91,21 @@ export function assemblePage<T>(
   const first = items[0];
   const last = items[items.length - 1];
   // An empty page (past either end of the list) has no cursors and no links: `{"data": []}` says the walk is over.
-  const startCursor = first !== undefined ? codec.encode(positionOf(first)) : undefined;
-  const endCursor = last !== undefined ? codec.encode(positionOf(last)) : undefined;
-  return request.direction === 'forward'
-    ? { items, startCursor, endCursor, hasPreviousPage: request.hadCursor && first !== undefined, hasNextPage: more }
-    : { items, startCursor, endCursor, hasPreviousPage: more, hasNextPage: last !== undefined };
+  // Each cursor is an HMAC, made only when read: a deep read has hundreds of pages (the replies of every comment) and
+  // asks for the cursors of none of them.
+  let startCursor: string | undefined | null = null;
+  let endCursor: string | undefined | null = null;
+  return {
+    items,
+    get startCursor() {
+      if (startCursor === null) startCursor = first !== undefined ? codec.encode(positionOf(first)) : undefined;
+      return startCursor;
+    },
+    get endCursor() {
+      if (endCursor === null) endCursor = last !== undefined ? codec.encode(positionOf(last)) : undefined;
+      return endCursor;
+    },
+    hasPreviousPage: request.direction === 'forward' ? request.hadCursor && first !== undefined : more,
+    hasNextPage: request.direction === 'forward' ? more : last !== undefined,
+  };
 }

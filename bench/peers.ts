@@ -30,7 +30,7 @@ import { SUPERGRAPH_FILE } from '../schema/supergraph-file.ts';
 import { GET_QUERY } from './layers.ts';
 import { machineTimes, runHttpLoad, type LoadResult } from './load.ts';
 import type { MemoryFixture } from './memory-seed.ts';
-import { backendsCpuMs, processCpuMs } from './proc-stat.ts';
+import { backendsCpuBetween, backendsCpuByPid, processCpuMs } from './proc-stat.ts';
 import { DEEP_QUERY } from './social-deep-read.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -342,14 +342,14 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
           const before = {
             gateway: await cpuOf([gateways[gateway].pid]),
             subgraphs: await cpuOf(subgraphPids),
-            database: await backendsCpuMs(throwaway.url),
+            database: await backendsCpuByPid(throwaway.url),
             machine: machineTimes(),
             self: process.cpuUsage(),
           };
           const result = await run(options.durationS);
           const gatewayMs = (await cpuOf([gateways[gateway].pid])) - before.gateway;
           const subgraphsMs = (await cpuOf(subgraphPids)) - before.subgraphs;
-          const databaseMs = (await backendsCpuMs(throwaway.url)) - before.database;
+          const databaseMs = backendsCpuBetween(before.database, await backendsCpuByPid(throwaway.url));
           const machine = machineTimes();
           const self = process.cpuUsage(before.self);
           const busyMs = machine.total - before.machine.total - (machine.idle - before.machine.idle);

@@ -31,20 +31,40 @@ export async function processRss(pid: number): Promise<{ rss: number; peak: numb
   }
 }
 
+/** CPU milliseconds so far of each PostgreSQL backend connected to the database of `databaseUrl` (a local server). */
+export async function backendsCpuByPid(databaseUrl: string): Promise<Map<number, number>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const usage = new Map<number, number>();
+    for (const { pid } of rows) {
+      const ms = await processCpuMs(pid);
+      if (ms !== undefined) usage.set(pid, ms);
+    }
+    return usage;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The backends' CPU between two readings: per backend, so that one a pool closed during the window takes nothing away
+ * (its CPU since the first reading is lost, a small undercount), and one it opened counts from zero.
+ */
+export function backendsCpuBetween(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
 /**
  * CPU milliseconds so far of the PostgreSQL backends connected to the throwaway database (a local server: read from /proc),
  * 0 on PGlite, whose work is in the server process. The pool keeps its connections, so the same backends serve the window.
  */
 export async function backendsCpuMs(databaseUrl: string | undefined): Promise<number> {
   if (!databaseUrl) return 0;
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
-    let total = 0;
-    for (const { pid } of rows) total += (await processCpuMs(pid)) ?? Number.NaN;
-    return total;
-  } finally {
-    await client.end();
-  }
+  let total = 0;
+  for (const ms of (await backendsCpuByPid(databaseUrl)).values()) total += ms;
+  return total;
 }

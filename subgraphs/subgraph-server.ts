@@ -54,6 +54,9 @@ export async function createSubgraphServer(
 ): Promise<SubgraphServer> {
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: a GraphQL reply is not revalidated by anyone (POSTs are not cached), and Express would hash every body —
+  // a SHA-1 over a deep read's ~200 KB per request. The REST adapter makes the same choice.
+  app.set('etag', false);
   const httpServer = createHttpServer(app, graphqlClientErrorFormat);
   // Suggestions hidden in production; operation limits on direct callers when the gateway has a secret to show.
   const hardening = createGraphqlHardening(deps.config.graphql, 'subgraph');

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
@@ -26,6 +26,7 @@ import { exactInt64LiteralsRule } from './exact-int64-literals.ts';
 import { createGraphiqlRoutes, GRAPHIQL_PATH } from './graphiql.routes.ts';
 import { createLandingPagePlugin } from './landing-page.plugin.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
+import { createGraphqlFastPath } from './graphql-fast-path.ts';
 import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
 import type { GraphQLFormattedError } from 'graphql';
@@ -101,7 +102,15 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
 
   const app = express();
   app.disable('x-powered-by');
-  const httpServer = createHttpServer(app, graphqlClientErrorFormat);
+  // No ETag: a GraphQL reply is not revalidated by anyone (POSTs are not cached), and Express would hash every body —
+  // a SHA-1 over a deep read's ~200 KB per request. The REST adapter makes the same choice.
+  app.set('etag', false);
+  // POST /graphql with a JSON body takes the fast path once Apollo Server has started (graphql-fast-path.ts); the rest,
+  // and every request when CORS is configured, goes through Express.
+  let fastPath: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
+  const httpServer = createHttpServer((req, res) => {
+    if (!fastPath?.(req, res)) app(req, res);
+  }, graphqlClientErrorFormat);
   // Operation limits, the persisted-operations safelist, suggestions hidden in production (lib/graphql/graphql-hardening.ts).
   const hardening = createGraphqlHardening(config.graphql, 'gateway');
   if (hardening.persistedOperations) {
@@ -138,6 +147,9 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   await apollo.start();
   let loaded = true;
 
+  if (config.corsOrigins.length === 0) {
+    fastPath = createGraphqlFastPath({ apollo, telemetry: deps.telemetry, logger, bodyLimitBytes: config.gateway.bodyLimitBytes, middleware: hardening.middleware });
+  }
   app.use(deps.telemetry.http('gateway'));
   app.use(deps.telemetry.routes());
   // The offline GraphQL IDE follows the landing page's setting (GRAPHQL_LANDING_PAGE; off in production by default).

@@ -12,22 +12,38 @@ export function graphqlHttpFallbacks(options: { bodyLimitBytes: number; logger: 
     res.status(404).json({ errors: [{ message: `no route for ${req.method} ${req.path}: GraphQL is served at /graphql`, extensions: { code: 'NOT_FOUND' } }] });
   };
   const failed: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
-    const type = (error as { type?: string }).type;
-    const status = (error as { status?: unknown }).status;
-    const tooLarge = type === 'entity.too.large';
-    const clientFault = typeof status === 'number' && status >= 400 && status < 500;
-    if (!tooLarge && !clientFault) options.logger.error({ err: error }, 'unexpected GraphQL HTTP error');
+    const reply = bodyFailureReply(error, options.bodyLimitBytes);
+    if (reply.unexpected) options.logger.error({ err: error }, 'unexpected GraphQL HTTP error');
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    const code = tooLarge ? 413 : clientFault ? (status as number) : 500;
-    const message = tooLarge
-      ? `request body exceeds the limit of ${options.bodyLimitBytes} bytes`
-      : clientFault
-        ? `malformed request body: ${(error as Error).message}`
-        : 'internal error';
-    res.status(code).json({ errors: [{ message, extensions: { code: code === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' } }] });
+    res.status(reply.status).json(reply.body);
   };
   return [notFound, failed];
+}
+
+/**
+ * The answer to an error of the body parsers (body-parser's, through Express or not): too large is 413, another client
+ * fault its own 4xx, anything else a bug (500, message masked; `unexpected` says to log it).
+ */
+export function bodyFailureReply(
+  error: unknown,
+  bodyLimitBytes: number,
+): { status: number; body: { errors: [{ message: string; extensions: { code: string } }] }; unexpected: boolean } {
+  const type = (error as { type?: string }).type;
+  const status = (error as { status?: unknown }).status;
+  const tooLarge = type === 'entity.too.large';
+  const clientFault = typeof status === 'number' && status >= 400 && status < 500;
+  const code = tooLarge ? 413 : clientFault ? (status as number) : 500;
+  const message = tooLarge
+    ? `request body exceeds the limit of ${bodyLimitBytes} bytes`
+    : clientFault
+      ? `malformed request body: ${(error as Error).message}`
+      : 'internal error';
+  return {
+    status: code,
+    body: { errors: [{ message, extensions: { code: code === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' } }] },
+    unexpected: !tooLarge && !clientFault,
+  };
 }

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { ApolloServerPlugin, GraphQLRequestContextDidResolveOperation } from '@apollo/server';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
@@ -282,9 +283,13 @@ export function readGraphqlHttpRequest(req: Request): GraphqlHttpRequest | undef
   return { query, extensions, documentId };
 }
 
-/** Answers a refusal made in front of Apollo Server in Apollo Server's own shape. */
-export function sendGraphqlError(res: Response, status: number, code: string, message: string): void {
-  res.status(status).json({ errors: [{ message, extensions: { code } }] });
+/** Answers a refusal made in front of Apollo Server in Apollo Server's own shape (with Express or without). */
+export function sendGraphqlError(res: ServerResponse, status: number, code: string, message: string): void {
+  const body = JSON.stringify({ errors: [{ message, extensions: { code } }] });
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -26,6 +27,11 @@ export interface Telemetry {
    * cannot (catch-all routers).
    */
   http(listener: string): RequestHandler;
+  /**
+   * The same for a request served without Express (the gateway's POST /graphql, gateway/graphql-fast-path.ts), on a
+   * route known in advance: `handle` runs in the request id's context.
+   */
+  serve(listener: string, req: IncomingMessage, res: ServerResponse, route: string, handle: () => void): void;
   /** GET /health (liveness), /ready (readiness, 503 when a check fails) and /metrics (Prometheus text). */
   routes(): RequestHandler;
   /** Counts (and, with tracing, spans) every SQL statement of this handle, and reports its pool. */
@@ -49,41 +55,48 @@ export function createTelemetry(config: TelemetryConfig, processName: string, lo
   const tracing = createTracing(config.tracing, processName);
   const readiness = createReadiness({ timeoutMs: config.readyTimeoutMs });
 
-  function http(listener: string): RequestHandler {
-    return (req: Request, res: Response, next: NextFunction) => {
-      const started = performance.now();
-      const requestId = requestIdFrom(req.headers['x-request-id']);
-      // Whatever the caller sent, the hops after this one see the id this hop logs with.
-      req.headers['x-request-id'] = requestId;
-      res.setHeader('x-request-id', requestId);
-      const served = tracing.enabled
-        ? tracing.startServerSpan(`${req.method} ${listener}`, req.headers, {
-            'http.request.method': req.method,
-            'url.path': req.path,
-            'tributary.listener': listener,
-          })
-        : undefined;
-      res.once('close', () => {
-        const route = routeOf(req, res);
-        const status = res.writableFinished ? res.statusCode : 499;
-        const seconds = (performance.now() - started) / 1000;
-        metrics.observeHttp(listener, req.method, route, status, seconds);
-        if (served) {
-          served.span.updateName(`${req.method} ${route}`);
-          served.span.setAttribute('http.route', route);
-          served.span.setAttribute('http.response.status_code', status);
-          if (status >= 500) served.span.setStatus({ code: SpanStatusCode.ERROR });
-          served.span.end();
-        }
-        // Method, route and status only: the URL's query (access_token) and the headers (credentials) are never logged.
-        const line = { listener, method: req.method, route, status, durationMs: Math.round(seconds * 10_000) / 10 };
-        withRequestId(requestId, () => {
-          if (PROBES.has(req.path)) logger.debug(line, 'request');
-          else logger.info(line, 'request');
-        });
+  /**
+   * The request id, span, metrics and access-log line of one request on `listener`, around `next` (which runs in the
+   * request id's context). `route` names the route once the reply is done.
+   */
+  function observe(listener: string, req: IncomingMessage, res: ServerResponse, path: string, route: () => string, next: () => void): void {
+    const started = performance.now();
+    const requestId = requestIdFrom(req.headers['x-request-id']);
+    // Whatever the caller sent, the hops after this one see the id this hop logs with.
+    req.headers['x-request-id'] = requestId;
+    res.setHeader('x-request-id', requestId);
+    const served = tracing.enabled
+      ? tracing.startServerSpan(`${req.method} ${listener}`, req.headers, {
+          'http.request.method': req.method ?? '',
+          'url.path': path,
+          'tributary.listener': listener,
+        })
+      : undefined;
+    res.once('close', () => {
+      const name = route();
+      const status = res.writableFinished ? res.statusCode : 499;
+      const seconds = (performance.now() - started) / 1000;
+      const method = req.method ?? '';
+      metrics.observeHttp(listener, method, name, status, seconds);
+      if (served) {
+        served.span.updateName(`${method} ${name}`);
+        served.span.setAttribute('http.route', name);
+        served.span.setAttribute('http.response.status_code', status);
+        if (status >= 500) served.span.setStatus({ code: SpanStatusCode.ERROR });
+        served.span.end();
+      }
+      // Method, route and status only: the URL's query (access_token) and the headers (credentials) are never logged.
+      const line = { listener, method, route: name, status, durationMs: Math.round(seconds * 10_000) / 10 };
+      withRequestId(requestId, () => {
+        if (PROBES.has(path)) logger.debug(line, 'request');
+        else logger.info(line, 'request');
       });
-      withRequestId(requestId, () => (served ? context.with(served.context, next) : next()));
-    };
+    });
+    withRequestId(requestId, () => (served ? context.with(served.context, next) : next()));
+  }
+
+  function http(listener: string): RequestHandler {
+    return (req: Request, res: Response, next: NextFunction) => observe(listener, req, res, req.path, () => routeOf(req, res), () => next());
   }
 
   function routes(): RequestHandler {
@@ -137,6 +150,7 @@ export function createTelemetry(config: TelemetryConfig, processName: string, lo
     tracing,
     readiness,
     http,
+    serve: (listener, req, res, route, handle) => observe(listener, req, res, route, () => route, handle),
     routes,
     observeDatabase,
     shutdown: () => tracing.shutdown(),

@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HeaderMap, type ApolloServer } from '@apollo/server';
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { addressedUrl } from '../lib/auth/signed-request.ts';
+import { bodyFailureReply } from '../lib/graphql/graphql-http-fallbacks.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Telemetry } from '../lib/telemetry/telemetry.ts';
+import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
+
+export interface GraphqlFastPathDeps {
+  apollo: ApolloServer<GatewayContext>;
+  telemetry: Telemetry;
+  logger: Logger;
+  bodyLimitBytes: number;
+  /** The hardening middleware the Express route runs between the JSON parser and Apollo Server, in the same order. */
+  middleware: readonly RequestHandler[];
+}
+
+/** `application/json`, optionally with the UTF-8 charset: the only bodies the fast path takes. */
+const JSON_BODY = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
+
+/**
+ * The gateway's most common request — POST /graphql with a JSON body — served straight from node:http: the same steps
+ * as the Express route (telemetry, body-parser's JSON parser with the same limit and errors, the hardening middleware,
+ * Apollo Server with the same context) without Express's router, request and response decoration, which cost about a
+ * tenth of a small query's gateway CPU (bench/README.md, "Gateway comparison"). Anything else — another method or path,
+ * a query string, a multipart or encoded body, or CORS configured — is left to Express (the function answers false).
+ */
+export function createGraphqlFastPath(deps: GraphqlFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const parseJson = express.json({ limit: deps.bodyLimitBytes });
+  const steps: readonly RequestHandler[] = [parseJson, ...deps.middleware];
+
+  const fail = (res: ServerResponse, error: unknown) => {
+    const reply = bodyFailureReply(error, deps.bodyLimitBytes);
+    if (reply.unexpected) deps.logger.error({ err: error }, 'unexpected GraphQL HTTP error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const body = JSON.stringify(reply.body);
+    res.statusCode = reply.status;
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.setHeader('content-length', Buffer.byteLength(body));
+    res.end(body);
+  };
+
+  const execute = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const response = await deps.apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: 'POST', headers, search: '', body: req.body },
+      context: async () => createGatewayContext(req.headers, { method: 'POST', url: addressedUrl({ headers: req.headers, path: req.url ?? '/graphql' }) }),
+    });
+    for (const [key, value] of response.headers) res.setHeader(key, value);
+    res.statusCode = response.status ?? 200;
+    if (response.body.kind === 'complete') {
+      res.setHeader('content-length', Buffer.byteLength(response.body.string));
+      res.end(response.body.string);
+      return;
+    }
+    for await (const chunk of response.body.asyncIterator) res.write(chunk);
+    res.end();
+  };
+
+  /** Runs the steps in order, as Express would, then Apollo Server; an error from any goes to `fail`. */
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const run = (index: number) => (error?: unknown) => {
+      if (error !== undefined && error !== null && error !== 'route' && error !== 'router') {
+        fail(res, error);
+        return;
+      }
+      const step = steps[index];
+      if (!step) {
+        execute(req, res).catch((failure: unknown) => fail(res, failure));
+        return;
+      }
+      try {
+        // The steps read only the request's method, URL, headers and body, and answer through plain node:http calls
+        // (sendGraphqlError), so Express's decorations of req and res are not needed.
+        const result: unknown = step(req as Request, res as Response, run(index + 1));
+        if (result instanceof Promise) result.catch((failure: unknown) => fail(res, failure));
+      } catch (thrown) {
+        fail(res, thrown);
+      }
+    };
+    run(0)();
+  };
+
+  return (req, res) => {
+    if (!takesFastPath(req)) return false;
+    deps.telemetry.serve('gateway', req, res, '/graphql', () => handle(req, res));
+    return true;
+  };
+}
+
+/** POST /graphql (no query string) with a JSON body and no content coding: what the fast path serves. */
+export function takesFastPath(req: Pick<IncomingMessage, 'method' | 'url' | 'headers'>): boolean {
+  if (req.method !== 'POST' || req.url !== '/graphql') return false;
+  const type = req.headers['content-type'];
+  if (type === undefined || !JSON_BODY.test(type)) return false;
+  const encoding = req.headers['content-encoding'];
+  return encoding === undefined || encoding.toLowerCase() === 'identity';
+}

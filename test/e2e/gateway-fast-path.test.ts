@@ -1,0 +1,88 @@
+/**
+ * The gateway's POST /graphql fast path (gateway/graphql-fast-path.ts) answers exactly as the Express route it stands in
+ * front of. A query string sends the same request through Express (the fast path takes only the bare path), so each case
+ * is asked both ways and the replies compared: status, body, the headers that matter.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { takesFastPath } from '../../gateway/graphql-fast-path.ts';
+import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+
+let system: TestSystem;
+let fast: string;
+let viaExpress: string;
+
+beforeAll(async () => {
+  system = await startTestSystem({ GRAPHQL_BODY_LIMIT_BYTES: '4096' });
+  fast = system.gatewayUrl;
+  viaExpress = `${system.gatewayUrl}?route=express`;
+});
+
+afterAll(async () => {
+  await system?.close();
+});
+
+async function post(url: string, body: string, headers: Record<string, string> = {}) {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text,
+    contentType: response.headers.get('content-type'),
+    contentLength: response.headers.get('content-length'),
+    requestId: response.headers.get('x-request-id'),
+    cacheControl: response.headers.get('cache-control'),
+  };
+}
+
+const CASES: [string, string, Record<string, string>?][] = [
+  ['a query', JSON.stringify({ query: '{ __typename }' })],
+  ['a query with variables and an operation name', JSON.stringify({ query: 'query Q($id: UInt64!) { userExample(id: $id) { id } }', variables: { id: '1' }, operationName: 'Q' })],
+  ['a validation error', JSON.stringify({ query: '{ nope }' })],
+  ['an unknown operation name', JSON.stringify({ query: 'query A { __typename }', operationName: 'B' })],
+  ['a body that is not JSON', '{"query": '],
+  ['a JSON body that is not an object', '"{ __typename }"'],
+  ['a batch', JSON.stringify([{ query: '{ __typename }' }])],
+  ['a body over GRAPHQL_BODY_LIMIT_BYTES', JSON.stringify({ query: `{ __typename }${' '.repeat(5000)}` })],
+  ['a document past the token limit', JSON.stringify({ query: `{ ${'__typename '.repeat(20_000)} }` })],
+  ['a UTF-8 charset', JSON.stringify({ query: '{ __typename }' }), { 'content-type': 'application/json; charset=utf-8' }],
+  ['the caller\'s request id', JSON.stringify({ query: '{ __typename }' }), { 'x-request-id': 'fast-path-1' }],
+];
+
+describe('POST /graphql answers the same with and without Express', () => {
+  it.each(CASES)('%s', async (_name, body, headers = {}) => {
+    const [a, b] = [await post(fast, body, headers), await post(viaExpress, body, headers)];
+    expect(a.status).toBe(b.status);
+    expect(a.body).toBe(b.body);
+    expect(a.contentType).toBe(b.contentType);
+    expect(a.contentLength).toBe(String(Buffer.byteLength(a.body)));
+    expect(a.cacheControl).toBe(b.cacheControl);
+    if (headers['x-request-id']) expect([a.requestId, b.requestId]).toEqual(['fast-path-1', 'fast-path-1']);
+    else expect(a.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('takes POST /graphql with a JSON body, and leaves everything else to Express', () => {
+    const json = { 'content-type': 'application/json' };
+    expect(takesFastPath({ method: 'POST', url: '/graphql', headers: json })).toBe(true);
+    expect(takesFastPath({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json; charset=UTF-8' } })).toBe(true);
+    expect(takesFastPath({ method: 'POST', url: '/graphql', headers: { ...json, 'content-encoding': 'identity' } })).toBe(true);
+    expect(takesFastPath({ method: 'POST', url: '/graphql?route=express', headers: json })).toBe(false);
+    expect(takesFastPath({ method: 'GET', url: '/graphql', headers: json })).toBe(false);
+    expect(takesFastPath({ method: 'POST', url: '/graphql/', headers: json })).toBe(false);
+    expect(takesFastPath({ method: 'POST', url: '/graphql', headers: { 'content-type': 'multipart/form-data; boundary=x' } })).toBe(false);
+    expect(takesFastPath({ method: 'POST', url: '/graphql', headers: { ...json, 'content-encoding': 'gzip' } })).toBe(false);
+    expect(takesFastPath({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json; charset=latin1' } })).toBe(false);
+    expect(takesFastPath({ method: 'POST', url: '/graphql', headers: {} })).toBe(false);
+  });
+
+  it('counts the request under the /graphql route in the metrics', async () => {
+    const before = await (await fetch(new URL('/metrics', system.gatewayUrl))).text();
+    const count = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('tributary_http_requests_total{') && line.includes('route="/graphql"') && line.includes('status="200"'))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    await post(fast, JSON.stringify({ query: '{ __typename }' }));
+    const after = await (await fetch(new URL('/metrics', system.gatewayUrl))).text();
+    expect(count(after)).toBeGreaterThan(count(before));
+  });
+});

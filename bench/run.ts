@@ -12,7 +12,7 @@
  * (bench/memory.ts) starts `npm start`'s own process on PGlite and, with DATABASE_URL, on PostgreSQL, and checks its RSS
  * under a steady mixed load; `npm run bench -- memory` (or `--only memory`) runs it alone. See bench/README.md.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile, readFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -231,12 +231,16 @@ interface ServerChild {
   stop(): Promise<void>;
 }
 
-/** Spawns bench/server.ts with the tsx loader and waits for its ready line. */
+/**
+ * Spawns bench/server.ts, compiled (dist/bench/server.js, made by `npm run build`, rebuilt here when stale) so that the
+ * servers run the same JavaScript as production, and waits for its ready line.
+ */
 async function startServer(options: Options, extraEnv: Record<string, string> = {}): Promise<ServerChild> {
+  execFileSync(process.execPath, [fileURLToPath(new URL('../bin/build.mjs', import.meta.url)), '--if-stale'], { cwd: REPO_ROOT, stdio: 'inherit' });
   const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
     process.execPath,
     // --expose-gc: the upload windows start after a full GC, so that RSS before a window does not carry old garbage.
-    ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('./server.ts', import.meta.url))],
+    ['--expose-gc', fileURLToPath(new URL('../dist/bench/server.js', import.meta.url))],
     {
       cwd: REPO_ROOT,
       stdio: ['pipe', 'pipe', 'inherit'],

@@ -24,8 +24,11 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const OUT = join(ROOT, 'dist');
 const STAMP = join(OUT, '.build-stamp.json');
-/** The folders of the running system, transpiled; bench/ and test/ run from source. */
-const SOURCE_DIRS = ['lib', 'contracts', 'subgraphs', 'gateway', 'rest-adapter', 'schema', 'bin'];
+/**
+ * The folders of the running system, transpiled; and bench/, whose server child (bench/server.ts) must run the same
+ * compiled code as production to measure it. test/ runs from source.
+ */
+const SOURCE_DIRS = ['lib', 'contracts', 'subgraphs', 'gateway', 'rest-adapter', 'schema', 'bin', 'bench'];
 /** Files read at run time relative to the module that reads them (import.meta.url), copied beside its output. */
 const ASSET = /\.(graphql|proto)$/;
 /** Whole folders read at run time (the gRPC service's proto files, resolved from subgraphs/users/grpc/). */
@@ -38,7 +41,8 @@ function walk(dir, files = []) {
   for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules') walk(path, files);
+      // Generated and git-ignored trees: the bench's results and the peer gateway's own build.
+      if (entry.name !== 'node_modules' && entry.name !== 'results' && entry.name !== '.build') walk(path, files);
     } else if (entry.isFile()) {
       files.push(path);
     }

@@ -189,12 +189,12 @@ async function startServer(env: NodeJS.ProcessEnv, nodeOptions: readonly string[
 }
 
 /** Runs the seeding step on the server's configuration and returns its fixture. */
-async function seed(env: NodeJS.ProcessEnv): Promise<MemoryFixture> {
+export async function seed(env: NodeJS.ProcessEnv): Promise<MemoryFixture> {
   const child = spawn(process.execPath, ['--import', 'tsx', SEED], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'], env });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`the memory seeding step exited with code ${code}`);
+  if (code !== 0) throw new Error(`the seeding step (bench/memory-seed.ts) exited with code ${code}`);
   return JSON.parse(output.trim().split('\n').at(-1)!) as MemoryFixture;
 }
 

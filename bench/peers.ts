@@ -29,12 +29,12 @@ import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
 import { SUPERGRAPH_FILE } from '../schema/supergraph-file.ts';
 import { GET_QUERY } from './layers.ts';
 import { machineTimes, runHttpLoad, type LoadResult } from './load.ts';
+import { seed } from './memory.ts';
 import type { MemoryFixture } from './memory-seed.ts';
 import { backendsCpuBetween, backendsCpuByPid, processCpuMs } from './proc-stat.ts';
 import { DEEP_QUERY } from './social-deep-read.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
-const SEED = fileURLToPath(new URL('./memory-seed.ts', import.meta.url));
 const BUILD = fileURLToPath(new URL('../bin/build.mjs', import.meta.url));
 /** The production entrypoints, compiled (npm run build): what `npm run start:subgraph` and `start:gateway` run. */
 const START_SUBGRAPH = fileURLToPath(new URL('../dist/bin/start-subgraph.js', import.meta.url));
@@ -154,15 +154,6 @@ async function buildScripts(): Promise<void> {
   });
   await mkdir(dirname(PEER_GATEWAY), { recursive: true });
   await writeFile(PEER_GATEWAY, outputText);
-}
-
-async function seed(env: NodeJS.ProcessEnv): Promise<MemoryFixture> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SEED], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'], env });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`the seeding step exited with code ${code}`);
-  return JSON.parse(output.trim().split('\n').at(-1)!) as MemoryFixture;
 }
 
 /** The requests of one query: a body and headers per request, rotating, and what a right reply looks like. */
@@ -304,7 +295,8 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
     for (const peer of ['hive', 'hive-router'] as const) {
       gateways[peer] = await spawnReady(PEER_GATEWAY, [peer], peerEnv, (line) => {
         if (!line.startsWith('{')) return undefined;
-        return (JSON.parse(line) as { type?: string; url?: string }).type === 'ready' ? (JSON.parse(line) as { url: string }).url : undefined;
+        const ready = JSON.parse(line) as { type?: string; url?: string };
+        return ready.type === 'ready' ? ready.url : undefined;
       });
       children.push(gateways[peer]);
     }

@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import * as grpc from '@grpc/grpc-js';
-import { service as healthService } from 'grpc-health-check';
+import { createUserExampleGrpcClient } from '../test/support/grpc-user-client.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BUILD = fileURLToPath(new URL('../bin/build.mjs', import.meta.url));
@@ -44,22 +43,6 @@ async function answers(url: string): Promise<boolean> {
     return response.status === 200;
   } catch {
     return false;
-  }
-}
-
-async function grpcServing(address: string): Promise<boolean> {
-  const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
-  const client = new Health(address, grpc.credentials.createInsecure());
-  try {
-    return await new Promise<boolean>((resolve) => {
-      (client as unknown as { Check: (request: object, options: grpc.CallOptions, callback: (error: unknown, reply: { status?: string }) => void) => void }).Check(
-        { service: '' },
-        { deadline: Date.now() + 2000 },
-        (error, reply) => resolve(!error && reply.status === 'SERVING'),
-      );
-    });
-  } finally {
-    client.close();
   }
 }
 
@@ -105,16 +88,21 @@ async function startOnce(dataDir: string): Promise<number> {
       void exited.then(() => reject(new Error('npm start exited before it listened')));
     });
     const gatewayHealth = new URL('/health', listening.graphql).toString();
-    for (;;) {
-      const ready = await Promise.all([
-        answers(gatewayHealth),
-        answers(`${listening.rest}/health`),
-        answers(`${listening.restParent}/health`),
-        grpcServing(listening.grpc),
-      ]);
-      if (ready.every(Boolean)) return performance.now() - started;
-      if (performance.now() - started > 60_000) throw new Error(`not every port answered within 60 s: ${JSON.stringify(ready)}`);
-      await sleep(10);
+    const grpcClient = createUserExampleGrpcClient(listening.grpc);
+    try {
+      for (;;) {
+        const ready = await Promise.all([
+          answers(gatewayHealth),
+          answers(`${listening.rest}/health`),
+          answers(`${listening.restParent}/health`),
+          grpcClient.health().then((status) => status === 'SERVING', () => false),
+        ]);
+        if (ready.every(Boolean)) return performance.now() - started;
+        if (performance.now() - started > 60_000) throw new Error(`not every port answered within 60 s: ${JSON.stringify(ready)}`);
+        await sleep(10);
+      }
+    } finally {
+      grpcClient.close();
     }
   } finally {
     process.kill(-child.pid!, 'SIGTERM');

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { addressedUrl } from '../lib/auth/signed-request.ts';
-import { bodyFailureReply } from '../lib/graphql/graphql-http-fallbacks.ts';
+import { answerBodyFailure } from '../lib/graphql/graphql-http-fallbacks.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
@@ -30,19 +30,7 @@ export function createGraphqlFastPath(deps: GraphqlFastPathDeps): (req: Incoming
   const parseJson = express.json({ limit: deps.bodyLimitBytes });
   const steps: readonly RequestHandler[] = [parseJson, ...deps.middleware];
 
-  const fail = (res: ServerResponse, error: unknown) => {
-    const reply = bodyFailureReply(error, deps.bodyLimitBytes);
-    if (reply.unexpected) deps.logger.error({ err: error }, 'unexpected GraphQL HTTP error');
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const body = JSON.stringify(reply.body);
-    res.statusCode = reply.status;
-    res.setHeader('content-type', 'application/json; charset=utf-8');
-    res.setHeader('content-length', Buffer.byteLength(body));
-    res.end(body);
-  };
+  const fail = (res: ServerResponse, error: unknown) => answerBodyFailure(res, error, deps);
 
   const execute = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
     const headers = new HeaderMap();

@@ -1,5 +1,7 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logger.ts';
+import { sendGraphqlError } from './graphql-operation-limits.ts';
 
 /**
  * The last two handlers of a GraphQL server's Express app (the gateway's, each subgraph server's), so that nothing it
@@ -11,26 +13,26 @@ export function graphqlHttpFallbacks(options: { bodyLimitBytes: number; logger: 
   const notFound: RequestHandler = (req, res) => {
     res.status(404).json({ errors: [{ message: `no route for ${req.method} ${req.path}: GraphQL is served at /graphql`, extensions: { code: 'NOT_FOUND' } }] });
   };
-  const failed: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
-    const reply = bodyFailureReply(error, options.bodyLimitBytes);
-    if (reply.unexpected) options.logger.error({ err: error }, 'unexpected GraphQL HTTP error');
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    res.status(reply.status).json(reply.body);
-  };
+  const failed: ErrorRequestHandler = (error: unknown, _req, res, _next) => answerBodyFailure(res, error, options);
   return [notFound, failed];
 }
 
 /**
- * The answer to an error of the body parsers (body-parser's, through Express or not): too large is 413, another client
- * fault its own 4xx, anything else a bug (500, message masked; `unexpected` says to log it).
+ * Answers an error of the body parsers (body-parser's, through Express or not — the gateway's fast path calls this too):
+ * too large is 413, another client fault its own 4xx, anything else a bug, logged and answered 500 with the message
+ * masked. A reply already under way is cut off instead.
  */
-export function bodyFailureReply(
-  error: unknown,
-  bodyLimitBytes: number,
-): { status: number; body: { errors: [{ message: string; extensions: { code: string } }] }; unexpected: boolean } {
+export function answerBodyFailure(res: ServerResponse, error: unknown, options: { bodyLimitBytes: number; logger: Logger }): void {
+  const reply = bodyFailureReply(error, options.bodyLimitBytes);
+  if (reply.unexpected) options.logger.error({ err: error }, 'unexpected GraphQL HTTP error');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendGraphqlError(res, reply.status, reply.code, reply.message);
+}
+
+function bodyFailureReply(error: unknown, bodyLimitBytes: number): { status: number; code: string; message: string; unexpected: boolean } {
   const type = (error as { type?: string }).type;
   const status = (error as { status?: unknown }).status;
   const tooLarge = type === 'entity.too.large';
@@ -41,9 +43,5 @@ export function bodyFailureReply(
     : clientFault
       ? `malformed request body: ${(error as Error).message}`
       : 'internal error';
-  return {
-    status: code,
-    body: { errors: [{ message, extensions: { code: code === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' } }] },
-    unexpected: !tooLarge && !clientFault,
-  };
+  return { status: code, code: code === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST', message, unexpected: !tooLarge && !clientFault };
 }

@@ -29,6 +29,7 @@ import { createGatewayContext, type GatewayContext } from './gateway-context.ts'
 import { createGraphqlFastPath } from './graphql-fast-path.ts';
 import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
+import { installResultShaping } from './result-shaping-install.ts';
 import type { GraphQLFormattedError } from 'graphql';
 
 /** Hands on what the subgraphs reported for the caller (gateway-context.ts, FORWARDED_EXTENSIONS) in the response's extensions. */
@@ -76,6 +77,8 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   // when it is constructed. The entrypoints set it; setting it here too means no embedder of the gateway (a test, the
   // bench, a script) can forget it: nothing leaves the machine.
   process.env.APOLLO_TELEMETRY_DISABLED = '1';
+  const shaping = installResultShaping();
+  if (!shaping.installed) logger.warn({ reason: shaping.reason }, "result shaping: @apollo/gateway's own is used");
   const remotes: PropagatingRemoteDataSource[] = [];
   const gateway = new ApolloGateway({
     supergraphSdl: deps.supergraphSdl,

@@ -105,8 +105,14 @@ interface Child {
  * Spawns `node <script> …args` (JavaScript: no loader) and resolves once `readyLine` recognises a line of its stdout (what
  * it returns is the child's `ready`). Every line is read, so the child never blocks on a full pipe.
  */
-async function spawnReady(script: string, args: readonly string[], env: NodeJS.ProcessEnv, readyLine: (line: string) => string | undefined): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, [script, ...args], {
+async function spawnReady(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  readyLine: (line: string) => string | undefined,
+  nodeFlags: readonly string[] = [],
+): Promise<Child> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, script, ...args], {
     cwd: REPO_ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
     env,
@@ -142,6 +148,17 @@ async function spawnReady(script: string, args: readonly string[], env: NodeJS.P
     child.kill('SIGKILL');
     throw error;
   }
+}
+
+/**
+ * The Node flags an npm script gives its process (`node <flags> dist/bin/….js`), so that each process here runs as
+ * `npm run <script>` would run it (the gateway's young generation size, for one).
+ */
+async function scriptNodeFlags(name: string): Promise<string[]> {
+  const { scripts } = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = (scripts[name] ?? '').split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`package.json script ${name} does not start with node: ${scripts[name]}`);
+  return words.slice(1).filter((word) => word.startsWith('--'));
 }
 
 /** The compiled servers (a no-op when dist/ is current) and the peer gateways' script, as plain JavaScript. */
@@ -271,10 +288,11 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
     const tokens = createTokenService(jwt);
     const adminTokens = Array.from({ length: callers }, (_, i) => tokens.mint({ sub: `bench-admin-${i}`, roles: [ADMIN_ROLE] }, { expiresIn: '2h' }));
 
+    const subgraphFlags = await scriptNodeFlags('start:subgraph');
     const subgraphUrls = {} as Record<SubgraphName, string>;
     const subgraphs = await Promise.all(
       SUBGRAPH_NAMES.map((name) =>
-        spawnReady(START_SUBGRAPH, [name], env, (line) => new RegExp(`^subgraph ${name}: (\\S+)`).exec(line)?.[1]),
+        spawnReady(START_SUBGRAPH, [name], env, (line) => new RegExp(`^subgraph ${name}: (\\S+)`).exec(line)?.[1], subgraphFlags),
       ),
     );
     children.push(...subgraphs);
@@ -283,7 +301,7 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
     for (const name of SUBGRAPH_NAMES) gatewayEnv[`SUBGRAPH_${name.toUpperCase()}_URL`] = subgraphUrls[name];
 
     const gateways = {} as Record<GatewayName, Child>;
-    gateways.tributary = await spawnReady(START_GATEWAY, [], gatewayEnv, (line) => /^GraphQL\s+(\S+)/.exec(line)?.[1]);
+    gateways.tributary = await spawnReady(START_GATEWAY, [], gatewayEnv, (line) => /^GraphQL\s+(\S+)/.exec(line)?.[1], await scriptNodeFlags('start:gateway'));
     children.push(gateways.tributary);
     // Hive's logger reads LOG_LEVEL too, and knows no "silent" (its logging is off by configuration).
     const peerEnv: NodeJS.ProcessEnv = {

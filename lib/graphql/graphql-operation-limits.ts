@@ -15,11 +15,15 @@ import {
   Source,
   TokenKind,
   validate,
+  visit,
+  type DirectiveNode,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  type ValueNode,
 } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 
@@ -175,6 +179,49 @@ export function estimateOperationCost(options: {
   const { schema, document, operation } = options;
   const variables = options.variables ?? {};
   if (getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors) return undefined;
+  // The estimate depends on the document and on the few variables that size pages or skip fields: computed once per
+  // distinct value of those (a client's ids and tokens change with every request, its page sizes seldom).
+  let cache = costCaches.get(operation);
+  if (!cache || cache.schema !== schema) {
+    cache = { schema, dependsOn: costVariables(document, operation), costs: new Map() };
+    costCaches.set(operation, cache);
+  }
+  const key = JSON.stringify([options.listSize, options.maxNodes, ...cache.dependsOn.map((name) => (name in variables ? variables[name] : UNSET))]);
+  const known = cache.costs.get(key);
+  if (known !== undefined) return known;
+  const cost = walkOperationCost(options, variables);
+  if (cache.costs.size >= COST_CACHE_ENTRIES) cache.costs.clear();
+  cache.costs.set(key, cost);
+  return cost;
+}
+
+/** Distinct variable values whose estimates are kept per operation (more are computed again, never refused). */
+const COST_CACHE_ENTRIES = 64;
+const UNSET = '\u0000unset';
+const costCaches = new WeakMap<OperationDefinitionNode, { schema: GraphQLSchema; dependsOn: string[]; costs: Map<string, number> }>();
+
+/**
+ * The variables the estimate reads: those in a `first` argument (the page size the estimator multiplies by) and in any
+ * directive's arguments (@skip and @include decide which fields the walk counts), in the operation or its fragments.
+ */
+function costVariables(document: DocumentNode, operation: OperationDefinitionNode): string[] {
+  const names = new Set<string>();
+  const collect = (value: ValueNode): void => {
+    if (value.kind === Kind.VARIABLE) names.add(value.name.value);
+    else if (value.kind === Kind.LIST) value.values.forEach(collect);
+    else if (value.kind === Kind.OBJECT) value.fields.forEach((field) => collect(field.value));
+  };
+  const visitor = {
+    Field: (field: FieldNode) => field.arguments?.forEach((argument) => argument.name.value === 'first' && collect(argument.value)),
+    Directive: (directive: DirectiveNode) => directive.arguments?.forEach((argument) => collect(argument.value)),
+  };
+  visit(operation, visitor);
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) visit(definition, visitor);
+  return [...names].sort();
+}
+
+function walkOperationCost(options: { schema: GraphQLSchema; document: DocumentNode; operation: OperationDefinitionNode; listSize: number; maxNodes: number }, variables: Record<string, unknown>): number {
+  const { schema, document, operation } = options;
   try {
     return getComplexity({
       schema,

@@ -116,6 +116,26 @@ describe('estimateOperationCost', () => {
     expect(cost('query ($n: Int) { me { media(first: $n) { nodes { id } } } }', { n: 'ten' })).toBeUndefined();
   });
 
+  it('is estimated once per value of the variables it depends on, and again for each new value', () => {
+    // One parsed document, as Apollo's document cache hands it back for every request repeating it.
+    const query = `query ($n: Int, $m: Int = 2, $id: ID!, $with: Boolean!) {
+      me { media(first: $n) { nodes { id ...C } } }
+      account(id: $id) @include(if: $with) { id }
+    } fragment C on Media { comments(first: $m) { nodes { id } } }`;
+    const parsed = operationOf(query);
+    const at = (variables: Record<string, unknown>, listSize = 25) =>
+      estimateOperationCost({ ...parsed, variables, listSize, maxNodes: 10_000 });
+    const costOf = (n: number, m: number, node: boolean) => 1 + n * (2 + m * 2) + (node ? 1 : 0);
+    expect(at({ n: 3, id: '1', with: false })).toBe(costOf(3, 2, false));
+    expect(at({ n: 3, id: '2', with: false })).toBe(costOf(3, 2, false));
+    expect(at({ n: 4, id: '2', with: false })).toBe(costOf(4, 2, false));
+    expect(at({ n: 4, m: 5, id: '2', with: false })).toBe(costOf(4, 5, false));
+    expect(at({ n: 4, m: 5, id: '2', with: true })).toBe(costOf(4, 5, true));
+    expect(at({ n: 3, id: '9', with: false })).toBe(costOf(3, 2, false));
+    expect(at({ id: '9', with: false }, 7)).toBe(costOf(7, 2, false));
+    expect(at({ n: 'ten', id: '9', with: false })).toBeUndefined();
+  });
+
   it('is infinite for a document that expands to more fields than it will walk', () => {
     const fragments = Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`);
     expect(cost(`query { ...F0 } ${fragments.join(' ')} fragment F30 on Query { me { id } }`)).toBe(Infinity);

@@ -4,7 +4,7 @@ import { createSocialTokens } from '../../subgraphs/index.ts';
 import { createGraphqlClient } from '../support/graphql-client.ts';
 import { rawRequest, type RawReply } from '../support/raw-http.ts';
 import { createSocialFixture, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
-import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
  * What unmodified Graph API clients send, on both social hosts (issue 14):
@@ -307,4 +307,29 @@ describe('the same order through GraphQL', () => {
   });
 
   const nonexistent = () => socialId('comment', 987_654n);
+});
+
+// =====================================================================================================================
+
+describe('the same order with the gateway and the subgraphs in separate servers (distributed topology)', () => {
+  let distributed: TestSystem;
+  let world: SocialFixture;
+  beforeAll(async () => {
+    distributed = await startDistributedTestSystem({ now: clock });
+    world = await createSocialFixture(distributed.database, { now: clock });
+  });
+  afterAll(async () => {
+    await distributed?.close();
+  });
+
+  it.each(HOSTS)('answers 104, 190 and, with a valid token, 100/33 and 2500 for paths the graph does not serve ($host)', async ({ login }) => {
+    const url = login === 'own' ? distributed.restUrl : distributed.socialParentUrl;
+    const token = login === 'own' ? world.tokens.own : world.tokens.parent;
+    for (const id of ['12ab', socialId('event', 987_654n)]) {
+      expectGraphError(await send(url, 'GET', `/v25.0/${id}`), E.noToken);
+      expectGraphError(await send(url, 'POST', `/v25.0/${id}/no_such_edge`, { body: form({ access_token: 'garbage' }) }), E.unparsable);
+      expectGraphError(await send(url, 'GET', `/v25.0/${id}?access_token=${token}`), E.unsupported('get', id));
+      expectGraphError(await send(url, 'DELETE', `/v25.0/${id}/no_such_edge?access_token=${token}`), E.unknownPath('/no_such_edge'));
+    }
+  });
 });

@@ -21,6 +21,8 @@ import { createLocalBlobStore, type BlobStore } from '../subgraphs/shared/media-
 import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
 import type { UserExampleService } from '../subgraphs/users/user-example.service.ts';
 import type { UsersSubgraph } from '../subgraphs/users/users-subgraph.ts';
+import { startSeedChannel } from './seed-channel.ts';
+import { seedDemoData } from './seed-demo-data.ts';
 
 /**
  * The composition root: wires configuration, database, subgraphs, gateway, REST adapter and gRPC server into the
@@ -249,6 +251,19 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
 
     const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo), telemetry, lifecycle);
     const grpcAddress = await startGrpc(config, subgraphs.users!.service, tokens, logger, telemetry, lifecycle);
+
+    // The embedded database admits this process alone: `npm run seed` asks it to seed (bin/seed-channel.ts), with the
+    // URLs it listens on and its own secrets, so the tokens printed work against it.
+    // A convenience: without it the system still serves (the seed command then says the database is in use).
+    if (database.kind === 'pglite' && config.database.pgliteDir) {
+      const urls = { ownLogin: rest.own.url, parentPlatform: rest.parent.url };
+      try {
+        const channel = await startSeedChannel(config.database.pgliteDir, () => seedDemoData({ config, database, tokens, logger, urls }), logger);
+        lifecycle.listener(() => channel.close());
+      } catch (error) {
+        logger.warn({ err: error }, 'seed channel not offered: npm run seed cannot reach this process');
+      }
+    }
 
     return runningSystem(config, tokens, telemetry, lifecycle, {
       database,

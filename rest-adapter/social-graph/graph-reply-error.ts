@@ -7,3 +7,12 @@ export class GraphReplyError extends Error {
     this.name = 'GraphReplyError';
   }
 }
+
+/**
+ * A refusal the route table decides without asking the graph: a first segment that is no id of a kind it routes, or a
+ * method or edge the node does not have. The platform checks the token before it looks anything up, so the dispatcher
+ * sends such a refusal only once the social services have checked the token (a token error wins over it).
+ */
+export class RouteRefusal extends GraphReplyError {
+  override name = 'RouteRefusal';
+}

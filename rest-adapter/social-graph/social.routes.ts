@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { ownValue } from '../../lib/own-value.ts';
 import { kindOfSocialId } from '../../lib/social-graph/social-ids.ts';
@@ -11,7 +12,7 @@ import { usageHeaders } from './social-usage.ts';
 import { ACCOUNT_NODE, COMMENT_NODE, CONTAINER_NODE, HASHTAG_NODE, MEDIA_NODE, PLATFORM_USER_NODE, type EdgeField } from './social-node-types.ts';
 import { buildTimePaging, graphPage } from './graph-paging.ts';
 import { DEFAULT_EXPANSION_LIMITS, ExpansionBudget, type ExpansionLimits } from './field-expansion-budget.ts';
-import { GraphReplyError } from './graph-reply-error.ts';
+import { GraphReplyError, RouteRefusal } from './graph-reply-error.ts';
 import { buildSelection, parseLimit, VariableBag, type PlanField } from './social-operation-builder.ts';
 import {
   OTHER_AREAS,
@@ -72,9 +73,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   const errors = deps.graphErrors ?? GRAPH_ERRORS;
   const router = express.Router({ caseSensitive: true, strict: false });
   // JSON bodies are read as text and parsed by lossless-json (readParams), so that a 64-bit id sent as a JSON number keeps
-  // its digits.
+  // its digits. A POST or DELETE body without any Content-Type is a form, as the platform reads it: Graph clients send
+  // their parameters so (fbgraph's hide/show and replies), with the same limit and parser as a declared form.
   const bodyParsers = [
-    express.urlencoded({ extended: false, limit: deps.bodyLimitBytes }),
+    express.urlencoded({ extended: false, limit: deps.bodyLimitBytes, type: isFormBody }),
     express.text({ type: ['application/json', 'application/*+json'], limit: deps.bodyLimitBytes }),
   ];
 
@@ -375,12 +377,12 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
         break;
       default:
         // Not an id of this graph: the platform takes any segment for a node id (errors.badVersion explains why).
-        throw new GraphReplyError(errors.badVersion(segment, rest, method));
+        throw new RouteRefusal(errors.badVersion(segment, rest, method));
     }
 
     if (rest.length === 0) {
       // Creating or updating a comment at its own address, and any write to an account or media node: not in the table.
-      if (!(routes.node as readonly RouteMethod[]).includes(method)) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
+      if (!(routes.node as readonly RouteMethod[]).includes(method)) throw new RouteRefusal(errors.unsupportedOperation(method, segment));
       if (method === 'get') return readNode(request, root);
       if (method === 'delete') {
         const result = await mutate(request, 'deleteComment', { id: ['ID!', segment] }, '{ success }');
@@ -390,9 +392,9 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     }
     // Own properties only: `/<id>/constructor` names no edge.
     const route = rest.length === 1 && Object.hasOwn(edges, rest[0]!) ? edges[rest[0]!] : undefined;
-    if (!route) throw new GraphReplyError(errors.unknownEdge(rest));
+    if (!route) throw new RouteRefusal(errors.unknownEdge(rest));
     const handler = route[method];
-    if (!handler) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
+    if (!handler) throw new RouteRefusal(errors.unsupportedOperation(method, segment));
     if (kind === 'me' && request.host === 'own' && method === 'post') {
       // POST /me/<edge>: the edge's account argument is the token's own account.
       const me = (await run(request, 'query Social { node: me { id } }', {})).node as { id: string } | null;
@@ -400,6 +402,21 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       return handler(request, { ...root, segment: me.id });
     }
     return handler(request, root);
+  }
+
+  /**
+   * The path's node and edge, as the route table serves them. What the table refuses by itself (RouteRefusal) is sent
+   * only after the social services checked the token: the platform answers a missing or bad token (104, 190) before it
+   * says that an object does not exist or does not support the operation, whatever the path names.
+   */
+  async function dispatch(request: SocialRequest, segments: readonly string[]): Promise<unknown> {
+    try {
+      if (segments.length === 0) throw new RouteRefusal(errors.unsupportedOperation(request.method, ''));
+      return await handleNode(request, segments[0]!, segments.slice(1));
+    } catch (error) {
+      if (error instanceof RouteRefusal) await run(request, 'query Social { caller: socialCaller { host } }', {});
+      throw error;
+    }
   }
 
   function readList(listName: string): EdgeHandler {
@@ -414,7 +431,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     const raw = request.params.hide;
     if (raw === undefined) {
       const attempted = Object.keys(request.params).some((name) => !REQUEST_PARAMETERS.has(name));
-      if (attempted) throw new GraphReplyError(errors.unsupportedOperation('post', id));
+      if (attempted) throw new RouteRefusal(errors.unsupportedOperation('post', id));
     }
     const hideValue = raw === undefined ? null : parseBoolean(raw);
     if (hideValue === undefined) throw new GraphReplyError(errors.invalidParameter('Invalid parameter', `hide must be true or false, got "${raw}".`));
@@ -462,10 +479,8 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
           },
         },
       };
-      if (segments.length === 0) throw new GraphReplyError(errors.unsupportedOperation(method, ''));
-      const nodeSegment = segments[0]!;
-      res.locals.route = metricsRoute(version, nodeSegment, segments[1]);
-      const body = await handleNode(request, nodeSegment, segments.slice(1));
+      if (segments[0] !== undefined) res.locals.route = metricsRoute(version, segments[0], segments[1]);
+      const body = await dispatch(request, segments);
       res.set(usageHeaders(request.usage));
       res.status(200).json(body);
     } catch (error) {
@@ -506,6 +521,15 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * A form body: declared as one, or a POST or DELETE body that declares no type at all. (body-parser calls this with the
+ * request it was given, which this router's middleware always gets as an Express request.)
+ */
+function isFormBody(message: IncomingMessage): boolean {
+  if (message.headers['content-type'] === undefined) return message.method === 'POST' || message.method === 'DELETE';
+  return Boolean((message as Request).is('application/x-www-form-urlencoded'));
+}
 
 /**
  * `work`, or the platform's error for too much data once `timeoutMs` has passed. The operation is not cancelled (the

@@ -30,6 +30,7 @@ export const accountsResolvers: Resolvers = {
     platformUser: async (_, _args, context) => context.accounts.platformUser(await context.viewer()),
     media: async (_, args, context) => context.accounts.media(await context.viewer(), args.id),
     mediaContainer: async (_, args, context) => context.accounts.container(await context.viewer(), args.id),
+    socialCaller: async (_, _args, context) => context.accounts.caller(await context.viewer()),
   },
   Mutation: {
     createMediaContainer: async (_, args, context) =>

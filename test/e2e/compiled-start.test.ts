@@ -3,7 +3,7 @@
  * process of its own, on a fresh data directory — started from the build's migrated PGlite template, so no migration is
  * applied — and again on the directory it left, where the records written before are still there.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ROLE, createTokenService } from '../../lib/auth/auth.ts';
+import { ensureCompiledBuild } from '../support/compiled-build.ts';
 import { loadConfig } from '../../lib/config.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -72,7 +73,7 @@ let root: string;
 beforeAll(async () => {
   if (process.env.TEST_DATABASE === 'postgres') return;
   // CI's `npm ci` has built dist/ already; a checkout edited since gets it rebuilt, as `npm start` would.
-  execFileSync(process.execPath, [join(ROOT, 'bin', 'build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+  await ensureCompiledBuild();
   root = await mkdtemp(join(tmpdir(), 'tributary-compiled-'));
 }, 120_000);
 

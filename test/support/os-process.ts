@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /**
- * One of Tributary's entrypoints (bin/start-*.ts) as a real OS process, configured only by its environment, as a
- * deployment runs it. Its JSON log lines are kept; the one whose msg is "listening" tells where it serves (ports are
+ * One of Tributary's entrypoints (bin/start-*.ts, or its compiled dist/bin/*.js) as a real OS process, configured only
+ * by its environment, as a deployment runs it. Its JSON log lines are kept; the one whose msg is "listening" tells where it serves (ports are
  * picked by the OS).
  */
 export interface ServiceProcess {
@@ -28,7 +28,9 @@ export async function startServiceProcess(
   env: Record<string, string>,
   timeoutMs = 60_000,
 ): Promise<ServiceProcess> {
-  const child: ChildProcessByStdio<null, Readable, Readable> = spawn(process.execPath, ['--import', 'tsx', entrypoint, ...args], {
+  // A compiled entrypoint (dist/…/*.js) runs as production runs it, without the TypeScript loader.
+  const loader = entrypoint.endsWith('.js') ? [] : ['--import', 'tsx'];
+  const child: ChildProcessByStdio<null, Readable, Readable> = spawn(process.execPath, [...loader, entrypoint, ...args], {
     cwd: REPO_ROOT,
     // Only what the process needs: no variable of the test runner's leaks into its configuration.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', APOLLO_TELEMETRY_DISABLED: '1', ...env },

@@ -476,6 +476,13 @@ export type Query = {
   mediaContainer?: Maybe<MediaContainer>;
   /** The parent-platform user of a Login-for-Business token (GET /me on the parent-platform host). */
   platformUser?: Maybe<PlatformUser>;
+  /**
+   * The caller of this request once its token has been checked, as every social operation checks it before anything else:
+   * no token, a token that cannot be parsed, is of the other login type, has expired or was revoked fail here with the same
+   * errors. The Graph-style REST paths ask for it before refusing a path the graph does not serve (an id of no known kind,
+   * a method or an edge the node does not have), so that a token error comes before "does not exist" there too.
+   */
+  socialCaller: SocialCaller;
 };
 
 
@@ -491,6 +498,15 @@ export type QueryMediaArgs = {
 
 export type QueryMediaContainerArgs = {
   id: Scalars['ID']['input'];
+};
+
+/** The caller a token stands for, on the host the request came through. */
+export type SocialCaller = {
+  __typename?: 'SocialCaller';
+  /** The login type and host: own (Business Login) or parent (Login for Business). */
+  host: Scalars['String']['output'];
+  /** The professional account (own login) or the parent-platform user (Login for Business) the token was granted by. */
+  subjectId: Scalars['ID']['output'];
 };
 
 export type UpcomingEvent = {
@@ -648,6 +664,7 @@ export type ResolversTypes = {
   PlatformUser: ResolverTypeWrapper<PlatformUserRecordModel>;
   PublishingQuotaConfig: ResolverTypeWrapper<PublishingQuotaConfig>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  SocialCaller: ResolverTypeWrapper<SocialCaller>;
   UpcomingEvent: ResolverTypeWrapper<UpcomingEventModel>;
   UpcomingEventConnection: ResolverTypeWrapper<Omit<UpcomingEventConnection, 'nodes'> & { nodes: Array<ResolversTypes['UpcomingEvent']> }>;
   UpcomingEventInput: UpcomingEventInput;
@@ -687,6 +704,7 @@ export type ResolversParentTypes = {
   PlatformUser: PlatformUserRecordModel;
   PublishingQuotaConfig: PublishingQuotaConfig;
   Query: Record<PropertyKey, never>;
+  SocialCaller: SocialCaller;
   UpcomingEvent: UpcomingEventModel;
   UpcomingEventConnection: Omit<UpcomingEventConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['UpcomingEvent']> };
   UpcomingEventInput: UpcomingEventInput;
@@ -882,6 +900,12 @@ export type QueryResolvers<ContextType = AccountsContext, ParentType extends Res
   media?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType, RequireFields<QueryMediaArgs, 'id'>>;
   mediaContainer?: Resolver<Maybe<ResolversTypes['MediaContainer']>, ParentType, ContextType, RequireFields<QueryMediaContainerArgs, 'id'>>;
   platformUser?: Resolver<Maybe<ResolversTypes['PlatformUser']>, ParentType, ContextType>;
+  socialCaller?: Resolver<ResolversTypes['SocialCaller'], ParentType, ContextType>;
+};
+
+export type SocialCallerResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['SocialCaller'] = ResolversParentTypes['SocialCaller']> = {
+  host?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  subjectId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
 export type UpcomingEventResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['UpcomingEvent'] = ResolversParentTypes['UpcomingEvent']> = {
@@ -925,6 +949,7 @@ export type Resolvers<ContextType = AccountsContext> = {
   PlatformUser?: PlatformUserResolvers<ContextType>;
   PublishingQuotaConfig?: PublishingQuotaConfigResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  SocialCaller?: SocialCallerResolvers<ContextType>;
   UpcomingEvent?: UpcomingEventResolvers<ContextType>;
   UpcomingEventConnection?: UpcomingEventConnectionResolvers<ContextType>;
 };

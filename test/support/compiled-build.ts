@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Brings dist/ up to date (`bin/build.mjs --if-stale`, as `npm start` does) before a test starts the compiled system —
+ * one test process at a time: vitest runs test files in parallel workers, and two builds at once would delete each
+ * other's output (a build starts by removing dist/). The lock is a file under the temporary directory, named after this
+ * checkout; one left by a process that died is taken over.
+ */
+export async function ensureCompiledBuild(timeoutMs = 100_000): Promise<void> {
+  const lock = join(tmpdir(), `tributary-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 16)}.lock`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await writeFile(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      if (!isAlive(holder)) await rm(lock, { force: true });
+      else if (Date.now() > deadline) throw new Error(`dist/ is being built by process ${holder} for too long (lock ${lock})`, { cause: error });
+      else await sleep(200);
+    }
+  }
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'bin', 'build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

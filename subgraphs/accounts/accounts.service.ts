@@ -249,7 +249,6 @@ export function createAccountsService(deps: AccountsServiceDeps) {
       return { media, owned: true };
     },
 
-    /** GET /me on the parent-platform host: the user behind the token. */
     /**
      * The caller of a request whose token checked out (socialCaller): nothing is looked up beyond the token, so a path the
      * graph does not serve can be refused after the token's own errors, as the platform orders them.
@@ -258,6 +257,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
       return { host: viewer.host, subjectId: viewer.subjectId };
     },
 
+    /** GET /me on the parent-platform host: the user behind the token. */
     async platformUser(viewer: Viewer) {
       if (viewer.host !== 'parent') {
         throw socialErrors.invalidParameter('platformUser', 'platformUser needs a parent-platform (Login for Business) token.');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
 
@@ -6,6 +7,17 @@ export const PROTO_ROOT = fileURLToPath(new URL('../../../proto/', import.meta.u
 
 /** Area A's contract, relative to PROTO_ROOT. */
 export const USER_EXAMPLE_PROTO = 'api/serverNameExample/v1/userExample.proto';
+
+/**
+ * The FileDescriptorSet of every file under proto/ with its imports, built by buf and committed (`npm run proto:build`;
+ * `npm run check:proto` fails when it is not what proto/ gives). Server reflection serves its files as they are.
+ */
+export const DESCRIPTOR_SET_PATH = `${PROTO_ROOT}descriptor-set.binpb`;
+
+/** The committed descriptor set's bytes (read at start-up; a missing file stops the process). */
+export function loadDescriptorSet(): Buffer {
+  return readFileSync(DESCRIPTOR_SET_PATH);
+}
 
 /** Fully qualified name of the gRPC service, as reflection and the health service report it. */
 export const USER_EXAMPLE_SERVICE_NAME = 'api.serverNameExample.v1.userExample';

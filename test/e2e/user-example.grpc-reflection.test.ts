@@ -8,7 +8,7 @@ import protobuf from 'protobufjs';
 import descriptorTypes from 'protobufjs/ext/descriptor/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexDescriptorSet } from '../../subgraphs/users/grpc/descriptor-set-index.ts';
-import { MAX_NAME_CHARS, MAX_REQUESTS_PER_STREAM } from '../../subgraphs/users/grpc/server-reflection.ts';
+import { MAX_NAME_CHARS, MAX_REQUEST_BYTES, MAX_REQUESTS_PER_STREAM } from '../../subgraphs/users/grpc/server-reflection.ts';
 import { DESCRIPTOR_SET_PATH, USER_EXAMPLE_SERVICE_NAME } from '../../subgraphs/users/grpc/user-example.proto-package.ts';
 import { createGrpcReflectionClient, type GrpcReflectionClient, type ReflectionResponse } from '../support/grpc-reflection-client.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -409,6 +409,42 @@ describe('reflection under hostile input', () => {
       { error_code: grpc.status.INVALID_ARGUMENT, error_message: 'the request names no reflection request (file_by_filename, file_containing_symbol, …)' },
     ]);
     expect(responses[2]!.valid_host).toBe('localhost');
+  });
+
+  it(`ends a stream whose request is over ${MAX_REQUEST_BYTES} bytes with INVALID_ARGUMENT before decoding it; the next stream is served`, async () => {
+    const { responses, status } = await reflection.exchange([
+      { list_services: '' },
+      { host: 'h'.repeat(MAX_REQUEST_BYTES), list_services: '' },
+      { list_services: '' },
+    ]);
+    expect(responses).toHaveLength(1);
+    expect(status).toEqual({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: `a reflection request is at most ${MAX_REQUEST_BYTES} bytes`,
+    });
+    expect((await reflection.ask({ list_services: '' })).list_services_response!.service).toHaveLength(4);
+  });
+
+  it('ends a stream whose bytes are no ServerReflectionRequest with INVALID_ARGUMENT naming the problem', async () => {
+    // A raw call whose message is one tag of wire type 7, which protobuf does not define.
+    const status = await new Promise<grpc.StatusObject>((resolve) => {
+      const client = new grpc.Client(system.grpcAddress, grpc.credentials.createInsecure());
+      const call = client.makeBidiStreamRequest(
+        '/grpc.reflection.v1.ServerReflection/ServerReflectionInfo',
+        (bytes: Buffer) => bytes,
+        (bytes: Buffer) => bytes,
+      );
+      call.on('data', () => {});
+      call.on('error', () => {});
+      call.on('status', (received: grpc.StatusObject) => {
+        client.close();
+        resolve(received);
+      });
+      call.write(Buffer.from([0x0f]));
+      call.end();
+    });
+    expect(status.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(status.details).toMatch(/^the request is not a ServerReflectionRequest: /);
   });
 
   it(`ends a stream past ${MAX_REQUESTS_PER_STREAM} requests with RESOURCE_EXHAUSTED; a new stream is served`, async () => {

@@ -20,6 +20,11 @@ import { indexDescriptorSet } from './descriptor-set-index.ts';
 export const MAX_REQUESTS_PER_STREAM = 200;
 /** Longer than any name in the set by far; a longer one names nothing and is refused without a lookup. */
 export const MAX_NAME_CHARS = 1024;
+/**
+ * A reflection request is a name or two: past this size the stream ends (INVALID_ARGUMENT) before the request is decoded,
+ * so the requests a paused stream holds stay small (the server-wide message limit is 1 MiB, for the records' sake).
+ */
+export const MAX_REQUEST_BYTES = 8192;
 
 export interface ServerReflectionOptions {
   /** Fully-qualified names of the services the server offers, as list_services reports them; each must be in the set. */
@@ -54,6 +59,13 @@ type ReflectionAnswer =
   | { error_response: { error_code: number; error_message: string } };
 
 type ReflectionResponse = ReflectionAnswer & { valid_host: string; original_request: ReflectionRequest };
+
+const REFUSED = Symbol('refused request');
+
+/** What the request decoder hands over instead of a request it refuses. */
+interface Refused {
+  [REFUSED]: string;
+}
 
 const REFLECTION_SERVICES = ['grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection'] as const;
 
@@ -124,31 +136,36 @@ export function createServerReflection(descriptorSet: Uint8Array, options: Serve
   }
 
   /**
-   * One ServerReflectionInfo stream. Requests are answered in order, one at a time: when the client stops reading, the
-   * stream stops reading requests too (HTTP/2 flow control then holds the client back), so a client that only writes
-   * cannot make the server queue answers. Past MAX_REQUESTS_PER_STREAM the stream ends with RESOURCE_EXHAUSTED.
+   * One ServerReflectionInfo stream. Requests are answered in order, one at a time: the next request is read only once
+   * the previous answer has been handed to HTTP/2, so a client that writes and never reads holds at most one answer
+   * (≤ the set's size, ~130 KB) per stream on the server, and HTTP/2 flow control then holds the client back. Past
+   * MAX_REQUESTS_PER_STREAM the stream ends with RESOURCE_EXHAUSTED.
    */
-  function serve(call: ServerDuplexStream<ReflectionRequest, ReflectionResponse>): void {
+  function serve(call: ServerDuplexStream<ReflectionRequest | Refused, ReflectionResponse>): void {
     const sent = new Set<string>();
     let requests = 0;
     let cancelled = false;
-    call.on('data', (request: ReflectionRequest) => {
-      if (cancelled) return;
+    let finished = false;
+    const fail = (code: GrpcStatus, details: string) => {
+      finished = true;
+      call.emit('error', { code, details });
+    };
+    call.on('data', (request: ReflectionRequest | Refused) => {
+      if (cancelled || finished) return;
+      if (REFUSED in request) {
+        fail(GrpcStatus.INVALID_ARGUMENT, request[REFUSED]);
+        return;
+      }
       requests += 1;
       if (requests > MAX_REQUESTS_PER_STREAM) {
-        if (requests === MAX_REQUESTS_PER_STREAM + 1) {
-          call.emit('error', {
-            code: GrpcStatus.RESOURCE_EXHAUSTED,
-            details: `a reflection stream answers at most ${MAX_REQUESTS_PER_STREAM} requests; open a new stream`,
-          });
-        }
+        fail(GrpcStatus.RESOURCE_EXHAUSTED, `a reflection stream answers at most ${MAX_REQUESTS_PER_STREAM} requests; open a new stream`);
         return;
       }
       const response: ReflectionResponse = { valid_host: request.host, original_request: request, ...answer(request, sent) };
-      if (!call.write(response)) {
-        call.pause();
-        call.once('drain', () => call.resume());
-      }
+      call.pause();
+      call.write(response, () => {
+        if (!cancelled) call.resume();
+      });
     });
     call.on('end', () => call.end());
     // A cancelled call (the client went away) is answered no more.
@@ -157,12 +174,31 @@ export function createServerReflection(descriptorSet: Uint8Array, options: Serve
     });
   }
 
+  /**
+   * `definition` whose request decoder never throws (grpc-js would answer its own opaque status): a request over
+   * MAX_REQUEST_BYTES, or bytes that are no ServerReflectionRequest, become a marker that ends the stream with
+   * INVALID_ARGUMENT saying why.
+   */
+  function boundedRequests(definition: ServiceDefinition): ServiceDefinition {
+    const method = definition.ServerReflectionInfo!;
+    const requestDeserialize = (bytes: Buffer): unknown => {
+      if (bytes.length > MAX_REQUEST_BYTES) return { [REFUSED]: `a reflection request is at most ${MAX_REQUEST_BYTES} bytes` } satisfies Refused;
+      try {
+        return method.requestDeserialize(bytes);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        return { [REFUSED]: `the request is not a ServerReflectionRequest: ${reason.slice(0, 200)}` } satisfies Refused;
+      }
+    };
+    return { ServerReflectionInfo: { ...method, requestDeserialize } };
+  }
+
   return {
     addToServer(server) {
       for (const serviceName of REFLECTION_SERVICES) {
         const definition = definitions[serviceName] as ServiceDefinition | undefined;
         if (!definition) throw new Error(`server reflection: ${serviceName} is not in the descriptor set`);
-        server.addService(definition, { ServerReflectionInfo: serve });
+        server.addService(boundedRequests(definition), { ServerReflectionInfo: serve });
       }
     },
   };

@@ -26,7 +26,7 @@ import {
   type ListUserExampleRequestWire,
   type UpdateUserExampleByIDRequestWire,
 } from './user-example.grpc-codec.ts';
-import { loadDescriptorSet, loadUserExamplePackageDefinition, USER_EXAMPLE_SERVICE_NAME } from './user-example.proto-package.ts';
+import { loadDescriptorSet, packageDefinitionFromDescriptorSet, USER_EXAMPLE_SERVICE_NAME } from './user-example.proto-package.ts';
 
 export interface UserExampleGrpcDeps {
   service: UserExampleService;
@@ -74,7 +74,9 @@ const STATUS_NAMES = Object.fromEntries(Object.entries(GrpcStatus).map(([name, c
  */
 export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExampleGrpcServer {
   const { service, tokens, logger, telemetry } = deps;
-  const packageDefinition = loadUserExamplePackageDefinition();
+  // One source for the service's codecs and for reflection: the descriptor set buf built from proto/.
+  const descriptorSet = loadDescriptorSet();
+  const packageDefinition = packageDefinitionFromDescriptorSet(descriptorSet);
   const definition = safeDeserializers(packageDefinition[USER_EXAMPLE_SERVICE_NAME] as ServiceDefinition);
   classifyWireErrors();
 
@@ -142,7 +144,7 @@ export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExam
 
   const server = new Server({ ...SERVER_BOUNDS, ...deps.serverOptions });
   server.addService(definition, implementation);
-  createServerReflection(loadDescriptorSet(), { services: SERVED_SERVICES }).addToServer(server);
+  createServerReflection(descriptorSet, { services: SERVED_SERVICES }).addToServer(server);
   const health = new HealthImplementation({ '': 'SERVING', [USER_EXAMPLE_SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
   return {

@@ -203,6 +203,12 @@ describe('buf curl by server reflection, without proto files', () => {
     expect(JSON.parse(listed.stdout)).toEqual({ total: '1', userExamples: [record] });
   });
 
+  it('calls grpc.health.v1.Health/Check by reflection', async () => {
+    const checked = await bufCurl(['-d', JSON.stringify({ service: USER_EXAMPLE_SERVICE_NAME }), `${serverUrl()}/grpc.health.v1.Health/Check`]);
+    expect(checked.exitCode).toBe(0);
+    expect(JSON.parse(checked.stdout)).toEqual({ status: 'SERVING' });
+  });
+
   it("answers a call without a token with the service's own UNAUTHENTICATED status", async () => {
     const refused = await callByReflection('GetByID', { id: '1' });
     expect(refused.stdout).toBe('');

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { context, SpanStatusCode } from '@opentelemetry/api';
 import { Server, status as GrpcStatus, type handleUnaryCall, type Metadata, type ServerOptions, type ServiceDefinition } from '@grpc/grpc-js';
-import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Actor, TokenService } from '../../../lib/auth/auth.ts';
 import type { Logger } from '../../../lib/logger.ts';
@@ -10,6 +9,7 @@ import type { Telemetry } from '../../../lib/telemetry/telemetry.ts';
 import type { UserExampleService } from '../user-example.service.ts';
 import { toGrpcStatus } from './grpc-status.ts';
 import { assertDecoded, classifyWireErrors, safeDeserializers } from './grpc-wire-errors.ts';
+import { createServerReflection } from './server-reflection.ts';
 import {
   decodeCreateRequest,
   decodeListParams,
@@ -26,7 +26,7 @@ import {
   type ListUserExampleRequestWire,
   type UpdateUserExampleByIDRequestWire,
 } from './user-example.grpc-codec.ts';
-import { loadUserExamplePackageDefinition, USER_EXAMPLE_SERVICE_NAME } from './user-example.proto-package.ts';
+import { loadDescriptorSet, packageDefinitionFromDescriptorSet, USER_EXAMPLE_SERVICE_NAME } from './user-example.proto-package.ts';
 
 export interface UserExampleGrpcDeps {
   service: UserExampleService;
@@ -57,6 +57,14 @@ const SERVER_BOUNDS: ServerOptions = {
   'grpc.keepalive_timeout_ms': 20_000,
 };
 
+/** Every service the server offers, as server reflection lists them (each described by proto/descriptor-set.binpb). */
+const SERVED_SERVICES = [
+  USER_EXAMPLE_SERVICE_NAME,
+  'grpc.health.v1.Health',
+  'grpc.reflection.v1.ServerReflection',
+  'grpc.reflection.v1alpha.ServerReflection',
+] as const;
+
 const STATUS_NAMES = Object.fromEntries(Object.entries(GrpcStatus).map(([name, code]) => [code, name])) as Record<number, string>;
 
 /**
@@ -66,7 +74,9 @@ const STATUS_NAMES = Object.fromEntries(Object.entries(GrpcStatus).map(([name, c
  */
 export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExampleGrpcServer {
   const { service, tokens, logger, telemetry } = deps;
-  const packageDefinition = loadUserExamplePackageDefinition();
+  // One source for the service's codecs and for reflection: the descriptor set buf built from proto/.
+  const descriptorSet = loadDescriptorSet();
+  const packageDefinition = packageDefinitionFromDescriptorSet(descriptorSet);
   const definition = safeDeserializers(packageDefinition[USER_EXAMPLE_SERVICE_NAME] as ServiceDefinition);
   classifyWireErrors();
 
@@ -134,7 +144,7 @@ export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExam
 
   const server = new Server({ ...SERVER_BOUNDS, ...deps.serverOptions });
   server.addService(definition, implementation);
-  new ReflectionService(packageDefinition).addToServer(server);
+  createServerReflection(descriptorSet, { services: SERVED_SERVICES }).addToServer(server);
   const health = new HealthImplementation({ '': 'SERVING', [USER_EXAMPLE_SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
   return {

@@ -1,6 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { PageRequest } from '../shared/social-graph/social-paging.ts';
 import type { AccountType, MediaProductType, MediaType, SocialDb } from '../shared/social-graph/social-tables.ts';
+import { anyBigint } from '../../lib/database/any-bigint.ts';
 
 /** Every line of SQL of the accounts subgraph's core: accounts, media lists, tags, mentions in captions. */
 
@@ -101,7 +102,7 @@ function toAccount(row: AccountRow): AccountRecord {
 
 export async function findAccountsByIds(db: SocialDb, ids: readonly string[]): Promise<AccountRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await accountQuery(db).where('a.id', 'in', [...ids]).execute();
+  const rows = await accountQuery(db).where('a.id', '=', anyBigint(ids)).execute();
   return rows.map(toAccount);
 }
 
@@ -158,7 +159,7 @@ function toMedia(row: MediaRow): MediaRecord {
 
 export async function findMediaByIds(db: SocialDb, ids: readonly string[]): Promise<MediaRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await mediaQuery(db).where('m.id', 'in', [...ids]).execute();
+  const rows = await mediaQuery(db).where('m.id', '=', anyBigint(ids)).execute();
   return rows.map(toMedia);
 }
 

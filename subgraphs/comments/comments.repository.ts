@@ -2,6 +2,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { CursorValue } from '../../lib/social-graph/cursor.ts';
 import type { PageRequest } from '../shared/social-graph/social-paging.ts';
 import type { MediaProductType, SocialDb } from '../shared/social-graph/social-tables.ts';
+import { anyBigint } from '../../lib/database/any-bigint.ts';
 
 /** Every line of SQL of the comments subgraph. */
 
@@ -86,7 +87,7 @@ function toComment(row: CommentRow): CommentRecord {
 
 export async function findCommentsByIds(db: SocialDb, ids: readonly string[]): Promise<CommentRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await commentQuery(db).where('c.id', 'in', [...ids]).execute();
+  const rows = await commentQuery(db).where('c.id', '=', anyBigint(ids)).execute();
   return rows.map(toComment);
 }
 
@@ -112,7 +113,7 @@ export async function listCommentsBatch(
   const parentColumn = kind === 'media' ? sql.ref('c.media_id') : sql.ref('c.parent_id');
   let inner = commentQuery(db)
     .select(sql<number>`row_number() over (partition by ${parentColumn} order by c.timestamp ${order}, c.id ${order})`.as('rn'))
-    .where(parentColumn, 'in', [...parentIds]);
+    .where(parentColumn, '=', anyBigint(parentIds));
   inner = kind === 'media' ? inner.where('c.parent_id', 'is', null) : inner;
   // Comments of a live video are gone once the broadcast has ended (reference §1.3).
   inner = inner.where((eb) => eb.or([eb('m.is_live', '=', false), eb('m.live_ended_at', 'is', null)]));
@@ -139,7 +140,7 @@ export async function countCommentsByMedia(db: SocialDb, mediaIds: readonly stri
   const rows = await db
     .selectFrom('social.comment')
     .select(['media_id', sql<number>`count(*)::int`.as('n')])
-    .where('media_id', 'in', [...mediaIds])
+    .where('media_id', '=', anyBigint(mediaIds))
     .where('deleted_at', 'is', null)
     .groupBy('media_id')
     .execute();
@@ -153,7 +154,7 @@ export async function findMediaFacts(db: SocialDb, ids: readonly string[]): Prom
     .selectFrom('social.media as m')
     .innerJoin('social.account as o', 'o.id', 'm.owner_id')
     .select(['m.id', 'm.owner_id', 'm.media_product_type', 'm.is_live', 'm.live_ended_at', 'm.comment_enabled', 'o.age_gated'])
-    .where('m.id', 'in', [...ids])
+    .where('m.id', '=', anyBigint(ids))
     .where('m.deleted_at', 'is', null)
     .execute();
   return rows.map((row) => ({

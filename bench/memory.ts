@@ -34,6 +34,7 @@ import type { MemoryFixture } from './memory-seed.ts';
 import type { MemorySample, ProbeReply, ProbeRequest } from './memory-probe.ts';
 import { DEEP_FIELDS, DEEP_QUERY } from './social-deep-read.ts';
 import { multipartBody } from './uploads.ts';
+import { scriptNodeFlags } from './script-node-flags.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const PROBE = pathToFileURL(fileURLToPath(new URL('./memory-probe.ts', import.meta.url))).href;
@@ -122,7 +123,8 @@ interface ServerProcess {
 
 async function startServer(env: NodeJS.ProcessEnv, nodeOptions: readonly string[], logFile: string | undefined): Promise<ServerProcess> {
   const spawnedAt = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', '--import', PROBE, START], {
+  // npm start's own Node flags first, then the ones under trial (a later flag wins).
+  const child: ChildProcess = spawn(process.execPath, [...scriptNodeFlags('start'), ...nodeOptions, '--import', 'tsx', '--import', PROBE, START], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     env,

@@ -32,6 +32,7 @@ import { machineTimes, runHttpLoad, type LoadResult } from './load.ts';
 import { seed } from './memory.ts';
 import type { MemoryFixture } from './memory-seed.ts';
 import { backendsCpuBetween, backendsCpuByPid, processCpuMs } from './proc-stat.ts';
+import { scriptNodeFlags } from './script-node-flags.ts';
 import { DEEP_QUERY } from './social-deep-read.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -148,17 +149,6 @@ async function spawnReady(
     child.kill('SIGKILL');
     throw error;
   }
-}
-
-/**
- * The Node flags an npm script gives its process (`node <flags> dist/bin/….js`), so that each process here runs as
- * `npm run <script>` would run it (the gateway's young generation size, for one).
- */
-async function scriptNodeFlags(name: string): Promise<string[]> {
-  const { scripts } = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const words = (scripts[name] ?? '').split(/\s+/);
-  if (words[0] !== 'node') throw new Error(`package.json script ${name} does not start with node: ${scripts[name]}`);
-  return words.slice(1).filter((word) => word.startsWith('--'));
 }
 
 /** The compiled servers (a no-op when dist/ is current) and the peer gateways' script, as plain JavaScript. */
@@ -288,7 +278,7 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
     const tokens = createTokenService(jwt);
     const adminTokens = Array.from({ length: callers }, (_, i) => tokens.mint({ sub: `bench-admin-${i}`, roles: [ADMIN_ROLE] }, { expiresIn: '2h' }));
 
-    const subgraphFlags = await scriptNodeFlags('start:subgraph');
+    const subgraphFlags = scriptNodeFlags('start:subgraph');
     const subgraphUrls = {} as Record<SubgraphName, string>;
     const subgraphs = await Promise.all(
       SUBGRAPH_NAMES.map((name) =>
@@ -301,7 +291,7 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
     for (const name of SUBGRAPH_NAMES) gatewayEnv[`SUBGRAPH_${name.toUpperCase()}_URL`] = subgraphUrls[name];
 
     const gateways = {} as Record<GatewayName, Child>;
-    gateways.tributary = await spawnReady(START_GATEWAY, [], gatewayEnv, (line) => /^GraphQL\s+(\S+)/.exec(line)?.[1], await scriptNodeFlags('start:gateway'));
+    gateways.tributary = await spawnReady(START_GATEWAY, [], gatewayEnv, (line) => /^GraphQL\s+(\S+)/.exec(line)?.[1], scriptNodeFlags('start:gateway'));
     children.push(gateways.tributary);
     // Hive's logger reads LOG_LEVEL too, and knows no "silent" (its logging is off by configuration).
     const peerEnv: NodeJS.ProcessEnv = {

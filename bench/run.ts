@@ -29,6 +29,7 @@ import { DEEP_FIELDS, DEEP_QUERY } from './social-deep-read.ts';
 import { measureObservability, printObservability, type ObservabilityReport } from './observability-cost.ts';
 import { printMemory, runMemory, type MemoryReport } from './memory.ts';
 import { printPeers, runPeers, type PeersReport } from './peers.ts';
+import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
 import { printUploadSummary, runUploads, UPLOAD_SCENARIO_NAMES, type RssCheck, type UploadReport } from './uploads.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
@@ -240,7 +241,8 @@ async function startServer(options: Options, extraEnv: Record<string, string> = 
   const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
     process.execPath,
     // --expose-gc: the upload windows start after a full GC, so that RSS before a window does not carry old garbage.
-    ['--expose-gc', fileURLToPath(new URL('../dist/bench/server.js', import.meta.url))],
+    // npm start's own Node flags: the bench's server is the embedded system as `npm start` runs it.
+    [...scriptNodeFlags('start'), '--expose-gc', fileURLToPath(new URL('../dist/bench/server.js', import.meta.url))],
     {
       cwd: REPO_ROOT,
       stdio: ['pipe', 'pipe', 'inherit'],

@@ -76,11 +76,7 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
     try {
       const command = upload.params.get('command');
       if (command !== undefined) {
-        // The chunked commands are another endpoint on the same path, which this service does not offer.
-        send(res, {
-          status: 400,
-          body: standardError(44, `command parameter is invalid: the chunked upload (${command}) is not offered here; send the whole image in one request`),
-        });
+        await runChunkedCommand(req, res, deps, upload, command);
         return;
       }
       const variables: Record<string, unknown> = {
@@ -111,6 +107,25 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
     }
   });
 
+  // The chunked upload's STATUS is read with GET; GET without a command is not a request the reference serves.
+  router.get(UPLOAD_PATH, async (req: Request, res: Response, next) => {
+    req.resume();
+    const params = new Map<string, string>();
+    for (const [name, value] of queryPairsOf(req)) if (!params.has(name)) params.set(name, value);
+    const command = params.get('command');
+    if (command === undefined) {
+      next();
+      return;
+    }
+    const signedRequest: SignedRequest = { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) };
+    try {
+      await runChunkedCommand(req, res, deps, { params, file: undefined, signedRequest }, command);
+    } catch (error) {
+      deps.logger.error({ err: error }, 'media upload STATUS failed');
+      send(res, { status: 500, body: standardError(131, 'Internal error') });
+    }
+  });
+
   // Other methods on the upload path, and other paths of the reference's 1.1 API: its own not-found reply.
   router.all(UPLOAD_PATH, (_req, res) => {
     res.setHeader('Allow', 'POST');
@@ -120,6 +135,148 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
     send(res, { status: 404, body: standardError(34, 'Sorry, that page does not exist') });
   });
   return router;
+}
+
+const SESSION_FIELDS = `mediaId mediaKey size expiresAfterSecs image { imageType w h } video { videoType }
+    processingInfo { state checkAfterSecs progressPercent error { code name message } } rateLimit { limit remaining reset }`;
+
+const CHUNKED_OPERATIONS = {
+  INIT: {
+    operationName: 'MediaUploadInit',
+    method: 'POST',
+    field: 'initMediaUpload',
+    query: `mutation MediaUploadInit($totalBytes: String!, $mediaType: String!, $mediaCategory: String, $additionalOwners: [String!], $shared: Boolean) {
+  initMediaUpload(totalBytes: $totalBytes, mediaType: $mediaType, mediaCategory: $mediaCategory, additionalOwners: $additionalOwners, shared: $shared) { ${SESSION_FIELDS} }
+}`,
+  },
+  APPEND: {
+    operationName: 'MediaUploadAppend',
+    method: 'POST',
+    field: 'appendMediaUpload',
+    query: `mutation MediaUploadAppend($mediaId: String!, $segmentIndex: String!, $media: Upload, $mediaData: String) {
+  appendMediaUpload(mediaId: $mediaId, segmentIndex: $segmentIndex, media: $media, mediaData: $mediaData) { segmentIndex size rateLimit { limit remaining reset } }
+}`,
+  },
+  FINALIZE: {
+    operationName: 'MediaUploadFinalize',
+    method: 'POST',
+    field: 'finalizeMediaUpload',
+    query: `mutation MediaUploadFinalize($mediaId: String!) { finalizeMediaUpload(mediaId: $mediaId) { ${SESSION_FIELDS} } }`,
+  },
+  STATUS: {
+    operationName: 'MediaUploadStatus',
+    method: 'GET',
+    field: 'mediaUploadStatus',
+    query: `query MediaUploadStatus($mediaId: String!) { mediaUploadStatus(mediaId: $mediaId) { ${SESSION_FIELDS} } }`,
+  },
+} as const;
+
+type ChunkedCommand = keyof typeof CHUNKED_OPERATIONS;
+
+interface MediaSessionData {
+  mediaId: string;
+  mediaKey: string | null;
+  size: number | null;
+  expiresAfterSecs: number;
+  image: { imageType: string; w: number; h: number } | null;
+  video: { videoType: string } | null;
+  processingInfo: {
+    state: string;
+    checkAfterSecs: number | null;
+    progressPercent: number | null;
+    error: { code: number; name: string; message: string } | null;
+  } | null;
+  rateLimit: RateLimitState;
+}
+
+/**
+ * The chunked upload's commands (the reference's §8) on the same path: command=INIT, APPEND, FINALIZE with POST,
+ * command=STATUS with GET, each one GraphQL operation. Parameters travel as strings; the media service checks them.
+ */
+async function runChunkedCommand(req: Request, res: Response, deps: MediaRoutesDeps, upload: UploadRequest, command: string): Promise<void> {
+  const name = command.trim().toUpperCase();
+  if (!Object.hasOwn(CHUNKED_OPERATIONS, name)) {
+    upload.file?.capacitor.release();
+    send(res, { status: 400, body: standardError(44, `command parameter is invalid: ${JSON.stringify(command)} is not one of INIT, APPEND, FINALIZE, STATUS`) });
+    return;
+  }
+  const operation = CHUNKED_OPERATIONS[name as ChunkedCommand];
+  if (operation.method !== req.method) {
+    upload.file?.capacitor.release();
+    send(res, {
+      status: 400,
+      body: standardError(44, `command parameter is invalid: ${name} is sent with ${operation.method}, not ${req.method}`),
+    });
+    return;
+  }
+  const text = (parameter: string) => upload.params.get(parameter) ?? '';
+  const variables: Record<string, unknown> =
+    name === 'INIT'
+      ? {
+          totalBytes: text('total_bytes'),
+          mediaType: text('media_type'),
+          mediaCategory: upload.params.get('media_category') ?? null,
+          additionalOwners: upload.params.has('additional_owners') ? [upload.params.get('additional_owners')!] : null,
+          shared: upload.params.has('shared') ? /^(?:true|1)$/i.test(text('shared')) : null,
+        }
+      : name === 'APPEND'
+        ? {
+            mediaId: text('media_id'),
+            segmentIndex: text('segment_index'),
+            media: upload.file ? uploadOf(upload.file) : null,
+            mediaData: upload.params.get('media_data') ?? null,
+          }
+        : { mediaId: text('media_id') };
+  if (name !== 'APPEND') upload.file?.capacitor.release();
+  const result = await deps.executor.execute({
+    query: operation.query,
+    operationName: operation.operationName,
+    variables,
+    headers: {
+      authorization: req.headers.authorization,
+      'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+      [SIGNED_REQUEST_HEADER]: encodeSignedRequest(upload.signedRequest),
+    },
+  });
+  const data = (result.data?.[operation.field] ?? null) as (MediaSessionData | { rateLimit: RateLimitState }) | null;
+  if (result.errors?.length || !data) {
+    send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }]));
+    return;
+  }
+  setRateLimitHeaders(res, data.rateLimit);
+  if (name === 'APPEND') {
+    // The reference answers a stored segment with 204 and no body.
+    res.status(204).end();
+    return;
+  }
+  // INIT is answered 202 Accepted, as the reference does; FINALIZE and STATUS 200.
+  sendSession(res, name === 'INIT' ? 202 : 200, data as MediaSessionData);
+}
+
+/** The reference's media object, with media_id a JSON number of every digit (see sendUploaded). */
+function sendSession(res: Response, status: number, media: MediaSessionData): void {
+  if (!/^\d{1,20}$/.test(media.mediaId)) throw new Error(`unexpected media id ${media.mediaId}`);
+  const info = media.processingInfo;
+  const parts = [
+    `"media_id":${media.mediaId}`,
+    `"media_id_string":${JSON.stringify(media.mediaId)}`,
+    ...(media.mediaKey !== null ? [`"media_key":${JSON.stringify(media.mediaKey)}`] : []),
+    ...(media.size !== null ? [`"size":${JSON.stringify(media.size)}`] : []),
+    `"expires_after_secs":${JSON.stringify(media.expiresAfterSecs)}`,
+    ...(media.image ? [`"image":${JSON.stringify({ image_type: media.image.imageType, w: media.image.w, h: media.image.h })}`] : []),
+    ...(media.video ? [`"video":${JSON.stringify({ video_type: media.video.videoType })}`] : []),
+    ...(info
+      ? [
+          `"processing_info":${JSON.stringify({
+            state: info.state.toLowerCase(),
+            ...(info.checkAfterSecs !== null ? { check_after_secs: info.checkAfterSecs } : {}),
+            ...(info.progressPercent !== null ? { progress_percent: info.progressPercent } : {}),
+            ...(info.error ? { error: info.error } : {}),
+          })}`,
+        ]
+      : []),
+  ];
+  res.status(status).type('application/json; charset=utf-8').send(`{${parts.join(',')}}`);
 }
 
 function uploadOf(file: NonNullable<UploadRequest['file']>): Upload {

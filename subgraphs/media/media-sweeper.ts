@@ -2,10 +2,11 @@ import type { OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.t
 import type { Logger } from '../../lib/logger.ts';
 import type { BlobStore } from '../shared/media-store/blob-store.ts';
 import { deleteWindowsBefore, findSweepable, markSwept, type MediaDb } from '../shared/media-store/media-upload.repository.ts';
+import { deleteSession, findAbandonedSessions, listSegments } from '../shared/media-store/media-session.repository.ts';
 
 /**
- * Removes what expiry leaves behind: the bytes of expired uploads (not those a container has taken), OAuth nonces too
- * old to be replayed, and finished rate-limit windows. Safe to run in several processes at once: every step is
+ * Removes what expiry leaves behind: the bytes of expired uploads (not those a container has taken), chunked uploads
+ * abandoned before FINALIZE, OAuth nonces too old to be replayed, and finished rate-limit windows. Safe to run in several processes at once: every step is
  * idempotent (deleting a missing blob is not an error; a swept row is marked once).
  */
 export interface MediaSweeper {
@@ -40,6 +41,11 @@ export function createMediaSweeper(deps: {
       await markSwept(deps.db, batch.map((upload) => upload.id), now);
       swept += batch.length;
       if (batch.length < BATCH) break;
+    }
+    // Chunked uploads never finalized: their segments' bytes and the session go once the media id has expired.
+    for (const session of await findAbandonedSessions(deps.db, now, BATCH)) {
+      for (const segment of await listSegments(deps.db, session.id)) await deps.blobs.delete(segment.blob_key);
+      await deleteSession(deps.db, session.id);
     }
     await deps.credentials.purgeNonces(new Date(now.getTime() - deps.nonceHorizonMs));
     await deleteWindowsBefore(deps.db, new Date(now.getTime() - 2 * deps.rateWindowMs));

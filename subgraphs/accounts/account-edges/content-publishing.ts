@@ -33,6 +33,10 @@ export function createContentPublishing(ctx: EdgeContext) {
     if (!deps.mediaClaims) throw socialErrors.invalidParameter('upload_media_id', 'Uploaded media are not available here.');
     const outcome = await deps.mediaClaims.claim(reference, claimants, trx);
     if (outcome.ok) {
+      // A container takes an uploaded image; a video from the chunked upload is not one (the claim is rolled back).
+      if (!outcome.mimeType.startsWith('image/')) {
+        throw socialErrors.invalidParameter('upload_media_id', `The media id ${outcome.mediaId} is a video, not an image.`);
+      }
       const extension = outcome.mimeType.replace('image/', '').replace('jpeg', 'jpg');
       return { imageUrl: `${permalinkOrigin}/media/${outcome.mediaId}.${extension}`, mediaId: outcome.mediaId };
     }
@@ -47,6 +51,13 @@ export function createContentPublishing(ctx: EdgeContext) {
         );
       case 'not-owner':
         throw socialErrors.invalidParameter('upload_media_id', `User id ${claimants[0]} doesn't own media id ${outcome.mediaId}.`);
+      case 'not-ready':
+        throw socialErrors.invalidParameter(
+          'upload_media_id',
+          outcome.state === 'failed'
+            ? `The media id ${outcome.mediaId} failed processing and cannot be used.`
+            : `The media id ${outcome.mediaId} is still processing (${outcome.state}); ask its STATUS until it has succeeded.`,
+        );
     }
   }
 

@@ -14,6 +14,7 @@ import {
   type SessionRow,
 } from '../../shared/media-store/media-session.repository.ts';
 import { findUpload, type MediaDb, type UploadRow } from '../../shared/media-store/media-upload.repository.ts';
+import { mediaKeyOf } from '../../shared/media-store/media-keys.ts';
 import { ImageInspector } from '../image-inspector.ts';
 import type { MediaAuthenticator, MediaAuthRequest, MediaCaller } from '../media-auth.ts';
 import { mediaErrors, withRateLimit } from '../media-errors.ts';
@@ -131,9 +132,6 @@ const CATEGORIES: Record<string, ChunkedCategory> = {
   amplifyvideo: 'amplify_video',
 };
 
-/** media_key prefixes (the reference's: 3_ image, 16_ animated GIF, 7_ video, 13_ amplify video). */
-export const KEY_PREFIXES: Record<ChunkedCategory, string> = { tweet_image: '3', tweet_gif: '16', tweet_video: '7', amplify_video: '13' };
-
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/pjpeg', 'image/png', 'image/webp', 'image/gif']);
 const VIDEO_TYPES = new Set(['video/mp4']);
 
@@ -194,7 +192,7 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
     const imageKnown = upload && (kind === 'image' || (kind === 'gif' && state === 'succeeded'));
     return {
       mediaId: String(session.id),
-      mediaKey: category === null ? null : `${KEY_PREFIXES[category]}_${session.id}`,
+      mediaKey: mediaKeyOf(String(session.id), category),
       size: upload ? upload.size : null,
       expiresAfterSecs,
       image: imageKnown ? { imageType: upload.mime_type, w: upload.width, h: upload.height } : null,

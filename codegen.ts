@@ -88,6 +88,7 @@ const config: CodegenConfig = {
         MediaUploadSession: '../chunked-upload/chunked-upload.service.ts#ChunkedOutcome',
         MediaUploadSegment: '../chunked-upload/chunked-upload.service.ts#AppendOutcome',
         MediaProcessingInfo: '../chunked-upload/chunked-upload.service.ts#ProcessingInfo',
+        MediaMetadata: '../media-metadata.service.ts#MetadataOutcome',
       },
     }),
   },

@@ -9,6 +9,8 @@ import { LEGACY_SHAPED_REASONS, MEDIA_ERROR_REASONS, mediaReasonOf, type MediaEr
  */
 
 export const UPLOAD_PATH = '/1.1/media/upload.json';
+/** Media metadata (alt text). */
+export const METADATA_PATH = '/1.1/media/metadata/create.json';
 
 export interface MediaReply {
   status: number;
@@ -58,13 +60,13 @@ function rateLimitOf(extensions: Record<string, unknown>): RateLimitState | unde
   return { limit: value.limit, remaining: value.remaining, reset: value.reset };
 }
 
-export function mapMediaErrors(errors: readonly GraphQLFormattedError[]): MediaReply {
+export function mapMediaErrors(errors: readonly GraphQLFormattedError[], path: string = UPLOAD_PATH): MediaReply {
   const error = [...errors].sort((a, b) => rank(a) - rank(b))[0]!;
   const extensions = (error.extensions ?? {}) as Record<string, unknown>;
   const reason = mediaReasonOf(extensions);
   const rateLimit = rateLimitOf(extensions);
   const withLimit = rateLimit ? { rateLimit } : {};
-  if (reason !== undefined && LEGACY_SHAPED_REASONS.includes(reason)) return { status: 400, body: { request: UPLOAD_PATH, error: error.message }, ...withLimit };
+  if (reason !== undefined && LEGACY_SHAPED_REASONS.includes(reason)) return { status: 400, body: { request: path, error: error.message }, ...withLimit };
   if (reason !== undefined) {
     const status = STATUS[reason];
     return {

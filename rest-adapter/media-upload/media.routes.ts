@@ -8,7 +8,7 @@ import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRe
 import type { RateLimitState } from '../../contracts/media-upload.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
 import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedUpload } from './urlencoded-upload-reader.ts';
-import { mapMediaErrors, standardError, UPLOAD_PATH, type MediaReply } from './media-error-mapper.ts';
+import { mapMediaErrors, METADATA_PATH, standardError, UPLOAD_PATH, type MediaReply } from './media-error-mapper.ts';
 
 /**
  * POST /1.1/media/upload.json (Area D), the reference's simple upload, as one GraphQL operation (`uploadMedia`) through
@@ -126,6 +126,45 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
     }
   });
 
+  router.post(METADATA_PATH, async (req: Request, res: Response) => {
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, METADATA_BODY_BYTES);
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      send(res, { status: 400, body: standardError(44, error.message) });
+      return;
+    }
+    const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const altText = fields.alt_text;
+    const text = typeof altText === 'object' && altText !== null ? (altText as Record<string, unknown>).text : undefined;
+    try {
+      const result = await deps.executor.execute({
+        query: METADATA_MUTATION,
+        operationName: 'MediaMetadataCreate',
+        variables: {
+          mediaId: typeof fields.media_id === 'string' ? fields.media_id : '',
+          altText: typeof text === 'string' ? text : null,
+        },
+        headers: {
+          authorization: req.headers.authorization,
+          'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+          [SIGNED_REQUEST_HEADER]: encodeSignedRequest({ method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) }),
+        },
+      });
+      const data = (result.data?.createMediaMetadata ?? null) as { rateLimit: RateLimitState } | null;
+      if (result.errors?.length || !data) {
+        send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }], METADATA_PATH));
+        return;
+      }
+      // The reference answers a stored alt text with 200 and no body.
+      setRateLimitHeaders(res, data.rateLimit);
+      res.status(200).end();
+    } catch (error) {
+      deps.logger.error({ err: error }, 'media metadata failed');
+      send(res, { status: 500, body: standardError(131, 'Internal error') });
+    }
+  });
   // Other methods on the upload path, and other paths of the reference's 1.1 API: its own not-found reply.
   router.all(UPLOAD_PATH, (_req, res) => {
     res.setHeader('Allow', 'POST');
@@ -277,6 +316,49 @@ function sendSession(res: Response, status: number, media: MediaSessionData): vo
       : []),
   ];
   res.status(status).type('application/json; charset=utf-8').send(`{${parts.join(',')}}`);
+}
+
+
+/** A media id and 1,000 characters of alt text, escaped, fit many times over. */
+const METADATA_BODY_BYTES = 65_536;
+
+const METADATA_MUTATION = `mutation MediaMetadataCreate($mediaId: String!, $altText: String) {
+  createMediaMetadata(mediaId: $mediaId, altText: $altText) { mediaIdString rateLimit { limit remaining reset } }
+}`;
+
+/**
+ * A JSON body of at most `limit` bytes. A media_id written as a bare JSON number is read as its digits (JSON.parse would
+ * round a 19-digit id).
+ */
+function readJsonBody(req: Request, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(new BodyError(`the request body is larger than ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => {
+      if (!failed) reject(new BodyError('the request body ended early'));
+      failed = true;
+    });
+    req.on('end', () => {
+      if (failed) return;
+      const text = Buffer.concat(chunks).toString('utf8').replace(/("media_id"\s*:\s*)(\d+)(?=\s*[,}])/, '$1"$2"');
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        reject(new BodyError('the request body is not valid JSON: send {"media_id":"…","alt_text":{"text":"…"}}'));
+      }
+    });
+  });
 }
 
 function uploadOf(file: NonNullable<UploadRequest['file']>): Upload {

@@ -32,8 +32,8 @@ export interface MediaAuthenticator {
   authenticate(request: MediaAuthRequest): Promise<MediaCaller>;
 }
 
-/** The entry points whose signatures the upload accepts: its REST path and the GraphQL endpoint (see SignedRequest). */
-const UPLOAD_PATHS = /^\/(?:1\.1\/media\/upload\.json|graphql)$/;
+/** The entry points whose signatures the upload accepts: its REST paths and the GraphQL endpoint (see SignedRequest). */
+const UPLOAD_PATHS = /^\/(?:1\.1\/media\/(?:upload|metadata\/create)\.json|graphql)$/;
 
 const SIGNED_METHODS = new Set(['POST', 'GET']);
 

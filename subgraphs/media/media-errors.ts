@@ -88,7 +88,7 @@ export const mediaErrors = {
   finalized: (mediaId: string) =>
     mediaError('SESSION_FINALIZED', `Media id ${mediaId} is already finalized: it takes no more APPEND or FINALIZE commands`),
   notFinalized: (mediaId: string) =>
-    mediaError('SESSION_NOT_FINALIZED', `Media id ${mediaId} is not finalized: send command=FINALIZE before asking its STATUS`),
+    mediaError('SESSION_NOT_FINALIZED', `Media id ${mediaId} is not finalized: send command=FINALIZE first`),
   fileTooLarge: (maxBytes: number) => mediaError('FILE_TOO_LARGE', `File size exceeds ${maxBytes} bytes.`, { maxBytes }),
   segmentTooLarge: (maxBytes: number) => mediaError('SEGMENT_TOO_LARGE', `Segment size exceeds ${maxBytes} bytes.`, { maxBytes }),
   segmentsInvalid: (message: string) => mediaError('SEGMENTS_INVALID', message),

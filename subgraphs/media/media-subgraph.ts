@@ -19,6 +19,7 @@ import { createMediaService, MAX_DIMENSION, MIN_DIMENSION, type MediaService } f
 import { createMediaSweeper, type MediaSweeper } from './media-sweeper.ts';
 import { createChunkedUploadService, type ChunkedUploadService } from './chunked-upload/chunked-upload.service.ts';
 import { createMediaProcessor, type MediaProcessor } from './chunked-upload/media-processor.ts';
+import { createMediaMetadataService } from './media-metadata.service.ts';
 
 /** The media subgraph's SDL, read beside this file. */
 export const mediaTypeDefs = parse(readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'));
@@ -87,6 +88,7 @@ export function createMediaSubgraph(deps: MediaSubgraphDeps): MediaSubgraph {
     videoMaxBytes: deps.config.chunked.videoMaxBytes,
     segmentMaxBytes: deps.config.chunked.segmentMaxBytes,
   });
+  const metadata = createMediaMetadataService({ db, auth, rateLimiter, now: deps.now });
   const sweeper = createMediaSweeper({
     db,
     blobs: deps.blobs,
@@ -105,6 +107,6 @@ export function createMediaSubgraph(deps: MediaSubgraphDeps): MediaSubgraph {
     chunked,
     processor,
     sweeper,
-    createContext: (request) => createMediaContext(request, service, chunked),
+    createContext: (request) => createMediaContext(request, { media: service, chunked, metadata }),
   };
 }

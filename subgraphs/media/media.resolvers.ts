@@ -14,6 +14,10 @@ export const mediaResolvers: Resolvers = {
     initMediaUpload: async (_root, args, context) => context.chunked.init(context.credentials, args),
     appendMediaUpload: async (_root, args, context) => context.chunked.append(context.credentials, args),
     finalizeMediaUpload: async (_root, args, context) => context.chunked.finalize(context.credentials, args),
+    createMediaMetadata: async (_root, args, context) => context.metadata.createMetadata(context.credentials, args),
+  },
+  MediaMetadata: {
+    mediaIdString: (outcome) => outcome.mediaId,
   },
   UploadedMedia: {
     mediaId: (outcome) => outcome.media.mediaId,

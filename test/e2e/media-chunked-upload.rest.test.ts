@@ -432,7 +432,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('refuses STATUS before FINALIZE, and of unknown or missing media ids', async () => {
         const mediaId = await opened({ total_bytes: '10', media_type: 'image/png' });
-        expectRaw(await status(mediaId), 400, standardText(324, `Media id ${mediaId} is not finalized: send command=FINALIZE before asking its STATUS`));
+        expectRaw(await status(mediaId), 400, standardText(324, `Media id ${mediaId} is not finalized: send command=FINALIZE first`));
         expectRaw(await status('42'), 400, standardText(324, 'Invalid media id 42'));
         expectRaw(await sendMediaRequest(url({ command: 'STATUS' }), { method: 'GET', authorization: own }), 400, standardText(38, 'media_id parameter is missing.'));
       });

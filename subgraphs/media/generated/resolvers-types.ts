@@ -3,6 +3,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { UploadOutcome as UploadOutcomeModel } from '../media.service.ts';
 import type { ChunkedOutcome as ChunkedOutcomeModel, AppendOutcome as AppendOutcomeModel, ProcessingInfo as ProcessingInfoModel } from '../chunked-upload/chunked-upload.service.ts';
+import type { MetadataOutcome as MetadataOutcomeModel } from '../media-metadata.service.ts';
 import type { MediaContext } from '../media-context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -27,6 +28,15 @@ export type Scalars = {
    */
   Upload: { input: Promise<import('graphql-upload-ts').FileUpload>; output: never; }
   _FieldSet: { input: string; output: string; }
+};
+
+/** The metadata of an uploaded media. */
+export type MediaMetadata = {
+  __typename?: 'MediaMetadata';
+  altText: Scalars['String']['output'];
+  mediaIdString: Scalars['String']['output'];
+  /** The caller's upload rate limit after this request. */
+  rateLimit: UploadRateLimit;
 };
 
 export type MediaProcessingError = {
@@ -96,6 +106,11 @@ export type Mutation = {
    */
   appendMediaUpload: MediaUploadSegment;
   /**
+   * Sets the alt text of an uploaded media (REST: POST /1.1/media/metadata/create.json): by its uploader or an additional
+   * owner, while its id is valid; at most 1,000 characters. Container creation (Area C) shows it on the container.
+   */
+  createMediaMetadata: MediaMetadata;
+  /**
    * Completes a chunked upload (REST: command=FINALIZE): the segments are joined in segmentIndex order, must add up to
    * totalBytes, and are inspected. Images are ready at once; animated GIFs and videos come back with processingInfo.
    */
@@ -121,6 +136,12 @@ export type MutationAppendMediaUploadArgs = {
   mediaData?: InputMaybe<Scalars['String']['input']>;
   mediaId: Scalars['String']['input'];
   segmentIndex: Scalars['String']['input'];
+};
+
+
+export type MutationCreateMediaMetadataArgs = {
+  altText?: InputMaybe<Scalars['String']['input']>;
+  mediaId: Scalars['String']['input'];
 };
 
 
@@ -277,9 +298,10 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  MediaMetadata: ResolverTypeWrapper<MetadataOutcomeModel>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
   MediaProcessingError: ResolverTypeWrapper<MediaProcessingError>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
-  String: ResolverTypeWrapper<Scalars['String']['output']>;
   MediaProcessingInfo: ResolverTypeWrapper<ProcessingInfoModel>;
   MediaProcessingState: MediaProcessingState;
   MediaUploadSegment: ResolverTypeWrapper<AppendOutcomeModel>;
@@ -297,9 +319,10 @@ export type ResolversTypes = {
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
+  MediaMetadata: MetadataOutcomeModel;
+  String: Scalars['String']['output'];
   MediaProcessingError: MediaProcessingError;
   Int: Scalars['Int']['output'];
-  String: Scalars['String']['output'];
   MediaProcessingInfo: ProcessingInfoModel;
   MediaUploadSegment: AppendOutcomeModel;
   MediaUploadSession: ChunkedOutcomeModel;
@@ -312,6 +335,12 @@ export type ResolversParentTypes = {
   UploadedImage: UploadedImage;
   UploadedMedia: UploadOutcomeModel;
   UploadedVideo: UploadedVideo;
+};
+
+export type MediaMetadataResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['MediaMetadata'] = ResolversParentTypes['MediaMetadata']> = {
+  altText?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mediaIdString?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rateLimit?: Resolver<ResolversTypes['UploadRateLimit'], ParentType, ContextType>;
 };
 
 export type MediaProcessingErrorResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['MediaProcessingError'] = ResolversParentTypes['MediaProcessingError']> = {
@@ -348,6 +377,7 @@ export type MediaUploadSessionResolvers<ContextType = MediaContext, ParentType e
 
 export type MutationResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   appendMediaUpload?: Resolver<ResolversTypes['MediaUploadSegment'], ParentType, ContextType, RequireFields<MutationAppendMediaUploadArgs, 'mediaId' | 'segmentIndex'>>;
+  createMediaMetadata?: Resolver<ResolversTypes['MediaMetadata'], ParentType, ContextType, RequireFields<MutationCreateMediaMetadataArgs, 'mediaId'>>;
   finalizeMediaUpload?: Resolver<ResolversTypes['MediaUploadSession'], ParentType, ContextType, RequireFields<MutationFinalizeMediaUploadArgs, 'mediaId'>>;
   initMediaUpload?: Resolver<ResolversTypes['MediaUploadSession'], ParentType, ContextType, RequireFields<MutationInitMediaUploadArgs, 'mediaType' | 'totalBytes'>>;
   uploadMedia?: Resolver<ResolversTypes['UploadedMedia'], ParentType, ContextType, Partial<MutationUploadMediaArgs>>;
@@ -392,6 +422,7 @@ export type UploadedVideoResolvers<ContextType = MediaContext, ParentType extend
 };
 
 export type Resolvers<ContextType = MediaContext> = {
+  MediaMetadata?: MediaMetadataResolvers<ContextType>;
   MediaProcessingError?: MediaProcessingErrorResolvers<ContextType>;
   MediaProcessingInfo?: MediaProcessingInfoResolvers<ContextType>;
   MediaUploadSegment?: MediaUploadSegmentResolvers<ContextType>;

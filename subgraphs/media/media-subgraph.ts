@@ -97,6 +97,7 @@ export function createMediaSubgraph(deps: MediaSubgraphDeps): MediaSubgraph {
     logger: deps.logger,
     nonceHorizonMs: 2 * deps.config.oauthTimestampSkewSecs * 1000,
     rateWindowMs: deps.config.windowSecs * 1000,
+    resumeProcessing: () => processor.resumeStalled(),
   });
   const schema = buildSubgraphSchema([{ typeDefs: mediaTypeDefs, resolvers: mediaResolvers } as GraphQLSchemaModule]);
   return {

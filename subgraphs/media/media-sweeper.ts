@@ -27,6 +27,8 @@ export function createMediaSweeper(deps: {
   /** Nonces older than this can no longer pass the timestamp check. */
   nonceHorizonMs: number;
   rateWindowMs: number;
+  /** Takes up processing of animated GIFs and videos that a stopped process left (media-processor.ts). */
+  resumeProcessing?: () => Promise<number>;
 }): MediaSweeper {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
@@ -47,6 +49,7 @@ export function createMediaSweeper(deps: {
       for (const segment of await listSegments(deps.db, session.id)) await deps.blobs.delete(segment.blob_key);
       await deleteSession(deps.db, session.id);
     }
+    await deps.resumeProcessing?.();
     await deps.credentials.purgeNonces(new Date(now.getTime() - deps.nonceHorizonMs));
     await deleteWindowsBefore(deps.db, new Date(now.getTime() - 2 * deps.rateWindowMs));
     if (swept > 0) deps.logger.info({ swept }, 'expired uploads swept');

@@ -29,7 +29,8 @@ describe('a chunked upload across a restart', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'tributary-chunked-'));
     if (process.env.TEST_DATABASE === 'postgres') throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_restart');
-    env = { DATA_DIR: dataDir, ...(throwaway ? { DATABASE_URL: throwaway.url } : {}) };
+    // The sweeper runs every second, so work it takes up shows within the test.
+    env = { DATA_DIR: dataDir, MEDIA_SWEEP_INTERVAL_SECS: '1', ...(throwaway ? { DATABASE_URL: throwaway.url } : {}) };
     system = await startTestSystem(env);
     const world = await createSocialFixture(system.database);
     authorization = bearerAuthorization(world.tokens.own);
@@ -82,7 +83,31 @@ describe('a chunked upload across a restart', () => {
     );
   });
 
-  it('takes up processing that a stopped process left pending or in progress, when STATUS is asked after the restart', async () => {
+  it('takes up processing that a stopped process left pending, without waiting for a STATUS', async () => {
+    const video = mp4Video();
+    const initReply = await post(fields({ command: 'INIT', total_bytes: String(video.length), media_type: 'video/mp4', media_category: 'amplify_video' }));
+    const mediaId = initReply.body.media_id_string as string;
+    expect((await append(mediaId, 0, video)).status).toBe(204);
+    expect((await post(fields({ command: 'FINALIZE', media_id: mediaId }))).status).toBe(200);
+    await vi.waitFor(async () => expect((await status(mediaId)).body.processing_info.state).toBe('succeeded'), { timeout: 10_000, interval: 50 });
+    // What a process that stopped right after FINALIZE leaves behind: pending, never started.
+    await sql`update media.upload set processing_state = 'pending', processing_progress = 0, processing_lease_until = null
+      where id = cast(${mediaId} as bigint)`.execute(system!.database.db);
+
+    const restarted = await restart();
+
+    await vi.waitFor(
+      async () => {
+        const { rows } = await sql<{ processing_state: string }>`select processing_state from media.upload where id = cast(${mediaId} as bigint)`.execute(
+          restarted.database.db,
+        );
+        expect(rows[0]!.processing_state).toBe('succeeded');
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+  });
+
+  it('takes up processing that a stopped process left in progress past its lease, and STATUS reports it', async () => {
     const gif = fixture('animated.gif');
     const initReply = await post(fields({ command: 'INIT', total_bytes: String(gif.length), media_type: 'image/gif', media_category: 'tweet_gif' }));
     const mediaId = initReply.body.media_id_string as string;

@@ -320,6 +320,8 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
           ({ key } = await deps.blobs.write(inspector ? pipeline(assembled, inspector, () => undefined) : assembled));
         } catch (error) {
           assembled.destroy();
+          // A FINALIZE racing this one won and removed the segments being read: this one is the second.
+          if ((await findSession(deps.db, id))?.finalized_at) throw mediaErrors.finalized(id);
           throw rejection(error, limit);
         }
         const now = deps.now();

@@ -1,6 +1,6 @@
 import type { Logger } from '../../../lib/logger.ts';
 import type { BlobStore } from '../../shared/media-store/blob-store.ts';
-import { claimProcessing, completeProcessing, recordProgress } from '../../shared/media-store/media-session.repository.ts';
+import { claimProcessing, completeProcessing, findStalledProcessing, recordProgress } from '../../shared/media-store/media-session.repository.ts';
 import type { MediaDb } from '../../shared/media-store/media-upload.repository.ts';
 import { inspectAnimatedGif, inspectMp4, type InspectionOutcome } from './media-processing-inspectors.ts';
 
@@ -10,13 +10,16 @@ import { inspectAnimatedGif, inspectMp4, type InspectionOutcome } from './media-
  *
  *   pending ──advance()──▶ in_progress ──inspection──▶ succeeded | failed
  *
- * FINALIZE leaves an upload `pending` and calls advance(); STATUS calls it again, which takes over work nobody holds —
- * still pending (the finalizing process stopped before starting), or in progress past its lease (it stopped mid-way).
+ * FINALIZE leaves an upload `pending` and calls advance(); STATUS calls it again, and so does the sweeper on each pass
+ * (resumeStalled), which takes over work nobody holds — still pending (the finalizing process stopped before starting),
+ * or in progress past its lease (it stopped mid-way).
  * Inspection is bounded by `timeoutMs`; running out of it fails the media.
  */
 export interface MediaProcessor {
   /** Starts processing the upload if it is waiting for a processor; never throws (failures are logged). */
   advance(mediaId: string): void;
+  /** Advances every upload whose processing nobody holds (run by the sweeper, so work is taken up without a STATUS). */
+  resumeStalled(): Promise<number>;
   /** Resolves when work this process started has finished (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -73,13 +76,20 @@ export function createMediaProcessor(deps: {
     );
   }
 
+  function advance(mediaId: string): void {
+    if (running.has(mediaId)) return;
+    const work = process(mediaId)
+      .catch((error: unknown) => deps.logger.warn({ err: error, mediaId }, 'media processing could not advance; STATUS will retry'))
+      .finally(() => running.delete(mediaId));
+    running.set(mediaId, work);
+  }
+
   return {
-    advance(mediaId) {
-      if (running.has(mediaId)) return;
-      const work = process(mediaId)
-        .catch((error: unknown) => deps.logger.warn({ err: error, mediaId }, 'media processing could not advance; STATUS will retry'))
-        .finally(() => running.delete(mediaId));
-      running.set(mediaId, work);
+    advance,
+    async resumeStalled() {
+      const stalled = await findStalledProcessing(deps.db, deps.now(), 100);
+      for (const { id } of stalled) advance(String(id));
+      return stalled.length;
     },
     async idle() {
       await Promise.all(running.values());

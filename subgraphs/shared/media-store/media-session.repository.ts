@@ -108,6 +108,22 @@ export async function claimProcessing(db: MediaDb, id: string, now: Date, leaseU
     .executeTakeFirst();
 }
 
+/** Uploads whose processing nobody holds: pending, or in progress past the lease (their process stopped), not expired. */
+export async function findStalledProcessing(db: MediaDb, now: Date, limit: number): Promise<{ id: string }[]> {
+  return db
+    .selectFrom('media.upload')
+    .select('id')
+    .where('expires_at', '>', now)
+    .where((eb) =>
+      eb.or([
+        eb('processing_state', '=', 'pending'),
+        eb.and([eb('processing_state', '=', 'in_progress'), eb('processing_lease_until', '<', now)]),
+      ]),
+    )
+    .limit(limit)
+    .execute();
+}
+
 export async function recordProgress(db: MediaDb, id: string, percent: number): Promise<void> {
   await db
     .updateTable('media.upload')

@@ -261,6 +261,44 @@ for (const mode of ['embedded', 'distributed'] as const) {
       });
     });
 
+    describe('use of a processed media elsewhere (container creation)', () => {
+      const createContainer = async (uploadMediaId: string) => {
+        const response = await fetch(new URL(`/v21.0/${world.accounts.bluebottle}/media`, system.restUrl), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${world.tokens.own}` },
+          body: JSON.stringify({ upload_media_id: uploadMediaId }),
+        });
+        return { status: response.status, body: (await response.json()) as any };
+      };
+      const setState = (mediaId: string, state: string) =>
+        sql`update media.upload set processing_state = ${state} where id = cast(${mediaId} as bigint)`.execute(system.database.db);
+
+      it('takes an animated GIF by id or 16_ key only once its processing has succeeded', async () => {
+        const { mediaId } = await uploadInSegments(fixture('animated.gif'), { media_type: 'image/gif', media_category: 'tweet_gif' });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), { timeout: 10_000, interval: 50 });
+        // As it was while processing ran.
+        await setState(mediaId, 'in_progress');
+        const early = await createContainer(mediaId);
+        expect(early.status).toBe(400);
+        expect(early.body.error.error_user_msg).toBe(`The media id ${mediaId} is still processing (in_progress); ask its STATUS until it has succeeded.`);
+        await setState(mediaId, 'succeeded');
+        const created = await createContainer(`16_${mediaId}`);
+        expect(created.status, JSON.stringify(created.body)).toBe(200);
+        expect(created.body.id).toMatch(/^\d+$/);
+        const wrongPrefix = await createContainer(`3_${mediaId}`);
+        expect(wrongPrefix.body.error.error_user_msg).toBe(`The media id 3_${mediaId} was not found.`);
+      });
+
+      it('refuses a GIF whose processing failed, and a video (containers take images)', async () => {
+        const { mediaId } = await uploadInSegments(fixture('image.png'), { media_type: 'image/gif', media_category: 'tweet_gif' });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('failed'), { timeout: 10_000, interval: 50 });
+        expect((await createContainer(mediaId)).body.error.error_user_msg).toBe(`The media id ${mediaId} failed processing and cannot be used.`);
+        const video = await uploadInSegments(mp4Video(), { media_type: 'video/mp4', media_category: 'tweet_video' });
+        await vi.waitFor(async () => expect((await processingState(video.mediaId))?.processing_state).toBe('succeeded'), { timeout: 10_000, interval: 50 });
+        expect((await createContainer(`7_${video.mediaId}`)).body.error.error_user_msg).toBe(`The media id ${video.mediaId} is a video, not an image.`);
+      });
+    });
+
     describe('errors of INIT', () => {
       it.each([
         [{ media_type: 'image/png' }, 38, 'total_bytes parameter is missing.'],

@@ -133,8 +133,9 @@ export async function inspectMp4(blobs: BlobStore, key: string, size: number): P
         }
         file.flush();
         settle('the movie description (moov) could not be read');
-      } catch (error) {
-        settle((error as Error).message);
+      } catch {
+        // mp4box throws its own internals' errors at a broken moov; the client gets what is wrong, not them.
+        settle('the movie description (moov) is broken');
       }
     })();
   });

@@ -12,9 +12,11 @@ import { mapMediaErrors, METADATA_PATH, standardError, UPLOAD_PATH, type MediaRe
 
 /**
  * POST /1.1/media/upload.json (Area D), the reference's simple upload, as one GraphQL operation (`uploadMedia`) through
- * the gateway. Only the reference's HTTP surface lives here: parameters from the query string, a multipart body (the
- * file in part `media`, with or without a filename) or an urlencoded body (`media_data`), the description of the request
- * the client signed (OAuth 1.0a), and the reply's exact JSON and x-rate-limit-* headers. The media service decides
+ * the gateway; on the same path the chunked upload's commands (POST command=INIT|APPEND|FINALIZE, GET command=STATUS),
+ * and POST /1.1/media/metadata/create.json (alt text), each one operation too. Only the reference's HTTP surface lives
+ * here: parameters from the query string, a multipart body (the file in part `media`, with or without a filename) or an
+ * urlencoded body (`media_data`), the description of the request the client signed (OAuth 1.0a), and the reply's exact
+ * JSON and x-rate-limit-* headers. The media service decides
  * everything else — credentials, sizes, types, categories, owners — and its errors come back in the reference's shapes.
  */
 
@@ -143,7 +145,8 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
         query: METADATA_MUTATION,
         operationName: 'MediaMetadataCreate',
         variables: {
-          mediaId: typeof fields.media_id === 'string' ? fields.media_id : '',
+          // Absent: '' (the service answers 38); any other JSON value is handed over as text for the service to refuse.
+          mediaId: fields.media_id === undefined || fields.media_id === null ? '' : typeof fields.media_id === 'string' ? fields.media_id : JSON.stringify(fields.media_id),
           altText: typeof text === 'string' ? text : null,
         },
         headers: {

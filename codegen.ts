@@ -83,7 +83,13 @@ const config: CodegenConfig = {
         // graphql-upload-ts turns an Upload argument into a promise of the file; it is never an output.
         Upload: { input: "Promise<import('graphql-upload-ts').FileUpload>", output: 'never' },
       },
-      mappers: { UploadedMedia: '../media.service.ts#UploadOutcome' },
+      mappers: {
+        UploadedMedia: '../media.service.ts#UploadOutcome',
+        MediaUploadSession: '../chunked-upload/chunked-upload.service.ts#ChunkedOutcome',
+        MediaUploadSegment: '../chunked-upload/chunked-upload.service.ts#AppendOutcome',
+        MediaProcessingInfo: '../chunked-upload/chunked-upload.service.ts#ProcessingInfo',
+        MediaMetadata: '../media-metadata.service.ts#MetadataOutcome',
+      },
     }),
   },
 };

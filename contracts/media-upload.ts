@@ -17,9 +17,22 @@ export const MEDIA_ERROR_REASONS = [
   'IMAGE_UNSUPPORTED',
   'IMAGE_DIMENSIONS',
   'IMAGE_CORRUPT',
+  // The chunked upload (command=INIT, APPEND, FINALIZE, STATUS) and media metadata.
+  'PARAMETER_MISSING',
+  'MEDIA_ID_INVALID',
+  'MEDIA_ID_EXPIRED',
+  'MEDIA_NOT_OWNED',
+  'SESSION_FINALIZED',
+  'SESSION_NOT_FINALIZED',
+  'FILE_TOO_LARGE',
+  'SEGMENT_TOO_LARGE',
+  'SEGMENTS_INVALID',
 ] as const;
 
 export type MediaErrorReason = (typeof MEDIA_ERROR_REASONS)[number];
+
+/** Reasons the reference answers in its older body shape, `{"request": <path>, "error": <message>}`, without a code. */
+export const LEGACY_SHAPED_REASONS: readonly MediaErrorReason[] = ['MEDIA_UNRECOGNIZED', 'FILE_TOO_LARGE', 'SEGMENT_TOO_LARGE', 'SEGMENTS_INVALID'];
 
 /** The state of the caller's rate-limit window, as the x-rate-limit-* headers give it. */
 export interface RateLimitState {

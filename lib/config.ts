@@ -175,6 +175,17 @@ export interface Config {
     /** Uploads per user per window (x-rate-limit-limit); counted in the database, so shared by every process. */
     uploadsPerWindow: number;
     windowSecs: number;
+    /** The chunked upload (command=INIT, APPEND, FINALIZE, STATUS). */
+    chunked: {
+      /** Largest APPEND segment (the reference's 5 MB). */
+      segmentMaxBytes: number;
+      /** Largest animated GIF uploaded with media_category tweet_gif (the reference's 15,728,640 bytes). */
+      gifMaxBytes: number;
+      /** Largest video (tweet_video, amplify_video; the reference's 512 MB). */
+      videoMaxBytes: number;
+      /** Longest the inspection of one GIF or video may run before its processing fails. */
+      processingTimeoutMs: number;
+    };
   };
 }
 
@@ -446,6 +457,13 @@ export function loadConfig(env: Env = process.env): Config {
       oauthTimestampSkewSecs: integer(env, 'MEDIA_OAUTH_TIMESTAMP_SKEW_SECS', 300, 1, 86_400),
       uploadsPerWindow: integer(env, 'MEDIA_RATE_UPLOADS_PER_WINDOW', 500, 1, 1_000_000_000),
       windowSecs: integer(env, 'MEDIA_RATE_WINDOW_SECS', 900, 1, 86_400),
+      chunked: {
+        // At most MEDIA_MAX_BYTES: the transports cut every file part one byte past that.
+        segmentMaxBytes: integer(env, 'MEDIA_SEGMENT_MAX_BYTES', Math.min(5_242_880, mediaMaxBytes), 1024, mediaMaxBytes),
+        gifMaxBytes: integer(env, 'MEDIA_GIF_MAX_BYTES', 15_728_640, 1024, 1 << 30),
+        videoMaxBytes: integer(env, 'MEDIA_VIDEO_MAX_BYTES', 536_870_912, 1024, 2_147_483_647),
+        processingTimeoutMs: integer(env, 'MEDIA_PROCESSING_TIMEOUT_MS', 30_000, 100, 600_000),
+      },
     },
   };
   return deepFreeze(config);

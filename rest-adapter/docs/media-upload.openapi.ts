@@ -1,9 +1,11 @@
-import { UPLOAD_PATH } from '../media-upload/media-error-mapper.ts';
+import { METADATA_PATH, UPLOAD_PATH } from '../media-upload/media-error-mapper.ts';
 
 /**
- * Area D's one path, POST /1.1/media/upload.json, in OpenAPI 3: both body types the reference accepts, the exact reply,
- * the x-rate-limit-* headers, and the reference's two error bodies (`{"errors":[{code,message}]}` and, for media it
- * cannot recognise, `{"request","error"}`) per status, as rest-adapter/media-upload/media-error-mapper.ts answers them.
+ * Area D's paths in OpenAPI 3: POST /1.1/media/upload.json (the simple upload, and the chunked commands INIT, APPEND,
+ * FINALIZE), GET /1.1/media/upload.json?command=STATUS, POST /1.1/media/metadata/create.json; both body types the
+ * reference accepts, the exact replies, the x-rate-limit-* headers, and the reference's two error bodies
+ * (`{"errors":[{code,message}]}` and the older `{"request","error"}`) per status, as
+ * rest-adapter/media-upload/media-error-mapper.ts answers them.
  */
 
 type Schema = Record<string, unknown>;
@@ -14,7 +16,7 @@ const CATEGORY = {
   type: 'string',
   description:
     'tweet_image (any spelling); when given, media_key is returned. tweet_video, amplify_video and tweet_gif belong to the ' +
-    'chunked upload, which is not offered (44).',
+    'chunked upload (command=INIT with media_type; 44 on the simple upload).',
 };
 const OWNERS = { type: 'string', description: 'Up to 100 comma-separated user ids (1–19 digits each) who may use the media too.' };
 
@@ -54,8 +56,10 @@ export function mediaComponentSchemas(): Record<string, Schema> {
     TwitterErrors: {
       type: 'object',
       description:
-        "The reference's standard error body. Codes: 38 media missing; 44 bad parameter (both media and media_data, bad " +
-        'base64, bad media_category or additional_owners, chunked commands); 324 size, type, dimensions or corrupt image; ' +
+        "The reference's standard error body. Codes: 38 a parameter missing (media, total_bytes, media_type, media_id, " +
+        'segment_index, alt_text); 44 bad parameter (both media and media_data, bad base64, bad media_category, ' +
+        'additional_owners, total_bytes, segment_index or command, a segment sent twice, alt text over 1,000 characters); 324 ' +
+        'size, type, dimensions or corrupt image, and unknown, expired, foreign or (un)finalized media ids; ' +
         '215 missing or malformed credentials; 32 bad signature or replayed nonce; 89 invalid, revoked or expired token; ' +
         '135 oauth_timestamp out of bounds; 220 app-only credentials; 88 rate limit; 130 over capacity; 131 internal error.',
       required: ['errors'],
@@ -69,9 +73,36 @@ export function mediaComponentSchemas(): Record<string, Schema> {
     },
     MediaUnrecognized: {
       type: 'object',
-      description: 'The older body, for content that is not an image at all (text, video, a data: URI).',
+      description:
+        'The older body: content that is not an image at all (text, video, a data: URI) or a media_type not taken, and the ' +
+        'chunked upload\'s size and assembly errors (File size exceeds N bytes., Segment size exceeds N bytes., Segments do ' +
+        'not add up to provided total file size., a missing segment).',
       required: ['request', 'error'],
-      properties: { request: { type: 'string', enum: [UPLOAD_PATH] }, error: { type: 'string', example: 'media type unrecognized.' } },
+      properties: { request: { type: 'string', enum: [UPLOAD_PATH, METADATA_PATH] }, error: { type: 'string', example: 'media type unrecognized.' } },
+    },
+    MediaObject: {
+      type: 'object',
+      description: 'A chunked upload (INIT, FINALIZE, STATUS): size after FINALIZE, image or video, processing_info for animated GIFs and videos.',
+      required: ['media_id', 'media_id_string', 'expires_after_secs'],
+      properties: {
+        media_id: { type: 'integer', format: 'int64', description: 'Every digit written (beyond 2^53: read media_id_string).' },
+        media_id_string: { type: 'string' },
+        media_key: { type: 'string', description: '3_ image, 16_ animated GIF, 7_ video, 13_ amplify video; only with a media_category.' },
+        size: { type: 'integer' },
+        expires_after_secs: { type: 'integer' },
+        image: { type: 'object', required: ['image_type', 'w', 'h'], properties: { image_type: { type: 'string' }, w: { type: 'integer' }, h: { type: 'integer' } } },
+        video: { type: 'object', required: ['video_type'], properties: { video_type: { type: 'string', enum: ['video/mp4'] } } },
+        processing_info: {
+          type: 'object',
+          required: ['state'],
+          properties: {
+            state: { type: 'string', enum: ['pending', 'in_progress', 'succeeded', 'failed'] },
+            check_after_secs: { type: 'integer' },
+            progress_percent: { type: 'integer' },
+            error: { type: 'object', required: ['code', 'name', 'message'], properties: { code: { type: 'integer' }, name: { type: 'string' }, message: { type: 'string' } } },
+          },
+        },
+      },
     },
   };
 }
@@ -88,11 +119,15 @@ export function buildMediaUploadPath(): { path: string; item: Schema } {
       post: {
         tags: ['media'],
         operationId: 'uploadMedia',
-        summary: 'Uploads an image (simple upload); the media_id is accepted by container creation until it expires.',
+        summary: 'Uploads an image (simple upload), or runs a chunked upload command (command=INIT, APPEND, FINALIZE).',
         description:
           'multipart/form-data with the file in part `media` (with or without a filename), or application/x-www-form-urlencoded ' +
           'with base64 `media_data`. media_category and additional_owners may also be sent in the query string. Content is ' +
           'recognised from the bytes: JPEG, PNG, GIF and WEBP, 4–8192 px each way, at most MEDIA_MAX_BYTES (5,242,880). ' +
+          'Chunked upload (the only way for animated GIFs and MP4 videos): command=INIT with total_bytes, media_type, ' +
+          'media_category, additional_owners → 202; command=APPEND with media_id, segment_index (0–999) and media or media_data ' +
+          '(≤ 5,242,880 bytes) → 204; command=FINALIZE with media_id → 200 and the media object (processing_info for GIFs and ' +
+          'videos: poll GET command=STATUS). ' +
           'Authentication in user context: OAuth 1.0a (HMAC-SHA1) or an OAuth 2.0 bearer user token (the social graph’s tokens).',
         security: [{ UploadAuthorization: [] }],
         requestBody: {
@@ -119,8 +154,14 @@ export function buildMediaUploadPath(): { path: string; item: Schema } {
           },
         },
         responses: {
-          200: { description: 'The uploaded image.', headers: RATE_HEADERS, content: { 'application/json': { schema: ref('UploadedMedia') } } },
-          400: errors('38, 44, 324, 215 — or the unrecognised-media body.', [ref('TwitterErrors'), ref('MediaUnrecognized')]),
+          200: {
+            description: 'The uploaded image; for command=FINALIZE the media object.',
+            headers: RATE_HEADERS,
+            content: { 'application/json': { schema: { anyOf: [ref('UploadedMedia'), ref('MediaObject')] } } },
+          },
+          202: { description: 'command=INIT: the new media id.', headers: RATE_HEADERS, content: { 'application/json': { schema: ref('MediaObject') } } },
+          204: { description: 'command=APPEND: the segment is stored (no body).', headers: RATE_HEADERS },
+          400: errors('38, 44, 324, 215 — or the older body.', [ref('TwitterErrors'), ref('MediaUnrecognized')]),
           401: {
             ...errors('32 bad signature or replayed nonce, 89 invalid token, 135 timestamp out of bounds.'),
             headers: { 'WWW-Authenticate': { schema: { type: 'string', example: 'OAuth realm="Tributary"' } } },
@@ -129,6 +170,66 @@ export function buildMediaUploadPath(): { path: string; item: Schema } {
           429: { ...errors('88: upload rate limit (MEDIA_RATE_UPLOADS_PER_WINDOW per MEDIA_RATE_WINDOW_SECS).'), headers: RATE_HEADERS },
           500: errors('131: internal error.'),
           503: errors('130: over capacity (the database is unavailable).'),
+        },
+      },
+      get: {
+        tags: ['media'],
+        operationId: 'mediaUploadStatus',
+        summary: 'command=STATUS: the media object of a finalized chunked upload, with processing_info while it is processed.',
+        security: [{ UploadAuthorization: [] }],
+        parameters: [
+          { name: 'command', in: 'query', required: true, schema: { type: 'string', enum: ['STATUS'] } },
+          { name: 'media_id', in: 'query', required: true, schema: { type: 'string' } },
+        ],
+        responses: {
+          200: { description: 'The media object.', headers: RATE_HEADERS, content: { 'application/json': { schema: ref('MediaObject') } } },
+          400: errors('38, 44, 324, 215.'),
+          401: errors('32, 89, 135.'),
+          403: errors('220: app-only credentials.'),
+          429: { ...errors('88: upload rate limit.'), headers: RATE_HEADERS },
+          500: errors('131: internal error.'),
+          503: errors('130: over capacity.'),
+        },
+      },
+    },
+  };
+}
+
+/** The path item of POST /1.1/media/metadata/create.json (alt text). */
+export function buildMediaMetadataPath(): { path: string; item: Schema } {
+  const errors = (description: string) => ({ description, content: { 'application/json': { schema: ref('TwitterErrors') } } });
+  return {
+    path: METADATA_PATH,
+    item: {
+      post: {
+        tags: ['media'],
+        operationId: 'createMediaMetadata',
+        summary: 'Sets the alt text of an uploaded media (uploader or additional owner; at most 1,000 characters).',
+        description: 'Container creation (POST /{version}/{account}/media with upload_media_id) shows it as the container’s alt_text.',
+        security: [{ UploadAuthorization: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['media_id', 'alt_text'],
+                properties: {
+                  media_id: { type: 'string' },
+                  alt_text: { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 1000 } } },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          200: { description: 'Stored (no body).', headers: RATE_HEADERS },
+          400: errors('38 media_id or alt_text missing, 44 too long or not JSON, 324 unknown, expired or foreign media id, 215.'),
+          401: errors('32, 89, 135.'),
+          403: errors('220: app-only credentials.'),
+          429: { ...errors('88: upload rate limit.'), headers: RATE_HEADERS },
+          500: errors('131: internal error.'),
+          503: errors('130: over capacity.'),
         },
       },
     },

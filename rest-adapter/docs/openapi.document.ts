@@ -1,4 +1,4 @@
-import { buildMediaUploadPath, mediaComponentSchemas } from './media-upload.openapi.ts';
+import { buildMediaMetadataPath, buildMediaUploadPath, mediaComponentSchemas } from './media-upload.openapi.ts';
 import { buildGraphPaths, graphComponentResponses, graphComponentSchemas } from './social.openapi.ts';
 import type { GraphHost } from './social-openapi-parts.ts';
 import {
@@ -85,6 +85,8 @@ export function buildOpenApiDocument(servers: OpenApiServers, graphSchemas: Reco
   for (const [path, item] of Object.entries(userExamplePaths())) paths[path] = { ...onlyOn('own'), ...item };
   const upload = buildMediaUploadPath();
   paths[upload.path] = { ...onlyOn('own'), ...upload.item };
+  const metadata = buildMediaMetadataPath();
+  paths[metadata.path] = { ...onlyOn('own'), ...metadata.item };
   for (const entry of buildGraphPaths()) {
     paths[entry.path] = { ...(entry.hosts?.length === 1 ? onlyOn(entry.hosts[0]!) : {}), ...entry.operations };
   }

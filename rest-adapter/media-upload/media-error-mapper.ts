@@ -1,6 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { errorCodeFromGraphql } from '../../lib/errors.ts';
-import { MEDIA_ERROR_REASONS, mediaReasonOf, type MediaErrorReason, type RateLimitState } from '../../contracts/media-upload.ts';
+import { LEGACY_SHAPED_REASONS, MEDIA_ERROR_REASONS, mediaReasonOf, type MediaErrorReason, type RateLimitState } from '../../contracts/media-upload.ts';
 
 /**
  * The one mapping of the media service's errors (GraphQL errors with `extensions.reason` and `twitterCode`) onto the
@@ -9,6 +9,8 @@ import { MEDIA_ERROR_REASONS, mediaReasonOf, type MediaErrorReason, type RateLim
  */
 
 export const UPLOAD_PATH = '/1.1/media/upload.json';
+/** Media metadata (alt text). */
+export const METADATA_PATH = '/1.1/media/metadata/create.json';
 
 export interface MediaReply {
   status: number;
@@ -31,6 +33,15 @@ const STATUS: Record<MediaErrorReason, number> = {
   IMAGE_UNSUPPORTED: 400,
   IMAGE_DIMENSIONS: 400,
   IMAGE_CORRUPT: 400,
+  PARAMETER_MISSING: 400,
+  MEDIA_ID_INVALID: 400,
+  MEDIA_ID_EXPIRED: 400,
+  MEDIA_NOT_OWNED: 400,
+  SESSION_FINALIZED: 400,
+  SESSION_NOT_FINALIZED: 400,
+  FILE_TOO_LARGE: 400,
+  SEGMENT_TOO_LARGE: 400,
+  SEGMENTS_INVALID: 400,
 };
 
 /** The reference's standard error body. */
@@ -49,13 +60,13 @@ function rateLimitOf(extensions: Record<string, unknown>): RateLimitState | unde
   return { limit: value.limit, remaining: value.remaining, reset: value.reset };
 }
 
-export function mapMediaErrors(errors: readonly GraphQLFormattedError[]): MediaReply {
+export function mapMediaErrors(errors: readonly GraphQLFormattedError[], path: string = UPLOAD_PATH): MediaReply {
   const error = [...errors].sort((a, b) => rank(a) - rank(b))[0]!;
   const extensions = (error.extensions ?? {}) as Record<string, unknown>;
   const reason = mediaReasonOf(extensions);
   const rateLimit = rateLimitOf(extensions);
   const withLimit = rateLimit ? { rateLimit } : {};
-  if (reason === 'MEDIA_UNRECOGNIZED') return { status: 400, body: { request: UPLOAD_PATH, error: error.message }, ...withLimit };
+  if (reason !== undefined && LEGACY_SHAPED_REASONS.includes(reason)) return { status: 400, body: { request: path, error: error.message }, ...withLimit };
   if (reason !== undefined) {
     const status = STATUS[reason];
     return {

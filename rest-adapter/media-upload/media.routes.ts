@@ -8,13 +8,15 @@ import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRe
 import type { RateLimitState } from '../../contracts/media-upload.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
 import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedUpload } from './urlencoded-upload-reader.ts';
-import { mapMediaErrors, standardError, UPLOAD_PATH, type MediaReply } from './media-error-mapper.ts';
+import { mapMediaErrors, METADATA_PATH, standardError, UPLOAD_PATH, type MediaReply } from './media-error-mapper.ts';
 
 /**
  * POST /1.1/media/upload.json (Area D), the reference's simple upload, as one GraphQL operation (`uploadMedia`) through
- * the gateway. Only the reference's HTTP surface lives here: parameters from the query string, a multipart body (the
- * file in part `media`, with or without a filename) or an urlencoded body (`media_data`), the description of the request
- * the client signed (OAuth 1.0a), and the reply's exact JSON and x-rate-limit-* headers. The media service decides
+ * the gateway; on the same path the chunked upload's commands (POST command=INIT|APPEND|FINALIZE, GET command=STATUS),
+ * and POST /1.1/media/metadata/create.json (alt text), each one operation too. Only the reference's HTTP surface lives
+ * here: parameters from the query string, a multipart body (the file in part `media`, with or without a filename) or an
+ * urlencoded body (`media_data`), the description of the request the client signed (OAuth 1.0a), and the reply's exact
+ * JSON and x-rate-limit-* headers. The media service decides
  * everything else — credentials, sizes, types, categories, owners — and its errors come back in the reference's shapes.
  */
 
@@ -76,11 +78,7 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
     try {
       const command = upload.params.get('command');
       if (command !== undefined) {
-        // The chunked commands are another endpoint on the same path, which this service does not offer.
-        send(res, {
-          status: 400,
-          body: standardError(44, `command parameter is invalid: the chunked upload (${command}) is not offered here; send the whole image in one request`),
-        });
+        await runChunkedCommand(req, res, deps, upload, command);
         return;
       }
       const variables: Record<string, unknown> = {
@@ -111,6 +109,65 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
     }
   });
 
+  // The chunked upload's STATUS is read with GET; GET without a command is not a request the reference serves.
+  router.get(UPLOAD_PATH, async (req: Request, res: Response, next) => {
+    req.resume();
+    const params = new Map<string, string>();
+    for (const [name, value] of queryPairsOf(req)) if (!params.has(name)) params.set(name, value);
+    const command = params.get('command');
+    if (command === undefined) {
+      next();
+      return;
+    }
+    const signedRequest: SignedRequest = { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) };
+    try {
+      await runChunkedCommand(req, res, deps, { params, file: undefined, signedRequest }, command);
+    } catch (error) {
+      deps.logger.error({ err: error }, 'media upload STATUS failed');
+      send(res, { status: 500, body: standardError(131, 'Internal error') });
+    }
+  });
+
+  router.post(METADATA_PATH, async (req: Request, res: Response) => {
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, METADATA_BODY_BYTES);
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      send(res, { status: 400, body: standardError(44, error.message) });
+      return;
+    }
+    const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const altText = fields.alt_text;
+    const text = typeof altText === 'object' && altText !== null ? (altText as Record<string, unknown>).text : undefined;
+    try {
+      const result = await deps.executor.execute({
+        query: METADATA_MUTATION,
+        operationName: 'MediaMetadataCreate',
+        variables: {
+          // Absent: '' (the service answers 38); any other JSON value is handed over as text for the service to refuse.
+          mediaId: fields.media_id === undefined || fields.media_id === null ? '' : typeof fields.media_id === 'string' ? fields.media_id : JSON.stringify(fields.media_id),
+          altText: typeof text === 'string' ? text : null,
+        },
+        headers: {
+          authorization: req.headers.authorization,
+          'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+          [SIGNED_REQUEST_HEADER]: encodeSignedRequest({ method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) }),
+        },
+      });
+      const data = (result.data?.createMediaMetadata ?? null) as { rateLimit: RateLimitState } | null;
+      if (result.errors?.length || !data) {
+        send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }], METADATA_PATH));
+        return;
+      }
+      // The reference answers a stored alt text with 200 and no body.
+      setRateLimitHeaders(res, data.rateLimit);
+      res.status(200).end();
+    } catch (error) {
+      deps.logger.error({ err: error }, 'media metadata failed');
+      send(res, { status: 500, body: standardError(131, 'Internal error') });
+    }
+  });
   // Other methods on the upload path, and other paths of the reference's 1.1 API: its own not-found reply.
   router.all(UPLOAD_PATH, (_req, res) => {
     res.setHeader('Allow', 'POST');
@@ -120,6 +177,191 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
     send(res, { status: 404, body: standardError(34, 'Sorry, that page does not exist') });
   });
   return router;
+}
+
+const SESSION_FIELDS = `mediaId mediaKey size expiresAfterSecs image { imageType w h } video { videoType }
+    processingInfo { state checkAfterSecs progressPercent error { code name message } } rateLimit { limit remaining reset }`;
+
+const CHUNKED_OPERATIONS = {
+  INIT: {
+    operationName: 'MediaUploadInit',
+    method: 'POST',
+    field: 'initMediaUpload',
+    query: `mutation MediaUploadInit($totalBytes: String!, $mediaType: String!, $mediaCategory: String, $additionalOwners: [String!], $shared: Boolean) {
+  initMediaUpload(totalBytes: $totalBytes, mediaType: $mediaType, mediaCategory: $mediaCategory, additionalOwners: $additionalOwners, shared: $shared) { ${SESSION_FIELDS} }
+}`,
+  },
+  APPEND: {
+    operationName: 'MediaUploadAppend',
+    method: 'POST',
+    field: 'appendMediaUpload',
+    query: `mutation MediaUploadAppend($mediaId: String!, $segmentIndex: String!, $media: Upload, $mediaData: String) {
+  appendMediaUpload(mediaId: $mediaId, segmentIndex: $segmentIndex, media: $media, mediaData: $mediaData) { segmentIndex size rateLimit { limit remaining reset } }
+}`,
+  },
+  FINALIZE: {
+    operationName: 'MediaUploadFinalize',
+    method: 'POST',
+    field: 'finalizeMediaUpload',
+    query: `mutation MediaUploadFinalize($mediaId: String!) { finalizeMediaUpload(mediaId: $mediaId) { ${SESSION_FIELDS} } }`,
+  },
+  STATUS: {
+    operationName: 'MediaUploadStatus',
+    method: 'GET',
+    field: 'mediaUploadStatus',
+    query: `query MediaUploadStatus($mediaId: String!) { mediaUploadStatus(mediaId: $mediaId) { ${SESSION_FIELDS} } }`,
+  },
+} as const;
+
+type ChunkedCommand = keyof typeof CHUNKED_OPERATIONS;
+
+interface MediaSessionData {
+  mediaId: string;
+  mediaKey: string | null;
+  size: number | null;
+  expiresAfterSecs: number;
+  image: { imageType: string; w: number; h: number } | null;
+  video: { videoType: string } | null;
+  processingInfo: {
+    state: string;
+    checkAfterSecs: number | null;
+    progressPercent: number | null;
+    error: { code: number; name: string; message: string } | null;
+  } | null;
+  rateLimit: RateLimitState;
+}
+
+/**
+ * The chunked upload's commands (the reference's §8) on the same path: command=INIT, APPEND, FINALIZE with POST,
+ * command=STATUS with GET, each one GraphQL operation. Parameters travel as strings; the media service checks them.
+ */
+async function runChunkedCommand(req: Request, res: Response, deps: MediaRoutesDeps, upload: UploadRequest, command: string): Promise<void> {
+  const name = command.trim().toUpperCase();
+  if (!Object.hasOwn(CHUNKED_OPERATIONS, name)) {
+    upload.file?.capacitor.release();
+    send(res, { status: 400, body: standardError(44, `command parameter is invalid: ${JSON.stringify(command)} is not one of INIT, APPEND, FINALIZE, STATUS`) });
+    return;
+  }
+  const operation = CHUNKED_OPERATIONS[name as ChunkedCommand];
+  if (operation.method !== req.method) {
+    upload.file?.capacitor.release();
+    send(res, {
+      status: 400,
+      body: standardError(44, `command parameter is invalid: ${name} is sent with ${operation.method}, not ${req.method}`),
+    });
+    return;
+  }
+  const text = (parameter: string) => upload.params.get(parameter) ?? '';
+  const variables: Record<string, unknown> =
+    name === 'INIT'
+      ? {
+          totalBytes: text('total_bytes'),
+          mediaType: text('media_type'),
+          mediaCategory: upload.params.get('media_category') ?? null,
+          additionalOwners: upload.params.has('additional_owners') ? [upload.params.get('additional_owners')!] : null,
+          shared: upload.params.has('shared') ? /^(?:true|1)$/i.test(text('shared')) : null,
+        }
+      : name === 'APPEND'
+        ? {
+            mediaId: text('media_id'),
+            segmentIndex: text('segment_index'),
+            media: upload.file ? uploadOf(upload.file) : null,
+            mediaData: upload.params.get('media_data') ?? null,
+          }
+        : { mediaId: text('media_id') };
+  if (name !== 'APPEND') upload.file?.capacitor.release();
+  const result = await deps.executor.execute({
+    query: operation.query,
+    operationName: operation.operationName,
+    variables,
+    headers: {
+      authorization: req.headers.authorization,
+      'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+      [SIGNED_REQUEST_HEADER]: encodeSignedRequest(upload.signedRequest),
+    },
+  });
+  const data = (result.data?.[operation.field] ?? null) as (MediaSessionData | { rateLimit: RateLimitState }) | null;
+  if (result.errors?.length || !data) {
+    send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }]));
+    return;
+  }
+  setRateLimitHeaders(res, data.rateLimit);
+  if (name === 'APPEND') {
+    // The reference answers a stored segment with 204 and no body.
+    res.status(204).end();
+    return;
+  }
+  // INIT is answered 202 Accepted, as the reference does; FINALIZE and STATUS 200.
+  sendSession(res, name === 'INIT' ? 202 : 200, data as MediaSessionData);
+}
+
+/** The reference's media object, with media_id a JSON number of every digit (see sendUploaded). */
+function sendSession(res: Response, status: number, media: MediaSessionData): void {
+  if (!/^\d{1,20}$/.test(media.mediaId)) throw new Error(`unexpected media id ${media.mediaId}`);
+  const info = media.processingInfo;
+  const parts = [
+    `"media_id":${media.mediaId}`,
+    `"media_id_string":${JSON.stringify(media.mediaId)}`,
+    ...(media.mediaKey !== null ? [`"media_key":${JSON.stringify(media.mediaKey)}`] : []),
+    ...(media.size !== null ? [`"size":${JSON.stringify(media.size)}`] : []),
+    `"expires_after_secs":${JSON.stringify(media.expiresAfterSecs)}`,
+    ...(media.image ? [`"image":${JSON.stringify({ image_type: media.image.imageType, w: media.image.w, h: media.image.h })}`] : []),
+    ...(media.video ? [`"video":${JSON.stringify({ video_type: media.video.videoType })}`] : []),
+    ...(info
+      ? [
+          `"processing_info":${JSON.stringify({
+            state: info.state.toLowerCase(),
+            ...(info.checkAfterSecs !== null ? { check_after_secs: info.checkAfterSecs } : {}),
+            ...(info.progressPercent !== null ? { progress_percent: info.progressPercent } : {}),
+            ...(info.error ? { error: info.error } : {}),
+          })}`,
+        ]
+      : []),
+  ];
+  res.status(status).type('application/json; charset=utf-8').send(`{${parts.join(',')}}`);
+}
+
+
+/** A media id and 1,000 characters of alt text, escaped, fit many times over. */
+const METADATA_BODY_BYTES = 65_536;
+
+const METADATA_MUTATION = `mutation MediaMetadataCreate($mediaId: String!, $altText: String) {
+  createMediaMetadata(mediaId: $mediaId, altText: $altText) { mediaIdString rateLimit { limit remaining reset } }
+}`;
+
+/**
+ * A JSON body of at most `limit` bytes. A media_id written as a bare JSON number is read as its digits (JSON.parse would
+ * round a 19-digit id).
+ */
+function readJsonBody(req: Request, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(new BodyError(`the request body is larger than ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => {
+      if (!failed) reject(new BodyError('the request body ended early'));
+      failed = true;
+    });
+    req.on('end', () => {
+      if (failed) return;
+      const text = Buffer.concat(chunks).toString('utf8').replace(/("media_id"\s*:\s*)(\d+)(?=\s*[,}])/, '$1"$2"');
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        reject(new BodyError('the request body is not valid JSON: send {"media_id":"…","alt_text":{"text":"…"}}'));
+      }
+    });
+  });
 }
 
 function uploadOf(file: NonNullable<UploadRequest['file']>): Upload {

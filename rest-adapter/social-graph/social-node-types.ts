@@ -217,6 +217,7 @@ export const CONTAINER_NODE: NodeType = {
     media_type: scalar('mediaType'),
     caption: scalar('caption'),
     published_media_id: scalar('publishedMediaId'),
+    alt_text: scalar('altText'),
   },
 };
 

@@ -32,8 +32,10 @@ export interface MediaAuthenticator {
   authenticate(request: MediaAuthRequest): Promise<MediaCaller>;
 }
 
-/** The entry points whose signatures the upload accepts: its REST path and the GraphQL endpoint (see SignedRequest). */
-const UPLOAD_PATHS = /^\/(?:1\.1\/media\/upload\.json|graphql)$/;
+/** The entry points whose signatures the upload accepts: its REST paths and the GraphQL endpoint (see SignedRequest). */
+const UPLOAD_PATHS = /^\/(?:1\.1\/media\/(?:upload|metadata\/create)\.json|graphql)$/;
+
+const SIGNED_METHODS = new Set(['POST', 'GET']);
 
 const REQUIRED = ['oauth_consumer_key', 'oauth_signature', 'oauth_signature_method', 'oauth_timestamp', 'oauth_nonce'] as const;
 
@@ -69,7 +71,8 @@ export function createMediaAuthenticator(deps: {
     if (oauth.get('oauth_signature_method') !== 'HMAC-SHA1') throw mediaErrors.signatureInvalid();
 
     const signed = request.signedRequest;
-    if (!signed || signed.method.toUpperCase() !== 'POST' || !UPLOAD_PATHS.test(pathOf(signed.url))) throw mediaErrors.signatureInvalid();
+    // POST for uploads and the chunked commands, GET for the chunked upload's STATUS (and GraphQL queries).
+    if (!signed || !SIGNED_METHODS.has(signed.method.toUpperCase()) || !UPLOAD_PATHS.test(pathOf(signed.url))) throw mediaErrors.signatureInvalid();
 
     const consumerKey = oauth.get('oauth_consumer_key')!;
     const consumer = await deps.credentials.findConsumer(consumerKey);

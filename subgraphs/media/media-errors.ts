@@ -34,6 +34,16 @@ const KINDS: Record<MediaErrorReason, { make: Make; twitterCode: number | null }
   IMAGE_UNSUPPORTED: { make: invalid, twitterCode: 324 },
   IMAGE_DIMENSIONS: { make: invalid, twitterCode: 324 },
   IMAGE_CORRUPT: { make: invalid, twitterCode: 324 },
+  PARAMETER_MISSING: { make: invalid, twitterCode: 38 },
+  MEDIA_ID_INVALID: { make: invalid, twitterCode: 324 },
+  MEDIA_ID_EXPIRED: { make: invalid, twitterCode: 324 },
+  MEDIA_NOT_OWNED: { make: invalid, twitterCode: 324 },
+  SESSION_FINALIZED: { make: invalid, twitterCode: 324 },
+  SESSION_NOT_FINALIZED: { make: invalid, twitterCode: 324 },
+  // Size and assembly problems of the chunked upload come back in the older shape, as media processing errors do.
+  FILE_TOO_LARGE: { make: invalid, twitterCode: null },
+  SEGMENT_TOO_LARGE: { make: invalid, twitterCode: null },
+  SEGMENTS_INVALID: { make: invalid, twitterCode: null },
 };
 
 function mediaError(reason: MediaErrorReason, message: string, extra: Record<string, unknown> = {}): AppError {
@@ -70,4 +80,16 @@ export const mediaErrors = {
   dimensions: (min: number, max: number) =>
     mediaError('IMAGE_DIMENSIONS', `Image dimensions must be >= ${min}x${min} and <= ${max}x${max}`),
   corrupt: () => mediaError('IMAGE_CORRUPT', 'Image file is truncated or corrupt'),
+  parameterMissing: (parameter: string) => mediaError('PARAMETER_MISSING', `${parameter} parameter is missing.`, { parameter }),
+  mediaIdInvalid: (mediaId: string) => mediaError('MEDIA_ID_INVALID', `Invalid media id ${mediaId}`, { parameter: 'media_id' }),
+  mediaIdExpired: (mediaId: string, expiredAt: Date) =>
+    mediaError('MEDIA_ID_EXPIRED', `Media id ${mediaId} expired at ${expiredAt.toISOString()}`, { parameter: 'media_id' }),
+  notOwner: (userId: string, mediaId: string) => mediaError('MEDIA_NOT_OWNED', `User id ${userId} doesn't own media id ${mediaId}`),
+  finalized: (mediaId: string) =>
+    mediaError('SESSION_FINALIZED', `Media id ${mediaId} is already finalized: it takes no more APPEND or FINALIZE commands`),
+  notFinalized: (mediaId: string) =>
+    mediaError('SESSION_NOT_FINALIZED', `Media id ${mediaId} is not finalized: send command=FINALIZE first`),
+  fileTooLarge: (maxBytes: number) => mediaError('FILE_TOO_LARGE', `File size exceeds ${maxBytes} bytes.`, { maxBytes }),
+  segmentTooLarge: (maxBytes: number) => mediaError('SEGMENT_TOO_LARGE', `Segment size exceeds ${maxBytes} bytes.`, { maxBytes }),
+  segmentsInvalid: (message: string) => mediaError('SEGMENTS_INVALID', message),
 };

@@ -2,10 +2,11 @@ import type { OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.t
 import type { Logger } from '../../lib/logger.ts';
 import type { BlobStore } from '../shared/media-store/blob-store.ts';
 import { deleteWindowsBefore, findSweepable, markSwept, type MediaDb } from '../shared/media-store/media-upload.repository.ts';
+import { deleteSession, findAbandonedSessions, listSegments } from '../shared/media-store/media-session.repository.ts';
 
 /**
- * Removes what expiry leaves behind: the bytes of expired uploads (not those a container has taken), OAuth nonces too
- * old to be replayed, and finished rate-limit windows. Safe to run in several processes at once: every step is
+ * Removes what expiry leaves behind: the bytes of expired uploads (not those a container has taken), chunked uploads
+ * abandoned before FINALIZE, OAuth nonces too old to be replayed, and finished rate-limit windows. Safe to run in several processes at once: every step is
  * idempotent (deleting a missing blob is not an error; a swept row is marked once).
  */
 export interface MediaSweeper {
@@ -26,6 +27,8 @@ export function createMediaSweeper(deps: {
   /** Nonces older than this can no longer pass the timestamp check. */
   nonceHorizonMs: number;
   rateWindowMs: number;
+  /** Takes up processing of animated GIFs and videos that a stopped process left (media-processor.ts). */
+  resumeProcessing?: () => Promise<number>;
 }): MediaSweeper {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
@@ -41,6 +44,12 @@ export function createMediaSweeper(deps: {
       swept += batch.length;
       if (batch.length < BATCH) break;
     }
+    // Chunked uploads never finalized: their segments' bytes and the session go once the media id has expired.
+    for (const session of await findAbandonedSessions(deps.db, now, BATCH)) {
+      for (const segment of await listSegments(deps.db, session.id)) await deps.blobs.delete(segment.blob_key);
+      await deleteSession(deps.db, session.id);
+    }
+    await deps.resumeProcessing?.();
     await deps.credentials.purgeNonces(new Date(now.getTime() - deps.nonceHorizonMs));
     await deleteWindowsBefore(deps.db, new Date(now.getTime() - 2 * deps.rateWindowMs));
     if (swept > 0) deps.logger.info({ swept }, 'expired uploads swept');

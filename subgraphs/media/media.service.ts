@@ -60,7 +60,7 @@ export interface MediaServiceDeps {
   metrics?: Pick<Metrics, 'observeUpload' | 'observeRateLimited'>;
 }
 
-const INT64_MAX = 9_223_372_036_854_775_807n;
+export const INT64_MAX = 9_223_372_036_854_775_807n;
 
 /** Categories a client may name, by their letters alone (the reference's clients write TWEET_IMAGE, TweetImage, tweet_image). */
 const CATEGORIES: Record<string, 'tweet_image' | 'chunked'> = {
@@ -156,7 +156,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
   }
 }
 
-function given(value: string | null | undefined): string | undefined {
+export function given(value: string | null | undefined): string | undefined {
   return value === undefined || value === null || value === '' ? undefined : value;
 }
 
@@ -175,7 +175,7 @@ function mediaCategory(value: string | null | undefined): string | null {
 }
 
 /** Decimal ids, each 1–19 digits and within a signed 64-bit integer, at most 100 distinct. */
-function additionalOwners(values: readonly string[] | null | undefined): string[] {
+export function additionalOwners(values: readonly string[] | null | undefined): string[] {
   const entries = (values ?? []).flatMap((value) => (value.trim() === '' ? [] : value.split(',')));
   const owners = new Set<string>();
   for (const entry of entries) {
@@ -197,7 +197,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]*={0,2}|[A-Za-z0-9_-]*={0,2})$/;
  * Strict base64 (standard or URL-safe alphabet, line breaks ignored). A space stands for a `+` that a client left
  * unescaped in an urlencoded body. A data: URI is not base64 of an image: the reference answers it as unrecognised media.
  */
-function decodeBase64(text: string): Buffer {
+export function decodeBase64(text: string): Buffer {
   if (/^\s*data:/i.test(text)) throw mediaErrors.unrecognized();
   const compact = text.replace(/[\r\n\t]/g, '').replace(/ /g, '+');
   if (!BASE64.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) {
@@ -206,7 +206,7 @@ function decodeBase64(text: string): Buffer {
   return Buffer.from(compact, 'base64');
 }
 
-async function fileStream(file: Promise<FileUpload>, maxBytes: number): Promise<Readable> {
+export async function fileStream(file: Promise<FileUpload>, maxBytes: number): Promise<Readable> {
   try {
     return (await file).createReadStream();
   } catch (error) {
@@ -219,7 +219,7 @@ async function fileStream(file: Promise<FileUpload>, maxBytes: number): Promise<
  * is a broken upload; anything else is ours. (Files are cut one byte past the limit rather than failed, so size is
  * always the inspector's finding.)
  */
-function rejection(error: unknown, maxBytes: number): unknown {
+export function rejection(error: unknown, maxBytes: number): unknown {
   if (error instanceof ImageRejectedError) return problemError(error.problem, maxBytes);
   const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
   if (typeof status === 'number' && status >= 400 && status < 500) {
@@ -228,7 +228,7 @@ function rejection(error: unknown, maxBytes: number): unknown {
   return error;
 }
 
-function problemError(problem: ImageProblem, maxBytes: number): AppError {
+export function problemError(problem: ImageProblem, maxBytes: number): AppError {
   switch (problem.kind) {
     case 'too-large':
       return mediaErrors.tooLarge(maxBytes);
@@ -244,7 +244,7 @@ function problemError(problem: ImageProblem, maxBytes: number): AppError {
 }
 
 /** Lets go of a file that will not be read, so its temporary copy is removed. */
-async function discard(file: Promise<FileUpload> | null | undefined): Promise<void> {
+export async function discard(file: Promise<FileUpload> | null | undefined): Promise<void> {
   if (!file) return;
   try {
     (await file).createReadStream().destroy();

@@ -430,6 +430,25 @@ async function probeEveryOperation(): Promise<ProbeResult[]> {
   return results;
 }
 
+/** A PNG uploaded by the media owner: in one request, or through the chunked commands (INIT, APPEND, FINALIZE). */
+async function uploadedMediaId(chunked: boolean): Promise<string> {
+  const bytes = png(8, 8);
+  const send = async (fields: Record<string, string>, file?: Uint8Array) => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.set(name, value);
+    if (file) form.set('media', new Blob([file], { type: 'image/png' }), 'probe.png');
+    const reply = await fetch(new URL(UPLOAD_PATH, system.restUrl), { method: 'POST', headers: { authorization: `Bearer ${social.tokens.own}` }, body: form });
+    const text = await reply.text();
+    if (reply.status >= 300) throw new Error(`probe upload: ${reply.status} ${text}`);
+    return text === '' ? {} : (JSON.parse(text) as { media_id_string?: string });
+  };
+  if (!chunked) return (await send({}, bytes)).media_id_string!;
+  const id = (await send({ command: 'INIT', total_bytes: String(bytes.length), media_type: 'image/png' })).media_id_string!;
+  await send({ command: 'APPEND', media_id: id, segment_index: '0' }, bytes);
+  await send({ command: 'FINALIZE', media_id: id });
+  return id;
+}
+
 async function probe(request: {
   path: string;
   method: string;
@@ -474,11 +493,13 @@ async function probe(request: {
     metric: async () => 'reach',
     creation_id: freshContainer,
     image_url: async () => 'https://cdn.example.com/probe.jpg',
-    media_id: async () => social.media.roasterPost,
+    // The chunked upload's STATUS takes a finalized upload's id; the Graph edges a social media id.
+    media_id: async () => (request.path === UPLOAD_PATH ? uploadedMediaId(true) : social.media.roasterPost),
     title: async () => 'Probe event',
     start_time: async () => new Date(Date.now() + 86_400_000).toISOString(),
     account_id: async () => acmeAdAccount,
     business: async () => social.businessId,
+    command: async () => 'STATUS',
   };
   const url = new URL(path, base);
   for (const parameter of (operation.parameters ?? []) as JsonObject[]) {
@@ -518,6 +539,7 @@ async function probe(request: {
       userExample_Create: newUser(),
       userExample_List: { params: { limit: 5 } },
       userExample_UpdateByID: { age: 40 },
+      createMediaMetadata: { media_id: operationId === 'createMediaMetadata' ? await uploadedMediaId(false) : '', alt_text: { text: 'Probe' } },
     };
     if (!(operationId in bodies)) problems.push(`no probe body for ${operationId}`);
     headers['content-type'] = 'application/json';
@@ -527,8 +549,10 @@ async function probe(request: {
   const reply = await fetch(url, { method: method.toUpperCase(), headers, ...(body !== undefined && { body }) });
   const text = await reply.text();
   let parsed: unknown;
+  // An empty body is an answer only where the document says so (a response without content, e.g. media metadata's 200).
+  const empty = text === '';
   try {
-    parsed = JSON.parse(text);
+    if (!empty) parsed = JSON.parse(text);
   } catch {
     problems.push(`reply is not JSON: ${text.slice(0, 80)}`);
   }
@@ -541,7 +565,9 @@ async function probe(request: {
   else {
     if (typeof response.$ref === 'string') response = resolvePointer(openapi, response.$ref) as JsonObject;
     const schema = ((response.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined)?.schema;
-    if (!schema) problems.push(`no JSON schema documented for ${reply.status}`);
+    if (empty) {
+      if (response.content !== undefined) problems.push(`empty reply where ${reply.status} documents a body`);
+    } else if (!schema) problems.push(`no JSON schema documented for ${reply.status}`);
     else problems.push(...schemaViolations(openapi, schema, parsed));
   }
   const error = (parsed as any)?.error ?? (parsed as any)?.errors?.[0] ?? (reply.status === 200 ? undefined : parsed);

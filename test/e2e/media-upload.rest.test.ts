@@ -448,9 +448,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
         }
       });
 
-      it('refuses the chunked commands (command=INIT) with code 44, in the query or the body', async () => {
-        expectError(await upload([media(fixture('image.png'))], { query: { command: 'INIT' } }), 400, 44, /command/);
-        expectError(await uploadForm({ command: 'INIT', total_bytes: '4420', media_type: 'image/png' }), 400, 44, /command/);
+      // A command parameter, in the query or the body, makes the request a chunked upload command
+      // (media-chunked-upload.rest.test.ts): never a simple upload, whatever file comes with it.
+      it('treats command=… in the query or the body as the chunked upload, not as a simple upload', async () => {
+        expectError(await upload([media(fixture('image.png'))], { query: { command: 'INIT' } }), 400, 38, 'total_bytes parameter is missing.');
+        expectError(await uploadForm({ command: 'UPLOAD', total_bytes: '4420', media_type: 'image/png' }), 400, 44, /^command parameter is invalid/);
       });
 
       it('keeps working after each failed upload and stores nothing for the failures', async () => {

@@ -29,12 +29,20 @@ export function createContentPublishing(ctx: EdgeContext) {
 
 
   /** The image URL of an uploaded image, after checking that it may be used here (not expired, owned by a claimant). */
-  async function claimUpload(trx: Transaction<SocialTables>, reference: string, claimants: string[]): Promise<{ imageUrl: string; mediaId: string }> {
+  async function claimUpload(
+    trx: Transaction<SocialTables>,
+    reference: string,
+    claimants: string[],
+  ): Promise<{ imageUrl: string; mediaId: string; altText: string | null }> {
     if (!deps.mediaClaims) throw socialErrors.invalidParameter('upload_media_id', 'Uploaded media are not available here.');
     const outcome = await deps.mediaClaims.claim(reference, claimants, trx);
     if (outcome.ok) {
+      // A container takes an uploaded image; a video from the chunked upload is not one (the claim is rolled back).
+      if (!outcome.mimeType.startsWith('image/')) {
+        throw socialErrors.invalidParameter('upload_media_id', `The media id ${outcome.mediaId} is a video, not an image.`);
+      }
       const extension = outcome.mimeType.replace('image/', '').replace('jpeg', 'jpg');
-      return { imageUrl: `${permalinkOrigin}/media/${outcome.mediaId}.${extension}`, mediaId: outcome.mediaId };
+      return { imageUrl: `${permalinkOrigin}/media/${outcome.mediaId}.${extension}`, mediaId: outcome.mediaId, altText: outcome.altText };
     }
     switch (outcome.reason) {
       case 'malformed':
@@ -47,6 +55,13 @@ export function createContentPublishing(ctx: EdgeContext) {
         );
       case 'not-owner':
         throw socialErrors.invalidParameter('upload_media_id', `User id ${claimants[0]} doesn't own media id ${outcome.mediaId}.`);
+      case 'not-ready':
+        throw socialErrors.invalidParameter(
+          'upload_media_id',
+          outcome.state === 'failed'
+            ? `The media id ${outcome.mediaId} failed processing and cannot be used.`
+            : `The media id ${outcome.mediaId} is still processing (${outcome.state}); ask its STATUS until it has succeeded.`,
+        );
     }
   }
 
@@ -61,6 +76,8 @@ export function createContentPublishing(ctx: EdgeContext) {
         const claimed = await claimUpload(trx, draft.uploadMediaId, [...new Set([actingUserId ?? accountId, accountId])]);
         draft.imageUrl = claimed.imageUrl;
         draft.uploadMediaId = claimed.mediaId;
+        // The alt text set on the upload (POST /1.1/media/metadata/create.json) unless the request gives its own.
+        draft.altText ??= claimed.altText;
       }
       if (draft.mediaType === 'CAROUSEL') {
         const children = await findContainers(trx, draft.children.filter((id) => isSocialId(id, 'container')));

@@ -358,6 +358,8 @@ export type MediaConnection = {
 /** A publishing container: what POST /<account>/media creates and media_publish publishes. */
 export type MediaContainer = {
   __typename?: 'MediaContainer';
+  /** Alt text of the image: the request's alt_text, or the alt text set on the uploaded image (Area D media metadata). */
+  altText?: Maybe<Scalars['String']['output']>;
   caption?: Maybe<Scalars['String']['output']>;
   createdAt: Scalars['DateTime']['output'];
   expiresAt: Scalars['DateTime']['output'];
@@ -853,6 +855,7 @@ export type MediaConnectionResolvers<ContextType = AccountsContext, ParentType e
 };
 
 export type MediaContainerResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['MediaContainer'] = ResolversParentTypes['MediaContainer']> = {
+  altText?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   caption?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;

@@ -2,6 +2,8 @@
 
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { UploadOutcome as UploadOutcomeModel } from '../media.service.ts';
+import type { ChunkedOutcome as ChunkedOutcomeModel, AppendOutcome as AppendOutcomeModel, ProcessingInfo as ProcessingInfoModel } from '../chunked-upload/chunked-upload.service.ts';
+import type { MetadataOutcome as MetadataOutcomeModel } from '../media-metadata.service.ts';
 import type { MediaContext } from '../media-context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -10,6 +12,7 @@ export type MakeOptional<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]?: 
 export type MakeMaybe<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]: Maybe<T[SubKey]> };
 export type MakeEmpty<T extends { [key: string]: unknown }, K extends keyof T> = { [_ in K]?: never };
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
   ID: { input: string; output: string; }
@@ -27,8 +30,97 @@ export type Scalars = {
   _FieldSet: { input: string; output: string; }
 };
 
+/** The metadata of an uploaded media. */
+export type MediaMetadata = {
+  __typename?: 'MediaMetadata';
+  altText: Scalars['String']['output'];
+  mediaIdString: Scalars['String']['output'];
+  /** The caller's upload rate limit after this request. */
+  rateLimit: UploadRateLimit;
+};
+
+export type MediaProcessingError = {
+  __typename?: 'MediaProcessingError';
+  /** 1 (InvalidMedia). */
+  code: Scalars['Int']['output'];
+  message: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+};
+
+/** The processing state machine of animated GIFs and videos: PENDING → IN_PROGRESS → SUCCEEDED | FAILED. */
+export type MediaProcessingInfo = {
+  __typename?: 'MediaProcessingInfo';
+  /** Seconds to wait before asking again (while PENDING or IN_PROGRESS). */
+  checkAfterSecs?: Maybe<Scalars['Int']['output']>;
+  /** Why processing FAILED. */
+  error?: Maybe<MediaProcessingError>;
+  /** 0 to 100. */
+  progressPercent?: Maybe<Scalars['Int']['output']>;
+  state: MediaProcessingState;
+};
+
+export type MediaProcessingState =
+  | 'FAILED'
+  | 'IN_PROGRESS'
+  | 'PENDING'
+  | 'SUCCEEDED';
+
+/** One segment received by APPEND. */
+export type MediaUploadSegment = {
+  __typename?: 'MediaUploadSegment';
+  mediaIdString: Scalars['String']['output'];
+  rateLimit: UploadRateLimit;
+  segmentIndex: Scalars['Int']['output'];
+  /** Bytes of this segment. */
+  size: Scalars['Int']['output'];
+};
+
+/** A chunked upload: a session until FINALIZE, then the uploaded media (the reference's media object). */
+export type MediaUploadSession = {
+  __typename?: 'MediaUploadSession';
+  /** Seconds from now during which mediaId and mediaKey are accepted. */
+  expiresAfterSecs: Scalars['Int']['output'];
+  /** An image (or, once processed, an animated GIF): type and dimensions. */
+  image?: Maybe<UploadedImage>;
+  /** The media id (64-bit). */
+  mediaId: Scalars['UInt64']['output'];
+  /** The same id as a string. */
+  mediaIdString: Scalars['String']['output'];
+  /** `<prefix>_<media id>` (3 image, 16 animated GIF, 7 video, 13 amplify video); only when a media category was given. */
+  mediaKey?: Maybe<Scalars['String']['output']>;
+  /** Processing of an animated GIF or video; null for images. */
+  processingInfo?: Maybe<MediaProcessingInfo>;
+  /** The caller's upload rate limit after this command. */
+  rateLimit: UploadRateLimit;
+  /** Bytes received; null before FINALIZE. */
+  size?: Maybe<Scalars['Int']['output']>;
+  /** A video. */
+  video?: Maybe<UploadedVideo>;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
+  /**
+   * Adds one segment of a chunked upload (REST: command=APPEND): segmentIndex 0–999, at most 5,242,880 bytes, as a file
+   * (`media`, a GraphQL multipart upload) or its base64 (`mediaData`). Each index is accepted once.
+   */
+  appendMediaUpload: MediaUploadSegment;
+  /**
+   * Sets the alt text of an uploaded media (REST: POST /1.1/media/metadata/create.json): by its uploader or an additional
+   * owner, while its id is valid; at most 1,000 characters. Container creation (Area C) shows it on the container.
+   */
+  createMediaMetadata: MediaMetadata;
+  /**
+   * Completes a chunked upload (REST: command=FINALIZE): the segments are joined in segmentIndex order, must add up to
+   * totalBytes, and are inspected. Images are ready at once; animated GIFs and videos come back with processingInfo.
+   */
+  finalizeMediaUpload: MediaUploadSession;
+  /**
+   * Opens a chunked upload (REST: command=INIT): the media id to APPEND segments to, valid for expiresAfterSecs. The
+   * only way to upload animated GIFs (category tweet_gif, up to 15,728,640 bytes) and videos (video/mp4, tweet_video or
+   * amplify_video, up to 536,870,912 bytes); images are accepted too (5,242,880 bytes).
+   */
+  initMediaUpload: MediaUploadSession;
   /**
    * Uploads an image (Area D; the REST form is POST /1.1/media/upload.json). Send exactly one of `media` (the file, as a
    * multipart upload) and `mediaData` (its base64). The image is recognised from its bytes: JPEG, PNG, GIF (animated too)
@@ -39,11 +131,54 @@ export type Mutation = {
 };
 
 
+export type MutationAppendMediaUploadArgs = {
+  media?: InputMaybe<Scalars['Upload']['input']>;
+  mediaData?: InputMaybe<Scalars['String']['input']>;
+  mediaId: Scalars['String']['input'];
+  segmentIndex: Scalars['String']['input'];
+};
+
+
+export type MutationCreateMediaMetadataArgs = {
+  altText?: InputMaybe<Scalars['String']['input']>;
+  mediaId: Scalars['String']['input'];
+};
+
+
+export type MutationFinalizeMediaUploadArgs = {
+  mediaId: Scalars['String']['input'];
+};
+
+
+export type MutationInitMediaUploadArgs = {
+  additionalOwners?: InputMaybe<Array<Scalars['String']['input']>>;
+  mediaCategory?: InputMaybe<Scalars['String']['input']>;
+  mediaType: Scalars['String']['input'];
+  shared?: InputMaybe<Scalars['Boolean']['input']>;
+  totalBytes: Scalars['String']['input'];
+};
+
+
 export type MutationUploadMediaArgs = {
   additionalOwners?: InputMaybe<Array<Scalars['String']['input']>>;
   media?: InputMaybe<Scalars['Upload']['input']>;
   mediaCategory?: InputMaybe<Scalars['String']['input']>;
   mediaData?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type Query = {
+  __typename?: 'Query';
+  /**
+   * The state of a chunked upload after FINALIZE (the REST form is GET /1.1/media/upload.json?command=STATUS&media_id=…):
+   * the media, and for animated GIFs and videos its processingInfo. Poll it every processingInfo.checkAfterSecs seconds
+   * until the state is SUCCEEDED or FAILED. Only the uploader may ask. Counts against the upload rate limit.
+   */
+  mediaUploadStatus: MediaUploadSession;
+};
+
+
+export type QueryMediaUploadStatusArgs = {
+  mediaId: Scalars['String']['input'];
 };
 
 export type UploadRateLimit = {
@@ -82,6 +217,12 @@ export type UploadedMedia = {
   rateLimit: UploadRateLimit;
   /** Bytes received. */
   size: Scalars['Int']['output'];
+};
+
+export type UploadedVideo = {
+  __typename?: 'UploadedVideo';
+  /** MIME type of the video: video/mp4. */
+  videoType: Scalars['String']['output'];
 };
 
 
@@ -157,32 +298,93 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
-  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  MediaMetadata: ResolverTypeWrapper<MetadataOutcomeModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  MediaProcessingError: ResolverTypeWrapper<MediaProcessingError>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  MediaProcessingInfo: ResolverTypeWrapper<ProcessingInfoModel>;
+  MediaProcessingState: MediaProcessingState;
+  MediaUploadSegment: ResolverTypeWrapper<AppendOutcomeModel>;
+  MediaUploadSession: ResolverTypeWrapper<ChunkedOutcomeModel>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UInt64: ResolverTypeWrapper<Scalars['UInt64']['output']>;
   Upload: ResolverTypeWrapper<Scalars['Upload']['output']>;
   UploadRateLimit: ResolverTypeWrapper<UploadRateLimit>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   UploadedImage: ResolverTypeWrapper<UploadedImage>;
   UploadedMedia: ResolverTypeWrapper<UploadOutcomeModel>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  UploadedVideo: ResolverTypeWrapper<UploadedVideo>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
-  Mutation: Record<PropertyKey, never>;
+  MediaMetadata: MetadataOutcomeModel;
   String: Scalars['String']['output'];
+  MediaProcessingError: MediaProcessingError;
+  Int: Scalars['Int']['output'];
+  MediaProcessingInfo: ProcessingInfoModel;
+  MediaUploadSegment: AppendOutcomeModel;
+  MediaUploadSession: ChunkedOutcomeModel;
+  Mutation: Record<PropertyKey, never>;
+  Boolean: Scalars['Boolean']['output'];
+  Query: Record<PropertyKey, never>;
   UInt64: Scalars['UInt64']['output'];
   Upload: Scalars['Upload']['output'];
   UploadRateLimit: UploadRateLimit;
-  Int: Scalars['Int']['output'];
   UploadedImage: UploadedImage;
   UploadedMedia: UploadOutcomeModel;
-  Boolean: Scalars['Boolean']['output'];
+  UploadedVideo: UploadedVideo;
+};
+
+export type MediaMetadataResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['MediaMetadata'] = ResolversParentTypes['MediaMetadata']> = {
+  altText?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mediaIdString?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rateLimit?: Resolver<ResolversTypes['UploadRateLimit'], ParentType, ContextType>;
+};
+
+export type MediaProcessingErrorResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['MediaProcessingError'] = ResolversParentTypes['MediaProcessingError']> = {
+  code?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type MediaProcessingInfoResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['MediaProcessingInfo'] = ResolversParentTypes['MediaProcessingInfo']> = {
+  checkAfterSecs?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['MediaProcessingError']>, ParentType, ContextType>;
+  progressPercent?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['MediaProcessingState'], ParentType, ContextType>;
+};
+
+export type MediaUploadSegmentResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['MediaUploadSegment'] = ResolversParentTypes['MediaUploadSegment']> = {
+  mediaIdString?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rateLimit?: Resolver<ResolversTypes['UploadRateLimit'], ParentType, ContextType>;
+  segmentIndex?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type MediaUploadSessionResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['MediaUploadSession'] = ResolversParentTypes['MediaUploadSession']> = {
+  expiresAfterSecs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  image?: Resolver<Maybe<ResolversTypes['UploadedImage']>, ParentType, ContextType>;
+  mediaId?: Resolver<ResolversTypes['UInt64'], ParentType, ContextType>;
+  mediaIdString?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mediaKey?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  processingInfo?: Resolver<Maybe<ResolversTypes['MediaProcessingInfo']>, ParentType, ContextType>;
+  rateLimit?: Resolver<ResolversTypes['UploadRateLimit'], ParentType, ContextType>;
+  size?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  video?: Resolver<Maybe<ResolversTypes['UploadedVideo']>, ParentType, ContextType>;
 };
 
 export type MutationResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  appendMediaUpload?: Resolver<ResolversTypes['MediaUploadSegment'], ParentType, ContextType, RequireFields<MutationAppendMediaUploadArgs, 'mediaId' | 'segmentIndex'>>;
+  createMediaMetadata?: Resolver<ResolversTypes['MediaMetadata'], ParentType, ContextType, RequireFields<MutationCreateMediaMetadataArgs, 'mediaId'>>;
+  finalizeMediaUpload?: Resolver<ResolversTypes['MediaUploadSession'], ParentType, ContextType, RequireFields<MutationFinalizeMediaUploadArgs, 'mediaId'>>;
+  initMediaUpload?: Resolver<ResolversTypes['MediaUploadSession'], ParentType, ContextType, RequireFields<MutationInitMediaUploadArgs, 'mediaType' | 'totalBytes'>>;
   uploadMedia?: Resolver<ResolversTypes['UploadedMedia'], ParentType, ContextType, Partial<MutationUploadMediaArgs>>;
+};
+
+export type QueryResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  mediaUploadStatus?: Resolver<ResolversTypes['MediaUploadSession'], ParentType, ContextType, RequireFields<QueryMediaUploadStatusArgs, 'mediaId'>>;
 };
 
 export interface UInt64ScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['UInt64'], any> {
@@ -215,12 +417,23 @@ export type UploadedMediaResolvers<ContextType = MediaContext, ParentType extend
   size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type UploadedVideoResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['UploadedVideo'] = ResolversParentTypes['UploadedVideo']> = {
+  videoType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = MediaContext> = {
+  MediaMetadata?: MediaMetadataResolvers<ContextType>;
+  MediaProcessingError?: MediaProcessingErrorResolvers<ContextType>;
+  MediaProcessingInfo?: MediaProcessingInfoResolvers<ContextType>;
+  MediaUploadSegment?: MediaUploadSegmentResolvers<ContextType>;
+  MediaUploadSession?: MediaUploadSessionResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  Query?: QueryResolvers<ContextType>;
   UInt64?: GraphQLScalarType;
   Upload?: GraphQLScalarType;
   UploadRateLimit?: UploadRateLimitResolvers<ContextType>;
   UploadedImage?: UploadedImageResolvers<ContextType>;
   UploadedMedia?: UploadedMediaResolvers<ContextType>;
+  UploadedVideo?: UploadedVideoResolvers<ContextType>;
 };
 

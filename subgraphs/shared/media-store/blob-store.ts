@@ -17,7 +17,8 @@ export interface BlobStore {
    * written; if the source fails (a refused image, a client gone) nothing is left behind and the error is rethrown.
    */
   write(source: Readable): Promise<{ key: string; bytes: number }>;
-  read(key: string): Readable;
+  /** The blob's bytes, or those from `start` to `end` inclusive (an MP4's boxes are read where they are). */
+  read(key: string, range?: { start: number; end: number }): Readable;
   /** Removes a blob; removing one that is not there is not an error (sweepers in several processes may race). */
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
@@ -60,7 +61,7 @@ export async function createLocalBlobStore(dir: string | undefined): Promise<Blo
       }
       return { key, bytes };
     },
-    read: (key) => createReadStream(pathOf(key)),
+    read: (key, range) => createReadStream(pathOf(key), range),
     delete: (key) => rm(pathOf(key), { force: true }),
     exists: async (key) => {
       try {

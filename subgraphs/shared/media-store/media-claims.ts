@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { mediaKeyOf } from './media-keys.ts';
 import { findUpload, retainUpload, type MediaDb, type MediaTables } from './media-upload.repository.ts';
 
 /**
@@ -10,9 +11,21 @@ export type ClaimRefusal =
   | { reason: 'malformed' }
   | { reason: 'unknown' }
   | { reason: 'expired'; mediaId: string; expiredAt: Date }
-  | { reason: 'not-owner'; mediaId: string };
+  | { reason: 'not-owner'; mediaId: string }
+  /** An animated GIF or video of the chunked upload whose processing has not succeeded (pending, in_progress, failed). */
+  | { reason: 'not-ready'; mediaId: string; state: string };
 
-export type ClaimOutcome = { ok: true; mediaId: string; mimeType: string; width: number; height: number } | ({ ok: false } & ClaimRefusal);
+export type ClaimOutcome =
+  | {
+      ok: true;
+      mediaId: string;
+      mimeType: string;
+      width: number;
+      height: number;
+      /** The alt text set through POST /1.1/media/metadata/create.json, if any. */
+      altText: string | null;
+    }
+  | ({ ok: false } & ClaimRefusal);
 
 export interface MediaClaims {
   /**
@@ -36,14 +49,20 @@ export function createMediaClaims(deps: { db: MediaDb; now: () => Date }): Media
       if (!match || BigInt(match[2]!) > INT64_MAX) return { ok: false, reason: 'malformed' };
       const [, prefix, id] = match;
       const upload = await findUpload(db, BigInt(id!).toString());
-      // A key exists only for an upload that named a category, and only with the image prefix.
-      if (!upload || (prefix !== undefined && (prefix !== '3' || upload.media_category === null))) return { ok: false, reason: 'unknown' };
+      // A key exists only for an upload that named a category, with that category's prefix.
+      if (!upload || (prefix !== undefined && mediaKeyOf(String(upload.id), upload.media_category) !== `${prefix}_${upload.id}`)) {
+        return { ok: false, reason: 'unknown' };
+      }
       const mediaId = String(upload.id);
       if (upload.expires_at.getTime() <= deps.now().getTime()) return { ok: false, reason: 'expired', mediaId, expiredAt: upload.expires_at };
       const owners = new Set([String(upload.uploader_id), ...upload.additional_owners.map(String)]);
       if (!claimants.some((claimant) => owners.has(claimant))) return { ok: false, reason: 'not-owner', mediaId };
+      // Animated GIFs and videos are usable once their processing has succeeded (images have no processing state).
+      if (upload.processing_state !== null && upload.processing_state !== 'succeeded') {
+        return { ok: false, reason: 'not-ready', mediaId, state: upload.processing_state };
+      }
       if (!upload.retained) await retainUpload(db, mediaId);
-      return { ok: true, mediaId, mimeType: upload.mime_type, width: upload.width, height: upload.height };
+      return { ok: true, mediaId, mimeType: upload.mime_type, width: upload.width, height: upload.height, altText: upload.alt_text };
     },
   };
 }

@@ -15,6 +15,13 @@ export interface UploadTable {
   expires_at: Date;
   retained: Generated<boolean>;
   swept_at: Date | null;
+  /** Animated GIFs and videos of the chunked upload: pending | in_progress | succeeded | failed; null for images. */
+  processing_state: Generated<string | null>;
+  processing_progress: Generated<number | null>;
+  /** Why processing failed (the reference's processing_info.error message). */
+  processing_error: Generated<string | null>;
+  processing_lease_until: Generated<Date | null>;
+  alt_text: Generated<string | null>;
 }
 
 export interface RateCounterTable {
@@ -23,16 +30,41 @@ export interface RateCounterTable {
   count: number;
 }
 
+export interface UploadSessionTable {
+  id: Generated<string>;
+  uploader_id: string;
+  additional_owners: string[];
+  media_category: string | null;
+  kind: string;
+  media_type: string;
+  total_bytes: string;
+  created_at: Date;
+  expires_at: Date;
+  finalized_at: Date | null;
+}
+
+export interface UploadSegmentTable {
+  session_id: string;
+  segment_index: number;
+  size: number;
+  blob_key: string;
+}
+
 export type MediaTables = {
   'media.upload': UploadTable;
   'media.rate_counter': RateCounterTable;
+  'media.upload_session': UploadSessionTable;
+  'media.upload_segment': UploadSegmentTable;
 };
 
 export type MediaDb = Kysely<MediaTables>;
 
 export type UploadRow = Selectable<UploadTable>;
 
-export type NewUpload = Omit<Insertable<UploadTable>, 'id' | 'retained' | 'swept_at'>;
+export type NewUpload = Omit<
+  Insertable<UploadTable>,
+  'id' | 'retained' | 'swept_at' | 'processing_state' | 'processing_progress' | 'processing_error' | 'processing_lease_until' | 'alt_text'
+>;
 
 /** Inserts an upload's metadata; the database makes the id (a snowflake, see the migration). */
 export async function insertUpload(db: MediaDb, row: NewUpload): Promise<UploadRow> {

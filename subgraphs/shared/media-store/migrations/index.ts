@@ -1,10 +1,12 @@
 import type { SubgraphMigrations } from '../../../../lib/database/database.ts';
 import * as uploads from './2026-11-21-001-uploads.ts';
+import * as chunkedUploads from './2026-11-24-001-chunked-uploads.ts';
 
 /** Migrations of the media store (Area D), shared by the media subgraph and the accounts subgraph's containers. */
 export const mediaMigrations: SubgraphMigrations = {
   schema: 'media',
   migrations: {
     '2026-11-21-001-uploads': uploads,
+    '2026-11-24-001-chunked-uploads': chunkedUploads,
   },
 };

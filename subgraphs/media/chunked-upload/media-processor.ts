@@ -1,0 +1,98 @@
+import type { Logger } from '../../../lib/logger.ts';
+import type { BlobStore } from '../../shared/media-store/blob-store.ts';
+import { claimProcessing, completeProcessing, findStalledProcessing, recordProgress } from '../../shared/media-store/media-session.repository.ts';
+import type { MediaDb } from '../../shared/media-store/media-upload.repository.ts';
+import { inspectAnimatedGif, inspectMp4, type InspectionOutcome } from './media-processing-inspectors.ts';
+
+/**
+ * The processing state machine of animated GIFs and videos (processing_info), kept in the database (media.upload's
+ * processing_* columns) so that every process and a restarted one see the same state:
+ *
+ *   pending ──advance()──▶ in_progress ──inspection──▶ succeeded | failed
+ *
+ * FINALIZE leaves an upload `pending` and calls advance(); STATUS calls it again, and so does the sweeper on each pass
+ * (resumeStalled), which takes over work nobody holds — still pending (the finalizing process stopped before starting),
+ * or in progress past its lease (it stopped mid-way).
+ * Inspection is bounded by `timeoutMs`; running out of it fails the media.
+ */
+export interface MediaProcessor {
+  /** Starts processing the upload if it is waiting for a processor; never throws (failures are logged). */
+  advance(mediaId: string): void;
+  /** Advances every upload whose processing nobody holds (run by the sweeper, so work is taken up without a STATUS). */
+  resumeStalled(): Promise<number>;
+  /** Resolves when work this process started has finished (tests, shutdown). */
+  idle(): Promise<void>;
+}
+
+export function createMediaProcessor(deps: {
+  db: MediaDb;
+  blobs: BlobStore;
+  now: () => Date;
+  logger: Logger;
+  timeoutMs: number;
+  minDimension: number;
+  maxDimension: number;
+}): MediaProcessor {
+  const running = new Map<string, Promise<void>>();
+
+  async function inspect(kind: string, blobKey: string, size: number): Promise<InspectionOutcome> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<InspectionOutcome>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ ok: false, message: `Invalid or Unsupported media, Reason: ProcessingTimeout. Processing took longer than ${deps.timeoutMs} ms.` }),
+        deps.timeoutMs,
+      );
+    });
+    const work =
+      kind === 'image/gif'
+        ? inspectAnimatedGif(deps.blobs, blobKey, size, { minDimension: deps.minDimension, maxDimension: deps.maxDimension })
+        : inspectMp4(deps.blobs, blobKey, size);
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function process(mediaId: string): Promise<void> {
+    const now = deps.now();
+    // The lease outlives the inspection's own bound, so a live processor is never overtaken.
+    const row = await claimProcessing(deps.db, mediaId, now, new Date(now.getTime() + 2 * deps.timeoutMs + 5_000));
+    if (!row) return;
+    await recordProgress(deps.db, mediaId, 10);
+    let outcome: InspectionOutcome;
+    try {
+      outcome = await inspect(row.mime_type, row.blob_key, row.size);
+    } catch (error) {
+      deps.logger.warn({ err: error, mediaId }, 'media inspection failed');
+      outcome = { ok: false, message: 'Invalid or Unsupported media, Reason: CorruptMedia. The file could not be read.' };
+    }
+    await completeProcessing(
+      deps.db,
+      mediaId,
+      outcome.ok
+        ? { state: 'succeeded', width: outcome.width, height: outcome.height, frames: outcome.frames, mimeType: outcome.mimeType }
+        : { state: 'failed', error: outcome.message },
+    );
+  }
+
+  function advance(mediaId: string): void {
+    if (running.has(mediaId)) return;
+    const work = process(mediaId)
+      .catch((error: unknown) => deps.logger.warn({ err: error, mediaId }, 'media processing could not advance; STATUS will retry'))
+      .finally(() => running.delete(mediaId));
+    running.set(mediaId, work);
+  }
+
+  return {
+    advance,
+    async resumeStalled() {
+      const stalled = await findStalledProcessing(deps.db, deps.now(), 100);
+      for (const { id } of stalled) advance(String(id));
+      return stalled.length;
+    },
+    async idle() {
+      await Promise.all(running.values());
+    },
+  };
+}

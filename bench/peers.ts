@@ -72,6 +72,11 @@ export interface PeersOptions {
   records: number;
   /** How many times the gateways take their turns (rounds alternate the order); the figures are of all rounds together. */
   rounds: number;
+  /**
+   * Node flags for the peer gateways' processes (none by default: Hive Gateway as its users run it). Tributary's gateway
+   * always runs with its npm script's flags; giving the peers the same ones shows what that tuning is worth to them.
+   */
+  peerNodeFlags?: readonly string[];
 }
 
 export interface PeerWindow {
@@ -305,7 +310,7 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
         if (!line.startsWith('{')) return undefined;
         const ready = JSON.parse(line) as { type?: string; url?: string };
         return ready.type === 'ready' ? ready.url : undefined;
-      });
+      }, options.peerNodeFlags ?? []);
       children.push(gateways[peer]);
     }
     const urls = Object.fromEntries(GATEWAYS.map((name) => [name, gateways[name].ready])) as Record<GatewayName, string>;

@@ -128,7 +128,7 @@ function usage(): never {
                      [--memory-duration S] [--memory-connections N] [--memory-after S] [--memory-databases pglite,postgres]
                      [--memory-node-options="--max-semi-space-size=4"] [--memory-env NAME=value]
                      [--memory-pglite-setting shared_buffers=16MB] [--memory-server-log FILE]
-                     [--peer-rounds N] [--startup-runs N]
+                     [--peer-rounds N] [--peer-node-options="--max-semi-space-size=64"] [--startup-runs N]
 scenarios (positional names act as --only): ${SCENARIO_NAMES.join(', ')}`);
   process.exit(0);
 }
@@ -156,6 +156,7 @@ function parseOptions() {
       'memory-server-log': { type: 'string' },
       'memory-pglite-setting': { type: 'string', multiple: true },
       'peer-rounds': { type: 'string', default: '1' },
+      'peer-node-options': { type: 'string', default: '' },
       'startup-runs': { type: 'string', default: '3' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -201,6 +202,7 @@ function parseOptions() {
   };
   return {
     peerRounds: Math.round(positive('peer-rounds', values['peer-rounds'], 1)),
+    peerNodeFlags: values['peer-node-options'].split(/\s+/).filter(Boolean),
     startupRuns: Math.round(positive('startup-runs', values['startup-runs'], 1)),
     memory: {
       durationS: positive('memory-duration', values['memory-duration'], 1),
@@ -767,6 +769,7 @@ async function main(): Promise<void> {
       connections: options.connections,
       records: options.records,
       rounds: options.peerRounds,
+      peerNodeFlags: options.peerNodeFlags,
     });
   }
   let startup: StartupReport | undefined;

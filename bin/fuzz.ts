@@ -5,7 +5,8 @@
  * Runs the fuzz suite (test/fuzz/*.fuzz.test.ts) alone, N cases per door shared out among its properties (default: the
  * short run of `npm test`), on
  * PGlite and — when DATABASE_URL is set — PostgreSQL. Every failure prints its seed and path; `--seed S --path P
- * --grep "<test name>"` replays exactly that case. Doors: rest-user-example, graph, upload, graphql, grpc, raw-http.
+ * --grep "<test name>"` replays exactly that case. Doors: rest-user-example, graph, upload, chunked-upload, graphql, grpc,
+ * raw-http.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';

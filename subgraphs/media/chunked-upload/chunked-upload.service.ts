@@ -403,7 +403,9 @@ function kindOf(mediaType: string, category: ChunkedCategory | null): Kind {
 function chunkedCategory(value: string | null | undefined): ChunkedCategory | null {
   const text = given(value?.trim());
   if (text === undefined) return null;
-  const category = CATEGORIES[text.replace(/[_-]/g, '').toLowerCase()];
+  const letters = text.replace(/[_-]/g, '').toLowerCase();
+  // Own keys only: "constructor" would otherwise find Object.prototype's and reach the database as a category.
+  const category = Object.hasOwn(CATEGORIES, letters) ? CATEGORIES[letters] : undefined;
   if (category === undefined) {
     throw mediaErrors.parameterInvalid('media_category', `${JSON.stringify(text)} is not one of tweet_image, tweet_gif, tweet_video, amplify_video`);
   }

@@ -70,7 +70,8 @@ export const HTTP_STATUS_OF_GRPC_CODE: Readonly<Record<number, number>> = {
   16: 401,
 };
 
-function serverError(reply: ReplyView, unavailable: boolean): Problem[] {
+/** A reply's 5xx problem: none below 500, none for a 503 the runner may excuse (`unavailable`). */
+export function serverError(reply: ReplyView, unavailable: boolean): Problem[] {
   if (reply.status < 500) return [];
   // The runner decides whether a 503 is excused (a dependency really down); anything else 5xx is a defect.
   if (reply.status === 503 && unavailable) return [];
@@ -156,6 +157,7 @@ export function judgeGraphReply(reply: ReplyView, method: string): Judgement {
 }
 
 export const UPLOAD_PATH = '/1.1/media/upload.json';
+export const METADATA_PATH = '/1.1/media/metadata/create.json';
 
 /** Area D: the reference's two error bodies; a success has the media object. */
 export function judgeUploadReply(reply: ReplyView, method: string): Judgement {
@@ -164,33 +166,53 @@ export function judgeUploadReply(reply: ReplyView, method: string): Judgement {
   problems.push(...serverError(reply, unavailable));
   const ok = reply.status >= 200 && reply.status < 300;
   if (method.toUpperCase() === 'HEAD') return { problems, rejected: !ok, unavailable };
-  const body = reply.json;
   if (ok) {
-    const wellFormed =
-      isObject(body) &&
-      typeof body.media_id_string === 'string' &&
-      /^\d+$/.test(body.media_id_string) &&
-      new RegExp(`"media_id"\\s*:\\s*${body.media_id_string}\\b`).test(reply.text) &&
-      isObject(body.image);
-    if (!wellFormed) problems.push({ kind: 'format', detail: `a ${reply.status} that is not an uploaded media object: ${describeReply(reply)}` });
+    problems.push(...mediaObjectProblems(reply, { image: true }));
     return { problems, rejected: false, unavailable };
   }
+  addMediaErrorProblems(problems, reply, UPLOAD_PATH);
+  return { problems, rejected: true, unavailable };
+}
+
+/**
+ * What is wrong with a 2xx that should carry the reference's media object: media_id_string digits, media_id the same
+ * digits as a JSON number, and (for an upload or a finished chunked one) `image`.
+ */
+export function mediaObjectProblems(reply: ReplyView, expect: { image: boolean }): Problem[] {
+  const body = reply.json;
+  const wellFormed =
+    isObject(body) &&
+    typeof body.media_id_string === 'string' &&
+    /^\d+$/.test(body.media_id_string) &&
+    new RegExp(`"media_id"\\s*:\\s*${body.media_id_string}\\b`).test(reply.text) &&
+    (!expect.image || isObject(body.image));
+  return wellFormed ? [] : [{ kind: 'format', detail: `a ${reply.status} that is not ${expect.image ? 'an uploaded' : 'a'} media object: ${describeReply(reply)}` }];
+}
+
+/**
+ * What is wrong with an error reply of Area D at `path` (the upload's or the metadata's): it must be the standard
+ * `{"errors":[{code, message}]}` or the legacy `{"request": path, "error"}` (a 400), and never code 131, the reference's
+ * "internal error".
+ */
+export function mediaErrorProblems(reply: ReplyView, path: string): Problem[] {
+  const body = reply.json;
   const standard =
     isObject(body) &&
     Object.keys(body).length === 1 &&
     Array.isArray(body.errors) &&
     body.errors.length > 0 &&
     body.errors.every((error) => isObject(error) && Number.isInteger(error.code) && typeof error.message === 'string');
-  const legacy = isObject(body) && Object.keys(body).length === 2 && body.request === UPLOAD_PATH && typeof body.error === 'string' && reply.status === 400;
-  if (!isJsonContentType(reply.headers) || (!standard && !legacy)) {
-    problems.push({ kind: 'format', detail: `not an upload error body: ${describeReply(reply)}` });
-    return { problems, rejected: true, unavailable };
+  const legacy = isObject(body) && Object.keys(body).length === 2 && body.request === path && typeof body.error === 'string' && reply.status === 400;
+  if (!isJsonContentType(reply.headers) || (!standard && !legacy)) return [{ kind: 'format', detail: `not an upload error body: ${describeReply(reply)}` }];
+  if (standard && (body.errors as { code: number }[]).some((error) => error.code === 131)) return [{ kind: '5xx', detail: `an internal-error body: ${describeReply(reply)}` }];
+  return [];
+}
+
+/** Adds mediaErrorProblems to `problems`, one 5xx at most (a 500 with code 131 is one defect, not two). */
+export function addMediaErrorProblems(problems: Problem[], reply: ReplyView, path: string): void {
+  for (const problem of mediaErrorProblems(reply, path)) {
+    if (problem.kind !== '5xx' || !problems.some((known) => known.kind === '5xx')) problems.push(problem);
   }
-  // 131 is the reference's "internal error".
-  if (standard && (body.errors as { code: number }[]).some((error) => error.code === 131)) {
-    if (!problems.some((problem) => problem.kind === '5xx')) problems.push({ kind: '5xx', detail: `an internal-error body: ${describeReply(reply)}` });
-  }
-  return { problems, rejected: true, unavailable };
 }
 
 /** GraphQL error codes that mean the server failed, not the request. */

@@ -131,6 +131,15 @@ function diffTables(before: Record<string, string>, after: Record<string, string
 }
 
 /**
+ * The tables (and the blob store) that differ between two digests, apart from the bookkeeping every door may change and
+ * the door's own: for a door that checks its requests one by one (a sequence of commands, some refused) rather than once
+ * per case.
+ */
+export function storedChanges(before: Record<string, string>, after: Record<string, string>, bookkeeping: Readonly<Record<string, string>> = {}): string[] {
+  return diffTables(before, after, { ...EVERY_DOOR_BOOKKEEPING, ...bookkeeping });
+}
+
+/**
  * Runs one case and throws a FuzzFailure describing it when anything is wrong. Exported for the named regression tests,
  * which run their one payload through the same oracles.
  */

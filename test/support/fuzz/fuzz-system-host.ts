@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import { finalizeSession, insertSession } from '../../../subgraphs/shared/media-store/media-session.repository.ts';
+import type { MediaTables } from '../../../subgraphs/shared/media-store/media-upload.repository.ts';
 import { createOAuthCredentialStore, createSocialTokens } from '../../../subgraphs/index.ts';
 import { OWN_PERMISSIONS, PARENT_PERMISSIONS, createSocialFixture } from '../social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../test-system.ts';
@@ -67,6 +69,46 @@ async function digest(system: TestSystem): Promise<Record<string, string>> {
   return result;
 }
 
+/**
+ * Two chunked media ids of `uploaderId` that expired a day before the run: an open session and a finished upload (its
+ * blob key names nothing: an expired upload's bytes are never read). The sweeper that would remove them runs once a day
+ * under fuzz (fuzz-system.ts), so they stay put for the whole run.
+ */
+async function seedExpiredMedia(system: TestSystem, uploaderId: string): Promise<{ expiredSessionId: string; expiredUploadId: string }> {
+  const db = system.database.db.withTables<MediaTables>();
+  const created = new Date(Date.now() - 2 * 86_400_000);
+  const expired = new Date(Date.now() - 86_400_000);
+  const session = (mediaType: string) =>
+    insertSession(db, {
+      uploader_id: uploaderId,
+      additional_owners: [],
+      media_category: null,
+      kind: 'image',
+      media_type: mediaType,
+      total_bytes: '100',
+      created_at: created,
+      expires_at: expired,
+    });
+  const open = await session('image/png');
+  const finished = await session('image/png');
+  await finalizeSession(db, finished.id, created, {
+    uploader_id: uploaderId,
+    additional_owners: [],
+    media_category: null,
+    mime_type: 'image/png',
+    width: 8,
+    height: 8,
+    frames: 0,
+    size: 100,
+    blob_key: 'fuzz-expired-upload-has-no-blob',
+    created_at: created,
+    expires_at: expired,
+    processing_state: null,
+    processing_progress: null,
+  });
+  return { expiredSessionId: String(open.id), expiredUploadId: String(finished.id) };
+}
+
 async function main(): Promise<void> {
   const system = topology === 'distributed' ? await startDistributedTestSystem({}, overrides) : await startTestSystem(overrides);
   let closing: Promise<void> | undefined;
@@ -83,6 +125,7 @@ async function main(): Promise<void> {
   const app = await credentials.createConsumer('fuzz app');
   const accessToken = await credentials.issueAccessToken(app.consumerKey, fixture.accounts.bluebottle);
   const appBearer = await credentials.issueAppToken(app.consumerKey);
+  const expiredMedia = await seedExpiredMedia(system, fixture.accounts.bluebottle);
 
   const info: SystemInfo = {
     topology,
@@ -122,6 +165,7 @@ async function main(): Promise<void> {
       token: accessToken.token,
       tokenSecret: accessToken.tokenSecret,
       appBearer,
+      ...expiredMedia,
     },
   };
 

@@ -44,8 +44,20 @@ export interface SystemInfo {
       revoked: string;
     };
   };
-  /** Area D: an OAuth 1.0a app with an access token for bluebottle, and an app-only bearer token (refused with 220). */
-  media: { consumerKey: string; consumerSecret: string; token: string; tokenSecret: string; appBearer: string };
+  /**
+   * Area D: an OAuth 1.0a app with an access token for bluebottle, an app-only bearer token (refused with 220), and two
+   * media ids of bluebottle's that expired before the run (the system's clock is the real one, so a fuzz case cannot wait
+   * for an id to expire): a chunked session never finalized, and a finished chunked upload.
+   */
+  media: {
+    consumerKey: string;
+    consumerSecret: string;
+    token: string;
+    tokenSecret: string;
+    appBearer: string;
+    expiredSessionId: string;
+    expiredUploadId: string;
+  };
 }
 
 export type HostRequest = { type: 'digest'; id: number } | { type: 'close'; id: number };

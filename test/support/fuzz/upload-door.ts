@@ -17,7 +17,7 @@ import { shortStringify, withShortText } from './request-description.ts';
 
 export const UPLOAD_PATH = '/1.1/media/upload.json';
 
-type UploadCredential =
+export type UploadCredential =
   | { kind: 'bearer' }
   | { kind: 'oauth1'; withQuery: boolean; skewSeconds: number; nonce: string | undefined; omit: string[] }
   | { kind: 'app-bearer' }
@@ -25,7 +25,7 @@ type UploadCredential =
   | { kind: 'none' }
   | { kind: 'raw'; header: string };
 
-const uploadCredential: fc.Arbitrary<UploadCredential> = fc.oneof(
+export const uploadCredential: fc.Arbitrary<UploadCredential> = fc.oneof(
   { weight: 8, arbitrary: fc.constant<UploadCredential>({ kind: 'bearer' }) },
   {
     weight: 3,
@@ -61,7 +61,7 @@ const uploadCredential: fc.Arbitrary<UploadCredential> = fc.oneof(
   },
 );
 
-function authorizationFor(credential: UploadCredential, info: SystemInfo, url: string, signedBody: Record<string, string> | undefined): string | undefined {
+export function authorizationFor(credential: UploadCredential, info: SystemInfo, url: string, signedBody: Record<string, string> | undefined): string | undefined {
   switch (credential.kind) {
     case 'bearer':
       return `Bearer ${info.social.tokens.own}`;
@@ -87,7 +87,7 @@ function authorizationFor(credential: UploadCredential, info: SystemInfo, url: s
   }
 }
 
-const CATEGORY_VALUES = ['tweet_image', 'TWEET_IMAGE', 'Tweet_Image', 'tweet_video', 'amplify_video', 'tweet_gif', 'dm_image', 'subtitles', '', ' tweet_image', ...PROTOTYPE_NAMES];
+export const CATEGORY_VALUES = ['tweet_image', 'TWEET_IMAGE', 'Tweet_Image', 'tweet_video', 'amplify_video', 'tweet_gif', 'dm_image', 'subtitles', '', ' tweet_image', ...PROTOTYPE_NAMES];
 
 const ownerLists = fc.oneof(
   fc.array(fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 19n }).map(String), fc.constantFrom(...NUMBER_LIKE_TEXTS)), { maxLength: 5 }).map((ids) => ids.join(',')),
@@ -245,7 +245,7 @@ export function buildUploadRequest(model: UploadModel, info: SystemInfo): HttpRe
 }
 
 /** `text` with each lone surrogate replaced by U+FFFD, as UTF-8 encoders write it. */
-function wellFormed(text: string): string {
+export function wellFormed(text: string): string {
   return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 

@@ -9,6 +9,8 @@ import type { CommentsService } from './comments.service.ts';
 interface ListKey {
   kind: CommentListKind;
   parentId: string;
+  /** The media the listed comments are on: the parent itself, or the replied-to comment's. */
+  mediaId: string;
   first?: number | null | undefined;
   after?: string | null | undefined;
   before?: string | null | undefined;
@@ -28,7 +30,7 @@ export interface CommentsContext {
 }
 
 export function createCommentsContext(viewer: ViewerOf, call: SocialCallOf, comments: CommentsService): CommentsContext {
-  return {
+  const context: CommentsContext = {
     viewer,
     call,
     comments,
@@ -49,7 +51,19 @@ export function createCommentsContext(viewer: ViewerOf, call: SocialCallOf, comm
             const { kind } = group[0]!;
             try {
               const request = comments.readPage(kind, group[0]!);
-              const results = await comments.listBatch(kind, group.map((key) => key.parentId), request);
+              // The media were read already (a media's comments are checked against it first; the replies resolver primes
+              // the loader with its comment's media), so this is the loader's cache, not a statement.
+              const facts = await context.mediaLoader.loadMany([...new Set(group.map((key) => key.mediaId))]);
+              const factsOf = new Map<string, CommentMediaFacts | undefined>();
+              for (const media of facts) {
+                if (media instanceof Error) throw media;
+                if (media) factsOf.set(media.id, media);
+              }
+              const results = await comments.listBatch(
+                kind,
+                group.map((key) => ({ id: key.parentId, media: factsOf.get(key.mediaId) })),
+                request,
+              );
               group.forEach((key, index) => pages.set(key, results[index]!));
             } catch (error) {
               for (const key of group) pages.set(key, error as Error);
@@ -61,4 +75,5 @@ export function createCommentsContext(viewer: ViewerOf, call: SocialCallOf, comm
       { cacheKeyFn: (key) => JSON.stringify([key.kind, key.parentId, key.first ?? null, key.after ?? null, key.before ?? null]) },
     ),
   };
+  return context;
 }

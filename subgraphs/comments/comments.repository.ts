@@ -94,29 +94,53 @@ export async function findCommentsByIds(db: SocialDb, ids: readonly string[]): P
 /** Which comments a batched list reads: the top-level comments of media (newest first), or replies (oldest first). */
 export type CommentListKind = 'media' | 'replies';
 
+/** A parent whose comments a batched list reads, with the facts of the media those comments are on. */
+export interface CommentListParent {
+  id: string;
+  media: CommentMediaFacts;
+}
+
 /**
  * One page of comments for each of several parents (media or comments) in a single statement: a window function numbers
  * each parent's comments in list order, and `take` are kept per parent. Rows come back grouped by parent, in reading
  * order (see social-paging.ts).
+ *
+ * The media facts come with the parents (the caller has them already: the media were checked before their comments are
+ * listed, and replies are on their parent's media), so the statement reads comments and their authors only — no join
+ * to the media and its owner per row, and each comment shares its media's facts object.
  */
 export async function listCommentsBatch(
   db: SocialDb,
   kind: CommentListKind,
-  parentIds: readonly string[],
+  parents: readonly CommentListParent[],
   page: PageRequest,
 ): Promise<Map<string, CommentRecord[]>> {
-  const byParent = new Map<string, CommentRecord[]>(parentIds.map((id) => [id, []]));
-  if (parentIds.length === 0) return byParent;
+  const byParent = new Map<string, CommentRecord[]>(parents.map((parent) => [parent.id, []]));
+  if (parents.length === 0) return byParent;
+  const mediaOf = new Map(parents.map((parent) => [parent.id, parent.media]));
   // Media comments are newest first, replies oldest first; reading backward flips the order.
   const newestFirst = (kind === 'media') === (page.direction === 'forward');
   const order = newestFirst ? sql.raw('desc') : sql.raw('asc');
   const parentColumn = kind === 'media' ? sql.ref('c.media_id') : sql.ref('c.parent_id');
-  let inner = commentQuery(db)
-    .select(sql<number>`row_number() over (partition by ${parentColumn} order by c.timestamp ${order}, c.id ${order})`.as('rn'))
-    .where(parentColumn, '=', anyBigint(parentIds));
+  let inner = db
+    .selectFrom('social.comment as c')
+    .innerJoin('social.account as a', 'a.id', 'c.author_id')
+    .select([
+      'c.id',
+      'c.media_id',
+      'c.author_id',
+      'a.username as author_username',
+      'c.parent_id',
+      'c.text',
+      'c.hidden',
+      'c.like_count',
+      'c.timestamp',
+      'c.legacy_social_comment_id',
+      sql<number>`row_number() over (partition by ${parentColumn} order by c.timestamp ${order}, c.id ${order})`.as('rn'),
+    ])
+    .where('c.deleted_at', 'is', null)
+    .where(parentColumn, '=', anyBigint([...mediaOf.keys()]));
   inner = kind === 'media' ? inner.where('c.parent_id', 'is', null) : inner;
-  // Comments of a live video are gone once the broadcast has ended (reference §1.3).
-  inner = inner.where((eb) => eb.or([eb('m.is_live', '=', false), eb('m.live_ended_at', 'is', null)]));
   if (page.position) {
     const [seconds, id] = page.position as [CursorValue, CursorValue];
     const beyond = newestFirst
@@ -126,9 +150,23 @@ export async function listCommentsBatch(
   }
   const rows = await db.selectFrom(inner.as('t')).selectAll().where('t.rn', '<=', page.take).orderBy('t.rn').execute();
   for (const row of rows) {
-    const comment = toComment(row as CommentRow);
-    const parent = kind === 'media' ? comment.mediaId : comment.parentId!;
-    byParent.get(parent)?.push(comment);
+    const parentId = String(kind === 'media' ? row.media_id : row.parent_id);
+    const media = mediaOf.get(parentId);
+    // A reply is on its parent's media; a row on another media (which no write makes) is not this list's.
+    if (!media || media.id !== String(row.media_id)) continue;
+    byParent.get(parentId)!.push({
+      id: String(row.id),
+      mediaId: media.id,
+      authorId: String(row.author_id),
+      authorUsername: row.author_username,
+      parentId: row.parent_id === null ? null : String(row.parent_id),
+      text: row.text,
+      hidden: row.hidden,
+      likeCount: row.like_count,
+      timestamp: row.timestamp,
+      legacySocialCommentId: row.legacy_social_comment_id,
+      media,
+    });
   }
   return byParent;
 }

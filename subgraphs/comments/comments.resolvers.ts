@@ -33,7 +33,9 @@ export const commentsResolvers: Resolvers = {
     user: (comment, _args, context) => withViewer(context.viewer, (viewer) => context.comments.user(viewer, comment)),
     replies: async (comment, args, context) => {
       context.comments.authorizeReplies(context.viewer.settled() ?? (await context.viewer()), comment);
-      return toConnection(await context.listLoader.load({ kind: 'replies', parentId: comment.id, ...args }));
+      // The replies are on the comment's media, whose facts the comment carries: the list needs no statement for them.
+      context.mediaLoader.prime(comment.mediaId, comment.media);
+      return toConnection(await context.listLoader.load({ kind: 'replies', parentId: comment.id, mediaId: comment.mediaId, ...args }));
     },
   },
   CommentFrom: {
@@ -45,7 +47,7 @@ export const commentsResolvers: Resolvers = {
     comments: async (media, args, context) => {
       const viewer = await context.viewer();
       await context.comments.authorizeMediaComments(viewer, await context.mediaLoader.load(media.id), media.id);
-      return toConnection(await context.listLoader.load({ kind: 'media', parentId: media.id, ...args }));
+      return toConnection(await context.listLoader.load({ kind: 'media', parentId: media.id, mediaId: media.id, ...args }));
     },
     commentsCount: async (media, _args, context) => {
       await context.viewer();

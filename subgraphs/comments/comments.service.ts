@@ -16,6 +16,7 @@ import {
   listCommentsBatch,
   setCommentHidden,
   type CommentListKind,
+  type CommentListParent,
   type CommentMediaFacts,
   type CommentRecord,
 } from './comments.repository.ts';
@@ -98,10 +99,25 @@ export function createCommentsService(deps: CommentsServiceDeps) {
       return mediaIds.map((id) => counts.get(id) ?? 0);
     },
 
-    /** A page of comments for each parent in one statement (DataLoader batch function). */
-    async listBatch(kind: CommentListKind, parentIds: readonly string[], request: PageRequest): Promise<Page<CommentRecord>[]> {
-      const rows = await listCommentsBatch(db, kind, wellFormedIds(parentIds, kind === 'media' ? 'media' : 'comment'), request);
-      return parentIds.map((id) => assemblePage(codec, request, rows.get(id) ?? [], positionOf));
+    /**
+     * A page of comments for each parent in one statement (DataLoader batch function). Each parent comes with the facts of
+     * the media its comments are on (undefined: the media is gone, so are they).
+     */
+    async listBatch(
+      kind: CommentListKind,
+      parents: readonly { id: string; media: CommentMediaFacts | undefined }[],
+      request: PageRequest,
+    ): Promise<Page<CommentRecord>[]> {
+      const wellFormed = new Set(wellFormedIds(parents.map((parent) => parent.id), kind === 'media' ? 'media' : 'comment'));
+      const listed = parents.filter(
+        (parent): parent is CommentListParent =>
+          wellFormed.has(parent.id) &&
+          parent.media !== undefined &&
+          // Comments of a live video are gone once the broadcast has ended (reference §1.3).
+          !(parent.media.isLive && parent.media.liveEnded),
+      );
+      const rows = await listCommentsBatch(db, kind, listed, request);
+      return parents.map((parent) => assemblePage(codec, request, rows.get(parent.id) ?? [], positionOf));
     },
 
     readPage(kind: CommentListKind, args: PageArgs): PageRequest {

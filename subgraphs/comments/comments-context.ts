@@ -43,7 +43,9 @@ export function createCommentsContext(viewer: ViewerOf, call: SocialCallOf, comm
         const groups = new Map<string, ListKey[]>();
         for (const key of keys) {
           const group = JSON.stringify([key.kind, key.first ?? null, key.after ?? null, key.before ?? null]);
-          groups.set(group, [...(groups.get(group) ?? []), key]);
+          const members = groups.get(group);
+          if (members) members.push(key);
+          else groups.set(group, [key]);
         }
         const pages = new Map<ListKey, Page<CommentRecord> | Error>();
         await Promise.all(

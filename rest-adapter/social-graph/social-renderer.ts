@@ -45,24 +45,36 @@ export function renderNode(plan: readonly PlanField[], value: Record<string, unk
         out[field.key] = { data: (raw as Record<string, unknown>[]).map((item) => renderNode(field.children!, item, links)) };
         break;
       case 'edge':
-        out[field.key] = renderEdge(field, raw as Connection, links, parentId === undefined ? undefined : nestedUrl(field, parentId, links));
+        out[field.key] = renderEdge(field, raw as Connection, links, parentId === undefined ? undefined : () => nestedUrl(field, parentId, links));
         break;
     }
   }
   return out;
 }
 
-/** An edge page. `url` is the address its links repeat: the request's own (top-level edge) or the edge's path (nested). */
-export function renderEdge(field: PlanField, connection: Connection, links: RenderLinks, url: URL | undefined): GraphPage<Record<string, unknown>> {
+/**
+ * An edge page. `url` is the address its links repeat: the request's own (top-level edge) or the edge's path (nested), made
+ * only when the page has a link to give — most nested edges of a deep read (a comment's two replies) have none, and
+ * building their URLs was a tenth of such a read's rendering.
+ */
+export function renderEdge(
+  field: PlanField,
+  connection: Connection,
+  links: RenderLinks,
+  url: URL | (() => URL) | undefined,
+): GraphPage<Record<string, unknown>> {
   const data = connection.nodes.map((node) => renderNode(field.children!, node, links));
   const { pageInfo } = connection;
+  const hasPrevious = pageInfo.hasPreviousPage && pageInfo.startCursor !== null;
+  const hasNext = pageInfo.hasNextPage && pageInfo.endCursor !== null;
+  const cursorsOnly = field.cursorsOnly === true || url === undefined;
   const paging = buildPaging({
-    requestUrl: url ?? links.requestUrl,
+    requestUrl: url === undefined ? links.requestUrl : url instanceof URL ? url : !cursorsOnly && (hasPrevious || hasNext) ? url() : links.requestUrl,
     before: pageInfo.startCursor ?? undefined,
     after: pageInfo.endCursor ?? undefined,
-    hasPrevious: pageInfo.hasPreviousPage && pageInfo.startCursor !== null,
-    hasNext: pageInfo.hasNextPage && pageInfo.endCursor !== null,
-    cursorsOnly: field.cursorsOnly === true || url === undefined,
+    hasPrevious,
+    hasNext,
+    cursorsOnly,
   });
   return graphPage(data, paging);
 }

@@ -102,7 +102,7 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     };
     let reply;
     try {
-      reply = await postMultipartOperation(this.url, request, uploads, headers);
+      reply = await postMultipartOperation(this.url, request, uploads, headers, this.client.agent);
     } catch (error) {
       // A file the client never sent whole (a part missing from the body, a body cut short) fails the relay too: that is
       // the request's fault, not the subgraph's.

@@ -13,7 +13,9 @@ export interface SubgraphReply {
 export interface SubgraphHttpClient {
   /** POSTs a JSON body; rejects on a network failure or when no whole reply came within the timeout. */
   post(body: string, headers: Readonly<Record<string, string>>): Promise<SubgraphReply>;
-  /** Closes the idle keep-alive connections. */
+  /** The keep-alive pool, which the data source's multipart uploads to this subgraph share (closed with the client). */
+  readonly agent: HttpAgent;
+  /** Closes the keep-alive connections. */
   close(): void;
 }
 
@@ -56,6 +58,7 @@ export function createSubgraphHttpClient(url: string, options: { timeoutMs: numb
   };
 
   return {
+    agent,
     post(body, headers) {
       return new Promise<SubgraphReply>((resolve, reject) => {
         let settled = false;

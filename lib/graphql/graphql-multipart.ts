@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Upload, type FileUpload } from 'graphql-upload-ts';
 
 /**
@@ -94,14 +98,20 @@ export interface MultipartReply {
 }
 
 /**
- * POSTs the operation as a GraphQL multipart request and reads the JSON reply. `headers` are sent as given, plus the
- * content type and Apollo-Require-Preflight (the receiving Apollo Server's CSRF prevention refuses multipart without it).
+ * POSTs the operation as a GraphQL multipart request and reads the reply. `headers` are sent as given, plus the content type
+ * and Apollo-Require-Preflight (the receiving Apollo Server's CSRF prevention refuses multipart without it).
+ *
+ * Over node:http with the caller's keep-alive `agent` (the gateway's data source owns one per subgraph and destroys it on
+ * close; without one, Node's global agent). A file that fails while it is forwarded (its client went away mid-upload)
+ * destroys the request, so the receiver drops it at once. Through the global fetch, the connection undici had opened for
+ * such a request stayed in its pool with nothing sent, and the receiving server's shutdown waited out its whole grace.
  */
 export async function postMultipartOperation(
   url: string,
   request: { query: string; operationName?: string | null | undefined; variables: Record<string, unknown> },
   uploads: readonly FoundUpload[],
   headers: Record<string, string>,
+  agent?: Agent,
 ): Promise<MultipartReply> {
   const files = await Promise.all(uploads.map(async ({ upload }, index) => ({ name: String(index), file: await upload.promise })));
   const operations = JSON.stringify({
@@ -116,24 +126,36 @@ export async function postMultipartOperation(
     const lower = name.toLowerCase();
     if (lower !== 'content-type' && lower !== 'content-length') outgoing[lower] = value;
   }
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      ...outgoing,
-      'content-type': `multipart/form-data; boundary=${boundary}`,
-      'apollo-require-preflight': 'true',
-      accept: 'application/json',
-    },
-    // undici streams an async iterable body; `duplex: 'half'` is required for a streamed request body.
-    body: multipartParts(boundary, operations, map, files) as unknown as RequestInit['body'],
-    duplex: 'half',
-  } as RequestInit & { duplex: 'half' });
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, statusText: response.statusText, body, text };
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<MultipartReply>((resolve, reject) => {
+    const outgoingRequest = send(target, {
+      method: 'POST',
+      ...(agent ? { agent } : {}),
+      headers: {
+        ...outgoing,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'apollo-require-preflight': 'true',
+        accept: 'application/json',
+      },
+    });
+    outgoingRequest.once('response', (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.once('error', reject);
+      response.once('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', body, text });
+      });
+    });
+    // The body streams part by part (chunked); a failing part destroys the request, and the error rejects (a reply that
+    // came first, e.g. a refusal before the whole body was read, has already settled the promise).
+    pipeline(Readable.from(multipartParts(boundary, operations, map, files), { objectMode: false }), outgoingRequest).catch(reject);
+  });
 }

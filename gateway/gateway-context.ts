@@ -10,6 +10,8 @@ export interface GatewayContext extends SubgraphRequestInfo {
   requestId: string;
   /** Per-request subgraph contexts of in-process subgraphs (DataLoaders live there), made on first use. */
   subgraphContexts: Map<string, object>;
+  /** Work the in-process subgraphs of this request share (SubgraphRequestInfo.shared). */
+  shared: Map<string, unknown>;
   /** What the subgraphs reported in their responses' extensions (FORWARDED_EXTENSIONS), handed on to the caller. */
   responseExtensions: Record<string, unknown>;
 }
@@ -50,6 +52,7 @@ export function createGatewayContext(headers: HeaderSource, signedRequest?: Sign
     socialHost: header(headers, 'x-social-host'),
     signedRequest: forwarded ?? (signedRequest ? encodeSignedRequest(signedRequest) : undefined),
     subgraphContexts: new Map(),
+    shared: new Map(),
     responseExtensions: {},
   };
 }

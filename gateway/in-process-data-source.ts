@@ -97,6 +97,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
       requestId: gatewayContext.requestId,
       socialHost: gatewayContext.socialHost,
       signedRequest: gatewayContext.signedRequest,
+      shared: gatewayContext.shared,
     });
     cache?.set(this.subgraph.name, context);
     return context;

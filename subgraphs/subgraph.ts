@@ -12,6 +12,11 @@ export interface SubgraphRequestInfo {
   socialHost: string | undefined;
   /** The client's request as it signed it (OAuth 1.0a, Area D), encoded as lib/auth/signed-request.ts carries it. */
   signedRequest: string | undefined;
+  /**
+   * Work the subgraphs of one gateway request may share when they run in the gateway's process (the social viewer: one
+   * token read per request, not one per subgraph), keyed by what it depends on; absent when a subgraph is served over HTTP.
+   */
+  shared?: Map<string, unknown> | undefined;
 }
 
 /**

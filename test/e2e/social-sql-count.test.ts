@@ -105,4 +105,21 @@ describe.each([
     }
     expect(new Set(counts).size, `statements per size ${SIZES.join('/')}: ${counts.join('/')}`).toBe(1);
   });
+
+  it('reads the caller’s token once per request in the gateway’s process, once per subgraph over HTTP', async () => {
+    const tokenReads: string[] = [];
+    const stop = system.database.observeQueries((query) => {
+      if (query.sql.includes('"social_auth"."access_token"')) tokenReads.push(query.sql);
+    });
+    try {
+      const response = await fetch(`${system.restUrl}/v25.0/me?fields=${encodeURIComponent('id,media.limit(2){id,comments{id,replies{id}}}')}`, {
+        headers: { authorization: `Bearer ${fixture.tokens.own}` },
+      });
+      expect(response.status).toBe(200);
+    } finally {
+      stop();
+    }
+    // The accounts and the comments subgraph both need the viewer: in-process they share one lookup.
+    expect(tokenReads).toHaveLength(_mode === 'embedded' ? 1 : 2);
+  });
 });

@@ -42,14 +42,21 @@ function hostOf(value: string | undefined): SocialHost | undefined | 'invalid' {
 export function createViewerOf(tokens: SocialTokenService, access: SocialAccess, request: SubgraphRequestInfo): ViewerOf {
   let viewer: Promise<Viewer> | undefined;
   let settled: Viewer | undefined;
+  const lookUp = async () => {
+    const host = hostOf(request.socialHost);
+    if (host === 'invalid') throw socialErrors.invalidParameter('X-Social-Host', 'X-Social-Host must be own or parent.');
+    const credential = await tokens.authenticate(bearerToken(request.authorization));
+    return access.viewer(credential, host);
+  };
   const viewerOf = () => {
-    viewer ??= (async () => {
-      const host = hostOf(request.socialHost);
-      if (host === 'invalid') throw socialErrors.invalidParameter('X-Social-Host', 'X-Social-Host must be own or parent.');
-      const credential = await tokens.authenticate(bearerToken(request.authorization));
-      settled = await access.viewer(credential, host);
-      return settled;
-    })();
+    if (viewer) return viewer;
+    // The social subgraphs of one in-process gateway request share the lookup (same token, same host, same rules): a
+    // deep read reaches two of them, and each read the token otherwise.
+    const key = `social-viewer\n${request.socialHost ?? ''}\n${request.authorization ?? ''}`;
+    const shared = request.shared?.get(key) as Promise<Viewer> | undefined;
+    const looked = shared ?? lookUp();
+    if (!shared) request.shared?.set(key, looked);
+    viewer = looked.then((found) => (settled = found));
     return viewer;
   };
   return Object.assign(viewerOf, { settled: () => settled });

@@ -31,37 +31,42 @@ export interface CommentMediaFacts {
   ownerAgeGated: boolean;
 }
 
+/** A comment's own columns and its author's name: what every comment read selects. */
+const COMMENT_COLUMNS = [
+  'c.id',
+  'c.media_id',
+  'c.author_id',
+  'a.username as author_username',
+  'c.parent_id',
+  'c.text',
+  'c.hidden',
+  'c.like_count',
+  'c.timestamp',
+  'c.legacy_social_comment_id',
+] as const;
+
+/** Live (not deleted) comments with their authors, before any column is chosen. */
+function liveCommentsWithAuthors(db: SocialDb) {
+  return db.selectFrom('social.comment as c').innerJoin('social.account as a', 'a.id', 'c.author_id').where('c.deleted_at', 'is', null);
+}
+
+/** Comments with the facts of their media read in the same statement (single reads, where no parent brings them). */
 function commentQuery(db: SocialDb) {
-  return db
-    .selectFrom('social.comment as c')
-    .innerJoin('social.account as a', 'a.id', 'c.author_id')
+  return liveCommentsWithAuthors(db)
     .innerJoin('social.media as m', 'm.id', 'c.media_id')
     .innerJoin('social.account as o', 'o.id', 'm.owner_id')
-    .select([
-      'c.id',
-      'c.media_id',
-      'c.author_id',
-      'a.username as author_username',
-      'c.parent_id',
-      'c.text',
-      'c.hidden',
-      'c.like_count',
-      'c.timestamp',
-      'c.legacy_social_comment_id',
-      'm.owner_id',
-      'm.media_product_type',
-      'm.is_live',
-      'm.live_ended_at',
-      'm.comment_enabled',
-      'o.age_gated as owner_age_gated',
-    ])
-    .where('c.deleted_at', 'is', null)
+    .select(COMMENT_COLUMNS)
+    .select(['m.owner_id', 'm.media_product_type', 'm.is_live', 'm.live_ended_at', 'm.comment_enabled', 'o.age_gated as owner_age_gated'])
     .where('m.deleted_at', 'is', null);
 }
 
 type CommentRow = Awaited<ReturnType<ReturnType<typeof commentQuery>['executeTakeFirstOrThrow']>>;
+type CommentColumns = Pick<
+  CommentRow,
+  'id' | 'media_id' | 'author_id' | 'author_username' | 'parent_id' | 'text' | 'hidden' | 'like_count' | 'timestamp' | 'legacy_social_comment_id'
+>;
 
-function toComment(row: CommentRow): CommentRecord {
+function toCommentRecord(row: CommentColumns, media: CommentMediaFacts): CommentRecord {
   return {
     id: String(row.id),
     mediaId: String(row.media_id),
@@ -73,16 +78,20 @@ function toComment(row: CommentRow): CommentRecord {
     likeCount: row.like_count,
     timestamp: row.timestamp,
     legacySocialCommentId: row.legacy_social_comment_id,
-    media: {
-      id: String(row.media_id),
-      ownerId: String(row.owner_id),
-      productType: row.media_product_type,
-      isLive: row.is_live,
-      liveEnded: row.live_ended_at !== null,
-      commentEnabled: row.comment_enabled,
-      ownerAgeGated: row.owner_age_gated,
-    },
+    media,
   };
+}
+
+function toComment(row: CommentRow): CommentRecord {
+  return toCommentRecord(row, {
+    id: String(row.media_id),
+    ownerId: String(row.owner_id),
+    productType: row.media_product_type,
+    isLive: row.is_live,
+    liveEnded: row.live_ended_at !== null,
+    commentEnabled: row.comment_enabled,
+    ownerAgeGated: row.owner_age_gated,
+  });
 }
 
 export async function findCommentsByIds(db: SocialDb, ids: readonly string[]): Promise<CommentRecord[]> {
@@ -122,23 +131,9 @@ export async function listCommentsBatch(
   const newestFirst = (kind === 'media') === (page.direction === 'forward');
   const order = newestFirst ? sql.raw('desc') : sql.raw('asc');
   const parentColumn = kind === 'media' ? sql.ref('c.media_id') : sql.ref('c.parent_id');
-  let inner = db
-    .selectFrom('social.comment as c')
-    .innerJoin('social.account as a', 'a.id', 'c.author_id')
-    .select([
-      'c.id',
-      'c.media_id',
-      'c.author_id',
-      'a.username as author_username',
-      'c.parent_id',
-      'c.text',
-      'c.hidden',
-      'c.like_count',
-      'c.timestamp',
-      'c.legacy_social_comment_id',
-      sql<number>`row_number() over (partition by ${parentColumn} order by c.timestamp ${order}, c.id ${order})`.as('rn'),
-    ])
-    .where('c.deleted_at', 'is', null)
+  let inner = liveCommentsWithAuthors(db)
+    .select(COMMENT_COLUMNS)
+    .select(sql<number>`row_number() over (partition by ${parentColumn} order by c.timestamp ${order}, c.id ${order})`.as('rn'))
     .where(parentColumn, '=', anyBigint([...mediaOf.keys()]));
   inner = kind === 'media' ? inner.where('c.parent_id', 'is', null) : inner;
   if (page.position) {
@@ -154,19 +149,7 @@ export async function listCommentsBatch(
     const media = mediaOf.get(parentId);
     // A reply is on its parent's media; a row on another media (which no write makes) is not this list's.
     if (!media || media.id !== String(row.media_id)) continue;
-    byParent.get(parentId)!.push({
-      id: String(row.id),
-      mediaId: media.id,
-      authorId: String(row.author_id),
-      authorUsername: row.author_username,
-      parentId: row.parent_id === null ? null : String(row.parent_id),
-      text: row.text,
-      hidden: row.hidden,
-      likeCount: row.like_count,
-      timestamp: row.timestamp,
-      legacySocialCommentId: row.legacy_social_comment_id,
-      media,
-    });
+    byParent.get(parentId)!.push(toCommentRecord(row, media));
   }
   return byParent;
 }

@@ -61,7 +61,7 @@ export function renderEdge(
   field: PlanField,
   connection: Connection,
   links: RenderLinks,
-  url: URL | (() => URL) | undefined,
+  url: (() => URL) | undefined,
 ): GraphPage<Record<string, unknown>> {
   const data = connection.nodes.map((node) => renderNode(field.children!, node, links));
   const { pageInfo } = connection;
@@ -69,7 +69,8 @@ export function renderEdge(
   const hasNext = pageInfo.hasNextPage && pageInfo.endCursor !== null;
   const cursorsOnly = field.cursorsOnly === true || url === undefined;
   const paging = buildPaging({
-    requestUrl: url === undefined ? links.requestUrl : url instanceof URL ? url : !cursorsOnly && (hasPrevious || hasNext) ? url() : links.requestUrl,
+    // Read only for a link; a page without one needs no address.
+    requestUrl: url && !cursorsOnly && (hasPrevious || hasNext) ? url() : links.requestUrl,
     before: pageInfo.startCursor ?? undefined,
     after: pageInfo.endCursor ?? undefined,
     hasPrevious,

@@ -155,7 +155,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
         buildSelection(root.type, [edge], variables, { budget: request.budget }, { withoutId: true }),
       );
       const edgePlan = plan.find((field) => field.key === edgeName) as PlanField;
-      return renderEdge(edgePlan, node[edgeName] as Connection, request.links, request.links.requestUrl);
+      return renderEdge(edgePlan, node[edgeName] as Connection, request.links, () => request.links.requestUrl);
     };
   }
 

@@ -10,7 +10,19 @@ import type { FuzzSystem } from './fuzz-system.ts';
 import type { SystemInfo } from './fuzz-system-protocol.ts';
 import { outcomeSummary, replyLabel, transportProblems, type HttpRequestSpec } from './http-door.ts';
 import { httpExchange, type HttpOutcome } from './http-exchange.ts';
-import { corruptJson, hostileString, NUMBER_LIKE_TEXTS, PROTOTYPE_NAMES, quote, rawJsonValue, rawObject, type RawJson } from './hostile-values.ts';
+import {
+  BASE64_SPELLINGS,
+  corruptJson,
+  hostileBase64,
+  hostileString,
+  NUMBER_LIKE_TEXTS,
+  PROTOTYPE_NAMES,
+  quote,
+  rawJsonValue,
+  rawObject,
+  type Base64Spelling,
+  type RawJson,
+} from './hostile-values.ts';
 import { fileBytes, multipartBytes, type PartModel } from './multipart-arbitrary.ts';
 import { describeHttpRequest, shortStringify, withShortText } from './request-description.ts';
 import { authorizationFor, CATEGORY_VALUES, uploadCredential, wellFormed, type UploadCredential } from './upload-door.ts';
@@ -49,7 +61,7 @@ export type Target =
 
 export type Payload =
   | { kind: 'piece' }
-  | { kind: 'base64'; how: 'plain' | 'url' | 'spaces' | 'newlines' | 'nopad' | 'datauri' | 'junk' | 'extra-pad' }
+  | { kind: 'base64'; how: Base64Spelling }
   | { kind: 'both' }
   | { kind: 'none' }
   | { kind: 'empty' }
@@ -226,7 +238,7 @@ const segmentIndex: fc.Arbitrary<'piece' | { text: string } | null> = fc.oneof(
 
 const payload: fc.Arbitrary<Payload> = fc.oneof(
   { weight: 12, arbitrary: fc.constant<Payload>({ kind: 'piece' }) },
-  { weight: 3, arbitrary: fc.constantFrom('plain', 'url', 'spaces', 'newlines', 'nopad', 'datauri', 'junk', 'extra-pad').map((how): Payload => ({ kind: 'base64', how: how as 'plain' })) },
+  { weight: 3, arbitrary: fc.constantFrom(...BASE64_SPELLINGS).map((how): Payload => ({ kind: 'base64', how })) },
   { weight: 2, arbitrary: fc.constantFrom<Payload>({ kind: 'both' }, { kind: 'none' }, { kind: 'empty' }) },
   { weight: 2, arbitrary: fileBytes.map((bytes): Payload => ({ kind: 'bytes', bytes })) },
   { weight: 1, arbitrary: hostileString({ maxLength: 50_000 }).map((text): Payload => ({ kind: 'text', text })) },
@@ -492,28 +504,6 @@ function commandRequest(info: SystemInfo, cred: Credential, how: Carrier, method
   return { method, url, headers, body };
 }
 
-function base64Of(bytes: Buffer, how: Extract<Payload, { kind: 'base64' }>['how']): string {
-  const b64 = bytes.toString('base64');
-  switch (how) {
-    case 'plain':
-      return b64;
-    case 'url':
-      return bytes.toString('base64url');
-    case 'spaces':
-      return b64.replace(/(.{7})/g, '$1 ');
-    case 'newlines':
-      return b64.replace(/(.{76})/g, '$1\r\n');
-    case 'nopad':
-      return b64.replace(/=+$/, '');
-    case 'datauri':
-      return `data:image/png;base64,${b64}`;
-    case 'extra-pad':
-      return `${b64}=`;
-    case 'junk':
-      return `${b64.slice(0, 4)}*&^%${b64.slice(4)}`;
-  }
-}
-
 function metadataJson(body: MetadataBody, state: CaseState, info: SystemInfo, keepers: Keepers | undefined): string {
   if (body.kind === 'raw') return body.text;
   const entries: [string, RawJson][] = [];
@@ -562,7 +552,7 @@ function requestOf(step: Exclude<Step, { op: 'COMPLETE' }>, model: ChunkedCase, 
           else part = asFile(piece);
           break;
         case 'base64':
-          params.push(['media_data', base64Of(piece, step.payload.how)]);
+          params.push(['media_data', hostileBase64(piece, step.payload.how)]);
           break;
         case 'both':
           params.push(['media_data', piece.toString('base64')]);

@@ -197,3 +197,33 @@ export function urlPart(): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%C0%AF', '%FF', '%ED%A0%80', '%00', '%2e%2e', '..', '.') },
   );
 }
+
+/** The ways a `media_data` value can spell (or misspell) a file's base64. */
+export const BASE64_SPELLINGS = ['plain', 'url', 'spaces', 'newlines', 'nopad', 'datauri', 'junk', 'extra-pad'] as const;
+export type Base64Spelling = (typeof BASE64_SPELLINGS)[number];
+
+/**
+ * `bytes` as base64 spelled `how`: standard, URL-safe, broken by spaces or CRLF line breaks, unpadded, as a data: URI, with
+ * a stray `=`, or with junk characters inserted at `junkAt`.
+ */
+export function hostileBase64(bytes: Buffer, how: Base64Spelling, junkAt = 4): string {
+  const b64 = bytes.toString('base64');
+  switch (how) {
+    case 'plain':
+      return b64;
+    case 'url':
+      return bytes.toString('base64url');
+    case 'spaces':
+      return b64.replace(/(.{7})/g, '$1 ');
+    case 'newlines':
+      return b64.replace(/(.{76})/g, '$1\r\n');
+    case 'nopad':
+      return b64.replace(/=+$/, '');
+    case 'datauri':
+      return `data:image/png;base64,${b64}`;
+    case 'extra-pad':
+      return `${b64}=`;
+    case 'junk':
+      return `${b64.slice(0, junkAt)}*&^%${b64.slice(junkAt)}`;
+  }
+}

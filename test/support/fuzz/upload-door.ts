@@ -4,7 +4,7 @@ import { mediaMultipartBody, oauth1Authorization } from '../media-client.ts';
 import { judgeUploadReply } from './error-formats.ts';
 import type { SystemInfo } from './fuzz-system-protocol.ts';
 import { HttpDoor, type HttpPlan, type HttpRequestSpec } from './http-door.ts';
-import { NUMBER_LIKE_TEXTS, PROTOTYPE_NAMES, hostileString } from './hostile-values.ts';
+import { BASE64_SPELLINGS, hostileBase64, hostileString, NUMBER_LIKE_TEXTS, PROTOTYPE_NAMES } from './hostile-values.ts';
 import { FILE_CONTENTS, fileBytes, multipartBytes, multipartContentType, multipartOf, partExtraHeaders, type MultipartModel, type PartModel } from './multipart-arbitrary.ts';
 import { shortStringify, withShortText } from './request-description.ts';
 
@@ -109,26 +109,8 @@ const mediaData = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .tuple(fileBytes, fc.constantFrom('url', 'spaces', 'newlines', 'nopad', 'datauri', 'junk', 'unpadded-extra'))
-      .map(([bytes, how]) => {
-        const b64 = bytes.toString('base64');
-        switch (how) {
-          case 'url':
-            return bytes.toString('base64url');
-          case 'spaces':
-            return b64.replace(/(.{7})/g, '$1 ');
-          case 'newlines':
-            return b64.replace(/(.{76})/g, '$1\r\n');
-          case 'nopad':
-            return b64.replace(/=+$/, '');
-          case 'datauri':
-            return `data:image/png;base64,${b64}`;
-          case 'unpadded-extra':
-            return `${b64}=`;
-          default:
-            return `${b64.slice(0, 10)}*&^%${b64.slice(10)}`;
-        }
-      }),
+      .tuple(fileBytes, fc.constantFrom(...BASE64_SPELLINGS.filter((how) => how !== 'plain')))
+      .map(([bytes, how]) => hostileBase64(bytes, how, 10)),
   },
   { weight: 1, arbitrary: hostileString({ maxLength: 50_000 }) },
   // Past the base64 of the largest acceptable image (the reader must cut it and refuse it with 324).

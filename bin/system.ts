@@ -307,12 +307,12 @@ async function startRest(
   // Each listener's API documents name the other host too, known once it listens (ports may be 0).
   const sibling: { parentUrl?: string } = {};
   const own = await listen(
-    createRestAdapter({ ...common, socialHost: 'own', siblingUrl: () => sibling.parentUrl }),
+    createRestAdapter({ ...common, socialHost: 'own', siblingUrl: () => sibling.parentUrl }).listener,
     listenOptions(config, config.rest.port, restClientErrorFormat('own')),
   );
   lifecycle.listener(() => own.close());
   const parent = await listen(
-    createRestAdapter({ ...common, socialHost: 'parent', siblingUrl: () => own.url }),
+    createRestAdapter({ ...common, socialHost: 'parent', siblingUrl: () => own.url }).listener,
     listenOptions(config, config.social.parentPort, restClientErrorFormat('parent')),
   );
   sibling.parentUrl = parent.url;

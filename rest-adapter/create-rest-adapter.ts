@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -12,6 +13,7 @@ import { createApiDocsRoutes } from './docs/api-docs.routes.ts';
 import { createMediaRoutes } from './media-upload/media.routes.ts';
 import { createSocialRoutes } from './social-graph/social.routes.ts';
 import { createUserExampleRoutes } from './user-records/user-example.routes.ts';
+import { createRestFastPath } from './rest-fast-path.ts';
 
 export interface RestAdapterDeps {
   executor: GraphQLExecutor;
@@ -78,16 +80,25 @@ export function restClientErrorFormat(socialHost: SocialHost): ClientErrorFormat
   };
 }
 
+/** A REST listener: what to serve, and the Express application behind it. */
+export interface RestAdapter {
+  /** The request listener: the fast path (rest-fast-path.ts) for the requests it takes, Express for the rest. */
+  listener: RequestListener;
+  /** Every route, including those the fast path also serves (with CORS configured, or an id Express must decode). */
+  app: express.Express;
+}
+
 /**
  * The REST adapter: the spec's HTTP paths, each turned into a GraphQL operation run through the gateway. One router per
  * area; errors in each area's own format.
  */
-export function createRestAdapter(deps: RestAdapterDeps): express.Express {
+export function createRestAdapter(deps: RestAdapterDeps): RestAdapter {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  app.use(deps.telemetry.http(`rest-${deps.socialHost}`));
+  const listener = `rest-${deps.socialHost}`;
+  app.use(deps.telemetry.http(listener));
   if (deps.corsOrigins.length > 0) app.use(createCors(deps.corsOrigins));
   app.use(deps.telemetry.routes());
   // Express answers OPTIONS by itself on any path one of its routers serves (HTTP 200, the text "POST"). Area A and the
@@ -111,8 +122,9 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
     );
   }
 
-  if (deps.socialHost === 'own') {
-    app.use(createUserExampleRoutes(deps));
+  const userExample = deps.socialHost === 'own' ? createUserExampleRoutes(deps) : undefined;
+  if (userExample) {
+    app.use(userExample.router);
     app.use(createMediaRoutes({ executor: deps.executor, logger: deps.logger, ...deps.media }));
   }
   app.use(
@@ -151,5 +163,12 @@ export function createRestAdapter(deps: RestAdapterDeps): express.Express {
     }
     sendThrownError(res, error, deps.logger);
   });
-  return app;
+
+  // The fast path only stands in for routes that nothing before them in the app touches: with CORS configured, its
+  // middleware answers preflights and sets headers first, so everything goes through Express.
+  const fastPath =
+    userExample && deps.corsOrigins.length === 0
+      ? createRestFastPath({ telemetry: deps.telemetry, logger: deps.logger, listener, byId: userExample.byId })
+      : undefined;
+  return { app, listener: fastPath ? (req, res) => void (fastPath(req, res) || app(req, res)) : app };
 }

@@ -28,10 +28,11 @@ export interface Telemetry {
    */
   http(listener: string): RequestHandler;
   /**
-   * The same for a request served without Express (the gateway's POST /graphql, gateway/graphql-fast-path.ts), on a
-   * route known in advance: `handle` runs in the request id's context.
+   * The same for a request served without Express (the gateway's POST /graphql, gateway/graphql-fast-path.ts; REST's
+   * record reads, rest-adapter/rest-fast-path.ts), on a route known in advance: `handle` runs in the request id's
+   * context. `path` is the request's path when it is not the route itself.
    */
-  serve(listener: string, req: IncomingMessage, res: ServerResponse, route: string, handle: () => void): void;
+  serve(listener: string, req: IncomingMessage, res: ServerResponse, route: string, handle: () => void, path?: string): void;
   /** GET /health (liveness), /ready (readiness, 503 when a check fails) and /metrics (Prometheus text). */
   routes(): RequestHandler;
   /** Counts (and, with tracing, spans) every SQL statement of this handle, and reports its pool. */
@@ -150,7 +151,7 @@ export function createTelemetry(config: TelemetryConfig, processName: string, lo
     tracing,
     readiness,
     http,
-    serve: (listener, req, res, route, handle) => observe(listener, req, res, route, () => route, handle),
+    serve: (listener, req, res, route, handle, path = route) => observe(listener, req, res, path, () => route, handle),
     routes,
     observeDatabase,
     shutdown: () => tracing.shutdown(),

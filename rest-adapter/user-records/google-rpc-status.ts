@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { GraphQLFormattedError } from 'graphql';
 import {
   ERROR_CODES,
@@ -8,6 +8,7 @@ import {
   type ErrorCode,
   type FieldViolation,
 } from '../../lib/errors.ts';
+import { sendJson } from '../../lib/http/send-json.ts';
 import type { Logger } from '../../lib/logger.ts';
 
 /**
@@ -31,7 +32,8 @@ export function rpcStatus(code: ErrorCode, message: string, violations: readonly
   };
 }
 
-export function sendRpcStatus(res: Response, code: ErrorCode, message: string, violations: readonly FieldViolation[] = []) {
+/** Sends the status on a node:http or Express response alike (the REST fast path has no Express). */
+export function sendRpcStatus(res: ServerResponse, code: ErrorCode, message: string, violations: readonly FieldViolation[] = []) {
   if (code === 'UNAUTHENTICATED') {
     // RFC 6750 §3.1: a request that sent no credential gets the bare challenge; a refused credential gets the reason.
     const sentCredential = Boolean(res.req.headers.authorization);
@@ -42,11 +44,11 @@ export function sendRpcStatus(res: Response, code: ErrorCode, message: string, v
         : 'Bearer realm="tributary"',
     );
   }
-  res.status(ERROR_CODES[code].http).json(rpcStatus(code, message, violations));
+  sendJson(res, ERROR_CODES[code].http, rpcStatus(code, message, violations));
 }
 
 /** The one mapping of a GraphQL error (from the gateway) onto the google.rpc.Status reply. */
-export function sendGraphqlError(res: Response, error: GraphQLFormattedError, logger: Logger) {
+export function sendGraphqlError(res: ServerResponse, error: GraphQLFormattedError, logger: Logger) {
   const extensionCode = error.extensions?.code;
   // Parse, validation and variable-coercion errors are the request's fault.
   const code =
@@ -61,7 +63,7 @@ export function sendGraphqlError(res: Response, error: GraphQLFormattedError, lo
 }
 
 /** Maps an error thrown inside the adapter itself (gateway unreachable, unexpected failures). */
-export function sendThrownError(res: Response, thrown: unknown, logger: Logger) {
+export function sendThrownError(res: ServerResponse, thrown: unknown, logger: Logger) {
   const error = toAppError(thrown);
   if (error.code === 'INTERNAL' || error.code === 'UNAVAILABLE') logger.error({ err: thrown }, 'REST adapter error');
   sendRpcStatus(res, error.code, error.code === 'INTERNAL' ? MASKED_INTERNAL_MESSAGE : error.message);

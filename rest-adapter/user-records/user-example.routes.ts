@@ -1,5 +1,7 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type Router } from 'express';
 import type { FieldViolation } from '../../lib/errors.ts';
+import { sendJson } from '../../lib/http/send-json.ts';
 import { parseUint64 } from '../../lib/int64.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { GENDER_TYPES } from '../../contracts/user-records.ts';
@@ -84,7 +86,19 @@ export interface UserExampleRoutesDeps {
   bodyLimitBytes: number;
 }
 
-export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: UserExampleRoutesDeps): Router {
+/** The route of the record paths, as Express names it (metrics and traces label requests with it). */
+export const USER_EXAMPLE_ID_ROUTE = '/api/v1/userExample/:id';
+
+/**
+ * Area A's routes: an Express router for all five, and the two that read no body (GET and DELETE by id) as plain
+ * node:http handlers, for the REST fast path (rest-adapter/rest-fast-path.ts) to call with the path's raw id.
+ */
+export interface UserExampleRoutes {
+  router: Router;
+  byId: Readonly<Record<'GET' | 'DELETE', (req: IncomingMessage, res: ServerResponse, rawId: string) => Promise<void>>>;
+}
+
+export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: UserExampleRoutesDeps): UserExampleRoutes {
   // The spec's paths exactly: /api/v1/userexample is an unknown path, as in grpc-gateway (Express matches
   // case-insensitively by default, which served GET but answered PATCH with 404 instead of 405).
   const router = express.Router({ caseSensitive: true });
@@ -92,14 +106,15 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
   // Only the routes that take a body read one (GET and DELETE pay nothing for it).
   const readBody = express.text({ type: () => true, limit: bodyLimitBytes });
 
-  function callerHeaders(req: Request): Record<string, string | undefined> {
-    return { authorization: req.headers.authorization, 'x-request-id': req.get('x-request-id') };
+  function callerHeaders(req: IncomingMessage): Record<string, string | undefined> {
+    const requestId = req.headers['x-request-id'];
+    return { authorization: req.headers.authorization, 'x-request-id': Array.isArray(requestId) ? requestId[0] : requestId };
   }
 
   /** Runs an operation and hands the data to `render`, or sends the mapped error. */
   async function run(
-    req: Request,
-    res: Response,
+    req: IncomingMessage,
+    res: ServerResponse,
     operation: keyof typeof OPERATIONS,
     variables: Record<string, unknown>,
     render: (data: Record<string, unknown>) => unknown,
@@ -116,7 +131,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
         sendGraphqlError(res, firstError, logger);
         return;
       }
-      res.status(200).json(render(result.data ?? {}));
+      sendJson(res, 200, render(result.data ?? {}));
     } catch (error) {
       sendThrownError(res, error, logger);
     }
@@ -141,8 +156,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
   }
 
   /** The path id: an unsigned 64-bit integer; the ≥ 1 rule is the service's. */
-  function pathId(req: Request, res: Response): string | undefined {
-    const raw = String(req.params.id ?? '');
+  function pathId(res: ServerResponse, raw: string): string | undefined {
     const id = parseUint64(raw);
     if (id === undefined) {
       const violations = [{ field: 'id', description: `expected an unsigned 64-bit integer, got "${raw}"` }];
@@ -179,14 +193,24 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     });
   });
 
-  router.get('/api/v1/userExample/:id', async (req, res) => {
-    const id = pathId(req, res);
-    if (id === undefined) return;
-    await run(req, res, 'get', { id }, (data) => ({ userExample: data.userExample }));
-  });
+  const byId: UserExampleRoutes['byId'] = {
+    async GET(req, res, rawId) {
+      const id = pathId(res, rawId);
+      if (id === undefined) return;
+      await run(req, res, 'get', { id }, (data) => ({ userExample: data.userExample }));
+    },
+    async DELETE(req, res, rawId) {
+      const id = pathId(res, rawId);
+      if (id === undefined) return;
+      await run(req, res, 'delete', { id }, () => ({}));
+    },
+  };
+  const rawId = (req: Request) => String(req.params.id ?? '');
 
-  router.put('/api/v1/userExample/:id', readBody, async (req, res) => {
-    const id = pathId(req, res);
+  router.get(USER_EXAMPLE_ID_ROUTE, (req, res) => byId.GET(req, res, rawId(req)));
+
+  router.put(USER_EXAMPLE_ID_ROUTE, readBody, async (req, res) => {
+    const id = pathId(res, rawId(req));
     if (id === undefined) return;
     const body = decodeBody(req, res, UPDATE_REQUEST);
     if (!body) return;
@@ -195,13 +219,9 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     await run(req, res, 'update', { id, input: gender === undefined ? fields : { ...fields, genderNumber: gender } }, () => ({}));
   });
 
-  router.delete('/api/v1/userExample/:id', async (req, res) => {
-    const id = pathId(req, res);
-    if (id === undefined) return;
-    await run(req, res, 'delete', { id }, () => ({}));
-  });
+  router.delete(USER_EXAMPLE_ID_ROUTE, (req, res) => byId.DELETE(req, res, rawId(req)));
 
-  return router;
+  return { router, byId };
 }
 
 function summarise(violations: readonly FieldViolation[]): string {

@@ -209,8 +209,8 @@ function testAdapters(config: Config) {
     apiDocs: config.rest.apiDocs,
   };
   return {
-    own: createRestAdapter({ ...common, socialHost: 'own' }),
-    parent: createRestAdapter({ ...common, socialHost: 'parent' }),
+    own: createRestAdapter({ ...common, socialHost: 'own' }).app,
+    parent: createRestAdapter({ ...common, socialHost: 'parent' }).app,
   };
 }
 

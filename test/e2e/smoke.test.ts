@@ -41,6 +41,11 @@ describe('CORS', () => {
     }
   });
 
+  it('names the origin on a record read too (the REST fast path stands aside when CORS is configured)', async () => {
+    const reply = await fetch(`${system.restUrl}/api/v1/userExample/1`, { headers: { origin, authorization: `Bearer ${system.adminToken()}` } });
+    expect(reply.headers.get('access-control-allow-origin')).toBe(origin);
+  });
+
   it('names no other origin', async () => {
     const reply = await fetch(`${system.restUrl}/health`, { headers: { origin: 'https://evil.example.com' } });
     expect(reply.headers.get('access-control-allow-origin')).toBeNull();

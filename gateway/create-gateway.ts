@@ -27,6 +27,7 @@ import { createGraphiqlRoutes, GRAPHIQL_PATH } from './graphiql.routes.ts';
 import { createLandingPagePlugin } from './landing-page.plugin.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
 import { createGraphqlFastPath } from './graphql-fast-path.ts';
+import { installOperationCache } from './operation-cache-install.ts';
 import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
 import { installResultShaping } from './result-shaping-install.ts';
@@ -79,6 +80,8 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   process.env.APOLLO_TELEMETRY_DISABLED = '1';
   const shaping = installResultShaping();
   if (!shaping.installed) logger.warn({ reason: shaping.reason }, "result shaping: @apollo/gateway's own is used");
+  const operationCache = installOperationCache();
+  if (!operationCache.installed) logger.warn({ reason: operationCache.reason }, 'operation cache: each execution rebuilds its operation');
   const remotes: PropagatingRemoteDataSource[] = [];
   const gateway = new ApolloGateway({
     supergraphSdl: deps.supergraphSdl,

@@ -4,7 +4,7 @@ import { isSocialId, wellFormedIds } from '../../lib/social-graph/social-ids.ts'
 import { administeredBusinesses, authorize, managesAccount, type Viewer } from '../shared/social-graph/social-access.ts';
 import { NODE_TYPES, type SocialOperation } from '../../contracts/social-graph.ts';
 import { socialErrors } from '../shared/social-graph/social-errors.ts';
-import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits } from '../shared/social-graph/social-paging.ts';
+import { assemblePage, mapPage, readPageArgs, type Page, type PageArgs, type PageLimits } from '../shared/social-graph/social-paging.ts';
 import type { SocialDb } from '../shared/social-graph/social-tables.ts';
 import type { AccountEdgesService, AuthorizeAdAccountInput, CreateContainerInput, CreateUpcomingEventInput, InsightsParams, MediaContainer } from './account-edges/account-edges.types.ts';
 import {
@@ -203,7 +203,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
         storiesAfter: new Date(now().getTime() - STORY_LIFETIME_MS),
       });
       const result = assemblePage(codec, page, rows, (media) => [toUnixSeconds(media.timestamp), media.id]);
-      return { ...result, items: result.items.map((media) => ({ media, owned: managesAccount(viewer, media.ownerId) })) };
+      return mapPage(result, (media) => ({ media, owned: managesAccount(viewer, media.ownerId) }));
     },
 
     /** The children of a carousel album. */
@@ -212,7 +212,7 @@ export function createAccountsService(deps: AccountsServiceDeps) {
       const page = readPageArgs(codec, args, MEDIA_LIMITS);
       const rows = await listMedia(db, { kind: 'children', ownerId: view.media.id, page });
       const result = assemblePage(codec, page, rows, (media) => [toUnixSeconds(media.timestamp), media.id]);
-      return { ...result, items: result.items.map((media) => ({ media, owned: view.owned })) };
+      return mapPage(result, (media) => ({ media, owned: view.owned }));
     },
 
     /** business_discovery.username(x): another professional account's public fields. */

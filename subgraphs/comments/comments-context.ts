@@ -42,7 +42,7 @@ export function createCommentsContext(viewer: ViewerOf, call: SocialCallOf, comm
         // Group the keys by page request; each group is one windowed SELECT over all its parents.
         const groups = new Map<string, ListKey[]>();
         for (const key of keys) {
-          const group = JSON.stringify([key.kind, key.first ?? null, key.after ?? null, key.before ?? null]);
+          const group = pageKey(key);
           const members = groups.get(group);
           if (members) members.push(key);
           else groups.set(group, [key]);
@@ -74,8 +74,18 @@ export function createCommentsContext(viewer: ViewerOf, call: SocialCallOf, comm
         );
         return keys.map((key) => pages.get(key)!);
       },
-      { cacheKeyFn: (key) => JSON.stringify([key.kind, key.parentId, key.first ?? null, key.after ?? null, key.before ?? null]) },
+      { cacheKeyFn: (key) => `${pageKey(key)}|${key.parentId}` },
     ),
   };
   return context;
+}
+
+/**
+ * The page a list key asks for (kind, size, cursors), as a string that tells any two apart: the cursors are written as
+ * JSON strings (quoted, so a `|` inside one cannot pass for a separator), the rest holds no `|`. Cheaper than
+ * JSON.stringify of an array, which ran once per key (hundreds per deep read) for the group and again for the cache key.
+ */
+function pageKey(key: ListKey): string {
+  const cursor = (value: string | null | undefined) => (value === null || value === undefined ? '' : JSON.stringify(value));
+  return `${key.kind}|${key.first ?? ''}|${cursor(key.after)}|${cursor(key.before)}`;
 }

@@ -45,6 +45,20 @@ const COMMENT_COLUMNS = [
   'c.legacy_social_comment_id',
 ] as const;
 
+/** COMMENT_COLUMNS as the windowed list's subquery `t` names them. */
+const WINDOWED_COMMENT_COLUMNS = [
+  't.id',
+  't.media_id',
+  't.author_id',
+  't.author_username',
+  't.parent_id',
+  't.text',
+  't.hidden',
+  't.like_count',
+  't.timestamp',
+  't.legacy_social_comment_id',
+] as const;
+
 /** Live (not deleted) comments with their authors, before any column is chosen. */
 function liveCommentsWithAuthors(db: SocialDb) {
   return db.selectFrom('social.comment as c').innerJoin('social.account as a', 'a.id', 'c.author_id').where('c.deleted_at', 'is', null);
@@ -143,7 +157,13 @@ export async function listCommentsBatch(
       : sql<SqlBool>`(c.timestamp, c.id) > (to_timestamp(${seconds}), ${id}::bigint)`;
     inner = inner.where(beyond);
   }
-  const rows = await db.selectFrom(inner.as('t')).selectAll().where('t.rn', '<=', page.take).orderBy('t.rn').execute();
+  // The window's row number orders and cuts the rows but is not read back: one bigint column fewer to parse per row.
+  const rows = await db
+    .selectFrom(inner.as('t'))
+    .select(WINDOWED_COMMENT_COLUMNS)
+    .where('t.rn', '<=', page.take)
+    .orderBy('t.rn')
+    .execute();
   for (const row of rows) {
     const parentId = String(kind === 'media' ? row.media_id : row.parent_id);
     const media = mediaOf.get(parentId);

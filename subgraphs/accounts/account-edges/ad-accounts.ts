@@ -1,6 +1,6 @@
 import { isSocialId } from '../../../lib/social-graph/social-ids.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
-import { assemblePage, type Page, type PageArgs } from '../../shared/social-graph/social-paging.ts';
+import { assemblePage, mapPage, type Page, type PageArgs } from '../../shared/social-graph/social-paging.ts';
 import { findAccount, findAdAccount, findBusiness, insertAuthorizedAdAccount, listAgencies, listAuthorizedAdAccounts, type AuthorizedAdAccountRow } from '../account-edges.repository.ts';
 import type { EdgeContext } from './edge-context.ts';
 import type { AdAccount, AuthorizeAdAccountInput, Business } from './account-edges.types.ts';
@@ -26,7 +26,7 @@ export function createAdAccounts(ctx: EdgeContext) {
     const request = pageRequest(pageArgs, ['id']);
     const rows = await listAuthorizedAdAccounts(db, accountId, businessId, request);
     const page = assemblePage(codec, request, rows, (row) => [row.id]);
-    return { ...page, items: page.items.map(toAdAccount) };
+    return mapPage(page, toAdAccount);
   }
 
   async function authorizeAdAccount(accountId: string, input: AuthorizeAdAccountInput, at = clock()): Promise<true> {

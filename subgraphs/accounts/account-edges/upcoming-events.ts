@@ -1,6 +1,6 @@
 import { parseGraphTime, toUnixSeconds } from '../../../lib/social-graph/graph-time.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
-import { assemblePage, type Page, type PageArgs } from '../../shared/social-graph/social-paging.ts';
+import { assemblePage, mapPage, type Page, type PageArgs } from '../../shared/social-graph/social-paging.ts';
 import { findAccount, insertUpcomingEvent, listUpcomingEvents, type UpcomingEventRow } from '../account-edges.repository.ts';
 import { SECOND, enumMessage, type EdgeContext } from './edge-context.ts';
 import { type CreateUpcomingEventInput, NOTIFICATION_SUBTYPES, NOTIFICATION_TARGET_TIMES, type NotificationSubtype, type NotificationTargetTime, type UpcomingEvent } from './account-edges.types.ts';
@@ -19,7 +19,7 @@ export function createUpcomingEvents(ctx: EdgeContext) {
     const request = pageRequest(pageArgs, ['seconds', 'id']);
     const rows = await listUpcomingEvents(db, accountId, request);
     const page = assemblePage(codec, request, rows, (row) => [toUnixSeconds(row.start_time), row.id]);
-    return { ...page, items: page.items.map(toUpcomingEvent) };
+    return mapPage(page, toUpcomingEvent);
   }
 
   async function createEvent(accountId: string, input: CreateUpcomingEventInput): Promise<UpcomingEvent> {

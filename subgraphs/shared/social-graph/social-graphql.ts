@@ -37,18 +37,25 @@ export const JSONScalar = new GraphQLScalarType<unknown, unknown>({
  * A service page as a GraphQL connection (`nodes`, `pageInfo`). The cursors stay unmade (page.startCursor and endCursor
  * are computed when read) until a query selects them: GraphQL's default resolver reads the getters only then.
  */
-export function toConnection<T>(page: Page<T>) {
-  return {
-    nodes: page.items,
-    pageInfo: {
-      get startCursor() {
-        return page.startCursor ?? null;
-      },
-      get endCursor() {
-        return page.endCursor ?? null;
-      },
-      hasNextPage: page.hasNextPage,
-      hasPreviousPage: page.hasPreviousPage,
-    },
-  };
+export function toConnection<T>(page: Page<T>): { nodes: T[]; pageInfo: PageInfo } {
+  return { nodes: page.items, pageInfo: new PageInfo(page) };
+}
+
+/** A connection's pageInfo over a page; the cursor getters on the class (not two closures per connection). */
+class PageInfo {
+  readonly hasNextPage: boolean;
+  readonly hasPreviousPage: boolean;
+
+  constructor(private readonly page: Page<unknown>) {
+    this.hasNextPage = page.hasNextPage;
+    this.hasPreviousPage = page.hasPreviousPage;
+  }
+
+  get startCursor(): string | null {
+    return this.page.startCursor ?? null;
+  }
+
+  get endCursor(): string | null {
+    return this.page.endCursor ?? null;
+  }
 }

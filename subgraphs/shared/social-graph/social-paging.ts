@@ -88,24 +88,65 @@ export function assemblePage<T>(
   const more = rows.length > request.limit;
   const kept = rows.slice(0, request.limit);
   const items = request.direction === 'forward' ? kept : kept.reverse();
-  const first = items[0];
-  const last = items[items.length - 1];
-  // An empty page (past either end of the list) has no cursors and no links: `{"data": []}` says the walk is over.
-  // Each cursor is an HMAC, made only when read: a deep read has hundreds of pages (the replies of every comment) and
-  // asks for the cursors of none of them.
-  let startCursor: string | undefined | null = null;
-  let endCursor: string | undefined | null = null;
+  return new AssembledPage(codec, positionOf, items, {
+    hasPreviousPage: request.direction === 'forward' ? request.hadCursor && items[0] !== undefined : more,
+    hasNextPage: request.direction === 'forward' ? more : items[items.length - 1] !== undefined,
+  });
+}
+
+/**
+ * An assembled page. An empty page (past either end of the list) has no cursors and no links: `{"data": []}` says the
+ * walk is over. Each cursor is an HMAC, made only when read: a deep read has hundreds of pages (the replies of every
+ * comment) and asks for the cursors of none of them. The getters live on the class, not on each page (a page per list
+ * of a deep read: object-literal getters cost two closures apiece).
+ */
+class AssembledPage<T> implements Page<T> {
+  readonly hasPreviousPage: boolean;
+  readonly hasNextPage: boolean;
+  #startCursor: string | undefined | null = null;
+  #endCursor: string | undefined | null = null;
+
+  constructor(
+    private readonly codec: CursorCodec,
+    private readonly positionOf: (row: T) => CursorValue[],
+    readonly items: T[],
+    flags: { hasPreviousPage: boolean; hasNextPage: boolean },
+  ) {
+    this.hasPreviousPage = flags.hasPreviousPage;
+    this.hasNextPage = flags.hasNextPage;
+  }
+
+  get startCursor(): string | undefined {
+    if (this.#startCursor === null) {
+      const first = this.items[0];
+      this.#startCursor = first !== undefined ? this.codec.encode(this.positionOf(first)) : undefined;
+    }
+    return this.#startCursor;
+  }
+
+  get endCursor(): string | undefined {
+    if (this.#endCursor === null) {
+      const last = this.items[this.items.length - 1];
+      this.#endCursor = last !== undefined ? this.codec.encode(this.positionOf(last)) : undefined;
+    }
+    return this.#endCursor;
+  }
+}
+
+/**
+ * The same page with its items mapped (rows to domain objects), its cursors still those of the rows and still made only
+ * when read. (Spreading a page would lose them: they are getters on its class.)
+ */
+export function mapPage<T, U>(page: Page<T>, map: (item: T) => U): Page<U> {
   return {
-    items,
+    items: page.items.map(map),
     get startCursor() {
-      if (startCursor === null) startCursor = first !== undefined ? codec.encode(positionOf(first)) : undefined;
-      return startCursor;
+      return page.startCursor;
     },
     get endCursor() {
-      if (endCursor === null) endCursor = last !== undefined ? codec.encode(positionOf(last)) : undefined;
-      return endCursor;
+      return page.endCursor;
     },
-    hasPreviousPage: request.direction === 'forward' ? request.hadCursor && first !== undefined : more,
-    hasNextPage: request.direction === 'forward' ? more : last !== undefined,
+    hasPreviousPage: page.hasPreviousPage,
+    hasNextPage: page.hasNextPage,
   };
 }

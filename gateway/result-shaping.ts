@@ -146,7 +146,7 @@ function ifValue(directive: Directive, variables: Record<string, unknown>): bool
   const ifArg = (directive.arguments() as { if: unknown }).if;
   if (ifArg instanceof Variable) {
     const value = variables[ifArg.name];
-    assert(value !== undefined && typeof value === 'boolean', () => `Unexpected value ${String(value)} for variable ${String(ifArg)} of ${String(directive)}`);
+    if (!(value !== undefined && typeof value === 'boolean')) assert(false, () => `Unexpected value ${String(value)} for variable ${String(ifArg)} of ${String(directive)}`);
     return value as boolean;
   }
   return ifArg as boolean;
@@ -251,7 +251,7 @@ function applySelectionSet(walk: Walk, input: Output, selectionSet: SelectionSet
       }
       case EntryKind.Fragment: {
         const typename = input[typenameFieldName];
-        assert(!typename || typeof typename === 'string', () => `Got unexpected value for __typename: ${String(typename)}`);
+        if (!(!typename || typeof typename === 'string')) assert(false, () => `Got unexpected value for __typename: ${String(typename)}`);
         if (typeConditionApplies(walk, entry, typename as string | undefined, parentType)) {
           if (!applySelectionSet(walk, input, entry.selectionSet, output, path, entry.typeCondition ?? parentType)) return false;
         }
@@ -285,6 +285,8 @@ function updateOutputValue(
   parentType: CompositeType,
 ): unknown {
   assert(inputValue !== undefined, 'Should not pass undefined for `inputValue` to this method');
+  // Apollo's assertions, with the same messages, but tested before the message function is made: `assert(ok, () => …)`
+  // allocated a closure per value of the reply even when the check passed.
   if (outputValue === null || (outputValue !== undefined && !selectionSet)) return done(walk, outputValue, false, false);
   switch (type.kind) {
     case 'NonNullType': {
@@ -303,17 +305,11 @@ function updateOutputValue(
     }
     case 'ListType': {
       if (inputValue === null) return done(walk, null, false, false);
-      assert(Array.isArray(inputValue), () => `Invalid non-list value ${String(inputValue)} returned by subgraph for list type ${String(type)}`);
-      assert(
-        outputValue === undefined || Array.isArray(outputValue),
-        () => `Invalid non-list value ${String(outputValue)} returned by subgraph for list type ${String(type)}`,
-      );
+      if (!Array.isArray(inputValue)) assert(false, () => `Invalid non-list value ${String(inputValue)} returned by subgraph for list type ${String(type)}`);
+      if (!(outputValue === undefined || Array.isArray(outputValue))) assert(false, () => `Invalid non-list value ${String(outputValue)} returned by subgraph for list type ${String(type)}`);
       const length = inputValue.length;
       const outputList = outputValue as unknown[] | undefined;
-      assert(
-        outputList === undefined || length === outputList.length,
-        () => `[${String(inputValue)}].length (${length}) !== [${String(outputList)}].length (${outputList!.length})`,
-      );
+      if (!(outputList === undefined || length === outputList.length)) assert(false, () => `[${String(inputValue)}].length (${length}) !== [${String(outputList)}].length (${outputList!.length})`);
       let shouldNullify = false;
       let hasErrors = false;
       const updated = new Array<unknown>(length);
@@ -330,15 +326,12 @@ function updateOutputValue(
     case 'InterfaceType':
     case 'UnionType': {
       if (inputValue === null) return done(walk, null, false, false);
-      assert(selectionSet, () => `Invalid empty selection set for composite type ${String(type)}`);
-      assert(typeof inputValue === 'object', () => `Invalid non-object value ${String(inputValue)} returned by subgraph for composite type ${String(type)}`);
-      assert(
-        outputValue === undefined || typeof outputValue === 'object',
-        () => `Invalid non-object value ${String(inputValue)} returned by subgraph for composite type ${String(type)}`,
-      );
+      if (!selectionSet) assert(false, () => `Invalid empty selection set for composite type ${String(type)}`);
+      if (typeof inputValue !== 'object') assert(false, () => `Invalid non-object value ${String(inputValue)} returned by subgraph for composite type ${String(type)}`);
+      if (!(outputValue === undefined || typeof outputValue === 'object')) assert(false, () => `Invalid non-object value ${String(inputValue)} returned by subgraph for composite type ${String(type)}`);
       const input = inputValue as Output;
       const inputTypename = input[typenameFieldName];
-      assert(inputTypename === undefined || typeof inputTypename === 'string', () => `Invalid non-string value ${String(inputTypename)} for __typename at ${String(path)}`);
+      if (!(inputTypename === undefined || typeof inputTypename === 'string')) assert(false, () => `Invalid non-string value ${String(inputTypename)} for __typename at ${String(path)}`);
       let objType: CompositeType = type;
       if (inputTypename) {
         const typenameType = walk.schema.type(inputTypename as string);
@@ -358,7 +351,7 @@ function updateOutputValue(
     }
     default: {
       if (inputValue === null) return done(walk, null, false, false);
-      assert(outputValue === undefined, () => `Excepted output to be undefined but got ${String(type)} for type ${String(type)}`);
+      if (outputValue !== undefined) assert(false, () => `Excepted output to be undefined but got ${String(type)} for type ${String(type)}`);
       // A field's type is an output type: what is left here is a scalar or an enum.
       const isValidValue = isValidLeafValue(walk.schema, inputValue, type as ScalarType | EnumType);
       if (!isValidValue) {

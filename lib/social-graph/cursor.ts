@@ -49,8 +49,11 @@ export function createCursorCodec(secret: string): CursorCodec {
           throw new TypeError(`A cursor position holds strings and finite numbers, not ${String(value)}`);
         }
       }
-      const payload = Buffer.from(JSON.stringify(position), 'utf8');
-      const cursor = payload.toString('base64url') + tag(payload).toString('base64url');
+      // The same bytes as decode's tag(payload) — the domain, then the payload's UTF-8 — in one update, and the tag's
+      // first bytes encoded straight from the digest: a deep read makes ~1,300 cursors, and each Buffer less counts.
+      const json = JSON.stringify(position);
+      const digest = createHmac('sha256', key).update(DOMAIN + json, 'utf8').digest();
+      const cursor = Buffer.from(json, 'utf8').toString('base64url') + digest.toString('base64url', 0, TAG_BYTES);
       if (cursor.length > MAX_CURSOR_LENGTH) throw new RangeError(`A cursor position is too long (${cursor.length} characters)`);
       return cursor;
     },

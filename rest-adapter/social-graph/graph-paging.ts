@@ -71,9 +71,11 @@ export function buildPaging(input: CursorPagingInput): GraphPaging | undefined {
   if (wantsNext && after === undefined) throw new RangeError('buildPaging: hasNext needs the after cursor');
   if (before === undefined && after === undefined && !wantsPrevious && !wantsNext) return undefined;
 
-  const paging: GraphPaging = {
-    cursors: { ...(before !== undefined && { before }), ...(after !== undefined && { after }) },
-  };
+  // Built key by key (before, then after), not by spreading conditional objects: a deep read has hundreds of pages.
+  const cursors: GraphCursors = {};
+  if (before !== undefined) cursors.before = before;
+  if (after !== undefined) cursors.after = after;
+  const paging: GraphPaging = { cursors };
   if (wantsPrevious) paging.previous = withParams(input.requestUrl, ['before', 'after'], [['before', before!]]);
   if (wantsNext) paging.next = withParams(input.requestUrl, ['before', 'after'], [['after', after!]]);
   return paging;

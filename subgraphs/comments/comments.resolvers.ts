@@ -31,12 +31,15 @@ export const commentsResolvers: Resolvers = {
     // Per-object fields: synchronous once the viewer is known (social-request.ts, withViewer).
     username: (comment, _args, context) => withViewer(context.viewer, (viewer) => context.comments.commenterUsername(viewer, comment)),
     user: (comment, _args, context) => withViewer(context.viewer, (viewer) => context.comments.user(viewer, comment)),
-    replies: async (comment, args, context) => {
-      context.comments.authorizeReplies(context.viewer.settled() ?? (await context.viewer()), comment);
-      // The replies are on the comment's media, whose facts the comment carries: the list needs no statement for them.
-      context.mediaLoader.prime(comment.mediaId, comment.media);
-      return toConnection(await context.listLoader.load({ kind: 'replies', parentId: comment.id, mediaId: comment.mediaId, ...args }));
-    },
+    // Not an async function: once the viewer is known (every comment of a list but the first), the list is one
+    // DataLoader promise and its .then — a deep read asks this of 625 comments, and each promise costs (async hooks).
+    replies: (comment, args, context) =>
+      withViewer(context.viewer, (viewer) => {
+        context.comments.authorizeReplies(viewer, comment);
+        // The replies are on the comment's media, whose facts the comment carries: the list needs no statement for them.
+        context.mediaLoader.prime(comment.mediaId, comment.media);
+        return context.listLoader.load({ kind: 'replies', parentId: comment.id, mediaId: comment.mediaId, ...args }).then(toConnection);
+      }),
   },
   CommentFrom: {
     id: (comment) => comment.authorId,

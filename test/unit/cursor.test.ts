@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createCursorCodec, MAX_CURSOR_LENGTH } from '../../lib/social-graph/cursor.ts';
 
@@ -14,8 +14,18 @@ function replaceAt(cursor: string, index: number): string {
   return cursor.slice(0, index) + replacement + cursor.slice(index + 1);
 }
 
-/** A cursor as an attacker would build it: a payload of their choice with a tag made under a secret they guessed. */
+/**
+ * A cursor as an attacker would build it: a payload of their choice with a tag made under a secret they guessed, in the
+ * format documented in cursor.ts (BLAKE2b-512 of the key block, the domain and the payload; 11 base64url characters).
+ */
 function forge(payloadJson: string, secret: string): string {
+  const keyBlock = hash('blake2b512', `tributary/cursor-key/v2\u0000${secret}`, 'hex');
+  const tag = hash('blake2b512', `${keyBlock}tributary/cursor/v1\u0000${payloadJson}`, 'base64url').slice(0, 11);
+  return Buffer.from(payloadJson, 'utf8').toString('base64url') + tag;
+}
+
+/** The same, in the previous format (the first 8 bytes of HMAC-SHA256), which decode still accepts. */
+function forgeLegacy(payloadJson: string, secret: string): string {
   const payload = Buffer.from(payloadJson, 'utf8');
   const tag = createHmac('sha256', secret).update('tributary/cursor/v1\u0000').update(payload).digest().subarray(0, 8);
   return payload.toString('base64url') + tag.toString('base64url');
@@ -24,9 +34,18 @@ function forge(payloadJson: string, secret: string): string {
 describe('createCursorCodec: the format', () => {
   it('makes the same cursors as ever (known answers, computed once from the format documented in cursor.ts)', () => {
     const known = createCursorCodec('known-answer-secret-of-32-characters!!');
-    expect(known.encode([1704110400, '17841400008460056'])).toBe('WzE3MDQxMTA0MDAsIjE3ODQxNDAwMDA4NDYwMDU2Il0Shg1Smy3abk');
-    expect(known.encode(['2024-01-01T00:00:00.000Z', 'ü-ß'])).toBe('WyIyMDI0LTAxLTAxVDAwOjAwOjAwLjAwMFoiLCLDvC3DnyJdxxGuIgiAhZ0');
+    expect(known.encode([1704110400, '17841400008460056'])).toBe('WzE3MDQxMTA0MDAsIjE3ODQxNDAwMDA4NDYwMDU2Il0YoTTGX030Ps');
+    expect(known.encode(['2024-01-01T00:00:00.000Z', 'ü-ß'])).toBe('WyIyMDI0LTAxLTAxVDAwOjAwOjAwLjAwMFoiLCLDvC3DnyJdbE2mwfidHhm');
+    expect(known.decode('WyIyMDI0LTAxLTAxVDAwOjAwOjAwLjAwMFoiLCLDvC3DnyJdbE2mwfidHhm')).toEqual(['2024-01-01T00:00:00.000Z', 'ü-ß']);
+    expect(known.encode([1704110400, '17841400008460056'])).toBe(forge('[1704110400,"17841400008460056"]', 'known-answer-secret-of-32-characters!!'));
+  });
+
+  it('still accepts cursors of the previous format (HMAC-SHA256 tags), so paging in progress survives an upgrade', () => {
+    const known = createCursorCodec('known-answer-secret-of-32-characters!!');
+    expect(known.decode('WzE3MDQxMTA0MDAsIjE3ODQxNDAwMDA4NDYwMDU2Il0Shg1Smy3abk')).toEqual([1704110400, '17841400008460056']);
     expect(known.decode('WyIyMDI0LTAxLTAxVDAwOjAwOjAwLjAwMFoiLCLDvC3DnyJdxxGuIgiAhZ0')).toEqual(['2024-01-01T00:00:00.000Z', 'ü-ß']);
+    expect(codec.decode(forgeLegacy(`[1,"2"]`, SECRET))).toEqual([1, '2']);
+    expect(codec.decode(forgeLegacy(`[1,"2"]`, 'guessed-secret'))).toBeUndefined();
   });
 });
 
@@ -172,6 +191,15 @@ describe('createCursorCodec: tampering', () => {
     expect(codec.decode(rewritten + tagText)).toBeUndefined();
     expect(codec.decode(rewritten)).toBeUndefined();
     expect(codec.decode(forge(`[1704110400,"17841400008460057"]`, 'guessed-secret'))).toBeUndefined();
+    expect(codec.decode(forgeLegacy(`[1704110400,"17841400008460057"]`, 'guessed-secret'))).toBeUndefined();
+  });
+
+  it('refuses a payload that is not UTF-8, even with the tag of the text it would decode to', () => {
+    const bytes = Buffer.concat([Buffer.from('["a'), Buffer.from([0xff]), Buffer.from('"]')]);
+    const text = bytes.toString('utf8');
+    const tag = forge(text, SECRET).slice(-11);
+    expect(codec.decode(forge(text, SECRET))).toEqual(['a\ufffd']);
+    expect(codec.decode(bytes.toString('base64url') + tag)).toBeUndefined();
   });
 
   it('refuses truncated and extended cursors', () => {
@@ -200,6 +228,11 @@ describe('createCursorCodec: tampering', () => {
     const payload = Buffer.from(`[1704110400,"${ID}"]`);
     const plainTag = createHmac('sha256', SECRET).update(payload).digest().subarray(0, 8);
     expect(codec.decode(payload.toString('base64url') + plainTag.toString('base64url'))).toBeUndefined();
+    const keyBlock = hash('blake2b512', `tributary/cursor-key/v2\u0000${SECRET}`, 'hex');
+    const plainBlake = hash('blake2b512', `${keyBlock}${payload.toString('utf8')}`, 'base64url').slice(0, 11);
+    expect(codec.decode(payload.toString('base64url') + plainBlake)).toBeUndefined();
+    const secretAsKey = hash('blake2b512', `${SECRET}tributary/cursor/v1\u0000${payload.toString('utf8')}`, 'base64url').slice(0, 11);
+    expect(codec.decode(payload.toString('base64url') + secretAsKey)).toBeUndefined();
   });
 
   it('accepts a cursor forged with the real secret, which shows the tag is all that protects it', () => {

@@ -96,9 +96,9 @@ export function assemblePage<T>(
 
 /**
  * An assembled page. An empty page (past either end of the list) has no cursors and no links: `{"data": []}` says the
- * walk is over. Each cursor is an HMAC, made only when read: a deep read has hundreds of pages (the replies of every
- * comment) and asks for the cursors of none of them. The getters live on the class, not on each page (a page per list
- * of a deep read: object-literal getters cost two closures apiece).
+ * walk is over. Each cursor is a keyed hash (cursor.ts), made only when read: a deep read has hundreds of pages (the
+ * replies of every comment) and asks for the cursors of none of them. The getters live on the class, not on each page
+ * (a page per list of a deep read: object-literal getters cost two closures apiece).
  */
 class AssembledPage<T> implements Page<T> {
   readonly hasPreviousPage: boolean;

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { createSeriesCounter, createSeriesHistogram, type CounterSeries, type HistogramSeries } from './prometheus-series.ts';
 
 /**
  * The process's Prometheus metrics (prom-client), one registry per process (never prom-client's global one: tests run
@@ -67,25 +68,27 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
   registry.setDefaultLabels({ process: options.process });
   collectDefaultMetrics({ register: registry });
 
-  const httpRequests = new Counter({
+  // The metrics every request records are series metrics (prometheus-series.ts): the same exposition as prom-client's,
+  // without its label validation and hashing at every observation.
+  const httpRequests = createSeriesCounter({
     name: 'tributary_http_requests_total',
     help: 'HTTP requests answered, by listener, method, route and status.',
     labelNames: ['listener', 'method', 'route', 'status'] as const,
-    registers: [registry],
+    registry,
   });
-  const httpDuration = new Histogram({
+  const httpDuration = createSeriesHistogram({
     name: 'tributary_http_request_duration_seconds',
     help: 'Time from the request to the end of its reply, by listener, method and route.',
     labelNames: ['listener', 'method', 'route'] as const,
     buckets: LATENCY_BUCKETS,
-    registers: [registry],
+    registry,
   });
-  const graphqlDuration = new Histogram({
+  const graphqlDuration = createSeriesHistogram({
     name: 'tributary_graphql_operation_duration_seconds',
     help: 'GraphQL operations executed, by server (gateway or subgraph), operation name and type.',
     labelNames: ['server', 'operation', 'type'] as const,
     buckets: LATENCY_BUCKETS,
-    registers: [registry],
+    registry,
   });
   const graphqlErrors = new Counter({
     name: 'tributary_graphql_errors_total',
@@ -93,19 +96,19 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     labelNames: ['server', 'code'] as const,
     registers: [registry],
   });
-  const grpcDuration = new Histogram({
+  const grpcDuration = createSeriesHistogram({
     name: 'tributary_grpc_request_duration_seconds',
     help: 'gRPC calls, by method and status code.',
     labelNames: ['method', 'code'] as const,
     buckets: LATENCY_BUCKETS,
-    registers: [registry],
+    registry,
   });
-  const queryDuration = new Histogram({
+  const queryDuration = createSeriesHistogram({
     name: 'tributary_db_query_duration_seconds',
     help: 'SQL statements run, by outcome.',
     labelNames: ['outcome'] as const,
     buckets: LATENCY_BUCKETS,
-    registers: [registry],
+    registry,
   });
   const uploads = new Counter({
     name: 'tributary_media_uploads_total',
@@ -149,9 +152,10 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
 
   const route = boundedLabel();
   const operation = boundedLabel();
-  // prom-client hashes a label object on every observation; the series of the hot paths are looked up once instead.
-  const httpSeries = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<'listener' | 'method' | 'route'> }>();
-  const querySeries = { ok: queryDuration.labels({ outcome: 'ok' }), error: queryDuration.labels({ outcome: 'error' }) };
+  // The series of an HTTP route are found once per listener, method, route and status (one key instead of two lookups).
+  const httpSeries = new Map<string, { requests: CounterSeries; duration: HistogramSeries }>();
+  // Not made until a statement runs: a series is reported from its first observation, as prom-client's are.
+  const querySeries: { ok?: HistogramSeries; error?: HistogramSeries } = {};
   return {
     enabled: true,
     async render() {
@@ -162,7 +166,7 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
       let series = httpSeries.get(key);
       if (!series) {
         const labels = { listener, method, route: route(path) };
-        series = { requests: httpRequests.labels({ ...labels, status: String(status) }), duration: httpDuration.labels(labels) };
+        series = { requests: httpRequests.series({ ...labels, status: String(status) }), duration: httpDuration.series(labels) };
         // Bounded like the labels: a route past the cap shares "other", whose key is not kept.
         if (httpSeries.size < MAX_LABEL_VALUES * 20) httpSeries.set(key, series);
       }
@@ -170,14 +174,15 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
       series.duration.observe(seconds);
     },
     observeGraphql(server, name, type, seconds, errorCodes) {
-      graphqlDuration.observe({ server, operation: operation(name), type }, seconds);
+      graphqlDuration.series({ server, operation: operation(name), type }).observe(seconds);
       for (const code of errorCodes) graphqlErrors.inc({ server, code });
     },
     observeGrpc(method, code, seconds) {
-      grpcDuration.observe({ method, code }, seconds);
+      grpcDuration.series({ method, code }).observe(seconds);
     },
     observeQuery(seconds, failed) {
-      (failed ? querySeries.error : querySeries.ok).observe(seconds);
+      const outcome = failed ? 'error' : 'ok';
+      (querySeries[outcome] ??= queryDuration.series({ outcome })).observe(seconds);
     },
     trackPool(pool) {
       pools.push(pool);

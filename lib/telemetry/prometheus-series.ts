@@ -1,0 +1,165 @@
+import type { Registry } from 'prom-client';
+
+/**
+ * Counters and histograms for the hot paths, whose label sets are looked up once and then recorded by reference.
+ *
+ * prom-client validates and hashes the label object at every `inc` and `observe`, even through `labels(...)` children
+ * (their methods are bound calls to the same code): a REST GetByID records four times, and those checks were ~4 % of
+ * its CPU. Here a series is found once per label set (a Map lookup on the caller's side keeps it), and recording is
+ * arithmetic on its fields; the work of exposition waits for a scrape, when prom-client's Registry renders these metrics
+ * with the same code and in the same text as its own Counter and Histogram (test/unit/prometheus-series.test.ts holds
+ * them to that).
+ *
+ * Registered as prom-client metrics are: the Registry asks a metric only for its name and `get()` (or
+ * `getForPromString()`), whose shapes these reproduce.
+ */
+
+/** One label set of a counter. */
+export interface CounterSeries {
+  inc(value?: number): void;
+}
+
+/** One label set of a histogram. */
+export interface HistogramSeries {
+  observe(value: number): void;
+}
+
+interface MetricOptions<L extends string> {
+  name: string;
+  help: string;
+  labelNames: readonly L[];
+  registry: Registry;
+}
+
+export interface SeriesCounter<L extends string> {
+  /** The series of these label values (created at zero, as prom-client's own counter reports it after its first inc). */
+  series(labels: Readonly<Record<L, string>>): CounterSeries;
+}
+
+export interface SeriesHistogram<L extends string> {
+  series(labels: Readonly<Record<L, string>>): HistogramSeries;
+}
+
+/** The key of a label set: its values in the metric's label order, each prefixed by its length (no two sets share one). */
+function keyOf<L extends string>(labelNames: readonly L[], labels: Readonly<Record<L, string>>): string {
+  let key = '';
+  for (const name of labelNames) key += `${labels[name].length}:${labels[name]}`;
+  return key;
+}
+
+/** Copies the label set in the metric's label order, so that exposition does not depend on the caller's object. */
+function ownLabels<L extends string>(labelNames: readonly L[], labels: Readonly<Record<L, string>>): Record<string, string> {
+  const copy: Record<string, string> = {};
+  for (const name of labelNames) copy[name] = labels[name];
+  return copy;
+}
+
+class CounterSeriesImpl implements CounterSeries {
+  value = 0;
+  constructor(readonly labels: Record<string, string>) {}
+  inc(value = 1): void {
+    this.value += value;
+  }
+}
+
+export function createSeriesCounter<L extends string>(options: MetricOptions<L>): SeriesCounter<L> {
+  const all = new Map<string, CounterSeriesImpl>();
+  const metric = {
+    name: options.name,
+    help: options.help,
+    type: 'counter',
+    aggregator: 'sum',
+    // prom-client's Counter.get(): one { value, labels } per label set, in the order they were first recorded.
+    get: async () => ({
+      name: options.name,
+      help: options.help,
+      type: 'counter',
+      aggregator: 'sum',
+      values: [...all.values()].map((series) => ({ value: series.value, labels: series.labels })),
+    }),
+  };
+  options.registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+  return {
+    series(labels) {
+      const key = keyOf(options.labelNames, labels);
+      let series = all.get(key);
+      if (!series) {
+        series = new CounterSeriesImpl(ownLabels(options.labelNames, labels));
+        all.set(key, series);
+      }
+      return series;
+    },
+  };
+}
+
+class HistogramSeriesImpl implements HistogramSeries {
+  /** Observations per bucket (not cumulative); values above the last bound are only in `count`. */
+  readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+  constructor(
+    readonly labels: Record<string, string>,
+    private readonly bounds: readonly number[],
+  ) {
+    this.counts = new Float64Array(bounds.length);
+  }
+  observe(value: number): void {
+    const { bounds } = this;
+    for (let i = 0; i < bounds.length; i++) {
+      if (value <= bounds[i]!) {
+        this.counts[i]! += 1;
+        break;
+      }
+    }
+    this.sum += value;
+    this.count += 1;
+  }
+}
+
+export function createSeriesHistogram<L extends string>(options: MetricOptions<L> & { buckets: readonly number[] }): SeriesHistogram<L> {
+  const bounds = [...options.buckets].sort((a, b) => a - b);
+  const all = new Map<string, HistogramSeriesImpl>();
+  const bucketName = `${options.name}_bucket`;
+  // prom-client's Histogram.getForPromString(): per label set, each bound's cumulative count, then +Inf, _sum and
+  // _count, the set's own labels as `sharedLabels` (the Registry appends them after `le` and the default labels).
+  const getForPromString = async () => {
+    const values: { labels: Record<string, string | number>; sharedLabels: Record<string, string>; value: number; metricName: string; exemplar: null | undefined }[] = [];
+    for (const series of all.values()) {
+      let cumulative = 0;
+      for (let i = 0; i < bounds.length; i++) {
+        cumulative += series.counts[i]!;
+        values.push({ labels: { le: bounds[i]! }, sharedLabels: series.labels, value: cumulative, metricName: bucketName, exemplar: null });
+      }
+      values.push(
+        { labels: { le: '+Inf' }, sharedLabels: series.labels, value: series.count, metricName: bucketName, exemplar: null },
+        { labels: {}, sharedLabels: series.labels, value: series.sum, metricName: `${options.name}_sum`, exemplar: undefined },
+        { labels: {}, sharedLabels: series.labels, value: series.count, metricName: `${options.name}_count`, exemplar: undefined },
+      );
+    }
+    return { name: options.name, help: options.help, type: 'histogram', values, aggregator: 'sum' };
+  };
+  const metric = {
+    name: options.name,
+    help: options.help,
+    type: 'histogram',
+    aggregator: 'sum',
+    getForPromString,
+    // As prom-client's get(): the same values with each set's labels merged in (getMetricsAsJSON, aggregation).
+    get: async () => {
+      const data = await getForPromString();
+      return { ...data, values: data.values.map(({ labels, sharedLabels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } })) };
+    },
+  };
+  options.registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+  return {
+    series(labels) {
+      const key = keyOf(options.labelNames, labels);
+      let series = all.get(key);
+      if (!series) {
+        series = new HistogramSeriesImpl(ownLabels(options.labelNames, labels), bounds);
+        all.set(key, series);
+      }
+      return series;
+    },
+  };
+}

@@ -584,6 +584,9 @@ async function runScenario(scenario: Scenario, info: BenchServerInfo, options: O
     console.log(`  ${scenario.name.padEnd(22)} SKIPPED — ${skip}`);
     return report;
   }
+  // Every scenario shares the server process: each starts from a collected heap (see /gc in bench/server.ts), so that
+  // the order of the scenarios does not bill one with another's garbage (the deep reads leave a large old generation).
+  await control(info, '/gc');
   if (options.warmupS > 0) {
     await scenario.load(options.warmupS);
     await settle(info);

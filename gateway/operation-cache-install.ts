@@ -17,30 +17,24 @@
  * from Apollo Server's cache takes its entry with it). Every other call, and any call that throws, runs Apollo's function
  * as before. It is installed only over the release checked here.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type { DocumentNode } from 'graphql';
+import { installOverApolloExport, type ApolloExport, type ExportPatchInstall } from './apollo-export-patch.ts';
 
 /** The @apollo/federation-internals release whose operationFromDocument and whose caller this was checked against. */
 export const CHECKED_FEDERATION_INTERNALS_VERSION = '2.14.4';
 
 type OperationFromDocument = (schema: object, document: DocumentNode, options?: { operationName?: string; validate?: boolean }) => object;
 
-const APOLLO_ORIGINAL = Symbol.for('tributary.gateway.apolloOperationFromDocument');
+const OPERATION_FROM_DOCUMENT: ApolloExport = {
+  packageName: '@apollo/federation-internals',
+  file: 'operations.js',
+  exportName: 'operationFromDocument',
+  checkedVersion: CHECKED_FEDERATION_INTERNALS_VERSION,
+  checkedBy: 'the operation cache was checked against',
+  original: Symbol.for('tributary.gateway.apolloOperationFromDocument'),
+};
 
-interface OperationsModule {
-  operationFromDocument: OperationFromDocument & { [APOLLO_ORIGINAL]?: OperationFromDocument };
-}
-
-function loadOperations(): { version: string; module: OperationsModule } {
-  const require = createRequire(import.meta.url);
-  const main = require.resolve('@apollo/federation-internals');
-  const { version } = JSON.parse(readFileSync(join(dirname(dirname(main)), 'package.json'), 'utf8')) as { version: string };
-  return { version, module: require(join(dirname(main), 'operations.js')) as OperationsModule };
-}
-
-export type OperationCacheInstall = { installed: true } | { installed: false; reason: string };
+export type OperationCacheInstall = ExportPatchInstall;
 
 /** Wraps `original` with the memo described above. */
 export function memoisedOperationFromDocument(original: OperationFromDocument): OperationFromDocument {
@@ -65,14 +59,5 @@ export function memoisedOperationFromDocument(original: OperationFromDocument): 
 }
 
 export function installOperationCache(): OperationCacheInstall {
-  const { version, module } = loadOperations();
-  if (version !== CHECKED_FEDERATION_INTERNALS_VERSION) {
-    return { installed: false, reason: `@apollo/federation-internals is ${version}, the operation cache was checked against ${CHECKED_FEDERATION_INTERNALS_VERSION}` };
-  }
-  if (typeof module.operationFromDocument !== 'function') {
-    return { installed: false, reason: '@apollo/federation-internals/dist/operations.js exports no operationFromDocument' };
-  }
-  const original = module.operationFromDocument[APOLLO_ORIGINAL] ?? module.operationFromDocument;
-  module.operationFromDocument = Object.assign(memoisedOperationFromDocument(original), { [APOLLO_ORIGINAL]: original });
-  return { installed: true };
+  return installOverApolloExport(OPERATION_FROM_DOCUMENT, memoisedOperationFromDocument);
 }

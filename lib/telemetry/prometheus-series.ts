@@ -54,6 +54,23 @@ function ownLabels<L extends string>(labelNames: readonly L[], labels: Readonly<
   return copy;
 }
 
+/** The series of one metric by label set, made by `make` the first time a set is asked for, in that order. */
+function seriesByLabels<L extends string, S>(labelNames: readonly L[], make: (labels: Record<string, string>) => S) {
+  const all = new Map<string, S>();
+  return {
+    all,
+    series(labels: Readonly<Record<L, string>>): S {
+      const key = keyOf(labelNames, labels);
+      let series = all.get(key);
+      if (!series) {
+        series = make(ownLabels(labelNames, labels));
+        all.set(key, series);
+      }
+      return series;
+    },
+  };
+}
+
 class CounterSeriesImpl implements CounterSeries {
   value = 0;
   constructor(readonly labels: Record<string, string>) {}
@@ -63,7 +80,7 @@ class CounterSeriesImpl implements CounterSeries {
 }
 
 export function createSeriesCounter<L extends string>(options: MetricOptions<L>): SeriesCounter<L> {
-  const all = new Map<string, CounterSeriesImpl>();
+  const { all, series } = seriesByLabels(options.labelNames, (labels) => new CounterSeriesImpl(labels));
   const metric = {
     name: options.name,
     help: options.help,
@@ -75,21 +92,11 @@ export function createSeriesCounter<L extends string>(options: MetricOptions<L>)
       help: options.help,
       type: 'counter',
       aggregator: 'sum',
-      values: [...all.values()].map((series) => ({ value: series.value, labels: series.labels })),
+      values: [...all.values()].map((one) => ({ value: one.value, labels: one.labels })),
     }),
   };
   options.registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
-  return {
-    series(labels) {
-      const key = keyOf(options.labelNames, labels);
-      let series = all.get(key);
-      if (!series) {
-        series = new CounterSeriesImpl(ownLabels(options.labelNames, labels));
-        all.set(key, series);
-      }
-      return series;
-    },
-  };
+  return { series };
 }
 
 class HistogramSeriesImpl implements HistogramSeries {
@@ -118,22 +125,22 @@ class HistogramSeriesImpl implements HistogramSeries {
 
 export function createSeriesHistogram<L extends string>(options: MetricOptions<L> & { buckets: readonly number[] }): SeriesHistogram<L> {
   const bounds = [...options.buckets].sort((a, b) => a - b);
-  const all = new Map<string, HistogramSeriesImpl>();
+  const { all, series } = seriesByLabels(options.labelNames, (labels) => new HistogramSeriesImpl(labels, bounds));
   const bucketName = `${options.name}_bucket`;
   // prom-client's Histogram.getForPromString(): per label set, each bound's cumulative count, then +Inf, _sum and
   // _count, the set's own labels as `sharedLabels` (the Registry appends them after `le` and the default labels).
   const getForPromString = async () => {
     const values: { labels: Record<string, string | number>; sharedLabels: Record<string, string>; value: number; metricName: string; exemplar: null | undefined }[] = [];
-    for (const series of all.values()) {
+    for (const one of all.values()) {
       let cumulative = 0;
       for (let i = 0; i < bounds.length; i++) {
-        cumulative += series.counts[i]!;
-        values.push({ labels: { le: bounds[i]! }, sharedLabels: series.labels, value: cumulative, metricName: bucketName, exemplar: null });
+        cumulative += one.counts[i]!;
+        values.push({ labels: { le: bounds[i]! }, sharedLabels: one.labels, value: cumulative, metricName: bucketName, exemplar: null });
       }
       values.push(
-        { labels: { le: '+Inf' }, sharedLabels: series.labels, value: series.count, metricName: bucketName, exemplar: null },
-        { labels: {}, sharedLabels: series.labels, value: series.sum, metricName: `${options.name}_sum`, exemplar: undefined },
-        { labels: {}, sharedLabels: series.labels, value: series.count, metricName: `${options.name}_count`, exemplar: undefined },
+        { labels: { le: '+Inf' }, sharedLabels: one.labels, value: one.count, metricName: bucketName, exemplar: null },
+        { labels: {}, sharedLabels: one.labels, value: one.sum, metricName: `${options.name}_sum`, exemplar: undefined },
+        { labels: {}, sharedLabels: one.labels, value: one.count, metricName: `${options.name}_count`, exemplar: undefined },
       );
     }
     return { name: options.name, help: options.help, type: 'histogram', values, aggregator: 'sum' };
@@ -151,15 +158,5 @@ export function createSeriesHistogram<L extends string>(options: MetricOptions<L
     },
   };
   options.registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
-  return {
-    series(labels) {
-      const key = keyOf(options.labelNames, labels);
-      let series = all.get(key);
-      if (!series) {
-        series = new HistogramSeriesImpl(ownLabels(options.labelNames, labels), bounds);
-        all.set(key, series);
-      }
-      return series;
-    },
-  };
+  return { series };
 }

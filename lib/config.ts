@@ -134,6 +134,8 @@ export interface Config {
   users: {
     listDefaultLimit: number;
     listMaxLimit: number;
+    /** The most GetByID reads coalesced into one statement; 1 turns coalescing off. */
+    readBatchMax: number;
   };
   social: {
     /** Port of the parent-platform host's listener (the own-login host is the REST adapter's port). */
@@ -433,6 +435,7 @@ export function loadConfig(env: Env = process.env): Config {
     users: {
       listDefaultLimit: Math.min(integer(env, 'USERS_LIST_DEFAULT_LIMIT', 20, 1, 100_000), listMaxLimit),
       listMaxLimit,
+      readBatchMax: integer(env, 'USERS_READ_BATCH_MAX', 100, 1, 1000),
     },
     social: {
       parentPort: integer(env, 'SOCIAL_PARENT_PORT', 8081, 0, PORT_MAX),

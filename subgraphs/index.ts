@@ -74,6 +74,7 @@ export function createSubgraphs(deps: SubgraphDeps, names?: readonly SubgraphNam
       tokens: deps.tokens,
       passwords: createPasswordHasher({ logN: deps.config.passwords.scryptLogN }),
       listLimits: { defaultLimit: deps.config.users.listDefaultLimit, maxLimit: deps.config.users.listMaxLimit },
+      readBatchMax: deps.config.users.readBatchMax,
     });
   }
   const socialTokens = createSocialTokens(deps.database, now);

@@ -9,6 +9,7 @@ import {
   type Updateable,
 } from 'kysely';
 import { AlreadyExistsError } from '../../lib/errors.ts';
+import { anyBigint } from '../../lib/database/any-bigint.ts';
 import { isUniqueViolation } from '../../lib/database/database.ts';
 import type { Condition, ListQuery } from './list-params.ts';
 import type { UserExample, UpdateUserExamplePatch } from './user-example.types.ts';
@@ -133,7 +134,7 @@ export async function findUserExamplesByIds(db: UsersDb, ids: readonly string[])
   const rows = await db
     .selectFrom(TABLE)
     .select(PUBLIC_COLUMNS)
-    .where('id', 'in', ids)
+    .where('id', '=', anyBigint(ids))
     .where('deleted_at', 'is', null)
     .execute();
   return rows.map(toUserExample);

@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { rejectInvalidCredential, requireSelfOrAdmin, requireUser, type Actor } from '../../lib/auth/auth.ts';
 import { InvalidArgumentError, NotFoundError, type FieldViolation } from '../../lib/errors.ts';
 import { exceedsInt64, INT32_MAX, INT32_MIN, parseInt64, parseUint64 } from '../../lib/int64.ts';
@@ -50,14 +51,18 @@ export interface UserExampleServiceDeps {
   db: UsersDb;
   passwords: PasswordHasher;
   listLimits: ListLimits;
+  /** The most GetByID reads answered by one statement (see liveRecordReader); 1 gives each read its own. */
+  readBatchMax: number;
 }
 
-export function createUserExampleService({ db, passwords, listLimits }: UserExampleServiceDeps): UserExampleService {
+export function createUserExampleService({ db, passwords, listLimits, readBatchMax }: UserExampleServiceDeps): UserExampleService {
   /** ids arrive as canonical uint64 text (the transports decode them); this applies the spec's ≥ 1 rule. */
   function checkId(id: string, subject: string): void {
     const violations = validateId(id);
     if (violations.length > 0) throw InvalidArgumentError.fromViolations(subject, violations);
   }
+
+  const readLive = liveRecordReader(db, readBatchMax);
 
   function notFound(id: string): NotFoundError {
     return new NotFoundError(`userExample ${id} not found`);
@@ -77,7 +82,7 @@ export function createUserExampleService({ db, passwords, listLimits }: UserExam
       requireUser(actor);
       checkId(id, 'GetUserExampleByIDRequest');
       // Ids beyond the bigint range are valid uint64 values that no stored record can carry.
-      const record = exceedsInt64(id) ? undefined : await findUserExampleById(db, id);
+      const record = exceedsInt64(id) ? undefined : await readLive(id);
       if (!record) throw notFound(id);
       return record;
     },
@@ -123,6 +128,32 @@ export function createUserExampleService({ db, passwords, listLimits }: UserExam
       return ids.map((id) => found.get(id));
     },
   };
+}
+
+/**
+ * Reads one live record by id, coalescing the reads that arrive together. Every transport's GetByID ends here, and under
+ * load many arrive in the same turn of the event loop (one HTTP/2 frame batch carries dozens of gRPC calls; the REST and
+ * GraphQL listeners read many connections per poll): the reads asked for before the loop's check phase go out as ONE
+ * `id = any($1::bigint[])` statement (at most `batchMax` ids), as Prisma does for its findUnique. Nothing is cached — a
+ * read always sees what is committed when its batch runs, which is after it was asked for, so a client reads its own
+ * writes — and the record is the same for every caller (access is checked before the read), so sharing a statement
+ * across requests shares no data. A lone read waits for nothing but the check phase of the turn it arrived in.
+ *
+ * Accounting follows the statement: its metrics count one SELECT, and with tracing its span is a child of the first
+ * request of the batch. When the statement fails, every read in the batch fails with its error.
+ */
+function liveRecordReader(db: UsersDb, batchMax: number): (id: string) => Promise<UserExample | undefined> {
+  if (batchMax <= 1) return (id) => findUserExampleById(db, id);
+  const loader = new DataLoader<string, UserExample | undefined>(
+    async (ids) => {
+      const found = new Map((await findUserExamplesByIds(db, ids)).map((record) => [record.id, record]));
+      return ids.map((id) => found.get(id));
+    },
+    // setImmediate, not DataLoader's default (the end of the current job): requests read from different sockets in one
+    // poll phase are separate jobs, and should share the statement too.
+    { cache: false, maxBatchSize: batchMax, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
+  );
+  return (id) => loader.load(id);
 }
 
 /**

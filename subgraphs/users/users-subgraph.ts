@@ -20,6 +20,8 @@ export interface UsersSubgraphDeps {
   tokens: TokenService;
   passwords: PasswordHasher;
   listLimits: ListLimits;
+  /** The most GetByID reads coalesced into one statement (USERS_READ_BATCH_MAX). */
+  readBatchMax: number;
 }
 
 export interface UsersSubgraph extends Subgraph<UsersContext> {
@@ -33,6 +35,7 @@ export function createUsersSubgraph(deps: UsersSubgraphDeps): UsersSubgraph {
     db: deps.database.db.withTables<UsersTables>(),
     passwords: deps.passwords,
     listLimits: deps.listLimits,
+    readBatchMax: deps.readBatchMax,
   });
   const schema = buildSubgraphSchema([
     { typeDefs: usersTypeDefs, resolvers: userExampleResolvers } as GraphQLSchemaModule,

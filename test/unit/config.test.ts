@@ -14,7 +14,7 @@ describe('loadConfig', () => {
     expect(config.gateway.landingPage).toBe(true);
     expect(config.gateway.inlineTracing).toBe(false);
     expect(config.jwt.usingDevelopmentSecret).toBe(true);
-    expect(config.users).toEqual({ listDefaultLimit: 20, listMaxLimit: 1000 });
+    expect(config.users).toEqual({ listDefaultLimit: 20, listMaxLimit: 1000, readBatchMax: 100 });
     expect(Object.isFrozen(config.gateway)).toBe(true);
   });
 

@@ -19,6 +19,8 @@ export interface BenchServerInfo {
   /** The deep read's account (25 posts × 25 comments × 2 replies) and an own-login token for it. */
   social: { accountId: string; token: string };
   scrypt: { logN: number; singleHashMs: number; parallelHashesPerSecond: number };
+  /** USERS_READ_BATCH_MAX of the served system: how many concurrent GetByID reads may share one SELECT (1: none). */
+  usersReadBatchMax: number;
   /** Area D: the bare upload handler's URL (POST multipart, file in part `media`) and an own-login social user token. */
   uploads: { baselineUrl: string; token: string; userId: string };
   pid: number;

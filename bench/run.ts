@@ -703,7 +703,8 @@ async function main(): Promise<void> {
     info = serverInfo;
     console.log(
       `server pid ${serverInfo.pid} (${serverInfo.node}) on ${serverInfo.database}${serverInfo.databaseServer ? ` at ${serverInfo.databaseServer}` : ' (in memory)'}; ` +
-        `scrypt logN ${serverInfo.scrypt.logN}: ${serverInfo.scrypt.singleHashMs} ms per hash, ${serverInfo.scrypt.parallelHashesPerSecond} hashes/s with the pool full`,
+        `scrypt logN ${serverInfo.scrypt.logN}: ${serverInfo.scrypt.singleHashMs} ms per hash, ${serverInfo.scrypt.parallelHashesPerSecond} hashes/s with the pool full; ` +
+        `GetByID reads per SELECT ≤ ${serverInfo.usersReadBatchMax} (USERS_READ_BATCH_MAX)`,
     );
     if (options.profile) await mkdir(`${RESULTS_DIR}profiles`, { recursive: true });
     try {
@@ -923,6 +924,7 @@ async function main(): Promise<void> {
     databaseServer: info?.databaseServer,
     options,
     scrypt: info?.scrypt,
+    usersReadBatchMax: info?.usersReadBatchMax,
     scenarios: reports,
     ratios: { restVsBaseline, gatewayVsSubgraph, remoteGatewayVsSubgraph, deepRead: deep },
     ratiosByCpu: byCpu,

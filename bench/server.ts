@@ -270,6 +270,8 @@ async function main(): Promise<void> {
     METRICS_ENABLED: process.env.METRICS_ENABLED,
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
     OTEL_TRACES_SAMPLER_ARG: process.env.OTEL_TRACES_SAMPLER_ARG,
+    // USERS_READ_BATCH_MAX=1 measures GetByID with a statement per read (the baseline always runs one per request).
+    USERS_READ_BATCH_MAX: process.env.USERS_READ_BATCH_MAX,
   };
   const config = loadConfig(env);
   const logger = createLogger({ level: config.logLevel, name: 'bench' });
@@ -391,6 +393,7 @@ async function main(): Promise<void> {
       ids,
       social,
       scrypt,
+      usersReadBatchMax: config.users.readBatchMax,
       uploads: { baselineUrl: `${baseline.url}/upload`, token: uploadToken, userId: uploadUserId },
       pid: process.pid,
       node: process.version,

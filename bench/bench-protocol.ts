@@ -12,6 +12,8 @@ export interface BenchServerInfo {
   gatewayUrl: string;
   subgraphUrl: string;
   remoteGatewayUrl: string;
+  /** A bare node:http proxy in front of the users subgraph server (the floor under the distributed gateway). */
+  proxyUrl: string;
   grpcAddress: string;
   controlUrl: string;
   adminToken: string;

@@ -69,6 +69,7 @@ const SCENARIO_NAMES = [
   'graphql-gateway',
   'graphql-subgraph',
   'graphql-gateway-http',
+  'graphql-proxy-http',
   'grpc-get',
   'rest-create',
   'social-baseline',
@@ -497,6 +498,11 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
       'graphql-gateway-http',
       'informational: the same query to a distributed-mode gateway that reaches the subgraph over HTTP (both in the server process)',
       info.remoteGatewayUrl,
+    ),
+    graphqlScenario(
+      'graphql-proxy-http',
+      'informational: the same query through a bare node:http proxy to the subgraph server (the floor under any gateway hop)',
+      info.proxyUrl,
     ),
     {
       name: 'grpc-get',

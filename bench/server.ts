@@ -21,6 +21,7 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { startEmbeddedSystem, startGatewayProcess, type RunningSystem } from '../bin/system.ts';
 import { createGateway } from '../gateway/create-gateway.ts';
+import { createSubgraphHttpClient, type SubgraphHttpClient } from '../gateway/subgraph-http-client.ts';
 import { ADMIN_ROLE } from '../lib/auth/auth.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import type { DatabaseHandle } from '../lib/database/database.ts';
@@ -102,6 +103,34 @@ function baselineHandler(db: Parameters<typeof findUserExampleById>[0]) {
         res.writeHead(500).end(String(error));
       },
     );
+  };
+}
+
+/**
+ * The least a gateway in front of a subgraph can do per request: read the client's JSON body, POST it to the subgraph over
+ * the gateway's own keep-alive client (gateway/subgraph-http-client.ts) with the client's headers, parse the reply and
+ * serialise it again. No planning, validation, limits, metrics or logging: what this costs on top of the subgraph is the
+ * floor under the distributed gateway's ratio (bench/README.md, "What remains").
+ */
+function bareGraphqlProxy(client: SubgraphHttpClient) {
+  const hopByHop = new Set(['host', 'connection', 'content-length', 'content-type', 'keep-alive', 'transfer-encoding']);
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string' && !hopByHop.has(name)) headers[name] = value;
+      }
+      client.post(body, headers).then(
+        (reply) => {
+          const text = JSON.stringify(JSON.parse(reply.text) as unknown);
+          res.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+        },
+        (error: unknown) => res.writeHead(502).end(String(error)),
+      );
+    });
   };
 }
 
@@ -318,6 +347,11 @@ async function main(): Promise<void> {
     // The distributed topology's gateway, reaching those subgraph servers over HTTP.
     const remote = await startGatewayProcess(loadConfig({ ...env, ...subgraphUrls, GATEWAY_MODE: 'distributed' }), logger);
     closers.push(() => remote.close());
+    // The floor under any gateway's HTTP hop: a bare proxy in front of the same users subgraph server.
+    const proxyClient = createSubgraphHttpClient(subgraphUrl, { timeoutMs: 30_000 });
+    closers.push(async () => proxyClient.close());
+    const proxy = await listen(bareGraphqlProxy(proxyClient), { port: 0, host: config.host, publicHost: config.publicHost });
+    closers.push(() => proxy.close());
 
     const usersDb = database.db.withTables<UsersTables>();
     const userBaseline = baselineHandler(usersDb);
@@ -387,6 +421,7 @@ async function main(): Promise<void> {
       gatewayUrl: system.gatewayUrl!,
       subgraphUrl,
       remoteGatewayUrl: remote.gatewayUrl!,
+      proxyUrl: `${proxy.url}/graphql`,
       grpcAddress: system.grpcAddress!,
       controlUrl: control.url,
       adminToken,

@@ -864,6 +864,11 @@ async function main(): Promise<void> {
   if (!Number.isNaN(remoteGatewayVsSubgraph)) {
     line('distributed gateway (HTTP hop) / subgraph', remoteGatewayVsSubgraph, byCpu.remoteGatewayVsSubgraph, `target ≥ ${TARGETS.remoteGatewayVsSubgraph} by CPU  ${remoteGatewayVerdict}`);
   }
+  const proxyVsSubgraph = (rps('graphql-proxy-http') ?? Number.NaN) / (rps('graphql-subgraph') ?? Number.NaN);
+  if (!Number.isNaN(proxyVsSubgraph)) {
+    const proxyByCpu = cpuPerRequest(byName('graphql-subgraph')) / cpuPerRequest(byName('graphql-proxy-http'));
+    line('bare proxy (HTTP hop floor) / subgraph', proxyVsSubgraph, proxyByCpu, 'informational: the most any gateway hop could reach');
+  }
   if (grpcVsBaselineByCpu !== undefined) {
     line('gRPC GetByID / baseline', byName('grpc-get')?.vsBaseline, grpcVsBaselineByCpu, `target ≥ ${TARGETS.grpcVsBaseline} by CPU  ${grpcVerdict}`);
   }

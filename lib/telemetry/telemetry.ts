@@ -7,7 +7,7 @@ import type { Logger } from '../logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createReadiness, type Readiness } from './readiness.ts';
 import { requestIdFrom, withRequestId } from './request-context.ts';
-import { createTracing, type Tracing, type TracingConfig } from './tracing.ts';
+import { createTracing, sharedWorkLinks, type Tracing, type TracingConfig } from './tracing.ts';
 
 /**
  * What a process tells its operators: Prometheus metrics, OpenTelemetry traces, structured logs tied to a request id, and
@@ -137,6 +137,8 @@ export function createTelemetry(config: TelemetryConfig, processName: string, lo
           kind: SpanKind.CLIENT,
           startTime: Date.now() - query.durationMs,
           attributes: { 'db.system.name': 'postgresql', 'db.query.text': query.sql },
+          // A statement that answers several requests at once (coalesced reads) links to the traces of the others.
+          links: sharedWorkLinks(),
         });
         if (query.failed) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();

@@ -1,5 +1,6 @@
 import {
   context,
+  createContextKey,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
@@ -7,7 +8,9 @@ import {
   trace,
   type Attributes,
   type Context,
+  type Link,
   type Span,
+  type SpanContext,
 } from '@opentelemetry/api';
 import { createRequire } from 'node:module';
 import type * as OtlpExporter from '@opentelemetry/exporter-trace-otlp-http';
@@ -43,7 +46,7 @@ export interface Tracing {
   /** Starts a SERVER span for an incoming request, child of the trace its headers carry (if any). */
   startServerSpan(name: string, headers: Record<string, string | string[] | undefined>, attributes?: Attributes): { span: Span; context: Context };
   /** A span of work inside the current trace (a gRPC call, a SQL statement that already ran…). */
-  startSpan(name: string, options?: { kind?: SpanKind; attributes?: Attributes; startTime?: number }): Span;
+  startSpan(name: string, options?: { kind?: SpanKind; attributes?: Attributes; startTime?: number; links?: Link[] }): Span;
   /** Adds the current trace's `traceparent` (and `tracestate`) to headers a request to the next hop will carry. */
   inject(headers: Record<string, string>): void;
   /** Flushes pending spans and unregisters the provider. */
@@ -94,6 +97,7 @@ export function createTracing(config: TracingConfig, processName: string): Traci
         kind: options.kind ?? SpanKind.INTERNAL,
         ...(options.attributes ? { attributes: options.attributes } : {}),
         ...(options.startTime !== undefined ? { startTime: options.startTime } : {}),
+        ...(options.links && options.links.length > 0 ? { links: options.links } : {}),
       });
     },
     inject(headers) {
@@ -106,6 +110,36 @@ export function createTracing(config: TracingConfig, processName: string): Traci
       propagation.disable();
     },
   };
+}
+
+const SHARED_WORK_KEY = createContextKey('tributary.shared-work');
+
+/**
+ * The trace position of the caller, to hand to `withSharedWork` when its work is done together with other callers'. Undefined
+ * when nothing is traced (no provider, or a span that is not recorded), at the cost of one context lookup.
+ */
+export function callerSpanContext(): SpanContext | undefined {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return undefined;
+  return span.spanContext();
+}
+
+/**
+ * Runs `work` — done once on behalf of several callers, e.g. one SQL statement answering reads that several requests asked
+ * for — under the first caller's trace, and has the spans it makes link to the others' (OpenTelemetry span links), so that
+ * each request's trace reaches the statement that served it.
+ */
+export function withSharedWork<T>(callers: readonly (SpanContext | undefined)[], work: () => T): T {
+  const current = trace.getActiveSpan()?.spanContext().spanId;
+  const others = callers.filter((caller): caller is SpanContext => caller !== undefined && caller.spanId !== current);
+  if (others.length === 0) return work();
+  return context.with(context.active().setValue(SHARED_WORK_KEY, others), work);
+}
+
+/** The links a span made now should carry: the other callers of the shared work under way (see withSharedWork). */
+export function sharedWorkLinks(): Link[] {
+  const callers = context.active().getValue(SHARED_WORK_KEY) as readonly SpanContext[] | undefined;
+  return callers ? callers.map((caller) => ({ context: caller })) : [];
 }
 
 /** Marks a span failed with an error (its message only: error details may carry request data). */

@@ -1,7 +1,9 @@
+import type { SpanContext } from '@opentelemetry/api';
 import DataLoader from 'dataloader';
 import { rejectInvalidCredential, requireSelfOrAdmin, requireUser, type Actor } from '../../lib/auth/auth.ts';
 import { InvalidArgumentError, NotFoundError, type FieldViolation } from '../../lib/errors.ts';
 import { exceedsInt64, INT32_MAX, INT32_MIN, parseInt64, parseUint64 } from '../../lib/int64.ts';
+import { callerSpanContext, withSharedWork } from '../../lib/telemetry/tracing.ts';
 import type { PasswordHasher } from '../../lib/auth/password.ts';
 import { parseListParams, type ListLimits } from './list-params.ts';
 import {
@@ -139,21 +141,27 @@ export function createUserExampleService({ db, passwords, listLimits, readBatchM
  * writes — and the record is the same for every caller (access is checked before the read), so sharing a statement
  * across requests shares no data. A lone read waits for nothing but the check phase of the turn it arrived in.
  *
- * Accounting follows the statement: its metrics count one SELECT, and with tracing its span is a child of the first
- * request of the batch. When the statement fails, every read in the batch fails with its error.
+ * Accounting follows the statement: its metrics count one SELECT; with tracing, its span is a child of the first request
+ * of the batch and links to the spans of the others. When the statement fails, every read in the batch fails with its
+ * error.
  */
 function liveRecordReader(db: UsersDb, batchMax: number): (id: string) => Promise<UserExample | undefined> {
   if (batchMax <= 1) return (id) => findUserExampleById(db, id);
-  const loader = new DataLoader<string, UserExample | undefined>(
-    async (ids) => {
-      const found = new Map((await findUserExamplesByIds(db, ids)).map((record) => [record.id, record]));
+  const loader = new DataLoader<{ id: string; caller: SpanContext | undefined }, UserExample | undefined>(
+    async (reads) => {
+      const ids = reads.map((read) => read.id);
+      const rows = await withSharedWork(
+        reads.map((read) => read.caller),
+        () => findUserExamplesByIds(db, ids),
+      );
+      const found = new Map(rows.map((record) => [record.id, record]));
       return ids.map((id) => found.get(id));
     },
     // setImmediate, not DataLoader's default (the end of the current job): requests read from different sockets in one
     // poll phase are separate jobs, and should share the statement too.
     { cache: false, maxBatchSize: batchMax, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
   );
-  return (id) => loader.load(id);
+  return (id) => loader.load({ id, caller: callerSpanContext() });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { CursorCodec } from '../../lib/social-graph/cursor.ts';
 import { parseGraphTime, toUnixSeconds } from '../../lib/social-graph/graph-time.ts';
 import { isSocialId, wellFormedIds } from '../../lib/social-graph/social-ids.ts';
+import { inIdOrder } from '../../lib/in-id-order.ts';
 import { administeredBusinesses, authorize, managesAccount, type Viewer } from '../shared/social-graph/social-access.ts';
 import { NODE_TYPES, type SocialOperation } from '../../contracts/social-graph.ts';
 import { socialErrors } from '../shared/social-graph/social-errors.ts';
@@ -114,13 +115,11 @@ export function createAccountsService(deps: AccountsServiceDeps) {
   return {
     /** Batch load for entity references and DataLoaders: accounts in the order of `ids`. */
     async loadAccounts(ids: readonly string[]): Promise<(AccountRecord | undefined)[]> {
-      const found = new Map((await findAccountsByIds(db, wellFormedIds(ids, 'account'))).map((account) => [account.id, account]));
-      return ids.map((id) => found.get(id));
+      return inIdOrder(ids, await findAccountsByIds(db, wellFormedIds(ids, 'account')));
     },
 
     async loadMedia(ids: readonly string[]): Promise<(MediaRecord | undefined)[]> {
-      const found = new Map((await findMediaByIds(db, wellFormedIds(ids, 'media'))).map((media) => [media.id, media]));
-      return ids.map((id) => found.get(id));
+      return inIdOrder(ids, await findMediaByIds(db, wellFormedIds(ids, 'media')));
     },
 
     /** GET /<account_id>: an account the viewer acts for. */

@@ -1,6 +1,7 @@
 import type { CursorCodec } from '../../lib/social-graph/cursor.ts';
 import { toUnixSeconds } from '../../lib/social-graph/graph-time.ts';
 import { isSocialId, wellFormedIds } from '../../lib/social-graph/social-ids.ts';
+import { inIdOrder } from '../../lib/in-id-order.ts';
 import { authorize, managesAccount, type Viewer } from '../shared/social-graph/social-access.ts';
 import { socialErrors } from '../shared/social-graph/social-errors.ts';
 import type { SocialMethod } from '../../contracts/social-graph.ts';
@@ -85,13 +86,11 @@ export function createCommentsService(deps: CommentsServiceDeps) {
   return {
     /** Batch load by id for DataLoaders and entity references (no visibility rule: callers apply it). */
     async loadComments(ids: readonly string[]): Promise<(CommentRecord | undefined)[]> {
-      const found = new Map((await findCommentsByIds(db, wellFormedIds(ids, 'comment'))).map((comment) => [comment.id, comment]));
-      return ids.map((id) => found.get(id));
+      return inIdOrder(ids, await findCommentsByIds(db, wellFormedIds(ids, 'comment')));
     },
 
     async loadMediaFacts(ids: readonly string[]): Promise<(CommentMediaFacts | undefined)[]> {
-      const found = new Map((await findMediaFacts(db, wellFormedIds(ids, 'media'))).map((media) => [media.id, media]));
-      return ids.map((id) => found.get(id));
+      return inIdOrder(ids, await findMediaFacts(db, wellFormedIds(ids, 'media')));
     },
 
     async countComments(mediaIds: readonly string[]): Promise<number[]> {

@@ -2,6 +2,7 @@ import type { SpanContext } from '@opentelemetry/api';
 import DataLoader from 'dataloader';
 import { rejectInvalidCredential, requireSelfOrAdmin, requireUser, type Actor } from '../../lib/auth/auth.ts';
 import { InvalidArgumentError, NotFoundError, type FieldViolation } from '../../lib/errors.ts';
+import { inIdOrder } from '../../lib/in-id-order.ts';
 import { exceedsInt64, INT32_MAX, INT32_MIN, parseInt64, parseUint64 } from '../../lib/int64.ts';
 import { callerSpanContext, withSharedWork } from '../../lib/telemetry/tracing.ts';
 import type { PasswordHasher } from '../../lib/auth/password.ts';
@@ -126,8 +127,7 @@ export function createUserExampleService({ db, passwords, listLimits, readBatchM
     async loadByIds(ids) {
       // Entity references may carry any text: only canonical ids a bigint can hold name a record.
       const storable = ids.filter((id) => parseUint64(id) === id && !exceedsInt64(id));
-      const found = new Map((await findUserExamplesByIds(db, storable)).map((record) => [record.id, record]));
-      return ids.map((id) => found.get(id));
+      return inIdOrder(ids, await findUserExamplesByIds(db, storable));
     },
   };
 }
@@ -150,12 +150,11 @@ function liveRecordReader(db: UsersDb, batchMax: number): (id: string) => Promis
   const loader = new DataLoader<{ id: string; caller: SpanContext | undefined }, UserExample | undefined>(
     async (reads) => {
       const ids = reads.map((read) => read.id);
-      const rows = await withSharedWork(
+      const records = await withSharedWork(
         reads.map((read) => read.caller),
         () => findUserExamplesByIds(db, ids),
       );
-      const found = new Map(rows.map((record) => [record.id, record]));
-      return ids.map((id) => found.get(id));
+      return inIdOrder(ids, records);
     },
     // setImmediate, not DataLoader's default (the end of the current job): requests read from different sockets in one
     // poll phase are separate jobs, and should share the statement too.

@@ -131,9 +131,11 @@ export function callerSpanContext(): SpanContext | undefined {
  */
 export function withSharedWork<T>(callers: readonly (SpanContext | undefined)[], work: () => T): T {
   const current = trace.getActiveSpan()?.spanContext().spanId;
-  const others = callers.filter((caller): caller is SpanContext => caller !== undefined && caller.spanId !== current);
-  if (others.length === 0) return work();
-  return context.with(context.active().setValue(SHARED_WORK_KEY, others), work);
+  // One link per other span: a request that asked for several ids of the batch is one caller.
+  const others = new Map<string, SpanContext>();
+  for (const caller of callers) if (caller && caller.spanId !== current) others.set(caller.spanId, caller);
+  if (others.size === 0) return work();
+  return context.with(context.active().setValue(SHARED_WORK_KEY, [...others.values()]), work);
 }
 
 /** The links a span made now should carry: the other callers of the shared work under way (see withSharedWork). */

@@ -1,6 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +13,7 @@ import { fixture } from '../support/image-fixtures.ts';
 import { parseMetrics, sampleValue } from '../support/log-capture.ts';
 import { mediaFormData, mediaUploadUrl, rawMediaId, sendMediaRequest } from '../support/media-client.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
+import { startOtlpCollector, type OtlpCollector } from '../support/otlp-collector.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 
 /**
@@ -31,55 +30,11 @@ import { createSocialFixture, type SocialFixture } from '../support/social-fixtu
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
 const JWT_SECRET = 'distributed-processes-test-secret-0123456789';
 
-interface CollectedSpan {
-  service: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-}
-
-/** A minimal OTLP/HTTP (JSON) traces receiver. */
-async function startCollector(): Promise<{ url: string; spans: CollectedSpan[]; close(): Promise<void> }> {
-  const spans: CollectedSpan[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          resourceSpans: {
-            resource: { attributes: { key: string; value: { stringValue?: string } }[] };
-            scopeSpans: { spans: { traceId: string; spanId: string; parentSpanId?: string; name: string }[] }[];
-          }[];
-        };
-        for (const resource of body.resourceSpans) {
-          const service = resource.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue ?? '';
-          for (const scope of resource.scopeSpans) {
-            for (const span of scope.spans) {
-              spans.push({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId ?? '', name: span.name });
-            }
-          }
-        }
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      } catch {
-        res.writeHead(400).end();
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
-    spans,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe.runIf(onPostgres)('the distributed topology as separate OS processes', () => {
   let throwaway: ThrowawayDatabase;
   let database: DatabaseHandle;
   let blobDir: string;
-  let collector: Awaited<ReturnType<typeof startCollector>>;
+  let collector: OtlpCollector;
   const processes: Record<string, ServiceProcess> = {};
   let world: SocialFixture;
   let grpc: UserExampleGrpcClient;
@@ -111,7 +66,7 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
     await migrateToLatest(database.db, ALL_MIGRATIONS);
     world = await createSocialFixture(database);
     blobDir = await mkdtemp(join(tmpdir(), 'tributary-processes-blobs-'));
-    collector = await startCollector();
+    collector = await startOtlpCollector();
 
     const subgraph = (name: string, extra: Record<string, string> = {}) =>
       startServiceProcess(`subgraph-${name}`, 'bin/start-subgraph.ts', [name], { ...common(), SUBGRAPH_PORT: '0', ...extra });

@@ -1,67 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertUserExample, type UsersTables } from '../../subgraphs/users/user-example.repository.ts';
 import { createUserExampleGrpcClient } from '../support/grpc-user-client.ts';
+import { startOtlpCollector, type OtlpCollector } from '../support/otlp-collector.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 import { uniqueEmail } from '../support/user-example-fixtures.ts';
 
 /**
  * With tracing on, GetByID reads that share one statement (user-example.service.ts) stay visible in every request's trace:
  * the statement's span is a child of one request's span and links to the spans of the others. Spans are received by a
- * minimal OTLP/HTTP (JSON) collector.
+ * minimal OTLP/HTTP (JSON) collector (test/support/otlp-collector.ts).
  */
-
-interface ReceivedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  queryText: string | undefined;
-  links: { traceId: string; spanId: string }[];
-}
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes?: { key: string; value: { stringValue?: string } }[];
-  links?: { traceId: string; spanId: string }[];
-}
-
-async function startCollector(): Promise<{ url: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
-  const spans: ReceivedSpan[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
-      for (const resource of body.resourceSpans) {
-        for (const scope of resource.scopeSpans) {
-          for (const span of scope.spans) {
-            spans.push({
-              traceId: span.traceId,
-              spanId: span.spanId,
-              parentSpanId: span.parentSpanId ?? '',
-              name: span.name,
-              queryText: span.attributes?.find((attribute) => attribute.key === 'db.query.text')?.value.stringValue,
-              links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
-            });
-          }
-        }
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
-    spans,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 async function eventually<T>(read: () => T | undefined, what: string): Promise<T> {
   const deadline = Date.now() + 15_000;
@@ -74,12 +23,12 @@ async function eventually<T>(read: () => T | undefined, what: string): Promise<T
 }
 
 describe('traces of GetByID reads that share a statement', () => {
-  let collector: Awaited<ReturnType<typeof startCollector>>;
+  let collector: OtlpCollector;
   let system: TestSystem;
   const ids: string[] = [];
 
   beforeAll(async () => {
-    collector = await startCollector();
+    collector = await startOtlpCollector();
     system = await startTestSystem({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER_ARG: '1' });
     const db = system.database.db.withTables<UsersTables>();
     for (const name of ['ada', 'bob', 'cyd', 'dee']) {
@@ -116,7 +65,7 @@ describe('traces of GetByID reads that share a statement', () => {
         return found.length === traces.length ? found : undefined;
       }, 'the twelve GetByID server spans');
       const statements = await eventually(() => {
-        const found = collector.spans.filter((span) => wanted.has(span.traceId) && span.name === 'SELECT' && span.queryText?.includes('"users"."user_example"'));
+        const found = collector.spans.filter((span) => wanted.has(span.traceId) && span.name === 'SELECT' && span.attributes['db.query.text']?.includes('"users"."user_example"'));
         const reached = new Set(found.flatMap((span) => [span.traceId, ...span.links.map((link) => link.traceId)]));
         return reached.size === traces.length ? found : undefined;
       }, 'SELECT spans reaching every trace');

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCursorCodec } from '../../lib/social-graph/cursor.ts';
 import { AppError } from '../../lib/errors.ts';
 import { isSocialId, socialId } from '../../lib/social-graph/social-ids.ts';
@@ -10,7 +10,7 @@ import type { AccountEdgesService, AccountEdgesServiceDeps, CreateContainerInput
 import { seedDemoEdges } from '../../subgraphs/accounts/demo/seed-demo-edges.ts';
 import { ACCOUNT_METRICS } from '../../subgraphs/accounts/insights-catalogue.ts';
 import type { SocialTables, StoredBreakdown } from '../../subgraphs/shared/social-graph/social-tables.ts';
-import { openTestDatabase } from '../support/test-system.ts';
+import { useTestDatabase } from '../support/test-system.ts';
 
 /**
  * The account edges' data and domain layer (subgraphs/accounts/account-edges.service.ts) against a real database: PGlite,
@@ -24,7 +24,6 @@ const T0_SECONDS = T0.getTime() / 1000;
 const MIDNIGHT = Date.UTC(2026, 2, 10) / 1000; // the last day end before T0, in unix seconds
 
 let db: Kysely<SocialTables>;
-let close: () => Promise<void>;
 let current = T0;
 const clock = () => new Date(current.getTime());
 const codec = createCursorCodec('account-edges-test-secret');
@@ -34,14 +33,11 @@ function serviceWith(options: Partial<AccountEdgesServiceDeps> = {}): AccountEdg
   return createAccountEdgesService({ db, codec, now: clock, ...options });
 }
 
+const database = useTestDatabase();
+
 beforeAll(async () => {
-  const opened = await openTestDatabase();
-  close = opened.close;
-  db = opened.database.db.withTables<SocialTables>();
+  db = database().db.withTables<SocialTables>();
   service = serviceWith();
-});
-afterAll(async () => {
-  await close?.();
 });
 
 async function newAccount(username: string): Promise<string> {

@@ -4,22 +4,16 @@
  * its own transaction — the connection it ran on commits synchronously again afterwards.
  */
 import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { countCall } from '../../subgraphs/shared/social-graph/social-rate-counter.repository.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
-import { openTestDatabase } from '../support/test-system.ts';
+import { useTestDatabase } from '../support/test-system.ts';
 
 let db: Kysely<SocialTables>;
-let close: () => Promise<void>;
+const database = useTestDatabase();
 
-beforeAll(async () => {
-  const opened = await openTestDatabase();
-  close = opened.close;
-  db = opened.database.db.withTables<SocialTables>();
-});
-
-afterAll(async () => {
-  await close?.();
+beforeAll(() => {
+  db = database().db.withTables<SocialTables>();
 });
 
 describe('countCall', () => {

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isSocialId, kindOfSocialId } from '../../lib/social-graph/social-ids.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
-import { openTestDatabase } from '../support/test-system.ts';
+import { useTestDatabase } from '../support/test-system.ts';
 import type { Kysely } from 'kysely';
 
 describe('the social data store', () => {
-  let close: () => Promise<void>;
   let db: Kysely<SocialTables>;
-  beforeAll(async () => {
-    const opened = await openTestDatabase();
-    close = opened.close;
-    db = opened.database.db.withTables<SocialTables>();
-  });
-  afterAll(async () => {
-    await close?.();
+  const database = useTestDatabase();
+  beforeAll(() => {
+    db = database().db.withTables<SocialTables>();
   });
 
   it('draws ids that name their kind, above 2^53, as strings', async () => {

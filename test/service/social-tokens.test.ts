@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SocialAuthTables } from '../../lib/auth/social-auth/social-token.repository.ts';
 import { createSocialTokenService, type SocialTokenService } from '../../lib/auth/social-auth/social-token.service.ts';
-import { openTestDatabase } from '../support/test-system.ts';
+import { useTestDatabase } from '../support/test-system.ts';
 
 describe('social access tokens', () => {
-  let close: () => Promise<void>;
   let tokens: SocialTokenService;
   let clock = new Date('2026-11-21T12:00:00.000Z');
 
-  beforeAll(async () => {
-    const opened = await openTestDatabase();
-    close = opened.close;
-    tokens = createSocialTokenService({ db: opened.database.db.withTables<SocialAuthTables>(), now: () => clock });
-  });
-  afterAll(async () => {
-    await close?.();
+  const database = useTestDatabase();
+  beforeAll(() => {
+    tokens = createSocialTokenService({ db: database().db.withTables<SocialAuthTables>(), now: () => clock });
   });
 
   it('issues an opaque token naming its login type and reads it back', async () => {

@@ -5,13 +5,13 @@
  * its own statement.
  */
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../lib/auth/auth.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { insertUserExample, softDeleteUserExample, updateUserExample, type UsersTables } from '../../subgraphs/users/user-example.repository.ts';
 import { createUserExampleService, type UserExampleService } from '../../subgraphs/users/user-example.service.ts';
-import { openTestDatabase } from '../support/test-system.ts';
+import { openTestDatabase, useTestDatabase } from '../support/test-system.ts';
 import { uniqueEmail } from '../support/user-example-fixtures.ts';
 
 const READER: Actor = { kind: 'user', subject: '1', roles: [] };
@@ -20,26 +20,21 @@ const UNUSED_HASHER = {
   verify: () => Promise.reject(new Error('no password is verified by a read')),
 };
 
-let database: DatabaseHandle;
 let db: Kysely<UsersTables>;
-let close: () => Promise<void>;
 const ids: string[] = [];
 let deletedId: string;
 
+const openDatabase = useTestDatabase();
+let database: DatabaseHandle;
+
 beforeAll(async () => {
-  const opened = await openTestDatabase();
-  close = opened.close;
-  database = opened.database;
+  database = openDatabase();
   db = database.db.withTables<UsersTables>();
   for (const name of ['ada', 'bob', 'cyd', 'dee', 'eve']) {
     ids.push(await insertUserExample(db, { name, email: uniqueEmail(name), passwordHash: 'x', phone: '', avatar: '', age: 30, gender: 1 }));
   }
   deletedId = await insertUserExample(db, { name: 'gone', email: uniqueEmail('gone'), passwordHash: 'x', phone: '', avatar: '', age: 1, gender: 0 });
   await softDeleteUserExample(db, deletedId);
-});
-
-afterAll(async () => {
-  await close?.();
 });
 
 function service(readBatchMax: number): UserExampleService {

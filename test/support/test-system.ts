@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import {
   startEmbeddedSystem,
   startGatewayProcess,
@@ -144,6 +145,24 @@ export async function startDistributedTestSystem(options: TestSystemOptions = {}
     await throwaway?.drop();
     throw error;
   }
+}
+
+/**
+ * For a test file (or describe block) that needs storage but no servers: opens a database of its own before its tests
+ * (openTestDatabase) and closes it after them. Call it before the file's own beforeAll hooks, which then see the handle.
+ */
+export function useTestDatabase(): () => DatabaseHandle {
+  let opened: Awaited<ReturnType<typeof openTestDatabase>> | undefined;
+  beforeAll(async () => {
+    opened = await openTestDatabase();
+  });
+  afterAll(async () => {
+    await opened?.close();
+  });
+  return () => {
+    if (!opened) throw new Error('useTestDatabase: the database is opened in beforeAll; read it from a hook or a test');
+    return opened.database;
+  };
 }
 
 /** A migrated database of its own for tests that need storage but no servers (PGlite in memory, or throwaway PostgreSQL). */

@@ -382,7 +382,7 @@ async function main(): Promise<void> {
       tokens: system.tokens,
       authorization: `Bearer ${adminToken}`,
       subgraphApollo: usersApollo!,
-      gatewayExecutor: createInProcessExecutor(probeGateway.apollo),
+      gatewayExecutor: createInProcessExecutor(probeGateway),
     });
     let seededIds: string[] = [];
     const layers = (ms: number, concurrency: number) => measureLayers(probes, { ms, concurrency, ids: seededIds });

@@ -249,7 +249,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));
     lifecycle.listener(() => gatewayHttp.close());
 
-    const rest = await startRest(config, logger, createInProcessExecutor(gateway.apollo), telemetry, lifecycle);
+    const rest = await startRest(config, logger, createInProcessExecutor(gateway), telemetry, lifecycle);
     const grpcAddress = await startGrpc(config, subgraphs.users!.service, tokens, logger, telemetry, lifecycle);
 
     // The embedded database admits this process alone: `npm run seed` asks it to seed (bin/seed-channel.ts), with the
@@ -438,7 +438,7 @@ export async function startGatewayProcess(config: Config, logger: Logger): Promi
       executor = createHttpExecutor(config.rest.gatewayUrl, telemetry.tracing, config.graphql.trustedCallerSecret);
       telemetry.readiness.add('gateway', httpAnswers(new URL('/health', config.rest.gatewayUrl).toString()));
     } else {
-      executor = createInProcessExecutor(gateway.apollo);
+      executor = createInProcessExecutor(gateway);
     }
     const rest = await startRest(config, logger, executor, telemetry, lifecycle);
     return runningSystem(config, tokens, telemetry, lifecycle, {

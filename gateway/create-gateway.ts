@@ -27,6 +27,7 @@ import { createGraphiqlRoutes, GRAPHIQL_PATH } from './graphiql.routes.ts';
 import { createLandingPagePlugin } from './landing-page.plugin.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
 import { createGraphqlFastPath } from './graphql-fast-path.ts';
+import { createOperationFastLane, type OperationFastLane } from './operation-fast-lane.ts';
 import { installOperationCache } from './operation-cache-install.ts';
 import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
@@ -61,6 +62,8 @@ export interface GatewayDeps {
 
 export interface GatewayServer {
   apollo: ApolloServer<GatewayContext>;
+  /** Runs operations Apollo Server has run before without its pipeline (operation-fast-lane.ts); the REST adapter's door. */
+  lane: Pick<OperationFastLane, 'execute'>;
   /** The HTTP server serving /graphql (not yet listening). */
   httpServer: Server;
   /** True once the supergraph is loaded and until the gateway stops (readiness). */
@@ -123,6 +126,9 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     logger.info({ mode: hardening.persistedOperations.mode, operations: hardening.persistedOperations.size }, 'persisted-operations safelist loaded');
   }
 
+  // Repeated documents skip Apollo Server's pipeline on the HTTP fast path (operation-fast-lane.ts). It must do what the
+  // plugins below do to a successful response: a plugin added here that changes one is mirrored there.
+  const lane = createOperationFastLane({ checkResolvedOperation: hardening.checkResolvedOperation, telemetry: deps.telemetry, logger });
   const plugins: ApolloServerPlugin<GatewayContext>[] = [
     ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.telemetry.shutdownGraceMs }),
     // Nothing leaves the machine: no usage or schema reporting even if APOLLO_KEY happens to be set.
@@ -131,6 +137,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     ApolloServerPluginInlineTraceDisabled(),
     ...hardening.plugins,
     forwardedExtensionsPlugin,
+    lane.plugin,
     ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, 'gateway')] : []),
     config.gateway.landingPage
       ? // Apollo Sandbox, falling back to the offline IDE below when its CDN cannot be reached.
@@ -139,7 +146,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   ];
 
   const apollo = new ApolloServer<GatewayContext>({
-    gateway,
+    gateway: lane.gateway(gateway),
     introspection: config.gateway.introspection,
     csrfPrevention: true,
     // The entrypoints own the process's signals and shut everything down in order (listeners, pools, gRPC).
@@ -154,7 +161,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   let loaded = true;
 
   if (config.corsOrigins.length === 0) {
-    fastPath = createGraphqlFastPath({ apollo, telemetry: deps.telemetry, logger, bodyLimitBytes: config.gateway.bodyLimitBytes, middleware: hardening.middleware });
+    fastPath = createGraphqlFastPath({ apollo, lane, telemetry: deps.telemetry, logger, bodyLimitBytes: config.gateway.bodyLimitBytes, middleware: hardening.middleware });
   }
   app.use(deps.telemetry.http('gateway'));
   app.use(deps.telemetry.routes());
@@ -182,10 +189,12 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
 
   return {
     apollo,
+    lane,
     httpServer,
     supergraphLoaded: () => loaded,
     stop: async () => {
       loaded = false;
+      lane.close();
       await apollo.stop();
       for (const remote of remotes) remote.close();
     },

@@ -6,9 +6,12 @@ import { answerBodyFailure } from '../lib/graphql/graphql-http-fallbacks.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
+import type { OperationFastLane } from './operation-fast-lane.ts';
 
 export interface GraphqlFastPathDeps {
   apollo: ApolloServer<GatewayContext>;
+  /** Serves documents the pipeline has seen before (operation-fast-lane.ts); the rest go to Apollo Server. */
+  lane: OperationFastLane;
   telemetry: Telemetry;
   logger: Logger;
   bodyLimitBytes: number;
@@ -37,9 +40,19 @@ export function createGraphqlFastPath(deps: GraphqlFastPathDeps): (req: Incoming
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
+    const context = createGatewayContext(req.headers, { method: 'POST', url: addressedUrl({ headers: req.headers, path: req.url ?? '/graphql' }) });
+    const reply = await deps.lane.serve({ body: req.body, headers, context });
+    if (reply) {
+      res.statusCode = reply.status;
+      for (const [key, value] of reply.headers) res.setHeader(key, value);
+      res.setHeader('content-length', Buffer.byteLength(reply.body));
+      res.end(reply.body);
+      return;
+    }
+    // The same context: if the lane ran the operation, its outcome travels with it to the pipeline's executor.
     const response = await deps.apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: 'POST', headers, search: '', body: req.body },
-      context: async () => createGatewayContext(req.headers, { method: 'POST', url: addressedUrl({ headers: req.headers, path: req.url ?? '/graphql' }) }),
+      context: async () => context,
     });
     for (const [key, value] of response.headers) res.setHeader(key, value);
     res.statusCode = response.status ?? 200;

@@ -1,6 +1,7 @@
 import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import { createGatewayContext, type GatewayContext } from '../gateway/gateway-context.ts';
+import type { OperationFastLane } from '../gateway/operation-fast-lane.ts';
 import { UnavailableError } from '../lib/errors.ts';
 import { findUploads, postMultipartOperation } from '../lib/graphql/graphql-multipart.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
@@ -21,13 +22,15 @@ export interface GraphQLExecutor {
  * Runs operations on the gateway in this process, with no HTTP hop. They count as trusted (an operation without an HTTP
  * request skips the operation limits and the safelist: lib/http/trusted-caller.ts), being built by the adapter's own code.
  */
-export function createInProcessExecutor(apollo: ApolloServer<GatewayContext>): GraphQLExecutor {
+export function createInProcessExecutor({ apollo, lane }: { apollo: ApolloServer<GatewayContext>; lane: Pick<OperationFastLane, 'execute'> }): GraphQLExecutor {
   return {
     async execute({ query, operationName, variables, headers }) {
-      const response = await apollo.executeOperation(
-        { query, operationName, variables },
-        { contextValue: createGatewayContext(headers) },
-      );
+      const contextValue = createGatewayContext(headers);
+      // An operation the gateway has run before skips Apollo Server's pipeline (gateway/operation-fast-lane.ts); otherwise
+      // the pipeline runs it, with the lane's outcome if the lane ran it and got errors.
+      const fast = await lane.execute({ query, operationName, variables, context: contextValue });
+      if (fast) return fast.extensions ? { data: fast.data, extensions: fast.extensions } : { data: fast.data };
+      const response = await apollo.executeOperation({ query, operationName, variables }, { contextValue });
       if (response.body.kind !== 'single') throw new Error('incremental delivery is not used by the REST adapter');
       const { data, errors, extensions } = response.body.singleResult;
       return { data: data ?? null, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) };

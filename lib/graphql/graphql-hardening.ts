@@ -3,7 +3,9 @@ import type { GraphQLFormattedError, ValidationRule } from 'graphql';
 import type { RequestHandler } from 'express';
 import { loadPersistedOperations, persistedOperationsMiddleware, type PersistedOperations } from './graphql-persisted-operations.ts';
 import type { Config } from '../config.ts';
-import { operationLimitsPlugin, tokenLimitMiddleware } from './graphql-operation-limits.ts';
+import { operationLimitsCheck, operationLimitsPlugin, tokenLimitMiddleware, type ResolvedOperation } from './graphql-operation-limits.ts';
+
+export type { ResolvedOperation };
 import { knownOperationTypesRule, labelClientErrors, operationResolutionPlugin } from './graphql-request-errors.ts';
 import { suggestionMaskingPlugin } from './graphql-suggestion-masking.ts';
 import { createTrustedCallerCheck, trustedOperation, trustedRequest } from '../http/trusted-caller.ts';
@@ -29,6 +31,11 @@ export interface GraphqlHardening {
   validationRules: ValidationRule[];
   /** Apollo Server's formatError, after the server's own formatter (if any). */
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  /**
+   * What the plugins check of a resolved operation before it runs (the limits, unless the caller is trusted), for a path
+   * that runs the operation without the plugins (gateway/operation-fast-lane.ts); throws the plugins' refusal.
+   */
+  checkResolvedOperation(operation: ResolvedOperation): void;
   /** The safelist in force (gateway only). */
   persistedOperations: PersistedOperations | undefined;
 }
@@ -45,9 +52,10 @@ export function createGraphqlHardening(config: Config['graphql'], role: 'gateway
   const middleware: RequestHandler[] = [];
   // The safelist goes first: it turns listed ids into text, and refuses unlisted operations before anything reads them.
   if (persisted) middleware.push(persistedOperationsMiddleware(persisted, trustedRequest(check)));
-  if (limited) {
+  const checkLimits = limited ? operationLimitsCheck(config.limits, trustedOperation(check)) : undefined;
+  if (checkLimits) {
     middleware.push(tokenLimitMiddleware(config.limits.maxTokens, trustedRequest(check)));
-    plugins.push(operationLimitsPlugin(config.limits, trustedOperation(check)));
+    plugins.push(operationLimitsPlugin(checkLimits));
   }
   if (!config.fieldSuggestions) plugins.push(suggestionMaskingPlugin());
   return {
@@ -56,6 +64,7 @@ export function createGraphqlHardening(config: Config['graphql'], role: 'gateway
     hideSchemaDetailsFromClientErrors: !config.fieldSuggestions,
     validationRules: [knownOperationTypesRule],
     formatError: labelClientErrors,
+    checkResolvedOperation: checkLimits ?? (() => undefined),
     persistedOperations: persisted,
   };
 }

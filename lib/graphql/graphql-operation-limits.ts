@@ -276,27 +276,39 @@ export function checkOperation(
   }
 }
 
+/** A resolved operation as the checks before execution see it (Apollo Server's request context has these). */
+export interface ResolvedOperation {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  variables: Record<string, unknown> | undefined;
+  /** The HTTP request; undefined for an operation run in-process (executeOperation). */
+  http: { headers: { get(name: string): string | undefined } } | undefined;
+}
+
 /**
- * The Apollo Server plugin enforcing depth, aliases, root fields and cost before execution.
+ * The limits as one check of a resolved operation: throws the refusal, unless `isTrusted` says the caller skips them.
  * @param isTrusted operations it answers true for skip the limits (lib/http/trusted-caller.ts: trustedOperation).
  */
-export function operationLimitsPlugin<TContext extends object>(
+export function operationLimitsCheck(
   limits: OperationLimits,
-  isTrusted: (requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => boolean,
-): ApolloServerPlugin<TContext> {
+  isTrusted: (request: { request: { http: ResolvedOperation['http'] } }) => boolean,
+): (operation: ResolvedOperation) => void {
+  return (resolved) => {
+    if (isTrusted({ request: { http: resolved.http } })) return;
+    checkOperation(limits, resolved);
+  };
+}
+
+/** The Apollo Server plugin enforcing depth, aliases, root fields and cost before execution (`check`: operationLimitsCheck). */
+export function operationLimitsPlugin<TContext extends object>(check: (operation: ResolvedOperation) => void): ApolloServerPlugin<TContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation(requestContext) {
-          const { operation } = requestContext;
+        async didResolveOperation({ operation, schema, document, request }: GraphQLRequestContextDidResolveOperation<TContext>) {
           // No operation (an unknown operationName): Apollo Server refuses the request itself right after this hook.
-          if (!operation || isTrusted(requestContext)) return;
-          checkOperation(limits, {
-            schema: requestContext.schema,
-            document: requestContext.document,
-            operation,
-            variables: requestContext.request.variables,
-          });
+          if (!operation) return;
+          check({ schema, document, operation, variables: request.variables, http: request.http });
         },
       };
     },

@@ -17,6 +17,12 @@ export interface Metrics {
   observeHttp(listener: string, method: string, route: string, status: number, seconds: number): void;
   /** One GraphQL operation executed by `server` (gateway, or a subgraph's name); `errorCodes`: extensions.code of each error. */
   observeGraphql(server: string, operation: string, type: string, seconds: number, errorCodes: readonly string[]): void;
+  /**
+   * An operation the gateway's fast lane looked at (gateway/operation-fast-lane.ts; POST /graphql and the REST adapter's
+   * in-process operations): `served` by it, `replayed` (run by it, answered by Apollo Server's pipeline: errors),
+   * `declined` (left to the pipeline before running: a document not seen before, a refusal, anything unusual).
+   */
+  observeFastLane(outcome: FastLaneOutcome): void;
   /** One gRPC call; `code` is the gRPC status name (OK, NOT_FOUND, …). */
   observeGrpc(method: string, code: string, seconds: number): void;
   /** One SQL statement. */
@@ -28,6 +34,8 @@ export interface Metrics {
   /** A request refused by a rate limit (`area`: social, media; `scope`: app, user, page, business, upload). */
   observeRateLimited(area: string, scope: string): void;
 }
+
+export type FastLaneOutcome = 'served' | 'replayed' | 'declined';
 
 const MAX_LABEL_VALUES = 200;
 
@@ -51,6 +59,7 @@ const NOOP: Metrics = {
   render: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
   observeHttp: () => undefined,
   observeGraphql: () => undefined,
+  observeFastLane: () => undefined,
   observeGrpc: () => undefined,
   observeQuery: () => undefined,
   trackPool: () => undefined,
@@ -96,6 +105,13 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     labelNames: ['server', 'code'] as const,
     registers: [registry],
   });
+  const fastLane = createSeriesCounter({
+    name: 'tributary_graphql_fast_lane_requests_total',
+    help: "GraphQL operations the gateway's fast lane looked at (POST /graphql, the REST adapter's), by outcome (served, replayed, declined).",
+    labelNames: ['outcome'] as const,
+    registry,
+  });
+  const fastLaneSeries: Partial<Record<FastLaneOutcome, CounterSeries>> = {};
   const grpcDuration = createSeriesHistogram({
     name: 'tributary_grpc_request_duration_seconds',
     help: 'gRPC calls, by method and status code.',
@@ -176,6 +192,9 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     observeGraphql(server, name, type, seconds, errorCodes) {
       graphqlDuration.series({ server, operation: operation(name), type }).observe(seconds);
       for (const code of errorCodes) graphqlErrors.inc({ server, code });
+    },
+    observeFastLane(outcome) {
+      (fastLaneSeries[outcome] ??= fastLane.series({ outcome })).inc();
     },
     observeGrpc(method, code, seconds) {
       grpcDuration.series({ method, code }).observe(seconds);

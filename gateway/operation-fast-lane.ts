@@ -1,0 +1,406 @@
+import { performance } from 'node:perf_hooks';
+import type { ApolloGateway } from '@apollo/gateway';
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { trace } from '@opentelemetry/api';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import Negotiator from 'negotiator';
+import type { ResolvedOperation } from '../lib/graphql/graphql-hardening.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { FastLaneOutcome } from '../lib/telemetry/metrics.ts';
+import type { Telemetry } from '../lib/telemetry/telemetry.ts';
+import type { GatewayContext } from './gateway-context.ts';
+
+/**
+ * The gateway's fast lane: a POST /graphql whose document Apollo Server has already parsed, validated and let through
+ * every plugin once is run straight on @apollo/gateway's executor, without a second pass through Apollo Server's request
+ * pipeline — which, with its plugin hooks, hashing and response assembly, was about a third of the distributed gateway's
+ * CPU per simple request (bench/README.md, "What remains now").
+ *
+ * Only what cannot differ from the full pipeline takes the lane:
+ * - the document: the same query text and operationName as a request that reached execution through the pipeline (the
+ *   plugin below records it there), parsed and validated against the same schema — the lane keeps Apollo Server's own
+ *   document and hash;
+ * - the request: a JSON object with a string `query` and nothing the pipeline would refuse or treat specially (no
+ *   `extensions`, so no persisted queries; `variables` an object or absent; `operationName` a string or absent), with an
+ *   Accept header the pipeline answers in JSON (negotiated as Apollo Server does);
+ * - the checks the pipeline's plugins make before execution (operation limits, skipped for trusted callers), made again
+ *   here for every request: the cost estimate depends on its variables;
+ * - the outcome: data and no errors. Anything else — errors, a failed execution — is handed to the full pipeline with
+ *   the executor's outcome kept for it (`replay`), so Apollo Server formats, labels, masks and reports it exactly as
+ *   always, and nothing is executed twice.
+ * What the pipeline's plugins do to a successful response is done here the same way: the forwarded subgraph extensions
+ * (gateway-context.ts), the cache-control header from the subgraphs' hints (Apollo's cache-control plugin), the metrics
+ * and the operation's name and type on the request's span (graphql-telemetry-plugin.ts). A plugin added to the gateway
+ * that changes successful responses must be mirrored here; test/e2e/gateway-fast-lane.test.ts compares the two paths.
+ */
+
+type GatewayExecutor = ApolloGateway['executor'];
+type GatewayRequestContext = Parameters<GatewayExecutor>[0];
+type GatewayResult = Awaited<ReturnType<GatewayExecutor>>;
+type GatewayLike = Pick<ApolloGateway, 'load' | 'onSchemaLoadOrUpdate' | 'stop'>;
+
+/** What the pipeline resolved for a query text and requested operationName. */
+interface LaneEntry {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  /** The resolved operation's name (null when anonymous), as Apollo Server sets it. */
+  operationName: string | null;
+  queryHash: string;
+}
+
+/** The executor's outcome for a request the lane handed to the full pipeline, with what it set on the response. */
+type Replay = ({ result: GatewayResult } | { error: unknown }) & ResponseHttp;
+
+/**
+ * Where a replay travels: a property of the request's context, because Apollo Server hands its pipeline a shallow copy of
+ * the context (ApolloServer.ts, internalExecuteOperation), which keeps own properties but not the object's identity.
+ */
+const REPLAY = Symbol('tributary.gateway.fastLaneReplay');
+type ReplayCarrier = GatewayContext & { [REPLAY]?: Replay | undefined };
+
+interface ResponseHttp {
+  status: number | undefined;
+  headers: HeaderMap;
+}
+
+export interface FastLaneReply {
+  /** Always 200: a reply of another status is the pipeline's to make. */
+  status: 200;
+  /** In the order Apollo Server sets them. */
+  headers: [string, string][];
+  body: string;
+}
+
+export interface FastLaneRequest {
+  /** The parsed JSON body. */
+  body: unknown;
+  /** The request's headers, as Apollo Server receives them. */
+  headers: HeaderMap;
+  /** The gateway context this request runs with — the same one the full pipeline gets if the lane hands it over. */
+  context: GatewayContext;
+}
+
+/** An operation run in-process (the REST adapter's: executeOperation's counterpart). */
+export interface FastLaneOperation {
+  query: string;
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+  context: GatewayContext;
+}
+
+/** What executeOperation's single result would hold for a successful operation. */
+export interface FastLaneResult {
+  data: Record<string, unknown>;
+  extensions?: Record<string, unknown>;
+}
+
+/** A successful run, before it is put in an HTTP reply. */
+interface LaneResult extends FastLaneResult {
+  cacheable: { maxAge: number; scope: 'PUBLIC' | 'PRIVATE' } | null;
+}
+
+export interface OperationFastLane {
+  /** Records documents that reached execution through the pipeline; goes among the gateway's Apollo Server plugins. */
+  plugin: ApolloServerPlugin<GatewayContext>;
+  /** The gateway as Apollo Server should see it: its executor first replays what the lane handed over. */
+  gateway(gateway: ApolloGateway): GatewayLike;
+  /**
+   * Serves the request, or answers undefined when the full pipeline must (then, if the lane ran the operation, the
+   * context carries its outcome to the pipeline's executor).
+   */
+  serve(request: FastLaneRequest): Promise<FastLaneReply | undefined>;
+  /** As `serve`, for an operation run in-process: executeOperation's result, or undefined when executeOperation must run. */
+  execute(operation: FastLaneOperation): Promise<FastLaneResult | undefined>;
+  /** Stops taking requests (the gateway is stopping: the pipeline answers as Apollo Server does then). */
+  close(): void;
+}
+
+export interface OperationFastLaneDeps {
+  /** The checks the gateway's plugins make of a resolved operation before execution; throws their refusal. */
+  checkResolvedOperation(request: ResolvedOperation): void;
+  telemetry: Telemetry;
+  logger: Logger;
+  /** Distinct documents kept (oldest dropped first). */
+  maxEntries?: number;
+  /** Characters of query text kept over all entries (oldest dropped first). */
+  maxQueryChars?: number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** Apollo Server's choices for a single result, in its order of preference (ApolloServer.ts, MEDIA_TYPES). */
+const SINGLE_RESULT_TYPES = [JSON_TYPE, 'application/graphql-response+json; charset=utf-8', 'application/json; callbackSpec=1.0; charset=utf-8'];
+/** Distinct Accept headers whose negotiated type is remembered (clients send a handful; more are negotiated each time). */
+const ACCEPT_MEMO_ENTRIES = 64;
+
+export function createOperationFastLane(deps: OperationFastLaneDeps): OperationFastLane {
+  const { metrics } = deps.telemetry;
+  const maxEntries = deps.maxEntries ?? 1000;
+  const maxQueryChars = deps.maxQueryChars ?? 4_000_000;
+  // query text → requested operationName ('' when none) → entry. Insertion order is the eviction order.
+  const entries = new Map<string, Map<string, LaneEntry>>();
+  let queryChars = 0;
+  const acceptMemo = new Map<string, string | null>();
+  let executor: GatewayExecutor | undefined;
+  let open = true;
+
+  const forget = () => {
+    entries.clear();
+    queryChars = 0;
+  };
+
+  const record = (query: string, requestedName: string | undefined, entry: LaneEntry) => {
+    let byName = entries.get(query);
+    if (!byName) {
+      if (query.length > maxQueryChars) return;
+      while (entries.size >= maxEntries || queryChars + query.length > maxQueryChars) {
+        const oldest = entries.keys().next().value as string;
+        entries.delete(oldest);
+        queryChars -= oldest.length;
+      }
+      byName = new Map();
+      entries.set(query, byName);
+      queryChars += query.length;
+    }
+    byName.set(requestedName ?? '', entry);
+  };
+
+  /** The content type Apollo Server answers a single result with for this Accept header, null for its 406. */
+  const contentTypeFor = (accept: string | undefined): string | null => {
+    if (!accept) return JSON_TYPE;
+    let type = acceptMemo.get(accept);
+    if (type === undefined) {
+      type = new Negotiator({ headers: { accept } }).mediaType(SINGLE_RESULT_TYPES) ?? null;
+      if (acceptMemo.size >= ACCEPT_MEMO_ENTRIES) acceptMemo.clear();
+      acceptMemo.set(accept, type);
+    }
+    return type;
+  };
+
+  const plugin: ApolloServerPlugin<GatewayContext> = {
+    async requestDidStart() {
+      return {
+        // Reached only when every didResolveOperation hook let the operation through and no plugin answered for it.
+        async executionDidStart({ request, source, document, operation, operationName, queryHash, schema }) {
+          // A document that came from somewhere else than the request's own text (an automatic persisted query) is not
+          // one the lane can recognise by its text.
+          if (typeof request.query !== 'string' || source !== request.query || !operation) return;
+          record(request.query, request.operationName, { schema, document, operation, operationName, queryHash });
+        },
+      };
+    },
+  };
+
+  const gateway = (real: ApolloGateway): GatewayLike => ({
+    onSchemaLoadOrUpdate: (callback) =>
+      real.onSchemaLoadOrUpdate((schemaContext) => {
+        // Documents were validated against the schema they were recorded with: a new one starts the lane afresh.
+        forget();
+        callback(schemaContext);
+      }),
+    load: async (options) => {
+      const loaded = await real.load(options);
+      executor = loaded.executor;
+      return {
+        ...loaded,
+        executor: async (requestContext) => {
+          const carrier = requestContext.context as ReplayCarrier;
+          const replay = carrier[REPLAY];
+          if (!replay) return loaded.executor(requestContext);
+          carrier[REPLAY] = undefined;
+          const http = requestContext.response?.http;
+          if (http) {
+            if (replay.status !== undefined) http.status = replay.status;
+            for (const [name, value] of replay.headers) http.headers.set(name, value);
+          }
+          if ('error' in replay) throw replay.error;
+          return replay.result;
+        },
+      };
+    },
+    stop: () => real.stop(),
+  });
+
+  /**
+   * Runs a known operation on the executor: its data and extensions as the pipeline would answer them, or why not (the
+   * pipeline then answers; `replayed`: with the executor's outcome, carried by the context).
+   */
+  const runOperation = async (operation: {
+    query: string;
+    operationName: string | undefined;
+    variables: Record<string, unknown> | undefined;
+    /** The HTTP request's headers; undefined for an operation run in-process (as executeOperation runs them). */
+    headers: HeaderMap | undefined;
+    context: GatewayContext;
+  }): Promise<LaneResult | FastLaneOutcome> => {
+    if (!open || !executor) return 'declined';
+    const entry = entries.get(operation.query)?.get(operation.operationName ?? '');
+    if (!entry) return 'declined';
+    const { headers, context } = operation;
+    const http = headers ? { method: 'POST', headers, search: '', body: undefined } : undefined;
+    try {
+      deps.checkResolvedOperation({ ...entry, variables: operation.variables, http });
+    } catch {
+      // Refused: the pipeline refuses it the same way, in its own words.
+      return 'declined';
+    }
+
+    const started = performance.now();
+    const policy = newCachePolicy();
+    const responseHttp: ResponseHttp = { status: undefined, headers: new HeaderMap() };
+    const requestContext = {
+      request: {
+        query: operation.query,
+        operationName: operation.operationName,
+        variables: operation.variables,
+        extensions: undefined,
+        http: headers ? { method: 'POST', url: 'https://unknown-url.invalid/', headers: fetcherHeaders(headers) } : undefined,
+      },
+      response: {
+        http: {
+          headers: fetcherHeaders(responseHttp.headers),
+          get status() {
+            return responseHttp.status;
+          },
+          set status(value) {
+            responseHttp.status = value;
+          },
+        },
+      },
+      logger: deps.logger,
+      schema: entry.schema,
+      context,
+      queryHash: entry.queryHash,
+      document: entry.document,
+      source: operation.query,
+      operationName: entry.operationName,
+      operation: entry.operation,
+      metrics: {},
+      debug: false,
+      overallCachePolicy: policy,
+      requestIsBatched: false,
+    } as unknown as GatewayRequestContext;
+
+    let result: GatewayResult;
+    try {
+      result = await executor(requestContext);
+    } catch (error) {
+      (context as ReplayCarrier)[REPLAY] = { error, ...responseHttp };
+      return 'replayed';
+    }
+    // Errors, or a response the executor gave a status or headers of its own: the pipeline makes that reply.
+    if (result.errors !== undefined || result.data == null || responseHttp.status !== undefined || responseHttp.headers.size > 0) {
+      (context as ReplayCarrier)[REPLAY] = { result, ...responseHttp };
+      return 'replayed';
+    }
+
+    const forwarded = context.responseExtensions;
+    const extensions = Object.keys(forwarded).length > 0 ? { ...result.extensions, ...forwarded } : result.extensions;
+    // As the telemetry plugin does, which the gateway runs when metrics are on (graphql-telemetry-plugin.ts).
+    if (metrics.enabled) {
+      const name = entry.operationName ?? 'anonymous';
+      const type = entry.operation.operation;
+      const span = trace.getActiveSpan();
+      if (span) {
+        span.setAttribute('graphql.operation.name', name);
+        span.setAttribute('graphql.operation.type', type);
+      }
+      metrics.observeGraphql('gateway', name, type, (performance.now() - started) / 1000, []);
+    }
+    return { data: result.data, extensions, cacheable: policy.policyIfCacheable() };
+  };
+
+  /** Counts the outcome; the result when the lane answers. */
+  const counted = (outcome: LaneResult | FastLaneOutcome): LaneResult | undefined => {
+    if (typeof outcome === 'string') {
+      metrics.observeFastLane(outcome);
+      return undefined;
+    }
+    metrics.observeFastLane('served');
+    return outcome;
+  };
+
+  const serve = async ({ body, headers, context }: FastLaneRequest): Promise<FastLaneReply | undefined> => {
+    const request = laneRequest(body);
+    // The reply's type is settled before anything runs: a request the pipeline would answer 406 is the pipeline's.
+    const contentType = request ? contentTypeFor(headers.get('accept')) : null;
+    const result = counted(request && contentType !== null ? await runOperation({ ...request, headers, context }) : 'declined');
+    if (!result) return undefined;
+    const { cacheable } = result;
+    return {
+      status: 200,
+      headers: [
+        ['cache-control', cacheable ? `max-age=${cacheable.maxAge}, ${cacheable.scope.toLowerCase()}` : 'no-store'],
+        ['content-type', contentType!],
+      ],
+      // Apollo Server's order (errors, data, extensions) and its trailing newline.
+      body: `${JSON.stringify({ data: result.data, extensions: result.extensions })}\n`,
+    };
+  };
+
+  const execute = async ({ query, operationName, variables, context }: FastLaneOperation): Promise<FastLaneResult | undefined> => {
+    const result = counted(await runOperation({ query, operationName, variables, headers: undefined, context }));
+    if (!result) return undefined;
+    return result.extensions === undefined ? { data: result.data } : { data: result.data, extensions: result.extensions };
+  };
+
+  return {
+    plugin,
+    gateway,
+    serve,
+    execute,
+    close: () => {
+      open = false;
+      forget();
+    },
+  };
+}
+
+/** The operation fields of a POST body the lane takes; undefined for anything the pipeline should look at itself. */
+function laneRequest(body: unknown): { query: string; operationName: string | undefined; variables: Record<string, unknown> | undefined } | undefined {
+  if (!isRecord(body)) return undefined;
+  const { query, operationName, variables } = body;
+  if (typeof query !== 'string' || query === '' || body.extensions !== undefined) return undefined;
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
+  if (variables !== undefined && variables !== null && !isRecord(variables)) return undefined;
+  return { query, operationName: operationName ?? undefined, variables: (variables as Record<string, unknown> | null) ?? undefined };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Apollo's cache policy (@apollo/server's cachePolicy.ts, not exported): the shortest maxAge, PRIVATE over PUBLIC. */
+function newCachePolicy() {
+  return {
+    maxAge: undefined as number | undefined,
+    scope: undefined as 'PUBLIC' | 'PRIVATE' | undefined,
+    restrict(hint: { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' }) {
+      if (hint.maxAge !== undefined && (this.maxAge === undefined || hint.maxAge < this.maxAge)) this.maxAge = hint.maxAge;
+      if (hint.scope !== undefined && this.scope !== 'PRIVATE') this.scope = hint.scope;
+    },
+    replace(hint: { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' }) {
+      if (hint.maxAge !== undefined) this.maxAge = hint.maxAge;
+      if (hint.scope !== undefined) this.scope = hint.scope;
+    },
+    policyIfCacheable() {
+      if (this.maxAge === undefined || this.maxAge === 0) return null;
+      return { maxAge: this.maxAge, scope: this.scope ?? 'PUBLIC' };
+    },
+  };
+}
+
+/** The Fetch-style view of a HeaderMap the gateway's request context carries (as Apollo Server builds it). */
+function fetcherHeaders(map: HeaderMap) {
+  return {
+    append: (name: string, value: string) => map.set(name, map.has(name) ? `${map.get(name)}, ${value}` : value),
+    delete: (name: string) => map.delete(name),
+    get: (name: string) => map.get(name) ?? null,
+    has: (name: string) => map.has(name),
+    set: (name: string, value: string) => map.set(name, value),
+    entries: () => map.entries(),
+    keys: () => map.keys(),
+    values: () => map.values(),
+    [Symbol.iterator]: () => map.entries(),
+  };
+}

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { addressedUrl } from '../lib/auth/signed-request.ts';
@@ -6,7 +6,7 @@ import { answerBodyFailure } from '../lib/graphql/graphql-http-fallbacks.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
-import type { OperationFastLane } from './operation-fast-lane.ts';
+import type { LaneHeaders, OperationFastLane } from './operation-fast-lane.ts';
 
 export interface GraphqlFastPathDeps {
   apollo: ApolloServer<GatewayContext>;
@@ -36,18 +36,18 @@ export function createGraphqlFastPath(deps: GraphqlFastPathDeps): (req: Incoming
   const fail = (res: ServerResponse, error: unknown) => answerBodyFailure(res, error, deps);
 
   const execute = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
-    const headers = new HeaderMap();
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-    }
     const context = createGatewayContext(req.headers, { method: 'POST', url: addressedUrl({ headers: req.headers, path: req.url ?? '/graphql' }) });
-    const reply = await deps.lane.serve({ body: req.body, headers, context });
+    const reply = await deps.lane.serve({ body: req.body, headers: new IncomingHeaders(req.headers), context });
     if (reply) {
       res.statusCode = reply.status;
       for (const [key, value] of reply.headers) res.setHeader(key, value);
       res.setHeader('content-length', Buffer.byteLength(reply.body));
       res.end(reply.body);
       return;
+    }
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
     // The same context: if the lane ran the operation, its outcome travels with it to the pipeline's executor.
     const response = await deps.apollo.executeHTTPGraphQLRequest({
@@ -94,6 +94,32 @@ export function createGraphqlFastPath(deps: GraphqlFastPathDeps): (req: Incoming
     deps.telemetry.serve('gateway', req, res, '/graphql', () => handle(req, res));
     return true;
   };
+}
+
+/**
+ * node's request headers read as Apollo Server's HeaderMap of them reads (names in lower case, repeated values joined
+ * with ", "), without copying them for a request the lane serves.
+ */
+class IncomingHeaders implements LaneHeaders {
+  constructor(private readonly raw: IncomingHttpHeaders) {}
+
+  get(name: string): string | undefined {
+    const key = name.toLowerCase();
+    if (!Object.hasOwn(this.raw, key)) return undefined;
+    const value = this.raw[key];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  *entries(): IterableIterator<[string, string]> {
+    for (const key of Object.keys(this.raw)) {
+      const value = this.get(key);
+      if (value !== undefined) yield [key, value];
+    }
+  }
 }
 
 /** POST /graphql (no query string) with a JSON body and no content coding: what the fast path serves. */

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { ApolloGateway } from '@apollo/gateway';
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { trace } from '@opentelemetry/api';
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import Negotiator from 'negotiator';
 import type { ResolvedOperation } from '../lib/graphql/graphql-hardening.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -47,10 +47,15 @@ interface LaneEntry {
   /** The resolved operation's name (null when anonymous), as Apollo Server sets it. */
   operationName: string | null;
   queryHash: string;
+  /**
+   * The document defines this one operation: the executor then gets no operationName (it picks the same operation), which
+   * spares it hashing the query hash with the name at every request to find its plan (@apollo/gateway's executor).
+   */
+  onlyOperation: boolean;
 }
 
 /** The executor's outcome for a request the lane handed to the full pipeline, with what it set on the response. */
-type Replay = ({ result: GatewayResult } | { error: unknown }) & ResponseHttp;
+type Replay = ({ result: GatewayResult } | { error: unknown }) & { http: ResponseHttp };
 
 /**
  * Where a replay travels: a property of the request's context, because Apollo Server hands its pipeline a shallow copy of
@@ -59,9 +64,18 @@ type Replay = ({ result: GatewayResult } | { error: unknown }) & ResponseHttp;
 const REPLAY = Symbol('tributary.gateway.fastLaneReplay');
 type ReplayCarrier = GatewayContext & { [REPLAY]?: Replay | undefined };
 
-interface ResponseHttp {
-  status: number | undefined;
-  headers: HeaderMap;
+/** The headers of a request as the lane and the gateway read them (a HeaderMap, or a view of node's headers). */
+export interface LaneHeaders {
+  get(name: string): string | undefined;
+  has(name: string): boolean;
+  entries(): IterableIterator<[string, string]>;
+}
+
+/** The response head the executor may write to (Apollo Server's `response.http`): status and headers. */
+class ResponseHttp {
+  status: number | undefined = undefined;
+  readonly map = new HeaderMap();
+  readonly headers = new FetcherHeaders(this.map);
 }
 
 export interface FastLaneReply {
@@ -76,7 +90,7 @@ export interface FastLaneRequest {
   /** The parsed JSON body. */
   body: unknown;
   /** The request's headers, as Apollo Server receives them. */
-  headers: HeaderMap;
+  headers: LaneHeaders;
   /** The gateway context this request runs with — the same one the full pipeline gets if the lane hands it over. */
   context: GatewayContext;
 }
@@ -185,7 +199,8 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
           // A document that came from somewhere else than the request's own text (an automatic persisted query) is not
           // one the lane can recognise by its text.
           if (typeof request.query !== 'string' || source !== request.query || !operation) return;
-          record(request.query, request.operationName, { schema, document, operation, operationName, queryHash });
+          const onlyOperation = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length === 1;
+          record(request.query, request.operationName, { schema, document, operation, operationName, queryHash, onlyOperation });
         },
       };
     },
@@ -210,8 +225,8 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
           carrier[REPLAY] = undefined;
           const http = requestContext.response?.http;
           if (http) {
-            if (replay.status !== undefined) http.status = replay.status;
-            for (const [name, value] of replay.headers) http.headers.set(name, value);
+            if (replay.http.status !== undefined) http.status = replay.http.status;
+            for (const [name, value] of replay.http.map) http.headers.set(name, value);
           }
           if ('error' in replay) throw replay.error;
           return replay.result;
@@ -225,56 +240,46 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
    * Runs a known operation on the executor: its data and extensions as the pipeline would answer them, or why not (the
    * pipeline then answers; `replayed`: with the executor's outcome, carried by the context).
    */
-  const runOperation = async (operation: {
-    query: string;
-    operationName: string | undefined;
-    variables: Record<string, unknown> | undefined;
+  const runOperation = async (
+    query: string,
+    operationName: string | undefined,
+    variables: Record<string, unknown> | undefined,
     /** The HTTP request's headers; undefined for an operation run in-process (as executeOperation runs them). */
-    headers: HeaderMap | undefined;
-    context: GatewayContext;
-  }): Promise<LaneResult | FastLaneOutcome> => {
-    if (!open || !executor) return 'declined';
-    const entry = entries.get(operation.query)?.get(operation.operationName ?? '');
+    headers: LaneHeaders | undefined,
+    context: GatewayContext,
+  ): Promise<LaneResult | FastLaneOutcome> => {
+    if (!executor) return 'declined';
+    const entry = entries.get(query)?.get(operationName ?? '');
     if (!entry) return 'declined';
-    const { headers, context } = operation;
-    const http = headers ? { method: 'POST', headers, search: '', body: undefined } : undefined;
+    const { schema, document, operation } = entry;
     try {
-      deps.checkResolvedOperation({ ...entry, variables: operation.variables, http });
+      deps.checkResolvedOperation({ schema, document, operation, variables, http: headers ? { headers } : undefined });
     } catch {
       // Refused: the pipeline refuses it the same way, in its own words.
       return 'declined';
     }
 
     const started = performance.now();
-    const policy = newCachePolicy();
-    const responseHttp: ResponseHttp = { status: undefined, headers: new HeaderMap() };
+    const policy = new CachePolicy();
+    const responseHttp = new ResponseHttp();
+    // What Apollo Server hands the executor (its makeGatewayGraphQLRequestContext), for this request.
     const requestContext = {
       request: {
-        query: operation.query,
-        operationName: operation.operationName,
-        variables: operation.variables,
+        query,
+        operationName: entry.onlyOperation ? undefined : operationName,
+        variables,
         extensions: undefined,
-        http: headers ? { method: 'POST', url: 'https://unknown-url.invalid/', headers: fetcherHeaders(headers) } : undefined,
+        http: headers ? { method: 'POST', url: 'https://unknown-url.invalid/', headers: new FetcherHeaders(headers) } : undefined,
       },
-      response: {
-        http: {
-          headers: fetcherHeaders(responseHttp.headers),
-          get status() {
-            return responseHttp.status;
-          },
-          set status(value) {
-            responseHttp.status = value;
-          },
-        },
-      },
+      response: { http: responseHttp },
       logger: deps.logger,
-      schema: entry.schema,
+      schema,
       context,
       queryHash: entry.queryHash,
-      document: entry.document,
-      source: operation.query,
+      document,
+      source: query,
       operationName: entry.operationName,
-      operation: entry.operation,
+      operation,
       metrics: {},
       debug: false,
       overallCachePolicy: policy,
@@ -285,21 +290,21 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
     try {
       result = await executor(requestContext);
     } catch (error) {
-      (context as ReplayCarrier)[REPLAY] = { error, ...responseHttp };
+      (context as ReplayCarrier)[REPLAY] = { error, http: responseHttp };
       return 'replayed';
     }
     // Errors, or a response the executor gave a status or headers of its own: the pipeline makes that reply.
-    if (result.errors !== undefined || result.data == null || responseHttp.status !== undefined || responseHttp.headers.size > 0) {
-      (context as ReplayCarrier)[REPLAY] = { result, ...responseHttp };
+    if (result.errors !== undefined || result.data == null || responseHttp.status !== undefined || responseHttp.map.size > 0) {
+      (context as ReplayCarrier)[REPLAY] = { result, http: responseHttp };
       return 'replayed';
     }
 
     const forwarded = context.responseExtensions;
-    const extensions = Object.keys(forwarded).length > 0 ? { ...result.extensions, ...forwarded } : result.extensions;
+    const extensions = hasKeys(forwarded) ? { ...result.extensions, ...forwarded } : result.extensions;
     // As the telemetry plugin does, which the gateway runs when metrics are on (graphql-telemetry-plugin.ts).
     if (metrics.enabled) {
       const name = entry.operationName ?? 'anonymous';
-      const type = entry.operation.operation;
+      const type = operation.operation;
       const span = trace.getActiveSpan();
       if (span) {
         span.setAttribute('graphql.operation.name', name);
@@ -324,7 +329,9 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
     const request = laneRequest(body);
     // The reply's type is settled before anything runs: a request the pipeline would answer 406 is the pipeline's.
     const contentType = request ? contentTypeFor(headers.get('accept')) : null;
-    const result = counted(request && contentType !== null ? await runOperation({ ...request, headers, context }) : 'declined');
+    const result = counted(
+      request && contentType !== null && open ? await runOperation(request.query, request.operationName, request.variables, headers, context) : 'declined',
+    );
     if (!result) return undefined;
     const { cacheable } = result;
     return {
@@ -339,7 +346,7 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
   };
 
   const execute = async ({ query, operationName, variables, context }: FastLaneOperation): Promise<FastLaneResult | undefined> => {
-    const result = counted(await runOperation({ query, operationName, variables, headers: undefined, context }));
+    const result = counted(open ? await runOperation(query, operationName, variables, undefined, context) : 'declined');
     if (!result) return undefined;
     return result.extensions === undefined ? { data: result.data } : { data: result.data, extensions: result.extensions };
   };
@@ -366,41 +373,86 @@ function laneRequest(body: unknown): { query: string; operationName: string | un
   return { query, operationName: operationName ?? undefined, variables: (variables as Record<string, unknown> | null) ?? undefined };
 }
 
+function hasKeys(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+type CacheHint = { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' };
+
 /** Apollo's cache policy (@apollo/server's cachePolicy.ts, not exported): the shortest maxAge, PRIVATE over PUBLIC. */
-function newCachePolicy() {
-  return {
-    maxAge: undefined as number | undefined,
-    scope: undefined as 'PUBLIC' | 'PRIVATE' | undefined,
-    restrict(hint: { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' }) {
-      if (hint.maxAge !== undefined && (this.maxAge === undefined || hint.maxAge < this.maxAge)) this.maxAge = hint.maxAge;
-      if (hint.scope !== undefined && this.scope !== 'PRIVATE') this.scope = hint.scope;
-    },
-    replace(hint: { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' }) {
-      if (hint.maxAge !== undefined) this.maxAge = hint.maxAge;
-      if (hint.scope !== undefined) this.scope = hint.scope;
-    },
-    policyIfCacheable() {
-      if (this.maxAge === undefined || this.maxAge === 0) return null;
-      return { maxAge: this.maxAge, scope: this.scope ?? 'PUBLIC' };
-    },
-  };
+class CachePolicy {
+  maxAge: number | undefined = undefined;
+  scope: 'PUBLIC' | 'PRIVATE' | undefined = undefined;
+
+  restrict(hint: CacheHint): void {
+    if (hint.maxAge !== undefined && (this.maxAge === undefined || hint.maxAge < this.maxAge)) this.maxAge = hint.maxAge;
+    if (hint.scope !== undefined && this.scope !== 'PRIVATE') this.scope = hint.scope;
+  }
+
+  replace(hint: CacheHint): void {
+    if (hint.maxAge !== undefined) this.maxAge = hint.maxAge;
+    if (hint.scope !== undefined) this.scope = hint.scope;
+  }
+
+  policyIfCacheable(): { maxAge: number; scope: 'PUBLIC' | 'PRIVATE' } | null {
+    if (this.maxAge === undefined || this.maxAge === 0) return null;
+    return { maxAge: this.maxAge, scope: this.scope ?? 'PUBLIC' };
+  }
 }
 
-/** The Fetch-style view of a HeaderMap the gateway's request context carries (as Apollo Server builds it). */
-function fetcherHeaders(map: HeaderMap) {
-  return {
-    append: (name: string, value: string) => map.set(name, map.has(name) ? `${map.get(name)}, ${value}` : value),
-    delete: (name: string) => map.delete(name),
-    get: (name: string) => map.get(name) ?? null,
-    has: (name: string) => map.has(name),
-    set: (name: string, value: string) => map.set(name, value),
-    entries: () => map.entries(),
-    keys: () => map.keys(),
-    values: () => map.values(),
-    [Symbol.iterator]: () => map.entries(),
-  };
+/**
+ * The Fetch-style view of headers the gateway's request context carries (Apollo Server's FetcherHeadersForHeaderMap).
+ * Writes need a HeaderMap; a read-only view (the request's) is copied into one on the first write.
+ */
+class FetcherHeaders {
+  constructor(private headers: LaneHeaders | HeaderMap) {}
+
+  private writable(): HeaderMap {
+    if (this.headers instanceof HeaderMap) return this.headers;
+    const copy = new HeaderMap([...this.headers.entries()]);
+    this.headers = copy;
+    return copy;
+  }
+
+  append(name: string, value: string): void {
+    const map = this.writable();
+    map.set(name, map.has(name) ? `${map.get(name)}, ${value}` : value);
+  }
+
+  delete(name: string): void {
+    this.writable().delete(name);
+  }
+
+  get(name: string): string | null {
+    return this.headers.get(name) ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.headers.has(name);
+  }
+
+  set(name: string, value: string): void {
+    this.writable().set(name, value);
+  }
+
+  entries(): IterableIterator<[string, string]> {
+    return this.headers.entries();
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.headers.entries()) yield name;
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.headers.entries()) yield value;
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.headers.entries();
+  }
 }

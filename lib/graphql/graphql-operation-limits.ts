@@ -176,23 +176,45 @@ export function estimateOperationCost(options: {
   listSize: number;
   maxNodes: number;
 }): number | undefined {
-  const { schema, document, operation } = options;
+  const { schema, operation } = options;
   const variables = options.variables ?? {};
   if (getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors) return undefined;
-  // The estimate depends on the document and on the few variables that size pages or skip fields: computed once per
-  // distinct value of those (a client's ids and tokens change with every request, its page sizes seldom).
+  const { costs, key } = costEntry(options, variables);
+  const known = costs.get(key);
+  if (known !== undefined) return known;
+  const cost = walkOperationCost(options, variables);
+  if (costs.size >= COST_CACHE_ENTRIES) costs.clear();
+  costs.set(key, cost);
+  return cost;
+}
+
+/**
+ * The estimate kept for these variables, if one is, without checking the variables: a kept estimate was made for the same
+ * values of every variable it reads, so it is what estimateOperationCost would answer — unless another variable does not
+ * fit the operation, when it answers undefined (and execution refuses the variables). Both refuse nothing when the
+ * estimate is within the limit, so a kept estimate within it spares a request the coercion of its variables.
+ */
+function knownOperationCost(options: Parameters<typeof estimateOperationCost>[0]): number | undefined {
+  const { costs, key } = costEntry(options, options.variables ?? {});
+  return costs.get(key);
+}
+
+/**
+ * The estimate depends on the document and on the few variables that size pages or skip fields: computed once per
+ * distinct value of those (a client's ids and tokens change with every request, its page sizes seldom).
+ */
+function costEntry(
+  options: { schema: GraphQLSchema; document: DocumentNode; operation: OperationDefinitionNode; listSize: number; maxNodes: number },
+  variables: Record<string, unknown>,
+): { costs: Map<string, number>; key: string } {
+  const { schema, document, operation } = options;
   let cache = costCaches.get(operation);
   if (!cache || cache.schema !== schema) {
     cache = { schema, dependsOn: costVariables(document, operation), costs: new Map() };
     costCaches.set(operation, cache);
   }
   const key = JSON.stringify([options.listSize, options.maxNodes, ...cache.dependsOn.map((name) => (name in variables ? variables[name] : UNSET))]);
-  const known = cache.costs.get(key);
-  if (known !== undefined) return known;
-  const cost = walkOperationCost(options, variables);
-  if (cache.costs.size >= COST_CACHE_ENTRIES) cache.costs.clear();
-  cache.costs.set(key, cost);
-  return cost;
+  return { costs: cache.costs, key };
 }
 
 /** Distinct variable values whose estimates are kept per operation (more are computed again, never refused). */
@@ -259,12 +281,15 @@ export function checkOperation(
   if (shape.aliases > limits.maxAliases) {
     throw limitError(OPERATION_LIMIT_CODES.aliases, `operation uses ${shape.aliases} aliases, more than the limit of ${limits.maxAliases}`);
   }
-  const cost = estimateOperationCost({
+  const estimate = {
     ...request,
     listSize: limits.costListSize,
     // Ten fields per token is far beyond anything written out; only fragments spread over and over get there.
     maxNodes: Math.max(10_000, limits.maxTokens * 10),
-  });
+  };
+  const known = knownOperationCost(estimate);
+  if (known !== undefined && known <= limits.maxCost) return;
+  const cost = estimateOperationCost(estimate);
   if (cost === Infinity) {
     throw limitError(
       OPERATION_LIMIT_CODES.cost,

@@ -155,6 +155,26 @@ describe('checkOperation', () => {
   ])('refuses %s with %s', (query, code, message) => {
     expect(refusal(query)).toEqual({ message, extensions: { code, http: { status: 400 } } });
   });
+
+  it("answers each request by its own variables, whether or not an estimate for them is kept", () => {
+    const parsed = operationOf('query Q($n: Int, $id: ID!) { account(id: $id) { media(first: $n) { nodes { id } } } }');
+    const check = (variables: Record<string, unknown>) => {
+      try {
+        checkOperation(LIMITS, { ...parsed, variables });
+        return 'accepted';
+      } catch (error) {
+        return (error as GraphQLError).extensions.code;
+      }
+    };
+    expect(check({ n: 10, id: '1' })).toBe('accepted');
+    // The kept estimate (21) is within the limit: accepted without looking at the id, which execution refuses.
+    expect(check({ n: 10, id: { not: 'an id' } })).toBe('accepted');
+    expect(check({ n: 500, id: '1' })).toBe('COST_ESTIMATED_TOO_EXPENSIVE');
+    expect(check({ n: 500, id: '1' })).toBe('COST_ESTIMATED_TOO_EXPENSIVE');
+    // Over the limit, but the variables do not fit the operation: execution refuses them in its own words.
+    expect(check({ n: 500, id: { not: 'an id' } })).toBe('accepted');
+    expect(check({ n: 'ten', id: '1' })).toBe('accepted');
+  });
 });
 
 describe('countTokens', () => {

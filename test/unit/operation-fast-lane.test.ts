@@ -185,6 +185,16 @@ describe('the fast lane', () => {
     expect(await ask(lane, '{ hello }')).toBeUndefined();
   });
 
+  it("gives the executor no operationName for a document of one operation (sparing it a hash per request), and the name otherwise", async () => {
+    const { lane, calls } = await laneOver(() => ({ data: { hello: 'world' } }));
+    await seenByPipeline(lane, 'query A { hello }', { operationName: 'A' });
+    await seenByPipeline(lane, 'query A { hello } query B { hello }', { operationName: 'A' });
+    await lane.execute({ query: 'query A { hello }', operationName: 'A', variables: undefined, context: createGatewayContext({}) });
+    await lane.execute({ query: 'query A { hello } query B { hello }', operationName: 'A', variables: undefined, context: createGatewayContext({}) });
+    expect(calls.map((call) => (call as { request: { operationName?: string }; operationName: string }).request.operationName)).toEqual([undefined, 'A']);
+    expect(calls.map((call) => (call as { operationName: string }).operationName)).toEqual(['A', 'A']);
+  });
+
   it('counts its outcomes', async () => {
     const { lane, metrics } = await laneOver(() => ({ data: { hello: 'world' } }));
     await ask(lane, '{ hello }');

@@ -6,6 +6,7 @@ import { answerBodyFailure } from '../lib/graphql/graphql-http-fallbacks.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
+import { leanJsonBody } from './lean-json-body.ts';
 import type { LaneHeaders, OperationFastLane } from './operation-fast-lane.ts';
 
 export interface GraphqlFastPathDeps {
@@ -24,14 +25,15 @@ const JSON_BODY = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
 
 /**
  * The gateway's most common request — POST /graphql with a JSON body — served straight from node:http: the same steps
- * as the Express route (telemetry, body-parser's JSON parser with the same limit and errors, the hardening middleware,
- * Apollo Server with the same context) without Express's router, request and response decoration, which cost about a
- * tenth of a small query's gateway CPU (bench/README.md, "Gateway comparison"). Anything else — another method or path,
- * a query string, a multipart or encoded body, or CORS configured — is left to Express (the function answers false).
+ * as the Express route (telemetry, body-parser's JSON parser with the same limit and errors — in the common case read
+ * without it: lean-json-body.ts —, the hardening middleware, the operation fast lane or Apollo Server, with the same
+ * context) without Express's router, request and response decoration, which cost about a tenth of a small query's
+ * gateway CPU (bench/README.md, "Gateway comparison"). Anything else — another method or path, a query string, a
+ * multipart or encoded body, or CORS configured — is left to Express (the function answers false).
  */
 export function createGraphqlFastPath(deps: GraphqlFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const parseJson = express.json({ limit: deps.bodyLimitBytes });
-  const steps: readonly RequestHandler[] = [parseJson, ...deps.middleware];
+  const steps: readonly RequestHandler[] = [leanJsonBody(parseJson, deps.bodyLimitBytes), ...deps.middleware];
 
   const fail = (res: ServerResponse, error: unknown) => answerBodyFailure(res, error, deps);
 

@@ -213,7 +213,11 @@ function costEntry(
     cache = { schema, dependsOn: costVariables(document, operation), costs: new Map() };
     costCaches.set(operation, cache);
   }
-  const key = JSON.stringify([options.listSize, options.maxNodes, ...cache.dependsOn.map((name) => (name in variables ? variables[name] : UNSET))]);
+  // Most operations read no variable for their estimate (no page size, no @skip): their key is made without a JSON text.
+  const key =
+    cache.dependsOn.length === 0
+      ? `${options.listSize}:${options.maxNodes}`
+      : JSON.stringify([options.listSize, options.maxNodes, ...cache.dependsOn.map((name) => (name in variables ? variables[name] : UNSET))]);
   return { costs: cache.costs, key };
 }
 
@@ -376,15 +380,32 @@ export function sendGraphqlError(res: ServerResponse, status: number, code: stri
   res.end(body);
 }
 
+/** Documents whose token counts tokenLimitMiddleware keeps: at most this many, of at most this many characters (≤ 4 M in all). */
+const TOKEN_MEMO_ENTRIES = 512;
+const TOKEN_MEMO_MAX_CHARS = 8192;
+
 /**
  * Express middleware in front of Apollo Server refusing documents with more than `maxTokens` tokens, before they are
  * parsed (Apollo's own parser limit cannot tell trusted callers apart).
  * @param isTrusted requests it answers true for are let through unchecked.
  */
 export function tokenLimitMiddleware(maxTokens: number, isTrusted: (req: Request) => boolean): RequestHandler {
+  // A client repeats its documents: their counts are kept (small documents only, a bounded number of them), so a repeated
+  // document is looked up instead of lexed — a token object per token — at every request.
+  const counts = new Map<string, number>();
+  const count = (query: string): number => {
+    if (query.length > TOKEN_MEMO_MAX_CHARS) return countTokens(query, maxTokens);
+    let tokens = counts.get(query);
+    if (tokens === undefined) {
+      tokens = countTokens(query, maxTokens);
+      if (counts.size >= TOKEN_MEMO_ENTRIES) counts.clear();
+      counts.set(query, tokens);
+    }
+    return tokens;
+  };
   return (req: Request, res: Response, next: NextFunction) => {
     const query = readGraphqlHttpRequest(req)?.query;
-    if (typeof query !== 'string' || isTrusted(req) || countTokens(query, maxTokens) <= maxTokens) {
+    if (typeof query !== 'string' || isTrusted(req) || count(query) <= maxTokens) {
       next();
       return;
     }

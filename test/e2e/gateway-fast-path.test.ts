@@ -21,8 +21,10 @@ afterAll(async () => {
   await system?.close();
 });
 
-async function post(url: string, body: string, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+async function post(url: string, body: string | Uint8Array | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) {
+  const init: RequestInit & { duplex?: 'half' } = { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body };
+  if (body instanceof ReadableStream) init.duplex = 'half';
+  const response = await fetch(url, init);
   const text = await response.text();
   return {
     status: response.status,
@@ -46,6 +48,14 @@ const CASES: [string, string, Record<string, string>?][] = [
   ['a document past the token limit', JSON.stringify({ query: `{ ${'__typename '.repeat(20_000)} }` })],
   ['a UTF-8 charset', JSON.stringify({ query: '{ __typename }' }), { 'content-type': 'application/json; charset=utf-8' }],
   ['the caller\'s request id', JSON.stringify({ query: '{ __typename }' }), { 'x-request-id': 'fast-path-1' }],
+  // What the fast path's own body reader (lean-json-body.ts) reads, and what it hands to body-parser.
+  ['JSON whitespace before the object', `\r\n\t ${JSON.stringify({ query: '{ __typename }' })}`],
+  ['an object with trailing garbage', `${JSON.stringify({ query: '{ __typename }' })} x`],
+  ['an object that does not parse', '{"query": "{ __typename }",}'],
+  ['an empty body', ''],
+  ['JSON null', 'null'],
+  ['a JSON number', '42'],
+  ['a body of whitespace', '   '],
 ];
 
 describe('POST /graphql answers the same with and without Express', () => {
@@ -58,6 +68,16 @@ describe('POST /graphql answers the same with and without Express', () => {
     expect(a.cacheControl).toBe(b.cacheControl);
     if (headers['x-request-id']) expect([a.requestId, b.requestId]).toEqual(['fast-path-1', 'fast-path-1']);
     else expect(a.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it.each<[string, () => Uint8Array | ReadableStream<Uint8Array>]>([
+    ['a UTF-8 byte-order mark before the object', () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ query: '{ __typename }' }))])],
+    ['bytes that are not UTF-8 in a string', () => Buffer.concat([Buffer.from('{"query":"{ __typename }","operationName":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
+    ['a chunked body (no Content-Length)', () => new Blob([JSON.stringify({ query: '{ __typename }' })]).stream()],
+    ['a chunked body that is not JSON', () => new Blob(['{"query": ']).stream()],
+  ])('%s', async (_name, body) => {
+    const [a, b] = [await post(fast, body()), await post(viaExpress, body())];
+    expect([a.status, a.body, a.contentType, a.cacheControl]).toEqual([b.status, b.body, b.contentType, b.cacheControl]);
   });
 
   it('takes POST /graphql with a JSON body, and leaves everything else to Express', () => {

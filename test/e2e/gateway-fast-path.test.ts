@@ -5,14 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takesFastPath } from '../../gateway/graphql-fast-path.ts';
+import { createLogCapture } from '../support/log-capture.ts';
+import { rawRequest } from '../support/raw-http.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 let system: TestSystem;
 let fast: string;
 let viaExpress: string;
+const logs = createLogCapture();
 
 beforeAll(async () => {
-  system = await startTestSystem({ GRAPHQL_BODY_LIMIT_BYTES: '4096' });
+  system = await startTestSystem({ GRAPHQL_BODY_LIMIT_BYTES: '4096', LOG_LEVEL: 'info' }, { logDestination: logs });
   fast = system.gatewayUrl;
   viaExpress = `${system.gatewayUrl}?route=express`;
 });
@@ -78,6 +81,18 @@ describe('POST /graphql answers the same with and without Express', () => {
   ])('%s', async (_name, body) => {
     const [a, b] = [await post(fast, body()), await post(viaExpress, body())];
     expect([a.status, a.body, a.contentType, a.cacheControl]).toEqual([b.status, b.body, b.contentType, b.cacheControl]);
+  });
+
+  it('answers a body the client cut short as Express does, logs no error, and serves the next request', async () => {
+    const cut = (path: string) =>
+      rawRequest(system.gatewayUrl, `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":`, {
+        endAfterWrite: true,
+        timeoutMs: 3000,
+      });
+    const [a, b] = [await cut('/graphql'), await cut('/graphql?route=express')];
+    expect([a.status, a.body, a.timedOut]).toEqual([b.status, b.body, false]);
+    expect(logs.entries().filter((entry) => (entry.level as number) >= 50)).toEqual([]);
+    expect((await post(fast, JSON.stringify({ query: '{ __typename }' }))).body).toBe('{"data":{"__typename":"Query"}}\n');
   });
 
   it('takes POST /graphql with a JSON body, and leaves everything else to Express', () => {

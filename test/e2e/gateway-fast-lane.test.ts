@@ -21,6 +21,8 @@ interface Reply {
   contentType: string | null;
   contentLength: string | null;
   cacheControl: string | null;
+  /** Every header but the date and the request id, which differ from reply to reply. */
+  headers: Record<string, string>;
 }
 
 async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<Reply> {
@@ -32,6 +34,7 @@ async function post(url: string, body: string, headers: Record<string, string> =
     contentType: response.headers.get('content-type'),
     contentLength: response.headers.get('content-length'),
     cacheControl: response.headers.get('cache-control'),
+    headers: Object.fromEntries([...response.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id')),
   };
 }
 
@@ -48,13 +51,16 @@ async function laneCounts(gatewayUrl: string): Promise<Record<Outcome, number>> 
 
 /** Asks through the lane (after the pipeline has seen the document) and through Express; returns both and the lane's outcome. */
 async function askBothWays(system: TestSystem, body: string, headers: Record<string, string> = {}) {
-  await post(system.gatewayUrl, body, headers);
+  // The first time through the fast path, a document the gateway has not seen goes through Apollo Server's pipeline on
+  // the same node:http path: its headers are the lane's to match, one for one.
+  const first = await post(system.gatewayUrl, body, headers);
   const before = await laneCounts(system.gatewayUrl);
   const lane = await post(system.gatewayUrl, body, headers);
   const after = await laneCounts(system.gatewayUrl);
+  expect(lane.headers).toEqual({ ...first.headers, 'content-length': String(Buffer.byteLength(lane.body)) });
   const pipeline = await post(`${system.gatewayUrl}?route=express`, body, headers);
   const outcome = (Object.keys(after) as Outcome[]).filter((key) => after[key] !== before[key]);
-  return { lane, pipeline, outcome };
+  return { lane, pipeline: { ...pipeline, headers: lane.headers }, outcome };
 }
 
 const query = (text: string, extra: Record<string, unknown> = {}) => JSON.stringify({ query: text, ...extra });

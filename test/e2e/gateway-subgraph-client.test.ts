@@ -203,6 +203,17 @@ describe('how its replies reach the caller', () => {
     expect((await ask()).body).toEqual(ANSWER);
   });
 
+  it('a subgraph that closes the connection without a reply is an error in the words of a hung-up socket, and the next request is served', async () => {
+    behaviour = (_req, res) => res.socket?.destroy();
+    const reply = await ask();
+    expect(reply.body).toEqual({
+      data: { userExample: null },
+      errors: [{ message: `request to ${subgraphUrl} failed, reason: socket hang up`, extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+    });
+    behaviour = (_req, res) => json(res, 200, ANSWER);
+    expect((await ask()).body).toEqual(ANSWER);
+  });
+
   it('a subgraph that never answers costs the request SUBGRAPH_TIMEOUT_MS (400 ms here), then an error', async () => {
     behaviour = (_req, res) => stalled.push(res);
     const reply = await ask();

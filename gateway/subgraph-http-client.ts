@@ -1,6 +1,18 @@
 import { Agent as HttpAgent, STATUS_CODES } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { Pool } from 'undici';
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
+
+/**
+ * undici is loaded by the first client made, synchronously (it ships CommonJS): the embedded system (`npm start`) never
+ * makes one, and loading it is ~50 ms of start-up.
+ */
+const require = createRequire(import.meta.url);
+let undici: typeof Undici | undefined;
+function loadUndici(): typeof Undici {
+  undici ??= require('undici') as typeof Undici;
+  return undici;
+}
 
 /** A subgraph's reply as the data source needs it: the status, two headers, and the body as text. */
 export interface SubgraphReply {
@@ -51,7 +63,7 @@ export function createSubgraphHttpClient(url: string, options: { timeoutMs: numb
   const agent = secure
     ? new HttpsAgent({ keepAlive: true, scheduling: 'lifo' })
     : new HttpAgent({ keepAlive: true, scheduling: 'lifo' });
-  const pool = new Pool(target.origin, { pipelining: 1 });
+  const pool = new (loadUndici().Pool)(target.origin, { pipelining: 1 });
   const path = `${target.pathname}${target.search}`;
 
   return {

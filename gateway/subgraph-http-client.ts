@@ -89,7 +89,7 @@ export function createSubgraphHttpClient(url: string, options: { timeoutMs: numb
         const text = await response.body.text();
         return {
           status: response.statusCode,
-          statusText: STATUS_CODES[response.statusCode] ?? '',
+          statusText: response.statusText || (STATUS_CODES[response.statusCode] ?? ''),
           contentType: single(response.headers['content-type']),
           cacheControl: single(response.headers['cache-control']),
           text,

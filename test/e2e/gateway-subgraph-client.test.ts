@@ -157,6 +157,12 @@ describe('how its replies reach the caller', () => {
     });
   });
 
+  it("a non-GraphQL reply's error names the subgraph's own reason phrase", async () => {
+    behaviour = (_req, res) => res.writeHead(503, 'Down for maintenance', { 'content-type': 'text/plain' }).end('back soon');
+    const reply = await ask();
+    expect((reply.body as { errors: { message: string }[] }).errors[0]!.message).toBe('503: Down for maintenance');
+  });
+
   it('a subgraph nobody listens on is an error in the words of a refused connection', async () => {
     const reply = await fetch(gateway.gatewayUrl!, {
       method: 'POST',

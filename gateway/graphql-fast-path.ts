@@ -39,30 +39,23 @@ export function createGraphqlFastPath(deps: GraphqlFastPathDeps): (req: Incoming
 
   const execute = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
     const context = createGatewayContext(req.headers, { method: 'POST', url: addressedUrl({ headers: req.headers, path: req.url ?? '/graphql' }) });
-    const reply = await deps.lane.serve({ body: req.body, headers: new IncomingHeaders(req.headers), context });
+    const incoming = new IncomingHeaders(req.headers);
+    const reply = await deps.lane.serve({ body: req.body, headers: incoming, context });
     if (reply) {
-      res.statusCode = reply.status;
-      for (const [key, value] of reply.headers) res.setHeader(key, value);
-      res.setHeader('content-length', Buffer.byteLength(reply.body));
-      res.end(reply.body);
+      sendComplete(res, reply.status, reply.headers, reply.body);
       return;
-    }
-    const headers = new HeaderMap();
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
     // The same context: if the lane ran the operation, its outcome travels with it to the pipeline's executor.
     const response = await deps.apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: 'POST', headers, search: '', body: req.body },
+      httpGraphQLRequest: { method: 'POST', headers: new HeaderMap(incoming.entries()), search: '', body: req.body },
       context: async () => context,
     });
-    for (const [key, value] of response.headers) res.setHeader(key, value);
-    res.statusCode = response.status ?? 200;
     if (response.body.kind === 'complete') {
-      res.setHeader('content-length', Buffer.byteLength(response.body.string));
-      res.end(response.body.string);
+      sendComplete(res, response.status ?? 200, response.headers, response.body.string);
       return;
     }
+    for (const [key, value] of response.headers) res.setHeader(key, value);
+    res.statusCode = response.status ?? 200;
     for await (const chunk of response.body.asyncIterator) res.write(chunk);
     res.end();
   };
@@ -96,6 +89,14 @@ export function createGraphqlFastPath(deps: GraphqlFastPathDeps): (req: Incoming
     deps.telemetry.serve('gateway', req, res, '/graphql', () => handle(req, res));
     return true;
   };
+}
+
+/** Writes a whole reply: status, headers, the body's length, the body. */
+function sendComplete(res: ServerResponse, status: number, headers: Iterable<[string, string]>, body: string): void {
+  res.statusCode = status;
+  for (const [key, value] of headers) res.setHeader(key, value);
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /**

@@ -414,7 +414,7 @@ class FetcherHeaders {
 
   private writable(): HeaderMap {
     if (this.headers instanceof HeaderMap) return this.headers;
-    const copy = new HeaderMap([...this.headers.entries()]);
+    const copy = new HeaderMap(this.headers.entries());
     this.headers = copy;
     return copy;
   }

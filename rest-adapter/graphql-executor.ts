@@ -29,7 +29,7 @@ export function createInProcessExecutor({ apollo, lane }: { apollo: ApolloServer
       // An operation the gateway has run before skips Apollo Server's pipeline (gateway/operation-fast-lane.ts); otherwise
       // the pipeline runs it, with the lane's outcome if the lane ran it and got errors.
       const fast = await lane.execute({ query, operationName, variables, context: contextValue });
-      if (fast) return fast.extensions ? { data: fast.data, extensions: fast.extensions } : { data: fast.data };
+      if (fast) return fast;
       const response = await apollo.executeOperation({ query, operationName, variables }, { contextValue });
       if (response.body.kind !== 'single') throw new Error('incremental delivery is not used by the REST adapter');
       const { data, errors, extensions } = response.body.singleResult;

@@ -4,11 +4,11 @@ import type { RequestHandler } from 'express';
 import { loadPersistedOperations, persistedOperationsMiddleware, type PersistedOperations } from './graphql-persisted-operations.ts';
 import type { Config } from '../config.ts';
 import { operationLimitsCheck, operationLimitsPlugin, tokenLimitMiddleware, type ResolvedOperation } from './graphql-operation-limits.ts';
-
-export type { ResolvedOperation };
 import { knownOperationTypesRule, labelClientErrors, operationResolutionPlugin } from './graphql-request-errors.ts';
 import { suggestionMaskingPlugin } from './graphql-suggestion-masking.ts';
 import { createTrustedCallerCheck, trustedOperation, trustedRequest } from '../http/trusted-caller.ts';
+
+export type { ResolvedOperation };
 
 /**
  * The GraphQL hardening of one Apollo Server, from configuration, in the pieces its server wires in: Apollo plugins,

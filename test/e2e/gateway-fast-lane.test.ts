@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRUSTED_CALLER_HEADER } from '../../lib/http/trusted-caller.ts';
-import { CREATE, GET } from '../support/graphql-client.ts';
+import { CREATE, GET, postForReply } from '../support/graphql-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { uniqueEmail } from '../support/user-example-fixtures.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -14,29 +14,6 @@ import { startDistributedTestSystem, startTestSystem, type TestSystem } from '..
 const TRUSTED_SECRET = 'a-trusted-caller-secret-of-at-least-32-characters';
 
 type Outcome = 'served' | 'replayed' | 'declined';
-
-interface Reply {
-  status: number;
-  body: string;
-  contentType: string | null;
-  contentLength: string | null;
-  cacheControl: string | null;
-  /** Every header but the date and the request id, which differ from reply to reply. */
-  headers: Record<string, string>;
-}
-
-async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<Reply> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text,
-    contentType: response.headers.get('content-type'),
-    contentLength: response.headers.get('content-length'),
-    cacheControl: response.headers.get('cache-control'),
-    headers: Object.fromEntries([...response.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id')),
-  };
-}
 
 /** The lane's outcomes so far, from the gateway's /metrics. */
 async function laneCounts(gatewayUrl: string): Promise<Record<Outcome, number>> {
@@ -53,14 +30,15 @@ async function laneCounts(gatewayUrl: string): Promise<Record<Outcome, number>> 
 async function askBothWays(system: TestSystem, body: string, headers: Record<string, string> = {}) {
   // The first time through the fast path, a document the gateway has not seen goes through Apollo Server's pipeline on
   // the same node:http path: its headers are the lane's to match, one for one.
-  const first = await post(system.gatewayUrl, body, headers);
+  const first = await postForReply(system.gatewayUrl, body, headers);
   const before = await laneCounts(system.gatewayUrl);
-  const lane = await post(system.gatewayUrl, body, headers);
+  const lane = await postForReply(system.gatewayUrl, body, headers);
   const after = await laneCounts(system.gatewayUrl);
   expect(lane.headers).toEqual({ ...first.headers, 'content-length': String(Buffer.byteLength(lane.body)) });
-  const pipeline = await post(`${system.gatewayUrl}?route=express`, body, headers);
+  const pipeline = await postForReply(`${system.gatewayUrl}?route=express`, body, headers);
   const outcome = (Object.keys(after) as Outcome[]).filter((key) => after[key] !== before[key]);
-  return { lane, pipeline: { ...pipeline, headers: lane.headers }, outcome };
+  // The Express route's own headers and request id differ from the fast path's; everything else must match.
+  return { lane, pipeline: { ...pipeline, headers: lane.headers, requestId: lane.requestId }, outcome };
 }
 
 const query = (text: string, extra: Record<string, unknown> = {}) => JSON.stringify({ query: text, ...extra });
@@ -75,7 +53,7 @@ describe('the fast lane answers as the pipeline does (embedded gateway)', () => 
     system = await startTestSystem({ GRAPHQL_TRUSTED_CALLER_SECRET: TRUSTED_SECRET, SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '100000' });
     admin = { authorization: `Bearer ${system.adminToken()}` };
     fixture = await createSocialFixture(system.database);
-    const created = await post(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin);
+    const created = await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin);
     recordId = (JSON.parse(created.body) as { data: { createUserExample: { id: string } } }).data.createUserExample.id;
   });
 
@@ -118,15 +96,15 @@ describe('the fast lane answers as the pipeline does (embedded gateway)', () => 
   });
 
   it('serves a document it knows with other variables, and a page size within the limit', async () => {
-    const other = (JSON.parse((await post(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin)).body) as { data: { createUserExample: { id: string } } }).data.createUserExample.id;
-    await post(system.gatewayUrl, query(GET, { variables: { id: recordId } }), admin);
+    const other = (JSON.parse((await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin)).body) as { data: { createUserExample: { id: string } } }).data.createUserExample.id;
+    await postForReply(system.gatewayUrl, query(GET, { variables: { id: recordId } }), admin);
     const { lane, pipeline, outcome } = await askBothWays(system, query(GET, { variables: { id: other } }), admin);
     expect(outcome).toEqual(['served']);
     expect(lane.body).toBe(pipeline.body);
     expect(JSON.parse(lane.body).data.userExample.id).toBe(other);
 
     const token = { authorization: `Bearer ${fixture.tokens.own}` };
-    await post(system.gatewayUrl, query(COST, { variables: { id: fixture.accounts.bluebottle, n: 1_000_000 } }), token);
+    await postForReply(system.gatewayUrl, query(COST, { variables: { id: fixture.accounts.bluebottle, n: 1_000_000 } }), token);
     const small = await askBothWays(system, query(COST, { variables: { id: fixture.accounts.bluebottle, n: 2 } }), token);
     expect(small.outcome).toEqual(['served']);
     expect(small.lane).toEqual({ ...small.pipeline, contentLength: String(Buffer.byteLength(small.pipeline.body)) });
@@ -146,11 +124,11 @@ describe('the fast lane answers as the pipeline does (embedded gateway)', () => 
 
   it('runs a mutation once, whether the lane answers or hands its errors to the pipeline', async () => {
     const first = newRecord();
-    await post(system.gatewayUrl, query(CREATE, { variables: { input: first } }), admin);
+    await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: first } }), admin);
     const before = await laneCounts(system.gatewayUrl);
     const second = newRecord();
-    const created = await post(system.gatewayUrl, query(CREATE, { variables: { input: second } }), admin);
-    const duplicate = await post(system.gatewayUrl, query(CREATE, { variables: { input: { ...newRecord(), email: second.email } } }), admin);
+    const created = await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: second } }), admin);
+    const duplicate = await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: { ...newRecord(), email: second.email } } }), admin);
     const after = await laneCounts(system.gatewayUrl);
     expect([after.served - before.served, after.replayed - before.replayed]).toEqual([1, 1]);
     expect(created.status).toBe(200);
@@ -173,7 +151,7 @@ describe('the fast lane answers as the pipeline does (distributed gateway)', () 
   beforeAll(async () => {
     system = await startDistributedTestSystem();
     admin = { authorization: `Bearer ${system.adminToken()}` };
-    const created = await post(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin);
+    const created = await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin);
     recordId = (JSON.parse(created.body) as { data: { createUserExample: { id: string } } }).data.createUserExample.id;
   });
 

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takesFastPath } from '../../gateway/graphql-fast-path.ts';
+import { postForReply } from '../support/graphql-client.ts';
 import { createLogCapture } from '../support/log-capture.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -23,21 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await system?.close();
 });
-
-async function post(url: string, body: string | Uint8Array | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) {
-  const init: RequestInit & { duplex?: 'half' } = { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body };
-  if (body instanceof ReadableStream) init.duplex = 'half';
-  const response = await fetch(url, init);
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text,
-    contentType: response.headers.get('content-type'),
-    contentLength: response.headers.get('content-length'),
-    requestId: response.headers.get('x-request-id'),
-    cacheControl: response.headers.get('cache-control'),
-  };
-}
 
 const CASES: [string, string, Record<string, string>?][] = [
   ['a query', JSON.stringify({ query: '{ __typename }' })],
@@ -63,7 +49,7 @@ const CASES: [string, string, Record<string, string>?][] = [
 
 describe('POST /graphql answers the same with and without Express', () => {
   it.each(CASES)('%s', async (_name, body, headers = {}) => {
-    const [a, b] = [await post(fast, body, headers), await post(viaExpress, body, headers)];
+    const [a, b] = [await postForReply(fast, body, headers), await postForReply(viaExpress, body, headers)];
     expect(a.status).toBe(b.status);
     expect(a.body).toBe(b.body);
     expect(a.contentType).toBe(b.contentType);
@@ -79,7 +65,7 @@ describe('POST /graphql answers the same with and without Express', () => {
     ['a chunked body (no Content-Length)', () => new Blob([JSON.stringify({ query: '{ __typename }' })]).stream()],
     ['a chunked body that is not JSON', () => new Blob(['{"query": ']).stream()],
   ])('%s', async (_name, body) => {
-    const [a, b] = [await post(fast, body()), await post(viaExpress, body())];
+    const [a, b] = [await postForReply(fast, body()), await postForReply(viaExpress, body())];
     expect([a.status, a.body, a.contentType, a.cacheControl]).toEqual([b.status, b.body, b.contentType, b.cacheControl]);
   });
 
@@ -92,7 +78,7 @@ describe('POST /graphql answers the same with and without Express', () => {
     const [a, b] = [await cut('/graphql'), await cut('/graphql?route=express')];
     expect([a.status, a.body, a.timedOut]).toEqual([b.status, b.body, false]);
     expect(logs.entries().filter((entry) => (entry.level as number) >= 50)).toEqual([]);
-    expect((await post(fast, JSON.stringify({ query: '{ __typename }' }))).body).toBe('{"data":{"__typename":"Query"}}\n');
+    expect((await postForReply(fast, JSON.stringify({ query: '{ __typename }' }))).body).toBe('{"data":{"__typename":"Query"}}\n');
   });
 
   it('takes POST /graphql with a JSON body, and leaves everything else to Express', () => {
@@ -116,7 +102,7 @@ describe('POST /graphql answers the same with and without Express', () => {
         .split('\n')
         .filter((line) => line.startsWith('tributary_http_requests_total{') && line.includes('route="/graphql"') && line.includes('status="200"'))
         .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-    await post(fast, JSON.stringify({ query: '{ __typename }' }));
+    await postForReply(fast, JSON.stringify({ query: '{ __typename }' }));
     const after = await (await fetch(new URL('/metrics', system.gatewayUrl))).text();
     expect(count(after)).toBeGreaterThan(count(before));
   });

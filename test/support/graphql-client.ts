@@ -107,3 +107,36 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   return { status: response.status, body: await response.json() };
 }
+
+/** A POST's reply as the front-door comparison tests read it (gateway fast path, fast lane). */
+export interface PostedReply {
+  status: number;
+  body: string;
+  contentType: string | null;
+  contentLength: string | null;
+  cacheControl: string | null;
+  requestId: string | null;
+  /** Every header but the date and the request id, which differ from reply to reply. */
+  headers: Record<string, string>;
+}
+
+/** POSTs `body` as JSON (a stream is sent chunked), with `headers` over the content type, and reads the whole reply. */
+export async function postForReply(
+  url: string,
+  body: string | Uint8Array | ReadableStream<Uint8Array>,
+  headers: Record<string, string> = {},
+): Promise<PostedReply> {
+  const init: RequestInit & { duplex?: 'half' } = { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body };
+  if (body instanceof ReadableStream) init.duplex = 'half';
+  const response = await fetch(url, init);
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text,
+    contentType: response.headers.get('content-type'),
+    contentLength: response.headers.get('content-length'),
+    cacheControl: response.headers.get('cache-control'),
+    requestId: response.headers.get('x-request-id'),
+    headers: Object.fromEntries([...response.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id')),
+  };
+}

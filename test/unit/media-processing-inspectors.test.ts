@@ -42,15 +42,55 @@ function box(type: string, payload: Buffer = Buffer.alloc(0)): Buffer {
   return Buffer.concat([header, payload]);
 }
 
+/** One ISO BMFF box with a 64-bit size (size 1, then the real size after the type). */
+function largeBox(type: string, payload: Buffer = Buffer.alloc(0)): Buffer {
+  const header = Buffer.alloc(16);
+  header.writeUInt32BE(1, 0);
+  header.write(type, 4, 'latin1');
+  header.writeBigUInt64BE(BigInt(16 + payload.length), 8);
+  return Buffer.concat([header, payload]);
+}
+
+/** The store, counting how often a blob is opened (a reader, or a stream of its bytes). */
+function countingOpens(store: BlobStore): { blobs: BlobStore; opens: () => number } {
+  let opens = 0;
+  return {
+    blobs: {
+      ...store,
+      read: (key, range) => {
+        opens += 1;
+        return store.read(key, range);
+      },
+      openReader: (key) => {
+        opens += 1;
+        return store.openReader(key);
+      },
+    },
+    opens: () => opens,
+  };
+}
+
 describe('inspectMp4', () => {
   it('finds the video track of a (fragmented) MP4: its size and samples', async () => {
     expect(await mp4(mp4Video({ width: 96, height: 64, frames: 4 }))).toEqual({ ok: true, mimeType: 'video/mp4', width: 96, height: 64, frames: 4 });
+  });
+
+  it('walks boxes with 64-bit sizes', async () => {
+    expect(await mp4(Buffer.concat([mp4Video({ frames: 2 }), largeBox('free', Buffer.alloc(5)), box('free')]))).toMatchObject({ ok: true, frames: 2 });
+  });
+
+  it('opens the blob once for the box headers and once for ftyp and moov, however many boxes there are', async () => {
+    const { key, size } = await stored(Buffer.concat([mp4Video(), ...Array<Buffer>(1_000).fill(box('free'))]));
+    const counted = countingOpens(blobs);
+    expect(await inspectMp4(counted.blobs, key, size)).toMatchObject({ ok: true });
+    expect(counted.opens()).toBe(2);
   });
 
   it.each([
     ['an audio-only MP4', () => mp4AudioOnly(), 'UnsupportedMedia. The MP4 has no video track.'],
     ['a file that is not ISO BMFF', () => fixture('image.png'), 'CorruptMedia. Not a readable MP4 container: byte 0 does not start a box.'],
     ['a file cut inside a box', () => mp4Video().subarray(0, 700), 'CorruptMedia. Not a readable MP4 container: box moof at byte 680 runs past the end of the file (truncated).'],
+    ['a file cut inside a 64-bit box header', () => Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), largeBox('mdat').subarray(0, 12)]), 'CorruptMedia. Not a readable MP4 container: the file ends inside a box header at byte 16.'],
     ['boxes without ftyp first', () => Buffer.concat([box('free'), mp4Video()]), 'UnsupportedMedia. Not an MP4 container: the file does not start with an ftyp box.'],
     ['an MP4 without moov', () => fixture('video.mp4'), 'CorruptMedia. An MP4 has exactly one moov box, this file has 0.'],
     ['two moov boxes', () => Buffer.concat([mp4Video(), box('moov')]), 'CorruptMedia. An MP4 has exactly one moov box, this file has 2.'],
@@ -68,12 +108,14 @@ describe('inspectMp4', () => {
     expect(outcome).toEqual({ ok: false, message: `Invalid or Unsupported media, Reason: UnsupportedMedia. The moov box is larger than ${MAX_MOOV_BYTES} bytes.` });
   });
 
-  it(`stops walking after ${MAX_TOP_LEVEL_BOXES} top-level boxes`, async () => {
-    const outcome = await mp4(Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), ...Array.from({ length: MAX_TOP_LEVEL_BOXES }, () => box('free'))]));
-    expect(outcome).toEqual({
+  it(`stops walking after ${MAX_TOP_LEVEL_BOXES} top-level boxes, over one open blob`, async () => {
+    const { key, size } = await stored(Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), ...Array<Buffer>(MAX_TOP_LEVEL_BOXES).fill(box('free'))]));
+    const counted = countingOpens(blobs);
+    expect(await inspectMp4(counted.blobs, key, size)).toEqual({
       ok: false,
       message: `Invalid or Unsupported media, Reason: CorruptMedia. Not a readable MP4 container: the file has more than ${MAX_TOP_LEVEL_BOXES} top-level boxes.`,
     });
+    expect(counted.opens()).toBe(1);
   });
 });
 
@@ -89,5 +131,56 @@ describe('inspectAnimatedGif', () => {
     tiny.writeUInt16LE(3, 6);
     tiny.writeUInt16LE(3, 8);
     expect(await gif(tiny)).toEqual({ ok: false, message: 'Invalid or Unsupported media, Reason: InvalidDimensions. GIF dimensions must be >= 4x4 and <= 8192x8192.' });
+  });
+});
+
+describe("the local blob store's reader", () => {
+  // Longer than the reader's 64 KiB buffer, so that reads are served from it, across refills and past it.
+  const bytes = Buffer.alloc(200_000);
+  for (let index = 0; index < bytes.length; index += 1) bytes[index] = index % 251;
+  /** `read` is the blob's bytes from `start` to `end` (compared whole: vitest's diff of large buffers is slow). */
+  const expectBytes = (read: Buffer, start: number, end: number) => {
+    expect(read.length).toBe(end - start);
+    expect(read.equals(bytes.subarray(start, end))).toBe(true);
+  };
+
+  it('reads and skips front to back, and stops at the end of the blob', async () => {
+    const { key } = await stored(bytes);
+    const reader = await blobs.openReader(key);
+    try {
+      expectBytes(await reader.read(8), 0, 8);
+      reader.skip(100);
+      expect(reader.position).toBe(108);
+      expectBytes(await reader.read(4), 108, 112);
+      expectBytes(await reader.read(100_000), 112, 100_112);
+      reader.skip(65_000);
+      expectBytes(await reader.read(30_000), 165_112, 195_112);
+      expectBytes(await reader.read(10_000), 195_112, bytes.length);
+      expect(reader.position).toBe(bytes.length);
+      expect(await reader.read(8)).toHaveLength(0);
+      reader.skip(1_000);
+      expect(await reader.read(8)).toHaveLength(0);
+    } finally {
+      await reader.close();
+    }
+    await reader.close();
+    await expect(reader.read(1)).rejects.toThrow('closed');
+  });
+
+  it('hands out buffers the caller owns, one read at a time', async () => {
+    const { key } = await stored(bytes);
+    const reader = await blobs.openReader(key);
+    const pending = reader.read(4);
+    await expect(reader.read(4)).rejects.toThrow('already reading');
+    const first = await pending;
+    await reader.read(4);
+    reader.skip(70_000);
+    await reader.read(4);
+    await reader.close();
+    expectBytes(first, 0, 4);
+  });
+
+  it('refuses to open a blob that is not there', async () => {
+    await expect(blobs.openReader('00000000-0000-4000-8000-000000000000')).rejects.toThrow('ENOENT');
   });
 });

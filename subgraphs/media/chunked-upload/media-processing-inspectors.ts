@@ -1,6 +1,6 @@
 import { createFile, MP4BoxBuffer, type Movie } from 'mp4box';
 import omggif from 'omggif';
-import type { BlobStore } from '../../shared/media-store/blob-store.ts';
+import type { BlobReader, BlobStore } from '../../shared/media-store/blob-store.ts';
 
 /**
  * The inspections behind processing_info: an animated GIF read by omggif, an MP4 read by mp4box. Both are bounded: a
@@ -20,11 +20,14 @@ export const MAX_TOP_LEVEL_BOXES = 20_000;
 
 const GIF_SIGNATURES = ['GIF87a', 'GIF89a'];
 
-export async function readRange(blobs: BlobStore, key: string, start: number, length: number): Promise<Buffer> {
-  if (length <= 0) return Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  for await (const chunk of blobs.read(key, { start, end: start + length - 1 })) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/** Runs `use` on the blob opened once (one file handle, one stream), and closes it whatever happens. */
+async function withReader<T>(blobs: BlobStore, key: string, use: (reader: BlobReader) => Promise<T>): Promise<T> {
+  const reader = await blobs.openReader(key);
+  try {
+    return await use(reader);
+  } finally {
+    await reader.close();
+  }
 }
 
 /** An animated (or still) GIF: its structure walked by omggif, every frame inside the logical screen. */
@@ -34,7 +37,7 @@ export async function inspectAnimatedGif(
   size: number,
   bounds: { minDimension: number; maxDimension: number },
 ): Promise<InspectionOutcome> {
-  const bytes = await readRange(blobs, key, 0, size);
+  const bytes = await withReader(blobs, key, (reader) => reader.read(size));
   if (!GIF_SIGNATURES.includes(bytes.subarray(0, 6).toString('latin1'))) {
     return { ok: false, message: 'Invalid or Unsupported media, Reason: UnsupportedMedia. media_type image/gif was announced but the file is not a GIF.' };
   }
@@ -68,21 +71,26 @@ interface TopLevelBox {
   size: number;
 }
 
-/** Top-level ISO BMFF boxes, from their headers alone; a string when the structure is broken. */
-async function topLevelBoxes(blobs: BlobStore, key: string, size: number): Promise<TopLevelBox[] | string> {
+/**
+ * Top-level ISO BMFF boxes, from their headers alone, read front to back over one reader (each box's body is skipped,
+ * never read); a string when the structure is broken.
+ */
+async function topLevelBoxes(reader: BlobReader, size: number): Promise<TopLevelBox[] | string> {
   const boxes: TopLevelBox[] = [];
   let at = 0;
   while (at < size) {
     if (boxes.length >= MAX_TOP_LEVEL_BOXES) return `the file has more than ${MAX_TOP_LEVEL_BOXES} top-level boxes`;
     if (size - at < 8) return `the file ends inside a box header at byte ${at}`;
-    const header = await readRange(blobs, key, at, Math.min(16, size - at));
+    // Only the 8 bytes every header has: a box may be just those, and the reader does not go back.
+    const header = await reader.read(8);
     let boxSize = header.readUInt32BE(0);
     const type = header.subarray(4, 8).toString('latin1');
     if (!/^[\x20-\x7e]{4}$/.test(type)) return `byte ${at} does not start a box`;
     let headerSize = 8;
     if (boxSize === 1) {
-      if (header.length < 16) return `the file ends inside a box header at byte ${at}`;
-      const large = header.readBigUInt64BE(8);
+      const largeSize = size - at < 16 ? Buffer.alloc(0) : await reader.read(8);
+      if (largeSize.length < 8) return `the file ends inside a box header at byte ${at}`;
+      const large = largeSize.readBigUInt64BE(0);
       if (large > BigInt(Number.MAX_SAFE_INTEGER)) return `box ${type} at byte ${at} is too large`;
       boxSize = Number(large);
       headerSize = 16;
@@ -92,6 +100,7 @@ async function topLevelBoxes(blobs: BlobStore, key: string, size: number): Promi
     if (boxSize < headerSize) return `box ${type} at byte ${at} has an impossible size`;
     if (at + boxSize > size) return `box ${type} at byte ${at} runs past the end of the file (truncated)`;
     boxes.push({ type, start: at, size: boxSize });
+    reader.skip(boxSize - headerSize);
     at += boxSize;
   }
   return boxes;
@@ -107,7 +116,7 @@ export async function inspectMp4(blobs: BlobStore, key: string, size: number): P
     ok: false,
     message: `Invalid or Unsupported media, Reason: ${reason}. ${detail}.`,
   });
-  const boxes = await topLevelBoxes(blobs, key, size);
+  const boxes = await withReader(blobs, key, (reader) => topLevelBoxes(reader, size));
   if (typeof boxes === 'string') return fail('CorruptMedia', `Not a readable MP4 container: ${boxes}`);
   if (boxes[0]?.type !== 'ftyp') return fail('UnsupportedMedia', 'Not an MP4 container: the file does not start with an ftyp box');
   const moovs = boxes.filter((box) => box.type === 'moov');
@@ -127,11 +136,15 @@ export async function inspectMp4(blobs: BlobStore, key: string, size: number): P
     file.onReady = (info) => settle(info);
     void (async () => {
       try {
-        for (const box of [boxes[0]!, moov]) {
-          const bytes = await readRange(blobs, key, box.start, box.size);
-          file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length), box.start));
-        }
-        file.flush();
+        // ftyp comes first and moov after it: one reader, front to back, skipping what lies between.
+        await withReader(blobs, key, async (reader) => {
+          for (const box of [boxes[0]!, moov]) {
+            reader.skip(box.start - reader.position);
+            const bytes = await reader.read(box.size);
+            file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length), box.start));
+          }
+          file.flush();
+        });
         settle('the movie description (moov) could not be read');
       } catch {
         // mp4box throws its own internals' errors at a broken moov; the client gets what is wrong, not them.

@@ -4,6 +4,7 @@ import { createLocalBlobStore, type BlobStore } from '../../subgraphs/shared/med
 import {
   inspectAnimatedGif,
   inspectMp4,
+  MAX_FTYP_BYTES,
   MAX_MOOV_BYTES,
   MAX_TOP_LEVEL_BOXES,
 } from '../../subgraphs/media/chunked-upload/media-processing-inspectors.ts';
@@ -106,6 +107,16 @@ describe('inspectMp4', () => {
   it(`refuses a moov larger than ${MAX_MOOV_BYTES} bytes without parsing it`, async () => {
     const outcome = await mp4(Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), box('moov', Buffer.alloc(MAX_MOOV_BYTES)), box('mdat')]));
     expect(outcome).toEqual({ ok: false, message: `Invalid or Unsupported media, Reason: UnsupportedMedia. The moov box is larger than ${MAX_MOOV_BYTES} bytes.` });
+  });
+
+  it(`refuses an ftyp larger than ${MAX_FTYP_BYTES} bytes without reading it`, async () => {
+    const { key, size } = await stored(Buffer.concat([box('ftyp', Buffer.alloc(MAX_FTYP_BYTES - 7)), box('moov'), box('mdat')]));
+    const counted = countingOpens(blobs);
+    expect(await inspectMp4(counted.blobs, key, size)).toEqual({
+      ok: false,
+      message: `Invalid or Unsupported media, Reason: UnsupportedMedia. The ftyp box is larger than ${MAX_FTYP_BYTES} bytes.`,
+    });
+    expect(counted.opens()).toBe(1);
   });
 
   it(`stops walking after ${MAX_TOP_LEVEL_BOXES} top-level boxes, over one open blob`, async () => {

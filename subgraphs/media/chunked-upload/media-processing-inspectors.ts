@@ -4,8 +4,9 @@ import type { BlobReader, BlobStore } from '../../shared/media-store/blob-store.
 
 /**
  * The inspections behind processing_info: an animated GIF read by omggif, an MP4 read by mp4box. Both are bounded: a
- * GIF is at most the tweet_gif limit (15 MB) and is read whole; an MP4 of any size has only its top-level box headers
- * and its `moov` box (the movie's description, bounded by MAX_MOOV_BYTES) read, never its media data.
+ * GIF is at most the tweet_gif limit (15 MB) and is read whole; an MP4 of any size has only its top-level box headers,
+ * its `ftyp` box (bounded by MAX_FTYP_BYTES) and its `moov` box (the movie's description, bounded by MAX_MOOV_BYTES)
+ * read, never its media data.
  */
 
 /** What inspection found, or why the media cannot be used (the message of processing_info.error). */
@@ -15,6 +16,8 @@ export type InspectionOutcome =
 
 /** A moov box larger than this is refused (real movies' descriptions are kilobytes to a few megabytes). */
 export const MAX_MOOV_BYTES = 16 * 1024 * 1024;
+/** An ftyp box larger than this is refused (a real one is a brand list of tens of bytes); it is read whole for mp4box. */
+export const MAX_FTYP_BYTES = 64 * 1024;
 /** Top-level boxes walked at most (a fragmented MP4 has two per fragment). */
 export const MAX_TOP_LEVEL_BOXES = 20_000;
 
@@ -123,6 +126,7 @@ export async function inspectMp4(blobs: BlobStore, key: string, size: number): P
   if (moovs.length !== 1) return fail('CorruptMedia', `An MP4 has exactly one moov box, this file has ${moovs.length}`);
   const moov = moovs[0]!;
   if (moov.size > MAX_MOOV_BYTES) return fail('UnsupportedMedia', `The moov box is larger than ${MAX_MOOV_BYTES} bytes`);
+  if (boxes[0].size > MAX_FTYP_BYTES) return fail('UnsupportedMedia', `The ftyp box is larger than ${MAX_FTYP_BYTES} bytes`);
   if (!boxes.some((box) => box.type === 'mdat')) return fail('CorruptMedia', 'The MP4 holds no media data (no mdat box)');
 
   const movie = await new Promise<Movie | string>((resolve) => {

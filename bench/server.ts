@@ -21,7 +21,8 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { startEmbeddedSystem, startGatewayProcess, type RunningSystem } from '../bin/system.ts';
 import { createGateway } from '../gateway/create-gateway.ts';
-import { createSubgraphHttpClient, type SubgraphHttpClient } from '../gateway/subgraph-http-client.ts';
+import type { SubgraphHttpClient } from '../gateway/subgraph-http-client.ts';
+import { createUndiciSubgraphClient } from '../gateway/stand-ins/undici-subgraph-client.ts';
 import { ADMIN_ROLE } from '../lib/auth/auth.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import type { DatabaseHandle } from '../lib/database/database.ts';
@@ -30,7 +31,6 @@ import { listen, type RunningHttpServer } from '../lib/http/http-server.ts';
 import { createLogger } from '../lib/logger.ts';
 import { createTelemetry } from '../lib/telemetry/telemetry.ts';
 import { createPasswordHasher } from '../lib/auth/password.ts';
-import { createInProcessExecutor } from '../rest-adapter/graphql-executor.ts';
 import { createThrowawayDatabase } from '../lib/database/throwaway-database.ts';
 import { readSupergraph } from '../schema/supergraph-file.ts';
 import { createLocalBlobStore } from '../subgraphs/shared/media-store/blob-store.ts';
@@ -348,7 +348,7 @@ async function main(): Promise<void> {
     const remote = await startGatewayProcess(loadConfig({ ...env, ...subgraphUrls, GATEWAY_MODE: 'distributed' }), logger);
     closers.push(() => remote.close());
     // The floor under any gateway's HTTP hop: a bare proxy in front of the same users subgraph server.
-    const proxyClient = createSubgraphHttpClient(subgraphUrl, { timeoutMs: 30_000 });
+    const proxyClient = createUndiciSubgraphClient(subgraphUrl, { timeoutMs: 30_000 });
     closers.push(async () => proxyClient.close());
     const proxy = await listen(bareGraphqlProxy(proxyClient), { port: 0, host: config.host, publicHost: config.publicHost });
     closers.push(() => proxy.close());
@@ -382,7 +382,7 @@ async function main(): Promise<void> {
       tokens: system.tokens,
       authorization: `Bearer ${adminToken}`,
       subgraphApollo: usersApollo!,
-      gatewayExecutor: createInProcessExecutor(probeGateway),
+      gatewayExecutor: probeGateway.door,
     });
     let seededIds: string[] = [];
     const layers = (ms: number, concurrency: number) => measureLayers(probes, { ms, concurrency, ids: seededIds });

@@ -12,7 +12,8 @@ import { httpAnswers, type Readiness } from '../lib/telemetry/readiness.ts';
 import { createTelemetry, type Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createRestAdapter, restClientErrorFormat } from '../rest-adapter/create-rest-adapter.ts';
 import { rpcStatus } from '../rest-adapter/user-records/google-rpc-status.ts';
-import { createHttpExecutor, createInProcessExecutor, type GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
+import { createHttpExecutor, type GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
+import { createStandIns, type StandIns } from '../lib/stand-ins/stand-in-gate.ts';
 import { readSupergraph } from '../schema/supergraph-file.ts';
 import { bindGrpcServer } from '../subgraphs/users/grpc/bind-grpc-server.ts';
 import { createUserExampleGrpcServer } from '../subgraphs/users/grpc/user-example.grpc-server.ts';
@@ -236,6 +237,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     });
     media.startSweeper(subgraphs);
 
+    const standIns = createStandIns(config.standIns, logger);
     const gateway = await createGateway({
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
       logger,
@@ -243,13 +245,14 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
       localSubgraphs: subgraphs,
       formatSubgraphError: createSubgraphErrorFormatter(logger),
       telemetry,
+      standIns,
     });
     lifecycle.resource(() => gateway.stop());
     addSupergraphCheck(telemetry, gateway);
     const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));
     lifecycle.listener(() => gatewayHttp.close());
 
-    const rest = await startRest(config, logger, createInProcessExecutor(gateway), telemetry, lifecycle);
+    const rest = await startRest(config, logger, gateway.door, telemetry, lifecycle, standIns);
     const grpcAddress = await startGrpc(config, subgraphs.users!.service, tokens, logger, telemetry, lifecycle);
 
     // The embedded database admits this process alone: `npm run seed` asks it to seed (bin/seed-channel.ts), with the
@@ -291,8 +294,10 @@ async function startRest(
   executor: GraphQLExecutor,
   telemetry: Telemetry,
   lifecycle: Lifecycle,
+  standIns: StandIns,
 ): Promise<{ own: RunningHttpServer; parent: RunningHttpServer }> {
   const common = {
+    standIns,
     executor,
     logger,
     bodyLimitBytes: config.rest.bodyLimitBytes,
@@ -416,6 +421,7 @@ export async function startGatewayProcess(config: Config, logger: Logger): Promi
   const lifecycle = new Lifecycle(telemetry, logger);
   try {
     const tokens = createTokenService(config.jwt);
+    const standIns = createStandIns(config.standIns, logger);
     const gateway: GatewayServer = await createGateway({
       config,
       logger,
@@ -423,6 +429,7 @@ export async function startGatewayProcess(config: Config, logger: Logger): Promi
       localSubgraphs: {},
       formatSubgraphError: createSubgraphErrorFormatter(logger),
       telemetry,
+      standIns,
     });
     lifecycle.resource(() => gateway.stop());
     addSupergraphCheck(telemetry, gateway);
@@ -438,9 +445,9 @@ export async function startGatewayProcess(config: Config, logger: Logger): Promi
       executor = createHttpExecutor(config.rest.gatewayUrl, telemetry.tracing, config.graphql.trustedCallerSecret);
       telemetry.readiness.add('gateway', httpAnswers(new URL('/health', config.rest.gatewayUrl).toString()));
     } else {
-      executor = createInProcessExecutor(gateway);
+      executor = gateway.door;
     }
-    const rest = await startRest(config, logger, executor, telemetry, lifecycle);
+    const rest = await startRest(config, logger, executor, telemetry, lifecycle, standIns);
     return runningSystem(config, tokens, telemetry, lifecycle, {
       gatewayUrl: `${gatewayHttp.url}/graphql`,
       restUrl: rest.own.url,

@@ -8,15 +8,13 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { expressMiddleware } from '@as-integrations/express5';
-import express from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { graphqlClientErrorFormat } from '../lib/http/http-client-errors.ts';
 import { createHttpServer } from '../lib/http/http-server.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
 import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
-import { addressedUrl } from '../lib/auth/signed-request.ts';
 import { uploadMiddleware } from '../lib/http/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
@@ -25,13 +23,19 @@ import { graphqlHttpFallbacks } from '../lib/graphql/graphql-http-fallbacks.ts';
 import { exactInt64LiteralsRule } from './exact-int64-literals.ts';
 import { createGraphiqlRoutes, GRAPHIQL_PATH } from './graphiql.routes.ts';
 import { createLandingPagePlugin } from './landing-page.plugin.ts';
-import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
-import { createGraphqlFastPath } from './graphql-fast-path.ts';
-import { createOperationFastLane, type OperationFastLane } from './operation-fast-lane.ts';
-import { installOperationCache } from './operation-cache-install.ts';
+import type { GatewayContext } from './gateway-context.ts';
+import { createGatewayDoor, type GatewayDoor, type GatewayHttpReply } from './gateway-door.ts';
 import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
-import { installResultShaping } from './result-shaping-install.ts';
+import { createFetcherSubgraphClient } from './subgraph-http-client.ts';
+import { createHttpFastPath } from './stand-ins/http-fast-path.ts';
+import { createJitCompiler } from './stand-ins/jit-subgraph-execution.ts';
+import { setOperationCache } from './stand-ins/operation-cache.ts';
+import { createOperationFastLane } from './stand-ins/operation-fast-lane.ts';
+import { setResultShaping } from './stand-ins/result-shaping-install.ts';
+import { createUndiciSubgraphClient } from './stand-ins/undici-subgraph-client.ts';
+import { createStandIns, type StandIns } from '../lib/stand-ins/stand-in-gate.ts';
+import type { StandInId } from '../lib/stand-ins/stand-in-registry.ts';
 import type { GraphQLFormattedError } from 'graphql';
 
 /** Hands on what the subgraphs reported for the caller (gateway-context.ts, FORWARDED_EXTENSIONS) in the response's extensions. */
@@ -58,12 +62,13 @@ export interface GatewayDeps {
   formatSubgraphError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
   /** The process's metrics, traces and probes (/health, /ready, /metrics are served beside /graphql). */
   telemetry: Telemetry;
+  /** Which stand-ins serve (lib/stand-ins/); by default the configuration's switches, gated once here. */
+  standIns?: StandIns;
 }
 
 export interface GatewayServer {
-  apollo: ApolloServer<GatewayContext>;
-  /** Runs operations Apollo Server has run before without its pipeline (operation-fast-lane.ts); the REST adapter's door. */
-  lane: Pick<OperationFastLane, 'execute'>;
+  /** The one way into execution (gateway-door.ts): /graphql's routes use it, and it is the REST adapter's executor. */
+  door: GatewayDoor;
   /** The HTTP server serving /graphql (not yet listening). */
   httpServer: Server;
   /** True once the supergraph is loaded and until the gateway stops (readiness). */
@@ -81,10 +86,12 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   // when it is constructed. The entrypoints set it; setting it here too means no embedder of the gateway (a test, the
   // bench, a script) can forget it: nothing leaves the machine.
   process.env.APOLLO_TELEMETRY_DISABLED = '1';
-  const shaping = installResultShaping();
-  if (!shaping.installed) logger.warn({ reason: shaping.reason }, "result shaping: @apollo/gateway's own is used");
-  const operationCache = installOperationCache();
-  if (!operationCache.installed) logger.warn({ reason: operationCache.reason }, 'operation cache: each execution rebuilds its operation');
+  const standIns = deps.standIns ?? createStandIns(config.standIns, logger);
+  // The two patched exports hold for every gateway of the process: the last one created decides.
+  patchExport(standIns, 'result-shaping', setResultShaping, logger);
+  patchExport(standIns, 'operation-cache', setOperationCache, logger);
+  const compile = standIns.enabled('jit-subgraph-execution') ? createJitCompiler() : undefined;
+  const createClient = standIns.enabled('undici-subgraph-client') ? createUndiciSubgraphClient : createFetcherSubgraphClient;
   const remotes: PropagatingRemoteDataSource[] = [];
   const gateway = new ApolloGateway({
     supergraphSdl: deps.supergraphSdl,
@@ -94,13 +101,13 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       if (config.gateway.mode === 'embedded') {
         const local = deps.localSubgraphs[subgraphName];
         if (!local) throw new Error(`subgraph ${name} is not available in this process`);
-        return new InProcessDataSource(local, deps.formatSubgraphError);
+        return new InProcessDataSource(local, deps.formatSubgraphError, compile);
       }
       const url = config.gateway.subgraphUrls[subgraphName];
       if (!url) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
       const remote = new PropagatingRemoteDataSource({
         url,
-        timeoutMs: config.gateway.subgraphTimeoutMs,
+        client: createClient(url, { timeoutMs: config.gateway.subgraphTimeoutMs }),
         tracing: deps.telemetry.tracing,
         trustedCallerSecret: config.graphql.trustedCallerSecret,
       });
@@ -114,8 +121,8 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   // No ETag: a GraphQL reply is not revalidated by anyone (POSTs are not cached), and Express would hash every body —
   // a SHA-1 over a deep read's ~200 KB per request. The REST adapter makes the same choice.
   app.set('etag', false);
-  // POST /graphql with a JSON body takes the fast path once Apollo Server has started (graphql-fast-path.ts); the rest,
-  // and every request when CORS is configured, goes through Express.
+  // POST /graphql with a JSON body takes the HTTP fast path (a stand-in) once Apollo Server has started; the rest, and
+  // every request when CORS is configured or the stand-in is off, goes through Express. Both end at the door.
   let fastPath: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   const httpServer = createHttpServer((req, res) => {
     if (!fastPath?.(req, res)) app(req, res);
@@ -126,9 +133,11 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     logger.info({ mode: hardening.persistedOperations.mode, operations: hardening.persistedOperations.size }, 'persisted-operations safelist loaded');
   }
 
-  // Repeated documents skip Apollo Server's pipeline on the HTTP fast path (operation-fast-lane.ts). It must do what the
-  // plugins below do to a successful response: a plugin added here that changes one is mirrored there.
-  const lane = createOperationFastLane({ checkResolvedOperation: hardening.checkResolvedOperation, telemetry: deps.telemetry, logger });
+  // Repeated documents skip Apollo Server's pipeline (stand-in operation-fast-lane.ts). It must do what the plugins below
+  // do to a successful response: a plugin added here that changes one is mirrored there.
+  const lane = standIns.enabled('operation-fast-lane')
+    ? createOperationFastLane({ checkResolvedOperation: hardening.checkResolvedOperation, telemetry: deps.telemetry, logger })
+    : undefined;
   const plugins: ApolloServerPlugin<GatewayContext>[] = [
     ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.telemetry.shutdownGraceMs }),
     // Nothing leaves the machine: no usage or schema reporting even if APOLLO_KEY happens to be set.
@@ -137,7 +146,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     ApolloServerPluginInlineTraceDisabled(),
     ...hardening.plugins,
     forwardedExtensionsPlugin,
-    lane.plugin,
+    ...(lane ? [lane.plugin] : []),
     ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, 'gateway')] : []),
     config.gateway.landingPage
       ? // Apollo Sandbox, falling back to the offline IDE below when its CDN cannot be reached.
@@ -146,7 +155,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   ];
 
   const apollo = new ApolloServer<GatewayContext>({
-    gateway: lane.gateway(gateway),
+    gateway: lane ? lane.gateway(gateway) : gateway,
     introspection: config.gateway.introspection,
     csrfPrevention: true,
     // The entrypoints own the process's signals and shut everything down in order (listeners, pools, gRPC).
@@ -159,9 +168,17 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   });
   await apollo.start();
   let loaded = true;
+  const door = createGatewayDoor({ apollo, lane });
 
-  if (config.corsOrigins.length === 0) {
-    fastPath = createGraphqlFastPath({ apollo, lane, telemetry: deps.telemetry, logger, bodyLimitBytes: config.gateway.bodyLimitBytes, middleware: hardening.middleware });
+  if (config.corsOrigins.length === 0 && standIns.enabled('http-fast-path')) {
+    fastPath = createHttpFastPath({
+      door,
+      telemetry: deps.telemetry,
+      logger,
+      bodyLimitBytes: config.gateway.bodyLimitBytes,
+      middleware: hardening.middleware,
+      leanJsonBody: standIns.enabled('lean-json-body'),
+    });
   }
   app.use(deps.telemetry.http('gateway'));
   app.use(deps.telemetry.routes());
@@ -178,25 +195,53 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     uploadMiddleware(config),
     express.json({ limit: config.gateway.bodyLimitBytes }),
     ...hardening.middleware,
-    expressMiddleware(apollo, {
-      context: async ({ req }) =>
-        createGatewayContext(req.headers, { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) }),
-    }),
+    (req: Request, res: Response, next: NextFunction) => {
+      door
+        .serveHttp({ method: req.method, url: req.originalUrl, headers: req.headers, body: req.body })
+        .then((reply) => sendExpressReply(res, reply))
+        .catch(next);
+    },
   );
 
   // Unknown paths and body-parser failures answer in GraphQL's own shape instead of Express's HTML page.
   app.use(...graphqlHttpFallbacks({ bodyLimitBytes: config.gateway.bodyLimitBytes, logger }));
 
   return {
-    apollo,
-    lane,
+    door,
     httpServer,
     supergraphLoaded: () => loaded,
     stop: async () => {
       loaded = false;
-      lane.close();
+      lane?.close();
       await apollo.stop();
       for (const remote of remotes) remote.close();
     },
   };
+}
+
+/**
+ * Replaces one of @apollo/gateway's exports while its stand-in's gate lets it, Apollo's own otherwise; a file that does
+ * not hold the export turns the stand-in off with a warning.
+ */
+function patchExport(standIns: StandIns, id: StandInId, set: (on: boolean) => void, logger: Logger): void {
+  try {
+    set(standIns.enabled(id));
+  } catch (error) {
+    logger.warn({ standIn: id, err: error }, "stand-in off, the library's own route serves");
+  }
+}
+
+/** Writes the door's reply through Express, as @as-integrations/express5 1.1.2 does (res.send sets the length and charset). */
+async function sendExpressReply(res: Response, reply: GatewayHttpReply): Promise<void> {
+  for (const [key, value] of reply.headers) res.setHeader(key, value);
+  res.statusCode = reply.status;
+  if (reply.body.kind === 'complete') {
+    res.send(reply.body.string);
+    return;
+  }
+  for await (const chunk of reply.body.asyncIterator) {
+    res.write(chunk);
+    (res as Response & { flush?: () => void }).flush?.();
+  }
+  res.end();
 }

@@ -8,29 +8,27 @@ import {
   type ExecutionResult,
   type GraphQLFormattedError,
 } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { collectExtensions, type GatewayContext } from './gateway-context.ts';
+import type { JitCompiler, JitRun } from './stand-ins/jit-subgraph-execution.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 
 const DOCUMENT_CACHE_SIZE = 500;
 
-/** A subgraph query parsed, validated and — where graphql-jit can — compiled, once per distinct text and operation name. */
+/** A subgraph query parsed, validated and — where the other engine takes it — compiled, once per distinct text and operation name. */
 interface PreparedQuery {
   readonly document: DocumentNode;
-  readonly compiled: CompiledQuery | undefined;
+  readonly run: JitRun | undefined;
 }
 
 /**
  * Runs a subgraph inside the gateway's process (no HTTP hop). Unlike @apollo/gateway's LocalGraphQLDataSource it
  * - gives the subgraph its own per-request context, made by the subgraph's factory from the caller's credentials, exactly as
  *   its HTTP server would (so the same auth rules and DataLoaders apply in both modes);
- * - parses and validates each distinct subgraph query once (the query planner repeats the same few), instead of per fetch,
- *   and compiles it with graphql-jit: a deep read's entity fetch resolves ~1,900 objects, and graphql-js's generic
- *   executor (a field-by-field walk of the selection with a promise and a path object per field) was most of the
- *   subgraphs' CPU per request; a query graphql-jit cannot compile runs through graphql-js's `execute` as before;
+ * - parses and validates each distinct subgraph query once (the query planner repeats the same few), instead of per fetch;
+ * - runs it on graphql-js, or on graphql-jit where that stand-in serves (`compile`: stand-ins/jit-subgraph-execution.ts);
  * - formats errors with the subgraph's own error formatter.
  */
 export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
@@ -39,6 +37,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
   constructor(
     private readonly subgraph: Subgraph,
     private readonly formatError: ErrorFormatter,
+    private readonly compile?: JitCompiler,
   ) {}
 
   async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
@@ -61,13 +60,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
         operationName: request.operationName,
         contextValue,
       });
-    let result: ExecutionResult = prepared.compiled
-      ? await prepared.compiled.query(undefined, contextValue, request.variables ?? {})
-      : await runGraphqlJs();
-    // No data: graphql-jit refused the variables before running anything. graphql-js coerces them again to report it, so
-    // that the messages clients see (naming the input path and the scalar's own reason) stay graphql-js's.
-    if (prepared.compiled && result.data === undefined) result = await runGraphqlJs();
-    else if (prepared.compiled && result.errors && result.errors.length > 1) result = { ...result, errors: firstErrorPerNull(result) };
+    const result: ExecutionResult = prepared.run ? await prepared.run(contextValue, request.variables, runGraphqlJs) : await runGraphqlJs();
     collectExtensions(gatewayContext, this.subgraph.responseExtensions?.(contextValue));
     this.subgraph.finishRequest?.(contextValue);
     // Without data, execution never started: the errors are the request's own (variable coercion), which Apollo Server on the
@@ -119,48 +112,10 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
       // Drop the oldest entry (Map keeps insertion order).
       this.prepared.delete(this.prepared.keys().next().value!);
     }
-    const prepared = { document, compiled: compile(this.subgraph, document, operationName) };
+    const prepared = { document, run: this.compile?.(this.subgraph.schema, document, operationName) };
     this.prepared.set(key, prepared);
     return prepared;
   }
-}
-
-/**
- * graphql-jit's compiled form of a validated subgraph query, or undefined where it declines (it returns errors instead of a
- * compiled query, e.g. for an operation name the document does not hold): graphql-js then executes it and reports.
- */
-function compile(subgraph: Subgraph, document: DocumentNode, operationName: string | undefined): CompiledQuery | undefined {
-  try {
-    const compiled = compileQuery(subgraph.schema, document, operationName, {
-      // A resolver's own error keeps its stack; the errors graphql-jit makes itself (non-null violations, coercion) need none.
-      disablingCapturingStackErrors: true,
-    });
-    return isCompiledQuery(compiled) ? compiled : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * graphql-js reports one error per value it nulls: once a non-null field fails, its parent's other fields are not run (or
- * their failures are dropped), and only the first error reaches the list. graphql-jit runs every field and reports each
- * failure; keeping the first error per nulled position (the first null along its path) gives graphql-js's list.
- */
-function firstErrorPerNull(result: ExecutionResult): GraphQLError[] {
-  const seen = new Set<string>();
-  return result.errors!.filter((error) => {
-    if (!error.path) return true;
-    let node: unknown = result.data;
-    let depth = 0;
-    while (node !== null && node !== undefined && depth < error.path.length) {
-      node = (node as Record<string | number, unknown>)[error.path[depth]!];
-      depth += 1;
-    }
-    const position = error.path.slice(0, depth).join('.');
-    if (seen.has(position)) return false;
-    seen.add(position);
-    return true;
-  });
 }
 
 /** The error with the `extensions.code` Apollo Server gives parse and validation errors on a subgraph's HTTP server. */

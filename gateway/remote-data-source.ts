@@ -5,14 +5,17 @@ import { SIGNED_REQUEST_HEADER } from '../lib/auth/signed-request.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
 import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
 import { collectExtensions, type GatewayContext } from './gateway-context.ts';
-import { createSubgraphHttpClient, type SubgraphHttpClient, type SubgraphReply } from './subgraph-http-client.ts';
+import type { SubgraphHttpClient, SubgraphReply } from './subgraph-http-client.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource<GatewayContext>['process']>>;
 
 export interface RemoteDataSourceOptions {
   url: string;
-  /** The longest one subgraph request may take, from the first byte sent to the last received (SUBGRAPH_TIMEOUT_MS). */
-  timeoutMs: number;
+  /**
+   * The HTTP client for `url`, bounded by SUBGRAPH_TIMEOUT_MS: undici's pool (stand-ins/undici-subgraph-client.ts) or
+   * @apollo/gateway's own fetcher (subgraph-http-client.ts); closed with the data source.
+   */
+  client: SubgraphHttpClient;
   /** Adds the trace context (traceparent) of the fetch to each subgraph request when tracing is on. */
   tracing?: Tracing | undefined;
   /** GRAPHQL_TRUSTED_CALLER_SECRET: lets the fetches past the subgraph servers' operation limits (lib/http/trusted-caller.ts). */
@@ -25,9 +28,8 @@ export interface RemoteDataSourceOptions {
  *
  * It does what @apollo/gateway's RemoteGraphQLDataSource does for a fetch — the body `{query, variables,
  * operationName}`, the gateway's own headers (the inline-trace request) under the caller's, the subgraph's Cache-Control
- * folded into the response's cache policy, a non-2xx reply turned into an error — over a lean keep-alive client
- * (subgraph-http-client.ts) instead of make-fetch-happen, whose per-fetch objects and stack traces cost more than the
- * rest of a small query's gateway work.
+ * folded into the response's cache policy, a non-2xx reply turned into an error — over its client: undici's pool (a
+ * stand-in), or make-fetch-happen as the base class uses it when the stand-in is off.
  */
 export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayContext> {
   readonly url: string;
@@ -37,7 +39,7 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
 
   constructor(options: RemoteDataSourceOptions) {
     this.url = options.url;
-    this.client = createSubgraphHttpClient(options.url, { timeoutMs: options.timeoutMs });
+    this.client = options.client;
     this.tracing = options.tracing;
     this.trustedCallerSecret = options.trustedCallerSecret;
   }

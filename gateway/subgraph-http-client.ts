@@ -1,18 +1,6 @@
-import { Agent as HttpAgent, STATUS_CODES } from 'node:http';
+import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { createRequire } from 'node:module';
-import type * as Undici from 'undici';
-
-/**
- * undici is loaded by the first client made, synchronously (it ships CommonJS): the embedded system (`npm start`) never
- * makes one, and loading it is ~50 ms of start-up.
- */
-const require = createRequire(import.meta.url);
-let undici: typeof Undici | undefined;
-function loadUndici(): typeof Undici {
-  undici ??= require('undici') as typeof Undici;
-  return undici;
-}
+import { RemoteGraphQLDataSource } from '@apollo/gateway';
 
 /** A subgraph's reply as the data source needs it: the status, two headers, and the body as text. */
 export interface SubgraphReply {
@@ -26,10 +14,15 @@ export interface SubgraphReply {
 export interface SubgraphHttpClient {
   /** POSTs a JSON body; rejects on a network failure or when no whole reply came within the timeout. */
   post(body: string, headers: Readonly<Record<string, string>>): Promise<SubgraphReply>;
-  /** The keep-alive pool, which the data source's multipart uploads to this subgraph share (closed with the client). */
+  /** The node:http keep-alive pool, which the data source's multipart uploads to this subgraph share (closed with the client). */
   readonly agent: HttpAgent;
   /** Closes the keep-alive connections. */
   close(): void;
+}
+
+export interface SubgraphHttpClientOptions {
+  /** The longest one request may take, from the first byte sent to the last byte received. */
+  timeoutMs: number;
 }
 
 /**
@@ -46,79 +39,59 @@ export class SubgraphFetchError extends Error {
   }
 }
 
-/**
- * The gateway's client for one subgraph: keep-alive POSTs over undici's connection pool. It replaces @apollo/gateway's
- * default fetch (make-fetch-happen over node-fetch and agent-base), which costs several times the request itself on a
- * small query — a Request object and a Headers object per call, a cache layer the gateway never uses, and stack traces
- * for its option checks (bench/README.md, "Gateway comparison"); undici's pool costs a few µs less per POST than
- * node:http's ClientRequest and Agent. Every request is bounded by `timeoutMs` from the first byte sent to the last byte
- * received, so a stalled subgraph cannot hold a gateway request for ever. Network failures keep node:http's words (the
- * ones @apollo/gateway's default client passes on), so callers see the same messages as before. Uploads (multipart,
- * streamed) use the node:http `agent`.
- */
-export function createSubgraphHttpClient(url: string, options: { timeoutMs: number }): SubgraphHttpClient {
-  const target = new URL(url);
-  const secure = target.protocol === 'https:';
-  // LIFO keeps the most recently used connections busy and lets the others time out when load falls.
-  const agent = secure
-    ? new HttpsAgent({ keepAlive: true, scheduling: 'lifo' })
-    : new HttpAgent({ keepAlive: true, scheduling: 'lifo' });
-  const pool = new (loadUndici().Pool)(target.origin, { pipelining: 1 });
-  const path = `${target.pathname}${target.search}`;
+/** The node:http keep-alive agent for a subgraph's multipart uploads (LIFO: the most recently used connections stay busy). */
+export function uploadAgent(url: URL): HttpAgent {
+  return url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }) : new HttpAgent({ keepAlive: true, scheduling: 'lifo' });
+}
 
+/** The timeout's failure, in the words of the other network failures (before the reply's head, or in its body). */
+export function timeoutError(url: string, timeoutMs: number, replying: boolean): SubgraphFetchError {
+  const reason = `no reply within ${timeoutMs} ms`;
+  const message = replying ? `Invalid response body while trying to fetch ${url}: ${reason}` : `request to ${url} failed, reason: ${reason}`;
+  return new SubgraphFetchError(message, 'ETIMEDOUT');
+}
+
+type Fetcher = NonNullable<ConstructorParameters<typeof RemoteGraphQLDataSource>[0]>['fetcher'] & {};
+
+/**
+ * The library's route: POSTs through the fetcher @apollo/gateway's RemoteGraphQLDataSource makes for itself
+ * (make-fetch-happen, no retries, unbounded sockets), bounded by the timeout. The undici stand-in
+ * (stand-ins/undici-subgraph-client.ts) serves in its place while its gate lets it; this one is the route it must match.
+ */
+export function createFetcherSubgraphClient(url: string, options: SubgraphHttpClientOptions): SubgraphHttpClient {
+  const fetcher = new RemoteGraphQLDataSource({ url }).fetcher as Fetcher;
+  const agent = uploadAgent(new URL(url));
   return {
     agent,
     async post(body, headers) {
       const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), options.timeoutMs);
       let replying = false;
-      const timer = setTimeout(() => {
-        controller.abort(Object.assign(new Error(`no reply within ${options.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
-      }, options.timeoutMs);
       try {
-        const response = await pool.request({
-          path,
+        const response = await fetcher(url, {
           method: 'POST',
           headers: { ...headers, 'content-type': 'application/json' },
           body,
-          signal: controller.signal,
-          // The timer above bounds the whole exchange; undici's own timeouts (300 s) would only come later.
-          headersTimeout: 0,
-          bodyTimeout: 0,
+          signal: controller.signal as never,
         });
         replying = true;
-        const text = await response.body.text();
+        const text = await response.text();
         return {
-          status: response.statusCode,
-          statusText: response.statusText || (STATUS_CODES[response.statusCode] ?? ''),
-          contentType: single(response.headers['content-type']),
-          cacheControl: single(response.headers['cache-control']),
+          status: response.status,
+          statusText: response.statusText,
+          contentType: response.headers.get('content-type') ?? undefined,
+          cacheControl: response.headers.get('cache-control') ?? undefined,
           text,
         };
       } catch (error) {
-        throw fetchError(url, replying, controller.signal.aborted ? (controller.signal.reason as Error) : (error as Error));
+        if (controller.signal.aborted) throw timeoutError(url, options.timeoutMs, replying);
+        throw error;
       } finally {
         clearTimeout(timer);
       }
     },
     close() {
       agent.destroy();
-      pool.destroy().catch(() => undefined);
     },
   };
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/**
- * A network failure in node:http's words: a connection closed before the reply is node's "socket hang up", one closed
- * in the middle of the body its "aborted"; refused connections and the like keep the system's own message.
- */
-function fetchError(url: string, replying: boolean, error: Error & { code?: string }): SubgraphFetchError {
-  const closed = error.code === 'UND_ERR_SOCKET' || error.code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || error.code === 'ECONNRESET';
-  const reason = closed && error.code !== 'ECONNRESET' ? (replying ? 'aborted' : 'socket hang up') : error.message;
-  const code = closed ? 'ECONNRESET' : error.code;
-  const message = replying ? `Invalid response body while trying to fetch ${url}: ${reason}` : `request to ${url} failed, reason: ${reason}`;
-  return new SubgraphFetchError(message, code);
 }

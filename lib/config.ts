@@ -1,5 +1,6 @@
 import type { OperationLimits } from './graphql/graphql-operation-limits.ts';
 import type { HttpTimeouts } from './http/http-server.ts';
+import { STAND_IN_IDS, STAND_INS, type StandInId } from './stand-ins/stand-in-registry.ts';
 
 /**
  * Configuration, read once from the environment, validated, frozen and passed down. Nothing below an entrypoint reads
@@ -125,6 +126,11 @@ export interface Config {
     /** After SIGTERM: how long in-flight requests may take to finish before their connections are closed. */
     shutdownGraceMs: number;
   };
+  /**
+   * Which stand-ins for library code may serve (lib/stand-ins/stand-in-registry.ts): STAND_INS sets them all (on by
+   * default), STAND_IN_<NAME> each one. A stand-in switched on still serves only over the releases it was checked against.
+   */
+  standIns: Readonly<Record<StandInId, boolean>>;
   database: DatabaseConfig;
   jwt: JwtConfig;
   passwords: {
@@ -413,6 +419,7 @@ export function loadConfig(env: Env = process.env): Config {
       readyTimeoutMs: integer(env, 'READY_TIMEOUT_MS', 2000, 10, 60_000),
       shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     },
+    standIns: standInSwitches(env),
     database: {
       url: databaseUrl,
       pgliteDir,
@@ -470,6 +477,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
   return deepFreeze(config);
+}
+
+/** STAND_INS for every stand-in, each one's own variable over it. */
+function standInSwitches(env: Env): Record<StandInId, boolean> {
+  const all = boolean(env, 'STAND_INS', true);
+  return Object.fromEntries(STAND_IN_IDS.map((id) => [id, boolean(env, STAND_INS[id].switchVariable, all)])) as Record<StandInId, boolean>;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -13,7 +13,8 @@ import { createApiDocsRoutes } from './docs/api-docs.routes.ts';
 import { createMediaRoutes } from './media-upload/media.routes.ts';
 import { createSocialRoutes } from './social-graph/social.routes.ts';
 import { createUserExampleRoutes } from './user-records/user-example.routes.ts';
-import { createRestFastPath } from './rest-fast-path.ts';
+import { createRestFastPath } from './stand-ins/rest-fast-path.ts';
+import type { StandIns } from '../lib/stand-ins/stand-in-gate.ts';
 
 export interface RestAdapterDeps {
   executor: GraphQLExecutor;
@@ -38,6 +39,8 @@ export interface RestAdapterDeps {
   siblingUrl?: () => string | undefined;
   /** Bounds of one `fields=` expansion on the Graph paths (REST_FIELDS_*). */
   fields?: { maxObjects: number; maxEdges: number; timeoutMs: number };
+  /** Which stand-ins serve (lib/stand-ins/): the REST fast path is one. None when absent: Express serves every route. */
+  standIns?: StandIns;
 }
 
 /** Paths of Area A and the methods each answers, for 405 replies with an Allow header. */
@@ -82,7 +85,7 @@ export function restClientErrorFormat(socialHost: SocialHost): ClientErrorFormat
 
 /** A REST listener: what to serve, and the Express application behind it. */
 export interface RestAdapter {
-  /** The request listener: the fast path (rest-fast-path.ts) for the requests it takes, Express for the rest. */
+  /** The request listener: the fast path (stand-ins/rest-fast-path.ts) for the requests it takes, Express for the rest. */
   listener: RequestListener;
   /** Every route, including those the fast path also serves (with CORS configured, or an id Express must decode). */
   app: express.Express;
@@ -164,10 +167,10 @@ export function createRestAdapter(deps: RestAdapterDeps): RestAdapter {
     sendThrownError(res, error, deps.logger);
   });
 
-  // The fast path only stands in for routes that nothing before them in the app touches: with CORS configured, its
-  // middleware answers preflights and sets headers first, so everything goes through Express.
+  // The fast path (a stand-in) only stands in for routes that nothing before them in the app touches: with CORS
+  // configured, its middleware answers preflights and sets headers first, so everything goes through Express.
   const fastPath =
-    userExample && deps.corsOrigins.length === 0
+    userExample && deps.corsOrigins.length === 0 && deps.standIns?.enabled('rest-fast-path') === true
       ? createRestFastPath({ telemetry: deps.telemetry, logger: deps.logger, listener, byId: userExample.byId })
       : undefined;
   return { app, listener: fastPath ? (req, res) => void (fastPath(req, res) || app(req, res)) : app };

@@ -1,42 +1,15 @@
-import type { ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
-import { createGatewayContext, type GatewayContext } from '../gateway/gateway-context.ts';
-import type { OperationFastLane } from '../gateway/operation-fast-lane.ts';
+import type { GatewayDoor } from '../gateway/gateway-door.ts';
 import { UnavailableError } from '../lib/errors.ts';
 import { findUploads, postMultipartOperation } from '../lib/graphql/graphql-multipart.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
 import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
 
-/** What a REST route needs to run its GraphQL operation through the gateway. */
-export interface GraphQLExecutor {
-  execute(request: {
-    query: string;
-    operationName: string;
-    variables: Record<string, unknown>;
-    /** Caller headers the subgraphs must see (authorization, x-request-id). */
-    headers: Record<string, string | undefined>;
-  }): Promise<{ data?: Record<string, unknown> | null; errors?: readonly GraphQLFormattedError[]; extensions?: Record<string, unknown> }>;
-}
-
 /**
- * Runs operations on the gateway in this process, with no HTTP hop. They count as trusted (an operation without an HTTP
- * request skips the operation limits and the safelist: lib/http/trusted-caller.ts), being built by the adapter's own code.
+ * What a REST route needs to run its GraphQL operation through the gateway: the gateway's door in this process
+ * (gateway/gateway-door.ts, whose `execute` runs it with no HTTP hop), or a gateway over HTTP (below).
  */
-export function createInProcessExecutor({ apollo, lane }: { apollo: ApolloServer<GatewayContext>; lane: Pick<OperationFastLane, 'execute'> }): GraphQLExecutor {
-  return {
-    async execute({ query, operationName, variables, headers }) {
-      const contextValue = createGatewayContext(headers);
-      // An operation the gateway has run before skips Apollo Server's pipeline (gateway/operation-fast-lane.ts); otherwise
-      // the pipeline runs it, with the lane's outcome if the lane ran it and got errors.
-      const fast = await lane.execute({ query, operationName, variables, context: contextValue });
-      if (fast) return fast;
-      const response = await apollo.executeOperation({ query, operationName, variables }, { contextValue });
-      if (response.body.kind !== 'single') throw new Error('incremental delivery is not used by the REST adapter');
-      const { data, errors, extensions } = response.body.singleResult;
-      return { data: data ?? null, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) };
-    },
-  };
-}
+export type GraphQLExecutor = Pick<GatewayDoor, 'execute'>;
 
 /**
  * Sends operations to a gateway over HTTP (the REST adapter deployed apart from the gateway), with the current trace's

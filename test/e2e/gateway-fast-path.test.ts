@@ -1,10 +1,10 @@
 /**
- * The gateway's POST /graphql fast path (gateway/graphql-fast-path.ts) answers exactly as the Express route it stands in
+ * The gateway's POST /graphql fast path (gateway/stand-ins/http-fast-path.ts) answers exactly as the Express route it stands in
  * front of. A query string sends the same request through Express (the fast path takes only the bare path), so each case
  * is asked both ways and the replies compared: status, body, the headers that matter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takesFastPath } from '../../gateway/graphql-fast-path.ts';
+import { takesFastPath } from '../../gateway/stand-ins/http-fast-path.ts';
 import { postForReply } from '../support/graphql-client.ts';
 import { createLogCapture } from '../support/log-capture.ts';
 import { rawRequest } from '../support/raw-http.ts';

@@ -1,10 +1,10 @@
 /**
- * The REST fast path (rest-adapter/rest-fast-path.ts) answers exactly as the Express routes it stands in front of. An id
+ * The REST fast path (rest-adapter/stand-ins/rest-fast-path.ts) answers exactly as the Express routes it stands in front of. An id
  * with a percent-encoded character is left to Express (which decodes it to the same id), so each case is asked both ways
  * and the replies compared: status, body and the headers that matter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takesRestFastPath } from '../../rest-adapter/rest-fast-path.ts';
+import { takesRestFastPath } from '../../rest-adapter/stand-ins/rest-fast-path.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 import { newUser } from '../support/user-example-rest.ts';
 

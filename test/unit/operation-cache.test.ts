@@ -6,7 +6,7 @@ import * as federationInternals from '@apollo/federation-internals';
 import { buildSchema, operationFromDocument } from '@apollo/federation-internals';
 import { Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it, vi } from 'vitest';
-import { CHECKED_FEDERATION_INTERNALS_VERSION, installOperationCache, memoisedOperationFromDocument } from '../../gateway/operation-cache-install.ts';
+import { memoisedOperationFromDocument, setOperationCache } from '../../gateway/stand-ins/operation-cache.ts';
 
 const SDL = 'type Query { me: User! node(id: ID!): User } type User { id: ID! name: String friends: [User!]! }';
 
@@ -53,13 +53,17 @@ describe('the operation cache', () => {
     expect(original).toHaveBeenCalledTimes(5);
   });
 
-  it('is what @apollo/federation-internals exports once installed (the release it was checked against)', () => {
-    expect(installOperationCache()).toEqual({ installed: true });
+  it('is what @apollo/federation-internals exports once installed, and Apollo’s own function again once switched off', () => {
+    const apollos = federationInternals.operationFromDocument;
+    setOperationCache(true);
+    setOperationCache(true);
     const definition = request.definitions[0] as OperationDefinitionNode;
     const document = executionDocument(request);
     expect(document.definitions[0]).toBe(definition);
     const viaPackage = federationInternals.operationFromDocument(schema, document, { validate: false });
     expect(federationInternals.operationFromDocument(schema, executionDocument(request), { validate: false })).toBe(viaPackage);
-    expect(CHECKED_FEDERATION_INTERNALS_VERSION).toBe('2.14.4');
+    setOperationCache(false);
+    expect(federationInternals.operationFromDocument).toBe(apollos);
+    expect(federationInternals.operationFromDocument(schema, executionDocument(request), { validate: false })).not.toBe(viaPackage);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The fast lane's own rules (gateway/operation-fast-lane.ts), on a stand-in gateway executor: what it records and when,
+ * The fast lane's own rules (gateway/stand-ins/operation-fast-lane.ts), on a stand-in gateway executor: what it records and when,
  * how much it keeps, what it declines before running anything, and that a run it hands to the pipeline is replayed there
  * once and never run twice. test/e2e/gateway-fast-lane.test.ts compares its replies with Apollo Server's.
  */
@@ -8,7 +8,7 @@ import { HeaderMap } from '@apollo/server';
 import { buildSchema, parse, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createGatewayContext } from '../../gateway/gateway-context.ts';
-import { createOperationFastLane, type OperationFastLane } from '../../gateway/operation-fast-lane.ts';
+import { createOperationFastLane, type OperationFastLane } from '../../gateway/stand-ins/operation-fast-lane.ts';
 import { createMetrics } from '../../lib/telemetry/metrics.ts';
 import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
 import type { Logger } from '../../lib/logger.ts';

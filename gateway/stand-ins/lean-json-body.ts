@@ -6,9 +6,9 @@ import type { RequestHandler } from 'express';
 const FIRST_CHARACTER = /^[ \t\n\r]*([^ \t\n\r]|$)/;
 
 /**
- * The gateway fast path's JSON body reader: body-parser's JSON parser (`parseJson`, express.json with the same limit)
- * for everything but the common case, which it reads without body-parser's streams, decoders and type checks — a little
- * over 2 % of the CPU of a distributed gateway's simple read (bench/README.md).
+ * Stand-in `lean-json-body` (lib/stand-ins/stand-in-registry.ts): the gateway fast path's JSON body reader —
+ * body-parser's JSON parser (`parseJson`, express.json with the same limit) for everything but the common case, which it
+ * reads without body-parser's streams, decoders and type checks (bench/README.md, "Stand-ins").
  *
  * The common case, and only it: a Content-Length body (no Transfer-Encoding) of 1 byte up to the limit, holding a JSON
  * object. Its bytes are read as they come, decoded as UTF-8 with a leading byte-order mark dropped (as body-parser's

@@ -4,17 +4,17 @@ import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { trace } from '@opentelemetry/api';
 import { Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import Negotiator from 'negotiator';
-import type { ResolvedOperation } from '../lib/graphql/graphql-hardening.ts';
-import type { Logger } from '../lib/logger.ts';
-import type { FastLaneOutcome } from '../lib/telemetry/metrics.ts';
-import type { Telemetry } from '../lib/telemetry/telemetry.ts';
-import type { GatewayContext } from './gateway-context.ts';
+import type { ResolvedOperation } from '../../lib/graphql/graphql-hardening.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { FastLaneOutcome } from '../../lib/telemetry/metrics.ts';
+import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
+import type { GatewayContext } from '../gateway-context.ts';
 
 /**
- * The gateway's fast lane: a POST /graphql whose document Apollo Server has already parsed, validated and let through
- * every plugin once is run straight on @apollo/gateway's executor, without a second pass through Apollo Server's request
- * pipeline — which, with its plugin hooks, hashing and response assembly, was about a third of the distributed gateway's
- * CPU per simple request (bench/README.md, "What remains now").
+ * Stand-in `operation-fast-lane` (lib/stand-ins/stand-in-registry.ts): a request whose document Apollo Server has
+ * already parsed, validated and let through every plugin once is run straight on @apollo/gateway's executor, without a
+ * second pass through Apollo Server's request pipeline — its plugin hooks, hashing and response assembly
+ * (bench/README.md, "Stand-ins"). The gateway's door (gateway-door.ts) offers it every request first.
  *
  * Only what cannot differ from the full pipeline takes the lane:
  * - the document: the same query text and operationName as a request that reached execution through the pipeline (the
@@ -142,7 +142,7 @@ export interface OperationFastLaneDeps {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-/** Apollo Server's choices for a single result, in its order of preference (ApolloServer.ts, MEDIA_TYPES). */
+/** Apollo Server's choices for a single result, in its order of preference (5.5.1's ApolloServer.ts, MEDIA_TYPES). */
 const SINGLE_RESULT_TYPES = [JSON_TYPE, 'application/graphql-response+json; charset=utf-8', 'application/json; callbackSpec=1.0; charset=utf-8'];
 /** Distinct Accept headers whose negotiated type is remembered (clients send a handful; more are negotiated each time). */
 const ACCEPT_MEMO_ENTRIES = 64;
@@ -384,7 +384,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 type CacheHint = { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' };
 
-/** Apollo's cache policy (@apollo/server's cachePolicy.ts, not exported): the shortest maxAge, PRIVATE over PUBLIC. */
+/** Apollo's cache policy (@apollo/server 5.5.1's cachePolicy.ts, not exported): the shortest maxAge, PRIVATE over PUBLIC. */
 class CachePolicy {
   maxAge: number | undefined = undefined;
   scope: 'PUBLIC' | 'PRIVATE' | undefined = undefined;

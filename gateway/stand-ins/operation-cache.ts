@@ -1,6 +1,6 @@
 /**
- * Builds the federation `Operation` that @apollo/gateway's executeQueryPlan needs once per distinct operation, instead of
- * at every request.
+ * Stand-in `operation-cache` (lib/stand-ins/stand-in-registry.ts): builds the federation `Operation` that
+ * @apollo/gateway's executeQueryPlan needs once per distinct operation, instead of at every request.
  *
  * executeQueryPlan (dist/executeQueryPlan.js) starts each execution with
  * `operationFromDocument(apiSchema, { kind: DOCUMENT, definitions: [operation, ...fragments] }, { validate: false })`:
@@ -15,26 +15,19 @@
  * shape are memoised — an unnamed, unvalidated conversion of a document whose first definition is an operation — keyed
  * by the schema object and that definition object (weakly: a new supergraph brings a new schema, a document evicted
  * from Apollo Server's cache takes its entry with it). Every other call, and any call that throws, runs Apollo's function
- * as before. It is installed only over the release checked here.
+ * as before. The gate installs it only over the releases the registry lists.
  */
 import type { DocumentNode } from 'graphql';
-import { installOverApolloExport, type ApolloExport, type ExportPatchInstall } from './apollo-export-patch.ts';
-
-/** The @apollo/federation-internals release whose operationFromDocument and whose caller this was checked against. */
-export const CHECKED_FEDERATION_INTERNALS_VERSION = '2.14.4';
+import { STAND_INS } from '../../lib/stand-ins/stand-in-registry.ts';
+import { setApolloExport, type ApolloExport } from './apollo-export-patch.ts';
 
 type OperationFromDocument = (schema: object, document: DocumentNode, options?: { operationName?: string; validate?: boolean }) => object;
 
 const OPERATION_FROM_DOCUMENT: ApolloExport = {
-  packageName: '@apollo/federation-internals',
-  file: 'operations.js',
+  file: STAND_INS['operation-cache'].loads[0]!,
   exportName: 'operationFromDocument',
-  checkedVersion: CHECKED_FEDERATION_INTERNALS_VERSION,
-  checkedBy: 'the operation cache was checked against',
   original: Symbol.for('tributary.gateway.apolloOperationFromDocument'),
 };
-
-export type OperationCacheInstall = ExportPatchInstall;
 
 /** Wraps `original` with the memo described above. */
 export function memoisedOperationFromDocument(original: OperationFromDocument): OperationFromDocument {
@@ -58,6 +51,7 @@ export function memoisedOperationFromDocument(original: OperationFromDocument): 
   };
 }
 
-export function installOperationCache(): OperationCacheInstall {
-  return installOverApolloExport(OPERATION_FROM_DOCUMENT, memoisedOperationFromDocument);
+/** Puts the memo in place (`on`) or Apollo's own function back; the stand-in's gate has passed when `on`. */
+export function setOperationCache(on: boolean): void {
+  setApolloExport(OPERATION_FROM_DOCUMENT, on, memoisedOperationFromDocument);
 }

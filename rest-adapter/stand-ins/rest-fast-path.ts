@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../lib/logger.ts';
-import type { Telemetry } from '../lib/telemetry/telemetry.ts';
-import { sendThrownError } from './user-records/google-rpc-status.ts';
-import { USER_EXAMPLE_ID_ROUTE, type UserExampleRoutes } from './user-records/user-example.routes.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
+import { sendThrownError } from '../user-records/google-rpc-status.ts';
+import { USER_EXAMPLE_ID_ROUTE, type UserExampleRoutes } from '../user-records/user-example.routes.ts';
 
 export interface RestFastPathDeps {
   telemetry: Telemetry;
@@ -20,11 +20,12 @@ export interface RestFastPathDeps {
 const RECORD_PATH = /^\/api\/v1\/userExample\/([A-Za-z0-9_.~-]+)\/?(?:\?|$)/;
 
 /**
- * Area A's most common requests — GET and DELETE of one record, which read no body — served straight from node:http:
- * the same telemetry (request id, span, metrics, access log), the same route handlers and the same replies as through
- * Express, without Express's router and its request and response decoration, which cost more than a third of a REST
- * GetByID's CPU beyond the gateway's own (bench/README.md, "Issue 13's targets"). Every other request, and every request
- * when CORS is configured (its middleware runs first on the Express app), goes to Express: the function answers false.
+ * Stand-in `rest-fast-path` (lib/stand-ins/stand-in-registry.ts): Area A's most common requests — GET and DELETE of
+ * one record, which read no body — served straight from node:http: the same telemetry (request id, span, metrics,
+ * access log), the same route handlers and the same replies as through Express 5.3.0, without Express's router and its
+ * request and response decoration (bench/README.md, "Stand-ins"). Every other request, and every request when CORS is
+ * configured (its middleware runs first on the Express app), goes to Express: the function answers false.
+ * test/e2e/rest-fast-path.test.ts compares its replies with Express's.
  */
 export function createRestFastPath(deps: RestFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {

@@ -1,0 +1,143 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { HeaderMap, type ApolloServer } from '@apollo/server';
+import type { GraphQLFormattedError } from 'graphql';
+import { addressedUrl } from '../lib/auth/signed-request.ts';
+import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
+import type { LaneHeaders, OperationFastLane } from './stand-ins/operation-fast-lane.ts';
+
+/**
+ * The one door into the gateway's execution. Every request that runs an operation comes through here — POST and GET
+ * /graphql from the HTTP fast path or from Express, and the REST adapter's operations run in this process — and here,
+ * once, it takes the operation fast lane (a stand-in for Apollo Server's pipeline, gateway/stand-ins/) or Apollo
+ * Server's pipeline. What is added to the execution path (retries, streaming, a reloaded supergraph) goes here too.
+ *
+ * The REST adapter sees nothing of the gateway but this module's types: `GatewayDoor.execute` is its in-process executor.
+ */
+
+/** An HTTP request to /graphql, its body already read (JSON, or a GraphQL multipart request) or undefined. */
+export interface GatewayHttpRequest {
+  method: string;
+  /** The request target as the client sent it: path and query string. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+/** The gateway's answer to an HTTP request, as Apollo Server gives it (the lane's replies have the same form). */
+export interface GatewayHttpReply {
+  status: number;
+  headers: Iterable<[string, string]>;
+  body: { kind: 'complete'; string: string } | { kind: 'chunked'; asyncIterator: AsyncIterableIterator<string> };
+}
+
+/** An operation built in this process (the REST adapter's), with the caller's headers the subgraphs must see. */
+export interface GatewayOperation {
+  query: string;
+  operationName: string;
+  variables: Record<string, unknown>;
+  /** authorization, x-request-id, x-social-host, x-signed-request: what the subgraphs see of the caller. */
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+/** A GraphQL result of an operation run in this process. */
+export interface GatewayOperationResult {
+  data?: Record<string, unknown> | null;
+  errors?: readonly GraphQLFormattedError[];
+  extensions?: Record<string, unknown>;
+}
+
+export interface GatewayDoor {
+  /** Answers an HTTP request to /graphql. */
+  serveHttp(request: GatewayHttpRequest): Promise<GatewayHttpReply>;
+  /**
+   * Runs an operation in this process with no HTTP request: it counts as trusted (no operation limits, no safelist:
+   * lib/http/trusted-caller.ts), being built by the platform's own code.
+   */
+  execute(operation: GatewayOperation): Promise<GatewayOperationResult>;
+}
+
+export interface GatewayDoorDeps {
+  apollo: ApolloServer<GatewayContext>;
+  /** Undefined when the stand-in is off: every request takes Apollo Server's pipeline. */
+  lane: OperationFastLane | undefined;
+}
+
+/** A JSON body (the only kind the lane reads; a multipart request's operation is the pipeline's). */
+const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
+
+/**
+ * The lane's answer when it has one; else the pipeline's. When the lane ran the operation and it ended in errors, the
+ * context carries that outcome to the pipeline, whose executor replays it: nothing runs twice (operation-fast-lane.ts).
+ */
+async function laneElsePipeline<T>(lane: (() => Promise<T | undefined>) | undefined, pipeline: () => Promise<T>): Promise<T> {
+  const fast = lane ? await lane() : undefined;
+  return fast ?? pipeline();
+}
+
+export function createGatewayDoor({ apollo, lane }: GatewayDoorDeps): GatewayDoor {
+  return {
+    serveHttp(request) {
+      const { method, url, headers, body } = request;
+      const context = createGatewayContext(headers, { method, url: addressedUrl({ headers, path: url }) });
+      const incoming = new IncomingHeaders(headers);
+      const queryAt = url.indexOf('?');
+      const search = queryAt === -1 ? '' : url.slice(queryAt);
+      const laneTakes = lane !== undefined && method === 'POST' && search === '' && JSON_MEDIA_TYPE.test(incoming.get('content-type') ?? '');
+      return laneElsePipeline<GatewayHttpReply>(
+        laneTakes
+          ? async () => {
+              const reply = await lane.serve({ body, headers: incoming, context });
+              return reply && { status: reply.status, headers: reply.headers, body: { kind: 'complete', string: reply.body } };
+            }
+          : undefined,
+        async () => {
+          // The same context object: if the lane ran the operation, its outcome travels with it to the executor.
+          const response = await apollo.executeHTTPGraphQLRequest({
+            httpGraphQLRequest: { method: method.toUpperCase(), headers: new HeaderMap(incoming.entries()), search, body },
+            context: async () => context,
+          });
+          return { status: response.status ?? 200, headers: response.headers, body: response.body };
+        },
+      );
+    },
+
+    execute({ query, operationName, variables, headers }) {
+      const contextValue = createGatewayContext(headers);
+      return laneElsePipeline<GatewayOperationResult>(
+        lane && (() => lane.execute({ query, operationName, variables, context: contextValue })),
+        async () => {
+          const response = await apollo.executeOperation({ query, operationName, variables }, { contextValue });
+          if (response.body.kind !== 'single') throw new Error('incremental delivery is not offered to in-process operations');
+          const { data, errors, extensions } = response.body.singleResult;
+          return { data: data ?? null, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) };
+        },
+      );
+    },
+  };
+}
+
+/**
+ * node's request headers read as Apollo Server's HeaderMap of them reads (names in lower case, repeated values joined
+ * with ", ", as @as-integrations/express5 builds it), without copying them for a request the lane serves.
+ */
+class IncomingHeaders implements LaneHeaders {
+  constructor(private readonly raw: IncomingHttpHeaders) {}
+
+  get(name: string): string | undefined {
+    const key = name.toLowerCase();
+    if (!Object.hasOwn(this.raw, key)) return undefined;
+    const value = this.raw[key];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  *entries(): IterableIterator<[string, string]> {
+    for (const key of Object.keys(this.raw)) {
+      const value = this.get(key);
+      if (value !== undefined) yield [key, value];
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { answerBodyFailure } from '../../lib/graphql/graphql-http-fallbacks.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
+import type { GatewayDoor, GatewayHttpReply } from '../gateway-door.ts';
+import { leanJsonBody } from './lean-json-body.ts';
+
+export interface HttpFastPathDeps {
+  /** Where the request goes once its body is read and the hardening middleware let it through. */
+  door: GatewayDoor;
+  telemetry: Telemetry;
+  logger: Logger;
+  bodyLimitBytes: number;
+  /** The hardening middleware the Express route runs between the JSON parser and the door, in the same order. */
+  middleware: readonly RequestHandler[];
+  /** Whether the lean JSON body reader (stand-in `lean-json-body`) reads the bodies; otherwise body-parser does. */
+  leanJsonBody: boolean;
+}
+
+/** `application/json`, optionally with the UTF-8 charset: the only bodies the fast path takes. */
+const JSON_BODY = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
+
+/**
+ * Stand-in `http-fast-path` (lib/stand-ins/stand-in-registry.ts): the gateway's most common request — POST /graphql
+ * with a JSON body — served straight from node:http, with the same steps as the Express route (telemetry, body-parser's
+ * JSON parser with the same limit and errors — or the lean reader standing in for it —, the hardening middleware, the
+ * gateway's door) without Express's router and its request and response decoration (bench/README.md, "Stand-ins").
+ * Anything else — another method or path, a query string, a multipart or encoded body, or CORS configured — is left to
+ * Express (the function answers false). Checked against express 5.3.0 and @as-integrations/express5 1.1.2 by
+ * test/e2e/gateway-fast-path.test.ts, which compares every reply with the Express route's.
+ */
+export function createHttpFastPath(deps: HttpFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const parseJson = express.json({ limit: deps.bodyLimitBytes });
+  const steps: readonly RequestHandler[] = [deps.leanJsonBody ? leanJsonBody(parseJson, deps.bodyLimitBytes) : parseJson, ...deps.middleware];
+
+  const fail = (res: ServerResponse, error: unknown) => answerBodyFailure(res, error, deps);
+
+  const execute = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
+    const reply = await deps.door.serveHttp({ method: 'POST', url: req.url ?? '/graphql', headers: req.headers, body: req.body });
+    await sendReply(res, reply);
+  };
+
+  /** Runs the steps in order, as Express would, then the door; an error from any goes to `fail`. */
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const run = (index: number) => (error?: unknown) => {
+      if (error !== undefined && error !== null && error !== 'route' && error !== 'router') {
+        fail(res, error);
+        return;
+      }
+      const step = steps[index];
+      if (!step) {
+        execute(req, res).catch((failure: unknown) => fail(res, failure));
+        return;
+      }
+      try {
+        // The steps read only the request's method, URL, headers and body, and answer through plain node:http calls
+        // (sendGraphqlError), so Express's decorations of req and res are not needed.
+        const result: unknown = step(req as Request, res as Response, run(index + 1));
+        if (result instanceof Promise) result.catch((failure: unknown) => fail(res, failure));
+      } catch (thrown) {
+        fail(res, thrown);
+      }
+    };
+    run(0)();
+  };
+
+  return (req, res) => {
+    if (!takesFastPath(req)) return false;
+    deps.telemetry.serve('gateway', req, res, '/graphql', () => handle(req, res));
+    return true;
+  };
+}
+
+/** Writes the door's reply as Express's res.send would for a JSON body: status, headers, the body's length, the body. */
+async function sendReply(res: ServerResponse, reply: GatewayHttpReply): Promise<void> {
+  res.statusCode = reply.status;
+  for (const [key, value] of reply.headers) res.setHeader(key, value);
+  if (reply.body.kind === 'complete') {
+    res.setHeader('content-length', Buffer.byteLength(reply.body.string));
+    res.end(reply.body.string);
+    return;
+  }
+  for await (const chunk of reply.body.asyncIterator) res.write(chunk);
+  res.end();
+}
+
+/** POST /graphql (no query string) with a JSON body and no content coding: what the fast path serves. */
+export function takesFastPath(req: Pick<IncomingMessage, 'method' | 'url' | 'headers'>): boolean {
+  if (req.method !== 'POST' || req.url !== '/graphql') return false;
+  const type = req.headers['content-type'];
+  if (type === undefined || !JSON_BODY.test(type)) return false;
+  const encoding = req.headers['content-encoding'];
+  return encoding === undefined || encoding.toLowerCase() === 'identity';
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../support/raw-http.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { statusBody } from '../support/user-example-errors.ts';
 
 /**
  * Regression tests of what Node's HTTP parser refuses before any route sees it (issue "Hostile traffic"): header blocks
@@ -9,6 +10,8 @@ import { startTestSystem, type TestSystem } from '../support/test-system.ts';
  */
 
 const BIG_HEADER = `X-Padding: ${'a'.repeat(17_000)}\r\n`;
+/** The HTTP layer's words, the same in every door's format. */
+const HEADERS_TOO_LARGE = "the request's headers exceed the limit of 16384 bytes";
 
 describe('HTTP framing and limits', () => {
   let system: TestSystem;
@@ -24,7 +27,7 @@ describe('HTTP framing and limits', () => {
       const reply = await rawRequest(system.restUrl, request('/api/v1/userExample/1', BIG_HEADER));
       expect(reply.status).toBe(431);
       expect(reply.headers['content-type']).toMatch(/^application\/json/);
-      expect(reply.json).toEqual({ code: 3, message: "the request's headers exceed the limit of 16384 bytes", details: [] });
+      expect(reply.json).toEqual(statusBody(3, HEADERS_TOO_LARGE));
     });
 
     it('Graph paths, on both hosts: the Graph envelope', async () => {
@@ -32,21 +35,21 @@ describe('HTTP framing and limits', () => {
         const reply = await rawRequest(base, request('/v25.0/me', BIG_HEADER));
         expect(reply.status).toBe(431);
         expect(reply.json.error).toMatchObject({ message: 'Invalid parameter', type: 'OAuthException', code: 100 });
-        expect(reply.json.error.error_user_msg).toBe("the request's headers exceed the limit of 16384 bytes");
+        expect(reply.json.error.error_user_msg).toBe(HEADERS_TOO_LARGE);
       }
     });
 
     it('the upload: its standard error', async () => {
       const reply = await rawRequest(system.restUrl, request('/1.1/media/upload.json', BIG_HEADER));
       expect(reply.status).toBe(431);
-      expect(reply.json).toEqual({ errors: [{ code: 324, message: "the request's headers exceed the limit of 16384 bytes" }] });
+      expect(reply.json).toEqual({ errors: [{ code: 324, message: HEADERS_TOO_LARGE }] });
     });
 
     it('GraphQL: a GraphQL error', async () => {
       const reply = await rawRequest(system.gatewayUrl, request('/graphql', BIG_HEADER));
       expect(reply.status).toBe(431);
       expect(reply.json).toEqual({
-        errors: [{ message: "the request's headers exceed the limit of 16384 bytes", extensions: { code: 'BAD_REQUEST' } }],
+        errors: [{ message: HEADERS_TOO_LARGE, extensions: { code: 'BAD_REQUEST' } }],
       });
     });
   });
@@ -84,7 +87,7 @@ describe('HTTP framing and limits', () => {
     const reply = await rawRequest(system.restUrl, 'GET /api/v1/userExample/1 HTTP/1.1\r\nHost: x\r\n', { timeoutMs: 8_000 });
     expect(reply.timedOut).toBe(false);
     expect(reply.status).toBe(408);
-    expect(reply.json).toEqual({ code: 3, message: 'the request was not received in time', details: [] });
+    expect(reply.json).toEqual(statusBody(3, 'the request was not received in time'));
     expect(Date.now() - started).toBeLessThan(4_000);
   });
 

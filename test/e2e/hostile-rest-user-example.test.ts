@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { badRequestBody, createRestClient, type RestClient } from '../support/rest-client.ts';
+import { createRestClient, type RestClient } from '../support/rest-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { badRequestBody, CREATE_REQUEST, LIST_REQUEST, methodNotAllowed, statusBody, UPDATE_REQUEST, violationMessage } from '../support/user-example-errors.ts';
 
 /**
  * Regression tests of Area A's REST door under hostile input (issue "Hostile traffic"): unbounded fields, a List whose
@@ -67,7 +68,7 @@ describe('Area A REST under hostile input', () => {
       const reply = await rest.request('POST', BASE, { json: user(1, { [field]: value }) });
       expect(reply.status).toBe(400);
       const violation = { field, description: `value length must be at most ${max} runes` };
-      expect(reply.body).toEqual(badRequestBody(`invalid CreateUserExampleRequest: ${field}: ${violation.description}`, [violation]));
+      expect(reply.body).toEqual(badRequestBody(violationMessage(CREATE_REQUEST, [violation]), [violation]));
       const listed = await rest.request('POST', `${BASE}/list`, { token: admin, json: { params: { columns: [{ name: 'email', value: 'hostile.1@example.com' }] } } });
       expect(listed.body.total).toBe('0');
     });
@@ -82,11 +83,8 @@ describe('Area A REST under hostile input', () => {
     it('refuses an update past a bound too (the update has no rules, but storage has bounds), and changes nothing', async () => {
       const reply = await rest.request('PUT', `${BASE}/${existing}`, { token: admin, json: { name: 'n'.repeat(300), age: 99 } });
       expect(reply.status).toBe(400);
-      expect(reply.body).toEqual(
-        badRequestBody('invalid UpdateUserExampleByIDRequest: name: value length must be at most 256 runes', [
-          { field: 'name', description: 'value length must be at most 256 runes' },
-        ]),
-      );
+      const violation = { field: 'name', description: 'value length must be at most 256 runes' };
+      expect(reply.body).toEqual(badRequestBody(violationMessage(UPDATE_REQUEST, [violation]), [violation]));
       const read = await rest.request('GET', `${BASE}/${existing}`, { token: admin });
       expect(read.body.userExample.name).toBe('Hostile 0');
       expect(read.body.userExample.age).not.toBe(99);
@@ -98,10 +96,8 @@ describe('Area A REST under hostile input', () => {
       const values = Array.from({ length: 65_535 }, (_, i) => i + 1).join(',');
       const reply = await rest.request('POST', `${BASE}/list`, { token: admin, json: { params: { columns: [{ name: 'id', exp: 'in', value: values }] } } });
       expect(reply.status).toBe(400);
-      const description = "value must list no more than 1000 item(s) for exp 'in'";
-      expect(reply.body).toEqual(
-        badRequestBody(`invalid ListUserExampleRequest: params.columns[0].value: ${description}`, [{ field: 'params.columns[0].value', description }]),
-      );
+      const violation = { field: 'params.columns[0].value', description: "value must list no more than 1000 item(s) for exp 'in'" };
+      expect(reply.body).toEqual(badRequestBody(violationMessage(LIST_REQUEST, [violation]), [violation]));
       await storeIsIntact();
     });
 
@@ -116,11 +112,8 @@ describe('Area A REST under hostile input', () => {
       const columns = Array.from({ length: 5000 }, () => ({ name: 'nope', exp: 'bad', value: 'x', logic: 'xor' }));
       const reply = await rest.request('POST', `${BASE}/list`, { token: admin, json: { params: { columns } } });
       expect(reply.status).toBe(400);
-      expect(reply.body).toEqual(
-        badRequestBody('invalid ListUserExampleRequest: params.columns: value must contain no more than 100 item(s)', [
-          { field: 'params.columns', description: 'value must contain no more than 100 item(s)' },
-        ]),
-      );
+      const violation = { field: 'params.columns', description: 'value must contain no more than 100 item(s)' };
+      expect(reply.body).toEqual(badRequestBody(violationMessage(LIST_REQUEST, [violation]), [violation]));
       await storeIsIntact();
     });
 
@@ -174,7 +167,7 @@ describe('Area A REST under hostile input', () => {
       expect(reply.status).toBe(405);
       expect(reply.headers.get('allow')).toBe(allow);
       expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(reply.body).toEqual({ code: 12, message: `method OPTIONS not allowed on ${path}`, details: [] });
+      expect(reply.body).toEqual(statusBody(12, methodNotAllowed('OPTIONS', path)));
     });
   });
 });

@@ -1,28 +1,12 @@
 import jwt from 'jsonwebtoken';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRestClient, statusBody, type RestClient } from '../support/rest-client.ts';
-import { startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { BASE, type CreateBody, newUser, freshRecord, expectJson, helpers } from '../support/user-example-rest.ts';
-import { MISSING_TOKEN, MALFORMED_HEADER } from '../support/user-example-fixtures.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MALFORMED_HEADER, MISSING_TOKEN, permissionDenied, statusBody } from '../support/user-example-errors.ts';
+import { BASE, type CreateBody, newUser, freshRecord, expectJson, useRestUserExampleSystem } from '../support/user-example-rest.ts';
 
 /** Area A over REST: bearer tokens, roles and owners on every path. */
 
 describe('REST Area A (embedded)', () => {
-  let system: TestSystem;
-  let rest: RestClient;
-  const h = helpers(
-    () => system,
-    () => rest,
-  );
-  const admin = () => system.adminToken();
-
-  beforeAll(async () => {
-    system = await startTestSystem();
-    rest = createRestClient(system.restUrl);
-  });
-  afterAll(async () => {
-    await system?.close();
-  });
+  const { system, rest, records, adminToken } = useRestUserExampleSystem();
 
   describe('authentication and permissions', () => {
     let target: string;
@@ -30,7 +14,7 @@ describe('REST Area A (embedded)', () => {
 
     beforeAll(async () => {
       targetInput = newUser({ name: 'Auth Target' });
-      target = await h.create(targetInput);
+      target = await records.create(targetInput);
     });
 
     const protectedCalls: [string, string, (id: string) => string, unknown][] = [
@@ -53,12 +37,12 @@ describe('REST Area A (embedded)', () => {
       expect(reply.status).toBe(200);
     });
 
-    function signed(overrides: jwt.SignOptions = {}, secret = system.config.jwt.secret!) {
+    function signed(overrides: jwt.SignOptions = {}, secret = system().config.jwt.secret!) {
       return jwt.sign({ roles: ['admin'] }, secret, {
         algorithm: 'HS256',
         subject: 'admin',
-        issuer: system.config.jwt.issuer,
-        audience: system.config.jwt.audience,
+        issuer: system().config.jwt.issuer,
+        audience: system().config.jwt.audience,
         expiresIn: '1h',
         ...overrides,
       });
@@ -70,7 +54,7 @@ describe('REST Area A (embedded)', () => {
       ['"Bearer " with only spaces', () => 'Bearer    ', /^malformed Authorization header/],
       ['a token that is not a JWT', () => 'Bearer not-a-jwt', /not a well-formed JWT/],
       ['a token signed with another secret', () => `Bearer ${signed({}, 'another-secret-that-is-also-32-characters-long')}`, /signature/],
-      ['an expired token', () => `Bearer ${system.tokens.mint({ sub: 'admin', roles: ['admin'] }, { expiresIn: -10 })}`, /expired/],
+      ['an expired token', () => `Bearer ${system().tokens.mint({ sub: 'admin', roles: ['admin'] }, { expiresIn: -10 })}`, /expired/],
       ['a token from another issuer', () => `Bearer ${signed({ issuer: 'somebody-else' })}`, /issuer/],
       ['a token for another audience', () => `Bearer ${signed({ audience: 'somebody-else' })}`, /audience/],
       ['a token signed with another HMAC algorithm', () => `Bearer ${signed({ algorithm: 'HS512' })}`, /algorithm/],
@@ -78,20 +62,20 @@ describe('REST Area A (embedded)', () => {
       [
         'a token without exp',
         () =>
-          `Bearer ${jwt.sign({ roles: ['admin'] }, system.config.jwt.secret!, {
+          `Bearer ${jwt.sign({ roles: ['admin'] }, system().config.jwt.secret!, {
             subject: 'admin',
-            issuer: system.config.jwt.issuer,
-            audience: system.config.jwt.audience,
+            issuer: system().config.jwt.issuer,
+            audience: system().config.jwt.audience,
           })}`,
         /exp/,
       ],
-      ['a token not yet valid', () => `Bearer ${system.tokens.mint({ sub: 'admin', roles: ['admin'] }, { notBefore: 3600 })}`, /not valid before/],
+      ['a token not yet valid', () => `Bearer ${system().tokens.mint({ sub: 'admin', roles: ['admin'] }, { notBefore: 3600 })}`, /not valid before/],
       [
         'a token without sub',
         () =>
-          `Bearer ${jwt.sign({ roles: ['admin'] }, system.config.jwt.secret!, {
-            issuer: system.config.jwt.issuer,
-            audience: system.config.jwt.audience,
+          `Bearer ${jwt.sign({ roles: ['admin'] }, system().config.jwt.secret!, {
+            issuer: system().config.jwt.issuer,
+            audience: system().config.jwt.audience,
             expiresIn: '1h',
           })}`,
         /sub/,
@@ -116,7 +100,7 @@ describe('REST Area A (embedded)', () => {
       expect(reply.status).toBe(401);
       expect(reply.body).toEqual(statusBody(16, expect.stringMatching(why)));
       const listed = await rest.request('POST', `${BASE}/list`, {
-        token: admin(),
+        token: adminToken(),
         json: { params: { columns: [{ name: 'email', value: input.email }] } },
       });
       expect(listed.body).toEqual({ total: '0', userExamples: [] });
@@ -125,13 +109,13 @@ describe('REST Area A (embedded)', () => {
     // The auth-scheme is case-insensitive (RFC 7235 §2.1).
     it('accepts the auth scheme in any case ("bearer <JWT>")', async () => {
       for (const scheme of ['bearer', 'BEARER']) {
-        const reply = await rest.request('GET', `${BASE}/${target}`, { authorization: `${scheme} ${admin()}` });
+        const reply = await rest.request('GET', `${BASE}/${target}`, { authorization: `${scheme} ${adminToken()}` });
         expect(reply.status, scheme).toBe(200);
       }
     });
 
     it('lets any signed-in user read any record and list', async () => {
-      const token = system.userToken('just-a-reader');
+      const token = system().userToken('just-a-reader');
       const read = await rest.request('GET', `${BASE}/${target}`, { token });
       expect(read.status).toBe(200);
       expect(read.body.userExample.id).toBe(target);
@@ -141,33 +125,33 @@ describe('REST Area A (embedded)', () => {
     });
 
     it('refuses a non-admin updating another record with 403 code 7, leaving it unchanged', async () => {
-      const before = await h.get(target);
-      const reply = await rest.request('PUT', `${BASE}/${target}`, { token: system.userToken('999999'), json: { name: 'Hijacked' } });
+      const before = await records.get(target);
+      const reply = await rest.request('PUT', `${BASE}/${target}`, { token: system().userToken('999999'), json: { name: 'Hijacked' } });
       expect(reply.status).toBe(403);
       expectJson(reply);
-      expect(reply.body).toEqual(statusBody(7, 'permission denied: only the user itself or an administrator may update this userExample'));
-      expect(await h.get(target)).toEqual(before);
+      expect(reply.body).toEqual(statusBody(7, permissionDenied('update')));
+      expect(await records.get(target)).toEqual(before);
     });
 
     it('refuses a non-admin deleting another record with 403 code 7, leaving it in place', async () => {
-      const reply = await rest.request('DELETE', `${BASE}/${target}`, { token: system.userToken('999999') });
+      const reply = await rest.request('DELETE', `${BASE}/${target}`, { token: system().userToken('999999') });
       expect(reply.status).toBe(403);
-      expect(reply.body).toEqual(statusBody(7, 'permission denied: only the user itself or an administrator may delete this userExample'));
-      expect((await h.get(target)).id).toBe(target);
+      expect(reply.body).toEqual(statusBody(7, permissionDenied('delete')));
+      expect((await records.get(target)).id).toBe(target);
     });
 
     it('lets a user update itself (token sub = id)', async () => {
       const input = newUser();
-      const id = await h.create(input);
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: system.userToken(id), json: { name: 'Self Edited' } });
+      const id = await records.create(input);
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: system().userToken(id), json: { name: 'Self Edited' } });
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({});
-      expect(await h.get(id)).toEqual({ ...freshRecord(id, input), name: 'Self Edited' });
+      expect(await records.get(id)).toEqual({ ...freshRecord(id, input), name: 'Self Edited' });
     });
 
     it('lets a user delete itself', async () => {
-      const id = await h.create(newUser());
-      const reply = await rest.request('DELETE', `${BASE}/${id}`, { token: system.userToken(id) });
+      const id = await records.create(newUser());
+      const reply = await rest.request('DELETE', `${BASE}/${id}`, { token: system().userToken(id) });
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({});
     });

@@ -1,27 +1,14 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { badRequestBody, createRestClient, statusBody, type RestClient, type RestReply } from '../support/rest-client.ts';
-import { startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { BASE, LIST_REQUEST, type Gender, type CreateBody, newUser, freshRecord, violationMessage, helpers } from '../support/user-example-rest.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RestReply } from '../support/rest-client.ts';
+import { startTestSystem } from '../support/test-system.ts';
+import { badRequestBody, bodyTooLarge, LIST_REQUEST, statusBody, violationMessage } from '../support/user-example-errors.ts';
+import { BASE, type Gender, type CreateBody, newUser, freshRecord, useRestUserExampleSystem } from '../support/user-example-rest.ts';
 
 /** Area A's List over REST: params, conditions and their grammar, sorting, paging, ids past 2^53. */
 
 describe('REST Area A (embedded)', () => {
-  let system: TestSystem;
-  let rest: RestClient;
-  const h = helpers(
-    () => system,
-    () => rest,
-  );
-  const admin = () => system.adminToken();
-
-  beforeAll(async () => {
-    system = await startTestSystem();
-    rest = createRestClient(system.restUrl);
-  });
-  afterAll(async () => {
-    await system?.close();
-  });
+  const { rest, records, adminToken } = useRestUserExampleSystem();
 
   describe('list', () => {
     const tag = 'zqlisttag';
@@ -35,11 +22,11 @@ describe('REST Area A (embedded)', () => {
     beforeAll(async () => {
       for (const key of Object.keys(names) as (keyof typeof names)[]) {
         inputs[key] = newUser({ name: names[key], age: ages[key], gender: genders[key] });
-        ids[key] = await h.create(inputs[key]);
+        ids[key] = await records.create(inputs[key]);
       }
     });
 
-    async function list(params: unknown, token = admin()): Promise<RestReply> {
+    async function list(params: unknown, token = adminToken()): Promise<RestReply> {
       return rest.request('POST', `${BASE}/list`, { token, json: { params } });
     }
 
@@ -300,7 +287,7 @@ describe('REST Area A (embedded)', () => {
       ['an empty body', { raw: '{}' }],
       ['params null', { raw: '{"params":null}' }],
     ])('rejects missing params with 400: %s', async (_label, body) => {
-      const reply = await rest.request('POST', `${BASE}/list`, { token: admin(), ...body });
+      const reply = await rest.request('POST', `${BASE}/list`, { token: adminToken(), ...body });
       const violation = { field: 'params', description: 'value is required' };
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(badRequestBody(violationMessage(LIST_REQUEST, [violation]), [violation]));
@@ -345,21 +332,10 @@ describe('REST Area A (embedded)', () => {
 });
 
 describe('REST Area A with ids past 2^53 and a 2 KiB body limit', () => {
-  let system: TestSystem;
-  let rest: RestClient;
-  const h = helpers(
-    () => system,
-    () => rest,
-  );
-  const admin = () => system.adminToken();
+  const { system, rest, records, adminToken } = useRestUserExampleSystem(() => startTestSystem({ REST_BODY_LIMIT_BYTES: '2048' }));
 
   beforeAll(async () => {
-    system = await startTestSystem({ REST_BODY_LIMIT_BYTES: '2048' });
-    rest = createRestClient(system.restUrl);
-    await sql`alter table users.user_example alter column id restart with 9007199254740993`.execute(system.database.db);
-  });
-  afterAll(async () => {
-    await system?.close();
+    await sql`alter table users.user_example alter column id restart with 9007199254740993`.execute(system().database.db);
   });
 
   it('round-trips an id above 2^53 exactly through create, get, update and list', async () => {
@@ -369,22 +345,22 @@ describe('REST Area A with ids past 2^53 and a 2 KiB body limit', () => {
     expect(created.text).toBe('{"id":"9007199254740993"}');
     const id = '9007199254740993';
 
-    const read = await rest.request('GET', `${BASE}/${id}`, { token: admin() });
+    const read = await rest.request('GET', `${BASE}/${id}`, { token: adminToken() });
     expect(read.status).toBe(200);
     expect(read.text).toContain('"id":"9007199254740993"');
     expect(read.body).toEqual({ userExample: freshRecord(id, input) });
 
     // 2^53 + 1 rounds to 2^53 as a double: the neighbour must not be confused with it.
-    const neighbour = await rest.request('GET', `${BASE}/9007199254740992`, { token: admin() });
+    const neighbour = await rest.request('GET', `${BASE}/9007199254740992`, { token: adminToken() });
     expect(neighbour.status).toBe(404);
 
-    const updated = await rest.request('PUT', `${BASE}/${id}`, { token: system.userToken(id), json: { name: 'Big Id Renamed' } });
+    const updated = await rest.request('PUT', `${BASE}/${id}`, { token: system().userToken(id), json: { name: 'Big Id Renamed' } });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body).toEqual({});
-    expect(await h.get(id)).toEqual({ ...freshRecord(id, input), name: 'Big Id Renamed' });
+    expect(await records.get(id)).toEqual({ ...freshRecord(id, input), name: 'Big Id Renamed' });
 
     const listed = await rest.request('POST', `${BASE}/list`, {
-      token: admin(),
+      token: adminToken(),
       json: { params: { columns: [{ name: 'id', exp: 'eq', value: id }] } },
     });
     expect(listed.status).toBe(200);
@@ -393,7 +369,7 @@ describe('REST Area A with ids past 2^53 and a 2 KiB body limit', () => {
 
     // The filter value sent as a JSON number keeps its digits too.
     const listedByNumber = await rest.request('POST', `${BASE}/list`, {
-      token: admin(),
+      token: adminToken(),
       raw: `{"params":{"columns":[{"name":"id","exp":"eq","value":${id}}]}}`,
     });
     expect(listedByNumber.status, listedByNumber.text).toBe(200);
@@ -402,15 +378,15 @@ describe('REST Area A with ids past 2^53 and a 2 KiB body limit', () => {
   });
 
   it('keeps loginAt 9223372036854775807 sent as a JSON number exactly', async () => {
-    const id = await h.create(newUser());
+    const id = await records.create(newUser());
     expect(BigInt(id)).toBeGreaterThan(2n ** 53n);
-    const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), raw: '{"loginAt":9223372036854775807}' });
+    const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), raw: '{"loginAt":9223372036854775807}' });
     expect(reply.status, reply.text).toBe(200);
-    const read = await rest.request('GET', `${BASE}/${id}`, { token: admin() });
+    const read = await rest.request('GET', `${BASE}/${id}`, { token: adminToken() });
     expect(read.text).toContain('"loginAt":"9223372036854775807"');
     expect(read.text).toContain(`"id":"${id}"`);
     const listed = await rest.request('POST', `${BASE}/list`, {
-      token: admin(),
+      token: adminToken(),
       json: { params: { columns: [{ name: 'login_at', exp: 'eq', value: '9223372036854775807' }] } },
     });
     expect(listed.body.total).toBe('1');
@@ -422,22 +398,22 @@ describe('REST Area A with ids past 2^53 and a 2 KiB body limit', () => {
     // The avatar takes up the room: it is the one field whose bound (2 048 runes) is above this body limit.
     input.avatar = `${input.avatar}?pad=${'n'.repeat(2048 - JSON.stringify(input).length - 5)}`;
     expect(Buffer.byteLength(JSON.stringify(input))).toBe(2048);
-    const id = await h.create(input);
-    expect((await h.get(id)).avatar).toBe(input.avatar);
+    const id = await records.create(input);
+    expect((await records.get(id)).avatar).toBe(input.avatar);
   });
 
   it('rejects a body over the limit with 400 naming the size, on every body-carrying path', async () => {
-    const id = await h.create(newUser());
+    const id = await records.create(newUser());
     const big = { ...newUser(), name: 'n'.repeat(3000) };
     for (const [method, path, token] of [
       ['POST', BASE, undefined],
-      ['PUT', `${BASE}/${id}`, admin()],
-      ['POST', `${BASE}/list`, admin()],
+      ['PUT', `${BASE}/${id}`, adminToken()],
+      ['POST', `${BASE}/list`, adminToken()],
     ] as const) {
       const reply = await rest.request(method, path, { json: big, ...(token ? { token } : {}) });
       expect(reply.status, `${method} ${path}`).toBe(400);
-      expect(reply.body).toEqual(statusBody(3, 'request body exceeds the limit of 2048 bytes'));
+      expect(reply.body).toEqual(statusBody(3, bodyTooLarge(2048)));
     }
-    expect((await h.get(id)).name).not.toBe(big.name);
+    expect((await records.get(id)).name).not.toBe(big.name);
   });
 });

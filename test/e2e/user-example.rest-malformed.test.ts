@@ -1,41 +1,38 @@
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { badRequestBody, createRestClient, statusBody, type RestClient } from '../support/rest-client.ts';
-import { startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { BASE, newUser, freshRecord, violationMessage, expectJson, helpers } from '../support/user-example-rest.ts';
-import { RULE } from '../support/user-example-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  badRequestBody,
+  bodyTooLarge,
+  invalidPathId,
+  malformedJsonBody,
+  methodNotAllowed,
+  noRoute,
+  notFound,
+  pathIdDescription,
+  RULE,
+  statusBody,
+  unreadableBody,
+  violationMessage,
+} from '../support/user-example-errors.ts';
+import { BASE, newUser, freshRecord, expectJson, useRestUserExampleSystem } from '../support/user-example-rest.ts';
 
 /** Area A over REST: malformed requests (JSON, protojson types, paths, methods, bodies, encodings) answered as google.rpc.Status. */
 
 describe('REST Area A (embedded)', () => {
-  let system: TestSystem;
-  let rest: RestClient;
-  const h = helpers(
-    () => system,
-    () => rest,
-  );
-  const admin = () => system.adminToken();
-
-  beforeAll(async () => {
-    system = await startTestSystem();
-    rest = createRestClient(system.restUrl);
-  });
-  afterAll(async () => {
-    await system?.close();
-  });
+  const { system, rest, records, adminToken } = useRestUserExampleSystem();
 
   describe('malformed requests', () => {
     it('rejects invalid JSON with 400 naming the problem', async () => {
       const reply = await rest.request('POST', BASE, { raw: '{"name": "Ada",' });
       expect(reply.status).toBe(400);
       expectJson(reply);
-      expect(reply.body).toEqual(statusBody(3, expect.stringMatching(/^malformed JSON body: .+ at position \d+$/)));
+      expect(reply.body).toEqual(statusBody(3, malformedJsonBody(/.+ at position \d+$/)));
     });
 
     it('rejects a duplicate JSON key with 400', async () => {
       const reply = await rest.request('POST', BASE, { raw: '{"name":"Ada","name":"Bob"}' });
       expect(reply.status).toBe(400);
-      expect(reply.body).toEqual(statusBody(3, expect.stringMatching(/^malformed JSON body: .*'name'/)));
+      expect(reply.body).toEqual(statusBody(3, malformedJsonBody(/.*'name'/)));
     });
 
     it.each([
@@ -59,11 +56,11 @@ describe('REST Area A (embedded)', () => {
       ['PUT', 'an array', '[]'],
       ['LIST', 'a string', '"params"'],
     ])('rejects on %s a body that is %s with 400', async (op, _label, raw) => {
-      const id = op === 'PUT' ? await h.create(newUser()) : '';
+      const id = op === 'PUT' ? await records.create(newUser()) : '';
       const reply =
         op === 'PUT'
-          ? await rest.request('PUT', `${BASE}/${id}`, { token: admin(), raw })
-          : await rest.request('POST', `${BASE}/list`, { token: admin(), raw });
+          ? await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), raw })
+          : await rest.request('POST', `${BASE}/list`, { token: adminToken(), raw });
       expect(reply.status).toBe(400);
       expect(reply.body.code).toBe(3);
       expect(reply.body.message).toContain('expected a JSON object');
@@ -101,8 +98,8 @@ describe('REST Area A (embedded)', () => {
       ['gender "WRONG"', { gender: 'WRONG' }, 'gender'],
       ['id "abc" in the body', { id: 'abc' }, 'id'],
     ] as [string, Record<string, unknown>, string][])('rejects a wrong type on update, %s, with 400 naming the field', async (_label, json, field) => {
-      const id = await h.create(newUser());
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json });
+      const id = await records.create(newUser());
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json });
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(
         badRequestBody(expect.stringContaining(field), [{ field, description: expect.stringContaining('expected') }]),
@@ -119,15 +116,15 @@ describe('REST Area A (embedded)', () => {
     });
 
     it('rejects a NUL character in a stored string on update with 400 naming the field', async () => {
-      const id = await h.create(newUser());
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { phone: '1\u0000' } });
+      const id = await records.create(newUser());
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { phone: '1\u0000' } });
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(badRequestBody(expect.stringContaining('phone'), [{ field: 'phone', description: NUL }]));
     });
 
     it('rejects a NUL character in a list filter value with 400 naming the field', async () => {
       const reply = await rest.request('POST', `${BASE}/list`, {
-        token: admin(),
+        token: adminToken(),
         json: { params: { columns: [{ name: 'name', value: 'a\u0000b' }] } },
       });
       expect(reply.status).toBe(400);
@@ -157,20 +154,20 @@ describe('REST Area A (embedded)', () => {
     });
 
     it('rejects an unknown field on update with 400 naming it', async () => {
-      const id = await h.create(newUser());
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { name: 'Ok', createdAt: '2020-01-01T00:00:00Z' } });
+      const id = await records.create(newUser());
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { name: 'Ok', createdAt: '2020-01-01T00:00:00Z' } });
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(
         badRequestBody(expect.stringContaining('createdAt'), [
           { field: 'createdAt', description: 'unknown field "createdAt" in api.serverNameExample.v1.UpdateUserExampleByIDRequest' },
         ]),
       );
-      expect((await h.get(id)).name).not.toBe('Ok');
+      expect((await records.get(id)).name).not.toBe('Ok');
     });
 
     it('rejects an unknown field inside a list column with 400 naming it', async () => {
       const reply = await rest.request('POST', `${BASE}/list`, {
-        token: admin(),
+        token: adminToken(),
         json: { params: { columns: [{ name: 'age', value: '1', op: 'eq' }] } },
       });
       expect(reply.status).toBe(400);
@@ -189,11 +186,11 @@ describe('REST Area A (embedded)', () => {
         ['PUT', { name: 'X' }],
         ['DELETE', undefined],
       ] as const) {
-        const reply = await rest.request(method, `${BASE}/${raw}`, { token: admin(), ...(json ? { json } : {}) });
+        const reply = await rest.request(method, `${BASE}/${raw}`, { token: adminToken(), ...(json ? { json } : {}) });
         expect(reply.status, `${method} ${raw}`).toBe(400);
         expect(reply.body).toEqual(
-          badRequestBody(`invalid path id: expected an unsigned 64-bit integer, got "${raw}"`, [
-            { field: 'id', description: `expected an unsigned 64-bit integer, got "${raw}"` },
+          badRequestBody(invalidPathId(raw), [
+            { field: 'id', description: pathIdDescription(raw) },
           ]),
         );
       }
@@ -204,7 +201,7 @@ describe('REST Area A (embedded)', () => {
       ['PUT', 'UpdateUserExampleByIDRequest', { name: 'X' }],
       ['DELETE', 'DeleteUserExampleByIDRequest', undefined],
     ] as const)('rejects id 0 on %s with 400 from the ≥ 1 rule (field id)', async (method, subject, json) => {
-      const reply = await rest.request(method, `${BASE}/0`, { token: admin(), ...(json ? { json } : {}) });
+      const reply = await rest.request(method, `${BASE}/0`, { token: adminToken(), ...(json ? { json } : {}) });
       const violation = { field: 'id', description: RULE.id };
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(badRequestBody(violationMessage(subject, [violation]), [violation]));
@@ -217,9 +214,9 @@ describe('REST Area A (embedded)', () => {
         ['PUT', { name: 'X' }],
         ['DELETE', undefined],
       ] as const) {
-        const reply = await rest.request(method, `${BASE}/${max}`, { token: admin(), ...(json ? { json } : {}) });
+        const reply = await rest.request(method, `${BASE}/${max}`, { token: adminToken(), ...(json ? { json } : {}) });
         expect(reply.status, method).toBe(404);
-        expect(reply.body).toEqual(statusBody(5, `userExample ${max} not found`));
+        expect(reply.body).toEqual(statusBody(5, notFound(max)));
       }
     });
 
@@ -229,10 +226,10 @@ describe('REST Area A (embedded)', () => {
         ['POST', '/api/v2/userExample'],
         ['GET', `${BASE}/1/extra`],
       ] as const) {
-        const reply = await rest.request(method, path, { token: admin() });
+        const reply = await rest.request(method, path, { token: adminToken() });
         expect(reply.status, path).toBe(404);
         expectJson(reply);
-        expect(reply.body).toEqual(statusBody(5, `no route for ${method} ${path}`));
+        expect(reply.body).toEqual(statusBody(5, noRoute(method, path)));
       }
     });
 
@@ -244,84 +241,84 @@ describe('REST Area A (embedded)', () => {
       ['PUT', BASE, 'POST'],
       ['PATCH', `${BASE}/list`, 'POST'],
     ])('answers %s %s with 405 and an Allow header', async (method, path, allow) => {
-      const reply = await rest.request(method, path, { token: admin(), ...(method === 'GET' ? {} : { json: { name: 'X' } }) });
+      const reply = await rest.request(method, path, { token: adminToken(), ...(method === 'GET' ? {} : { json: { name: 'X' } }) });
       expect(reply.status).toBe(405);
       expectJson(reply);
       expect(reply.headers.get('allow')).toBe(allow);
-      expect(reply.body).toEqual(statusBody(12, `method ${method} not allowed on ${path}`));
+      expect(reply.body).toEqual(statusBody(12, methodNotAllowed(method, path)));
     });
 
     it.each(['GET', 'PUT', 'DELETE'])('reads %s /userExample/list as the {id} path and rejects the id "list" with 400', async (method) => {
       // As in grpc-gateway: the path matches the {id} template of GetByID/UpdateByID/DeleteByID, and "list" is no uint64.
-      const reply = await rest.request(method, `${BASE}/list`, { token: admin(), ...(method === 'PUT' ? { json: {} } : {}) });
+      const reply = await rest.request(method, `${BASE}/list`, { token: adminToken(), ...(method === 'PUT' ? { json: {} } : {}) });
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(
-        badRequestBody('invalid path id: expected an unsigned 64-bit integer, got "list"', [
-          { field: 'id', description: 'expected an unsigned 64-bit integer, got "list"' },
+        badRequestBody(invalidPathId('list'), [
+          { field: 'id', description: pathIdDescription('list') },
         ]),
       );
     });
 
     it.each(['GET', 'PATCH', 'DELETE'])('matches paths case-sensitively: %s /api/v1/userexample/1 is an unknown path', async (method) => {
-      const reply = await rest.request(method, '/api/v1/userexample/1', { token: admin() });
+      const reply = await rest.request(method, '/api/v1/userexample/1', { token: adminToken() });
       expect(reply.status).toBe(404);
-      expect(reply.body).toEqual(statusBody(5, `no route for ${method} /api/v1/userexample/1`));
+      expect(reply.body).toEqual(statusBody(5, noRoute(method, '/api/v1/userexample/1')));
     });
 
     it('accepts a gzip-compressed body', async () => {
       const input = newUser();
-      const response = await fetch(new URL(BASE, system.restUrl), {
+      const response = await fetch(new URL(BASE, system().restUrl), {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
         body: gzipSync(JSON.stringify(input)),
       });
       expect(response.status).toBe(200);
       const { id } = (await response.json()) as { id: string };
-      expect(await h.get(id)).toEqual(freshRecord(id, input));
+      expect(await records.get(id)).toEqual(freshRecord(id, input));
     });
 
     it('rejects a corrupt gzip body with 400, not 500', async () => {
       const reply = await rest.request('POST', BASE, { raw: '{"name":"not gzip"}', headers: { 'content-encoding': 'gzip' } });
       expect(reply.status).toBe(400);
-      expect(reply.body).toEqual(statusBody(3, expect.stringMatching(/^unreadable request body: .+/)));
+      expect(reply.body).toEqual(statusBody(3, unreadableBody(/.+/)));
     });
 
     it('rejects an unsupported content encoding or charset with 400', async () => {
       const encoding = await rest.request('POST', BASE, { raw: '{}', headers: { 'content-encoding': 'compress' } });
       expect(encoding.status).toBe(400);
-      expect(encoding.body).toEqual(statusBody(3, expect.stringMatching(/^unreadable request body: .*encoding/)));
+      expect(encoding.body).toEqual(statusBody(3, unreadableBody(/.*encoding/)));
       const charset = await rest.request('POST', BASE, { raw: '{}', headers: { 'content-type': 'application/json; charset=klingon' } });
       expect(charset.status).toBe(400);
-      expect(charset.body).toEqual(statusBody(3, expect.stringMatching(/^unreadable request body: .*charset/)));
+      expect(charset.body).toEqual(statusBody(3, unreadableBody(/.*charset/)));
     });
 
     it('rejects a body over 1 MiB with 400 naming the size', async () => {
       const reply = await rest.request('POST', BASE, { json: { ...newUser(), name: 'x'.repeat(1_100_000) } });
       expect(reply.status).toBe(400);
-      expect(reply.body).toEqual(statusBody(3, `request body exceeds the limit of ${system.config.rest.bodyLimitBytes} bytes`));
+      expect(reply.body).toEqual(statusBody(3, bodyTooLarge(system().config.rest.bodyLimitBytes)));
     });
 
     it('keeps a stored record intact through a battery of bad requests', async () => {
       const input = newUser({ name: 'Steadfast', age: 50, gender: 'MALE' });
-      const id = await h.create(input);
-      const before = await rest.request('GET', `${BASE}/${id}`, { token: admin() });
+      const id = await records.create(input);
+      const before = await rest.request('GET', `${BASE}/${id}`, { token: adminToken() });
       expect(before.status).toBe(200);
-      const other = system.userToken('someone-else');
+      const other = system().userToken('someone-else');
       const attempts: { raw?: string; json?: unknown; token?: string; authorization?: string }[] = [
-        { raw: '{"name":', token: admin() },
-        { raw: '[]', token: admin() },
-        { raw: '"name"', token: admin() },
-        { json: { name: 'Bad', age: 'abc' }, token: admin() },
-        { json: { name: 'Bad', gender: 'WRONG' }, token: admin() },
-        { json: { name: 'Bad', gender: 9 }, token: admin() },
-        { json: { name: 'Bad', nickname: 'x' }, token: admin() },
-        { json: { name: 'Bad', status: 2147483648 }, token: admin() },
-        { raw: '{"name":"Bad","loginAt":9223372036854775808}', token: admin() },
+        { raw: '{"name":', token: adminToken() },
+        { raw: '[]', token: adminToken() },
+        { raw: '"name"', token: adminToken() },
+        { json: { name: 'Bad', age: 'abc' }, token: adminToken() },
+        { json: { name: 'Bad', gender: 'WRONG' }, token: adminToken() },
+        { json: { name: 'Bad', gender: 9 }, token: adminToken() },
+        { json: { name: 'Bad', nickname: 'x' }, token: adminToken() },
+        { json: { name: 'Bad', status: 2147483648 }, token: adminToken() },
+        { raw: '{"name":"Bad","loginAt":9223372036854775808}', token: adminToken() },
         { json: { name: 'Bad' }, token: other },
         { json: { name: 'Bad' } },
         { json: { name: 'Bad' }, authorization: 'Token x' },
-        { json: { name: 'Bad' }, authorization: `Bearer ${system.tokens.mint({ sub: 'admin', roles: ['admin'] }, { expiresIn: -10 })}` },
-        { json: { name: 'Bad', email: 'x'.repeat(1_100_000) }, token: admin() },
+        { json: { name: 'Bad' }, authorization: `Bearer ${system().tokens.mint({ sub: 'admin', roles: ['admin'] }, { expiresIn: -10 })}` },
+        { json: { name: 'Bad', email: 'x'.repeat(1_100_000) }, token: adminToken() },
       ];
       for (const attempt of attempts) {
         const reply = await rest.request('PUT', `${BASE}/${id}`, attempt);
@@ -331,7 +328,7 @@ describe('REST Area A (embedded)', () => {
       expect(deleteByOther.status).toBe(403);
       const dupe = await rest.request('POST', BASE, { json: { ...newUser(), email: input.email } });
       expect(dupe.status).toBe(409);
-      const after = await rest.request('GET', `${BASE}/${id}`, { token: admin() });
+      const after = await rest.request('GET', `${BASE}/${id}`, { token: adminToken() });
       expect(after.text).toBe(before.text);
       expect(after.body).toEqual({ userExample: freshRecord(id, input, 'MALE') });
     });

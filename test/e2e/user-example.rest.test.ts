@@ -1,10 +1,19 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { badRequestBody, createRestClient, statusBody, type RestClient } from '../support/rest-client.ts';
-import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { BASE, RFC3339, CREATE_REQUEST, BAD_REQUEST_TYPE, type CreateBody, newUser, freshRecord, violationMessage, expectJson, expectNoPassword, helpers } from '../support/user-example-rest.ts';
-import { RULE, MISSING_TOKEN } from '../support/user-example-fixtures.ts';
-
+import { describe, expect, it } from 'vitest';
+import { startDistributedTestSystem, startTestSystem } from '../support/test-system.ts';
+import {
+  BAD_REQUEST_TYPE,
+  badRequestBody,
+  CREATE_REQUEST,
+  DUPLICATE_EMAIL,
+  MISSING_TOKEN,
+  notFound,
+  permissionDenied,
+  RULE,
+  statusBody,
+  violationMessage,
+} from '../support/user-example-errors.ts';
+import { BASE, RFC3339, type CreateBody, newUser, freshRecord, expectJson, expectNoPassword, useRestUserExampleSystem } from '../support/user-example-rest.ts';
 
 /**
  * Front-door tests of Area A over REST: real HTTP requests (global fetch) to the REST adapter, which runs each path as a
@@ -15,20 +24,7 @@ describe.each([
   { topology: 'embedded', start: () => startTestSystem() },
   { topology: 'distributed (users subgraph over HTTP behind the gateway)', start: () => startDistributedTestSystem() },
 ])('REST Area A, core paths, $topology', ({ start }) => {
-  let system: TestSystem;
-  let rest: RestClient;
-  const h = helpers(
-    () => system,
-    () => rest,
-  );
-
-  beforeAll(async () => {
-    system = await start();
-    rest = createRestClient(system.restUrl);
-  });
-  afterAll(async () => {
-    await system?.close();
-  });
+  const { system, rest, records, adminToken } = useRestUserExampleSystem(start);
 
   it('creates, reads, updates, lists and deletes a record', async () => {
     const input = newUser({ name: 'Core Path', gender: 'MALE' });
@@ -38,30 +34,30 @@ describe.each([
     expect(created.body).toEqual({ id: expect.stringMatching(/^[1-9]\d*$/) });
     const id = created.body.id as string;
 
-    const read = await rest.request('GET', `${BASE}/${id}`, { token: system.userToken('somebody-else') });
+    const read = await rest.request('GET', `${BASE}/${id}`, { token: system().userToken('somebody-else') });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ userExample: freshRecord(id, input, 'MALE') });
     expectNoPassword(read);
 
-    const updated = await rest.request('PUT', `${BASE}/${id}`, { token: h.admin(), json: { age: 0, status: 2, loginAt: '42' } });
+    const updated = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { age: 0, status: 2, loginAt: '42' } });
     expect(updated.status).toBe(200);
     expect(updated.body).toEqual({});
-    expect(await h.get(id)).toEqual({ ...freshRecord(id, input, 'MALE'), age: 0, status: 2, loginAt: '42' });
+    expect(await records.get(id)).toEqual({ ...freshRecord(id, input, 'MALE'), age: 0, status: 2, loginAt: '42' });
 
     const listed = await rest.request('POST', `${BASE}/list`, {
-      token: h.admin(),
+      token: adminToken(),
       json: { params: { page: 0, limit: 10, columns: [{ name: 'id', exp: 'eq', value: id }] } },
     });
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual({ total: '1', userExamples: [{ ...freshRecord(id, input, 'MALE'), age: 0, status: 2, loginAt: '42' }] });
     expectNoPassword(listed);
 
-    const deleted = await rest.request('DELETE', `${BASE}/${id}`, { token: h.admin() });
+    const deleted = await rest.request('DELETE', `${BASE}/${id}`, { token: adminToken() });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({});
-    const gone = await rest.request('GET', `${BASE}/${id}`, { token: h.admin() });
+    const gone = await rest.request('GET', `${BASE}/${id}`, { token: adminToken() });
     expect(gone.status).toBe(404);
-    expect(gone.body).toEqual(statusBody(5, `userExample ${id} not found`));
+    expect(gone.body).toEqual(statusBody(5, notFound(id)));
   });
 
   it('rejects a create breaking every rule with 400 and all field violations', async () => {
@@ -90,27 +86,27 @@ describe.each([
   });
 
   it('answers 404 for a missing id and 409 for a duplicate e-mail', async () => {
-    const missing = await rest.request('GET', `${BASE}/987654321`, { token: h.admin() });
+    const missing = await rest.request('GET', `${BASE}/987654321`, { token: adminToken() });
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual(statusBody(5, 'userExample 987654321 not found'));
+    expect(missing.body).toEqual(statusBody(5, notFound('987654321')));
 
     const input = newUser();
-    await h.create(input);
+    await records.create(input);
     const duplicate = await rest.request('POST', BASE, { json: { ...newUser(), email: input.email } });
     expect(duplicate.status).toBe(409);
-    expect(duplicate.body).toEqual(statusBody(6, 'a user with this email already exists'));
+    expect(duplicate.body).toEqual(statusBody(6, DUPLICATE_EMAIL));
   });
 
   it('lets a user update itself but refuses another user with 403 (the token reaches the subgraph)', async () => {
     const input = newUser();
-    const id = await h.create(input);
-    const self = await rest.request('PUT', `${BASE}/${id}`, { token: system.userToken(id), json: { name: 'Self' } });
+    const id = await records.create(input);
+    const self = await rest.request('PUT', `${BASE}/${id}`, { token: system().userToken(id), json: { name: 'Self' } });
     expect(self.status).toBe(200);
     expect(self.body).toEqual({});
-    const other = await rest.request('PUT', `${BASE}/${id}`, { token: system.userToken(`${id}0`), json: { name: 'Other' } });
+    const other = await rest.request('PUT', `${BASE}/${id}`, { token: system().userToken(`${id}0`), json: { name: 'Other' } });
     expect(other.status).toBe(403);
-    expect(other.body).toEqual(statusBody(7, 'permission denied: only the user itself or an administrator may update this userExample'));
-    expect(await h.get(id)).toEqual({ ...freshRecord(id, input), name: 'Self' });
+    expect(other.body).toEqual(statusBody(7, permissionDenied('update')));
+    expect(await records.get(id)).toEqual({ ...freshRecord(id, input), name: 'Self' });
   });
 
   it('reports a wrong type in the body with 400 naming the field', async () => {
@@ -122,27 +118,27 @@ describe.each([
   });
 
   it('keeps every digit of an int64 sent as a JSON number', async () => {
-    const id = await h.create(newUser());
-    const reply = await rest.request('PUT', `${BASE}/${id}`, { token: h.admin(), raw: '{"loginAt":9223372036854775807}' });
+    const id = await records.create(newUser());
+    const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), raw: '{"loginAt":9223372036854775807}' });
     expect(reply.status, reply.text).toBe(200);
-    const read = await rest.request('GET', `${BASE}/${id}`, { token: h.admin() });
+    const read = await rest.request('GET', `${BASE}/${id}`, { token: adminToken() });
     expect(read.text).toContain('"loginAt":"9223372036854775807"');
   });
 
   // Last in this block: every later id of this system is past 2^53.
   it('round-trips an id above 2^53 exactly', async () => {
-    await sql`alter table users.user_example alter column id restart with 9007199254740993`.execute(system.database.db);
+    await sql`alter table users.user_example alter column id restart with 9007199254740993`.execute(system().database.db);
     const input = newUser();
     const created = await rest.request('POST', BASE, { json: input });
     expect(created.text).toBe('{"id":"9007199254740993"}');
-    const read = await rest.request('GET', `${BASE}/9007199254740993`, { token: h.admin() });
+    const read = await rest.request('GET', `${BASE}/9007199254740993`, { token: adminToken() });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ userExample: freshRecord('9007199254740993', input) });
-    expect((await rest.request('GET', `${BASE}/9007199254740992`, { token: h.admin() })).status).toBe(404);
-    const updated = await rest.request('PUT', `${BASE}/9007199254740993`, { token: h.admin(), json: { age: 1 } });
+    expect((await rest.request('GET', `${BASE}/9007199254740992`, { token: adminToken() })).status).toBe(404);
+    const updated = await rest.request('PUT', `${BASE}/9007199254740993`, { token: adminToken(), json: { age: 1 } });
     expect(updated.status).toBe(200);
     const listed = await rest.request('POST', `${BASE}/list`, {
-      token: h.admin(),
+      token: adminToken(),
       json: { params: { columns: [{ name: 'id', value: '9007199254740993' }] } },
     });
     expect(listed.body).toEqual({ total: '1', userExamples: [{ ...freshRecord('9007199254740993', input), age: 1 }] });
@@ -150,21 +146,7 @@ describe.each([
 });
 
 describe('REST Area A (embedded)', () => {
-  let system: TestSystem;
-  let rest: RestClient;
-  const h = helpers(
-    () => system,
-    () => rest,
-  );
-  const admin = () => system.adminToken();
-
-  beforeAll(async () => {
-    system = await startTestSystem();
-    rest = createRestClient(system.restUrl);
-  });
-  afterAll(async () => {
-    await system?.close();
-  });
+  const { system, rest, records, adminToken } = useRestUserExampleSystem();
 
   describe('success of each operation', () => {
     it('Create answers 200 {id} with the id as a decimal string', async () => {
@@ -177,8 +159,8 @@ describe('REST Area A (embedded)', () => {
 
     it('Get answers {userExample} with every field, zero values present, enums by name and no password', async () => {
       const input = newUser({ name: 'Grace Hopper', gender: 'FEMALE' });
-      const id = await h.create(input);
-      const reply = await rest.request('GET', `${BASE}/${id}`, { token: system.userToken('a-reader') });
+      const id = await records.create(input);
+      const reply = await rest.request('GET', `${BASE}/${id}`, { token: system().userToken('a-reader') });
       expect(reply.status).toBe(200);
       expectJson(reply);
       expect(reply.body).toEqual({
@@ -212,16 +194,16 @@ describe('REST Area A (embedded)', () => {
 
     it('Update answers {} and the change is read back', async () => {
       const input = newUser();
-      const id = await h.create(input);
+      const id = await records.create(input);
       const reply = await rest.request('PUT', `${BASE}/${id}`, {
-        token: admin(),
+        token: adminToken(),
         json: { name: 'Renamed', phone: '13900139000', gender: 'MALE', status: 3, loginAt: '1700000000' },
       });
       expect(reply.status).toBe(200);
       expectJson(reply);
       expect(reply.body).toEqual({});
       expect(reply.text).toBe('{}');
-      const record = await h.get(id);
+      const record = await records.get(id);
       expect(record).toEqual({
         ...freshRecord(id, input),
         name: 'Renamed',
@@ -234,26 +216,26 @@ describe('REST Area A (embedded)', () => {
     });
 
     it('Update of the password is accepted and never echoed', async () => {
-      const id = await h.create(newUser());
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { password: 'a-brand-new-secret' } });
+      const id = await records.create(newUser());
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { password: 'a-brand-new-secret' } });
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({});
-      const read = await rest.request('GET', `${BASE}/${id}`, { token: admin() });
+      const read = await rest.request('GET', `${BASE}/${id}`, { token: adminToken() });
       expectNoPassword(read);
       expect(read.text).not.toContain('a-brand-new-secret');
     });
 
     it('Delete answers {} and the record then reads as 404', async () => {
-      const id = await h.create(newUser());
-      const reply = await rest.request('DELETE', `${BASE}/${id}`, { token: admin() });
+      const id = await records.create(newUser());
+      const reply = await rest.request('DELETE', `${BASE}/${id}`, { token: adminToken() });
       expect(reply.status).toBe(200);
       expectJson(reply);
       expect(reply.body).toEqual({});
-      const gone = await rest.request('GET', `${BASE}/${id}`, { token: admin() });
+      const gone = await rest.request('GET', `${BASE}/${id}`, { token: adminToken() });
       expect(gone.status).toBe(404);
-      expect(gone.body).toEqual(statusBody(5, `userExample ${id} not found`));
+      expect(gone.body).toEqual(statusBody(5, notFound(id)));
       const listed = await rest.request('POST', `${BASE}/list`, {
-        token: admin(),
+        token: adminToken(),
         json: { params: { columns: [{ name: 'id', value: id }] } },
       });
       expect(listed.body).toEqual({ total: '0', userExamples: [] });
@@ -262,10 +244,10 @@ describe('REST Area A (embedded)', () => {
     it('List answers {total, userExamples} with whole records and no password', async () => {
       const first = newUser({ name: 'Listed One' });
       const second = newUser({ name: 'Listed Two', gender: 'MALE', age: 50 });
-      const firstId = await h.create(first);
-      const secondId = await h.create(second);
+      const firstId = await records.create(first);
+      const secondId = await records.create(second);
       const reply = await rest.request('POST', `${BASE}/list`, {
-        token: system.userToken('any-signed-in-user'),
+        token: system().userToken('any-signed-in-user'),
         json: { params: { page: 0, limit: 10, sort: 'id', columns: [{ name: 'name', exp: 'like', value: 'Listed ' }] } },
       });
       expect(reply.status).toBe(200);
@@ -288,33 +270,33 @@ describe('REST Area A (embedded)', () => {
       [0, 'UNKNOWN'],
     ] as const)('accepts gender %j on create and renders it as %s', async (gender, name) => {
       const input = newUser({ gender });
-      const id = await h.create(input);
-      expect(await h.get(id)).toEqual(freshRecord(id, input, name));
+      const id = await records.create(input);
+      expect(await records.get(id)).toEqual(freshRecord(id, input, name));
     });
 
     it('accepts gender by name and by number on update', async () => {
-      const id = await h.create(newUser({ gender: 'UNKNOWN' }));
-      let reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { gender: 'MALE' } });
+      const id = await records.create(newUser({ gender: 'UNKNOWN' }));
+      let reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { gender: 'MALE' } });
       expect(reply.status).toBe(200);
-      expect((await h.get(id)).gender).toBe('MALE');
-      reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { gender: 2 } });
+      expect((await records.get(id)).gender).toBe('MALE');
+      reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { gender: 2 } });
       expect(reply.status).toBe(200);
-      expect((await h.get(id)).gender).toBe('FEMALE');
+      expect((await records.get(id)).gender).toBe('FEMALE');
     });
 
     it('accepts the proto field name login_at as well as loginAt on update', async () => {
-      const id = await h.create(newUser());
-      let reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { login_at: '1234567890' } });
+      const id = await records.create(newUser());
+      let reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { login_at: '1234567890' } });
       expect(reply.status, reply.text).toBe(200);
-      expect((await h.get(id)).loginAt).toBe('1234567890');
-      reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { loginAt: 987 } });
+      expect((await records.get(id)).loginAt).toBe('1234567890');
+      reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { loginAt: 987 } });
       expect(reply.status, reply.text).toBe(200);
-      expect((await h.get(id)).loginAt).toBe('987');
+      expect((await records.get(id)).loginAt).toBe('987');
     });
 
     it('rejects loginAt and login_at given together', async () => {
-      const id = await h.create(newUser());
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { loginAt: '1', login_at: '2' } });
+      const id = await records.create(newUser());
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { loginAt: '1', login_at: '2' } });
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(
         badRequestBody(expect.stringContaining('login_at'), [{ field: 'login_at', description: 'field "loginAt" given twice' }]),
@@ -325,36 +307,36 @@ describe('REST Area A (embedded)', () => {
       const input = newUser();
       const reply = await rest.request('POST', BASE, { raw: JSON.stringify({ ...input, age: '41' }) });
       expect(reply.status, reply.text).toBe(200);
-      expect((await h.get(reply.body.id)).age).toBe(41);
+      expect((await records.get(reply.body.id)).age).toBe(41);
       const other = newUser();
       const raw = JSON.stringify({ ...other, age: 0 }).replace('"age":0', '"age":42.0');
       const second = await rest.request('POST', BASE, { raw });
       expect(second.status, second.text).toBe(200);
-      expect((await h.get(second.body.id)).age).toBe(42);
+      expect((await records.get(second.body.id)).age).toBe(42);
     });
 
     it('keeps int64 values at both ends of the range exactly, sent as JSON numbers', async () => {
-      const id = await h.create(newUser());
-      let reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), raw: '{"loginAt":9223372036854775807}' });
+      const id = await records.create(newUser());
+      let reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), raw: '{"loginAt":9223372036854775807}' });
       expect(reply.status, reply.text).toBe(200);
-      let read = await rest.request('GET', `${BASE}/${id}`, { token: admin() });
+      let read = await rest.request('GET', `${BASE}/${id}`, { token: adminToken() });
       expect(read.text).toContain('"loginAt":"9223372036854775807"');
-      reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), raw: '{"login_at":-9223372036854775808}' });
+      reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), raw: '{"login_at":-9223372036854775808}' });
       expect(reply.status, reply.text).toBe(200);
-      read = await rest.request('GET', `${BASE}/${id}`, { token: admin() });
+      read = await rest.request('GET', `${BASE}/${id}`, { token: adminToken() });
       expect(read.text).toContain('"loginAt":"-9223372036854775808"');
     });
 
     it('rejects an int64 one past the maximum instead of rounding it', async () => {
-      const id = await h.create(newUser());
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), raw: '{"loginAt":9223372036854775808}' });
+      const id = await records.create(newUser());
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), raw: '{"loginAt":9223372036854775808}' });
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(
         badRequestBody(expect.stringContaining('loginAt'), [
           { field: 'loginAt', description: 'expected a 64-bit integer, got 9223372036854775808' },
         ]),
       );
-      expect((await h.get(id)).loginAt).toBe('0');
+      expect((await records.get(id)).loginAt).toBe('0');
     });
   });
   describe('create validation', () => {
@@ -381,7 +363,7 @@ describe('REST Area A (embedded)', () => {
       expect(reply.body).toEqual(badRequestBody(violationMessage(CREATE_REQUEST, [violation]), [violation]));
       // Nothing was stored under that address.
       const listed = await rest.request('POST', `${BASE}/list`, {
-        token: admin(),
+        token: adminToken(),
         json: { params: { columns: [{ name: 'email', value: input.email }] } },
       });
       expect(listed.body).toEqual({ total: '0', userExamples: [] });
@@ -456,26 +438,26 @@ describe('REST Area A (embedded)', () => {
       ['gender 0', { gender: 0 }],
     ] as [string, Partial<CreateBody>][])('accepts the boundary value: %s', async (_label, override) => {
       const input = newUser(override);
-      const id = await h.create(input);
+      const id = await records.create(input);
       const gender = typeof input.gender === 'number' ? (['UNKNOWN', 'MALE', 'FEMALE'] as const)[input.gender]! : input.gender;
-      expect(await h.get(id)).toEqual(freshRecord(id, input, gender));
+      expect(await records.get(id)).toEqual(freshRecord(id, input, gender));
     });
   });
   describe('update semantics', () => {
     it('sets fields to 0 and "" and reads them back exactly', async () => {
       const input = newUser();
-      const id = await h.create(input);
-      let reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { status: 2, loginAt: '1700000000' } });
+      const id = await records.create(input);
+      let reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { status: 2, loginAt: '1700000000' } });
       expect(reply.status).toBe(200);
-      expect(await h.get(id)).toMatchObject({ status: 2, loginAt: '1700000000', age: 36 });
+      expect(await records.get(id)).toMatchObject({ status: 2, loginAt: '1700000000', age: 36 });
 
       reply = await rest.request('PUT', `${BASE}/${id}`, {
-        token: admin(),
+        token: adminToken(),
         json: { name: '', age: 0, status: 0, loginAt: '0', phone: '', avatar: '', gender: 0 },
       });
       expect(reply.status, reply.text).toBe(200);
       expect(reply.body).toEqual({});
-      expect(await h.get(id)).toEqual({
+      expect(await records.get(id)).toEqual({
         ...freshRecord(id, input),
         name: '',
         phone: '',
@@ -489,56 +471,56 @@ describe('REST Area A (embedded)', () => {
 
     it('leaves a field absent from the update unchanged', async () => {
       const input = newUser({ name: 'Unchanged Name', age: 33, gender: 'MALE' });
-      const id = await h.create(input);
-      await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { status: 5, loginAt: '77' } });
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { age: 34 } });
+      const id = await records.create(input);
+      await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { status: 5, loginAt: '77' } });
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { age: 34 } });
       expect(reply.status).toBe(200);
-      expect(await h.get(id)).toEqual({ ...freshRecord(id, input, 'MALE'), age: 34, status: 5, loginAt: '77' });
+      expect(await records.get(id)).toEqual({ ...freshRecord(id, input, 'MALE'), age: 34, status: 5, loginAt: '77' });
     });
 
     it('accepts an empty update and changes nothing but updatedAt', async () => {
       const input = newUser();
-      const id = await h.create(input);
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: {} });
+      const id = await records.create(input);
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: {} });
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({});
-      expect(await h.get(id)).toEqual(freshRecord(id, input));
+      expect(await records.get(id)).toEqual(freshRecord(id, input));
     });
 
     it('ignores an id in the body: PUT /A with {"id": B} changes A only', async () => {
       const aInput = newUser({ name: 'Record A' });
       const bInput = newUser({ name: 'Record B' });
-      const a = await h.create(aInput);
-      const b = await h.create(bInput);
-      const bBefore = await h.get(b);
-      const reply = await rest.request('PUT', `${BASE}/${a}`, { token: admin(), json: { id: b, name: 'Changed', age: 99 } });
+      const a = await records.create(aInput);
+      const b = await records.create(bInput);
+      const bBefore = await records.get(b);
+      const reply = await rest.request('PUT', `${BASE}/${a}`, { token: adminToken(), json: { id: b, name: 'Changed', age: 99 } });
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({});
-      expect(await h.get(a)).toEqual({ ...freshRecord(a, aInput), name: 'Changed', age: 99 });
-      expect(await h.get(b)).toEqual(bBefore);
+      expect(await records.get(a)).toEqual({ ...freshRecord(a, aInput), name: 'Changed', age: 99 });
+      expect(await records.get(b)).toEqual(bBefore);
     });
 
     it('ignores a numeric body id as well', async () => {
       const aInput = newUser();
-      const a = await h.create(aInput);
-      const b = await h.create(newUser());
-      const bBefore = await h.get(b);
-      const reply = await rest.request('PUT', `${BASE}/${a}`, { token: admin(), raw: `{"id":${b},"age":7}` });
+      const a = await records.create(aInput);
+      const b = await records.create(newUser());
+      const bBefore = await records.get(b);
+      const reply = await rest.request('PUT', `${BASE}/${a}`, { token: adminToken(), raw: `{"id":${b},"age":7}` });
       expect(reply.status).toBe(200);
-      expect(await h.get(a)).toEqual({ ...freshRecord(a, aInput), age: 7 });
-      expect(await h.get(b)).toEqual(bBefore);
+      expect(await records.get(a)).toEqual({ ...freshRecord(a, aInput), age: 7 });
+      expect(await records.get(b)).toEqual(bBefore);
     });
 
     it('accepts on update values that create would reject (the update body has no declared rules)', async () => {
       const input = newUser();
-      const id = await h.create(input);
+      const id = await records.create(input);
       const email = `not-an-address-${id}`;
       const reply = await rest.request('PUT', `${BASE}/${id}`, {
-        token: admin(),
+        token: adminToken(),
         json: { name: 'X', email, password: 'short', phone: '42', avatar: 'relative.png', age: 500, status: -3, loginAt: '-1' },
       });
       expect(reply.status, reply.text).toBe(200);
-      expect(await h.get(id)).toEqual({
+      expect(await records.get(id)).toEqual({
         ...freshRecord(id, input),
         name: 'X',
         email,
@@ -551,8 +533,8 @@ describe('REST Area A (embedded)', () => {
     });
 
     it('rejects an undefined gender on update', async () => {
-      const id = await h.create(newUser());
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { gender: 7 } });
+      const id = await records.create(newUser());
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { gender: 7 } });
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(
         badRequestBody(expect.stringContaining('gender'), [{ field: 'gender', description: RULE.gender }]),
@@ -563,42 +545,42 @@ describe('REST Area A (embedded)', () => {
     const missing = '424242424242';
 
     it('GET of a missing id answers 404 code 5', async () => {
-      const reply = await rest.request('GET', `${BASE}/${missing}`, { token: admin() });
+      const reply = await rest.request('GET', `${BASE}/${missing}`, { token: adminToken() });
       expect(reply.status).toBe(404);
       expectJson(reply);
-      expect(reply.body).toEqual(statusBody(5, `userExample ${missing} not found`));
+      expect(reply.body).toEqual(statusBody(5, notFound(missing)));
     });
 
     it('PUT of a missing id answers 404 code 5', async () => {
-      const reply = await rest.request('PUT', `${BASE}/${missing}`, { token: admin(), json: { name: 'Ghost' } });
+      const reply = await rest.request('PUT', `${BASE}/${missing}`, { token: adminToken(), json: { name: 'Ghost' } });
       expect(reply.status).toBe(404);
-      expect(reply.body).toEqual(statusBody(5, `userExample ${missing} not found`));
+      expect(reply.body).toEqual(statusBody(5, notFound(missing)));
     });
 
     it('DELETE of a missing id answers 404 code 5', async () => {
-      const reply = await rest.request('DELETE', `${BASE}/${missing}`, { token: admin() });
+      const reply = await rest.request('DELETE', `${BASE}/${missing}`, { token: adminToken() });
       expect(reply.status).toBe(404);
-      expect(reply.body).toEqual(statusBody(5, `userExample ${missing} not found`));
+      expect(reply.body).toEqual(statusBody(5, notFound(missing)));
     });
 
     it('deleting twice answers 404 the second time, and a deleted record cannot be updated', async () => {
-      const id = await h.create(newUser());
-      const first = await rest.request('DELETE', `${BASE}/${id}`, { token: admin() });
+      const id = await records.create(newUser());
+      const first = await rest.request('DELETE', `${BASE}/${id}`, { token: adminToken() });
       expect(first.status).toBe(200);
-      const second = await rest.request('DELETE', `${BASE}/${id}`, { token: admin() });
+      const second = await rest.request('DELETE', `${BASE}/${id}`, { token: adminToken() });
       expect(second.status).toBe(404);
-      expect(second.body).toEqual(statusBody(5, `userExample ${id} not found`));
-      const update = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { name: 'Zombie' } });
+      expect(second.body).toEqual(statusBody(5, notFound(id)));
+      const update = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { name: 'Zombie' } });
       expect(update.status).toBe(404);
-      expect(update.body).toEqual(statusBody(5, `userExample ${id} not found`));
+      expect(update.body).toEqual(statusBody(5, notFound(id)));
     });
   });
   describe('duplicate e-mail', () => {
-    const conflict = statusBody(6, 'a user with this email already exists');
+    const conflict = statusBody(6, DUPLICATE_EMAIL);
 
     it('answers 409 code 6 on create with a taken e-mail', async () => {
       const input = newUser();
-      await h.create(input);
+      await records.create(input);
       const reply = await rest.request('POST', BASE, { json: newUser({ email: input.email }) });
       expect(reply.status).toBe(409);
       expectJson(reply);
@@ -607,14 +589,14 @@ describe('REST Area A (embedded)', () => {
 
     it('answers 409 code 6 on update to another record\'s e-mail, leaving both records as they were', async () => {
       const aInput = newUser();
-      const a = await h.create(aInput);
-      const b = await h.create(newUser());
-      const bBefore = await h.get(b);
-      const reply = await rest.request('PUT', `${BASE}/${b}`, { token: admin(), json: { email: aInput.email, name: 'Thief' } });
+      const a = await records.create(aInput);
+      const b = await records.create(newUser());
+      const bBefore = await records.get(b);
+      const reply = await rest.request('PUT', `${BASE}/${b}`, { token: adminToken(), json: { email: aInput.email, name: 'Thief' } });
       expect(reply.status).toBe(409);
       expect(reply.body).toEqual(conflict);
-      expect(await h.get(b)).toEqual(bBefore);
-      expect(await h.get(a)).toEqual(freshRecord(a, aInput));
+      expect(await records.get(b)).toEqual(bBefore);
+      expect(await records.get(a)).toEqual(freshRecord(a, aInput));
     });
 
     it('answers one 200 and one 409 to two concurrent creates with the same e-mail', async () => {
@@ -629,18 +611,18 @@ describe('REST Area A (embedded)', () => {
 
     it('allows an update that keeps the record\'s own e-mail', async () => {
       const input = newUser();
-      const id = await h.create(input);
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: admin(), json: { email: input.email } });
+      const id = await records.create(input);
+      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { email: input.email } });
       expect(reply.status).toBe(200);
     });
 
     it('allows re-creating a record with the e-mail of a deleted one', async () => {
       const input = newUser();
-      const first = await h.create(input);
-      expect((await rest.request('DELETE', `${BASE}/${first}`, { token: admin() })).status).toBe(200);
-      const second = await h.create(newUser({ email: input.email }));
+      const first = await records.create(input);
+      expect((await rest.request('DELETE', `${BASE}/${first}`, { token: adminToken() })).status).toBe(200);
+      const second = await records.create(newUser({ email: input.email }));
       expect(second).not.toBe(first);
-      expect((await h.get(second)).email).toBe(input.email);
+      expect((await records.get(second)).email).toBe(input.email);
     });
   });
 });

@@ -4,6 +4,8 @@
  * (numbers beyond 2^53, wrong content types).
  */
 
+import { violationMessage } from './user-example-errors.ts';
+
 /** One error of a GraphQL response, as the gateway renders it. */
 export interface GraphqlErrorJson {
   message: string;
@@ -85,7 +87,7 @@ export function validInput(overrides: Record<string, unknown> = {}): Record<stri
 /** A BAD_USER_INPUT error of the users subgraph as the gateway passes it on. */
 export function badUserInput(path: string, subject: string, violations: { field: string; description: string }[]) {
   return {
-    message: `invalid ${subject}: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}`,
+    message: violationMessage(subject, violations),
     path: [path],
     extensions: { code: 'BAD_USER_INPUT', fieldViolations: violations, serviceName: 'users' },
   };

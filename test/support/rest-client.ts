@@ -53,16 +53,5 @@ export function createRestClient(baseUrl: string): RestClient {
   };
 }
 
-/** A google.rpc.Status body with a BadRequest detail listing these violations. */
-export function badRequestBody(message: unknown, fieldViolations: { field: string; description: unknown }[]) {
-  return {
-    code: 3,
-    message,
-    details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations }],
-  };
-}
-
-/** A google.rpc.Status body without details. */
-export function statusBody(code: number, message: unknown) {
-  return { code, message, details: [] };
-}
+/** Area A's google.rpc.Status bodies live with the rest of its wording; re-exported for the tests that import them from here. */
+export { badRequestBody, statusBody } from './user-example-errors.ts';

@@ -6,6 +6,7 @@ import { CREATE, createGraphqlClient, DELETE, GET, LIST, UPDATE } from '../graph
 import { createUserExampleGrpcClient, type UserExampleGrpcClient } from '../grpc-user-client.ts';
 import { createRestClient } from '../rest-client.ts';
 import type { TestSystem } from '../test-system.ts';
+import { invalidToken, MALFORMED_HEADER, MISSING_TOKEN, NOT_A_JWT, permissionDenied, statusBody, tokenExpired } from '../user-example-errors.ts';
 import { cellName, expectNoLeak, expectShows, shown, type NotApplicableCell } from './matrix.ts';
 
 /**
@@ -46,11 +47,6 @@ const REQUEST_LABEL: Record<UserDoor, Record<UserOperation, string>> = {
   },
 };
 
-const MISSING = 'missing bearer token: send "Authorization: Bearer <JWT>"';
-const MALFORMED_HEADER = 'malformed Authorization header: expected "Bearer <JWT>"';
-const NOT_A_JWT = 'invalid token: not a well-formed JWT';
-const permissionDenied = (op: UserOperation) =>
-  `permission denied: only the user itself or an administrator may ${op === 'UpdateByID' ? 'update' : 'delete'} this userExample`;
 
 /** What a cell acts on and with: the system, the record the request names, and the other credentials it may need. */
 export interface UserContext {
@@ -86,41 +82,41 @@ function signed(ctx: UserContext, options: jwt.SignOptions & { secret?: string; 
 /** Conditions whose credential is refused whatever the operation (every one names an administrator, to show it is not
  * the claims that are refused). */
 const BAD_CREDENTIALS: readonly Credential[] = [
-  { label: 'without a token', authorization: () => undefined, refusal: () => MISSING },
+  { label: 'without a token', authorization: () => undefined, refusal: () => MISSING_TOKEN },
   { label: 'with an Authorization header that is not Bearer (Basic)', authorization: () => 'Basic YWRtaW46YWRtaW4=', refusal: () => MALFORMED_HEADER },
   { label: 'with a malformed token', authorization: () => 'Bearer not-a-jwt', refusal: () => NOT_A_JWT },
   {
     label: 'with a badly signed token (another secret)',
     authorization: (ctx) => `Bearer ${signed(ctx, { secret: 'another-secret-that-is-also-32-characters-long' })}`,
-    refusal: () => 'invalid token: bad signature',
+    refusal: () => invalidToken('bad signature'),
   },
   {
     label: 'with an expired token',
     authorization: (ctx) => `Bearer ${signed(ctx, { expiresIn: -60 })}`,
     refusal: (authorization) => {
       const exp = (jwt.decode(authorization!.slice('Bearer '.length)) as { exp: number }).exp;
-      return `token expired at ${new Date(exp * 1000).toISOString()}`;
+      return tokenExpired(new Date(exp * 1000));
     },
   },
   {
     label: 'with a token of another issuer',
     authorization: (ctx) => `Bearer ${signed(ctx, { issuer: 'somebody-else' })}`,
-    refusal: () => 'invalid token: issuer invalid. expected: tributary',
+    refusal: () => invalidToken('issuer invalid. expected: tributary'),
   },
   {
     label: 'with a token for another audience',
     authorization: (ctx) => `Bearer ${signed(ctx, { audience: 'somebody-else' })}`,
-    refusal: () => 'invalid token: audience invalid. expected: tributary',
+    refusal: () => invalidToken('audience invalid. expected: tributary'),
   },
   {
     label: 'with an unsigned token (alg none)',
     authorization: (ctx) => `Bearer ${signed(ctx, { algorithm: 'none', secret: '' })}`,
-    refusal: () => 'invalid token: signature is required',
+    refusal: () => invalidToken('signature is required'),
   },
   {
     label: 'with a token without exp',
     authorization: (ctx) => `Bearer ${signed(ctx, { withoutExp: true })}`,
-    refusal: () => 'invalid token: the "exp" claim is missing',
+    refusal: () => invalidToken('the "exp" claim is missing'),
   },
   {
     // Area A has one login type; a credential of the other kind is the social graph's opaque token.
@@ -153,7 +149,7 @@ export function userCells(door: UserDoor): { cells: UserCell[]; notApplicable: N
       const outcome = expected.kind === 'allowed' ? 'allowed' : `refused ${expected.code}`;
       cells.push({ name: cellName(request, label, outcome), door, op, authorization, expected });
     };
-    const denied: UserExpected = { kind: 'refused', code: 'PERMISSION_DENIED', message: () => permissionDenied(op) };
+    const denied: UserExpected = { kind: 'refused', code: 'PERMISSION_DENIED', message: () => permissionDenied(op === 'UpdateByID' ? 'update' : 'delete') };
 
     if (op === 'Create') add('without a token (sign-up is public)', () => undefined, { kind: 'allowed' });
     else if (writes) add("with the record's own user's token (sub = id)", (ctx) => `Bearer ${ctx.system.userToken(ctx.id)}`, { kind: 'allowed' });
@@ -246,7 +242,7 @@ export async function createUserMatrix(system: TestSystem): Promise<UserMatrix> 
       if (cell.door === 'REST') {
         const status = cell.expected.code === 'UNAUTHENTICATED' ? 401 : 403;
         expect(outcome.status, outcome.shown).toBe(status);
-        expect(outcome.body, outcome.shown).toEqual({ code: cell.expected.code === 'UNAUTHENTICATED' ? 16 : 7, message, details: [] });
+        expect(outcome.body, outcome.shown).toEqual(statusBody(cell.expected.code === 'UNAUTHENTICATED' ? 16 : 7, message));
         if (status === 401) {
           // RFC 6750 §3.1: the bare challenge without a credential, the reason with a refused one (" made ').
           expect(outcome.challenge).toBe(

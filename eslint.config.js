@@ -12,14 +12,58 @@ import tseslint from 'typescript-eslint';
  *   import; test/unit/lint-boundaries.test.ts holds each wall against a file that breaks it.
  */
 
-/** A `no-restricted-imports` rule forbidding imports whose path matches any of `groups`, with the reason. */
-function forbid(groups, message) {
-  return ['error', { patterns: [{ group: groups, message }] }];
+/** One wall: imports whose path matches any of `groups` are refused, with the reason. */
+function wall(groups, message) {
+  return { group: groups, message };
 }
+
+/** A `no-restricted-imports` rule made of walls. */
+function forbidWalls(...walls) {
+  return ['error', { patterns: walls }];
+}
+
+/**
+ * Library internals — another package's dist/ files, and @apollo/federation-internals (no public API) — are loaded only
+ * by the stand-ins' wing (gateway/stand-ins/, rest-adapter/stand-ins/), each behind its gate (lib/stand-ins/).
+ */
+const LIBRARY_INTERNALS = wall(
+  ['@apollo/federation-internals', '@apollo/federation-internals/**', '**/dist/**'],
+  "only the stand-ins' wing (gateway/stand-ins/, rest-adapter/stand-ins/) loads library internals, behind a gate (lib/stand-ins/).",
+);
+
+/** The same wall for a require() or import() whose path is written out. */
+const LIBRARY_INTERNALS_LOADED = [
+  'error',
+  {
+    selector: "CallExpression[callee.name='require'] > Literal[value=/(^@apollo\\/federation-internals|\\/dist\\/)/]",
+    message: LIBRARY_INTERNALS.message,
+  },
+  {
+    selector: "ImportExpression > Literal[value=/(^@apollo\\/federation-internals|\\/dist\\/)/]",
+    message: LIBRARY_INTERNALS.message,
+  },
+];
+
+const LIB_WALL = wall(
+  ['**/contracts/**', '**/subgraphs/**', '**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/schema/**', '**/bench/**', '**/test/**'],
+  'lib/ imports nothing above it: move the shared piece into lib/, or the dependency up.',
+);
+const REST_ADAPTER_WALL = wall(
+  ['**/subgraphs/**', '**/bin/**', '**/bench/**', '**/test/**'],
+  'a transport never imports a subgraph: what it shares with a service (reasons, enums, messages) lives in contracts/.',
+);
+const REST_ADAPTER_DOOR = wall(
+  ['**/gateway/**', '!**/gateway/gateway-door.ts'],
+  "the REST adapter reaches the gateway only through its door (gateway/gateway-door.ts): no lane, no Apollo Server, no stand-in of the gateway's.",
+);
+const GATEWAY_WALL = wall(
+  ['**/subgraphs/**', '!**/subgraphs/subgraph.ts', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**'],
+  'the gateway sees subgraphs only through subgraphs/subgraph.ts.',
+);
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', 'data/**', 'coverage/**', '.scratch/**', 'subgraphs/*/generated/**', 'test/fixtures/**', 'dist/**', 'bench/peer-gateway/.build/**'],
+    ignores: ['node_modules/**', 'data/**', 'coverage/**', '.scratch/**', 'subgraphs/*/generated/**', 'rest-adapter/*/generated/**', 'test/fixtures/**', 'dist/**', 'bench/peer-gateway/.build/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -56,51 +100,78 @@ export default tseslint.config(
     // lib/ is the ground floor: shared infrastructure that knows nothing of what is built on it.
     files: ['lib/**/*.ts'],
     rules: {
-      'no-restricted-imports': forbid(
-        ['**/contracts/**', '**/subgraphs/**', '**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/schema/**', '**/bench/**', '**/test/**'],
-        'lib/ imports nothing above it: move the shared piece into lib/, or the dependency up.',
-      ),
+      'no-restricted-imports': forbidWalls(LIB_WALL, LIBRARY_INTERNALS),
+      'no-restricted-syntax': LIBRARY_INTERNALS_LOADED,
     },
   },
   {
     // contracts/ is the wire vocabulary a service and its transports share: it stands on lib/ and on nothing else.
     files: ['contracts/**/*.ts'],
     rules: {
-      'no-restricted-imports': forbid(
-        ['**/subgraphs/**', '**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/schema/**', '**/bench/**', '**/test/**'],
-        'contracts/ imports lib/ only: a contract is shared by a service and its transports, so it can depend on neither.',
+      'no-restricted-imports': forbidWalls(
+        wall(
+          ['**/subgraphs/**', '**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/schema/**', '**/bench/**', '**/test/**'],
+          'contracts/ imports lib/ only: a contract is shared by a service and its transports, so it can depend on neither.',
+        ),
+        LIBRARY_INTERNALS,
       ),
+      'no-restricted-syntax': LIBRARY_INTERNALS_LOADED,
     },
   },
   {
-    // The REST adapter is a transport: it runs GraphQL operations through the gateway (in process or over HTTP) and
-    // shares only contracts/ with the services.
+    // The REST adapter is a transport: it runs GraphQL operations through the gateway's door (in process or over HTTP)
+    // and shares only contracts/ with the services.
     files: ['rest-adapter/**/*.ts'],
     rules: {
-      'no-restricted-imports': forbid(
-        ['**/subgraphs/**', '**/bin/**', '**/bench/**', '**/test/**'],
-        'a transport never imports a subgraph: what it shares with a service (reasons, enums, messages) lives in contracts/.',
-      ),
+      'no-restricted-imports': forbidWalls(REST_ADAPTER_WALL, REST_ADAPTER_DOOR, LIBRARY_INTERNALS),
+      'no-restricted-syntax': LIBRARY_INTERNALS_LOADED,
+    },
+  },
+  {
+    // The REST adapter's stand-ins: the same walls but the one on library internals.
+    files: ['rest-adapter/stand-ins/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbidWalls(REST_ADAPTER_WALL, REST_ADAPTER_DOOR),
+      'no-restricted-syntax': 'off',
     },
   },
   {
     // Subgraphs hold the services; no transport, gateway or entrypoint reaches into them from below.
     files: ['subgraphs/**/*.ts'],
     rules: {
-      'no-restricted-imports': forbid(
-        ['**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**'],
-        'a subgraph imports lib/, contracts/ and its kernel only; transports call it, never the other way round.',
+      'no-restricted-imports': forbidWalls(
+        wall(
+          ['**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**'],
+          'a subgraph imports lib/, contracts/ and its kernel only; transports call it, never the other way round.',
+        ),
+        LIBRARY_INTERNALS,
       ),
+      'no-restricted-syntax': LIBRARY_INTERNALS_LOADED,
     },
   },
   {
     // The gateway hosts subgraphs in-process through their one public interface, and knows no transport above it.
     files: ['gateway/**/*.ts'],
     rules: {
-      'no-restricted-imports': forbid(
-        ['**/subgraphs/**', '!**/subgraphs/subgraph.ts', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**'],
-        'the gateway sees subgraphs only through subgraphs/subgraph.ts.',
-      ),
+      'no-restricted-imports': forbidWalls(GATEWAY_WALL, LIBRARY_INTERNALS),
+      'no-restricted-syntax': LIBRARY_INTERNALS_LOADED,
+    },
+  },
+  {
+    // The stand-ins' wing: code that stands in for a library's own (lib/stand-ins/stand-in-registry.ts) may load that
+    // library's internals, each behind its gate.
+    files: ['gateway/stand-ins/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbidWalls(GATEWAY_WALL),
+      'no-restricted-syntax': 'off',
+    },
+  },
+  {
+    // Entrypoints and the supergraph's tooling: the library-internals wall only.
+    files: ['bin/**/*.ts', 'schema/**/*.ts'],
+    rules: {
+      'no-restricted-imports': forbidWalls(LIBRARY_INTERNALS),
+      'no-restricted-syntax': LIBRARY_INTERNALS_LOADED,
     },
   },
   {
@@ -109,9 +180,12 @@ export default tseslint.config(
     // is repeated here).
     files: ['subgraphs/*/grpc/**/*.ts'],
     rules: {
-      'no-restricted-imports': forbid(
-        ['**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**', '**/*.repository.ts', '**/*.validation.ts'],
-        'a transport calls the service: no repository, no validation of its own.',
+      'no-restricted-imports': forbidWalls(
+        wall(
+          ['**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**', '**/*.repository.ts', '**/*.validation.ts'],
+          'a transport calls the service: no repository, no validation of its own.',
+        ),
+        LIBRARY_INTERNALS,
       ),
     },
   },

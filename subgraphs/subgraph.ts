@@ -1,5 +1,12 @@
+import type { buildSubgraphSchema } from '@apollo/subgraph';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { SubgraphName } from '../lib/config.ts';
+
+/**
+ * One module of buildSubgraphSchema's input (typeDefs and resolvers). @apollo/subgraph exports that type only from its
+ * dist/ folder, which nothing outside the stand-ins' wing may import: it is read off the function's own signature.
+ */
+export type SubgraphSchemaModule = Exclude<Extract<Parameters<typeof buildSubgraphSchema>[0], readonly unknown[]>[number], DocumentNode>;
 
 /** What a transport knows of the request that reaches a subgraph. */
 export interface SubgraphRequestInfo {

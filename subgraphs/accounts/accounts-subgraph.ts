@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import type { GraphQLSchemaModule } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { parse } from 'graphql';
 import type { SocialTokenService } from '../../lib/auth/social-auth/social-token.service.ts';
 import type { CursorCodec } from '../../lib/social-graph/cursor.ts';
@@ -11,7 +10,7 @@ import type { SocialRateLimiter } from '../shared/social-graph/social-rate-limit
 import { createViewerOf } from '../shared/social-graph/social-request.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
 import type { MediaClaims } from '../shared/media-store/media-claims.ts';
-import type { Subgraph } from '../subgraph.ts';
+import type { Subgraph, SubgraphSchemaModule } from '../subgraph.ts';
 import { createAccountEdgesService } from './account-edges.service.ts';
 import { createAccountsContext, type AccountsContext } from './accounts-context.ts';
 import { accountsResolvers } from './accounts.resolvers.ts';
@@ -49,7 +48,7 @@ export function createAccountsSubgraph(deps: AccountsSubgraphDeps): AccountsSubg
     mediaClaims: deps.mediaClaims,
   });
   const service = createAccountsService({ db, codec: deps.codec, now: deps.now, edges });
-  const schema = buildSubgraphSchema([{ typeDefs: accountsTypeDefs, resolvers: admittingRootFields(accountsResolvers) } as GraphQLSchemaModule]);
+  const schema = buildSubgraphSchema([{ typeDefs: accountsTypeDefs, resolvers: admittingRootFields(accountsResolvers) } as SubgraphSchemaModule]);
   return {
     name: 'accounts',
     typeDefs: accountsTypeDefs,

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import type { GraphQLSchemaModule } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { parse } from 'graphql';
 import type { CursorCodec } from '../../lib/social-graph/cursor.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
@@ -10,7 +9,7 @@ import { admittingRootFields, createSocialCallOf } from '../shared/social-graph/
 import type { SocialRateLimiter } from '../shared/social-graph/social-rate-limits.ts';
 import { createViewerOf } from '../shared/social-graph/social-request.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
-import type { Subgraph } from '../subgraph.ts';
+import type { Subgraph, SubgraphSchemaModule } from '../subgraph.ts';
 import { createCommentsContext, type CommentsContext } from './comments-context.ts';
 import { commentsResolvers } from './comments.resolvers.ts';
 import { createCommentsService, type CommentsService } from './comments.service.ts';
@@ -36,7 +35,7 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
   const db = deps.database.db.withTables<SocialTables>();
   const access = createSocialAccess(db);
   const service = createCommentsService({ db, codec: deps.codec, now: deps.now });
-  const schema = buildSubgraphSchema([{ typeDefs: commentsTypeDefs, resolvers: admittingRootFields(commentsResolvers) } as GraphQLSchemaModule]);
+  const schema = buildSubgraphSchema([{ typeDefs: commentsTypeDefs, resolvers: admittingRootFields(commentsResolvers) } as SubgraphSchemaModule]);
   return {
     name: 'comments',
     typeDefs: commentsTypeDefs,

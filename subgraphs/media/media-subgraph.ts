@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import type { GraphQLSchemaModule } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { parse } from 'graphql';
 import type { Config } from '../../lib/config.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
@@ -10,7 +9,7 @@ import type { OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.t
 import type { SocialTokenService } from '../../lib/auth/social-auth/social-token.service.ts';
 import type { BlobStore } from '../shared/media-store/blob-store.ts';
 import type { MediaTables } from '../shared/media-store/media-upload.repository.ts';
-import type { Subgraph } from '../subgraph.ts';
+import type { Subgraph, SubgraphSchemaModule } from '../subgraph.ts';
 import { createMediaAuthenticator } from './media-auth.ts';
 import { createMediaContext, type MediaContext } from './media-context.ts';
 import { createUploadRateLimiter } from './media-rate-limiter.ts';
@@ -99,7 +98,7 @@ export function createMediaSubgraph(deps: MediaSubgraphDeps): MediaSubgraph {
     rateWindowMs: deps.config.windowSecs * 1000,
     resumeProcessing: () => processor.resumeStalled(),
   });
-  const schema = buildSubgraphSchema([{ typeDefs: mediaTypeDefs, resolvers: mediaResolvers } as GraphQLSchemaModule]);
+  const schema = buildSubgraphSchema([{ typeDefs: mediaTypeDefs, resolvers: mediaResolvers } as SubgraphSchemaModule]);
   return {
     name: 'media',
     typeDefs: mediaTypeDefs,

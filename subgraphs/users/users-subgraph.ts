@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import type { GraphQLSchemaModule } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { parse } from 'graphql';
 import type { TokenService } from '../../lib/auth/auth.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
 import type { PasswordHasher } from '../../lib/auth/password.ts';
 import type { ListLimits } from './list-params.ts';
-import type { Subgraph } from '../subgraph.ts';
+import type { Subgraph, SubgraphSchemaModule } from '../subgraph.ts';
 import type { UsersTables } from './user-example.repository.ts';
 import { userExampleResolvers } from './user-example.resolvers.ts';
 import { createUserExampleService, type UserExampleService } from './user-example.service.ts';
@@ -38,7 +37,7 @@ export function createUsersSubgraph(deps: UsersSubgraphDeps): UsersSubgraph {
     readBatchMax: deps.readBatchMax,
   });
   const schema = buildSubgraphSchema([
-    { typeDefs: usersTypeDefs, resolvers: userExampleResolvers } as GraphQLSchemaModule,
+    { typeDefs: usersTypeDefs, resolvers: userExampleResolvers } as SubgraphSchemaModule,
   ]);
   return {
     name: 'users',

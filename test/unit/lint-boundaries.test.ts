@@ -34,6 +34,14 @@ describe('import walls (eslint.config.js)', () => {
     ['a contract importing a transport', 'contracts/fixture.ts', '../rest-adapter/social-graph/graph-errors.ts', 'contracts/ imports lib/ only'],
     ['a subgraph importing a transport', 'subgraphs/media/fixture.ts', '../../rest-adapter/media-upload/media-error-mapper.ts', 'transports call it'],
     ['the gateway importing a subgraph internal', 'gateway/fixture.ts', '../subgraphs/users/user-example.service.ts', 'only through subgraphs/subgraph.ts'],
+    ['a REST route reaching past the gateway’s door', 'rest-adapter/fixture.ts', '../gateway/gateway-context.ts', 'only through its door'],
+    ['a REST route holding the fast lane', 'rest-adapter/user-records/fixture.ts', '../../gateway/stand-ins/operation-fast-lane.ts', 'only through its door'],
+    ['a REST stand-in reaching past the door', 'rest-adapter/stand-ins/fixture.ts', '../../gateway/create-gateway.ts', 'only through its door'],
+    ['the gateway proper importing federation-internals', 'gateway/fixture.ts', '@apollo/federation-internals', "only the stand-ins' wing"],
+    ['the gateway proper importing a dist/ file', 'gateway/fixture.ts', '@apollo/gateway/dist/resultShaping.js', "only the stand-ins' wing"],
+    ['a subgraph importing a dist/ file', 'subgraphs/users/fixture.ts', '@apollo/subgraph/dist/schema-helper/resolverMap.js', "only the stand-ins' wing"],
+    ['lib importing federation-internals', 'lib/stand-ins/fixture.ts', '@apollo/federation-internals', "only the stand-ins' wing"],
+    ['an entrypoint importing a dist/ file', 'bin/fixture.ts', '@apollo/server/dist/esm/index.js', "only the stand-ins' wing"],
   ])('refuses %s', async (_label, filePath, specifier, reason) => {
     const problems = await importProblems(filePath, specifier);
     expect(problems).toHaveLength(1);
@@ -44,7 +52,9 @@ describe('import walls (eslint.config.js)', () => {
   it.each([
     ['a REST route importing a contract', 'rest-adapter/social-graph/fixture.ts', '../../contracts/social-graph.ts'],
     ['a REST route importing lib', 'rest-adapter/fixture.ts', '../lib/errors.ts'],
-    ['a REST route running operations through the gateway', 'rest-adapter/fixture.ts', '../gateway/gateway-context.ts'],
+    ['a REST route running operations through the gateway’s door', 'rest-adapter/fixture.ts', '../gateway/gateway-door.ts'],
+    ['a gateway stand-in importing federation-internals', 'gateway/stand-ins/fixture.ts', '@apollo/federation-internals'],
+    ['a gateway stand-in importing a dist/ file', 'gateway/stand-ins/fixture.ts', '@apollo/gateway/dist/resultShaping.js'],
     ['the gRPC transport calling the service', 'subgraphs/users/grpc/fixture.ts', '../user-example.service.ts'],
     ['a subgraph importing a contract', 'subgraphs/users/fixture.ts', '../../contracts/user-records.ts'],
     ['a contract importing lib', 'contracts/fixture.ts', '../lib/social-auth/social-token.service.ts'],
@@ -52,4 +62,28 @@ describe('import walls (eslint.config.js)', () => {
   ])('allows %s', async (_label, filePath, specifier) => {
     expect(await importProblems(filePath, specifier)).toEqual([]);
   });
+
+  it.each([
+    ['gateway/fixture.ts', "require('@apollo/gateway/dist/resultShaping.js');", 1],
+    ['lib/fixture.ts', "void import('@apollo/federation-internals');", 1],
+    ['rest-adapter/fixture.ts', "require('express/dist/x.js');", 1],
+    ['gateway/stand-ins/fixture.ts', "require('@apollo/gateway/dist/resultShaping.js');", 0],
+    ['rest-adapter/stand-ins/fixture.ts', "require('router/dist/x.js');", 0],
+    ['gateway/fixture.ts', "require('undici');", 0],
+  ])('in %s, %s is refused %i time(s): library internals load only in the stand-ins’ wing', async (filePath, code, count) => {
+    const problems = await syntaxProblems(filePath, `${code}\n`);
+    expect(problems).toHaveLength(count);
+    for (const problem of problems) expect(problem).toContain("only the stand-ins' wing");
+  });
 });
+
+/** What the `no-restricted-syntax` rule of the file at this path says of `code`. */
+async function syntaxProblems(filePath: string, code: string): Promise<string[]> {
+  const config = (await eslint.calculateConfigForFile(filePath)) as { rules?: Record<string, Linter.RuleEntry> };
+  const rule = config.rules?.['no-restricted-syntax'];
+  if (rule === undefined) return [];
+  const messages = new Linter({ configType: 'flat' }).verify(code, [{ files: ['**/*.js'], languageOptions: { sourceType: 'module' }, rules: { 'no-restricted-syntax': rule } }], {
+    filename: `${root}${filePath.replace(/\.ts$/, '.js')}`,
+  });
+  return messages.map((message) => message.message);
+}

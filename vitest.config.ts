@@ -37,6 +37,8 @@ export default defineConfig({
   // must too, or two graphql realms meet ("Cannot use GraphQLSchema from another module or realm").
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
+    // The default reporter, then each project's duration (test/support/project-durations-reporter.ts).
+    reporters: ['default', './test/support/project-durations-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { APOLLO_TELEMETRY_DISABLED: '1' } } },
       onDatabase('service-pglite', 'pglite', 'service'),

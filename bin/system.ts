@@ -56,6 +56,10 @@ export interface RunningSystem {
 export interface SystemOptions {
   /** The clock of the social graph's expiry rules; tests drive it. */
   now?: () => Date;
+  /** Which stand-ins serve; by default the configuration's switches, gated (lib/stand-ins/). Tests pass their own. */
+  standIns?: StandIns;
+  /** A database handle to share (two systems of one test on one database); not closed here. */
+  database?: DatabaseHandle;
 }
 
 /** What a process has started, stopped in two steps (see above). */
@@ -150,6 +154,19 @@ async function openDatabase(config: Config, logger: Logger, telemetry: Telemetry
   return database;
 }
 
+/** The process's own database, or one shared with another system of the same process (not closed here). */
+async function openOrShareDatabase(
+  config: Config,
+  logger: Logger,
+  telemetry: Telemetry,
+  lifecycle: Lifecycle,
+  shared: DatabaseHandle | undefined,
+): Promise<DatabaseHandle> {
+  if (!shared) return openDatabase(config, logger, telemetry, lifecycle);
+  telemetry.readiness.add('database', () => shared.ping());
+  return shared;
+}
+
 /** The blob store of a process that hosts the media subgraph, and its sweeper, started; both stop on close. */
 async function openMedia(
   config: Config,
@@ -223,7 +240,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
   const telemetry = startTelemetry(config, 'tributary', logger);
   const lifecycle = new Lifecycle(telemetry, logger);
   try {
-    const database = await openDatabase(config, logger, telemetry, lifecycle);
+    const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options.database);
     const tokens = createTokenService(config.jwt);
     const media = await openMedia(config, telemetry, lifecycle);
     const subgraphs = createSubgraphs({
@@ -237,7 +254,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     });
     media.startSweeper(subgraphs);
 
-    const standIns = createStandIns(config.standIns, logger);
+    const standIns = options.standIns ?? createStandIns(config.standIns, logger);
     const gateway = await createGateway({
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
       logger,
@@ -330,21 +347,12 @@ export async function startSubgraphProcess(
   config: Config,
   logger: Logger,
   name: SubgraphName,
-  options: SystemOptions & {
-    /** A database handle to share (several subgraphs in one test process on one in-memory database); not closed here. */
-    database?: DatabaseHandle;
-  } = {},
+  options: SystemOptions = {},
 ): Promise<RunningSystem> {
   const telemetry = startTelemetry(config, `subgraph-${name}`, logger);
   const lifecycle = new Lifecycle(telemetry, logger);
   try {
-    let database: DatabaseHandle;
-    if (options.database) {
-      database = options.database;
-      telemetry.readiness.add('database', () => database.ping());
-    } else {
-      database = await openDatabase(config, logger, telemetry, lifecycle);
-    }
+    const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options.database);
     const tokens = createTokenService(config.jwt);
     const media = name === 'media' ? await openMedia(config, telemetry, lifecycle) : undefined;
     const built = createSubgraphs(
@@ -416,12 +424,12 @@ export async function startGrpcProcess(config: Config, logger: Logger): Promise<
  * adapter calls the gateway in-process, or over HTTP when GATEWAY_URL names another gateway. Ready when the supergraph is
  * loaded and every subgraph (and that other gateway) answers its /health.
  */
-export async function startGatewayProcess(config: Config, logger: Logger): Promise<RunningSystem> {
+export async function startGatewayProcess(config: Config, logger: Logger, options: Pick<SystemOptions, 'standIns'> = {}): Promise<RunningSystem> {
   const telemetry = startTelemetry(config, 'gateway', logger);
   const lifecycle = new Lifecycle(telemetry, logger);
   try {
     const tokens = createTokenService(config.jwt);
-    const standIns = createStandIns(config.standIns, logger);
+    const standIns = options.standIns ?? createStandIns(config.standIns, logger);
     const gateway: GatewayServer = await createGateway({
       config,
       logger,

@@ -1,5 +1,24 @@
 import { createRequire } from 'node:module';
-import type { DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  isCompositeType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  type DocumentNode,
+  type ExecutionResult,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLError,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import type * as GraphqlJit from 'graphql-jit';
 
 /**
@@ -10,7 +29,9 @@ import type * as GraphqlJit from 'graphql-jit';
  * see the same replies on either engine:
  * - variables graphql-jit refuses are coerced again by graphql-js, whose messages name the input path and the scalar's
  *   own reason;
- * - only the first error per nulled value is reported (graphql-jit reports every failing sibling).
+ * - only the first error that nulls a value is reported: graphql-js (asynchronous resolvers) records a nullable field's
+ *   error where it happens, and a non-null field's error at the nearest nullable position above it, once — the errors of
+ *   other non-null fields racing to null the same position are dropped. graphql-jit reports every failing field.
  * A query graphql-jit declines to compile runs on graphql-js. test/e2e/jit-subgraph-execution.test.ts holds the two
  * engines to the same replies.
  *
@@ -55,33 +76,101 @@ function compileJitRun(
     return undefined;
   }
   if (!isCompiledQuery(compiled)) return undefined;
+  const shape = operationShape(schema, document, operationName);
   return async (contextValue, variables, graphqlJs) => {
     const result = await compiled.query(undefined, contextValue, variables ?? {});
     // No data: graphql-jit refused the variables before running anything; graphql-js words the refusal.
     if (result.data === undefined) return graphqlJs();
-    if (result.errors && result.errors.length > 1) return { ...result, errors: firstErrorPerNull(result) };
+    if (result.errors && result.errors.length > 1 && shape) return { ...result, errors: firstErrorPerNulledPosition(result.errors, shape) };
     return result;
   };
 }
 
+/** What the nulled positions of an operation's errors are read from: its root type, selections and fragments. */
+interface OperationShape {
+  schema: GraphQLSchema;
+  root: GraphQLCompositeType;
+  selectionSet: SelectionSetNode;
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+}
+
+function operationShape(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): OperationShape | undefined {
+  const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+  const operation = operationName === undefined ? operations[0] : operations.find((candidate) => candidate.name?.value === operationName);
+  const root = operation && schema.getRootType(operation.operation);
+  if (!operation || !root) return undefined;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  return { schema, root, selectionSet: operation.selectionSet, fragments };
+}
+
 /**
- * graphql-js reports one error per value it nulls: once a non-null field fails, its parent's other fields are not run (or
- * their failures are dropped), and only the first error reaches the list. graphql-jit runs every field and reports each
- * failure; keeping the first error per nulled position (the first null along its path) gives graphql-js's list.
+ * Keeps graphql-js's errors out of graphql-jit's: the first error per nulled position, where a nullable field's error
+ * nulls its own position and a non-null field's error the nearest nullable position above it (the root when none is).
+ * An error whose path cannot be followed through the operation is kept.
  */
-function firstErrorPerNull(result: ExecutionResult): GraphQLError[] {
+function firstErrorPerNulledPosition(errors: readonly GraphQLError[], shape: OperationShape): GraphQLError[] {
   const seen = new Set<string>();
-  return result.errors!.filter((error) => {
-    if (!error.path) return true;
-    let node: unknown = result.data;
-    let depth = 0;
-    while (node !== null && node !== undefined && depth < error.path.length) {
-      node = (node as Record<string | number, unknown>)[error.path[depth]!];
-      depth += 1;
-    }
-    const position = error.path.slice(0, depth).join('.');
+  return errors.filter((error) => {
+    const path = error.path;
+    const nullable = path && nullablePositions(shape, path);
+    if (!path || !nullable) return true;
+    let depth = path.length;
+    while (depth > 0 && !nullable[depth - 1]) depth -= 1;
+    const position = JSON.stringify(path.slice(0, depth));
     if (seen.has(position)) return false;
     seen.add(position);
     return true;
   });
+}
+
+/** For each position along the path (after each segment), whether its type is nullable; undefined when it cannot be followed. */
+function nullablePositions(shape: OperationShape, path: readonly (string | number)[]): boolean[] | undefined {
+  const nullable: boolean[] = [];
+  let type: GraphQLOutputType = shape.root;
+  let selections: { parent: GraphQLCompositeType; selectionSet: SelectionSetNode }[] = [{ parent: shape.root, selectionSet: shape.selectionSet }];
+  for (const segment of path) {
+    if (typeof segment === 'number') {
+      const list = getNullableType(type);
+      if (!isListType(list)) return undefined;
+      type = list.ofType as GraphQLOutputType;
+      nullable.push(!isNonNullType(type));
+      continue;
+    }
+    const fields = selections.flatMap(({ parent, selectionSet }) => fieldsWithKey(shape, parent, selectionSet, segment));
+    const first = fields[0];
+    if (!first) return undefined;
+    type = first.type;
+    nullable.push(!isNonNullType(type));
+    const named = getNamedType(type);
+    selections = isCompositeType(named)
+      ? fields.flatMap(({ node }) => (node.selectionSet ? [{ parent: named, selectionSet: node.selectionSet }] : []))
+      : [];
+  }
+  return nullable;
+}
+
+/** The fields of a selection set answering under this response key, through inline fragments and fragment spreads. */
+function fieldsWithKey(
+  shape: OperationShape,
+  parent: GraphQLCompositeType,
+  selectionSet: SelectionSetNode,
+  key: string,
+): { node: FieldNode; type: GraphQLOutputType }[] {
+  const found: { node: FieldNode; type: GraphQLOutputType }[] = [];
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if ((selection.alias ?? selection.name).value !== key) continue;
+      const name = selection.name.value;
+      const definition = name === '__typename' ? undefined : isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+      if (name === '__typename') found.push({ node: selection, type: shape.schema.getType('String') as GraphQLOutputType });
+      else if (definition) found.push({ node: selection, type: definition.type });
+      continue;
+    }
+    const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : shape.fragments.get(selection.name.value);
+    if (!fragment) continue;
+    const condition = fragment.typeCondition ? shape.schema.getType(fragment.typeCondition.name.value) : parent;
+    if (condition && isCompositeType(condition)) found.push(...fieldsWithKey(shape, condition, fragment.selectionSet, key));
+  }
+  return found;
 }

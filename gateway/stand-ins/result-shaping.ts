@@ -1,14 +1,15 @@
 /**
- * The gateway's result shaping, compiled per request: the same answer as @apollo/gateway's `computeResponse`
- * (dist/resultShaping.js, 2.14.4) at a fraction of its cost on large replies.
+ * Stand-in `result-shaping` (lib/stand-ins/stand-in-registry.ts): the gateway's result shaping, compiled per request —
+ * the same answer as @apollo/gateway's `computeResponse` (dist/resultShaping.js, 2.14.4) at a fraction of its cost on
+ * large replies.
  *
  * After the query plan has run, @apollo/gateway walks the merged subgraph data along the operation and builds the reply:
  * only the fields the client asked for, under their aliases, `__typename` resolved, @skip/@include applied, nulls
  * propagated to the nearest nullable parent, leaf values checked against their types. Its walk re-derives everything
  * from the operation for every object of the reply: two directive lookups per selection (arrays allocated), a result
  * object per value, getters of federation-internals' CommonJS re-exports on every type test, and null-prototype output
- * objects (dictionary mode in V8, slow to fill and to serialise). On the deep read (25 media × 25 comments × 2 replies)
- * that was about a quarter of the gateway's CPU.
+ * objects (dictionary mode in V8, slow to fill and to serialise): on the deep read (25 media × 25 comments × 2 replies)
+ * a large part of the gateway's CPU (bench/README.md, "Stand-ins").
  *
  * Here each selection set of the operation is compiled once per request, on first use (the request's variables are
  * known, so @skip/@include are decided there), into a flat list of entries; the walk over the data then only reads
@@ -17,7 +18,7 @@
  *
  * Behaviour is Apollo's, line for line (checked against it by test/unit/result-shaping.test.ts, which runs both on
  * generated data): the same values, the same errors with the same messages and paths, the same assertion failures. It
- * is installed by installResultShaping (result-shaping-install.ts) only over the @apollo/gateway release it mirrors.
+ * is installed by setResultShaping (result-shaping-install.ts) only once the stand-in's gate has passed.
  */
 import {
   assert,

@@ -103,17 +103,23 @@ export interface StandIns {
   decisions(): StandInDecision[];
 }
 
-export function createStandIns(switches: Readonly<Record<StandInId, boolean>>, logger: Pick<Logger, 'warn' | 'info'>): StandIns {
+export function createStandIns(
+  switches: Readonly<Record<StandInId, boolean>>,
+  logger: Pick<Logger, 'warn' | 'info'>,
+  /** Another registry or package locator (tests: a release that renamed a file, another version installed). */
+  options: { registry?: Readonly<Record<StandInId, StandIn>>; locate?: PackageLocator } = {},
+): StandIns {
+  const registry = options.registry ?? STAND_INS;
   const decided = new Map<StandInId, StandInDecision>();
   const decide = (id: StandInId): StandInDecision => {
     let decision = decided.get(id);
     if (!decision) {
-      decision = decideStandIn(id, switches[id]);
+      decision = decideStandIn(id, switches[id], { standIn: registry[id], ...(options.locate && { locate: options.locate }) });
       decided.set(id, decision);
       if (!decision.enabled) {
         const entry = { standIn: id, reason: decision.reason };
-        if (decision.warning) logger.warn(entry, `stand-in off, the library's own route serves: ${STAND_INS[id].title}`);
-        else logger.info(entry, `stand-in switched off: ${STAND_INS[id].title}`);
+        if (decision.warning) logger.warn(entry, `stand-in off, the library's own route serves: ${registry[id].title}`);
+        else logger.info(entry, `stand-in switched off: ${registry[id].title}`);
       }
     }
     return decision;

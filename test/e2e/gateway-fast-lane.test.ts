@@ -9,7 +9,7 @@ import { TRUSTED_CALLER_HEADER } from '../../lib/http/trusted-caller.ts';
 import { CREATE, GET, postForReply } from '../support/graphql-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { uniqueEmail } from '../support/user-example-fixtures.ts';
-import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { startDistributedTestSystem, startTestSystem, type TestSystem, STAND_INS_ON } from '../support/test-system.ts';
 
 const TRUSTED_SECRET = 'a-trusted-caller-secret-of-at-least-32-characters';
 
@@ -50,7 +50,7 @@ describe('the fast lane answers as the pipeline does (embedded gateway)', () => 
   let fixture: SocialFixture;
 
   beforeAll(async () => {
-    system = await startTestSystem({ GRAPHQL_TRUSTED_CALLER_SECRET: TRUSTED_SECRET, SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '100000' });
+    system = await startTestSystem({ ...STAND_INS_ON, GRAPHQL_TRUSTED_CALLER_SECRET: TRUSTED_SECRET, SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '100000' });
     admin = { authorization: `Bearer ${system.adminToken()}` };
     fixture = await createSocialFixture(system.database);
     const created = await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin);
@@ -149,7 +149,7 @@ describe('the fast lane answers as the pipeline does (distributed gateway)', () 
   let recordId: string;
 
   beforeAll(async () => {
-    system = await startDistributedTestSystem();
+    system = await startDistributedTestSystem({}, STAND_INS_ON);
     admin = { authorization: `Bearer ${system.adminToken()}` };
     const created = await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin);
     recordId = (JSON.parse(created.body) as { data: { createUserExample: { id: string } } }).data.createUserExample.id;

@@ -8,7 +8,7 @@ import { takesFastPath } from '../../gateway/stand-ins/http-fast-path.ts';
 import { postForReply } from '../support/graphql-client.ts';
 import { createLogCapture } from '../support/log-capture.ts';
 import { rawRequest } from '../support/raw-http.ts';
-import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { startTestSystem, type TestSystem, STAND_INS_ON } from '../support/test-system.ts';
 
 let system: TestSystem;
 let fast: string;
@@ -16,7 +16,7 @@ let viaExpress: string;
 const logs = createLogCapture();
 
 beforeAll(async () => {
-  system = await startTestSystem({ GRAPHQL_BODY_LIMIT_BYTES: '4096', LOG_LEVEL: 'info' }, { logDestination: logs });
+  system = await startTestSystem({ ...STAND_INS_ON, GRAPHQL_BODY_LIMIT_BYTES: '4096', LOG_LEVEL: 'info' }, { logDestination: logs });
   fast = system.gatewayUrl;
   viaExpress = `${system.gatewayUrl}?route=express`;
 });

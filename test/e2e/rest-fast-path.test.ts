@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takesRestFastPath } from '../../rest-adapter/stand-ins/rest-fast-path.ts';
-import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { startTestSystem, type TestSystem, STAND_INS_ON } from '../support/test-system.ts';
 import { newUser } from '../support/user-example-rest.ts';
 
 const BASE = '/api/v1/userExample';
@@ -13,7 +13,7 @@ const BASE = '/api/v1/userExample';
 let system: TestSystem;
 
 beforeAll(async () => {
-  system = await startTestSystem();
+  system = await startTestSystem(STAND_INS_ON);
 });
 
 afterAll(async () => {

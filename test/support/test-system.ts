@@ -49,7 +49,15 @@ const BASE_ENV = {
   // Fast hashing in tests; the format records the cost, so production settings are unaffected.
   PASSWORD_SCRYPT_LOG_N: '10',
   JWT_SECRET: 'test-secret-that-is-at-least-32-characters-long',
+  // CI runs the e2e project a second time with every stand-in off (STAND_INS=off): the library's routes, proven.
+  ...(process.env.STAND_INS !== undefined && { STAND_INS: process.env.STAND_INS }),
 };
+
+/**
+ * The environment of a test that holds a stand-in to the library it copies: every stand-in on, whatever the run's
+ * STAND_INS says (CI's run with them off still compares them).
+ */
+export const STAND_INS_ON = { STAND_INS: 'on' } as const;
 
 /** A throwaway PostgreSQL database for the postgres project; undefined on PGlite. */
 async function createTestDatabase(): Promise<ThrowawayDatabase | undefined> {
@@ -93,8 +101,8 @@ function testLogger(config: Config, options: TestSystemOptions) {
 
 /** The embedded topology (what npm start runs). */
 export async function startTestSystem(env: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
-  // A test that brings its own server (env.DATABASE_URL) gets no throwaway database.
-  const throwaway = env.DATABASE_URL === undefined ? await createTestDatabase() : undefined;
+  // A test that brings its own server (env.DATABASE_URL) or database (options.database) gets no throwaway database.
+  const throwaway = env.DATABASE_URL === undefined && options.database === undefined ? await createTestDatabase() : undefined;
   const config = testConfig({ ...env, DATABASE_URL: env.DATABASE_URL ?? throwaway?.url });
   const system = await startEmbeddedSystem(config, testLogger(config, options), options);
   return withTokens(system, system.database!, throwaway);

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { addressedUrl } from '../lib/auth/signed-request.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
 import type { LaneHeaders, OperationFastLane } from './stand-ins/operation-fast-lane.ts';
@@ -30,20 +31,44 @@ export interface GatewayHttpReply {
   body: { kind: 'complete'; string: string } | { kind: 'chunked'; asyncIterator: AsyncIterableIterator<string> };
 }
 
-/** An operation built in this process (the REST adapter's), with the caller's headers the subgraphs must see. */
-export interface GatewayOperation {
-  query: string;
+/**
+ * An operation's text typed with its result and variables: graphql-codegen's TypedDocumentString (documentMode
+ * 'string'), a String object whose value is the query, checked against the supergraph when it was generated. Never a
+ * plain string, which carries no types, nor a parsed document.
+ */
+export type TypedQuery<TData, TVariables> = object & { valueOf(): string } & DocumentTypeDecoration<TData, TVariables>;
+
+/** An operation's variables, by name. */
+export type OperationVariables = Record<string, unknown>;
+
+/**
+ * An operation built in this process (the REST adapter's), with the caller's headers the subgraphs must see: a
+ * generated document with its variables' type, or text built at run time (the Graph paths' `fields=` reads).
+ */
+export interface GatewayOperation<TQuery extends string | TypedQuery<unknown, never> = string, TVariables = OperationVariables> {
+  query: TQuery;
   operationName: string;
-  variables: Record<string, unknown>;
+  variables: TVariables;
   /** authorization, x-request-id, x-social-host, x-signed-request: what the subgraphs see of the caller. */
   headers: Readonly<Record<string, string | undefined>>;
 }
 
-/** A GraphQL result of an operation run in this process. */
-export interface GatewayOperationResult {
-  data?: Record<string, unknown> | null;
+/** A GraphQL result of an operation run in this process: typed by its document, or untyped data for text. */
+export interface GatewayOperationResult<TData = Record<string, unknown>> {
+  data?: TData | null;
   errors?: readonly GraphQLFormattedError[];
   extensions?: Record<string, unknown>;
+}
+
+/**
+ * Runs an operation: a generated document gives its result the document's type (the data its selection describes, as
+ * graphql-codegen read it from the schema), and takes only its variables; text gives untyped data.
+ */
+export interface ExecuteOperation {
+  (operation: GatewayOperation): Promise<GatewayOperationResult>;
+  <TData, TVariables extends OperationVariables>(
+    operation: GatewayOperation<TypedQuery<TData, TVariables>, NoInfer<TVariables>>,
+  ): Promise<GatewayOperationResult<TData>>;
 }
 
 export interface GatewayDoor {
@@ -53,7 +78,7 @@ export interface GatewayDoor {
    * Runs an operation in this process with no HTTP request: it counts as trusted (no operation limits, no safelist:
    * lib/http/trusted-caller.ts), being built by the platform's own code.
    */
-  execute(operation: GatewayOperation): Promise<GatewayOperationResult>;
+  execute: ExecuteOperation;
 }
 
 export interface GatewayDoorDeps {
@@ -101,19 +126,32 @@ export function createGatewayDoor({ apollo, lane }: GatewayDoorDeps): GatewayDoo
       );
     },
 
-    execute({ query, operationName, variables, headers }) {
-      const contextValue = createGatewayContext(headers);
-      return laneElsePipeline<GatewayOperationResult>(
-        lane && (() => lane.execute({ query, operationName, variables, context: contextValue })),
-        async () => {
-          const response = await apollo.executeOperation({ query, operationName, variables }, { contextValue });
-          if (response.body.kind !== 'single') throw new Error('incremental delivery is not offered to in-process operations');
-          const { data, errors, extensions } = response.body.singleResult;
-          return { data: data ?? null, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) };
-        },
-      );
-    },
+    execute,
   };
+
+  // A generated document's result is its document's type: the declarations say so, the one implementation runs text.
+  function execute(operation: GatewayOperation): Promise<GatewayOperationResult>;
+  function execute<TData, TVariables extends OperationVariables>(
+    operation: GatewayOperation<TypedQuery<TData, TVariables>, NoInfer<TVariables>>,
+  ): Promise<GatewayOperationResult<TData>>;
+  function execute({
+    query: document,
+    operationName,
+    variables,
+    headers,
+  }: GatewayOperation<string | TypedQuery<unknown, never>>): Promise<GatewayOperationResult<unknown>> {
+    const query = String(document);
+    const contextValue = createGatewayContext(headers);
+    return laneElsePipeline<GatewayOperationResult>(
+      lane && (() => lane.execute({ query, operationName, variables, context: contextValue })),
+      async () => {
+        const response = await apollo.executeOperation({ query, operationName, variables }, { contextValue });
+        if (response.body.kind !== 'single') throw new Error('incremental delivery is not offered to in-process operations');
+        const { data, errors, extensions } = response.body.singleResult;
+        return { data: data ?? null, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) };
+      },
+    );
+  }
 }
 
 /**

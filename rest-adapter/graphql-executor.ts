@@ -1,5 +1,11 @@
 import type { GraphQLFormattedError } from 'graphql';
-import type { GatewayDoor } from '../gateway/gateway-door.ts';
+import type {
+  GatewayDoor,
+  GatewayOperation,
+  GatewayOperationResult,
+  OperationVariables,
+  TypedQuery,
+} from '../gateway/gateway-door.ts';
 import { UnavailableError } from '../lib/errors.ts';
 import { findUploads, postMultipartOperation } from '../lib/graphql/graphql-multipart.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
@@ -7,7 +13,8 @@ import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
 
 /**
  * What a REST route needs to run its GraphQL operation through the gateway: the gateway's door in this process
- * (gateway/gateway-door.ts, whose `execute` runs it with no HTTP hop), or a gateway over HTTP (below).
+ * (gateway/gateway-door.ts, whose `execute` runs it with no HTTP hop), or a gateway over HTTP (below). A generated
+ * document (`<area>/generated/operations.ts`) gives a typed result and takes typed variables; text gives untyped data.
  */
 export type GraphQLExecutor = Pick<GatewayDoor, 'execute'>;
 
@@ -22,43 +29,94 @@ export function createHttpExecutor(
   trustedCallerSecret?: string,
 ): GraphQLExecutor {
   const endpoint = new URL('/graphql', gatewayUrl).toString();
-  return {
-    async execute({ query, operationName, variables, headers }) {
-      const outgoing: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-      for (const [name, value] of Object.entries(headers)) if (value !== undefined) outgoing[name] = value;
-      tracing?.inject(outgoing);
-      if (trustedCallerSecret) outgoing[TRUSTED_CALLER_HEADER] = trustedCallerSecret;
-      const uploads = findUploads(variables);
-      if (uploads.length > 0) {
-        let reply;
-        try {
-          reply = await postMultipartOperation(endpoint, { query, operationName, variables }, uploads, outgoing);
-        } catch (error) {
-          throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
-        }
-        const body = reply.body as { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[]; extensions?: Record<string, unknown> } | undefined;
-        if (!body || typeof body !== 'object' || (body.data === undefined && body.errors === undefined)) {
-          throw new UnavailableError(`the GraphQL gateway answered HTTP ${reply.status} without a GraphQL body`);
-        }
-        return body;
-      }
-      let response: Response;
+
+  // A generated document's result is its document's type (as the door declares it); the reply is checked to be a
+  // GraphQL response before it is taken for one.
+  function execute(operation: GatewayOperation): Promise<GatewayOperationResult>;
+  function execute<TData, TVariables extends OperationVariables>(
+    operation: GatewayOperation<TypedQuery<TData, TVariables>, NoInfer<TVariables>>,
+  ): Promise<GatewayOperationResult<TData>>;
+  async function execute({
+    query: document,
+    operationName,
+    variables,
+    headers,
+  }: GatewayOperation<string | TypedQuery<unknown, never>>): Promise<GatewayOperationResult<unknown>> {
+    const query = String(document);
+    const outgoing: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    for (const [name, value] of Object.entries(headers)) if (value !== undefined) outgoing[name] = value;
+    tracing?.inject(outgoing);
+    if (trustedCallerSecret) outgoing[TRUSTED_CALLER_HEADER] = trustedCallerSecret;
+    const uploads = findUploads(variables);
+    if (uploads.length > 0) {
+      let reply;
       try {
-        response = await fetch(endpoint, {
-          method: 'POST',
-          headers: outgoing,
-          body: JSON.stringify({ query, operationName, variables }),
-        });
+        reply = await postMultipartOperation(endpoint, { query, operationName, variables }, uploads, outgoing);
       } catch (error) {
         throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
       }
-      const body = (await response.json().catch(() => undefined)) as
-        | { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[]; extensions?: Record<string, unknown> }
-        | undefined;
-      if (!body || (body.data === undefined && body.errors === undefined)) {
-        throw new UnavailableError(`the GraphQL gateway answered HTTP ${response.status} without a GraphQL body`);
-      }
-      return body;
-    },
-  };
+      return graphqlResponse(reply.status, reply.body);
+    }
+    let response: Response;
+    try {
+      response = await fetch(endpoint, {
+        method: 'POST',
+        headers: outgoing,
+        body: JSON.stringify({ query, operationName, variables }),
+      });
+    } catch (error) {
+      throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
+    }
+    return graphqlResponse(response.status, await response.json().catch(() => undefined));
+  }
+
+  return { execute };
+}
+
+/** A GraphQL response as the wire carries it: data and errors as the spec shapes them, before any document's type. */
+interface GraphQLResponseBody {
+  data?: Record<string, unknown> | null;
+  errors?: GraphQLFormattedError[];
+  extensions?: Record<string, unknown>;
+}
+
+/**
+ * The gateway's reply body as a GraphQL response, or UnavailableError when it is none (a proxy's error page, an empty
+ * body, JSON of another shape): the one place where JSON from the wire becomes an operation's result.
+ */
+function graphqlResponse(status: number, body: unknown): GraphQLResponseBody {
+  if (!isGraphQLResponse(body) || (body.data === undefined && body.errors === undefined)) {
+    throw new UnavailableError(`the GraphQL gateway answered HTTP ${status} without a GraphQL body`);
+  }
+  return body;
+}
+
+/**
+ * A GraphQL response (GraphQL over HTTP, "response"): an object whose `data`, when present, is an object or null, whose
+ * `errors`, when present, is a list of errors each with a string `message` (and `locations`, `path`, `extensions` of
+ * their shapes when present), and whose `extensions`, when present, is an object.
+ */
+export function isGraphQLResponse(value: unknown): value is GraphQLResponseBody {
+  if (!isObject(value)) return false;
+  const { data, errors, extensions } = value;
+  return (
+    (data === undefined || data === null || isObject(data)) &&
+    (errors === undefined || (Array.isArray(errors) && errors.every(isGraphQLError))) &&
+    (extensions === undefined || isObject(extensions))
+  );
+}
+
+function isGraphQLError(value: unknown): value is GraphQLFormattedError {
+  if (!isObject(value) || typeof value.message !== 'string') return false;
+  const { locations, path, extensions } = value;
+  return (
+    (locations === undefined ||
+      (Array.isArray(locations) && locations.every((l) => isObject(l) && typeof l.line === 'number' && typeof l.column === 'number'))) &&
+    (path === undefined || (Array.isArray(path) && path.every((key) => typeof key === 'string' || typeof key === 'number'))) &&
+    (extensions === undefined || isObject(extensions))
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,14 +5,27 @@ import { sendJson } from '../../lib/http/send-json.ts';
 import { parseUint64 } from '../../lib/int64.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { GENDER_TYPES } from '../../contracts/user-records.ts';
+import type { OperationVariables, TypedQuery } from '../../gateway/gateway-door.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
 import { sendGraphqlError, sendRpcStatus, sendThrownError } from './google-rpc-status.ts';
 import { decodeMessage, parseJsonBody, type Decoded, type MessageSpec } from './proto-json.ts';
+import {
+  CreateDocument,
+  DeleteByIdDocument,
+  GetByIdDocument,
+  ListDocument,
+  UpdateByIdDocument,
+  type CreateUserExampleInput,
+  type ListColumnInput,
+  type ListParamsInput,
+  type UpdateUserExampleInput,
+} from './generated/operations.ts';
 
 /**
  * Area A's HTTP mapping (grpc-gateway conventions over the userExample proto): the five paths, each decoded as protojson,
- * run as one GraphQL operation through the gateway, and rendered back as protojson (camelCase, 64-bit integers as strings,
- * enums by name, zero values emitted). No business rule lives here: validation, auth and existence are the service's.
+ * run as one GraphQL operation through the gateway (user-example.operations.graphql, typed in generated/), and rendered
+ * back as protojson (camelCase, 64-bit integers as strings, enums by name, zero values emitted). No business rule lives
+ * here: validation, auth and existence are the service's.
  */
 
 const GENDER = { enum: GENDER_TYPES } as const;
@@ -70,15 +83,14 @@ const LIST_REQUEST: MessageSpec = {
 /** The protojson messages the routes decode, by proto name (test/unit/user-example.wire-shapes.test.ts holds them to the proto). */
 export const USER_EXAMPLE_REQUEST_MESSAGES: readonly MessageSpec[] = [CREATE_REQUEST, UPDATE_REQUEST, COLUMN, PARAMS, LIST_REQUEST];
 
-const RECORD_FIELDS = 'id name email phone avatar age gender status loginAt createdAt updatedAt';
-
+/** The path's operations (user-example.operations.graphql), each with its name. */
 const OPERATIONS = {
-  create: `mutation Create($input: CreateUserExampleInput!) { createUserExample(input: $input) { id } }`,
-  get: `query GetByID($id: UInt64!) { userExample(id: $id) { ${RECORD_FIELDS} } }`,
-  update: `mutation UpdateByID($id: UInt64!, $input: UpdateUserExampleInput!) { updateUserExample(id: $id, input: $input) { id } }`,
-  delete: `mutation DeleteByID($id: UInt64!) { deleteUserExample(id: $id) { id } }`,
-  list: `query List($params: ListParamsInput) { userExamples(params: $params) { total userExamples { ${RECORD_FIELDS} } } }`,
-} as const;
+  create: { query: CreateDocument, operationName: 'Create' },
+  get: { query: GetByIdDocument, operationName: 'GetByID' },
+  update: { query: UpdateByIdDocument, operationName: 'UpdateByID' },
+  delete: { query: DeleteByIdDocument, operationName: 'DeleteByID' },
+  list: { query: ListDocument, operationName: 'List' },
+};
 
 export interface UserExampleRoutesDeps {
   executor: GraphQLExecutor;
@@ -111,27 +123,24 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     return { authorization: req.headers.authorization, 'x-request-id': Array.isArray(requestId) ? requestId[0] : requestId };
   }
 
-  /** Runs an operation and hands the data to `render`, or sends the mapped error. */
-  async function run(
+  /** Runs an operation and hands its data to `render`, or sends the mapped error. */
+  async function run<TData, TVariables extends OperationVariables>(
     req: IncomingMessage,
     res: ServerResponse,
-    operation: keyof typeof OPERATIONS,
-    variables: Record<string, unknown>,
-    render: (data: Record<string, unknown>) => unknown,
+    operation: { query: TypedQuery<TData, TVariables>; operationName: string },
+    variables: NoInfer<TVariables>,
+    render: (data: TData) => unknown,
   ): Promise<void> {
     try {
-      const result = await executor.execute({
-        query: OPERATIONS[operation],
-        operationName: { create: 'Create', get: 'GetByID', update: 'UpdateByID', delete: 'DeleteByID', list: 'List' }[operation],
-        variables,
-        headers: callerHeaders(req),
-      });
+      const result = await executor.execute({ ...operation, variables, headers: callerHeaders(req) });
       const firstError = result.errors?.[0];
       if (firstError) {
         sendGraphqlError(res, firstError, logger);
         return;
       }
-      sendJson(res, 200, render(result.data ?? {}));
+      // GraphQL answers a request that raised no error with its data.
+      if (!result.data) throw new Error(`the gateway answered ${operation.operationName} with neither data nor errors`);
+      sendJson(res, 200, render(result.data));
     } catch (error) {
       sendThrownError(res, error, logger);
     }
@@ -170,39 +179,37 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     if (!body) return;
     // Proto3: an absent field is its zero value, and the create rules then apply to it. The gender travels as its number
     // (protojson takes a name or a number), so that one the enum does not define reaches the service, which reports it.
-    const input = {
-      name: (body.name as string | undefined) ?? '',
-      email: (body.email as string | undefined) ?? '',
-      password: (body.password as string | undefined) ?? '',
-      phone: (body.phone as string | undefined) ?? '',
-      avatar: (body.avatar as string | undefined) ?? '',
-      age: (body.age as number | undefined) ?? 0,
-      genderNumber: (body.gender as number | undefined) ?? 0,
+    const input: CreateUserExampleInput = {
+      name: text(body.name) ?? '',
+      email: text(body.email) ?? '',
+      password: text(body.password) ?? '',
+      phone: text(body.phone) ?? '',
+      avatar: text(body.avatar) ?? '',
+      age: int(body.age) ?? 0,
+      genderNumber: int(body.gender) ?? 0,
     };
-    await run(req, res, 'create', { input }, (data) => ({
-      id: (data.createUserExample as { id: string }).id,
-    }));
+    await run(req, res, OPERATIONS.create, { input }, (data) => ({ id: data.createUserExample.id }));
   });
 
   router.post('/api/v1/userExample/list', readBody, async (req, res) => {
     const body = decodeBody(req, res, LIST_REQUEST);
     if (!body) return;
-    await run(req, res, 'list', { params: body.params ?? null }, (data) => {
-      const page = data.userExamples as { total: string; userExamples: unknown[] };
-      return { total: page.total, userExamples: page.userExamples };
-    });
+    await run(req, res, OPERATIONS.list, { params: listParams(body.params) }, (data) => ({
+      total: data.userExamples.total,
+      userExamples: data.userExamples.userExamples,
+    }));
   });
 
   const byId: UserExampleRoutes['byId'] = {
     async GET(req, res, rawId) {
       const id = pathId(res, rawId);
       if (id === undefined) return;
-      await run(req, res, 'get', { id }, (data) => ({ userExample: data.userExample }));
+      await run(req, res, OPERATIONS.get, { id }, (data) => ({ userExample: data.userExample }));
     },
     async DELETE(req, res, rawId) {
       const id = pathId(res, rawId);
       if (id === undefined) return;
-      await run(req, res, 'delete', { id }, () => ({}));
+      await run(req, res, OPERATIONS.delete, { id }, () => ({}));
     },
   };
   const rawId = (req: Request) => String(req.params.id ?? '');
@@ -214,9 +221,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     if (id === undefined) return;
     const body = decodeBody(req, res, UPDATE_REQUEST);
     if (!body) return;
-    const { id: _ignoredBodyId, gender, ...fields } = body;
-    // The gender by its number, as on create: the service refuses a number the enum does not define.
-    await run(req, res, 'update', { id, input: gender === undefined ? fields : { ...fields, genderNumber: gender } }, () => ({}));
+    await run(req, res, OPERATIONS.update, { id, input: updateInput(body) }, () => ({}));
   });
 
   router.delete(USER_EXAMPLE_ID_ROUTE, (req, res) => byId.DELETE(req, res, rawId(req)));
@@ -226,4 +231,67 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
 
 function summarise(violations: readonly FieldViolation[]): string {
   return violations.map((v) => `${v.field}: ${v.description}`).join('; ');
+}
+
+/**
+ * The decoded fields as the operations' inputs. The decoder has already held each field to its proto type (strings for
+ * string and 64-bit fields, numbers for int32 and enums), so these only tell the compiler what it checked.
+ */
+function text(value: Decoded | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function int(value: Decoded | undefined): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+
+function message(value: Decoded | undefined): { [field: string]: Decoded } | undefined {
+  return typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+/** The fields an update names, and only those: a field the body leaves out stays unchanged. */
+function updateInput(body: { [field: string]: Decoded }): UpdateUserExampleInput {
+  const input: UpdateUserExampleInput = {};
+  for (const field of ['name', 'email', 'password', 'phone', 'avatar', 'loginAt'] as const) {
+    const value = text(body[field]);
+    if (value !== undefined) input[field] = value;
+  }
+  for (const field of ['age', 'status'] as const) {
+    const value = int(body[field]);
+    if (value !== undefined) input[field] = value;
+  }
+  // The gender by its number, as on create: the service refuses a number the enum does not define. (A body's id is
+  // accepted and ignored: the path names the record.)
+  const gender = int(body.gender);
+  if (gender !== undefined) input.genderNumber = gender;
+  return input;
+}
+
+/**
+ * A List request's params, or null when absent (the service's "value is required"). A condition without a name has
+ * the proto's zero value for it, the empty string, as the gRPC door gives it; its other fields stay absent, taking the
+ * operation's defaults.
+ */
+function listParams(value: Decoded | undefined): ListParamsInput | null {
+  const params = message(value);
+  if (!params) return null;
+  const input: ListParamsInput = {};
+  const page = int(params.page);
+  if (page !== undefined) input.page = page;
+  const limit = int(params.limit);
+  if (limit !== undefined) input.limit = limit;
+  const sort = text(params.sort);
+  if (sort !== undefined) input.sort = sort;
+  if (Array.isArray(params.columns)) input.columns = params.columns.map(listColumn);
+  return input;
+}
+
+function listColumn(value: Decoded): ListColumnInput {
+  const fields = message(value) ?? {};
+  const column: ListColumnInput = { name: text(fields.name) ?? '' };
+  for (const field of ['exp', 'value', 'logic'] as const) {
+    const decoded = text(fields[field]);
+    if (decoded !== undefined) column[field] = decoded;
+  }
+  return column;
 }

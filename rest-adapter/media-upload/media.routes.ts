@@ -1,4 +1,5 @@
 import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
+import type { GraphQLFormattedError } from 'graphql';
 import express, { type Request, type Response, type Router } from 'express';
 import { Upload, WriteStream } from 'graphql-upload-ts';
 import { discard } from '../../lib/graphql/graphql-upload-request.ts';
@@ -6,14 +7,26 @@ import { multipartBoundaryProblem } from '../../lib/http/multipart-boundary.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../../lib/auth/signed-request.ts';
 import type { RateLimitState } from '../../contracts/media-upload.ts';
+import type { OperationVariables, TypedQuery } from '../../gateway/gateway-door.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
 import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedUpload } from './urlencoded-upload-reader.ts';
 import { mapMediaErrors, METADATA_PATH, standardError, UPLOAD_PATH, type MediaReply } from './media-error-mapper.ts';
+import {
+  MediaMetadataCreateDocument,
+  MediaUploadAppendDocument,
+  MediaUploadDocument,
+  MediaUploadFinalizeDocument,
+  MediaUploadInitDocument,
+  MediaUploadStatusDocument,
+  type MediaUploadMutation,
+  type MediaUploadStatusQuery,
+} from './generated/operations.ts';
 
 /**
  * POST /1.1/media/upload.json (Area D), the reference's simple upload, as one GraphQL operation (`uploadMedia`) through
  * the gateway; on the same path the chunked upload's commands (POST command=INIT|APPEND|FINALIZE, GET command=STATUS),
- * and POST /1.1/media/metadata/create.json (alt text), each one operation too. Only the reference's HTTP surface lives
+ * and POST /1.1/media/metadata/create.json (alt text), each one operation too (media.operations.graphql, typed in
+ * generated/). Only the reference's HTTP surface lives
  * here: parameters from the query string, a multipart body (the file in part `media`, with or without a filename) or an
  * urlencoded body (`media_data`), the description of the request the client signed (OAuth 1.0a), and the reply's exact
  * JSON and x-rate-limit-* headers. The media service decides
@@ -29,20 +42,8 @@ export interface MediaRoutesDeps {
   base64BodyBytes: number;
 }
 
-const UPLOAD_MUTATION = `mutation MediaUpload($media: Upload, $mediaData: String, $mediaCategory: String, $additionalOwners: [String!]) {
-  uploadMedia(media: $media, mediaData: $mediaData, mediaCategory: $mediaCategory, additionalOwners: $additionalOwners) {
-    mediaId mediaKey size expiresAfterSecs image { imageType w h } rateLimit { limit remaining reset }
-  }
-}`;
-
-interface UploadedMediaData {
-  mediaId: string;
-  mediaKey: string | null;
-  size: number;
-  expiresAfterSecs: number;
-  image: { imageType: string; w: number; h: number };
-  rateLimit: RateLimitState;
-}
+/** What an upload answers with (the reference's media object). */
+type UploadedMedia = MediaUploadMutation['uploadMedia'];
 
 /** What a request carried, whatever its body type. */
 interface UploadRequest {
@@ -81,23 +82,22 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
         await runChunkedCommand(req, res, deps, upload, command);
         return;
       }
-      const variables: Record<string, unknown> = {
-        media: upload.file ? uploadOf(upload.file) : null,
-        mediaData: upload.params.get('media_data') ?? null,
-        mediaCategory: upload.params.get('media_category') ?? null,
-        additionalOwners: upload.params.has('additional_owners') ? [upload.params.get('additional_owners')!] : null,
-      };
       const result = await deps.executor.execute({
-        query: UPLOAD_MUTATION,
+        query: MediaUploadDocument,
         operationName: 'MediaUpload',
-        variables,
+        variables: {
+          media: upload.file ? uploadOf(upload.file) : null,
+          mediaData: upload.params.get('media_data') ?? null,
+          mediaCategory: upload.params.get('media_category') ?? null,
+          additionalOwners: upload.params.has('additional_owners') ? [upload.params.get('additional_owners')!] : null,
+        },
         headers: {
           authorization: req.headers.authorization,
           'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
           [SIGNED_REQUEST_HEADER]: encodeSignedRequest(upload.signedRequest),
         },
       });
-      const media = (result.data?.uploadMedia ?? null) as UploadedMediaData | null;
+      const media = result.data?.uploadMedia ?? null;
       if (result.errors?.length || !media) {
         send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }]));
         return;
@@ -142,7 +142,7 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
     const text = typeof altText === 'object' && altText !== null ? (altText as Record<string, unknown>).text : undefined;
     try {
       const result = await deps.executor.execute({
-        query: METADATA_MUTATION,
+        query: MediaMetadataCreateDocument,
         operationName: 'MediaMetadataCreate',
         variables: {
           // Absent: '' (the service answers 38); any other JSON value is handed over as text for the service to refuse.
@@ -155,7 +155,7 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
           [SIGNED_REQUEST_HEADER]: encodeSignedRequest({ method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) }),
         },
       });
-      const data = (result.data?.createMediaMetadata ?? null) as { rateLimit: RateLimitState } | null;
+      const data = result.data?.createMediaMetadata ?? null;
       if (result.errors?.length || !data) {
         send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }], METADATA_PATH));
         return;
@@ -179,57 +179,17 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
   return router;
 }
 
-const SESSION_FIELDS = `mediaId mediaKey size expiresAfterSecs image { imageType w h } video { videoType }
-    processingInfo { state checkAfterSecs progressPercent error { code name message } } rateLimit { limit remaining reset }`;
+/** The chunked upload's commands, each with the method it is sent with. */
+const CHUNKED_COMMANDS = { INIT: 'POST', APPEND: 'POST', FINALIZE: 'POST', STATUS: 'GET' } as const;
 
-const CHUNKED_OPERATIONS = {
-  INIT: {
-    operationName: 'MediaUploadInit',
-    method: 'POST',
-    field: 'initMediaUpload',
-    query: `mutation MediaUploadInit($totalBytes: String!, $mediaType: String!, $mediaCategory: String, $additionalOwners: [String!], $shared: Boolean) {
-  initMediaUpload(totalBytes: $totalBytes, mediaType: $mediaType, mediaCategory: $mediaCategory, additionalOwners: $additionalOwners, shared: $shared) { ${SESSION_FIELDS} }
-}`,
-  },
-  APPEND: {
-    operationName: 'MediaUploadAppend',
-    method: 'POST',
-    field: 'appendMediaUpload',
-    query: `mutation MediaUploadAppend($mediaId: String!, $segmentIndex: String!, $media: Upload, $mediaData: String) {
-  appendMediaUpload(mediaId: $mediaId, segmentIndex: $segmentIndex, media: $media, mediaData: $mediaData) { segmentIndex size rateLimit { limit remaining reset } }
-}`,
-  },
-  FINALIZE: {
-    operationName: 'MediaUploadFinalize',
-    method: 'POST',
-    field: 'finalizeMediaUpload',
-    query: `mutation MediaUploadFinalize($mediaId: String!) { finalizeMediaUpload(mediaId: $mediaId) { ${SESSION_FIELDS} } }`,
-  },
-  STATUS: {
-    operationName: 'MediaUploadStatus',
-    method: 'GET',
-    field: 'mediaUploadStatus',
-    query: `query MediaUploadStatus($mediaId: String!) { mediaUploadStatus(mediaId: $mediaId) { ${SESSION_FIELDS} } }`,
-  },
-} as const;
+type ChunkedCommand = keyof typeof CHUNKED_COMMANDS;
 
-type ChunkedCommand = keyof typeof CHUNKED_OPERATIONS;
-
-interface MediaSessionData {
-  mediaId: string;
-  mediaKey: string | null;
-  size: number | null;
-  expiresAfterSecs: number;
-  image: { imageType: string; w: number; h: number } | null;
-  video: { videoType: string } | null;
-  processingInfo: {
-    state: string;
-    checkAfterSecs: number | null;
-    progressPercent: number | null;
-    error: { code: number; name: string; message: string } | null;
-  } | null;
-  rateLimit: RateLimitState;
+function isChunkedCommand(name: string): name is ChunkedCommand {
+  return Object.hasOwn(CHUNKED_COMMANDS, name);
 }
+
+/** What INIT, FINALIZE and STATUS answer with (the same selection in each: the session's media object). */
+type MediaSession = MediaUploadStatusQuery['mediaUploadStatus'];
 
 /**
  * The chunked upload's commands (the reference's §8) on the same path: command=INIT, APPEND, FINALIZE with POST,
@@ -237,66 +197,97 @@ interface MediaSessionData {
  */
 async function runChunkedCommand(req: Request, res: Response, deps: MediaRoutesDeps, upload: UploadRequest, command: string): Promise<void> {
   const name = command.trim().toUpperCase();
-  if (!Object.hasOwn(CHUNKED_OPERATIONS, name)) {
+  if (!isChunkedCommand(name)) {
     upload.file?.capacitor.release();
     send(res, { status: 400, body: standardError(44, `command parameter is invalid: ${JSON.stringify(command)} is not one of INIT, APPEND, FINALIZE, STATUS`) });
     return;
   }
-  const operation = CHUNKED_OPERATIONS[name as ChunkedCommand];
-  if (operation.method !== req.method) {
+  const method = CHUNKED_COMMANDS[name];
+  if (method !== req.method) {
     upload.file?.capacitor.release();
     send(res, {
       status: 400,
-      body: standardError(44, `command parameter is invalid: ${name} is sent with ${operation.method}, not ${req.method}`),
+      body: standardError(44, `command parameter is invalid: ${name} is sent with ${method}, not ${req.method}`),
     });
     return;
   }
   const text = (parameter: string) => upload.params.get(parameter) ?? '';
-  const variables: Record<string, unknown> =
-    name === 'INIT'
-      ? {
-          totalBytes: text('total_bytes'),
-          mediaType: text('media_type'),
-          mediaCategory: upload.params.get('media_category') ?? null,
-          additionalOwners: upload.params.has('additional_owners') ? [upload.params.get('additional_owners')!] : null,
-          shared: upload.params.has('shared') ? /^(?:true|1)$/i.test(text('shared')) : null,
-        }
-      : name === 'APPEND'
-        ? {
-            mediaId: text('media_id'),
-            segmentIndex: text('segment_index'),
-            media: upload.file ? uploadOf(upload.file) : null,
-            mediaData: upload.params.get('media_data') ?? null,
-          }
-        : { mediaId: text('media_id') };
   if (name !== 'APPEND') upload.file?.capacitor.release();
-  const result = await deps.executor.execute({
-    query: operation.query,
-    operationName: operation.operationName,
-    variables,
-    headers: {
-      authorization: req.headers.authorization,
-      'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
-      [SIGNED_REQUEST_HEADER]: encodeSignedRequest(upload.signedRequest),
-    },
-  });
-  const data = (result.data?.[operation.field] ?? null) as (MediaSessionData | { rateLimit: RateLimitState }) | null;
-  if (result.errors?.length || !data) {
-    send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }]));
+  const run = <TData, TVariables extends OperationVariables>(
+    query: TypedQuery<TData, TVariables>,
+    operationName: string,
+    variables: NoInfer<TVariables>,
+  ) =>
+    deps.executor.execute({
+      query,
+      operationName,
+      variables,
+      headers: {
+        authorization: req.headers.authorization,
+        'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+        [SIGNED_REQUEST_HEADER]: encodeSignedRequest(upload.signedRequest),
+      },
+    });
+  switch (name) {
+    case 'INIT': {
+      const result = await run(MediaUploadInitDocument, 'MediaUploadInit', {
+        totalBytes: text('total_bytes'),
+        mediaType: text('media_type'),
+        mediaCategory: upload.params.get('media_category') ?? null,
+        additionalOwners: upload.params.has('additional_owners') ? [upload.params.get('additional_owners')!] : null,
+        shared: upload.params.has('shared') ? /^(?:true|1)$/i.test(text('shared')) : null,
+      });
+      // INIT is answered 202 Accepted, as the reference does.
+      sendSessionResult(res, 202, result.errors, result.data?.initMediaUpload);
+      return;
+    }
+    case 'APPEND': {
+      const result = await run(MediaUploadAppendDocument, 'MediaUploadAppend', {
+        mediaId: text('media_id'),
+        segmentIndex: text('segment_index'),
+        media: upload.file ? uploadOf(upload.file) : null,
+        mediaData: upload.params.get('media_data') ?? null,
+      });
+      const segment = result.data?.appendMediaUpload;
+      if (result.errors?.length || !segment) {
+        send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }]));
+        return;
+      }
+      // The reference answers a stored segment with 204 and no body.
+      setRateLimitHeaders(res, segment.rateLimit);
+      res.status(204).end();
+      return;
+    }
+    case 'FINALIZE': {
+      const result = await run(MediaUploadFinalizeDocument, 'MediaUploadFinalize', { mediaId: text('media_id') });
+      sendSessionResult(res, 200, result.errors, result.data?.finalizeMediaUpload);
+      return;
+    }
+    case 'STATUS': {
+      const result = await run(MediaUploadStatusDocument, 'MediaUploadStatus', { mediaId: text('media_id') });
+      sendSessionResult(res, 200, result.errors, result.data?.mediaUploadStatus);
+      return;
+    }
+  }
+}
+
+/** A session command's reply: its media object with `status`, or its errors in the reference's shapes. */
+function sendSessionResult(
+  res: Response,
+  status: number,
+  errors: readonly GraphQLFormattedError[] | undefined,
+  session: MediaSession | undefined,
+): void {
+  if (errors?.length || !session) {
+    send(res, mapMediaErrors(errors ?? [{ message: 'no result' }]));
     return;
   }
-  setRateLimitHeaders(res, data.rateLimit);
-  if (name === 'APPEND') {
-    // The reference answers a stored segment with 204 and no body.
-    res.status(204).end();
-    return;
-  }
-  // INIT is answered 202 Accepted, as the reference does; FINALIZE and STATUS 200.
-  sendSession(res, name === 'INIT' ? 202 : 200, data as MediaSessionData);
+  setRateLimitHeaders(res, session.rateLimit);
+  sendSession(res, status, session);
 }
 
 /** The reference's media object, with media_id a JSON number of every digit (see sendUploaded). */
-function sendSession(res: Response, status: number, media: MediaSessionData): void {
+function sendSession(res: Response, status: number, media: MediaSession): void {
   if (!/^\d{1,20}$/.test(media.mediaId)) throw new Error(`unexpected media id ${media.mediaId}`);
   const info = media.processingInfo;
   const parts = [
@@ -324,10 +315,6 @@ function sendSession(res: Response, status: number, media: MediaSessionData): vo
 
 /** A media id and 1,000 characters of alt text, escaped, fit many times over. */
 const METADATA_BODY_BYTES = 65_536;
-
-const METADATA_MUTATION = `mutation MediaMetadataCreate($mediaId: String!, $altText: String) {
-  createMediaMetadata(mediaId: $mediaId, altText: $altText) { mediaIdString rateLimit { limit remaining reset } }
-}`;
 
 /**
  * A JSON body of at most `limit` bytes. A media_id written as a bare JSON number is read as its digits (JSON.parse would
@@ -524,7 +511,7 @@ function send(res: Response, reply: MediaReply): void {
  * The reference's reply, written by hand so that media_id is a JSON number with every digit (JSON.stringify of a
  * JavaScript number would round it past 2^53); the other values go through JSON.stringify.
  */
-function sendUploaded(res: Response, media: UploadedMediaData): void {
+function sendUploaded(res: Response, media: UploadedMedia): void {
   if (!/^\d{1,20}$/.test(media.mediaId)) throw new Error(`unexpected media id ${media.mediaId}`);
   const parts = [
     `"media_id":${media.mediaId}`,

@@ -18,8 +18,6 @@ export interface ApolloExport {
 type Patched<F> = F & { [key: symbol]: F | undefined };
 
 const require = createRequire(import.meta.url);
-/** The exports this process has replaced: only they are loaded again to put Apollo's own back. */
-const replaced = new Set<ApolloExport>();
 
 function load(target: ApolloExport): Record<string, unknown> {
   return require(standInFile(target.file)) as Record<string, unknown>;
@@ -30,16 +28,27 @@ function load(target: ApolloExport): Record<string, unknown> {
  * Apollo's own, never a replacement. Throws when the file does not export a function of that name (the caller falls back).
  */
 export function setApolloExport<F extends (...args: never[]) => unknown>(target: ApolloExport, on: boolean, wrap: (original: F) => F): void {
-  if (!on && !replaced.has(target)) return;
-  const module = load(target);
+  // Off: only a file already loaded can carry a replacement (made by this module, or by another copy of it — a test
+  // runner gives each test file its own copy over one require cache); nothing is loaded to find out.
+  const module = on ? load(target) : loaded(target);
+  if (!module) return;
   const current = module[target.exportName] as Patched<F> | undefined;
   if (typeof current !== 'function') {
     throw new Error(`${target.file.package}/${target.file.file} exports no function ${target.exportName}`);
   }
   const original = current[target.original] ?? current;
   module[target.exportName] = on ? Object.assign(wrap(original), { [target.original]: original }) : original;
-  if (on) replaced.add(target);
-  else replaced.delete(target);
+}
+
+/** The file's exports if it is already loaded, without loading it. */
+function loaded(target: ApolloExport): Record<string, unknown> | undefined {
+  let path: string;
+  try {
+    path = standInFile(target.file);
+  } catch {
+    return undefined;
+  }
+  return require.cache[path]?.exports as Record<string, unknown> | undefined;
 }
 
 /** Apollo's own function, whether or not it has been replaced. */

@@ -55,7 +55,7 @@ export async function createSubgraphServer(
   const app = express();
   app.disable('x-powered-by');
   // No ETag: a GraphQL reply is not revalidated by anyone (POSTs are not cached), and Express would hash every body —
-  // a SHA-1 over a deep read's ~200 KB per request. The REST adapter makes the same choice.
+  // a SHA-1 over the whole reply, a deep read's included, per request. The REST adapter makes the same choice.
   app.set('etag', false);
   const httpServer = createHttpServer(app, graphqlClientErrorFormat);
   // Suggestions hidden in production; operation limits on direct callers when the gateway has a secret to show.
@@ -78,7 +78,8 @@ export async function createSubgraphServer(
       ApolloServerPluginLandingPageDisabled(),
       // Apollo Server's cache-control plugin (on by default) watches every resolver of every request to collect cache
       // hints, and no field here gives any: its whole result is `cache-control: no-store`. Off, with that header kept,
-      // Apollo Server runs the resolvers unwrapped — a third of a deep read's CPU went to the wrapping and its promises.
+      // Apollo Server runs the resolvers unwrapped: the wrapping and its promises, on every field of every object, were
+      // a large part of a deep read's CPU (bench/README.md, "Gateway comparison").
       ApolloServerPluginCacheControlDisabled(),
       UNCACHEABLE_RESPONSES,
       ...hardening.plugins,

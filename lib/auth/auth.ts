@@ -39,7 +39,8 @@ const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-_.~+/]+=*)[ \t]*$/i; // the scheme nam
 /** Creates the JWT service: algorithm pinned, exp enforced, issuer and audience checked. */
 export function createTokenService(config: JwtConfig): TokenService {
   // KeyObjects made once: given a string, jsonwebtoken tries createPublicKey() on it for every verify (and falls back to
-  // createSecretKey() after it throws), which costs ~0.5 ms of CPU per request.
+  // createSecretKey() after it throws): OpenSSL tries every key decoder, and fails, on each request
+  // (bench/README.md, "Where the time of a REST GetByID goes").
   const symmetric = config.algorithm.startsWith('HS');
   const secretKey = symmetric && config.secret !== undefined ? createSecretKey(Buffer.from(config.secret, 'utf8')) : undefined;
   const verifyKey = symmetric ? secretKey : config.publicKey === undefined ? undefined : createPublicKey(config.publicKey);
@@ -47,8 +48,9 @@ export function createTokenService(config: JwtConfig): TokenService {
   if (!verifyKey) throw new Error('JWT verification key missing');
 
   // Tokens that verified, until they expire: a client sends the same token with every request, and checking its
-  // signature and claims again each time was ~7 % of a gRPC GetByID's CPU. Only tokens that passed every check are kept
-  // (a forged or expired one is verified, and refused, every time), at most VERIFIED_TOKENS of them, oldest out first.
+  // signature and claims again each time cost every request CPU (measured on gRPC's GetByID: bench/README.md,
+  // "Issue 13's targets before coalescing"). Only tokens that passed every check are kept (a forged
+  // or expired one is verified, and refused, every time), at most VERIFIED_TOKENS of them, oldest out first.
   const verified = new Map<string, { actor: UserActor; expiresAt: number }>();
 
   function authenticate(authorization: string | undefined | null): Actor {

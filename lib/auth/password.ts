@@ -19,7 +19,7 @@ function optionsFor(logN: number, r: number, p: number): ScryptOptions {
   return { N: 2 ** logN, r, p, maxmem: 256 * 2 ** logN * r + 1024 * 1024 };
 }
 
-/** @param logN log2 of scrypt's cost N (15 → 32 MiB and tens of milliseconds per hash on this class of machine). */
+/** @param logN log2 of scrypt's cost N (15 → 32 MiB per hash; the time a hash takes: bench/README.md, "This machine"). */
 export function createPasswordHasher({ logN }: { logN: number }): PasswordHasher {
   const r = 8;
   const p = 1;

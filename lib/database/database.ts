@@ -39,8 +39,8 @@ export interface QueryEvent {
 export interface DatabaseOptions {
   /**
    * PGlite only: a data directory made by writePgliteTemplate (an empty database, migrated), unpacked when the configured
-   * directory is new instead of running initdb — a fresh start in half a second instead of two and a half. Ignored when
-   * the file is missing or the directory already holds a database.
+   * directory is new instead of running initdb and every migration (what that saves: bench/README.md, "Start-up").
+   * Ignored when the file is missing or the directory already holds a database.
    */
   pgliteTemplate?: string | undefined;
 }
@@ -208,8 +208,8 @@ export async function migrateToLatest(db: Kysely<NoTables>, sets: readonly Subgr
 
 /**
  * One statement instead of Kysely's Migrator per schema (which creates its tables if missing, takes its lock and reads
- * its history: some forty statements for the whole system, a third of a second of every start on PGlite): true when
- * every schema's history already holds exactly its migrations. Anything else — a schema never migrated (the statement
+ * its history: several statements per schema, paid on every start; bench/README.md, "Start-up"): true when every
+ * schema's history already holds exactly its migrations. Anything else — a schema never migrated (the statement
  * fails), a migration missing or unknown — is left to the Migrator, which applies or refuses as before.
  */
 async function isUpToDate(db: Kysely<NoTables>, sets: readonly SubgraphMigrations[]): Promise<boolean> {

@@ -4,11 +4,11 @@ import type { Registry } from 'prom-client';
  * Counters and histograms for the hot paths, whose label sets are looked up once and then recorded by reference.
  *
  * prom-client validates and hashes the label object at every `inc` and `observe`, even through `labels(...)` children
- * (their methods are bound calls to the same code): a REST GetByID records four times, and those checks were ~4 % of
- * its CPU. Here a series is found once per label set (a Map lookup on the caller's side keeps it), and recording is
- * arithmetic on its fields; the work of exposition waits for a scrape, when prom-client's Registry renders these metrics
- * with the same code and in the same text as its own Counter and Histogram (test/unit/prometheus-series.test.ts holds
- * them to that).
+ * (their methods are bound calls to the same code): a REST GetByID records four times, paying for those checks each
+ * time (bench/README.md, "Issue 13's targets before coalescing"). Here a series is found once per label set (a Map
+ * lookup on the caller's side keeps it), and recording is arithmetic on its fields; the work of exposition waits for a
+ * scrape, when prom-client's Registry renders these metrics with the same code and in the same text as its own Counter
+ * and Histogram (test/unit/prometheus-series.test.ts holds them to that).
  *
  * Registered as prom-client metrics are: the Registry asks a metric only for its name and `get()` (or
  * `getForPromString()`), whose shapes these reproduce.

@@ -88,7 +88,8 @@ const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, '
 /**
  * A comment as read from the database, its timestamp parsed when first read: a deep read lists ~1,900 comments and
  * asks the time of none of them through GraphQL, and of each page's first and last (their cursors) through REST, while
- * parsing every one was ~8 % of the read's CPU. The other fields are plain; the class only holds the getter.
+ * parsing every one cost the read CPU for nothing (bench/README.md, "Issue 13's targets before coalescing"). The other
+ * fields are plain; the class only holds the getter.
  */
 class StoredComment implements CommentRecord {
   readonly id: string;
@@ -192,7 +193,8 @@ export async function listCommentsBatch(
   }
   // The window's row number cuts the rows but is not read back: one bigint column fewer to parse per row. The rows come
   // out in the window's own order (parent, then reading order), which the database has already sorted for the window:
-  // ordering by the row number instead sorted every row a second time (a third of the statement's time).
+  // ordering by the row number instead sorted every row a second time
+  // (bench/README.md, "Issue 13's targets before coalescing").
   const rows = await db
     .selectFrom(inner.as('t'))
     .select(WINDOWED_COMMENT_COLUMNS)

@@ -27,10 +27,10 @@ export interface CounterCall extends CounterKey {
  *
  * The statement commits without waiting for its WAL to reach disk (`synchronous_commit = off`, for this transaction
  * only: set_config's third argument): every call of an app updates the same few rows, and waiting for the flush held
- * their locks through it — under 10 concurrent callers that was ~330 µs of database CPU per call and a third of the
- * throughput, against ~130 µs without. A database crash can lose the counts of its last fraction of a second (never
- * more than three wal_writer_delay periods, and never another table's data): a rate limit that forgets a few calls
- * after a crash is the usual trade (bench/README.md, "Issue 13's targets").
+ * their locks through it, so that concurrent callers queued behind each flush and the database spent far more CPU per
+ * call (bench/README.md, "Issue 13's targets before coalescing"). A database crash can lose the counts of its last
+ * fraction of a second (never more than three wal_writer_delay periods, and never another table's data): a rate limit
+ * that forgets a few calls after a crash is the usual trade.
  */
 export async function countCall(db: SocialDb, calls: readonly CounterCall[], sweepBefore: Date | undefined): Promise<CounterState[]> {
   const values = sql.join(

@@ -56,7 +56,8 @@ const SERVER_BOUNDS: ServerOptions = {
   'grpc.keepalive_time_ms': 120_000,
   'grpc.keepalive_timeout_ms': 20_000,
   // Channelz (grpc-js's per-call and per-socket bookkeeping for the channelz admin service) is on by default and costs
-  // ~3 % of a GetByID's CPU; the service is not served here, so nothing reads it.
+  // CPU on every call (bench/README.md, "Issue 13's targets before coalescing"); the service is not served here, so
+  // nothing reads it.
   'grpc.enable_channelz': 0,
 };
 

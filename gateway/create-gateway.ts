@@ -119,7 +119,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   const app = express();
   app.disable('x-powered-by');
   // No ETag: a GraphQL reply is not revalidated by anyone (POSTs are not cached), and Express would hash every body —
-  // a SHA-1 over a deep read's ~200 KB per request. The REST adapter makes the same choice.
+  // a SHA-1 over the whole reply, a deep read's included, per request. The REST adapter makes the same choice.
   app.set('etag', false);
   // POST /graphql with a JSON body takes the HTTP fast path (a stand-in) once Apollo Server has started; the rest, and
   // every request when CORS is configured or the stand-in is off, goes through Express. Both end at the door.

@@ -6,8 +6,9 @@
  * `operationFromDocument(apiSchema, { kind: DOCUMENT, definitions: [operation, ...fragments] }, { validate: false })`:
  * a fresh document wrapped around the operation definition of the request's parsed document, which Apollo Server keeps
  * in its document cache and hands back, the same objects, for every request with the same query text. Turning that
- * document into an Operation re-reads the whole selection tree against the schema (about 4 % of a REST GetByID's CPU);
- * the result depends only on the schema and those definitions, and executeQueryPlan and the result shaping only read it.
+ * document into an Operation re-reads the whole selection tree against the schema, on every request
+ * (bench/README.md, "Stand-ins"); the result depends only on the schema and those definitions, and executeQueryPlan and
+ * the result shaping only read it.
  *
  * The gateway calls operationFromDocument through the CommonJS exports of @apollo/federation-internals (whose index
  * re-exports dist/operations.js's exports as live getters), and offers no option to supply an Operation; replacing that

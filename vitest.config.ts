@@ -5,12 +5,12 @@ import { defineConfig } from 'vitest/config';
  * directly on a real database; and front-door tests (test/e2e) that start real servers on ephemeral ports. The last two
  * run on PGlite always, and a second time on PostgreSQL when DATABASE_URL is set (as .ci/run does).
  */
-const onDatabase = (name: string, database: 'pglite' | 'postgres', folder: 'e2e' | 'service') => ({
+const onDatabase = (name: string, database: 'pglite' | 'postgres', folder: 'e2e' | 'service', env: Record<string, string> = {}) => ({
   extends: true as const,
   test: {
     name,
     include: [`test/${folder}/**/*.test.ts`],
-    env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1' },
+    env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1', ...env },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
@@ -45,6 +45,9 @@ export default defineConfig({
       ...(process.env.DATABASE_URL ? [onDatabase('service-postgres', 'postgres', 'service')] : []),
       onDatabase('e2e-pglite', 'pglite', 'e2e'),
       ...(process.env.DATABASE_URL ? [onDatabase('e2e-postgres', 'postgres', 'e2e')] : []),
+      // The library's routes: the front-door suite again with every stand-in off (gateway/stand-ins/README.md). CI runs
+      // it (TEST_STAND_INS_OFF=1 in .ci/run); tests that compare a stand-in with its library switch it on themselves.
+      ...(process.env.TEST_STAND_INS_OFF ? [onDatabase('e2e-pglite-stand-ins-off', 'pglite', 'e2e', { STAND_INS: 'off' })] : []),
       fuzz('fuzz-pglite', 'pglite'),
       ...(process.env.DATABASE_URL ? [fuzz('fuzz-postgres', 'postgres')] : []),
       // Swagger UI and the offline GraphQL IDE in Debian's chromium (playwright-core; .ci/run installs the browser).

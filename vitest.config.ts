@@ -5,12 +5,16 @@ import { defineConfig } from 'vitest/config';
  * directly on a real database; and front-door tests (test/e2e) that start real servers on ephemeral ports. The last two
  * run on PGlite always, and a second time on PostgreSQL when DATABASE_URL is set (as .ci/run does).
  */
+/** One migrated PGlite template per run, which every in-memory test database starts from. */
+const PGLITE_TEMPLATE_SETUP = './test/support/pglite-template.global-setup.ts';
+
 const onDatabase = (name: string, database: 'pglite' | 'postgres', folder: 'e2e' | 'service', env: Record<string, string> = {}) => ({
   extends: true as const,
   test: {
     name,
     include: [`test/${folder}/**/*.test.ts`],
     env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1', ...env },
+    globalSetup: [PGLITE_TEMPLATE_SETUP],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
@@ -26,6 +30,7 @@ const fuzz = (name: string, database: 'pglite' | 'postgres') => ({
     name,
     include: ['test/fuzz/**/*.fuzz.test.ts'],
     env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1' },
+    globalSetup: [PGLITE_TEMPLATE_SETUP],
     // Each property sets its own timeout from the run's size (test/support/fuzz/fuzz-settings.ts).
     testTimeout: 600_000,
     hookTimeout: 180_000,

@@ -60,6 +60,8 @@ export interface SystemOptions {
   standIns?: StandIns;
   /** A database handle to share (two systems of one test on one database); not closed here. */
   database?: DatabaseHandle;
+  /** The template a new embedded database starts from; by default the build's (dist/pglite-template.tar). */
+  pgliteTemplate?: string;
 }
 
 /** What a process has started, stopped in two steps (see above). */
@@ -144,8 +146,14 @@ function startTelemetry(config: Config, processName: string, logger: Logger): Te
  */
 const PGLITE_TEMPLATE = fileURLToPath(new URL('../pglite-template.tar', import.meta.url));
 
-async function openDatabase(config: Config, logger: Logger, telemetry: Telemetry, lifecycle: Lifecycle): Promise<DatabaseHandle> {
-  const database = await createDatabase(config.database, { pgliteTemplate: PGLITE_TEMPLATE });
+async function openDatabase(
+  config: Config,
+  logger: Logger,
+  telemetry: Telemetry,
+  lifecycle: Lifecycle,
+  pgliteTemplate: string = PGLITE_TEMPLATE,
+): Promise<DatabaseHandle> {
+  const database = await createDatabase(config.database, { pgliteTemplate });
   lifecycle.resource(() => database.close());
   telemetry.observeDatabase(database);
   telemetry.readiness.add('database', () => database.ping());
@@ -160,9 +168,10 @@ async function openOrShareDatabase(
   logger: Logger,
   telemetry: Telemetry,
   lifecycle: Lifecycle,
-  shared: DatabaseHandle | undefined,
+  options: Pick<SystemOptions, 'database' | 'pgliteTemplate'>,
 ): Promise<DatabaseHandle> {
-  if (!shared) return openDatabase(config, logger, telemetry, lifecycle);
+  const shared = options.database;
+  if (!shared) return openDatabase(config, logger, telemetry, lifecycle, options.pgliteTemplate);
   telemetry.readiness.add('database', () => shared.ping());
   return shared;
 }
@@ -240,7 +249,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
   const telemetry = startTelemetry(config, 'tributary', logger);
   const lifecycle = new Lifecycle(telemetry, logger);
   try {
-    const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options.database);
+    const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options);
     const tokens = createTokenService(config.jwt);
     const media = await openMedia(config, telemetry, lifecycle);
     const subgraphs = createSubgraphs({
@@ -352,7 +361,7 @@ export async function startSubgraphProcess(
   const telemetry = startTelemetry(config, `subgraph-${name}`, logger);
   const lifecycle = new Lifecycle(telemetry, logger);
   try {
-    const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options.database);
+    const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options);
     const tokens = createTokenService(config.jwt);
     const media = name === 'media' ? await openMedia(config, telemetry, lifecycle) : undefined;
     const built = createSubgraphs(

@@ -59,6 +59,9 @@ const BASE_ENV = {
  */
 export const STAND_INS_ON = { STAND_INS: 'on' } as const;
 
+/** The run's migrated PGlite template (test/support/pglite-template.global-setup.ts), when the run made one. */
+const PGLITE_TEMPLATE = process.env.TEST_PGLITE_TEMPLATE;
+
 /** A throwaway PostgreSQL database for the postgres project; undefined on PGlite. */
 async function createTestDatabase(): Promise<ThrowawayDatabase | undefined> {
   if (process.env.TEST_DATABASE !== 'postgres') return undefined;
@@ -104,7 +107,7 @@ export async function startTestSystem(env: Record<string, string> = {}, options:
   // A test that brings its own server (env.DATABASE_URL) or database (options.database) gets no throwaway database.
   const throwaway = env.DATABASE_URL === undefined && options.database === undefined ? await createTestDatabase() : undefined;
   const config = testConfig({ ...env, DATABASE_URL: env.DATABASE_URL ?? throwaway?.url });
-  const system = await startEmbeddedSystem(config, testLogger(config, options), options);
+  const system = await startEmbeddedSystem(config, testLogger(config, options), { pgliteTemplate: PGLITE_TEMPLATE, ...options });
   return withTokens(system, system.database!, throwaway);
 }
 
@@ -117,7 +120,7 @@ export async function startDistributedTestSystem(options: TestSystemOptions = {}
   const throwaway = await createTestDatabase();
   const subgraphConfig = testConfig({ ...env, DATABASE_URL: throwaway?.url });
   const logger = testLogger(subgraphConfig, options);
-  const users = await startSubgraphProcess(subgraphConfig, logger, 'users', options);
+  const users = await startSubgraphProcess(subgraphConfig, logger, 'users', { pgliteTemplate: PGLITE_TEMPLATE, ...options });
   const started: RunningSystem[] = [users];
   try {
     const shared = { ...options, database: users.database! };
@@ -176,7 +179,10 @@ export function useTestDatabase(): () => DatabaseHandle {
 /** A migrated database of its own for tests that need storage but no servers (PGlite in memory, or throwaway PostgreSQL). */
 export async function openTestDatabase(): Promise<{ database: DatabaseHandle; close(): Promise<void> }> {
   const throwaway = await createTestDatabase();
-  const database = await createDatabase({ url: throwaway?.url, pgliteDir: undefined, poolMax: 4, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+  const database = await createDatabase(
+    { url: throwaway?.url, pgliteDir: undefined, poolMax: 4, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 },
+    { pgliteTemplate: PGLITE_TEMPLATE },
+  );
   await migrateToLatest(database.db, ALL_MIGRATIONS);
   return {
     database,

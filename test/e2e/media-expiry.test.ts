@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaTables, UploadRow } from '../../subgraphs/shared/media-store/media-upload.repository.ts';
+import { expectGraphError, invalidParameter } from '../support/graph-error-expectations.ts';
 import type { GraphqlErrorJson } from '../support/graphql-client.ts';
 import { uploadMultipart, type UploadedMediaJson } from '../support/graphql-upload-client.ts';
 import { fixture } from '../support/image-fixtures.ts';
@@ -31,7 +32,6 @@ const at = (secondsAfterT0: number) => new Date(T0.getTime() + secondsAfterT0 * 
 const EXPIRES_AFTER_SECS = 60;
 const REQUEST_DEADLINE_MS = 3_000;
 const SWEEP_DEADLINE_MS = 6_000;
-const FBTRACE_ID = /^[A-Za-z0-9_-]{11}$/;
 
 const MODES = [
   { mode: 'embedded', start: (env: Record<string, string>) => startTestSystem(env, { now }) },
@@ -51,11 +51,7 @@ interface Reply {
 
 /** The Graph error envelope of an invalid parameter (code 100), with the www-authenticate header the REST host adds. */
 function expectInvalidParameter(reply: Reply, userMessage: string): void {
-  expect(reply.status, reply.text).toBe(400);
-  expect(reply.body, reply.text).toEqual({
-    error: { message: 'Invalid parameter', type: 'OAuthException', code: 100, error_user_msg: userMessage, fbtrace_id: expect.stringMatching(FBTRACE_ID) },
-  });
-  expect(reply.headers.get('www-authenticate')).toBe('OAuth "Social Platform" "invalid_request" "Invalid parameter"');
+  expectGraphError(reply, invalidParameter(userMessage));
 }
 
 /** The same refusal as the gateway passes it on from the accounts subgraph. */

@@ -8,8 +8,6 @@ import {
   blueHarborMain,
   CURSOR,
   DAY,
-  type ExpectedError,
-  expectGraphError,
   expectOk,
   f,
   getOwn,
@@ -22,15 +20,11 @@ import {
   gqlUnknownField,
   graphTime,
   HOUR,
-  invalidParameter,
   isoTime,
   link,
-  missingParameter,
-  missingPermission,
   northwind,
   northwindExperiments,
   northwindMain,
-  notAllowed,
   parent,
   PARENT_ALL,
   parentToken,
@@ -41,12 +35,11 @@ import {
   system,
   T0,
   tokenFor,
-  unknownField,
-  unsupported,
   unusedId,
   useAccountEdgesWorld,
   withQuery,
 } from '../support/account-edges-world.ts';
+import { type ExpectedGraphError, expectGraphError, invalidParameter, missingParameter, missingPermission, notAllowed, unknownField, unsupported } from '../support/graph-error-expectations.ts';
 
 /** Account edges over REST and GraphQL: upcoming_events, agencies and authorized_adaccounts, and their field expansion (clock at T0). */
 
@@ -189,7 +182,7 @@ describe('upcoming_events (parent-platform host only)', () => {
     ]);
   });
 
-  it.each<[string, Record<string, unknown>, ExpectedError]>([
+  it.each<[string, Record<string, unknown>, ExpectedGraphError]>([
     ['title missing', { start_time: isoTime(T0 + DAY) }, missingParameter('title')],
     ['a blank title', { title: '   ', start_time: isoTime(T0 + DAY) }, missingParameter('title')],
     ['a title over 255 characters', { title: 'x'.repeat(256), start_time: isoTime(T0 + DAY) }, invalidParameter('The title can have at most 255 characters.')],

@@ -4,8 +4,6 @@ import {
   b,
   D0,
   DAYS,
-  type ExpectedError,
-  expectGraphError,
   expectOk,
   f,
   FOLLOWER_DEMOGRAPHICS,
@@ -16,11 +14,9 @@ import {
   gqlMissingParameter,
   gqlMissingPermission,
   graphTime,
-  invalidParameter,
   isoTime,
   LIKES,
   link,
-  missingParameter,
   ONLINE_FOLLOWERS,
   own,
   ownToken,
@@ -36,11 +32,10 @@ import {
   T0,
   T0S,
   tokenFor,
-  unknownField,
-  unsupported,
   useAccountEdgesWorld,
   withQuery,
 } from '../support/account-edges-world.ts';
+import { type ExpectedGraphError, expectGraphError, invalidParameter, missingParameter, unknownField, unsupported } from '../support/graph-error-expectations.ts';
 
 /** Account edges over REST and GraphQL: insights and content_publishing_limit (clock at T0). The world: test/support/account-edges-world.ts. */
 
@@ -244,7 +239,7 @@ describe('GET /{account_id}/insights', () => {
     });
   });
 
-  it.each<[string, Record<string, string>, ExpectedError]>([
+  it.each<[string, Record<string, string>, ExpectedGraphError]>([
     ['metric missing', { period: 'day' }, missingParameter('metric')],
     ['period missing', { metric: 'reach' }, missingParameter('period')],
     [

@@ -4,13 +4,10 @@ import {
   acmeAdAccount,
   b,
   DAY,
-  expectGraphError,
   expectOk,
   f,
   isoTime,
-  missingPermission,
   moderator,
-  notAllowed,
   own,
   OWN_ALL,
   ownToken,
@@ -19,11 +16,10 @@ import {
   postOwn,
   T0,
   tokenFor,
-  unknownField,
-  unsupported,
   useAccountEdgesWorld,
   withQuery,
 } from '../support/account-edges-world.ts';
+import { expectGraphError, missingPermission, notAllowed, unknownField, unsupported } from '../support/graph-error-expectations.ts';
 import type { RestClient, RestReply } from '../support/rest-client.ts';
 
 /** The permission matrix of the account edges' operations, on both hosts and through GraphQL (clock at T0). */

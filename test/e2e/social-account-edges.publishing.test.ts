@@ -3,8 +3,6 @@ import {
   b,
   DAY,
   db,
-  type ExpectedError,
-  expectGraphError,
   expectOk,
   f,
   getOwn,
@@ -18,10 +16,8 @@ import {
   gqlUnknownObject,
   graphTime,
   HOUR,
-  invalidParameter,
   isoTime,
   MINUTE,
-  missingParameter,
   own,
   OWN_ALL,
   ownToken,
@@ -29,19 +25,16 @@ import {
   parentToken,
   postOwn,
   postParent,
-  PUBLISHING,
-  publishingError,
   QUOTA,
   roaster,
   SECOND,
   T0,
   tokenFor,
-  unknownField,
-  unsupported,
   unusedId,
   useAccountEdgesWorld,
   withQuery,
 } from '../support/account-edges-world.ts';
+import { type ExpectedGraphError, expectGraphError, invalidParameter, missingParameter, PUBLISHING, publishingError, unknownField, unsupported } from '../support/graph-error-expectations.ts';
 
 /**
  * Account edges over REST and GraphQL: publishing containers and the container node, recently_searched_hashtags and
@@ -166,7 +159,7 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
     expectGraphError(await getOwn(`/${plainImage}`, { fields: 'status' }), unknownField('status', 'SocialContainer'));
   });
 
-  it.each<[string, () => Record<string, unknown>, ExpectedError | (() => ExpectedError)]>([
+  it.each<[string, () => Record<string, unknown>, ExpectedGraphError | (() => ExpectedGraphError)]>([
     ['no media at all', () => ({ caption: 'Nothing' }), missingParameter('image_url')],
     ['an unknown media_type', () => ({ media_type: 'PANORAMA', image_url: IMAGE }), publishingError(100, 2207023, 'Invalid parameter', 'Unknown media type', 'The media type PANORAMA is unknown.')],
     ['both image_url and video_url', () => ({ image_url: IMAGE, video_url: VIDEO }), invalidParameter('Only one of image_url and video_url can be given.')],

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createGraphqlClient, type GraphqlClient } from '../support/graphql-client.ts';
+import { GRAPH_MESSAGES } from '../support/graph-error-expectations.ts';
 import { createSocialFixture, FIXTURE_EPOCH, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
 
@@ -23,19 +24,14 @@ function socialError(path: (string | number)[], code: string, message: string, d
 }
 
 const unknownField = (path: (string | number)[], field: string) =>
-  socialError(path, 'BAD_USER_INPUT', `(#100) Tried accessing nonexisting field (${field}) on node type (SocialUser)`, {
+  socialError(path, 'BAD_USER_INPUT', GRAPH_MESSAGES.unknownField(field), {
     reason: 'UNKNOWN_FIELD',
     field,
     nodeType: 'SocialUser',
   });
 
 const unknownObject = (path: (string | number)[], id: string) =>
-  socialError(
-    path,
-    'NOT_FOUND',
-    `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
-    { reason: 'UNKNOWN_OBJECT', id, method: 'get' },
-  );
+  socialError(path, 'NOT_FOUND', GRAPH_MESSAGES.unknownObject('get', id), { reason: 'UNKNOWN_OBJECT', id, method: 'get' });
 
 const invalidParameter = (path: (string | number)[], parameter: string, message: string) =>
   socialError(path, 'BAD_USER_INPUT', message, {
@@ -150,7 +146,7 @@ describe.each([
       const refused = await account(token, b, 'username shoppingProductTagEligibility');
       expect(refused.data).toEqual({ account: { username: 'bluebottle', shoppingProductTagEligibility: null } });
       expect(refused.errors).toEqual([
-        socialError(['account', 'shoppingProductTagEligibility'], 'FORBIDDEN', '(#200) Requires extended permission: catalog_management', {
+        socialError(['account', 'shoppingProductTagEligibility'], 'FORBIDDEN', GRAPH_MESSAGES.missingPermission('catalog_management'), {
           reason: 'MISSING_PERMISSION',
           permission: 'catalog_management',
         }),
@@ -398,27 +394,27 @@ describe.each([
 
   describe('token errors', () => {
     it.each([
-      { name: 'no token', which: undefined, code: 'UNAUTHENTICATED', message: 'An access token is required to request this resource.', details: { reason: 'NO_TOKEN' } },
-      { name: 'a garbage token', which: 'garbage', code: 'UNAUTHENTICATED', message: 'Invalid OAuth access token - Cannot parse access token', details: { reason: 'TOKEN_UNPARSABLE' } },
+      { name: 'no token', which: undefined, code: 'UNAUTHENTICATED', message: GRAPH_MESSAGES.noToken, details: { reason: 'NO_TOKEN' } },
+      { name: 'a garbage token', which: 'garbage', code: 'UNAUTHENTICATED', message: GRAPH_MESSAGES.unparsableToken, details: { reason: 'TOKEN_UNPARSABLE' } },
       {
         name: 'a revoked token',
         which: 'revoked',
         code: 'UNAUTHENTICATED',
-        message: 'Error validating access token: The session is invalid because the user logged out.',
+        message: GRAPH_MESSAGES.revokedToken,
         details: { reason: 'TOKEN_REVOKED' },
       },
       {
         name: 'an expired token',
         which: 'expired',
         code: 'UNAUTHENTICATED',
-        message: 'Error validating access token: Session has expired on 2026-11-01T23:00:00.000Z. The current time is 2026-11-02T00:00:00.000Z.',
+        message: GRAPH_MESSAGES.expiredToken('2026-11-01T23:00:00.000Z', '2026-11-02T00:00:00.000Z'),
         details: { reason: 'TOKEN_EXPIRED', expiredAt: '2026-11-01T23:00:00.000Z', now: '2026-11-02T00:00:00.000Z' },
       },
       {
         name: 'a business-manager role without ads_*',
         which: 'bmWithoutAds',
         code: 'FORBIDDEN',
-        message: '(#200) Requires extended permission: ads_read',
+        message: GRAPH_MESSAGES.missingPermission('ads_read'),
         details: { reason: 'MISSING_PERMISSION', permission: 'ads_read' },
       },
     ])('answers $name with $code', async ({ which, code, message, details }) => {

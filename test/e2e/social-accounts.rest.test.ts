@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import { expectGraphError, invalidParameter, missingParameter, missingPermission, syntaxError, unknownField, unknownPath, unsupported } from '../support/graph-error-expectations.ts';
 import { createRestClient, type RestClient, type RestReply } from '../support/rest-client.ts';
 import { createSocialFixture, FIXTURE_EPOCH, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -18,76 +19,13 @@ import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 const NOW = new Date('2026-11-02T00:00:00.000Z');
 const HOUR = 3_600_000;
-const FBTRACE_ID = /^[A-Za-z0-9_-]{11}$/;
 const CURSOR = /^[A-Za-z0-9_-]{20,}$/;
-const DOCS = 'https://developers.facebook.com/docs/graph-api';
 
 /** post[i] of the fixture is i hours before FIXTURE_EPOCH. */
 const postTime = (i: number) => new Date(FIXTURE_EPOCH.getTime() - i * HOUR);
 const unix = (date: Date) => String(Math.floor(date.getTime() / 1000));
 /** The Graph timestamp format: `2026-11-01T12:00:00+0000`. */
 const graphTime = (date: Date) => `${date.toISOString().slice(0, 19)}+0000`;
-
-// ---- the Graph error envelopes, written out as the reference gives them ----
-
-interface ExpectedError {
-  message: string;
-  type?: 'OAuthException' | 'GraphMethodException';
-  code: number;
-  error_subcode?: number;
-  error_user_msg?: string;
-}
-
-const unknownField = (field: string, nodeType = 'SocialUser'): ExpectedError => ({
-  message: `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`,
-  code: 100,
-});
-const unsupported = (method: 'get' | 'post' | 'delete', id: string): ExpectedError => ({
-  message:
-    `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, ` +
-    `or does not support this operation. Please read the Graph API documentation at ${DOCS}`,
-  type: 'GraphMethodException',
-  code: 100,
-  error_subcode: 33,
-});
-const unknownPath = (components: string): ExpectedError => ({ message: `Unknown path components: ${components}`, code: 2500 });
-const syntaxError = (expectation: string, at: number, input: string): ExpectedError => ({
-  message: `Syntax error "${expectation}" at character ${at}: ${input}`,
-  code: 2500,
-});
-const missingPermission = (permission: string): ExpectedError => ({
-  message: `(#200) Requires extended permission: ${permission}`,
-  code: 200,
-});
-const invalidParameter = (userMessage: string): ExpectedError => ({
-  message: 'Invalid parameter',
-  code: 100,
-  error_user_msg: userMessage,
-});
-const missingParameter = (name: string): ExpectedError => ({ message: `(#100) The parameter ${name} is required`, code: 100 });
-
-/** `OAuth "Social Platform" "<error>" "<message>"`, quotes and backslashes escaped. */
-function wwwAuthenticate(error: 'invalid_token' | 'invalid_request', message: string): string {
-  const quote = (text: string) => `"${text.replace(/["\\]/g, '\\$&')}"`;
-  return `OAuth "Social Platform" ${quote(error)} ${quote(message)}`;
-}
-
-function expectGraphError(reply: RestReply, expected: ExpectedError): void {
-  expect(reply.status, reply.text).toBe(400);
-  expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
-  const { message, code, type = 'OAuthException', error_subcode, error_user_msg } = expected;
-  expect(reply.body).toEqual({
-    error: {
-      message,
-      type,
-      code,
-      ...(error_subcode !== undefined && { error_subcode }),
-      ...(error_user_msg !== undefined && { error_user_msg }),
-      fbtrace_id: expect.stringMatching(FBTRACE_ID),
-    },
-  });
-  expect(reply.headers.get('www-authenticate')).toBe(wwwAuthenticate(code === 190 ? 'invalid_token' : 'invalid_request', message));
-}
 
 function expectOk(reply: RestReply): void {
   expect(reply.status, reply.text).toBe(200);

@@ -4,6 +4,7 @@ import { socialId } from '../../lib/social-graph/social-ids.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
 import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import { GRAPH_MESSAGES } from '../support/graph-error-expectations.ts';
 import { createGraphqlClient, type GraphqlClient, type GraphqlReply } from '../support/graphql-client.ts';
 import { createSocialFixture, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -28,9 +29,6 @@ afterEach(() => {
 /** A fixture timestamp as the DateTime scalar writes it. */
 const at = (hour: number) => `2026-11-01T${String(hour).padStart(2, '0')}:00:00.000Z`;
 
-const unsupported = (method: 'get' | 'post' | 'delete', id: string) =>
-  `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`;
-
 interface ExpectedError {
   message: string;
   path: (string | number)[];
@@ -39,22 +37,22 @@ interface ExpectedError {
 
 const ERR = {
   unknownObject: (path: string[], method: 'get' | 'post' | 'delete', id: string): ExpectedError => ({
-    message: unsupported(method, id),
+    message: GRAPH_MESSAGES.unknownObject(method, id),
     path,
     extensions: { reason: 'UNKNOWN_OBJECT', id, method, code: 'NOT_FOUND', serviceName: 'comments' },
   }),
   permission: (path: (string | number)[], permission: string): ExpectedError => ({
-    message: `(#200) Requires extended permission: ${permission}`,
+    message: GRAPH_MESSAGES.missingPermission(permission),
     path,
     extensions: { reason: 'MISSING_PERMISSION', permission, code: 'FORBIDDEN', serviceName: 'comments' },
   }),
   notAllowed: (path: string[]): ExpectedError => ({
-    message: '(#10) Application does not have permission for this action',
+    message: GRAPH_MESSAGES.notAllowed,
     path,
     extensions: { reason: 'NOT_ALLOWED', code: 'FORBIDDEN', serviceName: 'comments' },
   }),
   required: (path: string[], parameter: string): ExpectedError => ({
-    message: `(#100) The parameter ${parameter} is required`,
+    message: GRAPH_MESSAGES.missingParameter(parameter),
     path,
     extensions: {
       reason: 'MISSING_PARAMETER',
@@ -82,7 +80,7 @@ const ERR = {
   }),
 };
 
-const UNPARSABLE = 'Invalid OAuth access token - Cannot parse access token';
+const UNPARSABLE = GRAPH_MESSAGES.unparsableToken;
 
 /** The errors of a reply, each reduced to message, path and extensions (locations vary by gateway mode). */
 function errorsOf(reply: GraphqlReply): ExpectedError[] {
@@ -324,7 +322,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
       });
       expectErrors(reply, { account: { id: w.f.accounts.bluebottle, mentionedComment: null } }, [
         {
-          message: '(#100) Tried accessing nonexisting field (mentioned_comment) on node type (SocialUser)',
+          message: GRAPH_MESSAGES.unknownField('mentioned_comment'),
           path: ['account', 'mentionedComment'],
           extensions: { reason: 'UNKNOWN_FIELD', field: 'mentioned_comment', nodeType: 'SocialUser', code: 'BAD_USER_INPUT', serviceName: 'comments' },
         },
@@ -393,11 +391,11 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     const expiredMessage =
-      'Error validating access token: Session has expired on 2026-11-02T09:00:00.000Z. The current time is 2026-11-02T10:00:00.000Z.';
+      GRAPH_MESSAGES.expiredToken('2026-11-02T09:00:00.000Z', '2026-11-02T10:00:00.000Z');
 
     it('refuses a request without a token: NO_TOKEN', async () => {
       const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment } });
-      expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'NO_TOKEN', 'An access token is required to request this resource.')]);
+      expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'NO_TOKEN', GRAPH_MESSAGES.noToken)]);
     });
 
     it('refuses a garbage or unknown token: TOKEN_UNPARSABLE', async () => {
@@ -420,7 +418,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
       for (const token of [w.f.tokens.revoked, revokedParent]) {
         const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token });
         expectErrors(reply, { comment: null }, [
-          ERR.unauthenticated(['comment'], 'TOKEN_REVOKED', 'Error validating access token: The session is invalid because the user logged out.'),
+          ERR.unauthenticated(['comment'], 'TOKEN_REVOKED', GRAPH_MESSAGES.revokedToken),
         ]);
       }
     });

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { socialId } from '../../lib/social-graph/social-ids.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
+import {
+  expectGraphError,
+  expiredToken,
+  missingParameter,
+  noToken,
+  unknownPath,
+  unparsableToken,
+  unsupported,
+  type ExpectedGraphError,
+} from '../support/graph-error-expectations.ts';
 import { createGraphqlClient } from '../support/graphql-client.ts';
 import { rawRequest, type RawReply } from '../support/raw-http.ts';
 import { createSocialFixture, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
@@ -19,40 +29,13 @@ import { startDistributedTestSystem, startTestSystem, type TestSystem } from '..
 const T0 = Date.parse('2026-11-02T10:00:00.000Z');
 const clock = () => new Date(T0);
 
-const DOCS = 'https://developers.facebook.com/docs/graph-api';
 const DIGITS = /^\d+$/;
 
-interface ExpectedError {
-  message: string;
-  type: 'OAuthException' | 'GraphMethodException';
-  code: number;
-  error_subcode?: number;
-  error_user_msg?: string;
-}
-
-const E = {
-  noToken: { message: 'An access token is required to request this resource.', type: 'OAuthException', code: 104 } as ExpectedError,
-  unparsable: { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190 } as ExpectedError,
-  /** Tokens issued two hours before T0 for one hour. */
-  expired: {
-    message:
-      'Error validating access token: Session has expired on Monday, 02-Nov-26 09:00:00 UTC. ' +
-      'The current time is Monday, 02-Nov-26 10:00:00 UTC.',
-    type: 'OAuthException',
-    code: 190,
-    error_subcode: 463,
-  } as ExpectedError,
-  unsupported: (method: 'get' | 'post' | 'delete', id: string): ExpectedError => ({
-    message:
-      `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, ` +
-      `or does not support this operation. Please read the Graph API documentation at ${DOCS}`,
-    type: 'GraphMethodException',
-    code: 100,
-    error_subcode: 33,
-  }),
-  unknownPath: (components: string): ExpectedError => ({ message: `Unknown path components: ${components}`, type: 'OAuthException', code: 2500 }),
-  required: (name: string): ExpectedError => ({ message: `(#100) The parameter ${name} is required`, type: 'OAuthException', code: 100 }),
-};
+/**
+ * Tokens issued two hours before T0 for one hour: "Session has expired on Monday, 02-Nov-26 09:00:00 UTC. The current
+ * time is Monday, 02-Nov-26 10:00:00 UTC."
+ */
+const EXPIRED = expiredToken(new Date(T0 - 3_600_000), new Date(T0));
 
 /** One HTTP/1.1 request written as is: no header but Host, Content-Length and those given (no Content-Type unless given). */
 async function send(baseUrl: string, method: string, path: string, options: { body?: string; headers?: Record<string, string> } = {}): Promise<RawReply> {
@@ -70,17 +53,6 @@ function expectOk(reply: RawReply, body: unknown): void {
   expect(reply.status, reply.body).toBe(200);
   expect(reply.headers['content-type']).toMatch(/^application\/json/);
   expect(reply.json).toEqual(body);
-}
-
-function expectGraphError(reply: RawReply, expected: ExpectedError): void {
-  expect(reply.status, reply.body).toBe(400);
-  expect(reply.headers['content-type']).toMatch(/^application\/json/);
-  expect(Object.keys(reply.json)).toEqual(['error']);
-  const { fbtrace_id: fbtraceId, ...error } = reply.json.error as Record<string, unknown>;
-  expect(fbtraceId).toMatch(/^[A-Za-z0-9_-]{11}$/);
-  expect(error).toEqual(expected);
-  const kind = expected.code === 190 ? 'invalid_token' : 'invalid_request';
-  expect(reply.headers['www-authenticate']).toBe(`OAuth "Social Platform" "${kind}" "${expected.message}"`);
 }
 
 const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
@@ -160,7 +132,7 @@ describe.each(HOSTS)('fbgraph-style bodies without a Content-Type on the $host',
 
     // DELETE reads a body without a Content-Type too (the token in it).
     expectOk(await send(s.url, 'DELETE', `/v25.0/${id}`, { body: form({ access_token: s.token }) }), { success: true });
-    expectGraphError(await send(s.url, 'GET', `/v25.0/${id}?access_token=${s.token}`), E.unsupported('get', id));
+    expectGraphError(await send(s.url, 'GET', `/v25.0/${id}?access_token=${s.token}`), unsupported('get', id));
   });
 
   it('bounds such a body as a declared form: past the limit is 100 Invalid parameter, and nothing is hidden', async () => {
@@ -185,7 +157,7 @@ describe.each(HOSTS)('fbgraph-style bodies without a Content-Type on the $host',
       body: form({ hide: 'true' }),
       headers: { 'Content-Type': 'text/plain' },
     });
-    expectGraphError(reply, E.required('hide'));
+    expectGraphError(reply, missingParameter('hide'));
     expect(await hiddenOf(login, comment)).toBe(false);
   });
 });
@@ -215,7 +187,7 @@ describe.each(HOSTS)('token errors come before object lookup on the $host', ({ l
   const withToken = (path: string, token: string) => `${path}${path.includes('?') ? '&' : '?'}access_token=${encodeURIComponent(token)}`;
 
   /** Sends every request about every id; `expected` must be the answer to each. Nothing may change. */
-  async function expectEvery(token: string | undefined, expected: ExpectedError, via: 'query' | 'header' = 'query'): Promise<void> {
+  async function expectEvery(token: string | undefined, expected: ExpectedGraphError, via: 'query' | 'header' = 'query'): Promise<void> {
     const s = side(login);
     for (const { name, id } of ids()) {
       for (const { method, path } of requests(id)) {
@@ -236,34 +208,34 @@ describe.each(HOSTS)('token errors come before object lookup on the $host', ({ l
   }
 
   it('answers 104 without a token', async () => {
-    await expectEvery(undefined, E.noToken);
+    await expectEvery(undefined, noToken);
   });
 
   it('answers 190 for a garbage token, in the query or the Authorization header', async () => {
-    await expectEvery('garbage', E.unparsable);
-    await expectEvery(`${login === 'own' ? 'SBA' : 'EAA'}${'A'.repeat(43)}`, E.unparsable, 'header');
+    await expectEvery('garbage', unparsableToken);
+    await expectEvery(`${login === 'own' ? 'SBA' : 'EAA'}${'A'.repeat(43)}`, unparsableToken, 'header');
   });
 
   it('answers 190/463 for an expired token', async () => {
-    await expectEvery(side(login).expired, E.expired);
+    await expectEvery(side(login).expired, EXPIRED);
   });
 
   it('answers with a valid token as before: 100/33 for what does not exist or is not supported, 2500 for an unknown edge', async () => {
     const s = side(login);
     const t = (path: string) => withToken(path, s.token);
     for (const id of [nonexistentComment, socialId('event', 987_654n), '12ab']) {
-      expectGraphError(await send(s.url, 'GET', t(`/v25.0/${id}`)), E.unsupported('get', id));
-      expectGraphError(await send(s.url, 'POST', t(`/v25.0/${id}?hide=true`)), E.unsupported('post', id));
-      expectGraphError(await send(s.url, 'DELETE', t(`/v25.0/${id}`)), E.unsupported('delete', id));
-      expectGraphError(await send(s.url, 'GET', t(`/v25.0/${id}/no_such_edge`)), E.unknownPath('/no_such_edge'));
+      expectGraphError(await send(s.url, 'GET', t(`/v25.0/${id}`)), unsupported('get', id));
+      expectGraphError(await send(s.url, 'POST', t(`/v25.0/${id}?hide=true`)), unsupported('post', id));
+      expectGraphError(await send(s.url, 'DELETE', t(`/v25.0/${id}`)), unsupported('delete', id));
+      expectGraphError(await send(s.url, 'GET', t(`/v25.0/${id}/no_such_edge`)), unknownPath('/no_such_edge'));
     }
     const account = f.accounts.bluebottle;
-    expectGraphError(await send(s.url, 'POST', t(`/v25.0/${account}?hide=true`)), E.unsupported('post', account));
-    expectGraphError(await send(s.url, 'DELETE', t(`/v25.0/${account}`)), E.unsupported('delete', account));
-    expectGraphError(await send(s.url, 'GET', t(`/v25.0/${account}/replies`)), E.unknownPath('/replies'));
-    expectGraphError(await send(s.url, 'GET', t(`/v25.0/${f.comments.fanComment}/no_such_edge`)), E.unknownPath('/no_such_edge'));
+    expectGraphError(await send(s.url, 'POST', t(`/v25.0/${account}?hide=true`)), unsupported('post', account));
+    expectGraphError(await send(s.url, 'DELETE', t(`/v25.0/${account}`)), unsupported('delete', account));
+    expectGraphError(await send(s.url, 'GET', t(`/v25.0/${account}/replies`)), unknownPath('/replies'));
+    expectGraphError(await send(s.url, 'GET', t(`/v25.0/${f.comments.fanComment}/no_such_edge`)), unknownPath('/no_such_edge'));
     // A comment without hide= but with another parameter is an attempted update: not supported.
-    expectGraphError(await send(s.url, 'POST', t(`/v25.0/${f.comments.fanComment}?text=changed`)), E.unsupported('post', f.comments.fanComment));
+    expectGraphError(await send(s.url, 'POST', t(`/v25.0/${f.comments.fanComment}?text=changed`)), unsupported('post', f.comments.fanComment));
     expectOk(await send(s.url, 'GET', t(`/v25.0/${f.comments.fanComment}?fields=text`)), { text: expect.any(String), id: f.comments.fanComment });
   });
 });
@@ -326,10 +298,10 @@ describe('the same order with the gateway and the subgraphs in separate servers 
     const url = login === 'own' ? distributed.restUrl : distributed.socialParentUrl;
     const token = login === 'own' ? world.tokens.own : world.tokens.parent;
     for (const id of ['12ab', socialId('event', 987_654n)]) {
-      expectGraphError(await send(url, 'GET', `/v25.0/${id}`), E.noToken);
-      expectGraphError(await send(url, 'POST', `/v25.0/${id}/no_such_edge`, { body: form({ access_token: 'garbage' }) }), E.unparsable);
-      expectGraphError(await send(url, 'GET', `/v25.0/${id}?access_token=${token}`), E.unsupported('get', id));
-      expectGraphError(await send(url, 'DELETE', `/v25.0/${id}/no_such_edge?access_token=${token}`), E.unknownPath('/no_such_edge'));
+      expectGraphError(await send(url, 'GET', `/v25.0/${id}`), noToken);
+      expectGraphError(await send(url, 'POST', `/v25.0/${id}/no_such_edge`, { body: form({ access_token: 'garbage' }) }), unparsableToken);
+      expectGraphError(await send(url, 'GET', `/v25.0/${id}?access_token=${token}`), unsupported('get', id));
+      expectGraphError(await send(url, 'DELETE', `/v25.0/${id}/no_such_edge?access_token=${token}`), unknownPath('/no_such_edge'));
     }
   });
 });

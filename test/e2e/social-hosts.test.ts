@@ -2,6 +2,17 @@ import { request as httpRequest } from 'node:http';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import {
+  expectGraphError,
+  expiredToken,
+  missingPermission,
+  noToken,
+  notAllowed,
+  revokedToken,
+  unknownField,
+  unparsableToken,
+  unsupported,
+} from '../support/graph-error-expectations.ts';
 import { createRestClient, type RestClient, type RestReply } from '../support/rest-client.ts';
 import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -14,61 +25,9 @@ import { startTestSystem, type TestSystem } from '../support/test-system.ts';
  */
 
 const NOW = new Date('2026-11-02T00:00:00.000Z');
-const FBTRACE_ID = /^[A-Za-z0-9_-]{11}$/;
-const DOCS = 'https://developers.facebook.com/docs/graph-api';
-const UNPARSABLE = 'Invalid OAuth access token - Cannot parse access token';
 
-interface ExpectedError {
-  message: string;
-  type?: 'OAuthException' | 'GraphMethodException';
-  code: number;
-  error_subcode?: number;
-}
-
-const unknownField = (field: string, nodeType = 'SocialUser'): ExpectedError => ({
-  message: `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`,
-  code: 100,
-});
-const unsupported = (method: 'get' | 'post' | 'delete', id: string): ExpectedError => ({
-  message:
-    `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, ` +
-    `or does not support this operation. Please read the Graph API documentation at ${DOCS}`,
-  type: 'GraphMethodException',
-  code: 100,
-  error_subcode: 33,
-});
-const missingPermission = (permission: string): ExpectedError => ({
-  message: `(#200) Requires extended permission: ${permission}`,
-  code: 200,
-});
-const unparsable: ExpectedError = { message: UNPARSABLE, code: 190 };
-
-function wwwAuthenticate(error: 'invalid_token' | 'invalid_request', message: string): string {
-  const quote = (text: string) => `"${text.replace(/["\\]/g, '\\$&')}"`;
-  return `OAuth "Social Platform" ${quote(error)} ${quote(message)}`;
-}
-
-interface Reply {
-  status: number;
-  body: any;
-  header(name: string): string | null | undefined;
-}
-
-const fromRest = (reply: RestReply): Reply => ({ status: reply.status, body: reply.body, header: (name) => reply.headers.get(name) });
-
-function expectGraphError(reply: RestReply | Reply, expected: ExpectedError): void {
-  const r = 'header' in reply ? reply : fromRest(reply);
-  expect(r.status, JSON.stringify(r.body)).toBe(400);
-  const { message, code, type = 'OAuthException', error_subcode } = expected;
-  expect(r.body).toEqual({
-    error: { message, type, code, ...(error_subcode !== undefined && { error_subcode }), fbtrace_id: expect.stringMatching(FBTRACE_ID) },
-  });
-  expect(r.header('www-authenticate')).toBe(wwwAuthenticate(code === 190 ? 'invalid_token' : 'invalid_request', message));
-}
-
-function expectOk(reply: RestReply | Reply): void {
-  const r = 'header' in reply ? reply : fromRest(reply);
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
+function expectOk(reply: RestReply): void {
+  expect(reply.status, reply.text).toBe(200);
 }
 
 /** `path?access_token=…&…` (URLSearchParams encoding). */
@@ -78,7 +37,7 @@ function withQuery(path: string, token: string | undefined, params: Record<strin
 }
 
 /** A GET through node:http, which (unlike fetch) may set the Host header. */
-function getWithHost(baseUrl: string, path: string, host: string): Promise<Reply> {
+function getWithHost(baseUrl: string, path: string, host: string): Promise<RestReply> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ hostname, port, path, method: 'GET', headers: { host, accept: 'application/json' } }, (res) => {
@@ -86,11 +45,11 @@ function getWithHost(baseUrl: string, path: string, host: string): Promise<Reply
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
       res.on('end', () => {
-        const header = (name: string) => {
-          const value = res.headers[name.toLowerCase()];
-          return Array.isArray(value) ? value.join(', ') : value;
-        };
-        resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text), header });
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+        }
+        resolve({ status: res.statusCode ?? 0, headers, text, body: text === '' ? undefined : JSON.parse(text) });
       });
     });
     req.on('error', reject);
@@ -120,15 +79,15 @@ describe('the two hosts of the social graph', () => {
 
   describe('tokens and hosts', () => {
     it('refuses an own-login token on the parent-platform host with 190, as a token it cannot parse', async () => {
-      expectGraphError(await parent.request('GET', withQuery(`/v25.0/${b}`, f.tokens.own)), unparsable);
-      expectGraphError(await parent.request('GET', withQuery('/v25.0/me', f.tokens.own)), unparsable);
-      expectGraphError(await parent.request('GET', `/v25.0/${b}/media`, { token: f.tokens.own }), unparsable);
+      expectGraphError(await parent.request('GET', withQuery(`/v25.0/${b}`, f.tokens.own)), unparsableToken);
+      expectGraphError(await parent.request('GET', withQuery('/v25.0/me', f.tokens.own)), unparsableToken);
+      expectGraphError(await parent.request('GET', `/v25.0/${b}/media`, { token: f.tokens.own }), unparsableToken);
     });
 
     it('refuses a parent-platform token on the own-login host with 190', async () => {
-      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, f.tokens.parent)), unparsable);
-      expectGraphError(await own.request('GET', withQuery('/v25.0/me', f.tokens.parent)), unparsable);
-      expectGraphError(await own.request('GET', `/v25.0/${b}/media`, { token: f.tokens.parent }), unparsable);
+      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, f.tokens.parent)), unparsableToken);
+      expectGraphError(await own.request('GET', withQuery('/v25.0/me', f.tokens.parent)), unparsableToken);
+      expectGraphError(await own.request('GET', `/v25.0/${b}/media`, { token: f.tokens.parent }), unparsableToken);
     });
 
     it('takes the token as access_token or as an Authorization Bearer (or OAuth) header', async () => {
@@ -150,7 +109,7 @@ describe('the two hosts of the social graph', () => {
       expect(tokenWins.body).toEqual({ username: 'bluebottle', id: b });
       const otherHostHeader = await own.request('GET', withQuery(`/v25.0/${b}`, f.tokens.own), { token: f.tokens.parent });
       expectOk(otherHostHeader);
-      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, 'garbage'), { token: f.tokens.own }), unparsable);
+      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, 'garbage'), { token: f.tokens.own }), unparsableToken);
     });
 
     it('repeats a query-string token in paging links but never a header token', async () => {
@@ -219,37 +178,27 @@ describe('the two hosts of the social graph', () => {
 
   describe('token states (§3.3)', () => {
     it('answers 104 without a token, on both hosts', async () => {
-      const expected: ExpectedError = { message: 'An access token is required to request this resource.', code: 104 };
-      expectGraphError(await own.request('GET', `/v25.0/${b}`), expected);
-      expectGraphError(await parent.request('GET', `/v25.0/${b}?fields=username`), expected);
-      expectGraphError(await own.request('GET', '/v25.0/me'), expected);
-      expectGraphError(await parent.request('GET', `/v25.0/${b}/media`), expected);
+      expectGraphError(await own.request('GET', `/v25.0/${b}`), noToken);
+      expectGraphError(await parent.request('GET', `/v25.0/${b}?fields=username`), noToken);
+      expectGraphError(await own.request('GET', '/v25.0/me'), noToken);
+      expectGraphError(await parent.request('GET', `/v25.0/${b}/media`), noToken);
     });
 
     it('answers 190 for a token it cannot parse or does not know', async () => {
-      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, 'garbage')), unparsable);
-      expectGraphError(await parent.request('GET', `/v25.0/${b}`, { token: 'garbage' }), unparsable);
-      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, `SBA${'A'.repeat(43)}`)), unparsable);
-      expectGraphError(await own.request('GET', `/v25.0/${b}`, { authorization: 'Basic dXNlcjpwYXNz' }), unparsable);
+      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, 'garbage')), unparsableToken);
+      expectGraphError(await parent.request('GET', `/v25.0/${b}`, { token: 'garbage' }), unparsableToken);
+      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, `SBA${'A'.repeat(43)}`)), unparsableToken);
+      expectGraphError(await own.request('GET', `/v25.0/${b}`, { authorization: 'Basic dXNlcjpwYXNz' }), unparsableToken);
     });
 
     it('answers 190/463 for an expired token, with both dates', async () => {
-      // The fixture's expired token was issued two hours before NOW and lived one hour.
-      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, f.tokens.expired)), {
-        message:
-          'Error validating access token: Session has expired on Sunday, 01-Nov-26 23:00:00 UTC. ' +
-          'The current time is Monday, 02-Nov-26 00:00:00 UTC.',
-        code: 190,
-        error_subcode: 463,
-      });
+      // The fixture's expired token was issued two hours before NOW and lived one hour: "Session has expired on Sunday,
+      // 01-Nov-26 23:00:00 UTC. The current time is Monday, 02-Nov-26 00:00:00 UTC."
+      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, f.tokens.expired)), expiredToken(new Date(NOW.getTime() - 3_600_000), NOW));
     });
 
     it('answers 190/467 for a revoked token', async () => {
-      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, f.tokens.revoked)), {
-        message: 'Error validating access token: The session is invalid because the user logged out.',
-        code: 190,
-        error_subcode: 467,
-      });
+      expectGraphError(await own.request('GET', withQuery(`/v25.0/${b}`, f.tokens.revoked)), revokedToken);
     });
 
     it('answers 100/33 for a parent-platform user without a role on the account’s page', async () => {
@@ -394,7 +343,7 @@ describe('the two hosts of the social graph', () => {
       expectOk(await parent.request('GET', withQuery(path, token, { fields: 'username' })));
       expectGraphError(
         await parent.request('GET', withQuery(path, token, { fields: `mentioned_media.media_id(${f.media.roasterPost}){username}` })),
-        { message: '(#10) Application does not have permission for this action', code: 10 },
+        notAllowed,
       );
       await db.updateTable('social.page_role').set({ tasks: ['MODERATE'] }).where('platform_user_id', '=', analyst).execute();
       expectOk(await parent.request('GET', withQuery(path, token, { fields: `mentioned_media.media_id(${f.media.roasterPost}){username}` })));
@@ -419,7 +368,7 @@ describe('choosing the host by the Host header', () => {
     const read = await getWithHost(system.restUrl, withQuery(`/v25.0/${b}`, f.tokens.parent, { fields: 'username' }), 'graph.parent.test');
     expectOk(read);
     expect(read.body).toEqual({ username: 'bluebottle', id: b });
-    expectGraphError(await getWithHost(system.restUrl, withQuery(`/v25.0/${b}`, f.tokens.own), 'graph.parent.test'), unparsable);
+    expectGraphError(await getWithHost(system.restUrl, withQuery(`/v25.0/${b}`, f.tokens.own), 'graph.parent.test'), unparsableToken);
     const me = await getWithHost(system.restUrl, withQuery('/v25.0/me', f.tokens.parent), 'graph.parent.test');
     expect(me.body).toEqual({ id: f.platformUsers.ana, name: 'Ana' });
     // Host names are case-insensitive, and a port does not change the name.
@@ -441,7 +390,7 @@ describe('choosing the host by the Host header', () => {
     const read = await getWithHost(system.socialParentUrl, withQuery('/v25.0/me', f.tokens.own, { fields: 'username' }), 'graph.own.test');
     expectOk(read);
     expect(read.body).toEqual({ username: 'bluebottle', id: b });
-    expectGraphError(await getWithHost(system.socialParentUrl, withQuery(`/v25.0/${b}`, f.tokens.parent), 'graph.own.test'), unparsable);
+    expectGraphError(await getWithHost(system.socialParentUrl, withQuery(`/v25.0/${b}`, f.tokens.parent), 'graph.own.test'), unparsableToken);
   });
 
   it('keeps each listener’s own host for any other host name', async () => {

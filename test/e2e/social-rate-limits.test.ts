@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { graphErrorBody, rateLimited } from '../support/graph-error-expectations.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
@@ -15,9 +16,8 @@ async function get(base: string, path: string, token: string): Promise<Reply> {
   return { status: response.status, headers: response.headers, body: (await response.json()) as Reply['body'] };
 }
 
-function rateError(code: number, message: string) {
-  return { error: { message, type: 'OAuthException', code, is_transient: true, fbtrace_id: expect.stringMatching(/^[A-Za-z0-9_-]{11}$/) } };
-}
+/** The envelope of a rate limit: transient, OAuthException. */
+const rateError = (code: number, message: string) => graphErrorBody(rateLimited(code, message));
 
 describe('social rate limits', () => {
   let clock = new Date('2026-11-21T10:45:00Z').getTime();

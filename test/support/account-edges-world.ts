@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
+import { GRAPH_MESSAGES, type ExpectedGraphError } from './graph-error-expectations.ts';
 import { createGraphqlClient, type GraphqlClient } from './graphql-client.ts';
 import { createRestClient, type RestClient, type RestReply } from './rest-client.ts';
 import { createSocialFixture, type SocialFixture } from './social-fixture.ts';
@@ -13,7 +14,8 @@ import { startTestSystem, type TestSystem } from './test-system.ts';
  * files assert with. A file calls useAccountEdgesWorld(now) once; the bindings below are set before its tests run (each
  * test file has its own instance of this module).
  *
- * Permission lists are written out from the reference (§2.2, §4), not imported from the product.
+ * Permission lists are written out from the reference (§2.2, §4), not imported from the product; the Graph errors are in
+ * graph-error-expectations.ts.
  */
 
 export const T0 = Date.parse('2026-11-02T12:00:00.000Z');
@@ -26,9 +28,7 @@ export const DAYS = 86_400; // one day in seconds
 /** The UTC midnight before T0 (the end of the last complete day), in unix seconds. */
 export const D0 = Date.parse('2026-11-02T00:00:00.000Z') / 1000;
 
-export const FBTRACE_ID = /^[A-Za-z0-9_-]{11}$/;
 export const CURSOR = /^[A-Za-z0-9_-]{20,}$/;
-export const DOCS = 'https://developers.facebook.com/docs/graph-api';
 export const QUOTA = 3;
 
 
@@ -61,105 +61,6 @@ export const PARENT_ALL = [
   'social_shopping_tag_products',
 ] as const;
 
-// ---- the Graph error envelopes, written out as the reference gives them ----
-
-export interface ExpectedError {
-  message: string;
-  type?: 'OAuthException' | 'GraphMethodException';
-  code: number;
-  error_subcode?: number;
-  is_transient?: boolean;
-  error_user_title?: string;
-  error_user_msg?: string;
-}
-
-export const unknownField = (field: string, nodeType = 'SocialUser'): ExpectedError => ({
-  message: `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`,
-  code: 100,
-});
-export const unsupported = (method: 'get' | 'post' | 'delete', id: string): ExpectedError => ({
-  message:
-    `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, ` +
-    `or does not support this operation. Please read the Graph API documentation at ${DOCS}`,
-  type: 'GraphMethodException',
-  code: 100,
-  error_subcode: 33,
-});
-export const missingPermission = (permission: string): ExpectedError => ({
-  message: `(#200) Requires extended permission: ${permission}`,
-  code: 200,
-});
-export const notAllowed: ExpectedError = { message: '(#10) Application does not have permission for this action', code: 10 };
-export const invalidParameter = (userMessage: string): ExpectedError => ({
-  message: 'Invalid parameter',
-  code: 100,
-  error_user_msg: userMessage,
-});
-export const missingParameter = (name: string): ExpectedError => ({ message: `(#100) The parameter ${name} is required`, code: 100 });
-/** A content-publishing error: code and 2207xxx subcode, with the user title and message (§3.3). */
-export const publishingError = (code: number, subcode: number, message: string, userTitle: string, userMessage: string): ExpectedError => ({
-  message,
-  code,
-  error_subcode: subcode,
-  is_transient: false,
-  error_user_title: userTitle,
-  error_user_msg: userMessage,
-});
-
-export const PUBLISHING = {
-  notFound: (id: string) => publishingError(24, 2207006, 'The requested resource does not exist', 'Media not found', `The media with id ${id} cannot be found.`),
-  expired: publishingError(-2, 2207020, 'The media has expired.', 'Media expired', 'The media you are trying to access has expired. Please try to upload again.'),
-  notReady: publishingError(9007, 2207027, 'Media ID is not available', 'Media not ready for publishing', 'The media is not ready for publishing, please wait for a moment'),
-  limitReached: publishingError(
-    9,
-    2207042,
-    'Application request limit reached',
-    'Max posts limit reached',
-    'You reached maximum number of posts that is allowed to be published by Content Publishing API.',
-  ),
-  carouselSize: publishingError(
-    100,
-    2207028,
-    'Invalid parameter',
-    'Carousel validation failed',
-    "Your post won't be shared as a carousel. Carousels need at least 2 photos/videos and no more than 10 photos/videos.",
-  ),
-  tooManyTags: publishingError(100, 2207040, 'Invalid parameter', 'Too many tags', 'Cannot use more than 20 tags per created media.'),
-  thumbOffset: publishingError(
-    1,
-    2207057,
-    'An unknown error has occurred.',
-    'Invalid thumbnail offset',
-    'Thumbnail offset must be greater than or equal to 0 and less than video duration.',
-  ),
-};
-
-/** `OAuth "Social Platform" "<error>" "<message>"`, quotes and backslashes escaped. */
-export function wwwAuthenticate(error: 'invalid_token' | 'invalid_request', message: string): string {
-  const quote = (text: string) => `"${text.replace(/["\\]/g, '\\$&')}"`;
-  return `OAuth "Social Platform" ${quote(error)} ${quote(message)}`;
-}
-
-export function expectGraphError(reply: RestReply, expected: ExpectedError): void {
-  // §3.3: client errors, publishing errors included, are HTTP 400.
-  expect(reply.status, reply.text).toBe(400);
-  expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
-  const { message, code, type = 'OAuthException', error_subcode, is_transient, error_user_title, error_user_msg } = expected;
-  expect(reply.body, reply.text).toEqual({
-    error: {
-      message,
-      type,
-      code,
-      ...(error_subcode !== undefined && { error_subcode }),
-      ...(is_transient !== undefined && { is_transient }),
-      ...(error_user_title !== undefined && { error_user_title }),
-      ...(error_user_msg !== undefined && { error_user_msg }),
-      fbtrace_id: expect.stringMatching(FBTRACE_ID),
-    },
-  });
-  expect(reply.headers.get('www-authenticate')).toBe(wwwAuthenticate(code === 190 ? 'invalid_token' : 'invalid_request', message));
-}
-
 export function expectOk(reply: RestReply): void {
   expect(reply.status, reply.text).toBe(200);
   expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
@@ -184,17 +85,17 @@ export function socialError(path: (string | number)[], code: string, message: st
   return { message, path, extensions: { ...details, code, serviceName: 'accounts' } };
 }
 export const gqlMissingPermission = (path: (string | number)[], permission: string) =>
-  socialError(path, 'FORBIDDEN', `(#200) Requires extended permission: ${permission}`, { reason: 'MISSING_PERMISSION', permission });
+  socialError(path, 'FORBIDDEN', GRAPH_MESSAGES.missingPermission(permission), { reason: 'MISSING_PERMISSION', permission });
 export const gqlNotAllowed = (path: (string | number)[]) =>
-  socialError(path, 'FORBIDDEN', '(#10) Application does not have permission for this action', { reason: 'NOT_ALLOWED' });
+  socialError(path, 'FORBIDDEN', GRAPH_MESSAGES.notAllowed, { reason: 'NOT_ALLOWED' });
 export const gqlUnknownField = (path: (string | number)[], field: string) =>
-  socialError(path, 'BAD_USER_INPUT', `(#100) Tried accessing nonexisting field (${field}) on node type (SocialUser)`, {
+  socialError(path, 'BAD_USER_INPUT', GRAPH_MESSAGES.unknownField(field), {
     reason: 'UNKNOWN_FIELD',
     field,
     nodeType: 'SocialUser',
   });
 export const gqlMissingParameter = (path: (string | number)[], parameter: string) =>
-  socialError(path, 'BAD_USER_INPUT', `(#100) The parameter ${parameter} is required`, {
+  socialError(path, 'BAD_USER_INPUT', GRAPH_MESSAGES.missingParameter(parameter), {
     reason: 'MISSING_PARAMETER',
     parameter,
     fieldViolations: [{ field: parameter, description: 'is required' }],
@@ -209,10 +110,10 @@ export const gqlUnknownObject = (path: (string | number)[], id: string, method: 
   socialError(
     path,
     'NOT_FOUND',
-    `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+    GRAPH_MESSAGES.unknownObject(method, id),
     { reason: 'UNKNOWN_OBJECT', id, method },
   );
-export function gqlPublishingError(path: (string | number)[], expected: ExpectedError, code = 'BAD_USER_INPUT') {
+export function gqlPublishingError(path: (string | number)[], expected: ExpectedGraphError, code = 'BAD_USER_INPUT') {
   return socialError(path, code, expected.message, {
     reason: 'PUBLISHING_ERROR',
     graphCode: expected.code,

@@ -1,16 +1,30 @@
 import { expect } from 'vitest';
 import type { GraphqlReply } from '../graphql-client.ts';
+import {
+  expiredToken,
+  GRAPH_MESSAGES,
+  graphErrorBody,
+  invalidParameter,
+  missingPermission,
+  noToken,
+  notAllowed,
+  PUBLISHING,
+  revokedToken,
+  unknownField,
+  unparsableToken,
+  unsupported,
+  wwwAuthenticate,
+  type ExpectedGraphError,
+  type GraphMethod,
+} from '../graph-error-expectations.ts';
 import type { RestReply } from '../rest-client.ts';
 import { expectNoLeak, shown } from './matrix.ts';
 
 /**
- * The errors of the social graph (Areas B and C) as the matrix expects them, written from the reference
- * (/work/shared/reference/social-graph.md §3.3) and the README's decisions, not taken from the product's catalogue:
- * the Graph envelope with its WWW-Authenticate header on the REST hosts, and the same error as a GraphQL error with
- * `extensions.code` and `extensions.reason` on the gateway.
+ * The errors of the social graph (Areas B and C) as the matrix expects them, by kind: the Graph envelope with its
+ * WWW-Authenticate header on the REST hosts, and the same error as a GraphQL error with `extensions.code` and
+ * `extensions.reason` on the gateway. Their words and envelopes are graph-error-expectations.ts's.
  */
-
-export type GraphMethod = 'get' | 'post' | 'delete';
 
 /** What a refused cell must answer, by kind; ids are named by the key of the cell's target that holds them. */
 export type SocialErrorSpec =
@@ -33,9 +47,6 @@ export interface ExpiryDates {
   now: Date;
 }
 
-const UNPARSABLE = 'Invalid OAuth access token - Cannot parse access token';
-const DOCS = 'https://developers.facebook.com/docs/graph-api';
-const FBTRACE_ID = /^[A-Za-z0-9_-]{11}$/;
 
 /** A short label of the outcome, for cell names: the Graph code on REST, the GraphQL code and reason on the gateway. */
 export function outcomeLabel(spec: SocialErrorSpec, transport: 'rest' | 'graphql'): string {
@@ -67,17 +78,6 @@ const LABELS: Record<SocialErrorSpec['kind'], [graph: string, graphqlCode: strin
   invalidParameter: ['100', 'BAD_USER_INPUT', 'INVALID_PARAMETER'],
 };
 
-interface RestShape {
-  code: number;
-  subcode?: number;
-  type: 'OAuthException' | 'GraphMethodException';
-  message: string | RegExp;
-  /** Publishing errors say whether they are transient (reference §3.3's optional is_transient). */
-  transient?: boolean;
-  userTitle?: string;
-  userMessage?: string;
-}
-
 interface GraphqlShape {
   code: 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_USER_INPUT';
   reason: string;
@@ -86,27 +86,13 @@ interface GraphqlShape {
   extensions: Record<string, unknown>;
 }
 
-/** `Monday, 02-Nov-26 09:00:00 UTC`: the platform's session date (PHP DATE_COOKIE), in UTC. */
-function sessionDate(date: Date): string {
-  const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  const two = (n: number) => String(n).padStart(2, '0');
-  return (
-    `${days[date.getUTCDay()]}, ${two(date.getUTCDate())}-${months[date.getUTCMonth()]}-${two(date.getUTCFullYear() % 100)} ` +
-    `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} UTC`
-  );
-}
-
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function permissionMessage(anyOf: readonly string[]): string | RegExp {
   return anyOf.length === 1
-    ? `(#200) Requires extended permission: ${anyOf[0]}`
-    : new RegExp(`^${escapeRegExp('(#200) Requires extended permission: ')}(${anyOf.map(escapeRegExp).join('|')})$`);
+    ? GRAPH_MESSAGES.missingPermission(anyOf[0]!)
+    : new RegExp(`^${escapeRegExp(GRAPH_MESSAGES.missingPermission(''))}(${anyOf.map(escapeRegExp).join('|')})$`);
 }
-
-const unsupported = (method: GraphMethod, id: string) =>
-  `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`;
 
 function idOf(target: Readonly<Record<string, string>>, key: string): string {
   const id = target[key];
@@ -114,76 +100,54 @@ function idOf(target: Readonly<Record<string, string>>, key: string): string {
   return id;
 }
 
-function restShape(spec: SocialErrorSpec, dates: ExpiryDates, target: Readonly<Record<string, string>>): RestShape {
+/** The envelope of a refusal on the REST hosts (a RegExp message: one of several permissions). */
+function restShape(spec: SocialErrorSpec, dates: ExpiryDates, target: Readonly<Record<string, string>>): Omit<ExpectedGraphError, 'message'> & { message: string | RegExp } {
   switch (spec.kind) {
     case 'noToken':
-      return { code: 104, type: 'OAuthException', message: 'An access token is required to request this resource.' };
+      return noToken;
     case 'unparsable':
     case 'wrongHost':
       // README decision: a token of the other login type is answered as a token the host cannot parse.
-      return { code: 190, type: 'OAuthException', message: UNPARSABLE };
+      return unparsableToken;
     case 'expired':
-      return {
-        code: 190,
-        subcode: 463,
-        type: 'OAuthException',
-        message: `Error validating access token: Session has expired on ${sessionDate(dates.expiredAt)}. The current time is ${sessionDate(dates.now)}.`,
-      };
+      return expiredToken(dates.expiredAt, dates.now);
     case 'revoked':
-      return {
-        code: 190,
-        subcode: 467,
-        type: 'OAuthException',
-        message: 'Error validating access token: The session is invalid because the user logged out.',
-      };
+      return revokedToken;
     case 'permission':
-      return { code: 200, type: 'OAuthException', message: permissionMessage(spec.anyOf) };
+      return { ...missingPermission(spec.anyOf[0]!), message: permissionMessage(spec.anyOf) };
     case 'notAllowed':
-      return { code: 10, type: 'OAuthException', message: '(#10) Application does not have permission for this action' };
+      return notAllowed;
     case 'unknownObject':
-      return {
-        code: 100,
-        subcode: 33,
-        type: 'GraphMethodException',
-        message: `${unsupported(spec.method, idOf(target, spec.object))} Please read the Graph API documentation at ${DOCS}`,
-      };
+      return unsupported(spec.method, idOf(target, spec.object));
     case 'unknownField':
-      return { code: 100, type: 'OAuthException', message: `(#100) Tried accessing nonexisting field (${spec.field}) on node type (SocialUser)` };
+      return unknownField(spec.field);
     case 'publishingNotFound':
-      return {
-        code: 24,
-        subcode: 2207006,
-        type: 'OAuthException',
-        message: 'The requested resource does not exist',
-        transient: false,
-        userTitle: 'Media not found',
-        userMessage: `The media with id ${idOf(target, spec.object)} cannot be found.`,
-      };
+      return PUBLISHING.notFound(idOf(target, spec.object));
     case 'invalidParameter':
-      return { code: 100, type: 'OAuthException', message: 'Invalid parameter', userMessage: spec.message(target) };
+      return invalidParameter(spec.message(target));
   }
 }
 
 function graphqlShape(spec: SocialErrorSpec, dates: ExpiryDates, target: Readonly<Record<string, string>>): GraphqlShape {
   switch (spec.kind) {
     case 'noToken':
-      return { code: 'UNAUTHENTICATED', reason: 'NO_TOKEN', message: 'An access token is required to request this resource.', extensions: {} };
+      return { code: 'UNAUTHENTICATED', reason: 'NO_TOKEN', message: GRAPH_MESSAGES.noToken, extensions: {} };
     case 'unparsable':
-      return { code: 'UNAUTHENTICATED', reason: 'TOKEN_UNPARSABLE', message: UNPARSABLE, extensions: {} };
+      return { code: 'UNAUTHENTICATED', reason: 'TOKEN_UNPARSABLE', message: GRAPH_MESSAGES.unparsableToken, extensions: {} };
     case 'wrongHost':
-      return { code: 'UNAUTHENTICATED', reason: 'WRONG_HOST', message: UNPARSABLE, extensions: {} };
+      return { code: 'UNAUTHENTICATED', reason: 'WRONG_HOST', message: GRAPH_MESSAGES.unparsableToken, extensions: {} };
     case 'expired':
       return {
         code: 'UNAUTHENTICATED',
         reason: 'TOKEN_EXPIRED',
-        message: `Error validating access token: Session has expired on ${dates.expiredAt.toISOString()}. The current time is ${dates.now.toISOString()}.`,
+        message: GRAPH_MESSAGES.expiredToken(dates.expiredAt.toISOString(), dates.now.toISOString()),
         extensions: { expiredAt: dates.expiredAt.toISOString(), now: dates.now.toISOString() },
       };
     case 'revoked':
       return {
         code: 'UNAUTHENTICATED',
         reason: 'TOKEN_REVOKED',
-        message: 'Error validating access token: The session is invalid because the user logged out.',
+        message: GRAPH_MESSAGES.revokedToken,
         extensions: {},
       };
     case 'permission':
@@ -194,28 +158,30 @@ function graphqlShape(spec: SocialErrorSpec, dates: ExpiryDates, target: Readonl
         extensions: spec.anyOf.length === 1 ? { permission: spec.anyOf[0] } : {},
       };
     case 'notAllowed':
-      return { code: 'FORBIDDEN', reason: 'NOT_ALLOWED', message: '(#10) Application does not have permission for this action', extensions: {} };
+      return { code: 'FORBIDDEN', reason: 'NOT_ALLOWED', message: GRAPH_MESSAGES.notAllowed, extensions: {} };
     case 'unknownObject':
       return {
         code: 'NOT_FOUND',
         reason: 'UNKNOWN_OBJECT',
-        message: unsupported(spec.method, idOf(target, spec.object)),
+        message: GRAPH_MESSAGES.unknownObject(spec.method, idOf(target, spec.object)),
         extensions: { id: idOf(target, spec.object), method: spec.method },
       };
     case 'unknownField':
       return {
         code: 'BAD_USER_INPUT',
         reason: 'UNKNOWN_FIELD',
-        message: `(#100) Tried accessing nonexisting field (${spec.field}) on node type (SocialUser)`,
+        message: GRAPH_MESSAGES.unknownField(spec.field),
         extensions: { field: spec.field, nodeType: 'SocialUser' },
       };
-    case 'publishingNotFound':
+    case 'publishingNotFound': {
+      const notFound = PUBLISHING.notFound(idOf(target, spec.object));
       return {
         code: 'BAD_USER_INPUT',
         reason: 'PUBLISHING_ERROR',
-        message: 'The requested resource does not exist',
-        extensions: { graphCode: 24, subcode: 2207006, userTitle: 'Media not found', userMessage: `The media with id ${idOf(target, spec.object)} cannot be found.` },
+        message: notFound.message,
+        extensions: { graphCode: notFound.code, subcode: notFound.error_subcode, userTitle: notFound.error_user_title, userMessage: notFound.error_user_msg },
       };
+    }
     case 'invalidParameter':
       return {
         code: 'BAD_USER_INPUT',
@@ -239,25 +205,9 @@ export function expectGraphRefusal(
   const expected = restShape(spec, dates, target);
   expect(reply.status, shown(reply.status, reply.text)).toBe(400);
   expect(reply.headers.get('content-type'), shown(reply.status, reply.text)).toMatch(/^application\/json\b/);
-  expect(reply.body, shown(reply.status, reply.text)).toEqual({
-    error: {
-      message: text(expected.message),
-      type: expected.type,
-      code: expected.code,
-      ...(expected.subcode !== undefined && { error_subcode: expected.subcode }),
-      ...(expected.transient !== undefined && { is_transient: expected.transient }),
-      ...(expected.userTitle !== undefined && { error_user_title: expected.userTitle }),
-      ...(expected.userMessage !== undefined && { error_user_msg: expected.userMessage }),
-      fbtrace_id: expect.stringMatching(FBTRACE_ID),
-    },
-  });
+  expect(reply.body, shown(reply.status, reply.text)).toEqual(graphErrorBody(expected));
   // The challenge repeats the message (reference §3.3: invalid_token for 190, invalid_request otherwise).
-  const challenge = `OAuth "Social Platform" "${expected.code === 190 ? 'invalid_token' : 'invalid_request'}" `;
-  const header = reply.headers.get('www-authenticate') ?? '';
-  expect(header.startsWith(challenge), `WWW-Authenticate: ${header}`).toBe(true);
-  const quoted = header.slice(challenge.length);
-  const message = reply.body.error.message as string;
-  expect(quoted).toBe(`"${message.replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, '\\$&')}"`);
+  expect(reply.headers.get('www-authenticate'), shown(reply.status, reply.text)).toBe(wwwAuthenticate(expected.code, reply.body.error.message as string));
   expectNoLeak(reply.text, secrets);
 }
 

@@ -12,6 +12,8 @@
  * Everywhere: no 5xx (and no error saying "internal") except a 503 while a dependency is down.
  */
 
+import { GRAPH_ERROR_KEYS } from '../graph-error-expectations.ts';
+
 export type ProblemKind = 'crash' | 'hang' | 'dropped' | '5xx' | 'format' | 'stored-change' | 'liveness';
 
 export interface Problem {
@@ -118,7 +120,7 @@ export function judgeRpcStatusReply(reply: ReplyView, method: string): Judgement
   return { problems, rejected: true, unavailable };
 }
 
-const GRAPH_ERROR_KEYS = new Set(['message', 'type', 'code', 'error_subcode', 'is_transient', 'error_user_title', 'error_user_msg', 'error_data', 'fbtrace_id']);
+const GRAPH_ERROR_KEY_SET = new Set(GRAPH_ERROR_KEYS);
 
 /** Areas B and C: the Graph error envelope. */
 export function judgeGraphReply(reply: ReplyView, method: string): Judgement {
@@ -142,7 +144,7 @@ export function judgeGraphReply(reply: ReplyView, method: string): Judgement {
     Number.isInteger(error.code) &&
     typeof error.fbtrace_id === 'string' &&
     (error.error_subcode === undefined || Number.isInteger(error.error_subcode)) &&
-    Object.keys(error).every((key) => GRAPH_ERROR_KEYS.has(key));
+    Object.keys(error).every((key) => GRAPH_ERROR_KEY_SET.has(key));
   if (!wellFormed) {
     problems.push({ kind: 'format', detail: `not a Graph error envelope: ${describeReply(reply)}` });
     return { problems, rejected: true, unavailable };

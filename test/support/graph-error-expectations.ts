@@ -1,0 +1,210 @@
+import { expect } from 'vitest';
+import type { RawReply } from './raw-http.ts';
+import type { RestReply } from './rest-client.ts';
+
+/**
+ * The errors of the social graph (Areas B and C) as every test expects them, written from the reference
+ * (/work/shared/reference/social-graph.md §3.3, §3.4) and the README's decisions, not taken from the product's catalogue:
+ *
+ *   - the words of each error (GRAPH_MESSAGES), the same on the Graph-style REST hosts and in GraphQL errors;
+ *   - the Graph error envelope `{"error": {message, type, code, error_subcode?, …, fbtrace_id}}` of each (the
+ *     constructors below), its body (graphErrorBody) and its WWW-Authenticate challenge (wwwAuthenticate);
+ *   - expectGraphError, the whole check of a refused REST request.
+ */
+
+/** fbtrace_id: 11 base64url characters, fresh on every reply. */
+export const FBTRACE_ID = /^[A-Za-z0-9_-]{11}$/;
+export const GRAPH_DOCS = 'https://developers.facebook.com/docs/graph-api';
+/** Every key the envelope's `error` may have. */
+export const GRAPH_ERROR_KEYS: readonly string[] = [
+  'message',
+  'type',
+  'code',
+  'error_subcode',
+  'is_transient',
+  'error_user_title',
+  'error_user_msg',
+  'error_data',
+  'fbtrace_id',
+];
+
+export type GraphMethod = 'get' | 'post' | 'delete';
+
+/** `Monday, 02-Nov-26 09:00:00 UTC`: the platform's session date (PHP's DATE_COOKIE), in UTC. */
+export function sessionDate(date: Date): string {
+  const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const two = (n: number) => String(n).padStart(2, '0');
+  return (
+    `${days[date.getUTCDay()]}, ${two(date.getUTCDate())}-${months[date.getUTCMonth()]}-${two(date.getUTCFullYear() % 100)} ` +
+    `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} UTC`
+  );
+}
+
+/** The words of each error, on either transport. */
+export const GRAPH_MESSAGES = {
+  noToken: 'An access token is required to request this resource.',
+  unparsableToken: 'Invalid OAuth access token - Cannot parse access token',
+  /** The REST hosts write both instants as session dates (sessionDate); GraphQL as ISO 8601. */
+  expiredToken: (expiredAt: string, now: string) => `Error validating access token: Session has expired on ${expiredAt}. The current time is ${now}.`,
+  revokedToken: 'Error validating access token: The session is invalid because the user logged out.',
+  missingPermission: (permission: string) => `(#200) Requires extended permission: ${permission}`,
+  notAllowed: '(#10) Application does not have permission for this action',
+  missingParameter: (name: string) => `(#100) The parameter ${name} is required`,
+  invalidParameter: 'Invalid parameter',
+  unknownField: (field: string, nodeType = 'SocialUser') => `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`,
+  /** The REST hosts add a pointer to the documentation (unsupported()); GraphQL errors do not. */
+  unknownObject: (method: GraphMethod, id: string) =>
+    `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+  unknownPath: (components: string) => `Unknown path components: ${components}`,
+  syntaxError: (expectation: string, at: number, input: string) => `Syntax error "${expectation}" at character ${at}: ${input}`,
+  tooMuchData: "Please reduce the amount of data you're asking for, then retry your request",
+} as const;
+
+// ---- the envelopes ----
+
+/**
+ * One Graph error as the envelope carries it (fbtrace_id aside); `type` is OAuthException unless given. A RegExp
+ * user message matches a message that names its own details (a count, a size).
+ */
+export interface ExpectedGraphError {
+  message: string;
+  type?: 'OAuthException' | 'GraphMethodException';
+  code: number;
+  error_subcode?: number;
+  is_transient?: boolean;
+  error_user_title?: string;
+  error_user_msg?: string | RegExp;
+}
+
+export const noToken: ExpectedGraphError = { message: GRAPH_MESSAGES.noToken, code: 104 };
+/** A token the host cannot read: garbage, unknown, or of the other login type (README decision). */
+export const unparsableToken: ExpectedGraphError = { message: GRAPH_MESSAGES.unparsableToken, code: 190 };
+export const expiredToken = (expiredAt: Date, now: Date): ExpectedGraphError => ({
+  message: GRAPH_MESSAGES.expiredToken(sessionDate(expiredAt), sessionDate(now)),
+  code: 190,
+  error_subcode: 463,
+});
+export const revokedToken: ExpectedGraphError = { message: GRAPH_MESSAGES.revokedToken, code: 190, error_subcode: 467 };
+export const missingPermission = (permission: string): ExpectedGraphError => ({ message: GRAPH_MESSAGES.missingPermission(permission), code: 200 });
+export const notAllowed: ExpectedGraphError = { message: GRAPH_MESSAGES.notAllowed, code: 10 };
+export const missingParameter = (name: string): ExpectedGraphError => ({ message: GRAPH_MESSAGES.missingParameter(name), code: 100 });
+export const invalidParameter = (userMessage: string): ExpectedGraphError => ({
+  message: GRAPH_MESSAGES.invalidParameter,
+  code: 100,
+  error_user_msg: userMessage,
+});
+export const unknownField = (field: string, nodeType = 'SocialUser'): ExpectedGraphError => ({
+  message: GRAPH_MESSAGES.unknownField(field, nodeType),
+  code: 100,
+});
+/** 100/33: an object that does not exist, cannot be seen, or does not take this method. */
+export const unsupported = (method: GraphMethod, id: string): ExpectedGraphError => ({
+  message: `${GRAPH_MESSAGES.unknownObject(method, id)} Please read the Graph API documentation at ${GRAPH_DOCS}`,
+  type: 'GraphMethodException',
+  code: 100,
+  error_subcode: 33,
+});
+export const unknownPath = (components: string): ExpectedGraphError => ({ message: GRAPH_MESSAGES.unknownPath(components), code: 2500 });
+export const syntaxError = (expectation: string, at: number, input: string): ExpectedGraphError => ({
+  message: GRAPH_MESSAGES.syntaxError(expectation, at, input),
+  code: 2500,
+});
+/** 1: a `fields=` expansion past the bounds (sent as 400, not the platform's 500: the request is at fault). */
+export const tooMuchData = (userMessage: string | RegExp): ExpectedGraphError => ({
+  message: GRAPH_MESSAGES.tooMuchData,
+  code: 1,
+  is_transient: false,
+  error_user_msg: userMessage,
+});
+/** A rate limit (§3.4: codes 4, 17, 32, 80002): transient. */
+export const rateLimited = (code: number, message: string): ExpectedGraphError => ({ message, code, is_transient: true });
+
+/** A content-publishing error: code and 2207xxx subcode, with the user title and message (§3.3). */
+export const publishingError = (code: number, subcode: number, message: string, userTitle: string, userMessage: string): ExpectedGraphError => ({
+  message,
+  code,
+  error_subcode: subcode,
+  is_transient: false,
+  error_user_title: userTitle,
+  error_user_msg: userMessage,
+});
+
+export const PUBLISHING = {
+  notFound: (id: string) => publishingError(24, 2207006, 'The requested resource does not exist', 'Media not found', `The media with id ${id} cannot be found.`),
+  expired: publishingError(-2, 2207020, 'The media has expired.', 'Media expired', 'The media you are trying to access has expired. Please try to upload again.'),
+  notReady: publishingError(9007, 2207027, 'Media ID is not available', 'Media not ready for publishing', 'The media is not ready for publishing, please wait for a moment'),
+  limitReached: publishingError(
+    9,
+    2207042,
+    'Application request limit reached',
+    'Max posts limit reached',
+    'You reached maximum number of posts that is allowed to be published by Content Publishing API.',
+  ),
+  carouselSize: publishingError(
+    100,
+    2207028,
+    'Invalid parameter',
+    'Carousel validation failed',
+    "Your post won't be shared as a carousel. Carousels need at least 2 photos/videos and no more than 10 photos/videos.",
+  ),
+  tooManyTags: publishingError(100, 2207040, 'Invalid parameter', 'Too many tags', 'Cannot use more than 20 tags per created media.'),
+  thumbOffset: publishingError(
+    1,
+    2207057,
+    'An unknown error has occurred.',
+    'Invalid thumbnail offset',
+    'Thumbnail offset must be greater than or equal to 0 and less than video duration.',
+  ),
+};
+
+// ---- bodies, headers and the whole check ----
+
+const text = (value: string | RegExp) => (typeof value === 'string' ? value : expect.stringMatching(value));
+
+/** The body of a refusal: exactly the envelope, fbtrace_id matched by shape. A RegExp message matches the message. */
+export function graphErrorBody(expected: Omit<ExpectedGraphError, 'message'> & { message: string | RegExp }) {
+  const { message, code, type = 'OAuthException', error_subcode, is_transient, error_user_title, error_user_msg } = expected;
+  return {
+    error: {
+      message: text(message),
+      type,
+      code,
+      ...(error_subcode !== undefined && { error_subcode }),
+      ...(is_transient !== undefined && { is_transient }),
+      ...(error_user_title !== undefined && { error_user_title }),
+      ...(error_user_msg !== undefined && { error_user_msg: text(error_user_msg) }),
+      fbtrace_id: expect.stringMatching(FBTRACE_ID),
+    },
+  };
+}
+
+/**
+ * The challenge of a refusal: `OAuth "Social Platform" "<error>" "<message>"` — invalid_token for code 190, invalid_request
+ * otherwise — the message with characters outside printable ASCII as `?` and quotes and backslashes escaped.
+ */
+export function wwwAuthenticate(code: number, message: string): string {
+  const quote = (text: string) => `"${text.replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, '\\$&')}"`;
+  return `OAuth "Social Platform" ${quote(code === 190 ? 'invalid_token' : 'invalid_request')} ${quote(message)}`;
+}
+
+/** A reply of either test client: fetch's (RestReply) or one read off a socket (RawReply). */
+export type AnyReply = RestReply | RawReply;
+
+/** The status, text, parsed body and a header of either kind of reply. */
+export function replyView(reply: AnyReply): { status: number; text: string; body: any; header(name: string): string | null | undefined } {
+  if ('raw' in reply) return { status: reply.status, text: reply.body, body: reply.json, header: (name) => reply.headers[name.toLowerCase()] };
+  return { status: reply.status, text: reply.text, body: reply.body, header: (name) => reply.headers.get(name) };
+}
+
+/**
+ * A refused REST request, whole: HTTP 400 (§3.3: client errors, publishing errors included — or `status`), a JSON body
+ * that is exactly the envelope, and the OAuth challenge repeating the message.
+ */
+export function expectGraphError(reply: AnyReply, expected: ExpectedGraphError, options: { status?: number } = {}): void {
+  const { status, text, body, header } = replyView(reply);
+  expect(status, text).toBe(options.status ?? 400);
+  expect(header('content-type'), text).toMatch(/^application\/json\b/);
+  expect(body, text).toEqual(graphErrorBody(expected));
+  expect(header('www-authenticate'), text).toBe(wwwAuthenticate(expected.code, expected.message));
+}

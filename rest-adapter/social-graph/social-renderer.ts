@@ -2,6 +2,8 @@ import { formatGraphTimestamp } from '../../lib/social-graph/graph-time.ts';
 import { serializeFields } from './graph-fields.ts';
 import { buildPaging, graphPage, type GraphPage } from './graph-paging.ts';
 import type { PlanField } from './social-operation-builder.ts';
+import { isRecord } from '../is-record.ts';
+import type { SocialAccountInsightsQuery } from './generated/operations.ts';
 
 /**
  * Gives a GraphQL result back its Graph shape, walking the plan the builder made: timestamps in the Graph format, edges as
@@ -35,17 +37,17 @@ export function renderNode(plan: readonly PlanField[], value: Record<string, unk
         out[field.key] = field.spec.format === 'timestamp' && typeof raw === 'string' ? formatGraphTimestamp(new Date(raw)) : raw;
         break;
       case 'object':
-        out[field.key] = withoutNulls(raw as Record<string, unknown>);
+        out[field.key] = withoutNulls(objectOf(raw, field.key));
         break;
       case 'node':
       case 'parameterised':
-        out[field.key] = renderNode(field.children!, raw as Record<string, unknown>, links);
+        out[field.key] = renderNode(field.children!, objectOf(raw, field.key), links);
         break;
       case 'list':
-        out[field.key] = { data: (raw as Record<string, unknown>[]).map((item) => renderNode(field.children!, item, links)) };
+        out[field.key] = { data: objectsOf(raw, field.key).map((item) => renderNode(field.children!, item, links)) };
         break;
       case 'edge':
-        out[field.key] = renderEdge(field, raw as Connection, links, parentId === undefined ? undefined : () => nestedUrl(field, parentId, links));
+        out[field.key] = renderEdge(field, connectionOf(raw, field.key), links, parentId === undefined ? undefined : () => nestedUrl(field, parentId, links));
         break;
     }
   }
@@ -92,24 +94,49 @@ function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null && inner !== undefined));
 }
 
-export interface InsightsResult {
-  data: {
-    id: string;
-    name: string;
-    period: string;
-    title: string;
-    description: string;
-    values: { value: unknown; endTime: string }[] | null;
-    totalValue: {
-      value: number;
-      breakdowns: { dimensionKeys: string[]; results: { dimensionValues: string[]; value: number }[] }[] | null;
-    } | null;
-  }[];
-  window: { since: number; until: number; hasPrevious: boolean; hasNext: boolean };
+/*
+ * A built read's result is untyped (its selection follows the request): each value the plan renders is checked to have
+ * the shape the plan selected before it is read as one. A mismatch is the gateway's fault, never the request's.
+ */
+
+function objectOf(value: unknown, key: string): Record<string, unknown> {
+  if (isRecord(value)) return value;
+  throw new Error(`the gateway answered ${key} with something other than an object`);
 }
 
+function objectsOf(value: unknown, key: string): Record<string, unknown>[] {
+  if (Array.isArray(value) && value.every(isRecord)) return value;
+  throw new Error(`the gateway answered ${key} with something other than a list of objects`);
+}
+
+/** An edge's page (`nodes` and `pageInfo`) of a built read, checked to be one. */
+export function connectionOf(value: unknown, key: string): Connection {
+  if (isRecord(value) && isRecord(value.pageInfo)) {
+    const { nodes, pageInfo } = value;
+    const { startCursor, endCursor, hasNextPage, hasPreviousPage } = pageInfo;
+    if (
+      Array.isArray(nodes) &&
+      nodes.every(isRecord) &&
+      isCursor(startCursor) &&
+      isCursor(endCursor) &&
+      typeof hasNextPage === 'boolean' &&
+      typeof hasPreviousPage === 'boolean'
+    ) {
+      return { nodes, pageInfo: { startCursor, endCursor, hasNextPage, hasPreviousPage } };
+    }
+  }
+  throw new Error(`the gateway answered the edge ${key} with something other than a page`);
+}
+
+function isCursor(value: unknown): value is string | null {
+  return value === null || typeof value === 'string';
+}
+
+/** One metric of an insights read (social.operations.graphql: SocialAccountInsights, SocialMeInsights). */
+export type InsightMetric = NonNullable<SocialAccountInsightsQuery['node']>['insights']['data'][number];
+
 /** One insights metric in the Graph shape (keys in the reference's order). */
-export function renderInsight(metric: InsightsResult['data'][number]): Record<string, unknown> {
+export function renderInsight(metric: InsightMetric): Record<string, unknown> {
   return {
     name: metric.name,
     period: metric.period,

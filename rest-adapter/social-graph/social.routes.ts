@@ -7,6 +7,7 @@ import type { Metrics } from '../../lib/telemetry/metrics.ts';
 import type { SocialHost } from '../../contracts/social-graph.ts';
 import { FieldsSyntaxError, type FieldModifier, type FieldSelection } from './graph-fields.ts';
 import { GRAPH_ERRORS, type GraphErrorReply, type GraphErrors } from './graph-errors.ts';
+import type { GatewayOperationResult, OperationVariables, TypedQuery } from '../../gateway/gateway-door.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
 import { usageHeaders } from './social-usage.ts';
 import { ACCOUNT_NODE, COMMENT_NODE, CONTAINER_NODE, HASHTAG_NODE, MEDIA_NODE, PLATFORM_USER_NODE, type EdgeField } from './social-node-types.ts';
@@ -38,14 +39,35 @@ import {
   parseBoolean,
   readParams,
 } from './social-params.ts';
-import { renderEdge, renderInsight, renderNode, type Connection, type InsightsResult } from './social-renderer.ts';
+import { connectionOf, renderEdge, renderInsight, renderNode } from './social-renderer.ts';
+import { isRecord } from '../is-record.ts';
 import { mapSocialErrors } from './social-error-mapper.ts';
+import {
+  SocialAccountInsightsDocument,
+  SocialAccountPublishingLimitDocument,
+  SocialAuthorizeAdAccountDocument,
+  SocialCallerDocument,
+  SocialCreateMediaCommentDocument,
+  SocialCreateMediaContainerDocument,
+  SocialCreateUpcomingEventDocument,
+  SocialDeleteCommentDocument,
+  SocialHideCommentDocument,
+  SocialMeDocument,
+  SocialMeInsightsDocument,
+  SocialMePublishingLimitDocument,
+  SocialPublishMediaContainerDocument,
+  SocialReplyToCommentDocument,
+  SocialReplyToMentionDocument,
+  type MediaContainerInput,
+} from './generated/operations.ts';
 
 /**
  * The Graph-style REST paths of Areas B and C: `/{version}/{node-id}[/{edge}]` on two hosts (own login, parent platform).
- * Each request becomes one GraphQL operation through the gateway; the services decide everything (tokens, permissions,
- * rules) and their errors come back as Graph error envelopes. What lives here is only the Graph surface: path and
- * version parsing, parameters from the query string or the body, `fields` expansion, and the Graph JSON shapes.
+ * Each request becomes one GraphQL operation through the gateway: a fixed one (social.operations.graphql, typed in
+ * generated/) or, for reads that follow `fields=`, one built for the request (social-operation-builder.ts). The services
+ * decide everything (tokens, permissions, rules) and their errors come back as Graph error envelopes. What lives here is
+ * only the Graph surface: path and version parsing, parameters from the query string or the body, `fields` expansion,
+ * and the Graph JSON shapes.
  */
 
 export interface SocialRoutesDeps {
@@ -87,11 +109,30 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     return deps.defaultHost;
   }
 
+  /** Runs an operation built for the request (a `fields=` read): its data, untyped. */
   async function run(request: SocialRequest, query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const result = await withDeadline(
-      deps.executor.execute({ query, operationName: 'Social', variables, headers: request.headers }),
-      deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    );
+    const data = await settle(request, deps.executor.execute({ query, operationName: 'Social', variables, headers: request.headers }));
+    return data ?? {};
+  }
+
+  /** Runs one of the fixed operations (social.operations.graphql): its data, of its document's type. */
+  async function runFixed<TData, TVariables extends OperationVariables>(
+    request: SocialRequest,
+    operation: { query: TypedQuery<TData, TVariables>; operationName: string },
+    variables: NoInfer<TVariables>,
+  ): Promise<TData> {
+    const data = await settle(request, deps.executor.execute({ ...operation, variables, headers: request.headers }));
+    // GraphQL answers a request that raised no error with its data.
+    if (!data) throw new Error(`the gateway answered ${operation.operationName} with neither data nor errors`);
+    return data;
+  }
+
+  /**
+   * An operation's data once it has answered within the deadline, with the usage it reported kept for the headers; its
+   * errors, mapped to the Graph error envelope, are thrown as a GraphReplyError.
+   */
+  async function settle<TData>(request: SocialRequest, execution: Promise<GatewayOperationResult<TData>>): Promise<TData | null | undefined> {
+    const result = await withDeadline(execution, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     request.usage = result.extensions?.socialUsage ?? request.usage;
     if (result.errors && result.errors.length > 0) {
       const refused = result.errors.find((error) => error.extensions?.reason === 'RATE_LIMITED' && error.extensions.scope !== 'custom');
@@ -100,7 +141,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       if (reply.status >= 500) deps.logger.error({ errors: result.errors }, 'social request failed');
       throw new GraphReplyError(reply);
     }
-    return result.data ?? {};
+    return result.data;
   }
 
   /**
@@ -116,8 +157,9 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     const rootField = root.field(variables);
     const { text, plan = [] } = select(variables);
     const data = await run(request, `query Social${variables.declare()} { node: ${rootField} ${text} }`, variables.values);
-    const node = data.node as Record<string, unknown> | null | undefined;
+    const node = data.node;
     if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    if (!isRecord(node)) throw new Error(`the gateway answered a ${root.type.name} that is not an object`);
     return { node, plan };
   }
 
@@ -155,37 +197,27 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
         buildSelection(root.type, [edge], variables, { budget: request.budget }, { withoutId: true }),
       );
       const edgePlan = plan.find((field) => field.key === edgeName) as PlanField;
-      return renderEdge(edgePlan, node[edgeName] as Connection, request.links, () => request.links.requestUrl);
+      return renderEdge(edgePlan, connectionOf(node[edgeName], edgeName), request.links, () => request.links.requestUrl);
     };
   }
-
-  async function mutate(request: SocialRequest, field: string, args: Record<string, [string, unknown]>, selection: string) {
-    const variables = new VariableBag();
-    const argText = Object.entries(args)
-      .map(([name, [type, value]]) => `${name}: ${variables.add(type, value)}`)
-      .join(', ');
-    const data = await run(request, `mutation Social${variables.declare()} { result: ${field}(${argText}) ${selection} }`, variables.values);
-    return data.result as Record<string, unknown>;
-  }
-
-  const idOnly = async (request: SocialRequest, field: string, args: Record<string, [string, unknown]>) => {
-    const result = await mutate(request, field, args, '{ id }');
-    return { id: result.id };
-  };
 
   const COMMENT_EDGES: EdgeHandlers<typeof SOCIAL_ROUTES.comment.edges> = {
     replies: {
       get: readEdge('replies'),
-      post: (request, root) =>
-        idOnly(request, 'replyToComment', { id: ['ID!', root.segment], message: ['String', request.params.message ?? null] }),
+      post: async (request, root) => {
+        const data = await runFixed(request, FIXED.replyToComment, { id: root.segment, message: request.params.message ?? null });
+        return { id: data.replyToComment.id };
+      },
     },
   };
 
   const MEDIA_EDGES: EdgeHandlers<typeof SOCIAL_ROUTES.media.edges> = {
     comments: {
       get: readEdge('comments'),
-      post: (request, root) =>
-        idOnly(request, 'createMediaComment', { mediaId: ['ID!', root.segment], message: ['String', request.params.message ?? null] }),
+      post: async (request, root) => {
+        const data = await runFixed(request, FIXED.createMediaComment, { mediaId: root.segment, message: request.params.message ?? null });
+        return { id: data.createMediaComment.id };
+      },
     },
     children: { get: readEdge('children') },
   };
@@ -193,25 +225,20 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   /** GET /<account>/insights: metrics over a time window; paging moves the window (reference §2.2). */
   async function readInsights(request: SocialRequest, root: RootNode): Promise<unknown> {
     const p = request.params;
-    const args = [
-      ['metric', '[String!]', p.metric === undefined ? null : list(p.metric)],
-      ['period', 'String', p.period ?? null],
-      ['metricType', 'String', p.metric_type ?? null],
-      ['breakdown', '[String!]', p.breakdown === undefined ? null : list(p.breakdown)],
-      ['timeframe', 'String', p.timeframe ?? null],
-      ['since', 'String', p.since ?? null],
-      ['until', 'String', p.until ?? null],
-    ] as const;
-    const { node } = await queryRoot(request, root, (variables) => {
-      const argText = args.map(([name, type, value]) => `${name}: ${variables.add(type, value)}`).join(', ');
-      return {
-        text:
-          `{ insights(${argText}) { ` +
-          'data { id name period title description values { value endTime } totalValue { value breakdowns { dimensionKeys results { dimensionValues value } } } } ' +
-          'window { since until hasPrevious hasNext } } }',
-      };
-    });
-    const insights = node.insights as InsightsResult;
+    const args = {
+      metric: p.metric === undefined ? null : list(p.metric),
+      period: p.period ?? null,
+      metricType: p.metric_type ?? null,
+      breakdown: p.breakdown === undefined ? null : list(p.breakdown),
+      timeframe: p.timeframe ?? null,
+      since: p.since ?? null,
+      until: p.until ?? null,
+    };
+    const { node } = isMe(root)
+      ? await runFixed(request, FIXED.meInsights, args)
+      : await runFixed(request, FIXED.accountInsights, { id: root.segment, ...args });
+    if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    const { insights } = node;
     return graphPage(
       insights.data.map(renderInsight),
       buildTimePaging({ requestUrl: request.links.requestUrl, ...insights.window }),
@@ -226,10 +253,12 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
         throw new GraphReplyError(errors.unknownField(field.name, 'ContentPublishingLimit'));
       }
     }
-    const { node } = await queryRoot(request, root, (variables) => ({
-      text: `{ contentPublishingLimit(since: ${variables.add('String', request.params.since ?? null)}) { quotaUsage config { quotaTotal quotaDuration } } }`,
-    }));
-    const limit = node.contentPublishingLimit as { quotaUsage: number; config: { quotaTotal: number; quotaDuration: number } };
+    const since = request.params.since ?? null;
+    const { node } = isMe(root)
+      ? await runFixed(request, FIXED.mePublishingLimit, { since })
+      : await runFixed(request, FIXED.accountPublishingLimit, { id: root.segment, since });
+    if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
+    const limit = node.contentPublishingLimit;
     const item: Record<string, unknown> = {};
     for (const field of fields) {
       if (field.name === 'quota_usage') item.quota_usage = limit.quotaUsage;
@@ -246,14 +275,15 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       const built = buildSelection(HASHTAG_NODE, fieldsOf(request.params), variables, { budget: request.budget });
       return { text: `{ recentlySearchedHashtags(first: ${limitVariable}) ${built.text} }`, plan: built.plan };
     });
-    const hashtags = node.recentlySearchedHashtags as Record<string, unknown>[];
+    const hashtags = node.recentlySearchedHashtags;
+    if (!Array.isArray(hashtags) || !hashtags.every(isRecord)) throw new Error('the gateway answered hashtags that are not a list of objects');
     return { data: hashtags.map((hashtag) => renderNode(plan, hashtag, request.links)) };
   }
 
   /** POST /<account>/media: a publishing container from the reference's parameters. */
   async function createContainer(request: SocialRequest, root: RootNode): Promise<unknown> {
     const p = request.params;
-    const input = {
+    const input: MediaContainerInput = {
       imageUrl: p.image_url ?? null,
       videoUrl: p.video_url ?? null,
       uploadMediaId: p.upload_media_id ?? null,
@@ -270,35 +300,39 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       audioName: p.audio_name ?? null,
       altText: p.alt_text ?? null,
     };
-    return idOnly(request, 'createMediaContainer', { accountId: ['ID!', root.segment], input: ['MediaContainerInput!', input] });
+    const data = await runFixed(request, FIXED.createMediaContainer, { accountId: root.segment, input });
+    return { id: data.createMediaContainer.id };
   }
 
   const ACCOUNT_EDGES: EdgeHandlers<typeof SOCIAL_ROUTES.account.edges> = {
     media: { get: readEdge('media'), post: createContainer },
     media_publish: {
-      post: (request, root) =>
-        idOnly(request, 'publishMediaContainer', { accountId: ['ID!', root.segment], creationId: ['ID', request.params.creation_id ?? null] }),
+      post: async (request, root) => {
+        const data = await runFixed(request, FIXED.publishMediaContainer, {
+          accountId: root.segment,
+          creationId: request.params.creation_id ?? null,
+        });
+        return { id: data.publishMediaContainer.id };
+      },
     },
     insights: { get: readInsights },
     content_publishing_limit: { get: readPublishingLimit },
     recently_searched_hashtags: { get: readRecentHashtags },
     upcoming_events: {
       get: readEdge('upcoming_events'),
-      post: (request, root) => {
+      post: async (request, root) => {
         const p = request.params;
-        return idOnly(request, 'createUpcomingEvent', {
-          accountId: ['ID!', root.segment],
-          input: [
-            'UpcomingEventInput!',
-            {
-              title: p.title ?? null,
-              startTime: p.start_time ?? null,
-              endTime: p.end_time ?? null,
-              notificationSubtypes: p.notification_subtypes === undefined ? null : list(p.notification_subtypes),
-              notificationTargetTime: p.notification_target_time ?? null,
-            },
-          ],
+        const data = await runFixed(request, FIXED.createUpcomingEvent, {
+          accountId: root.segment,
+          input: {
+            title: p.title ?? null,
+            startTime: p.start_time ?? null,
+            endTime: p.end_time ?? null,
+            notificationSubtypes: p.notification_subtypes === undefined ? null : list(p.notification_subtypes),
+            notificationTargetTime: p.notification_target_time ?? null,
+          },
         });
+        return { id: data.createUpcomingEvent.id };
       },
     },
     agencies: { get: readEdge('agencies') },
@@ -308,30 +342,27 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
         return readEdge('authorized_adaccounts', business === undefined ? [] : [{ name: 'business', argument: business, position: 0 }])!(request, root);
       },
       post: async (request, root) => {
-        const result = await mutate(
-          request,
-          'authorizeAdAccount',
-          {
-            accountId: ['ID!', root.segment],
-            adAccountId: ['ID', request.params.account_id ?? null],
-            business: ['ID', request.params.business ?? null],
-          },
-          '{ success }',
-        );
-        return { success: result.success };
+        const data = await runFixed(request, FIXED.authorizeAdAccount, {
+          accountId: root.segment,
+          adAccountId: request.params.account_id ?? null,
+          business: request.params.business ?? null,
+        });
+        return { success: data.authorizeAdAccount.success };
       },
     },
     stories: { get: readEdge('stories') },
     live_media: { get: readEdge('live_media') },
     tags: { get: readEdge('tags') },
     mentions: {
-      post: (request, root) =>
-        idOnly(request, 'replyToMention', {
-          accountId: ['ID!', root.segment],
-          mediaId: ['ID', request.params.media_id ?? null],
-          commentId: ['ID', request.params.comment_id ?? null],
-          message: ['String', request.params.message ?? null],
-        }),
+      post: async (request, root) => {
+        const data = await runFixed(request, FIXED.replyToMention, {
+          accountId: root.segment,
+          mediaId: request.params.media_id ?? null,
+          commentId: request.params.comment_id ?? null,
+          message: request.params.message ?? null,
+        });
+        return { id: data.replyToMention.id };
+      },
     },
   };
 
@@ -385,8 +416,8 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       if (!(routes.node as readonly RouteMethod[]).includes(method)) throw new RouteRefusal(errors.unsupportedOperation(method, segment));
       if (method === 'get') return readNode(request, root);
       if (method === 'delete') {
-        const result = await mutate(request, 'deleteComment', { id: ['ID!', segment] }, '{ success }');
-        return { success: result.success };
+        const data = await runFixed(request, FIXED.deleteComment, { id: segment });
+        return { success: data.deleteComment.success };
       }
       return hide(request, segment);
     }
@@ -397,7 +428,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     if (!handler) throw new RouteRefusal(errors.unsupportedOperation(method, segment));
     if (kind === 'me' && request.host === 'own' && method === 'post') {
       // POST /me/<edge>: the edge's account argument is the token's own account.
-      const me = (await run(request, 'query Social { node: me { id } }', {})).node as { id: string } | null;
+      const me = (await runFixed(request, FIXED.me, {})).node;
       if (!me) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
       return handler(request, { ...root, segment: me.id });
     }
@@ -414,7 +445,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       if (segments.length === 0) throw new RouteRefusal(errors.unsupportedOperation(request.method, ''));
       return await handleNode(request, segments[0]!, segments.slice(1));
     } catch (error) {
-      if (error instanceof RouteRefusal) await run(request, 'query Social { caller: socialCaller { host } }', {});
+      if (error instanceof RouteRefusal) await runFixed(request, FIXED.caller, {});
       throw error;
     }
   }
@@ -435,8 +466,8 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     }
     const hideValue = raw === undefined ? null : parseBoolean(raw);
     if (hideValue === undefined) throw new GraphReplyError(errors.invalidParameter('Invalid parameter', `hide must be true or false, got "${raw}".`));
-    const result = await mutate(request, 'hideComment', { id: ['ID!', id], hide: ['Boolean', hideValue] }, '{ success }');
-    return { success: result.success };
+    const data = await runFixed(request, FIXED.hideComment, { id, hide: hideValue });
+    return { success: data.hideComment.success };
   }
 
   router.all(/.*/, bodyParsers, async (req: Request, res: Response, next: NextFunction) => {
@@ -521,6 +552,34 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** The fixed operations (social.operations.graphql), each with its name. */
+const FIXED = {
+  me: { query: SocialMeDocument, operationName: 'SocialMe' },
+  caller: { query: SocialCallerDocument, operationName: 'SocialCaller' },
+  accountInsights: { query: SocialAccountInsightsDocument, operationName: 'SocialAccountInsights' },
+  meInsights: { query: SocialMeInsightsDocument, operationName: 'SocialMeInsights' },
+  accountPublishingLimit: { query: SocialAccountPublishingLimitDocument, operationName: 'SocialAccountPublishingLimit' },
+  mePublishingLimit: { query: SocialMePublishingLimitDocument, operationName: 'SocialMePublishingLimit' },
+  replyToComment: { query: SocialReplyToCommentDocument, operationName: 'SocialReplyToComment' },
+  hideComment: { query: SocialHideCommentDocument, operationName: 'SocialHideComment' },
+  deleteComment: { query: SocialDeleteCommentDocument, operationName: 'SocialDeleteComment' },
+  createMediaComment: { query: SocialCreateMediaCommentDocument, operationName: 'SocialCreateMediaComment' },
+  createMediaContainer: { query: SocialCreateMediaContainerDocument, operationName: 'SocialCreateMediaContainer' },
+  publishMediaContainer: { query: SocialPublishMediaContainerDocument, operationName: 'SocialPublishMediaContainer' },
+  createUpcomingEvent: { query: SocialCreateUpcomingEventDocument, operationName: 'SocialCreateUpcomingEvent' },
+  authorizeAdAccount: { query: SocialAuthorizeAdAccountDocument, operationName: 'SocialAuthorizeAdAccount' },
+  replyToMention: { query: SocialReplyToMentionDocument, operationName: 'SocialReplyToMention' },
+};
+
+/**
+ * Whether an account edge's read is under `/me` (the token's own account, own-login host) rather than
+ * `/<account-id>`: its fixed operation reads `node: me` instead of `node: account(id:)`.
+ */
+function isMe(root: RootNode): boolean {
+  return root.segment === 'me';
+}
+
 
 /**
  * A form body: declared as one, or a POST or DELETE body that declares no type at all. (body-parser calls this with the

@@ -10,6 +10,7 @@ import { UnavailableError } from '../lib/errors.ts';
 import { findUploads, postMultipartOperation } from '../lib/graphql/graphql-multipart.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
 import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
+import { isRecord } from './is-record.ts';
 
 /**
  * What a REST route needs to run its GraphQL operation through the gateway: the gateway's door in this process
@@ -97,26 +98,22 @@ function graphqlResponse(status: number, body: unknown): GraphQLResponseBody {
  * their shapes when present), and whose `extensions`, when present, is an object.
  */
 export function isGraphQLResponse(value: unknown): value is GraphQLResponseBody {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   const { data, errors, extensions } = value;
   return (
-    (data === undefined || data === null || isObject(data)) &&
+    (data === undefined || data === null || isRecord(data)) &&
     (errors === undefined || (Array.isArray(errors) && errors.every(isGraphQLError))) &&
-    (extensions === undefined || isObject(extensions))
+    (extensions === undefined || isRecord(extensions))
   );
 }
 
 function isGraphQLError(value: unknown): value is GraphQLFormattedError {
-  if (!isObject(value) || typeof value.message !== 'string') return false;
+  if (!isRecord(value) || typeof value.message !== 'string') return false;
   const { locations, path, extensions } = value;
   return (
     (locations === undefined ||
-      (Array.isArray(locations) && locations.every((l) => isObject(l) && typeof l.line === 'number' && typeof l.column === 'number'))) &&
+      (Array.isArray(locations) && locations.every((l) => isRecord(l) && typeof l.line === 'number' && typeof l.column === 'number'))) &&
     (path === undefined || (Array.isArray(path) && path.every((key) => typeof key === 'string' || typeof key === 'number'))) &&
-    (extensions === undefined || isObject(extensions))
+    (extensions === undefined || isRecord(extensions))
   );
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { GraphQLFormattedError } from 'graphql';
+import { isRecord } from '../is-record.ts';
 import { errorCodeFromGraphql } from '../../lib/errors.ts';
 import { LEGACY_SHAPED_REASONS, MEDIA_ERROR_REASONS, mediaReasonOf, type MediaErrorReason, type RateLimitState } from '../../contracts/media-upload.ts';
 
@@ -54,15 +55,15 @@ function rank(error: GraphQLFormattedError): number {
   return reason === undefined ? MEDIA_ERROR_REASONS.length : MEDIA_ERROR_REASONS.indexOf(reason);
 }
 
-function rateLimitOf(extensions: Record<string, unknown>): RateLimitState | undefined {
-  const value = extensions.rateLimit as Partial<RateLimitState> | undefined;
-  if (!value || typeof value.limit !== 'number' || typeof value.remaining !== 'number' || typeof value.reset !== 'number') return undefined;
+function rateLimitOf(extensions: Readonly<Record<string, unknown>>): RateLimitState | undefined {
+  const value = extensions.rateLimit;
+  if (!isRecord(value) || typeof value.limit !== 'number' || typeof value.remaining !== 'number' || typeof value.reset !== 'number') return undefined;
   return { limit: value.limit, remaining: value.remaining, reset: value.reset };
 }
 
 export function mapMediaErrors(errors: readonly GraphQLFormattedError[], path: string = UPLOAD_PATH): MediaReply {
   const error = [...errors].sort((a, b) => rank(a) - rank(b))[0]!;
-  const extensions = (error.extensions ?? {}) as Record<string, unknown>;
+  const extensions = error.extensions ?? {};
   const reason = mediaReasonOf(extensions);
   const rateLimit = rateLimitOf(extensions);
   const withLimit = rateLimit ? { rateLimit } : {};

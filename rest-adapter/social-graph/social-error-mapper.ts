@@ -23,8 +23,11 @@ export function mapSocialErrors(
   fallbackMethod: SocialMethod,
 ): GraphErrorReply {
   const error = [...errors].sort((a, b) => rank(a) - rank(b))[0]!;
-  const extensions = (error.extensions ?? {}) as Record<string, unknown>;
-  const text = (name: string) => (typeof extensions[name] === 'string' ? (extensions[name] as string) : '');
+  const extensions = error.extensions ?? {};
+  const text = (name: string) => {
+    const value = extensions[name];
+    return typeof value === 'string' ? value : '';
+  };
   switch (socialReasonOf(extensions)) {
     case 'NO_TOKEN':
       return graphErrors.noToken();

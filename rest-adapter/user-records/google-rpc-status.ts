@@ -10,6 +10,7 @@ import {
 } from '../../lib/errors.ts';
 import { sendJson } from '../../lib/http/send-json.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { isRecord } from '../is-record.ts';
 
 /**
  * Area A's REST error format: a google.rpc.Status in JSON, as grpc-gateway writes it — {code, message, details} with the
@@ -55,11 +56,15 @@ export function sendGraphqlError(res: ServerResponse, error: GraphQLFormattedErr
     extensionCode === 'GRAPHQL_VALIDATION_FAILED' || extensionCode === 'GRAPHQL_PARSE_FAILED'
       ? 'INVALID_ARGUMENT'
       : errorCodeFromGraphql(extensionCode);
-  const violations = Array.isArray(error.extensions?.fieldViolations)
-    ? (error.extensions.fieldViolations as FieldViolation[])
-    : [];
+  const reported = error.extensions?.fieldViolations;
+  const violations = Array.isArray(reported) ? reported.filter(isFieldViolation) : [];
   if (code === 'INTERNAL') logger.error({ graphqlError: error }, 'internal error behind a REST request');
   sendRpcStatus(res, code, code === 'INTERNAL' ? MASKED_INTERNAL_MESSAGE : error.message, violations);
+}
+
+/** A field violation as the services report it in `extensions.fieldViolations`. */
+function isFieldViolation(value: unknown): value is FieldViolation {
+  return isRecord(value) && typeof value.field === 'string' && typeof value.description === 'string';
 }
 
 /** Maps an error thrown inside the adapter itself (gateway unreachable, unexpected failures). */

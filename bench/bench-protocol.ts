@@ -8,6 +8,8 @@ export interface BenchServerInfo {
   /** The PostgreSQL server (credentials removed) when database is postgres. */
   databaseServer: string | undefined;
   baselineUrl: string;
+  /** The coalescing baseline: GET /userExample/{id}, reads that arrive together share one batch SELECT. */
+  coalescedBaselineUrl: string;
   restUrl: string;
   gatewayUrl: string;
   subgraphUrl: string;

@@ -65,6 +65,7 @@ const LAYER_PROBE_COUNT = 6;
 
 const SCENARIO_NAMES = [
   'baseline',
+  'baseline-coalesced',
   'rest-get',
   'graphql-gateway',
   'graphql-subgraph',
@@ -105,12 +106,16 @@ interface ScenarioReport {
   broken?: boolean;
   result?: LoadResult;
   vsBaseline?: number;
+  /** req/s ÷ the coalescing baseline's req/s. */
+  vsCoalescedBaseline?: number;
   /** The server process during the measured window. */
   server?: ServerWindow & { cpuMicrosPerRequest: number };
   /** CPU of the PostgreSQL backends per successful request (local server only; 0 on PGlite, whose work is in-process). */
   databaseCpuMicrosPerRequest?: number;
   /** Baseline's (server + database) CPU per request divided by this scenario's: the ratio with noise taken out. */
   cpuVsBaseline?: number;
+  /** The coalescing baseline's (server + database) CPU per request divided by this scenario's. */
+  cpuVsCoalescedBaseline?: number;
   /** This (load-generating) process during the window: share of one core. */
   clientCpuPercent?: number;
   /** The whole machine during the window: share of all cores busy. */
@@ -469,6 +474,25 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
       },
     },
     {
+      name: 'baseline-coalesced',
+      description: `the same bare handler, reads that arrive together sharing one batch SELECT (≤ ${info.usersReadBatchMax} ids, as the product)`,
+      preflight: async () => {
+        await expectJson(await fetch(`${info.coalescedBaselineUrl}/userExample/${firstId}`), hasRecord, 'baseline-coalesced');
+        return undefined;
+      },
+      load: (durationS) => {
+        const nextId = idRotation(info.ids);
+        return runHttpLoad({
+          url: info.coalescedBaselineUrl,
+          method: 'GET',
+          headers: {},
+          connections: options.connections,
+          durationS,
+          next: () => ({ path: `/userExample/${nextId()}` }),
+        });
+      },
+    },
+    {
       name: 'rest-get',
       description: 'GET /api/v1/userExample/{id}: REST adapter → gateway (in-process) → users subgraph (in-process)',
       preflight: async () => {
@@ -656,6 +680,7 @@ function table(reports: ScenarioReport[]): string {
     'server µs/req',
     'db µs/req',
     '× baseline by CPU',
+    '× coalesced by CPU',
     'server ELU',
     'client CPU',
     'other cores',
@@ -672,6 +697,7 @@ function table(reports: ScenarioReport[]): string {
           fixed(report.server?.cpuMicrosPerRequest, 0),
           fixed(report.databaseCpuMicrosPerRequest, 0),
           fixed(report.cpuVsBaseline, 2),
+          fixed(report.cpuVsCoalescedBaseline, 2),
           fixed(report.server?.eventLoopUtilization, 2),
           `${report.clientCpuPercent}%`,
           fixed(report.otherCores, 2),
@@ -824,9 +850,14 @@ async function main(): Promise<void> {
     report?.server && report.databaseCpuMicrosPerRequest !== undefined
       ? report.server.cpuMicrosPerRequest + report.databaseCpuMicrosPerRequest
       : Number.NaN;
+  // The second baseline: the same bare handler with the product's coalescing of reads (bench/server.ts).
+  const coalesced = rps('baseline-coalesced');
+  const coalescedReport = reports.find((report) => report.name === 'baseline-coalesced');
   for (const report of reports) {
     if (report.result && baseline) report.vsBaseline = report.result.requestsPerSecond / baseline;
     if (report.result && baselineReport) report.cpuVsBaseline = cpuPerRequest(baselineReport) / cpuPerRequest(report);
+    if (report.result && coalesced) report.vsCoalescedBaseline = report.result.requestsPerSecond / coalesced;
+    if (report.result && coalescedReport) report.cpuVsCoalescedBaseline = cpuPerRequest(coalescedReport) / cpuPerRequest(report);
   }
   const restVsBaseline = baseline ? (rps('rest-get') ?? Number.NaN) / baseline : undefined;
   const gatewayVsSubgraph = (rps('graphql-gateway') ?? Number.NaN) / (rps('graphql-subgraph') ?? Number.NaN);
@@ -834,11 +865,21 @@ async function main(): Promise<void> {
   const byName = (name: ScenarioName) => reports.find((report) => report.name === name);
   const byCpu = {
     restVsBaseline: byName('rest-get')?.cpuVsBaseline,
+    restVsCoalescedBaseline: byName('rest-get')?.cpuVsCoalescedBaseline,
+    grpcVsBaseline: byName('grpc-get')?.cpuVsBaseline,
+    grpcVsCoalescedBaseline: byName('grpc-get')?.cpuVsCoalescedBaseline,
+    coalescedVsBaseline: coalescedReport?.cpuVsBaseline,
     gatewayVsSubgraph: cpuPerRequest(byName('graphql-subgraph')) / cpuPerRequest(byName('graphql-gateway')),
     remoteGatewayVsSubgraph: cpuPerRequest(byName('graphql-subgraph')) / cpuPerRequest(byName('graphql-gateway-http')),
   };
 
-  const grpcVsBaselineByCpu = byName('grpc-get')?.cpuVsBaseline;
+  const grpcVsBaselineByCpu = byCpu.grpcVsBaseline;
+  const againstBaselines = {
+    restVsCoalescedBaseline: byName('rest-get')?.vsCoalescedBaseline,
+    grpcVsBaseline: byName('grpc-get')?.vsBaseline,
+    grpcVsCoalescedBaseline: byName('grpc-get')?.vsCoalescedBaseline,
+    coalescedVsBaseline: coalescedReport?.vsBaseline,
+  };
   const restVerdict = verdict(byCpu.restVsBaseline, TARGETS.restVsBaseline);
   const gatewayVerdict = verdict(byCpu.gatewayVsSubgraph, TARGETS.gatewayVsSubgraph);
   const remoteGatewayVerdict = verdict(byCpu.remoteGatewayVsSubgraph, TARGETS.remoteGatewayVsSubgraph);
@@ -849,7 +890,8 @@ async function main(): Promise<void> {
     console.log(`\n${table(reports)}\n`);
     console.log('server µs/req: CPU time of the server process per successful request (PGlite runs inside it). db µs/req: CPU');
     console.log('of the PostgreSQL backends per request (local server, read from /proc). × baseline by CPU: baseline (server + db)');
-    console.log("CPU per request / this scenario's, i.e. the throughput ratio once contention for the cores is taken out.");
+    console.log("CPU per request / this scenario's, i.e. the throughput ratio once contention for the cores is taken out. × coalesced");
+    console.log('by CPU: the same against the coalescing baseline (reads that arrive together share one SELECT, as in the product).');
     console.log('server ELU: event-loop utilisation of the server. client CPU: this load generator, in % of one core.');
     console.log('other cores: cores busy outside the server, the database and the load generator — unrelated load, i.e. noise.\n');
     const noisy = reports.filter((report) => (report.otherCores ?? 0) > 0.25);
@@ -857,8 +899,22 @@ async function main(): Promise<void> {
       console.log(`WARNING: other processes used CPU during ${noisy.map((report) => report.name).join(', ')}; those figures are noisy.\n`);
     }
   }
+  if (baseline !== undefined && coalesced !== undefined) {
+    line('coalescing baseline / baseline', againstBaselines.coalescedVsBaseline, byCpu.coalescedVsBaseline, 'what sharing statements buys the bare handler');
+  }
   if (baseline !== undefined || rps('graphql-gateway') !== undefined) {
     line('REST GetByID / baseline', restVsBaseline, byCpu.restVsBaseline, `target ≥ ${TARGETS.restVsBaseline} by CPU  ${restVerdict}`);
+  }
+  if (coalesced !== undefined && rps('rest-get') !== undefined) {
+    line('REST GetByID / coalescing baseline', againstBaselines.restVsCoalescedBaseline, byCpu.restVsCoalescedBaseline, 'the limit with reads coalesced (no target)');
+  }
+  if (grpcVsBaselineByCpu !== undefined) {
+    line('gRPC GetByID / baseline', byName('grpc-get')?.vsBaseline, grpcVsBaselineByCpu, `target ≥ ${TARGETS.grpcVsBaseline} by CPU  ${grpcVerdict}`);
+  }
+  if (byCpu.grpcVsCoalescedBaseline !== undefined) {
+    line('gRPC GetByID / coalescing baseline', againstBaselines.grpcVsCoalescedBaseline, byCpu.grpcVsCoalescedBaseline, 'the limit with reads coalesced (no target)');
+  }
+  if (baseline !== undefined || rps('graphql-gateway') !== undefined) {
     line('GraphQL through gateway / straight to subgraph', gatewayVsSubgraph, byCpu.gatewayVsSubgraph, `target ≥ ${TARGETS.gatewayVsSubgraph} by CPU  ${gatewayVerdict}`);
   }
   if (!Number.isNaN(remoteGatewayVsSubgraph)) {
@@ -868,9 +924,6 @@ async function main(): Promise<void> {
   if (!Number.isNaN(proxyVsSubgraph)) {
     const proxyByCpu = cpuPerRequest(byName('graphql-subgraph')) / cpuPerRequest(byName('graphql-proxy-http'));
     line('bare proxy (HTTP hop floor) / subgraph', proxyVsSubgraph, proxyByCpu, 'informational: the most any gateway hop could reach');
-  }
-  if (grpcVsBaselineByCpu !== undefined) {
-    line('gRPC GetByID / baseline', byName('grpc-get')?.vsBaseline, grpcVsBaselineByCpu, `target ≥ ${TARGETS.grpcVsBaseline} by CPU  ${grpcVerdict}`);
   }
   const socialBaseline = byName('social-baseline');
   const deepRatio = (name: ScenarioName) =>
@@ -937,7 +990,7 @@ async function main(): Promise<void> {
     scrypt: info?.scrypt,
     usersReadBatchMax: info?.usersReadBatchMax,
     scenarios: reports,
-    ratios: { restVsBaseline, gatewayVsSubgraph, remoteGatewayVsSubgraph, deepRead: deep },
+    ratios: { restVsBaseline, ...againstBaselines, gatewayVsSubgraph, remoteGatewayVsSubgraph, deepRead: deep },
     ratiosByCpu: byCpu,
     layers,
     uploads: uploadReports.length > 0 ? { scenarios: uploadReports, rssChecks } : undefined,

@@ -5,6 +5,8 @@
  * - a standalone users-subgraph HTTP server built on the same DatabaseHandle (the "straight to the subgraph" target);
  * - a distributed-mode gateway that reaches that subgraph server over HTTP (informational scenario);
  * - the baseline: a bare node:http handler that runs the repository's GetByID SELECT and writes the JSON;
+ * - the coalescing baseline: the same handler on a listener of its own, reading as the product does — the reads that
+ *   arrive together as one batch SELECT, at most USERS_READ_BATCH_MAX ids — with nothing else;
  * - a control server the parent uses to read this process's CPU time, event-loop utilisation and the PostgreSQL backends'
  *   CPU per scenario, to take CPU profiles (node:inspector) of exactly the measured window, and to run the in-process layer
  *   probes of bench/layers.ts (over an embedded-mode gateway of their own).
@@ -37,7 +39,14 @@ import { createLocalBlobStore } from '../subgraphs/shared/media-store/blob-store
 import { createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
 import { deepReadBaseline, seedDeepRead } from './social-deep-read.ts';
 import { createSubgraphServer, type SubgraphServer } from '../subgraphs/subgraph-server.ts';
-import { findUserExampleById, type UsersTables } from '../subgraphs/users/user-example.repository.ts';
+import {
+  findUserExampleById,
+  findUserExamplesByIds,
+  type UsersDb,
+  type UsersTables,
+} from '../subgraphs/users/user-example.repository.ts';
+import type { UserExample } from '../subgraphs/users/user-example.types.ts';
+import { inIdOrder } from '../lib/in-id-order.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import { createLayerProbes, measureLayers, type LayerResult } from './layers.ts';
 import { processCpuMs } from './proc-stat.ts';
@@ -81,8 +90,15 @@ function round(value: number, digits = 1): number {
   return Math.round(value * factor) / factor;
 }
 
-/** The baseline: GET /userExample/{id} runs the repository's SELECT through the same Kysely handle and writes JSON. */
-function baselineHandler(db: Parameters<typeof findUserExampleById>[0]) {
+/** One GetByID read of the baselines: the live record with this id, or undefined. */
+type RecordReader = (id: string) => Promise<UserExample | undefined>;
+
+/**
+ * A baseline: GET /userExample/{id} reads the record through the same Kysely handle and writes JSON. The plain baseline
+ * reads with the repository's SELECT of one record, a statement per request; the coalescing one with
+ * coalescingReader below. Nothing else differs.
+ */
+function baselineHandler(read: RecordReader) {
   const path = /^\/userExample\/(\d{1,20})$/;
   return (req: IncomingMessage, res: ServerResponse) => {
     const match = path.exec(req.url ?? '');
@@ -90,7 +106,7 @@ function baselineHandler(db: Parameters<typeof findUserExampleById>[0]) {
       res.writeHead(404).end();
       return;
     }
-    findUserExampleById(db, match[1]!).then(
+    read(match[1]!).then(
       (record) => {
         if (!record) {
           res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":5,"message":"not found"}');
@@ -104,6 +120,47 @@ function baselineHandler(db: Parameters<typeof findUserExampleById>[0]) {
       },
     );
   };
+}
+
+/**
+ * The product's coalescing of GetByID reads (liveRecordReader in subgraphs/users/user-example.service.ts) at its barest:
+ * the reads asked for before the event loop's check phase go out together as the repository's batch read
+ * (findUserExamplesByIds: `id = any($1::bigint[])`), at most `batchMax` ids per statement — the product's bound,
+ * USERS_READ_BATCH_MAX — and each read gets its record by id. No DataLoader, no tracing, no metrics: the least a server
+ * that shares statements between requests does per read. A bound of 1 reads one record per statement, as the product
+ * then does.
+ */
+function coalescingReader(db: UsersDb, batchMax: number): RecordReader {
+  if (batchMax <= 1) return (id) => findUserExampleById(db, id);
+  interface PendingRead {
+    id: string;
+    resolve(record: UserExample | undefined): void;
+    reject(error: unknown): void;
+  }
+  let pending: PendingRead[] = [];
+  const dispatch = () => {
+    const reads = pending;
+    pending = [];
+    for (let start = 0; start < reads.length; start += batchMax) {
+      const batch = reads.slice(start, start + batchMax);
+      const ids = batch.map((read) => read.id);
+      findUserExamplesByIds(db, ids).then(
+        (records) => {
+          const inOrder = inIdOrder(ids, records);
+          for (let i = 0; i < batch.length; i += 1) batch[i]!.resolve(inOrder[i]);
+        },
+        (error: unknown) => {
+          for (const read of batch) read.reject(error);
+        },
+      );
+    }
+  };
+  return (id) =>
+    new Promise((resolve, reject) => {
+      // setImmediate, as the product's loader: reads parsed from different sockets in one poll phase share the statement.
+      if (pending.length === 0) setImmediate(dispatch);
+      pending.push({ id, resolve, reject });
+    });
 }
 
 /**
@@ -299,7 +356,8 @@ async function main(): Promise<void> {
     METRICS_ENABLED: process.env.METRICS_ENABLED,
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
     OTEL_TRACES_SAMPLER_ARG: process.env.OTEL_TRACES_SAMPLER_ARG,
-    // USERS_READ_BATCH_MAX=1 measures GetByID with a statement per read (the baseline always runs one per request).
+    // USERS_READ_BATCH_MAX=1 measures GetByID with a statement per read (the plain baseline always runs one per request,
+    // the coalescing baseline shares statements up to the same bound).
     USERS_READ_BATCH_MAX: process.env.USERS_READ_BATCH_MAX,
   };
   const config = loadConfig(env);
@@ -354,7 +412,7 @@ async function main(): Promise<void> {
     closers.push(() => proxy.close());
 
     const usersDb = database.db.withTables<UsersTables>();
-    const userBaseline = baselineHandler(usersDb);
+    const userBaseline = baselineHandler((id) => findUserExampleById(usersDb, id));
     const deepBaseline = deepReadBaseline(database);
     const uploadBaseline = uploadBaselineHandler(uploadDirs.baseline);
     const baseline: RunningHttpServer = await listen((req, res) => {
@@ -365,6 +423,13 @@ async function main(): Promise<void> {
       publicHost: config.publicHost,
     });
     closers.push(() => baseline.close());
+    // The second baseline on a listener of its own, so that both serve the same path with nothing else in front.
+    const coalescedBaseline: RunningHttpServer = await listen(baselineHandler(coalescingReader(usersDb, config.users.readBatchMax)), {
+      port: 0,
+      host: config.host,
+      publicHost: config.publicHost,
+    });
+    closers.push(() => coalescedBaseline.close());
     // In-process probes of each layer of a GetByID (--layers): an embedded-mode gateway of their own, not listening.
     const probeGateway = await createGateway({
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
@@ -417,6 +482,7 @@ async function main(): Promise<void> {
       database: database.kind,
       databaseServer: redactedServer(process.env.DATABASE_URL || undefined),
       baselineUrl: baseline.url,
+      coalescedBaselineUrl: coalescedBaseline.url,
       restUrl: system.restUrl!,
       gatewayUrl: system.gatewayUrl!,
       subgraphUrl,

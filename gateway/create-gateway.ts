@@ -197,7 +197,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     ...hardening.middleware,
     (req: Request, res: Response, next: NextFunction) => {
       door
-        .serveHttp({ method: req.method, url: req.originalUrl, headers: req.headers, body: req.body })
+        .serveHttp({ method: req.method, url: req.originalUrl, search: searchOf(req.url), headers: req.headers, body: req.body })
         .then((reply) => sendExpressReply(res, reply))
         .catch(next);
     },
@@ -229,6 +229,12 @@ function patchExport(standIns: StandIns, id: StandInId, set: (on: boolean) => vo
   } catch (error) {
     logger.warn({ standIn: id, err: error }, "stand-in off, the library's own route serves");
   }
+}
+
+/** The query string of a request target ('' or '?…'), as @as-integrations/express5 1.1.2 reads it from req.url. */
+function searchOf(target: string): string {
+  const at = target.indexOf('?');
+  return at === -1 ? '' : target.slice(at).split('#', 1)[0]!;
 }
 
 /** Writes the door's reply through Express, as @as-integrations/express5 1.1.2 does (res.send sets the length and charset). */

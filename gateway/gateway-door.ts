@@ -18,8 +18,13 @@ import type { LaneHeaders, OperationFastLane } from './stand-ins/operation-fast-
 /** An HTTP request to /graphql, its body already read (JSON, or a GraphQL multipart request) or undefined. */
 export interface GatewayHttpRequest {
   method: string;
-  /** The request target as the client sent it: path and query string. */
+  /** The request target as the client sent it, path and query string: what a signed request's description names. */
   url: string;
+  /**
+   * The query string Apollo Server reads ('' or '?…'): the client's, or what the hardening middleware made of it (a
+   * persisted operation's id replaced by its text).
+   */
+  search: string;
   headers: IncomingHttpHeaders;
   body: unknown;
 }
@@ -102,11 +107,9 @@ async function laneElsePipeline<T>(lane: (() => Promise<T | undefined>) | undefi
 export function createGatewayDoor({ apollo, lane }: GatewayDoorDeps): GatewayDoor {
   return {
     serveHttp(request) {
-      const { method, url, headers, body } = request;
+      const { method, url, search, headers, body } = request;
       const context = createGatewayContext(headers, { method, url: addressedUrl({ headers, path: url }) });
       const incoming = new IncomingHeaders(headers);
-      const queryAt = url.indexOf('?');
-      const search = queryAt === -1 ? '' : url.slice(queryAt);
       const laneTakes = lane !== undefined && method === 'POST' && search === '' && JSON_MEDIA_TYPE.test(incoming.get('content-type') ?? '');
       return laneElsePipeline<GatewayHttpReply>(
         laneTakes

@@ -37,7 +37,7 @@ export function createHttpFastPath(deps: HttpFastPathDeps): (req: IncomingMessag
   const fail = (res: ServerResponse, error: unknown) => answerBodyFailure(res, error, deps);
 
   const execute = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
-    const reply = await deps.door.serveHttp({ method: 'POST', url: req.url ?? '/graphql', headers: req.headers, body: req.body });
+    const reply = await deps.door.serveHttp({ method: 'POST', url: req.url ?? '/graphql', search: '', headers: req.headers, body: req.body });
     await sendReply(res, reply);
   };
 

@@ -1,4 +1,5 @@
 /** What bench/server.ts tells bench/run.ts: its ready line and the figures of one measurement window. */
+import type { StandInId } from '../lib/stand-ins/stand-in-registry.ts';
 import type { RssWindow } from './upload-server.ts';
 
 /** What the child prints, as one JSON line, once everything listens. */
@@ -25,6 +26,8 @@ export interface BenchServerInfo {
   scrypt: { logN: number; singleHashMs: number; parallelHashesPerSecond: number };
   /** USERS_READ_BATCH_MAX of the served system: how many concurrent GetByID reads may share one SELECT (1: none). */
   usersReadBatchMax: number;
+  /** Which stand-ins serve in this process (the switches, then the gate's check of the installed releases). */
+  standIns: Record<StandInId, { enabled: true } | { enabled: false; reason: string }>;
   /** Area D: the bare upload handler's URL (POST multipart, file in part `media`) and an own-login social user token. */
   uploads: { baselineUrl: string; token: string; userId: string };
   pid: number;

@@ -10,7 +10,11 @@
  * --layers adds the in-process CPU cost of each layer of a GetByID (bench/layers.ts). The upload scenarios (Area D,
  * bench/uploads.ts) run last, each at several connection counts, with the server's peak RSS. The `memory` section
  * (bench/memory.ts) starts `npm start`'s own process on PGlite and, with DATABASE_URL, on PostgreSQL, and checks its RSS
- * under a steady mixed load; `npm run bench -- memory` (or `--only memory`) runs it alone. See bench/README.md.
+ * under a steady mixed load; `npm run bench -- memory` (or `--only memory`) runs it alone. REST and gRPC GetByID are
+ * compared with two bare baselines: a statement per read (`baseline`, the targets' reference) and reads coalesced as the
+ * product coalesces them (`baseline-coalesced`). The `stand-ins` section (bench/stand-ins.ts) starts fresh servers with
+ * each stand-in switched off in turn and prints what each switch costs (--stand-in-duration, --stand-in-warmup,
+ * --stand-in-rounds). See bench/README.md.
  */
 import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -28,6 +32,7 @@ import { GET_QUERY, type LayerResult } from './layers.ts';
 import { DEEP_FIELDS, DEEP_QUERY } from './social-deep-read.ts';
 import { measureObservability, printObservability, type ObservabilityReport } from './observability-cost.ts';
 import { printMemory, runMemory, type MemoryReport } from './memory.ts';
+import { measureStandIns, printStandIns, type StandInReport } from './stand-ins.ts';
 import { printPeers, runPeers, type PeersReport } from './peers.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
@@ -58,7 +63,7 @@ const TARGETS = {
 } as const;
 
 /** Sections that start servers of their own: with only these wanted, the main bench server is not started. */
-const STANDALONE_SECTIONS: readonly ScenarioName[] = ['observability', 'memory', 'peers', 'startup'];
+const STANDALONE_SECTIONS: readonly ScenarioName[] = ['observability', 'stand-ins', 'memory', 'peers', 'startup'];
 
 /** Number of probes in bench/layers.ts (printed before they run). */
 const LAYER_PROBE_COUNT = 6;
@@ -80,6 +85,9 @@ const SCENARIO_NAMES = [
   // Not a scenario of the main server: REST and GraphQL GetByID on three fresh servers (observability off / metrics /
   // metrics + tracing), see bench/observability-cost.ts.
   'observability',
+  // Not a scenario of the main server either: each stand-in's scenario on fresh servers with it on and off
+  // (bench/stand-ins.ts).
+  'stand-ins',
   // Not a scenario of the main server either: npm start's process alone under a mixed load, its RSS (bench/memory.ts).
   'memory',
   // Tributary's distributed gateway beside Hive Gateway and its router runtime, each a process of its own in front of the
@@ -135,6 +143,7 @@ function usage(): never {
                      [--memory-node-options="--max-semi-space-size=4"] [--memory-env NAME=value]
                      [--memory-pglite-setting shared_buffers=16MB] [--memory-server-log FILE]
                      [--peer-rounds N] [--peer-node-options="--max-semi-space-size=64"] [--startup-runs N]
+                     [--stand-in-duration S] [--stand-in-warmup S] [--stand-in-rounds N]
 scenarios (positional names act as --only): ${SCENARIO_NAMES.join(', ')}`);
   process.exit(0);
 }
@@ -164,6 +173,9 @@ function parseOptions() {
       'peer-rounds': { type: 'string', default: '1' },
       'peer-node-options': { type: 'string', default: '' },
       'startup-runs': { type: 'string', default: '3' },
+      'stand-in-duration': { type: 'string', default: '4' },
+      'stand-in-warmup': { type: 'string', default: '2' },
+      'stand-in-rounds': { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -210,6 +222,11 @@ function parseOptions() {
     peerRounds: Math.round(positive('peer-rounds', values['peer-rounds'], 1)),
     peerNodeFlags: values['peer-node-options'].split(/\s+/).filter(Boolean),
     startupRuns: Math.round(positive('startup-runs', values['startup-runs'], 1)),
+    standIns: {
+      durationS: positive('stand-in-duration', values['stand-in-duration'], 1),
+      warmupS: positive('stand-in-warmup', values['stand-in-warmup'], 0),
+      rounds: Math.round(positive('stand-in-rounds', values['stand-in-rounds'], 1)),
+    },
     memory: {
       durationS: positive('memory-duration', values['memory-duration'], 1),
       connections: Math.round(positive('memory-connections', values['memory-connections'], 1)),
@@ -240,12 +257,19 @@ interface ServerChild {
   stop(): Promise<void>;
 }
 
+let serverBuilt = false;
+
 /**
  * Spawns bench/server.ts, compiled (dist/bench/server.js, made by `npm run build`, rebuilt here when stale) so that the
  * servers run the same JavaScript as production, and waits for its ready line.
  */
 async function startServer(options: Options, extraEnv: Record<string, string> = {}): Promise<ServerChild> {
-  execFileSync(process.execPath, [fileURLToPath(new URL('../bin/build.mjs', import.meta.url)), '--if-stale'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  // Once per run: the servers a run starts one after another (the stand-ins' and the observability's variants) then run
+  // the same build, even when the sources change while the bench runs.
+  if (!serverBuilt) {
+    execFileSync(process.execPath, [fileURLToPath(new URL('../bin/build.mjs', import.meta.url)), '--if-stale'], { cwd: REPO_ROOT, stdio: 'inherit' });
+    serverBuilt = true;
+  }
   const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
     process.execPath,
     // --expose-gc: the upload windows start after a full GC, so that RSS before a window does not carry old garbage.
@@ -796,6 +820,43 @@ async function main(): Promise<void> {
     });
   }
 
+  let standIns: StandInReport | undefined;
+  if (wanted.has('stand-ins')) {
+    const { durationS, warmupS, rounds } = options.standIns;
+    const windowOptions: Options = { ...options, durationS, warmupS };
+    if (options.profile) await mkdir(`${RESULTS_DIR}profiles`, { recursive: true });
+    standIns = await measureStandIns({
+      rounds,
+      durationS,
+      warmupS,
+      start: async (variant, env) => {
+        const child = await startServer(options, env);
+        const childClosers: (() => void)[] = [];
+        const scenarios = buildScenarios(child.info, windowOptions, childClosers);
+        return {
+          info: child.info,
+          run: async (name) => {
+            const scenario = scenarios.find((candidate) => candidate.name === name)!;
+            const report = await runScenario(scenario, child.info, windowOptions, `${label}-stand-ins-${variant === 'all on' || variant === 'all off' ? variant.replace(' ', '-') : `${variant}-off`}`);
+            if (!report.result || !report.server) return undefined;
+            return {
+              ok: report.result.ok,
+              failed: report.result.failed,
+              durationS: report.result.durationS,
+              serverCpuMs: report.server.cpuUserMs + report.server.cpuSystemMs,
+              databaseCpuMs: child.info.database === 'pglite' ? 0 : report.server.databaseCpuMs,
+              otherCores: report.otherCores,
+            };
+          },
+          stop: async () => {
+            for (const close of childClosers) close();
+            await child.stop();
+          },
+        };
+      },
+    });
+  }
+
   let peers: PeersReport | undefined;
   if (wanted.has('peers')) {
     console.log(`  peers: Tributary, Hive Gateway and Hive + router runtime, ${options.peerRounds} round(s) of ${options.warmupS} s + ${options.durationS} s each`);
@@ -961,6 +1022,7 @@ async function main(): Promise<void> {
   let rssChecks: RssCheck[] = [];
   if (uploadReports.length > 0) rssChecks = printUploadSummary(uploadReports);
   if (observability) printObservability(observability);
+  printStandIns(standIns);
   printPeers(peers);
   printStartup(startup);
   printMemory(memory);
@@ -995,6 +1057,7 @@ async function main(): Promise<void> {
     layers,
     uploads: uploadReports.length > 0 ? { scenarios: uploadReports, rssChecks } : undefined,
     observability,
+    standIns,
     memory: memory.length > 0 || memoryFailure ? { reports: memory, failure: memoryFailure } : undefined,
     peers,
     startup,

@@ -10,7 +10,8 @@
  * - a control server the parent uses to read this process's CPU time, event-loop utilisation and the PostgreSQL backends'
  *   CPU per scenario, to take CPU profiles (node:inspector) of exactly the measured window, and to run the in-process layer
  *   probes of bench/layers.ts (over an embedded-mode gateway of their own).
- * It seeds BENCH_RECORDS records, then prints one JSON line (type BenchServerInfo) on stdout, and shuts down when stdin
+ * The stand-ins' switches (STAND_INS, STAND_IN_<NAME>) are taken from this process's environment; the ready line says
+ * which stand-ins serve. It seeds BENCH_RECORDS records, then prints one JSON line (type BenchServerInfo) on stdout, and shuts down when stdin
  * closes or on SIGTERM/SIGINT.
  */
 import { randomBytes } from 'node:crypto';
@@ -27,6 +28,8 @@ import type { SubgraphHttpClient } from '../gateway/subgraph-http-client.ts';
 import { createUndiciSubgraphClient } from '../gateway/stand-ins/undici-subgraph-client.ts';
 import { ADMIN_ROLE } from '../lib/auth/auth.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
+import { createStandIns } from '../lib/stand-ins/stand-in-gate.ts';
+import { STAND_IN_IDS, STAND_INS } from '../lib/stand-ins/stand-in-registry.ts';
 import type { DatabaseHandle } from '../lib/database/database.ts';
 import { createSubgraphErrorFormatter } from '../lib/graphql/graphql-errors.ts';
 import { listen, type RunningHttpServer } from '../lib/http/http-server.ts';
@@ -55,6 +58,16 @@ import { clearStoredUploads, countFiles, startRssSampler, uploadBaselineHandler,
 
 const records = Number(process.env.BENCH_RECORDS ?? '1000');
 const logN = process.env.PASSWORD_SCRYPT_LOG_N ?? '15';
+
+/** STAND_INS and each STAND_IN_<NAME> set in this process's environment, for the served system's configuration. */
+function standInSwitchesOf(source: NodeJS.ProcessEnv): Record<string, string> {
+  const switches: Record<string, string> = {};
+  for (const name of ['STAND_INS', ...STAND_IN_IDS.map((id) => STAND_INS[id].switchVariable)]) {
+    const value = source[name];
+    if (value !== undefined) switches[name] = value;
+  }
+  return switches;
+}
 
 function redactedServer(serverUrl: string | undefined): string | undefined {
   if (!serverUrl) return undefined;
@@ -359,6 +372,9 @@ async function main(): Promise<void> {
     // USERS_READ_BATCH_MAX=1 measures GetByID with a statement per read (the plain baseline always runs one per request,
     // the coalescing baseline shares statements up to the same bound).
     USERS_READ_BATCH_MAX: process.env.USERS_READ_BATCH_MAX,
+    // The stand-ins' switches (lib/stand-ins/): the stand-ins section (bench/stand-ins.ts) starts servers with one or all
+    // of them off; `STAND_INS=off npm run bench` measures the library's own routes throughout.
+    ...standInSwitchesOf(process.env),
   };
   const config = loadConfig(env);
   const logger = createLogger({ level: config.logLevel, name: 'bench' });
@@ -375,7 +391,10 @@ async function main(): Promise<void> {
   try {
     closers.push(() => rm(uploadRoot, { recursive: true, force: true }));
     if (throwaway) closers.push(() => throwaway.drop());
-    const system: RunningSystem = await startEmbeddedSystem(config, logger);
+    // One set of decisions for every gateway of this process (the embedded one, the distributed one, the layer probes'):
+    // the patched exports hold process-wide anyway, and the parent is told which stand-ins really serve.
+    const standIns = createStandIns(config.standIns, logger);
+    const system: RunningSystem = await startEmbeddedSystem(config, logger, { standIns });
     closers.push(() => system.close());
     const database = system.database!;
 
@@ -403,7 +422,7 @@ async function main(): Promise<void> {
     const subgraphUrl = subgraphUrls.SUBGRAPH_USERS_URL!;
 
     // The distributed topology's gateway, reaching those subgraph servers over HTTP.
-    const remote = await startGatewayProcess(loadConfig({ ...env, ...subgraphUrls, GATEWAY_MODE: 'distributed' }), logger);
+    const remote = await startGatewayProcess(loadConfig({ ...env, ...subgraphUrls, GATEWAY_MODE: 'distributed' }), logger, { standIns });
     closers.push(() => remote.close());
     // The floor under any gateway's HTTP hop: a bare proxy in front of the same users subgraph server.
     const proxyClient = createUndiciSubgraphClient(subgraphUrl, { timeoutMs: 30_000 });
@@ -438,6 +457,7 @@ async function main(): Promise<void> {
       localSubgraphs: subgraphs,
       formatSubgraphError: createSubgraphErrorFormatter(logger),
       telemetry,
+      standIns,
     });
     closers.push(() => probeGateway.stop());
     const adminToken = system.tokens.mint({ sub: 'admin', roles: [ADMIN_ROLE] }, { expiresIn: '1h' });
@@ -495,6 +515,9 @@ async function main(): Promise<void> {
       social,
       scrypt,
       usersReadBatchMax: config.users.readBatchMax,
+      standIns: Object.fromEntries(
+        standIns.decisions().map((decision) => [decision.id, decision.enabled ? { enabled: true } : { enabled: false, reason: decision.reason }]),
+      ) as BenchServerInfo['standIns'],
       uploads: { baselineUrl: `${baseline.url}/upload`, token: uploadToken, userId: uploadUserId },
       pid: process.pid,
       node: process.version,

@@ -167,8 +167,8 @@ export default tseslint.config(
     },
   },
   {
-    // Entrypoints and the supergraph's tooling: the library-internals wall only.
-    files: ['bin/**/*.ts', 'schema/**/*.ts'],
+    // Entrypoints, the supergraph's tooling and the root's configuration files (codegen.ts): the library-internals wall only.
+    files: ['bin/**/*.ts', 'schema/**/*.ts', '*.ts'],
     rules: {
       'no-restricted-imports': forbidWalls(LIBRARY_INTERNALS),
       'no-restricted-syntax': LIBRARY_INTERNALS_LOADED,

@@ -1,9 +1,10 @@
-/** npm run compose: re-composes schema/supergraph.graphql from the subgraphs' SDL. */
+/** npm run compose: re-composes schema/supergraph.graphql and its API schema, schema/api-schema.graphql, from the subgraphs' SDL. */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { composeSupergraph } from '../schema/supergraph-config.ts';
-import { SUPERGRAPH_FILE } from '../schema/supergraph-file.ts';
+import { composeSchemas } from '../schema/supergraph-config.ts';
+import { API_SCHEMA_FILE, SUPERGRAPH_FILE } from '../schema/supergraph-file.ts';
 
-const sdl = composeSupergraph();
-writeFileSync(SUPERGRAPH_FILE, sdl.endsWith('\n') ? sdl : `${sdl}\n`);
-console.log(`wrote ${fileURLToPath(SUPERGRAPH_FILE)}`);
+const { supergraphSdl, apiSchemaSdl } = composeSchemas();
+writeFileSync(SUPERGRAPH_FILE, supergraphSdl);
+writeFileSync(API_SCHEMA_FILE, apiSchemaSdl);
+console.log(`wrote ${fileURLToPath(SUPERGRAPH_FILE)} and ${fileURLToPath(API_SCHEMA_FILE)}`);

@@ -1,5 +1,5 @@
 import { composeServices } from '@apollo/composition';
-import type { DocumentNode } from 'graphql';
+import { printSchema, type DocumentNode } from 'graphql';
 import type { SubgraphName } from '../lib/config.ts';
 import { accountsTypeDefs } from '../subgraphs/accounts/accounts-subgraph.ts';
 import { commentsTypeDefs } from '../subgraphs/comments/comments-subgraph.ts';
@@ -17,13 +17,29 @@ export const SUPERGRAPH_MEMBERS: readonly { name: SubgraphName; typeDefs: Docume
   { name: 'media', typeDefs: mediaTypeDefs, defaultUrl: 'http://localhost:4004/graphql' },
 ];
 
+/** What composition gives: the supergraph the gateway serves, and its API schema (what clients see). */
+export interface ComposedSchemas {
+  supergraphSdl: string;
+  /** The supergraph without composition's join/link machinery and inaccessible elements: what the gateway serves to clients. */
+  apiSchemaSdl: string;
+}
+
 /** Composes the members' SDL with @apollo/composition; throws listing every composition error. */
-export function composeSupergraph(): string {
+export function composeSchemas(): ComposedSchemas {
   const result = composeServices(
     SUPERGRAPH_MEMBERS.map((member) => ({ name: member.name, typeDefs: member.typeDefs, url: member.defaultUrl })),
   );
   if (result.errors) {
     throw new Error(`supergraph composition failed:\n${result.errors.map((error) => `- ${error.message}`).join('\n')}`);
   }
-  return result.supergraphSdl;
+  return { supergraphSdl: withNewline(result.supergraphSdl), apiSchemaSdl: withNewline(printSchema(result.schema.toAPISchema().toGraphQLJSSchema())) };
+}
+
+/** The composed supergraph SDL. */
+export function composeSupergraph(): string {
+  return composeSchemas().supergraphSdl;
+}
+
+function withNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
 }

@@ -6,6 +6,12 @@ import { readFileSync } from 'node:fs';
  */
 export const SUPERGRAPH_FILE = new URL('./supergraph.graphql', import.meta.url);
 
+/**
+ * The supergraph's API schema, committed beside it: what clients of the gateway see (no join/link machinery). The REST
+ * adapter's typed operations are generated against it (codegen.ts), and client teams may generate theirs from it.
+ */
+export const API_SCHEMA_FILE = new URL('./api-schema.graphql', import.meta.url);
+
 /** The committed supergraph SDL the gateway serves. */
 export function readSupergraph(): string {
   return readFileSync(SUPERGRAPH_FILE, 'utf8');

@@ -1,7 +1,8 @@
 import { composeServices } from '@apollo/composition';
 import { describe, expect, it } from 'vitest';
-import { composeSupergraph, SUPERGRAPH_MEMBERS } from '../../schema/supergraph-config.ts';
-import { readSupergraph } from '../../schema/supergraph-file.ts';
+import { readFileSync } from 'node:fs';
+import { composeSchemas, SUPERGRAPH_MEMBERS } from '../../schema/supergraph-config.ts';
+import { API_SCHEMA_FILE, readSupergraph } from '../../schema/supergraph-file.ts';
 
 /** The committed schema/supergraph.graphql is what the gateway serves; it must be exactly what the subgraphs compose to. */
 describe('the supergraph', () => {
@@ -13,10 +14,10 @@ describe('the supergraph', () => {
     expect(result.supergraphSdl).toContain('type UserExample');
   });
 
-  it('matches the committed schema/supergraph.graphql (run `npm run compose` after changing a subgraph schema)', () => {
-    const composed = composeSupergraph();
-    const expected = composed.endsWith('\n') ? composed : `${composed}\n`;
-    expect(readSupergraph(), 'schema/supergraph.graphql is stale: run `npm run compose` and commit the result').toBe(expected);
+  it('matches the committed schema/supergraph.graphql and schema/api-schema.graphql (run `npm run compose` after changing a subgraph schema)', () => {
+    const { supergraphSdl, apiSchemaSdl } = composeSchemas();
+    expect(readSupergraph(), 'schema/supergraph.graphql is stale: run `npm run compose` and commit the result').toBe(supergraphSdl);
+    expect(readFileSync(API_SCHEMA_FILE, 'utf8'), 'schema/api-schema.graphql is stale: run `npm run compose` and commit the result').toBe(apiSchemaSdl);
   });
 
   it('keeps the password out of the composed API', () => {

@@ -76,6 +76,25 @@ export interface ExecuteOperation {
   ): Promise<GatewayOperationResult<TData>>;
 }
 
+/** An operation whose document is its text: what an executor runs once the types have done their work. */
+export type TextOperation = GatewayOperation<string, OperationVariables>;
+
+/**
+ * An ExecuteOperation from a function that runs text: a generated document's result is its document's type (the
+ * declarations say so; graphql-codegen read it from the schema), and the one implementation runs the document's text.
+ */
+export function executeOperation(run: (operation: TextOperation) => Promise<GatewayOperationResult>): ExecuteOperation {
+  function execute(operation: GatewayOperation): Promise<GatewayOperationResult>;
+  function execute<TData, TVariables extends OperationVariables>(
+    operation: GatewayOperation<TypedQuery<TData, TVariables>, NoInfer<TVariables>>,
+  ): Promise<GatewayOperationResult<TData>>;
+  function execute(operation: GatewayOperation<string | TypedQuery<unknown, never>>): Promise<GatewayOperationResult<unknown>> {
+    const { query, operationName, variables, headers } = operation;
+    return run({ query: String(query), operationName, variables, headers });
+  }
+  return execute;
+}
+
 export interface GatewayDoor {
   /** Answers an HTTP request to /graphql. */
   serveHttp(request: GatewayHttpRequest): Promise<GatewayHttpReply>;
@@ -129,32 +148,19 @@ export function createGatewayDoor({ apollo, lane }: GatewayDoorDeps): GatewayDoo
       );
     },
 
-    execute,
+    execute: executeOperation(({ query, operationName, variables, headers }) => {
+      const contextValue = createGatewayContext(headers);
+      return laneElsePipeline<GatewayOperationResult>(
+        lane && (() => lane.execute({ query, operationName, variables, context: contextValue })),
+        async () => {
+          const response = await apollo.executeOperation({ query, operationName, variables }, { contextValue });
+          if (response.body.kind !== 'single') throw new Error('incremental delivery is not offered to in-process operations');
+          const { data, errors, extensions } = response.body.singleResult;
+          return { data: data ?? null, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) };
+        },
+      );
+    }),
   };
-
-  // A generated document's result is its document's type: the declarations say so, the one implementation runs text.
-  function execute(operation: GatewayOperation): Promise<GatewayOperationResult>;
-  function execute<TData, TVariables extends OperationVariables>(
-    operation: GatewayOperation<TypedQuery<TData, TVariables>, NoInfer<TVariables>>,
-  ): Promise<GatewayOperationResult<TData>>;
-  function execute({
-    query: document,
-    operationName,
-    variables,
-    headers,
-  }: GatewayOperation<string | TypedQuery<unknown, never>>): Promise<GatewayOperationResult<unknown>> {
-    const query = String(document);
-    const contextValue = createGatewayContext(headers);
-    return laneElsePipeline<GatewayOperationResult>(
-      lane && (() => lane.execute({ query, operationName, variables, context: contextValue })),
-      async () => {
-        const response = await apollo.executeOperation({ query, operationName, variables }, { contextValue });
-        if (response.body.kind !== 'single') throw new Error('incremental delivery is not offered to in-process operations');
-        const { data, errors, extensions } = response.body.singleResult;
-        return { data: data ?? null, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) };
-      },
-    );
-  }
 }
 
 /**

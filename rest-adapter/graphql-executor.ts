@@ -1,11 +1,5 @@
 import type { GraphQLFormattedError } from 'graphql';
-import type {
-  GatewayDoor,
-  GatewayOperation,
-  GatewayOperationResult,
-  OperationVariables,
-  TypedQuery,
-} from '../gateway/gateway-door.ts';
+import { executeOperation, type GatewayDoor } from '../gateway/gateway-door.ts';
 import { UnavailableError } from '../lib/errors.ts';
 import { findUploads, postMultipartOperation } from '../lib/graphql/graphql-multipart.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
@@ -33,17 +27,7 @@ export function createHttpExecutor(
 
   // A generated document's result is its document's type (as the door declares it); the reply is checked to be a
   // GraphQL response before it is taken for one.
-  function execute(operation: GatewayOperation): Promise<GatewayOperationResult>;
-  function execute<TData, TVariables extends OperationVariables>(
-    operation: GatewayOperation<TypedQuery<TData, TVariables>, NoInfer<TVariables>>,
-  ): Promise<GatewayOperationResult<TData>>;
-  async function execute({
-    query: document,
-    operationName,
-    variables,
-    headers,
-  }: GatewayOperation<string | TypedQuery<unknown, never>>): Promise<GatewayOperationResult<unknown>> {
-    const query = String(document);
+  const execute = executeOperation(async ({ query, operationName, variables, headers }) => {
     const outgoing: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     for (const [name, value] of Object.entries(headers)) if (value !== undefined) outgoing[name] = value;
     tracing?.inject(outgoing);
@@ -69,7 +53,7 @@ export function createHttpExecutor(
       throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
     }
     return graphqlResponse(response.status, await response.json().catch(() => undefined));
-  }
+  });
 
   return { execute };
 }

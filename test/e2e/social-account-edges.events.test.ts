@@ -3,13 +3,13 @@ import {
   acme,
   acmeAdAccount,
   ALL_SUBTYPES,
-  b,
+  bluebottle,
   blueHarbor,
   blueHarborMain,
   CURSOR,
   DAY,
   expectOk,
-  f,
+  fixture,
   getOwn,
   getParent,
   gql,
@@ -56,7 +56,7 @@ describe('upcoming_events (parent-platform host only)', () => {
   let openDay: Record<string, unknown>;
 
   beforeAll(() => {
-    const [e1, e2, e3] = f.edges.eventIds;
+    const [e1, e2, e3] = fixture.edges.eventIds;
     springLaunch = {
       id: e1,
       title: 'Spring collection live launch',
@@ -78,7 +78,7 @@ describe('upcoming_events (parent-platform host only)', () => {
   });
 
   it('lists the events with every field by default, soonest first', async () => {
-    const reply = await getParent(`/v25.0/${b}/upcoming_events`);
+    const reply = await getParent(`/v25.0/${bluebottle}/upcoming_events`);
     expectOk(reply);
     expect(reply.body).toEqual({
       data: [springLaunch, qAndA, openDay],
@@ -87,14 +87,14 @@ describe('upcoming_events (parent-platform host only)', () => {
   });
 
   it('renders only the requested fields (plus id)', async () => {
-    const reply = await getParent(`/${b}/upcoming_events`, { fields: 'title,start_time' });
+    const reply = await getParent(`/${bluebottle}/upcoming_events`, { fields: 'title,start_time' });
     expectOk(reply);
     expect(reply.body.data).toEqual([springLaunch, qAndA, openDay].map(({ id, title, start_time }) => ({ title, start_time, id })));
   });
 
   it('walks the list with limit=1 following next verbatim, then back with previous', async () => {
     const token = await parentToken();
-    const path = `/v25.0/${b}/upcoming_events`;
+    const path = `/v25.0/${bluebottle}/upcoming_events`;
     const first = await parent.request('GET', withQuery(path, { access_token: token, limit: '1' }));
     expectOk(first);
     expect(first.body).toEqual({
@@ -125,9 +125,9 @@ describe('upcoming_events (parent-platform host only)', () => {
 
   it('does not exist on the own-login host: GET and POST, by id and under /me', async () => {
     const expected = unknownField('upcoming_events');
-    expectGraphError(await getOwn(`/${b}/upcoming_events`), expected);
+    expectGraphError(await getOwn(`/${bluebottle}/upcoming_events`), expected);
     expectGraphError(await getOwn('/me/upcoming_events'), expected);
-    expectGraphError(await postOwn(`/${b}/upcoming_events`, { title: 'Nope', start_time: isoTime(T0 + DAY) }), expected);
+    expectGraphError(await postOwn(`/${bluebottle}/upcoming_events`, { title: 'Nope', start_time: isoTime(T0 + DAY) }), expected);
     expectGraphError(await postOwn('/me/upcoming_events', { title: 'Nope', start_time: isoTime(T0 + DAY) }), expected);
   });
 
@@ -137,7 +137,7 @@ describe('upcoming_events (parent-platform host only)', () => {
   });
 
   it('creates an event (ISO times, comma-listed subtypes) and lists it in start-time order with every field', async () => {
-    const created = await postParent(`/v25.0/${b}/upcoming_events`, {
+    const created = await postParent(`/v25.0/${bluebottle}/upcoming_events`, {
       title: 'Tasting night',
       start_time: isoTime(T0 + 3 * DAY),
       end_time: isoTime(T0 + 3 * DAY + 2 * HOUR),
@@ -148,7 +148,7 @@ describe('upcoming_events (parent-platform host only)', () => {
     expect(created.body).toEqual({ id: expect.stringMatching(/^\d{17,19}$/) });
     expect(Object.keys(created.body)).toEqual(['id']);
 
-    const list = await getParent(`/${b}/upcoming_events`);
+    const list = await getParent(`/${bluebottle}/upcoming_events`);
     expectOk(list);
     expect(list.body.data).toEqual([
       springLaunch,
@@ -167,15 +167,15 @@ describe('upcoming_events (parent-platform host only)', () => {
 
   it('takes unix seconds and a JSON list of subtypes (a repeated subtype kept once), and needs only title and start_time', async () => {
     const start = T0 + 20 * DAY;
-    const created = await postParent(`/${b}/upcoming_events`, {
+    const created = await postParent(`/${bluebottle}/upcoming_events`, {
       title: '  Harvest party  ',
       start_time: String(start / SECOND),
       notification_subtypes: ['RESCHEDULED', 'BEFORE_EVENT_1HOUR', 'RESCHEDULED'],
     });
     expectOk(created);
-    const bare = await postParent(`/${b}/upcoming_events`, { title: 'Bare event', start_time: isoTime(start + DAY) });
+    const bare = await postParent(`/${bluebottle}/upcoming_events`, { title: 'Bare event', start_time: isoTime(start + DAY) });
     expectOk(bare);
-    const list = await getParent(`/${b}/upcoming_events`);
+    const list = await getParent(`/${bluebottle}/upcoming_events`);
     expect(list.body.data.slice(-2)).toEqual([
       { id: created.body.id, title: 'Harvest party', start_time: graphTime(start), notification_subtypes: ['RESCHEDULED', 'BEFORE_EVENT_1HOUR'] },
       { id: bare.body.id, title: 'Bare event', start_time: graphTime(start + DAY), notification_subtypes: [] },
@@ -210,7 +210,7 @@ describe('upcoming_events (parent-platform host only)', () => {
       invalidParameter('notification_target_time EVENT_END needs an end_time.'),
     ],
   ])('refuses %s', async (_name, body, expected) => {
-    expectGraphError(await postParent(`/${b}/upcoming_events`, body), expected);
+    expectGraphError(await postParent(`/${bluebottle}/upcoming_events`, body), expected);
   });
 
   describe('GraphQL', () => {
@@ -223,7 +223,7 @@ describe('upcoming_events (parent-platform host only)', () => {
 
     it('lists and pages the events', async () => {
       const token = await parentToken();
-      const first = await gql(LIST, { id: b, first: 1 }, token);
+      const first = await gql(LIST, { id: bluebottle, first: 1 }, token);
       expect(first.errors).toBeUndefined();
       expect(first.data.account.upcomingEvents).toEqual({
         nodes: [
@@ -238,14 +238,14 @@ describe('upcoming_events (parent-platform host only)', () => {
         ],
         pageInfo: { endCursor: expect.stringMatching(CURSOR), hasNextPage: true, hasPreviousPage: false },
       });
-      const second = await gql(LIST, { id: b, first: 1, after: first.data.account.upcomingEvents.pageInfo.endCursor }, token);
+      const second = await gql(LIST, { id: bluebottle, first: 1, after: first.data.account.upcomingEvents.pageInfo.endCursor }, token);
       expect(second.data.account.upcomingEvents.nodes.map((node: { title: string }) => node.title)).toEqual(['Tasting night']);
     });
 
     it('creates an event', async () => {
       const reply = await gql(
         CREATE,
-        { id: b, input: { title: 'GraphQL meetup', startTime: isoTime(T0 + 4 * DAY), notificationSubtypes: ['EVENT_START'] } },
+        { id: bluebottle, input: { title: 'GraphQL meetup', startTime: isoTime(T0 + 4 * DAY), notificationSubtypes: ['EVENT_START'] } },
         await parentToken(),
       );
       expect(reply.errors).toBeUndefined();
@@ -261,17 +261,17 @@ describe('upcoming_events (parent-platform host only)', () => {
 
     it('reports errors with extensions: missing start_time, bad subtype, own-login host, page without business, missing permission', async () => {
       const token = await parentToken();
-      expect((await gql(CREATE, { id: b, input: { title: 'x' } }, token)).errors).toEqual([gqlMissingParameter(['createUpcomingEvent'], 'start_time')]);
-      expect((await gql(CREATE, { id: b, input: { title: 'x', startTime: isoTime(T0 + DAY), notificationSubtypes: ['SOON'] } }, token)).errors).toEqual([
+      expect((await gql(CREATE, { id: bluebottle, input: { title: 'x' } }, token)).errors).toEqual([gqlMissingParameter(['createUpcomingEvent'], 'start_time')]);
+      expect((await gql(CREATE, { id: bluebottle, input: { title: 'x', startTime: isoTime(T0 + DAY), notificationSubtypes: ['SOON'] } }, token)).errors).toEqual([
         gqlInvalidParameter(['createUpcomingEvent'], 'notification_subtypes', `(#100) notification_subtypes[0] must be one of the following values: ${ALL_SUBTYPES}`),
       ]);
-      expect((await gql(CREATE, { id: b, input: { title: 'x', startTime: isoTime(T0 + DAY) } })).errors).toEqual([
+      expect((await gql(CREATE, { id: bluebottle, input: { title: 'x', startTime: isoTime(T0 + DAY) } })).errors).toEqual([
         gqlUnknownField(['createUpcomingEvent'], 'upcoming_events'),
       ]);
-      expect((await gql(LIST, { id: b })).errors).toEqual([gqlUnknownField(['account', 'upcomingEvents'], 'upcoming_events')]);
+      expect((await gql(LIST, { id: bluebottle })).errors).toEqual([gqlUnknownField(['account', 'upcomingEvents'], 'upcoming_events')]);
       expect((await gql(LIST, { id: roaster }, token)).errors).toEqual([gqlNotAllowed(['account', 'upcomingEvents'])]);
-      const withoutEvents = await tokenFor('parent', f.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'social_manage_upcoming_events'));
-      expect((await gql(CREATE, { id: b, input: { title: 'x', startTime: isoTime(T0 + DAY) } }, withoutEvents)).errors).toEqual([
+      const withoutEvents = await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'social_manage_upcoming_events'));
+      expect((await gql(CREATE, { id: bluebottle, input: { title: 'x', startTime: isoTime(T0 + DAY) } }, withoutEvents)).errors).toEqual([
         gqlMissingPermission(['createUpcomingEvent'], 'social_manage_upcoming_events'),
       ]);
     });
@@ -285,7 +285,7 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
   const adAccount = (id: string) => ({ id, account_id: id.slice(4) });
 
   it('lists the agencies as {id, name}', async () => {
-    const reply = await getParent(`/v25.0/${b}/agencies`);
+    const reply = await getParent(`/v25.0/${bluebottle}/agencies`);
     expectOk(reply);
     expect(reply.body).toEqual({
       data: [
@@ -297,7 +297,7 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
   });
 
   it('pages the agencies with limit=1', async () => {
-    const first = await getParent(`/${b}/agencies`, { limit: '1' });
+    const first = await getParent(`/${bluebottle}/agencies`, { limit: '1' });
     expectOk(first);
     expect(first.body.data).toEqual([{ id: northwind, name: 'Northwind Creative Agency' }]);
     const second = await parent.request('GET', first.body.paging.next, { token: await parentToken() });
@@ -307,13 +307,13 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
   });
 
   it('lists the authorised ad accounts as {id: act_…, account_id} by default, and more fields when asked', async () => {
-    const reply = await getParent(`/${b}/authorized_adaccounts`);
+    const reply = await getParent(`/${bluebottle}/authorized_adaccounts`);
     expectOk(reply);
     expect(reply.body).toEqual({
       data: [adAccount(northwindMain), adAccount(blueHarborMain)],
       paging: { cursors: { before: expect.stringMatching(CURSOR), after: expect.stringMatching(CURSOR) } },
     });
-    const detailed = await getParent(`/${b}/authorized_adaccounts`, { fields: 'name,currency,timezone_name,account_status' });
+    const detailed = await getParent(`/${bluebottle}/authorized_adaccounts`, { fields: 'name,currency,timezone_name,account_status' });
     expectOk(detailed);
     expect(detailed.body.data).toEqual([
       { name: 'Northwind Creative Agency — Main', currency: 'USD', timezone_name: 'America/Los_Angeles', account_status: 1, id: northwindMain },
@@ -322,58 +322,58 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
   });
 
   it('filters by business', async () => {
-    const onlyBlueHarbor = await getParent(`/${b}/authorized_adaccounts`, { business: blueHarbor });
+    const onlyBlueHarbor = await getParent(`/${bluebottle}/authorized_adaccounts`, { business: blueHarbor });
     expectOk(onlyBlueHarbor);
     expect(onlyBlueHarbor.body.data).toEqual([adAccount(blueHarborMain)]);
-    const none = await getParent(`/${b}/authorized_adaccounts`, { business: acme });
+    const none = await getParent(`/${bluebottle}/authorized_adaccounts`, { business: acme });
     expectOk(none);
     expect(none.body).toEqual({ data: [] });
   });
 
   it('answers 100/33 for a business that does not exist', async () => {
     const missing = unusedId(acme);
-    expectGraphError(await getParent(`/${b}/authorized_adaccounts`, { business: missing }), unsupported('get', missing));
-    expectGraphError(await getParent(`/${b}/authorized_adaccounts`, { business: 'acme' }), unsupported('get', 'acme'));
+    expectGraphError(await getParent(`/${bluebottle}/authorized_adaccounts`, { business: missing }), unsupported('get', missing));
+    expectGraphError(await getParent(`/${bluebottle}/authorized_adaccounts`, { business: 'acme' }), unsupported('get', 'acme'));
   });
 
   it('do not exist on the own-login host', async () => {
-    expectGraphError(await getOwn(`/${b}/agencies`), unknownField('agencies'));
+    expectGraphError(await getOwn(`/${bluebottle}/agencies`), unknownField('agencies'));
     expectGraphError(await getOwn('/me/authorized_adaccounts'), unknownField('authorized_adaccounts'));
     expectGraphError(await postOwn('/me/authorized_adaccounts', { account_id: acmeAdAccount, business: acme }), unknownField('authorized_adaccounts'));
   });
 
   describe('POST authorized_adaccounts', () => {
     it('refuses a missing business with (#100) The parameter business is required', async () => {
-      expectGraphError(await postParent(`/${b}/authorized_adaccounts`, { account_id: acmeAdAccount }), missingParameter('business'));
+      expectGraphError(await postParent(`/${bluebottle}/authorized_adaccounts`, { account_id: acmeAdAccount }), missingParameter('business'));
     });
 
     it('refuses a missing account_id', async () => {
-      expectGraphError(await postParent(`/${b}/authorized_adaccounts`, { business: acme }), missingParameter('account_id'));
+      expectGraphError(await postParent(`/${bluebottle}/authorized_adaccounts`, { business: acme }), missingParameter('account_id'));
     });
 
     it('refuses with #10 when the app user is not an admin of the business', async () => {
       // ana administers Acme Holdings only; Northwind's ad account is Northwind's to authorise.
-      expectGraphError(await postParent(`/${b}/authorized_adaccounts`, { account_id: northwindExperiments, business: northwind }), notAllowed);
+      expectGraphError(await postParent(`/${bluebottle}/authorized_adaccounts`, { account_id: northwindExperiments, business: northwind }), notAllowed);
     });
 
     it('refuses with 100 an ad account that belongs to another business', async () => {
       expectGraphError(
-        await postParent(`/${b}/authorized_adaccounts`, { account_id: northwindExperiments, business: acme }),
+        await postParent(`/${bluebottle}/authorized_adaccounts`, { account_id: northwindExperiments, business: acme }),
         invalidParameter(`The ad account ${northwindExperiments} does not belong to the business ${acme}.`),
       );
     });
 
     it('answers {success: true}, lists the ad account afterwards, and takes the id without act_ too', async () => {
-      const reply = await postParent(`/v25.0/${b}/authorized_adaccounts`, { account_id: acmeAdAccount, business: acme });
+      const reply = await postParent(`/v25.0/${bluebottle}/authorized_adaccounts`, { account_id: acmeAdAccount, business: acme });
       expectOk(reply);
       expect(reply.body).toEqual({ success: true });
-      const again = await postParent(`/${b}/authorized_adaccounts`, { account_id: acmeAdAccount.slice(4), business: acme });
+      const again = await postParent(`/${bluebottle}/authorized_adaccounts`, { account_id: acmeAdAccount.slice(4), business: acme });
       expectOk(again);
       expect(again.body).toEqual({ success: true });
 
-      const list = await getParent(`/${b}/authorized_adaccounts`);
+      const list = await getParent(`/${bluebottle}/authorized_adaccounts`);
       expect(list.body.data).toEqual([adAccount(northwindMain), adAccount(blueHarborMain), adAccount(acmeAdAccount)]);
-      const acmeOnly = await getParent(`/${b}/authorized_adaccounts`, { business: acme, fields: 'name' });
+      const acmeOnly = await getParent(`/${bluebottle}/authorized_adaccounts`, { business: acme, fields: 'name' });
       expect(acmeOnly.body.data).toEqual([{ name: 'Acme Holdings — In-house', id: acmeAdAccount }]);
     });
   });
@@ -388,7 +388,7 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
     const AUTHORIZE = `mutation Authorize($id: ID!, $adAccountId: ID, $business: ID) { authorizeAdAccount(accountId: $id, adAccountId: $adAccountId, business: $business) { success } }`;
 
     it('reads agencies and the ad accounts of one business', async () => {
-      const reply = await gql(QUERY, { id: b, business: northwind }, await parentToken());
+      const reply = await gql(QUERY, { id: bluebottle, business: northwind }, await parentToken());
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({
         account: {
@@ -411,21 +411,21 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
 
     it('authorises an ad account, and reports the business rules with extensions', async () => {
       const token = await parentToken();
-      const ok = await gql(AUTHORIZE, { id: b, adAccountId: acmeAdAccount, business: acme }, token);
+      const ok = await gql(AUTHORIZE, { id: bluebottle, adAccountId: acmeAdAccount, business: acme }, token);
       expect(ok.errors).toBeUndefined();
       expect(ok.data).toEqual({ authorizeAdAccount: { success: true } });
-      expect((await gql(AUTHORIZE, { id: b, adAccountId: acmeAdAccount }, token)).errors).toEqual([gqlMissingParameter(['authorizeAdAccount'], 'business')]);
-      expect((await gql(AUTHORIZE, { id: b, adAccountId: northwindExperiments, business: northwind }, token)).errors).toEqual([
+      expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: acmeAdAccount }, token)).errors).toEqual([gqlMissingParameter(['authorizeAdAccount'], 'business')]);
+      expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: northwindExperiments, business: northwind }, token)).errors).toEqual([
         gqlNotAllowed(['authorizeAdAccount']),
       ]);
-      expect((await gql(AUTHORIZE, { id: b, adAccountId: northwindExperiments, business: acme }, token)).errors).toEqual([
+      expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: northwindExperiments, business: acme }, token)).errors).toEqual([
         gqlInvalidParameter(['authorizeAdAccount'], 'account_id', `The ad account ${northwindExperiments} does not belong to the business ${acme}.`),
       ]);
-      expect((await gql(AUTHORIZE, { id: b, adAccountId: acmeAdAccount, business: acme })).errors).toEqual([
+      expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: acmeAdAccount, business: acme })).errors).toEqual([
         gqlUnknownField(['authorizeAdAccount'], 'authorized_adaccounts'),
       ]);
-      const noAds = await tokenFor('parent', f.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'business_management'));
-      expect((await gql(AUTHORIZE, { id: b, adAccountId: acmeAdAccount, business: acme }, noAds)).errors).toEqual([
+      const noAds = await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'business_management'));
+      expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: acmeAdAccount, business: acme }, noAds)).errors).toEqual([
         gqlMissingPermission(['authorizeAdAccount'], 'ads_management'),
       ]);
     });
@@ -439,11 +439,11 @@ describe('field expansion of upcoming_events, agencies and authorized_adaccounts
   it('expands the three edges in one read, with .limit(), {…} and .business(<id>), and a next link on the edge’s own path', async () => {
     const token = await parentToken();
     const fields = `upcoming_events.limit(1){title},agencies{name},authorized_adaccounts.business(${northwind}){id}`;
-    const reply = await parent.request('GET', withQuery(`/v25.0/${b}`, { access_token: token, fields }));
+    const reply = await parent.request('GET', withQuery(`/v25.0/${bluebottle}`, { access_token: token, fields }));
     expectOk(reply);
     expect(reply.body).toEqual({
       upcoming_events: {
-        data: [{ title: 'Spring collection live launch', id: f.edges.eventIds[0] }],
+        data: [{ title: 'Spring collection live launch', id: fixture.edges.eventIds[0] }],
         paging: {
           cursors: { before: expect.stringMatching(CURSOR), after: expect.stringMatching(CURSOR) },
           next: expect.any(String),
@@ -460,11 +460,11 @@ describe('field expansion of upcoming_events, agencies and authorized_adaccounts
         data: [{ id: northwindMain }],
         paging: { cursors: { before: expect.stringMatching(CURSOR), after: expect.stringMatching(CURSOR) } },
       },
-      id: b,
+      id: bluebottle,
     });
     const after = reply.body.upcoming_events.paging.cursors.after;
     expect(reply.body.upcoming_events.paging.next).toBe(
-      link(system.socialParentUrl, `/v25.0/${b}/upcoming_events`, [['access_token', token], ['fields', 'title'], ['limit', '1'], ['after', after]]),
+      link(system.socialParentUrl, `/v25.0/${bluebottle}/upcoming_events`, [['access_token', token], ['fields', 'title'], ['limit', '1'], ['after', after]]),
     );
     const next = await parent.request('GET', reply.body.upcoming_events.paging.next);
     expectOk(next);
@@ -473,19 +473,19 @@ describe('field expansion of upcoming_events, agencies and authorized_adaccounts
   });
 
   it('refuses these edges on the own-login host as unknown fields of the account', async () => {
-    expectGraphError(await getOwn(`/${b}`, { fields: 'username,agencies{name}' }), unknownField('agencies'));
+    expectGraphError(await getOwn(`/${bluebottle}`, { fields: 'username,agencies{name}' }), unknownField('agencies'));
     expectGraphError(await getOwn('/me', { fields: 'upcoming_events.limit(1){title}' }), unknownField('upcoming_events'));
     expectGraphError(await getOwn('/me', { fields: `authorized_adaccounts.business(${northwind}){id}` }), unknownField('authorized_adaccounts'));
   });
 
   it('refuses an unknown field inside an expanded edge with the edge’s node type', async () => {
-    expectGraphError(await getParent(`/${b}`, { fields: 'upcoming_events{venue}' }), unknownField('venue', 'UpcomingEvent'));
-    expectGraphError(await getParent(`/${b}`, { fields: 'agencies{budget}' }), unknownField('budget', 'Business'));
+    expectGraphError(await getParent(`/${bluebottle}`, { fields: 'upcoming_events{venue}' }), unknownField('venue', 'UpcomingEvent'));
+    expectGraphError(await getParent(`/${bluebottle}`, { fields: 'agencies{budget}' }), unknownField('budget', 'Business'));
   });
 
   it('applies the permission of each expanded edge', async () => {
-    const noEvents = await tokenFor('parent', f.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'social_manage_upcoming_events'));
-    const reply = await parent.request('GET', withQuery(`/${b}`, { fields: 'agencies{name},upcoming_events{title}' }), { token: noEvents });
+    const noEvents = await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'social_manage_upcoming_events'));
+    const reply = await parent.request('GET', withQuery(`/${bluebottle}`, { fields: 'agencies{name},upcoming_events{title}' }), { token: noEvents });
     expectGraphError(reply, missingPermission('social_manage_upcoming_events'));
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   ALL_METRICS,
-  b,
+  bluebottle,
   D0,
   DAYS,
   expectOk,
-  f,
+  fixture,
   FOLLOWER_DEMOGRAPHICS,
   getOwn,
   getParent,
@@ -52,13 +52,13 @@ describe('GET /{account_id}/insights', () => {
     period,
     title: text.title,
     description: text.description,
-    id: `${b}/insights/${metric}/${period}`,
+    id: `${bluebottle}/insights/${metric}/${period}`,
   });
   const dayValues = async (metric: string, ends: number[]) =>
     Promise.all(ends.map(async (end) => ({ value: await storedValue(metric, end), end_time: graphTime(end * SECOND) })));
 
   it('answers the last two days as a time series by default (one value per day end), with a previous window and no next', async () => {
-    const reply = await getOwn(`/v25.0/${b}/insights`, { metric: 'reach,profile_views', period: 'day' });
+    const reply = await getOwn(`/v25.0/${bluebottle}/insights`, { metric: 'reach,profile_views', period: 'day' });
     expectOk(reply);
     expect(reply.body).toEqual({
       data: [
@@ -67,7 +67,7 @@ describe('GET /{account_id}/insights', () => {
       ],
       paging: {
         // The Authorization header's token is not repeated in the link (the client sends its header again).
-        previous: link(system.restUrl, `/v25.0/${b}/insights`, [
+        previous: link(system.restUrl, `/v25.0/${bluebottle}/insights`, [
           ['metric', 'reach,profile_views'],
           ['period', 'day'],
           ['since', String(T0S - 4 * DAYS)],
@@ -79,7 +79,7 @@ describe('GET /{account_id}/insights', () => {
 
   it('serves the same on the parent-platform host and under /me on the own-login host', async () => {
     const expected = { data: [{ ...base('reach', 'day', REACH), values: await dayValues('reach', [D0 - DAYS, D0]) }] };
-    const onParent = await getParent(`/v25.0/${b}/insights`, { metric: 'reach', period: 'day' });
+    const onParent = await getParent(`/v25.0/${bluebottle}/insights`, { metric: 'reach', period: 'day' });
     expectOk(onParent);
     expect(onParent.body.data).toEqual(expected.data);
     const onMe = await getOwn('/me/insights', { metric: 'reach', period: 'day' });
@@ -91,7 +91,7 @@ describe('GET /{account_id}/insights', () => {
   });
 
   it('sums a rolling week for period=week', async () => {
-    const reply = await getOwn(`/${b}/insights`, { metric: 'reach', period: 'week' });
+    const reply = await getOwn(`/${bluebottle}/insights`, { metric: 'reach', period: 'week' });
     expectOk(reply);
     const week = async (end: number) => {
       let sum = 0;
@@ -110,7 +110,7 @@ describe('GET /{account_id}/insights', () => {
   });
 
   it('gives online_followers as a map of hour of day to count, for period=lifetime', async () => {
-    const reply = await getOwn(`/${b}/insights`, { metric: 'online_followers', period: 'lifetime' });
+    const reply = await getOwn(`/${bluebottle}/insights`, { metric: 'online_followers', period: 'lifetime' });
     expectOk(reply);
     const hours = async (end: number) => (await stored('online_followers', end)).breakdown!.hour!;
     const first = await hours(D0 - DAYS);
@@ -127,7 +127,7 @@ describe('GET /{account_id}/insights', () => {
   });
 
   it('answers metric_type=total_value with the last day’s total and no values, and splits it with breakdown', async () => {
-    const reply = await getOwn(`/${b}/insights`, { metric: 'reach,likes', period: 'day', metric_type: 'total_value' });
+    const reply = await getOwn(`/${bluebottle}/insights`, { metric: 'reach,likes', period: 'day', metric_type: 'total_value' });
     expectOk(reply);
     expect(reply.body).toEqual({
       data: [
@@ -135,7 +135,7 @@ describe('GET /{account_id}/insights', () => {
         { ...base('likes', 'day', LIKES), total_value: { value: await storedValue('likes', D0) } },
       ],
       paging: {
-        previous: link(system.restUrl, `/${b}/insights`, [
+        previous: link(system.restUrl, `/${bluebottle}/insights`, [
           ['metric', 'reach,likes'],
           ['period', 'day'],
           ['metric_type', 'total_value'],
@@ -145,7 +145,7 @@ describe('GET /{account_id}/insights', () => {
       },
     });
 
-    const split = await getOwn(`/${b}/insights`, { metric: 'likes', period: 'day', metric_type: 'total_value', breakdown: 'media_product_type' });
+    const split = await getOwn(`/${bluebottle}/insights`, { metric: 'likes', period: 'day', metric_type: 'total_value', breakdown: 'media_product_type' });
     expectOk(split);
     const { value, breakdown } = await stored('likes', D0);
     const results = Object.entries(breakdown!.media_product_type!)
@@ -162,7 +162,7 @@ describe('GET /{account_id}/insights', () => {
 
   it('adds up a total over an explicit since/until window', async () => {
     const since = D0 - 7 * DAYS;
-    const reply = await getOwn(`/${b}/insights`, { metric: 'reach', period: 'day', metric_type: 'total_value', since: String(since), until: String(D0) });
+    const reply = await getOwn(`/${bluebottle}/insights`, { metric: 'reach', period: 'day', metric_type: 'total_value', since: String(since), until: String(D0) });
     expectOk(reply);
     let sum = 0;
     for (let end = since + DAYS; end <= D0; end += DAYS) sum += await storedValue('reach', end);
@@ -170,7 +170,7 @@ describe('GET /{account_id}/insights', () => {
   });
 
   it('describes demographics over a timeframe, with neither previous nor next', async () => {
-    const reply = await getOwn(`/${b}/insights`, {
+    const reply = await getOwn(`/${bluebottle}/insights`, {
       metric: 'follower_demographics',
       period: 'lifetime',
       metric_type: 'total_value',
@@ -195,10 +195,10 @@ describe('GET /{account_id}/insights', () => {
 
   it('pages by time windows: previous moves since/until back one window, its next comes back, and no next reaches past now', async () => {
     const token = await ownToken();
-    const first = await own.request('GET', withQuery(`/v25.0/${b}/insights`, { metric: 'reach', period: 'day', access_token: token }));
+    const first = await own.request('GET', withQuery(`/v25.0/${bluebottle}/insights`, { metric: 'reach', period: 'day', access_token: token }));
     expectOk(first);
     const window = (since: number, until: number) =>
-      link(system.restUrl, `/v25.0/${b}/insights`, [
+      link(system.restUrl, `/v25.0/${bluebottle}/insights`, [
         ['metric', 'reach'],
         ['period', 'day'],
         ['access_token', token],
@@ -219,22 +219,22 @@ describe('GET /{account_id}/insights', () => {
     expect(back.body).toEqual({ data: first.body.data, paging: { previous: window(T0S - 4 * DAYS, T0S - 2 * DAYS) } });
 
     // A window reaching past now: nothing after it to page to.
-    const ahead = await getOwn(`/${b}/insights`, { metric: 'reach', period: 'day', since: String(T0S - DAYS), until: String(T0S + DAYS) });
+    const ahead = await getOwn(`/${bluebottle}/insights`, { metric: 'reach', period: 'day', since: String(T0S - DAYS), until: String(T0S + DAYS) });
     expectOk(ahead);
     expect(ahead.body.data[0].values).toEqual(await dayValues('reach', [D0]));
     expect(ahead.body.paging).toEqual({
-      previous: link(system.restUrl, `/${b}/insights`, [['metric', 'reach'], ['period', 'day'], ['since', String(T0S - 3 * DAYS)], ['until', String(T0S - DAYS)]]),
+      previous: link(system.restUrl, `/${bluebottle}/insights`, [['metric', 'reach'], ['period', 'day'], ['since', String(T0S - 3 * DAYS)], ['until', String(T0S - DAYS)]]),
     });
   });
 
   it('has no previous once the window before would start more than two years back', async () => {
     const since = T0S - 730 * DAYS;
-    const reply = await getOwn(`/${b}/insights`, { metric: 'reach', period: 'day', since: String(since), until: String(since + DAYS) });
+    const reply = await getOwn(`/${bluebottle}/insights`, { metric: 'reach', period: 'day', since: String(since), until: String(since + DAYS) });
     expectOk(reply);
     expect(reply.body).toEqual({
       data: [{ ...base('reach', 'day', REACH), values: [] }],
       paging: {
-        next: link(system.restUrl, `/${b}/insights`, [['metric', 'reach'], ['period', 'day'], ['since', String(since + DAYS)], ['until', String(since + 2 * DAYS)]]),
+        next: link(system.restUrl, `/${bluebottle}/insights`, [['metric', 'reach'], ['period', 'day'], ['since', String(since + DAYS)], ['until', String(since + 2 * DAYS)]]),
       },
     });
   });
@@ -324,12 +324,12 @@ describe('GET /{account_id}/insights', () => {
       invalidParameter('(#100) since param is not valid. Metrics data is available for the last 2 years.'),
     ],
   ])('refuses %s', async (_name, params, expected) => {
-    expectGraphError(await getOwn(`/${b}/insights`, params), expected);
-    expectGraphError(await getParent(`/${b}/insights`, params), expected);
+    expectGraphError(await getOwn(`/${bluebottle}/insights`, params), expected);
+    expectGraphError(await getParent(`/${bluebottle}/insights`, params), expected);
   });
 
   it('is read-only: POST is an unsupported operation', async () => {
-    expectGraphError(await postOwn(`/${b}/insights`, { metric: 'reach', period: 'day' }), unsupported('post', b));
+    expectGraphError(await postOwn(`/${bluebottle}/insights`, { metric: 'reach', period: 'day' }), unsupported('post', bluebottle));
   });
 
   describe('GraphQL Account.insights', () => {
@@ -343,7 +343,7 @@ describe('GET /{account_id}/insights', () => {
     }`;
 
     it('answers the metrics and the window they cover', async () => {
-      const reply = await gql(QUERY, { id: b, metric: ['reach'], period: 'day' });
+      const reply = await gql(QUERY, { id: bluebottle, metric: ['reach'], period: 'day' });
       expect(reply.status).toBe(200);
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({
@@ -365,7 +365,7 @@ describe('GET /{account_id}/insights', () => {
       });
 
       const total = await gql(QUERY, {
-        id: b,
+        id: bluebottle,
         metric: ['reach'],
         period: 'day',
         metricType: 'total_value',
@@ -380,22 +380,22 @@ describe('GET /{account_id}/insights', () => {
     });
 
     it('reports a bad parameter with extensions.code and extensions.reason', async () => {
-      const missing = await gql(QUERY, { id: b, metric: ['reach'] });
+      const missing = await gql(QUERY, { id: bluebottle, metric: ['reach'] });
       expect(missing.errors).toEqual([gqlMissingParameter(['account', 'insights'], 'period')]);
       expect(missing.data).toEqual({ account: null });
-      const wrong = await gql(QUERY, { id: b, metric: ['likes'], period: 'day' });
+      const wrong = await gql(QUERY, { id: bluebottle, metric: ['likes'], period: 'day' });
       expect(wrong.errors).toEqual([
         gqlInvalidParameter(['account', 'insights'], 'metric_type', '(#100) The following metrics (likes) should be specified with parameter metric_type=total_value'),
       ]);
     });
 
     it('needs social_business_manage_insights (own login) and social_manage_insights (parent platform)', async () => {
-      const ownReply = await gql(QUERY, { id: b, metric: ['reach'], period: 'day' }, await tokenFor('own', b, ['social_business_basic']));
+      const ownReply = await gql(QUERY, { id: bluebottle, metric: ['reach'], period: 'day' }, await tokenFor('own', bluebottle, ['social_business_basic']));
       expect(ownReply.errors).toEqual([gqlMissingPermission(['account', 'insights'], 'social_business_manage_insights')]);
       const parentReply = await gql(
         QUERY,
-        { id: b, metric: ['reach'], period: 'day' },
-        await tokenFor('parent', f.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'social_manage_insights')),
+        { id: bluebottle, metric: ['reach'], period: 'day' },
+        await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'social_manage_insights')),
       );
       expect(parentReply.errors).toEqual([gqlMissingPermission(['account', 'insights'], 'social_manage_insights')]);
     });
@@ -407,23 +407,23 @@ describe('GET /{account_id}/insights', () => {
 
 describe('GET /{account_id}/content_publishing_limit', () => {
   it('answers quota_usage alone by default, on both hosts and under /me', async () => {
-    for (const reply of [await getOwn(`/v25.0/${b}/content_publishing_limit`), await getOwn('/me/content_publishing_limit'), await getParent(`/${b}/content_publishing_limit`)]) {
+    for (const reply of [await getOwn(`/v25.0/${bluebottle}/content_publishing_limit`), await getOwn('/me/content_publishing_limit'), await getParent(`/${bluebottle}/content_publishing_limit`)]) {
       expectOk(reply);
       expect(reply.body).toEqual({ data: [{ quota_usage: 0 }] });
     }
   });
 
   it('adds config with fields=quota_usage,config (the configured quota per 86400 s), and gives config alone when asked', async () => {
-    const both = await getOwn(`/${b}/content_publishing_limit`, { fields: 'quota_usage,config' });
+    const both = await getOwn(`/${bluebottle}/content_publishing_limit`, { fields: 'quota_usage,config' });
     expectOk(both);
     expect(both.body).toEqual({ data: [{ quota_usage: 0, config: { quota_total: QUOTA, quota_duration: 86400 } }] });
-    const config = await getParent(`/${b}/content_publishing_limit`, { fields: 'config' });
+    const config = await getParent(`/${bluebottle}/content_publishing_limit`, { fields: 'config' });
     expectOk(config);
     expect(config.body).toEqual({ data: [{ config: { quota_total: QUOTA, quota_duration: 86400 } }] });
   });
 
   it('accepts a since within the last 24 hours', async () => {
-    const reply = await getOwn(`/${b}/content_publishing_limit`, { since: String(T0S - 86_400) });
+    const reply = await getOwn(`/${bluebottle}/content_publishing_limit`, { since: String(T0S - 86_400) });
     expectOk(reply);
     expect(reply.body).toEqual({ data: [{ quota_usage: 0 }] });
   });
@@ -434,27 +434,27 @@ describe('GET /{account_id}/content_publishing_limit', () => {
     ['unreadable', 'a while ago'],
   ])('refuses a since %s', async (_name, since) => {
     const expected = invalidParameter('The parameter since must be a unix timestamp within the last 24 hours.');
-    expectGraphError(await getOwn(`/${b}/content_publishing_limit`, { since }), expected);
-    expectGraphError(await getParent(`/${b}/content_publishing_limit`, { since }), expected);
+    expectGraphError(await getOwn(`/${bluebottle}/content_publishing_limit`, { since }), expected);
+    expectGraphError(await getParent(`/${bluebottle}/content_publishing_limit`, { since }), expected);
   });
 
   it('refuses an unknown field', async () => {
     expectGraphError(
-      await getOwn(`/${b}/content_publishing_limit`, { fields: 'quota_usage,quota_left' }),
+      await getOwn(`/${bluebottle}/content_publishing_limit`, { fields: 'quota_usage,quota_left' }),
       unknownField('quota_left', 'ContentPublishingLimit'),
     );
   });
 
   it('is read-only: POST is an unsupported operation', async () => {
-    expectGraphError(await postOwn(`/${b}/content_publishing_limit`, {}), unsupported('post', b));
+    expectGraphError(await postOwn(`/${bluebottle}/content_publishing_limit`, {}), unsupported('post', bluebottle));
   });
 
   it('answers over GraphQL, and refuses a since more than 24 hours back with extensions', async () => {
     const QUERY = `query Limit($id: ID!, $since: String) { account(id: $id) { contentPublishingLimit(since: $since) { quotaUsage config { quotaTotal quotaDuration } } } }`;
-    const reply = await gql(QUERY, { id: b });
+    const reply = await gql(QUERY, { id: bluebottle });
     expect(reply.errors).toBeUndefined();
     expect(reply.data).toEqual({ account: { contentPublishingLimit: { quotaUsage: 0, config: { quotaTotal: QUOTA, quotaDuration: 86400 } } } });
-    const old = await gql(QUERY, { id: b, since: String(T0S - 2 * DAYS) });
+    const old = await gql(QUERY, { id: bluebottle, since: String(T0S - 2 * DAYS) });
     expect(old.errors).toEqual([
       gqlInvalidParameter(['account', 'contentPublishingLimit'], 'since', 'The parameter since must be a unix timestamp within the last 24 hours.'),
     ]);

@@ -2,10 +2,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   acme,
   acmeAdAccount,
-  b,
+  bluebottle,
   DAY,
   expectOk,
-  f,
+  fixture,
   isoTime,
   moderator,
   own,
@@ -44,7 +44,7 @@ describe('permissions', () => {
 
   let finished: string;
   beforeAll(async () => {
-    finished = (await postOwn(`/${b}/media`, { image_url: 'https://cdn.example.com/photos/perm.jpg' })).body.id;
+    finished = (await postOwn(`/${bluebottle}/media`, { image_url: 'https://cdn.example.com/photos/perm.jpg' })).body.id;
   });
 
   const get = (path: string, params: Record<string, string> = {}) => (client: RestClient, token: string) =>
@@ -58,70 +58,70 @@ describe('permissions', () => {
       own: [['social_business_basic'], ['social_business_manage_insights']],
       parent: [['social_basic'], ['social_manage_insights'], ['pages_read_engagement', 'pages_show_list']],
       businessManager: true,
-      send: get(`/${b}/insights`, { metric: 'reach', period: 'day' }),
+      send: get(`/${bluebottle}/insights`, { metric: 'reach', period: 'day' }),
     },
     {
       name: 'GET content_publishing_limit',
       own: [['social_business_basic'], ['social_business_content_publish']],
       parent: [['social_basic'], ['social_content_publish'], ['pages_read_engagement']],
       businessManager: true,
-      send: get(`/${b}/content_publishing_limit`),
+      send: get(`/${bluebottle}/content_publishing_limit`),
     },
     {
       name: 'POST media',
       own: [['social_business_basic'], ['social_business_content_publish']],
       parent: [['social_basic'], ['social_content_publish'], ['pages_read_engagement', 'pages_show_list']],
       businessManager: true,
-      send: post(`/${b}/media`, () => ({ image_url: 'https://cdn.example.com/photos/perm.jpg' })),
+      send: post(`/${bluebottle}/media`, () => ({ image_url: 'https://cdn.example.com/photos/perm.jpg' })),
     },
     {
       name: 'POST media_publish',
       own: [['social_business_basic'], ['social_business_content_publish']],
       parent: [['social_basic'], ['social_content_publish'], ['pages_read_engagement', 'pages_show_list']],
       businessManager: true,
-      send: post(`/${b}/media_publish`, () => ({ creation_id: finished })),
+      send: post(`/${bluebottle}/media_publish`, () => ({ creation_id: finished })),
     },
     {
       name: 'GET recently_searched_hashtags',
       own: null,
       parent: [['social_basic']],
       businessManager: true,
-      send: get(`/${b}/recently_searched_hashtags`),
+      send: get(`/${bluebottle}/recently_searched_hashtags`),
     },
     {
       name: 'GET upcoming_events',
       own: null,
       parent: [['social_basic'], ['social_manage_upcoming_events']],
       businessManager: false,
-      send: get(`/${b}/upcoming_events`),
+      send: get(`/${bluebottle}/upcoming_events`),
     },
     {
       name: 'POST upcoming_events',
       own: null,
       parent: [['social_basic'], ['social_manage_upcoming_events']],
       businessManager: false,
-      send: post(`/${b}/upcoming_events`, () => ({ title: 'Permission party', start_time: isoTime(clock + DAY) })),
+      send: post(`/${bluebottle}/upcoming_events`, () => ({ title: 'Permission party', start_time: isoTime(clock + DAY) })),
     },
     {
       name: 'GET agencies',
       own: null,
       parent: [['ads_management', 'business_management']],
       businessManager: false,
-      send: get(`/${b}/agencies`),
+      send: get(`/${bluebottle}/agencies`),
     },
     {
       name: 'GET authorized_adaccounts',
       own: null,
       parent: [['ads_management', 'business_management']],
       businessManager: false,
-      send: get(`/${b}/authorized_adaccounts`),
+      send: get(`/${bluebottle}/authorized_adaccounts`),
     },
     {
       name: 'POST authorized_adaccounts',
       own: null,
       parent: [['ads_management', 'business_management']],
       businessManager: false,
-      send: post(`/${b}/authorized_adaccounts`, () => ({ account_id: acmeAdAccount, business: acme })),
+      send: post(`/${bluebottle}/authorized_adaccounts`, () => ({ account_id: acmeAdAccount, business: acme })),
     },
   ];
   const EDGE_OF: Record<string, string> = {
@@ -140,12 +140,12 @@ describe('permissions', () => {
       expectGraphError(await operation.send(own, await ownToken()), unknownField(EDGE_OF[name]!));
     } else {
       for (const group of operation.own) {
-        const token = await tokenFor('own', b, OWN_ALL.filter((p) => !group.includes(p)));
+        const token = await tokenFor('own', bluebottle, OWN_ALL.filter((p) => !group.includes(p)));
         expectGraphError(await operation.send(own, token), missingPermission(group[0]!));
       }
     }
     for (const group of operation.parent) {
-      const token = await tokenFor('parent', f.platformUsers.ana, PARENT_ALL.filter((p) => !group.includes(p)));
+      const token = await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => !group.includes(p)));
       expectGraphError(await operation.send(parent, token), missingPermission(group[0]!));
     }
   });
@@ -158,7 +158,7 @@ describe('permissions', () => {
     const groups = operation.parent.filter((candidate) => candidate.length > 1);
     expect(groups).toHaveLength(1);
     for (const kept of groups[0]!) {
-      const token = await tokenFor('parent', f.platformUsers.ana, PARENT_ALL.filter((p) => !groups[0]!.includes(p) || p === kept));
+      const token = await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => !groups[0]!.includes(p) || p === kept));
       const reply = await operation.send(parent, token);
       expect(reply.status, `${operation.name} with only ${kept}: ${reply.text}`).toBe(200);
     }
@@ -168,10 +168,10 @@ describe('permissions', () => {
     '%s: a business-manager page role also needs ads_management or ads_read (BM)',
     async (name) => {
       const operation = operations().find((candidate) => candidate.name === name)!;
-      const bm = await tokenFor('parent', f.platformUsers.bm, PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'ads_read'));
+      const bm = await tokenFor('parent', fixture.platformUsers.bm, PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'ads_read'));
       expectGraphError(await operation.send(parent, bm), missingPermission('ads_read'));
       if (name.startsWith('GET')) {
-        const withAdsRead = await tokenFor('parent', f.platformUsers.bm, PARENT_ALL.filter((p) => p !== 'ads_management'));
+        const withAdsRead = await tokenFor('parent', fixture.platformUsers.bm, PARENT_ALL.filter((p) => p !== 'ads_management'));
         expectOk(await operation.send(parent, withAdsRead));
       }
     },
@@ -181,7 +181,7 @@ describe('permissions', () => {
     '%s: no BM rule, so a business-manager page role needs no ads_management or ads_read',
     async (name) => {
       const operation = operations().find((candidate) => candidate.name === name)!;
-      const bm = await tokenFor('parent', f.platformUsers.bm, PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'ads_read'));
+      const bm = await tokenFor('parent', fixture.platformUsers.bm, PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'ads_read'));
       const reply = await operation.send(parent, bm);
       expect(reply.status, reply.text).toBe(200);
     },
@@ -189,21 +189,21 @@ describe('permissions', () => {
 
   it('refuses publishing (#10) to a page role without the MANAGE or CREATE_CONTENT task', async () => {
     const token = await tokenFor('parent', moderator, PARENT_ALL);
-    expectGraphError(await parent.request('POST', `/${b}/media`, { token, json: { image_url: 'https://cdn.example.com/photos/perm.jpg' } }), notAllowed);
-    expectGraphError(await parent.request('POST', `/${b}/media_publish`, { token, json: { creation_id: finished } }), notAllowed);
+    expectGraphError(await parent.request('POST', `/${bluebottle}/media`, { token, json: { image_url: 'https://cdn.example.com/photos/perm.jpg' } }), notAllowed);
+    expectGraphError(await parent.request('POST', `/${bluebottle}/media_publish`, { token, json: { creation_id: finished } }), notAllowed);
     // Reading insights needs no page task.
-    expectOk(await parent.request('GET', withQuery(`/${b}/insights`, { metric: 'reach', period: 'day' }), { token }));
+    expectOk(await parent.request('GET', withQuery(`/${bluebottle}/insights`, { metric: 'reach', period: 'day' }), { token }));
   });
 
   it('answers 100/33 to a user without a role on the account’s page, whatever the permissions', async () => {
-    const token = await tokenFor('parent', f.platformUsers.stranger, PARENT_ALL);
-    expectGraphError(await parent.request('GET', withQuery(`/${b}/agencies`), { token }), unsupported('get', b));
-    expectGraphError(await parent.request('POST', `/${b}/media`, { token, json: { image_url: 'https://cdn.example.com/photos/perm.jpg' } }), unsupported('post', b));
-    expectGraphError(await parent.request('POST', `/${b}/upcoming_events`, { token, json: { title: 'x', start_time: isoTime(clock + DAY) } }), unsupported('post', b));
+    const token = await tokenFor('parent', fixture.platformUsers.stranger, PARENT_ALL);
+    expectGraphError(await parent.request('GET', withQuery(`/${bluebottle}/agencies`), { token }), unsupported('get', bluebottle));
+    expectGraphError(await parent.request('POST', `/${bluebottle}/media`, { token, json: { image_url: 'https://cdn.example.com/photos/perm.jpg' } }), unsupported('post', bluebottle));
+    expectGraphError(await parent.request('POST', `/${bluebottle}/upcoming_events`, { token, json: { title: 'x', start_time: isoTime(clock + DAY) } }), unsupported('post', bluebottle));
   });
 
   it('reads a container only with the publishing permissions', async () => {
-    const token = await tokenFor('own', b, ['social_business_basic', 'social_business_manage_insights']);
+    const token = await tokenFor('own', bluebottle, ['social_business_basic', 'social_business_manage_insights']);
     expectGraphError(await own.request('GET', `/${finished}?fields=status_code`, { token }), missingPermission('social_business_content_publish'));
   });
 });

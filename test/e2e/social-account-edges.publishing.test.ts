@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  b,
+  bluebottle,
   DAY,
   db,
   expectOk,
-  f,
+  fixture,
   getOwn,
   getParent,
   gql,
@@ -69,11 +69,11 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
     });
     expectOk(roasterReply);
     roasterItem = roasterReply.body.id;
-    plainImage = (await postOwn(`/${b}/media`, { image_url: IMAGE })).body.id;
+    plainImage = (await postOwn(`/${bluebottle}/media`, { image_url: IMAGE })).body.id;
   });
 
   it('creates an image container: {id} only, FINISHED at once', async () => {
-    const reply = await postOwn(`/v25.0/${b}/media`, { image_url: IMAGE, caption: 'Morning latte' });
+    const reply = await postOwn(`/v25.0/${bluebottle}/media`, { image_url: IMAGE, caption: 'Morning latte' });
     expectOk(reply);
     expect(reply.body).toEqual({ id: expect.stringMatching(/^\d{17,19}$/) });
     const id = reply.body.id;
@@ -89,9 +89,9 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
 
   it('takes its parameters from the query string, a form body or a JSON body, on either host', async () => {
     const token = await parentToken();
-    const query = await parent.request('POST', withQuery(`/${b}/media`, { image_url: IMAGE, caption: 'From the query' }), { token });
+    const query = await parent.request('POST', withQuery(`/${bluebottle}/media`, { image_url: IMAGE, caption: 'From the query' }), { token });
     expectOk(query);
-    const form = await parent.request('POST', `/${b}/media`, {
+    const form = await parent.request('POST', `/${bluebottle}/media`, {
       token,
       raw: new URLSearchParams({ image_url: IMAGE, caption: 'From a form' }).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -105,23 +105,23 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
 
   it('takes user_tags as JSON text, in the query string or a JSON body', async () => {
     const tags = JSON.stringify([{ username: 'roaster', x: 0.25, y: 0.75 }]);
-    const inQuery = await own.request('POST', withQuery(`/${b}/media`, { image_url: IMAGE, user_tags: tags }), { token: await ownToken() });
+    const inQuery = await own.request('POST', withQuery(`/${bluebottle}/media`, { image_url: IMAGE, user_tags: tags }), { token: await ownToken() });
     expectOk(inQuery);
-    const inBody = await postOwn(`/${b}/media`, { image_url: IMAGE, user_tags: tags });
+    const inBody = await postOwn(`/${bluebottle}/media`, { image_url: IMAGE, user_tags: tags });
     expectOk(inBody);
   });
 
   it('takes user_tags as a JSON array inside a JSON body (numbers included)', async () => {
     // A JSON body's values may be JSON themselves (§0: parameters travel in the query string or the body).
-    const reply = await postOwn(`/${b}/media`, { image_url: IMAGE, user_tags: [{ username: 'roaster', x: 0.25, y: 0.75 }] });
+    const reply = await postOwn(`/${bluebottle}/media`, { image_url: IMAGE, user_tags: [{ username: 'roaster', x: 0.25, y: 0.75 }] });
     expectOk(reply);
     expect(reply.body).toEqual({ id: expect.stringMatching(/^\d{17,19}$/) });
   });
 
   it('creates a carousel from its items (a JSON list or a comma list of children)', async () => {
-    const asList = await postOwn(`/${b}/media`, { media_type: 'CAROUSEL', children: items, caption: 'Two of a kind' });
+    const asList = await postOwn(`/${bluebottle}/media`, { media_type: 'CAROUSEL', children: items, caption: 'Two of a kind' });
     expectOk(asList);
-    const asText = await postOwn(`/${b}/media`, { media_type: 'CAROUSEL', children: items.join(',') });
+    const asText = await postOwn(`/${bluebottle}/media`, { media_type: 'CAROUSEL', children: items.join(',') });
     expectOk(asText);
     for (const id of [asList.body.id, asText.body.id]) {
       const read = await getOwn(`/${id}`, { fields: 'status_code,media_type' });
@@ -130,7 +130,7 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
   });
 
   it('processes a reel for 30 s: IN_PROGRESS, then FINISHED once the clock has moved', async () => {
-    const reply = await postOwn(`/${b}/media`, { media_type: 'REELS', video_url: VIDEO, caption: 'Pour over', share_to_feed: true, thumb_offset: 1500 });
+    const reply = await postOwn(`/${bluebottle}/media`, { media_type: 'REELS', video_url: VIDEO, caption: 'Pour over', share_to_feed: true, thumb_offset: 1500 });
     expectOk(reply);
     const id = reply.body.id;
     expect((await getOwn(`/${id}`, { fields: 'status_code' })).body).toEqual({ status_code: 'IN_PROGRESS', id });
@@ -141,9 +141,9 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
   });
 
   it('refuses a carousel whose video item is still processing (9007 / 2207027)', async () => {
-    const video = await postOwn(`/${b}/media`, { media_type: 'VIDEO', video_url: VIDEO, is_carousel_item: true });
+    const video = await postOwn(`/${bluebottle}/media`, { media_type: 'VIDEO', video_url: VIDEO, is_carousel_item: true });
     expectOk(video);
-    expectGraphError(await postOwn(`/${b}/media`, { media_type: 'CAROUSEL', children: [items[0], video.body.id] }), PUBLISHING.notReady);
+    expectGraphError(await postOwn(`/${bluebottle}/media`, { media_type: 'CAROUSEL', children: [items[0], video.body.id] }), PUBLISHING.notReady);
   });
 
   it('answers 100/33 for the container of another account, an unknown container, and unsupported writes', async () => {
@@ -243,7 +243,7 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
     ['alt_text on a reel', () => ({ media_type: 'REELS', video_url: VIDEO, alt_text: 'A pour' }), invalidParameter('alt_text can only be given for an image post or carousel image.')],
     ['alt_text over 1,000 characters', () => ({ image_url: IMAGE, alt_text: 'a'.repeat(1001) }), invalidParameter('alt_text can have at most 1000 characters.')],
   ])('refuses %s', async (_name, body, expected) => {
-    expectGraphError(await postOwn(`/${b}/media`, body()), typeof expected === 'function' ? expected() : expected);
+    expectGraphError(await postOwn(`/${bluebottle}/media`, body()), typeof expected === 'function' ? expected() : expected);
   });
 
   describe('GraphQL createMediaContainer and mediaContainer', () => {
@@ -253,7 +253,7 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
     const READ = `query Container($id: ID!) { mediaContainer(id: $id) { id statusCode mediaType caption publishedMediaId } }`;
 
     it('creates a container valid 24 hours and reads its status', async () => {
-      const reply = await gql(CREATE, { id: b, input: { imageUrl: IMAGE, caption: 'Via GraphQL', userTags: [{ username: 'roaster', x: 0.2, y: 0.8 }] } });
+      const reply = await gql(CREATE, { id: bluebottle, input: { imageUrl: IMAGE, caption: 'Via GraphQL', userTags: [{ username: 'roaster', x: 0.2, y: 0.8 }] } });
       expect(reply.errors).toBeUndefined();
       const created = reply.data.createMediaContainer;
       expect(created).toEqual({
@@ -271,16 +271,16 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
     });
 
     it('reports validation and publishing errors with extensions', async () => {
-      expect((await gql(CREATE, { id: b, input: { mediaType: 'REELS' } })).errors).toEqual([gqlMissingParameter(['createMediaContainer'], 'video_url')]);
-      expect((await gql(CREATE, { id: b, input: { mediaType: 'CAROUSEL', children: [items[0]] } })).errors).toEqual([
+      expect((await gql(CREATE, { id: bluebottle, input: { mediaType: 'REELS' } })).errors).toEqual([gqlMissingParameter(['createMediaContainer'], 'video_url')]);
+      expect((await gql(CREATE, { id: bluebottle, input: { mediaType: 'CAROUSEL', children: [items[0]] } })).errors).toEqual([
         gqlPublishingError(['createMediaContainer'], PUBLISHING.carouselSize),
       ]);
-      expect((await gql(CREATE, { id: b, input: { mediaType: 'REELS', videoUrl: VIDEO, thumbOffset: -1 } })).errors).toEqual([
+      expect((await gql(CREATE, { id: bluebottle, input: { mediaType: 'REELS', videoUrl: VIDEO, thumbOffset: -1 } })).errors).toEqual([
         gqlPublishingError(['createMediaContainer'], PUBLISHING.thumbOffset),
       ]);
       expect((await gql(CREATE, { id: roaster, input: { imageUrl: IMAGE } })).errors).toEqual([gqlUnknownObject(['createMediaContainer'], roaster, 'post')]);
-      const noPublish = await tokenFor('own', b, ['social_business_basic']);
-      expect((await gql(CREATE, { id: b, input: { imageUrl: IMAGE } }, noPublish)).errors).toEqual([
+      const noPublish = await tokenFor('own', bluebottle, ['social_business_basic']);
+      expect((await gql(CREATE, { id: bluebottle, input: { imageUrl: IMAGE } }, noPublish)).errors).toEqual([
         gqlMissingPermission(['createMediaContainer'], 'social_business_content_publish'),
       ]);
       expect((await gql(READ, { id: plainImage }, await tokenFor('own', roaster, OWN_ALL))).errors).toEqual([
@@ -299,13 +299,13 @@ describe('GET /{account_id}/recently_searched_hashtags (parent-platform host onl
   let extra: { id: string; name: string }[];
 
   beforeAll(async () => {
-    demo = f.edges.hashtags;
+    demo = fixture.edges.hashtags;
     extra = [];
     for (let i = 0; i < 30; i += 1) {
       const row = await db.insertInto('social.hashtag').values({ name: `brew${i}` }).returning(['id', 'name']).executeTakeFirstOrThrow();
       await db
         .insertInto('social.hashtag_search')
-        .values({ account_id: b, hashtag_id: row.id, searched_at: new Date(T0 - (6 + i) * HOUR) })
+        .values({ account_id: bluebottle, hashtag_id: row.id, searched_at: new Date(T0 - (6 + i) * HOUR) })
         .execute();
       extra.push({ id: String(row.id), name: row.name });
     }
@@ -314,45 +314,45 @@ describe('GET /{account_id}/recently_searched_hashtags (parent-platform host onl
   const ids = (list: { id: string }[]) => list.map(({ id }) => ({ id }));
 
   it('lists 25 hashtags of {id} by default, most recently searched first, without paging', async () => {
-    const reply = await getParent(`/v25.0/${b}/recently_searched_hashtags`);
+    const reply = await getParent(`/v25.0/${bluebottle}/recently_searched_hashtags`);
     expectOk(reply);
     expect(reply.body).toEqual({ data: ids([...demo, ...extra].slice(0, 25)) });
   });
 
   it('cuts a limit above 30 to 30, honours a smaller one, and renders name when asked', async () => {
-    const all = await getParent(`/${b}/recently_searched_hashtags`, { limit: '50' });
+    const all = await getParent(`/${bluebottle}/recently_searched_hashtags`, { limit: '50' });
     expectOk(all);
     expect(all.body).toEqual({ data: ids([...demo, ...extra].slice(0, 30)) });
-    const three = await getParent(`/${b}/recently_searched_hashtags`, { limit: '3', fields: 'id,name' });
+    const three = await getParent(`/${bluebottle}/recently_searched_hashtags`, { limit: '3', fields: 'id,name' });
     expectOk(three);
     expect(three.body).toEqual({ data: demo.slice(0, 3).map(({ id, name }) => ({ id, name })) });
   });
 
   it('refuses a limit that is not a number', async () => {
-    expectGraphError(await getParent(`/${b}/recently_searched_hashtags`, { limit: 'many' }), invalidParameter('The parameter limit must be a non-negative integer, got "many".'));
+    expectGraphError(await getParent(`/${bluebottle}/recently_searched_hashtags`, { limit: 'many' }), invalidParameter('The parameter limit must be a non-negative integer, got "many".'));
   });
 
   it('does not exist on the own-login host', async () => {
-    expectGraphError(await getOwn(`/${b}/recently_searched_hashtags`), unknownField('recently_searched_hashtags'));
+    expectGraphError(await getOwn(`/${bluebottle}/recently_searched_hashtags`), unknownField('recently_searched_hashtags'));
     expectGraphError(await getOwn('/me/recently_searched_hashtags'), unknownField('recently_searched_hashtags'));
   });
 
   it('answers over GraphQL, at most 30', async () => {
     const QUERY = `query Tags($id: ID!, $first: Int) { account(id: $id) { recentlySearchedHashtags(first: $first) { id name } } }`;
-    const reply = await gql(QUERY, { id: b, first: 100 }, await parentToken());
+    const reply = await gql(QUERY, { id: bluebottle, first: 100 }, await parentToken());
     expect(reply.errors).toBeUndefined();
     expect(reply.data.account.recentlySearchedHashtags).toEqual([...demo, ...extra].slice(0, 30));
-    expect((await gql(QUERY, { id: b })).errors).toEqual([gqlUnknownField(['account', 'recentlySearchedHashtags'], 'recently_searched_hashtags')]);
+    expect((await gql(QUERY, { id: bluebottle })).errors).toEqual([gqlUnknownField(['account', 'recentlySearchedHashtags'], 'recently_searched_hashtags')]);
   });
 
   it('keeps only the searches of the last 7 days as the clock moves on', async () => {
     clock = T0 + 7 * DAY - 2.5 * HOUR;
     // Left in the window: the searches at T0 − 1 h and T0 − 2 h.
-    const reply = await getParent(`/${b}/recently_searched_hashtags`, { fields: 'name' });
+    const reply = await getParent(`/${bluebottle}/recently_searched_hashtags`, { fields: 'name' });
     expectOk(reply);
     expect(reply.body).toEqual({ data: demo.slice(0, 2).map(({ id, name }) => ({ name, id })) });
     clock = T0 + 7 * DAY;
-    expect((await getParent(`/${b}/recently_searched_hashtags`)).body).toEqual({ data: [] });
+    expect((await getParent(`/${bluebottle}/recently_searched_hashtags`)).body).toEqual({ data: [] });
   });
 });
 
@@ -372,24 +372,24 @@ describe('POST /{account_id}/media_publish', () => {
     P0 = clock;
   });
 
-  const limit = async () => (await getOwn(`/${b}/content_publishing_limit`, { fields: 'quota_usage,config' })).body;
+  const limit = async () => (await getOwn(`/${bluebottle}/content_publishing_limit`, { fields: 'quota_usage,config' })).body;
 
   it('refuses a missing creation_id', async () => {
-    expectGraphError(await postOwn(`/${b}/media_publish`, {}), missingParameter('creation_id'));
+    expectGraphError(await postOwn(`/${bluebottle}/media_publish`, {}), missingParameter('creation_id'));
   });
 
   it('answers 24 / 2207006 for an unknown container, text that is no id, and another account’s container', async () => {
     const roasterContainer = await own.request('POST', '/me/media', { token: await tokenFor('own', roaster, OWN_ALL), json: { image_url: IMAGE } });
     expectOk(roasterContainer);
     const foreign = roasterContainer.body.id;
-    expectGraphError(await postOwn(`/${b}/media_publish`, { creation_id: foreign }), PUBLISHING.notFound(foreign));
+    expectGraphError(await postOwn(`/${bluebottle}/media_publish`, { creation_id: foreign }), PUBLISHING.notFound(foreign));
     const unknown = unusedId(foreign);
-    expectGraphError(await postOwn(`/${b}/media_publish`, { creation_id: unknown }), PUBLISHING.notFound(unknown));
-    expectGraphError(await postOwn(`/${b}/media_publish`, { creation_id: 'latte' }), PUBLISHING.notFound('latte'));
+    expectGraphError(await postOwn(`/${bluebottle}/media_publish`, { creation_id: unknown }), PUBLISHING.notFound(unknown));
+    expectGraphError(await postOwn(`/${bluebottle}/media_publish`, { creation_id: 'latte' }), PUBLISHING.notFound('latte'));
   });
 
   it('is POST only: GET is an unsupported operation', async () => {
-    expectGraphError(await getOwn(`/${b}/media_publish`), unsupported('get', b));
+    expectGraphError(await getOwn(`/${bluebottle}/media_publish`), unsupported('get', bluebottle));
   });
 
   it('publishes an image: {id}; the media comes first in GET /me/media with its caption; the container says PUBLISHED', async () => {
@@ -416,7 +416,7 @@ describe('POST /{account_id}/media_publish', () => {
       id: mediaId,
     });
     expect(list.body.data[1].id).not.toBe(mediaId);
-    const onParent = await getParent(`/${b}/media`, { fields: 'caption', limit: '1' });
+    const onParent = await getParent(`/${bluebottle}/media`, { fields: 'caption', limit: '1' });
     expect(onParent.body.data).toEqual([{ caption, id: mediaId }]);
 
     const status = await getOwn(`/${imageContainer}`, { fields: 'status_code,published_media_id' });
@@ -434,23 +434,23 @@ describe('POST /{account_id}/media_publish', () => {
       id: roaster,
     });
     // The owner naming itself is no mention.
-    expectGraphError(await getParent(`/${b}`, { fields: `mentioned_media.media_id(${mediaId}){caption}` }), unsupported('get', mediaId));
+    expectGraphError(await getParent(`/${bluebottle}`, { fields: `mentioned_media.media_id(${mediaId}){caption}` }), unsupported('get', mediaId));
     const tags = await getParent(`/${roaster}/tags`, { limit: '1' });
     expectOk(tags);
     expect(tags.body.data).toEqual([{ id: mediaId }]);
   });
 
   it('refuses to publish a container twice', async () => {
-    expectGraphError(await postOwn(`/${b}/media_publish`, { creation_id: imageContainer }), invalidParameter(`The container ${imageContainer} has already been published.`));
+    expectGraphError(await postOwn(`/${bluebottle}/media_publish`, { creation_id: imageContainer }), invalidParameter(`The container ${imageContainer} has already been published.`));
   });
 
   it('publishes a carousel (its items only through it) as a CAROUSEL_ALBUM with children', async () => {
     const items: string[] = [];
-    for (const url of [IMAGE, 'https://cdn.example.com/photos/publish-2.jpg']) items.push((await postParent(`/${b}/media`, { image_url: url, is_carousel_item: true })).body.id);
-    expectGraphError(await postParent(`/${b}/media_publish`, { creation_id: items[0] }), invalidParameter(`The container ${items[0]} is a carousel item: publish the carousel container that holds it.`));
-    const carousel = await postParent(`/${b}/media`, { media_type: 'CAROUSEL', children: items, caption: 'Album of two' });
+    for (const url of [IMAGE, 'https://cdn.example.com/photos/publish-2.jpg']) items.push((await postParent(`/${bluebottle}/media`, { image_url: url, is_carousel_item: true })).body.id);
+    expectGraphError(await postParent(`/${bluebottle}/media_publish`, { creation_id: items[0] }), invalidParameter(`The container ${items[0]} is a carousel item: publish the carousel container that holds it.`));
+    const carousel = await postParent(`/${bluebottle}/media`, { media_type: 'CAROUSEL', children: items, caption: 'Album of two' });
     expectOk(carousel);
-    const reply = await postParent(`/${b}/media_publish`, { creation_id: carousel.body.id });
+    const reply = await postParent(`/${bluebottle}/media_publish`, { creation_id: carousel.body.id });
     expectOk(reply);
     const albumId = reply.body.id as string;
     published.push(albumId);
@@ -474,11 +474,11 @@ describe('POST /{account_id}/media_publish', () => {
   });
 
   it('refuses a reel still processing (9007 / 2207027), then publishes it as REELS once 30 s have passed', async () => {
-    const reel = await postOwn(`/${b}/media`, { media_type: 'REELS', video_url: VIDEO, caption: 'Slow pour' });
+    const reel = await postOwn(`/${bluebottle}/media`, { media_type: 'REELS', video_url: VIDEO, caption: 'Slow pour' });
     expectOk(reel);
-    expectGraphError(await postOwn(`/${b}/media_publish`, { creation_id: reel.body.id }), PUBLISHING.notReady);
+    expectGraphError(await postOwn(`/${bluebottle}/media_publish`, { creation_id: reel.body.id }), PUBLISHING.notReady);
     clock += 30 * SECOND;
-    const reply = await postOwn(`/${b}/media_publish`, { creation_id: reel.body.id });
+    const reply = await postOwn(`/${bluebottle}/media_publish`, { creation_id: reel.body.id });
     expectOk(reply);
     published.push(reply.body.id);
     const media = await getOwn(`/${reply.body.id}`, { fields: 'media_type,media_product_type,caption' });
@@ -486,25 +486,25 @@ describe('POST /{account_id}/media_publish', () => {
   });
 
   it('refuses a fourth publication within 24 hours with code 9 / 2207042, and content_publishing_limit shows the usage', async () => {
-    const container = await postOwn(`/${b}/media`, { image_url: IMAGE, caption: 'One too many' });
+    const container = await postOwn(`/${bluebottle}/media`, { image_url: IMAGE, caption: 'One too many' });
     expectOk(container);
     pending = container.body.id;
-    expectGraphError(await postOwn(`/${b}/media_publish`, { creation_id: pending }), PUBLISHING.limitReached);
-    expectGraphError(await postParent(`/${b}/media_publish`, { creation_id: pending }), PUBLISHING.limitReached);
+    expectGraphError(await postOwn(`/${bluebottle}/media_publish`, { creation_id: pending }), PUBLISHING.limitReached);
+    expectGraphError(await postParent(`/${bluebottle}/media_publish`, { creation_id: pending }), PUBLISHING.limitReached);
     expect(await limit()).toEqual({ data: [{ quota_usage: QUOTA, config: { quota_total: QUOTA, quota_duration: 86400 } }] });
-    const parentView = await getParent(`/${b}/content_publishing_limit`);
+    const parentView = await getParent(`/${bluebottle}/content_publishing_limit`);
     expect(parentView.body).toEqual({ data: [{ quota_usage: QUOTA }] });
     // since: publications at or after it (the image and the carousel at P0 + 1 min, the reel at P0 + 1 min 30 s).
-    const sinceFirst = await getOwn(`/${b}/content_publishing_limit`, { since: String((P0 + MINUTE) / SECOND) });
+    const sinceFirst = await getOwn(`/${bluebottle}/content_publishing_limit`, { since: String((P0 + MINUTE) / SECOND) });
     expect(sinceFirst.body).toEqual({ data: [{ quota_usage: 3 }] });
-    const sinceReel = await getOwn(`/${b}/content_publishing_limit`, { since: String((P0 + MINUTE) / SECOND + 1) });
+    const sinceReel = await getOwn(`/${bluebottle}/content_publishing_limit`, { since: String((P0 + MINUTE) / SECOND + 1) });
     expect(sinceReel.body).toEqual({ data: [{ quota_usage: 1 }] });
     expect((await getOwn(`/${pending}`, { fields: 'status_code' })).body).toEqual({ status_code: 'FINISHED', id: pending });
   });
 
   it('reports the quota over GraphQL as RATE_LIMITED with the publishing details', async () => {
     const PUBLISH = `mutation Publish($id: ID!, $creationId: ID) { publishMediaContainer(accountId: $id, creationId: $creationId) { id caption } }`;
-    const reply = await gql(PUBLISH, { id: b, creationId: pending });
+    const reply = await gql(PUBLISH, { id: bluebottle, creationId: pending });
     expect(reply.errors).toEqual([gqlPublishingError(['publishMediaContainer'], PUBLISHING.limitReached, 'RATE_LIMITED')]);
   });
 
@@ -516,17 +516,17 @@ describe('POST /{account_id}/media_publish', () => {
     clock = P0 + DAY + MINUTE + 30 * SECOND;
     expect((await limit()).data[0].quota_usage).toBe(0);
     expect((await getOwn(`/${pending}`, { fields: 'status_code' })).body).toEqual({ status_code: 'EXPIRED', id: pending });
-    expectGraphError(await postOwn(`/${b}/media_publish`, { creation_id: pending }), PUBLISHING.expired);
+    expectGraphError(await postOwn(`/${bluebottle}/media_publish`, { creation_id: pending }), PUBLISHING.expired);
   });
 
   it('publishes through GraphQL, and reports the publishing errors with extensions', async () => {
     const CREATE = `mutation Create($id: ID!, $input: MediaContainerInput!) { createMediaContainer(accountId: $id, input: $input) { id statusCode } }`;
     const PUBLISH = `mutation Publish($id: ID!, $creationId: ID) { publishMediaContainer(accountId: $id, creationId: $creationId) { id caption mediaType mediaProductType } }`;
     const token = await parentToken();
-    const created = await gql(CREATE, { id: b, input: { imageUrl: IMAGE, caption: 'GraphQL post for @roaster' } }, token);
+    const created = await gql(CREATE, { id: bluebottle, input: { imageUrl: IMAGE, caption: 'GraphQL post for @roaster' } }, token);
     expect(created.errors).toBeUndefined();
     const creationId = created.data.createMediaContainer.id;
-    const reply = await gql(PUBLISH, { id: b, creationId }, token);
+    const reply = await gql(PUBLISH, { id: bluebottle, creationId }, token);
     expect(reply.errors).toBeUndefined();
     expect(reply.data.publishMediaContainer).toEqual({
       id: expect.stringMatching(/^\d{17,19}$/),
@@ -537,12 +537,12 @@ describe('POST /{account_id}/media_publish', () => {
     const container = await gql(`query C($id: ID!) { mediaContainer(id: $id) { statusCode publishedMediaId } }`, { id: creationId }, token);
     expect(container.data).toEqual({ mediaContainer: { statusCode: 'PUBLISHED', publishedMediaId: reply.data.publishMediaContainer.id } });
 
-    expect((await gql(PUBLISH, { id: b }, token)).errors).toEqual([gqlMissingParameter(['publishMediaContainer'], 'creation_id')]);
-    expect((await gql(PUBLISH, { id: b, creationId: pending }, token)).errors).toEqual([gqlPublishingError(['publishMediaContainer'], PUBLISHING.expired)]);
-    expect((await gql(PUBLISH, { id: b, creationId: 'latte' }, token)).errors).toEqual([
+    expect((await gql(PUBLISH, { id: bluebottle }, token)).errors).toEqual([gqlMissingParameter(['publishMediaContainer'], 'creation_id')]);
+    expect((await gql(PUBLISH, { id: bluebottle, creationId: pending }, token)).errors).toEqual([gqlPublishingError(['publishMediaContainer'], PUBLISHING.expired)]);
+    expect((await gql(PUBLISH, { id: bluebottle, creationId: 'latte' }, token)).errors).toEqual([
       gqlPublishingError(['publishMediaContainer'], PUBLISHING.notFound('latte')),
     ]);
-    expect((await gql(PUBLISH, { id: b, creationId }, token)).errors).toEqual([
+    expect((await gql(PUBLISH, { id: bluebottle, creationId }, token)).errors).toEqual([
       gqlInvalidParameter(['publishMediaContainer'], 'creation_id', `The container ${creationId} has already been published.`),
     ]);
   });

@@ -1,10 +1,8 @@
-import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LoginType } from '../../lib/auth/social-auth/social-token.service.ts';
 import { socialId } from '../../lib/social-graph/social-ids.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
-import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
-import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import type { MediaInput, SocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
 import {
   expectGraphError,
   expiredToken,
@@ -19,9 +17,15 @@ import {
   unparsableToken,
   unsupported,
 } from '../support/graph-error-expectations.ts';
-import { createRestClient, type RestClient, type RestReply } from '../support/rest-client.ts';
-import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
-import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import type { RestClient, RestReply } from '../support/rest-client.ts';
+import {
+  OWN_PERMISSIONS,
+  PARENT_PERMISSIONS,
+  useSocialWorld,
+  type CommentThread,
+  type SocialFixture,
+  type SocialTestWorld,
+} from '../support/social-fixture.ts';
 
 /**
  * Front-door tests of Area B (comments) over the Graph-style REST paths, on both hosts: the own-login host (restUrl, a
@@ -69,7 +73,9 @@ function withQuery(path: string, params: Record<string, string | undefined>): st
 const cursor = expect.stringMatching(/^[A-Za-z0-9_-]+$/);
 
 // ---------------------------------------------------------------------------------------------------------------------
-// The world of one describe block: the shared fixture plus a few objects the rules need.
+// The file's world, built once: the shared fixture plus a few objects the rules need. Tests that change comments (hide,
+// delete, reply) or fill a media with comments take their own (a thread of post[0]'s comments on a new post, a new post,
+// a new live video), so that every test also sees the fixture's comments as the fixture describes them.
 
 interface Side {
   login: LoginType;
@@ -91,84 +97,83 @@ interface Side {
   otherLogin: string;
 }
 
-interface World {
-  f: SocialFixture;
+interface CommentsWorld {
+  fixture: SocialFixture;
   own: Side;
   parent: Side;
   side(login: LoginType): Side;
   /** bluebottle's comment on roaster's post: bluebottle is its author, roaster the media owner. */
   blueOnRoaster: string;
-  /** A new comment written straight into the store. */
+  /** Writes objects straight into the store (media, mentions, page roles). */
+  graph: SocialGraphBuilder;
+  /** A new comment written straight into the store (21:00 on the fixture's day unless `timestamp`). */
   addComment(mediaId: string, authorId: string, text: string, options?: { parentId?: string; timestamp?: Date; hidden?: boolean }): Promise<string>;
+  /** post[0]'s comments again on a new post of bluebottle's: for tests that hide, delete or reply to them. */
+  newCommentThread(): Promise<CommentThread>;
+  /** A new post of bluebottle's, for a test that fills it with comments or closes it. */
+  newPost(input?: MediaInput): Promise<string>;
   setMedia(mediaId: string, values: { live_ended_at?: Date | null; comment_enabled?: boolean }): Promise<void>;
 }
 
-/**
- * A fresh fixture in the file's database. The fixture's usernames are unique, so the accounts of earlier fixtures are
- * renamed out of the way first (`bluebottle` → `bluebottle.<id>`): their objects stay, but nothing of the new world
- * reaches them, and @mentions in new comments resolve to the new accounts.
- */
-async function makeWorld(system: TestSystem): Promise<World> {
-  await sql`update social.account set username = username || '.' || id::text where position('.' in username) = 0`.execute(system.database.db);
-  const f = await createSocialFixture(system.database, { now: clock });
-  const tables = system.database.db.withTables<SocialTables>();
-  const g = createSocialGraphBuilder(tables);
+async function buildCommentsWorld(base: SocialTestWorld): Promise<CommentsWorld> {
+  const { system, fixture, graph } = base;
   const tokens = createSocialTokens(system.database, clock);
   const past = createSocialTokens(system.database, () => new Date(clock().getTime() - 2 * 3_600_000));
 
-  const rita = await g.platformUser('Rita Roaster');
-  await g.pageRole(f.pages.roaster, rita);
+  const rita = await graph.platformUser('Rita Roaster');
+  await graph.pageRole(fixture.pages.roaster, rita);
   const issue = (loginType: LoginType, subjectId: string, permissions: readonly string[]) =>
     tokens.issue({ loginType, subjectId, permissions, expiresInSeconds: 3600 });
-  const parentRevoked = await issue('parent', f.platformUsers.ana, PARENT_PERMISSIONS);
+  const parentRevoked = await issue('parent', fixture.platformUsers.ana, PARENT_PERMISSIONS);
   await tokens.revoke(parentRevoked);
 
   const own: Side = {
     login: 'own',
-    rest: createRestClient(system.restUrl),
-    token: f.tokens.own,
+    rest: base.ownHost,
+    token: fixture.tokens.own,
     permissions: OWN_PERMISSIONS,
-    mint: (permissions) => f.token('own', f.accounts.bluebottle, permissions),
-    roasterOnly: f.tokens.roasterOwn,
-    bluebottleOnly: f.tokens.own,
-    stranger: f.tokens.roasterOwn,
-    expired: f.tokens.expired,
-    revoked: f.tokens.revoked,
-    otherLogin: f.tokens.parent,
+    mint: (permissions) => fixture.token('own', fixture.accounts.bluebottle, permissions),
+    roasterOnly: fixture.tokens.roasterOwn,
+    bluebottleOnly: fixture.tokens.own,
+    stranger: fixture.tokens.roasterOwn,
+    expired: fixture.tokens.expired,
+    revoked: fixture.tokens.revoked,
+    otherLogin: fixture.tokens.parent,
   };
   const parent: Side = {
     login: 'parent',
-    rest: createRestClient(system.socialParentUrl),
-    token: f.tokens.parent,
+    rest: base.parentHost,
+    token: fixture.tokens.parent,
     permissions: PARENT_PERMISSIONS,
-    mint: (permissions) => f.token('parent', f.platformUsers.ana, permissions),
+    mint: (permissions) => fixture.token('parent', fixture.platformUsers.ana, permissions),
     roasterOnly: await issue('parent', rita, PARENT_PERMISSIONS),
-    bluebottleOnly: await issue('parent', f.platformUsers.bm, PARENT_PERMISSIONS),
-    stranger: f.tokens.stranger,
-    expired: await past.issue({ loginType: 'parent', subjectId: f.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 }),
+    bluebottleOnly: await issue('parent', fixture.platformUsers.bm, PARENT_PERMISSIONS),
+    stranger: fixture.tokens.stranger,
+    expired: await past.issue({ loginType: 'parent', subjectId: fixture.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 }),
     revoked: parentRevoked,
-    otherLogin: f.tokens.own,
+    otherLogin: fixture.tokens.own,
   };
-  const blueOnRoaster = await g.comment(f.media.roasterPost, f.accounts.bluebottle, {
+  const blueOnRoaster = await graph.comment(fixture.media.roasterPost, fixture.accounts.bluebottle, {
     text: 'Great beans',
     timestamp: new Date('2026-11-01T20:00:00Z'),
   });
   return {
-    f,
+    fixture,
     own,
     parent,
     side: (login) => (login === 'own' ? own : parent),
     blueOnRoaster,
+    graph,
     addComment: (mediaId, authorId, text, options = {}) =>
-      g.comment(mediaId, authorId, {
+      graph.comment(mediaId, authorId, {
         text,
         parentId: options.parentId ?? null,
         hidden: options.hidden ?? false,
         timestamp: options.timestamp ?? new Date('2026-11-01T21:00:00Z'),
       }),
-    setMedia: async (mediaId, values) => {
-      await tables.updateTable('social.media').set(values).where('id', '=', mediaId).execute();
-    },
+    newCommentThread: () => fixture.newCommentThread(),
+    newPost: (input) => base.newPost(input),
+    setMedia: (mediaId, values) => base.setMedia(mediaId, values),
   };
 }
 
@@ -198,58 +203,52 @@ const HOSTS = [
   { host: 'parent-platform host', login: 'parent' as const },
 ];
 
-let system: TestSystem;
-
+const socialWorld = useSocialWorld({ now: clock });
+let world: CommentsWorld;
 beforeAll(async () => {
-  system = await startTestSystem({}, { now: clock });
-});
-afterAll(async () => {
-  await system?.close();
+  world = await buildCommentsWorld(socialWorld());
 });
 
 // =====================================================================================================================
 
 describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
-  let w: World;
-  let s: Side;
-  beforeAll(async () => {
-    current = T0;
-    w = await makeWorld(system);
-    s = w.side(login);
+  let side: Side;
+  beforeAll(() => {
+    side = world.side(login);
   });
 
   it('returns exactly id, text and timestamp by default, the timestamp as YYYY-MM-DDTHH:MM:SS+0000', async () => {
-    const reply = await get(s, `/v25.0/${w.f.comments.fanComment}`);
-    expectOk(reply, { id: w.f.comments.fanComment, text: 'Love this!', timestamp: at(13) });
+    const reply = await get(side, `/v25.0/${world.fixture.comments.fanComment}`);
+    expectOk(reply, { id: world.fixture.comments.fanComment, text: 'Love this!', timestamp: at(13) });
     expect(Object.keys(reply.body).sort()).toEqual(['id', 'text', 'timestamp']);
     expect(reply.body.timestamp).toMatch(GRAPH_TIMESTAMP);
   });
 
   it('returns the default fields for an empty fields parameter', async () => {
-    expectOk(await get(s, `/v25.0/${w.f.comments.fanComment}`, s.token, { fields: '' }), {
-      id: w.f.comments.fanComment,
+    expectOk(await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.token, { fields: '' }), {
+      id: world.fixture.comments.fanComment,
       text: 'Love this!',
       timestamp: at(13),
     });
   });
 
   it('works without the version segment', async () => {
-    expectOk(await get(s, `/${w.f.comments.fanComment}`), { id: w.f.comments.fanComment, text: 'Love this!', timestamp: at(13) });
+    expectOk(await get(side, `/${world.fixture.comments.fanComment}`), { id: world.fixture.comments.fanComment, text: 'Love this!', timestamp: at(13) });
   });
 
   it('takes the token from an Authorization Bearer header', async () => {
-    const reply = await s.rest.request('GET', `/v25.0/${w.f.comments.fanTwoComment}`, { token: s.token });
-    expectOk(reply, { id: w.f.comments.fanTwoComment, text: 'Where is this?', timestamp: at(14) });
+    const reply = await side.rest.request('GET', `/v25.0/${world.fixture.comments.fanTwoComment}`, { token: side.token });
+    expectOk(reply, { id: world.fixture.comments.fanTwoComment, text: 'Where is this?', timestamp: at(14) });
   });
 
   it('returns the requested fields plus id, id last when not requested', async () => {
-    const { fanComment } = w.f.comments;
-    const reply = await get(s, `/v25.0/${fanComment}`, s.token, { fields: 'from,hidden,like_count,media,username,legacy_social_comment_id,timestamp' });
+    const { fanComment } = world.fixture.comments;
+    const reply = await get(side, `/v25.0/${fanComment}`, side.token, { fields: 'from,hidden,like_count,media,username,legacy_social_comment_id,timestamp' });
     expectOk(reply, {
-      from: { id: w.f.accounts.fanOne, username: 'fan_one' },
+      from: { id: world.fixture.accounts.fanOne, username: 'fan_one' },
       hidden: false,
       like_count: 3,
-      media: { id: w.f.posts[0] },
+      media: { id: world.fixture.posts[0] },
       username: 'fan_one',
       legacy_social_comment_id: '9001',
       timestamp: at(13),
@@ -259,48 +258,48 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
   });
 
   it('keeps id where it was requested', async () => {
-    const reply = await get(s, `/v25.0/${w.f.comments.fanComment}`, s.token, { fields: 'id,text' });
-    expect(reply.text).toBe(`{"id":"${w.f.comments.fanComment}","text":"Love this!"}`);
+    const reply = await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.token, { fields: 'id,text' });
+    expect(reply.text).toBe(`{"id":"${world.fixture.comments.fanComment}","text":"Love this!"}`);
   });
 
   it('shows hidden:true on a hidden comment', async () => {
-    expectOk(await get(s, `/v25.0/${w.f.comments.hiddenComment}`, s.token, { fields: 'hidden,text' }), {
+    expectOk(await get(side, `/v25.0/${world.fixture.comments.hiddenComment}`, side.token, { fields: 'hidden,text' }), {
       hidden: true,
       text: 'spam spam',
-      id: w.f.comments.hiddenComment,
+      id: world.fixture.comments.hiddenComment,
     });
   });
 
   it('gives parent_id on replies only', async () => {
-    const { fanComment, fanReply } = w.f.comments;
-    expectOk(await get(s, `/v25.0/${fanReply}`, s.token, { fields: 'parent_id,text' }), { parent_id: fanComment, text: 'Me too', id: fanReply });
-    expectOk(await get(s, `/v25.0/${fanComment}`, s.token, { fields: 'parent_id' }), { id: fanComment });
+    const { fanComment, fanReply } = world.fixture.comments;
+    expectOk(await get(side, `/v25.0/${fanReply}`, side.token, { fields: 'parent_id,text' }), { parent_id: fanComment, text: 'Me too', id: fanReply });
+    expectOk(await get(side, `/v25.0/${fanComment}`, side.token, { fields: 'parent_id' }), { id: fanComment });
   });
 
   it('omits legacy_social_comment_id when the comment has none', async () => {
-    const { fanTwoComment } = w.f.comments;
-    expectOk(await get(s, `/v25.0/${fanTwoComment}`, s.token, { fields: 'legacy_social_comment_id' }), { id: fanTwoComment });
+    const { fanTwoComment } = world.fixture.comments;
+    expectOk(await get(side, `/v25.0/${fanTwoComment}`, side.token, { fields: 'legacy_social_comment_id' }), { id: fanTwoComment });
   });
 
   it('gives user {id} only for a comment the app user wrote', async () => {
-    const { ownerComment, fanComment } = w.f.comments;
-    expectOk(await get(s, `/v25.0/${ownerComment}`, s.token, { fields: 'user,username,from' }), {
-      user: { id: w.f.accounts.bluebottle },
+    const { ownerComment, fanComment } = world.fixture.comments;
+    expectOk(await get(side, `/v25.0/${ownerComment}`, side.token, { fields: 'user,username,from' }), {
+      user: { id: world.fixture.accounts.bluebottle },
       username: 'bluebottle',
-      from: { id: w.f.accounts.bluebottle, username: 'bluebottle' },
+      from: { id: world.fixture.accounts.bluebottle, username: 'bluebottle' },
       id: ownerComment,
     });
-    const fan = await get(s, `/v25.0/${fanComment}`, s.token, { fields: 'user' });
+    const fan = await get(side, `/v25.0/${fanComment}`, side.token, { fields: 'user' });
     expect(fan.text).toBe(`{"id":"${fanComment}"}`);
   });
 
   it('expands media across subgraphs: media{id,caption,owner{username}} and comments_count', async () => {
-    const { fanComment } = w.f.comments;
-    expectOk(await get(s, `/v25.0/${fanComment}`, s.token, { fields: 'media{id,caption,owner{username},comments_count}' }), {
+    const { fanComment } = world.fixture.comments;
+    expectOk(await get(side, `/v25.0/${fanComment}`, side.token, { fields: 'media{id,caption,owner{username},comments_count}' }), {
       media: {
-        id: w.f.posts[0],
+        id: world.fixture.posts[0],
         caption: 'Post 0 #coffee',
-        owner: { username: 'bluebottle', id: w.f.accounts.bluebottle },
+        owner: { username: 'bluebottle', id: world.fixture.accounts.bluebottle },
         comments_count: 6,
       },
       id: fanComment,
@@ -308,8 +307,8 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
   });
 
   it('renders replies as {data:[…]} with the default fields, oldest first', async () => {
-    const { fanComment, ownerReply, fanReply } = w.f.comments;
-    expectOk(await get(s, `/v25.0/${fanComment}`, s.token, { fields: 'replies' }), {
+    const { fanComment, ownerReply, fanReply } = world.fixture.comments;
+    expectOk(await get(side, `/v25.0/${fanComment}`, side.token, { fields: 'replies' }), {
       replies: {
         data: [
           { id: ownerReply, text: 'Thank you!', timestamp: at(17) },
@@ -320,15 +319,15 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
       id: fanComment,
     });
     // A comment without replies: an empty list.
-    expectOk(await get(s, `/v25.0/${w.f.comments.fanTwoComment}`, s.token, { fields: 'replies' }), {
+    expectOk(await get(side, `/v25.0/${world.fixture.comments.fanTwoComment}`, side.token, { fields: 'replies' }), {
       replies: { data: [] },
-      id: w.f.comments.fanTwoComment,
+      id: world.fixture.comments.fanTwoComment,
     });
   });
 
   it('accepts replies.limit(n){…} and links the next page of the nested edge', async () => {
-    const { fanComment, ownerReply, fanReply } = w.f.comments;
-    const reply = await get(s, `/v25.0/${fanComment}`, s.token, { fields: 'replies.limit(1){text,username,parent_id}' });
+    const { fanComment, ownerReply, fanReply } = world.fixture.comments;
+    const reply = await get(side, `/v25.0/${fanComment}`, side.token, { fields: 'replies.limit(1){text,username,parent_id}' });
     expectOk(reply, {
       replies: {
         data: [{ text: 'Thank you!', username: 'bluebottle', parent_id: fanComment, id: ownerReply }],
@@ -339,12 +338,12 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
     const next = new URL(reply.body.replies.paging.next);
     expect(next.pathname).toBe(`/v25.0/${fanComment}/replies`);
     expect(Object.fromEntries(next.searchParams)).toEqual({
-      access_token: s.token,
+      access_token: side.token,
       fields: 'text,username,parent_id',
       limit: '1',
       after: reply.body.replies.paging.cursors.after,
     });
-    const second = await s.rest.request('GET', next.href);
+    const second = await side.rest.request('GET', next.href);
     expectOk(second, {
       data: [{ text: 'Me too', username: 'fan_two', parent_id: fanComment, id: fanReply }],
       paging: { cursors: { before: cursor, after: cursor }, previous: expect.any(String) },
@@ -352,53 +351,53 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
   });
 
   it('renames fields with .as(alias)', async () => {
-    const { fanComment } = w.f.comments;
-    expectOk(await get(s, `/v25.0/${fanComment}`, s.token, { fields: 'text.as(words),like_count.as(likes),media.as(post)' }), {
+    const { fanComment } = world.fixture.comments;
+    expectOk(await get(side, `/v25.0/${fanComment}`, side.token, { fields: 'text.as(words),like_count.as(likes),media.as(post)' }), {
       words: 'Love this!',
       likes: 3,
-      post: { id: w.f.posts[0] },
+      post: { id: world.fixture.posts[0] },
       id: fanComment,
     });
   });
 
   it('refuses fields the comment node does not have (comment_type, mentioned_social_users)', async () => {
     for (const field of ['comment_type', 'mentioned_social_users']) {
-      expectGraphError(await get(s, `/v25.0/${w.f.comments.fanComment}`, s.token, { fields: field }), unknownField(field, 'SocialComment'));
+      expectGraphError(await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.token, { fields: field }), unknownField(field, 'SocialComment'));
     }
   });
 
   it('shows the app user its own comment on another account’s media, with user', async () => {
-    expectOk(await get(s, `/v25.0/${w.blueOnRoaster}`, s.bluebottleOnly, { fields: 'text,user,media' }), {
+    expectOk(await get(side, `/v25.0/${world.blueOnRoaster}`, side.bluebottleOnly, { fields: 'text,user,media' }), {
       text: 'Great beans',
-      user: { id: w.f.accounts.bluebottle },
-      media: { id: w.f.media.roasterPost },
-      id: w.blueOnRoaster,
+      user: { id: world.fixture.accounts.bluebottle },
+      media: { id: world.fixture.media.roasterPost },
+      id: world.blueOnRoaster,
     });
   });
 
   describe('not readable: 100/33 GraphMethodException', () => {
     it('an unknown comment id', async () => {
       const unknown = socialId('comment', 9_999_999n);
-      expectGraphError(await get(s, `/v25.0/${unknown}`), unsupported('get', unknown));
+      expectGraphError(await get(side, `/v25.0/${unknown}`), unsupported('get', unknown));
     });
 
     it('a malformed id', async () => {
-      expectGraphError(await get(s, '/v25.0/not-an-id'), unsupported('get', 'not-an-id'));
-      expectGraphError(await get(s, '/v25.0/12345'), unsupported('get', '12345'));
+      expectGraphError(await get(side, '/v25.0/not-an-id'), unsupported('get', 'not-an-id'));
+      expectGraphError(await get(side, '/v25.0/12345'), unsupported('get', '12345'));
     });
 
     it('a comment on age-gated media of another account', async () => {
-      expectGraphError(await get(s, `/v25.0/${w.f.comments.shadyComment}`), unsupported('get', w.f.comments.shadyComment));
+      expectGraphError(await get(side, `/v25.0/${world.fixture.comments.shadyComment}`), unsupported('get', world.fixture.comments.shadyComment));
     });
 
     it('a comment on media of an account the token does not act for', async () => {
-      expectGraphError(await get(s, `/v25.0/${w.f.comments.fanComment}`, s.roasterOnly), unsupported('get', w.f.comments.fanComment));
-      expectGraphError(await get(s, `/v25.0/${w.f.comments.fanComment}`, s.stranger), unsupported('get', w.f.comments.fanComment));
+      expectGraphError(await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.roasterOnly), unsupported('get', world.fixture.comments.fanComment));
+      expectGraphError(await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.stranger), unsupported('get', world.fixture.comments.fanComment));
     });
 
     it('a comment that @mentions the account, read directly (only mentioned_comment shows it)', async () => {
-      const { roasterComment } = w.f.comments;
-      expectGraphError(await get(s, `/v25.0/${roasterComment}`, s.bluebottleOnly), unsupported('get', roasterComment));
+      const { roasterComment } = world.fixture.comments;
+      expectGraphError(await get(side, `/v25.0/${roasterComment}`, side.bluebottleOnly), unsupported('get', roasterComment));
     });
   });
 });
@@ -406,44 +405,44 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
 // =====================================================================================================================
 
 describe.each(HOSTS)('POST /{comment_id}?hide= (hide and show) on the $host', ({ login }) => {
-  let w: World;
-  let s: Side;
+  let side: Side;
+  /** This block's own copy of post[0]'s comments: its tests hide and show them. */
+  let thread: CommentThread;
   beforeAll(async () => {
-    current = T0;
-    w = await makeWorld(system);
-    s = w.side(login);
+    side = world.side(login);
+    thread = await world.newCommentThread();
   });
 
   const hiddenOf = async (id: string) => {
-    const reply = await get(s, `/v25.0/${id}`, s.token, { fields: 'hidden' });
+    const reply = await get(side, `/v25.0/${id}`, side.token, { fields: 'hidden' });
     expect(reply.status, reply.text).toBe(200);
     return reply.body.hidden as boolean;
   };
 
   it('hides with hide=true and shows again with hide=false, answering {"success":true}', async () => {
-    const { fanTwoComment } = w.f.comments;
-    const hidden = await post(s, `/v25.0/${fanTwoComment}`, s.token, { hide: 'true' });
+    const { fanTwoComment } = thread;
+    const hidden = await post(side, `/v25.0/${fanTwoComment}`, side.token, { hide: 'true' });
     expectOk(hidden, { success: true });
     expect(hidden.text).toBe('{"success":true}');
     expect(await hiddenOf(fanTwoComment)).toBe(true);
     // Hiding twice is still a success.
-    expectOk(await post(s, `/v25.0/${fanTwoComment}`, s.token, { hide: 'true' }), { success: true });
+    expectOk(await post(side, `/v25.0/${fanTwoComment}`, side.token, { hide: 'true' }), { success: true });
     expect(await hiddenOf(fanTwoComment)).toBe(true);
-    expectOk(await post(s, `/v25.0/${fanTwoComment}`, s.token, { hide: 'false' }), { success: true });
+    expectOk(await post(side, `/v25.0/${fanTwoComment}`, side.token, { hide: 'false' }), { success: true });
     expect(await hiddenOf(fanTwoComment)).toBe(false);
   });
 
   it('shows a hidden comment', async () => {
-    const id = await w.addComment(w.f.posts[1]!, w.f.accounts.fanTwo, 'was hidden', { hidden: true });
+    const id = await world.addComment(world.fixture.posts[1]!, world.fixture.accounts.fanTwo, 'was hidden', { hidden: true });
     expect(await hiddenOf(id)).toBe(true);
-    expectOk(await post(s, `/v25.0/${id}`, s.token, { hide: 'false' }), { success: true });
+    expectOk(await post(side, `/v25.0/${id}`, side.token, { hide: 'false' }), { success: true });
     expect(await hiddenOf(id)).toBe(false);
   });
 
   it('takes hide and the token from a form-urlencoded body', async () => {
-    const id = await w.addComment(w.f.posts[1]!, w.f.accounts.fanOne, 'form body');
-    const reply = await s.rest.request('POST', `/v25.0/${id}`, {
-      raw: new URLSearchParams({ hide: 'true', access_token: s.token }).toString(),
+    const id = await world.addComment(world.fixture.posts[1]!, world.fixture.accounts.fanOne, 'form body');
+    const reply = await side.rest.request('POST', `/v25.0/${id}`, {
+      raw: new URLSearchParams({ hide: 'true', access_token: side.token }).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expectOk(reply, { success: true });
@@ -451,154 +450,154 @@ describe.each(HOSTS)('POST /{comment_id}?hide= (hide and show) on the $host', ({
   });
 
   it('takes hide and the token from a JSON body (hide as a JSON boolean)', async () => {
-    const id = await w.addComment(w.f.posts[1]!, w.f.accounts.fanOne, 'json body');
-    expectOk(await s.rest.request('POST', `/v25.0/${id}`, { json: { hide: true, access_token: s.token } }), { success: true });
+    const id = await world.addComment(world.fixture.posts[1]!, world.fixture.accounts.fanOne, 'json body');
+    expectOk(await side.rest.request('POST', `/v25.0/${id}`, { json: { hide: true, access_token: side.token } }), { success: true });
     expect(await hiddenOf(id)).toBe(true);
-    expectOk(await s.rest.request('POST', `/${id}`, { json: { hide: false }, token: s.token }), { success: true });
+    expectOk(await side.rest.request('POST', `/${id}`, { json: { hide: false }, token: side.token }), { success: true });
     expect(await hiddenOf(id)).toBe(false);
   });
 
   it('hides a reply', async () => {
-    const { fanReply } = w.f.comments;
-    expectOk(await post(s, `/v25.0/${fanReply}`, s.token, { hide: 'true' }), { success: true });
+    const { fanReply } = thread;
+    expectOk(await post(side, `/v25.0/${fanReply}`, side.token, { hide: 'true' }), { success: true });
     expect(await hiddenOf(fanReply)).toBe(true);
   });
 
   it('answers success for the owner’s own comment on its media but leaves it shown', async () => {
-    const { ownerComment } = w.f.comments;
-    expectOk(await post(s, `/v25.0/${ownerComment}`, s.token, { hide: 'true' }), { success: true });
+    const { ownerComment } = thread;
+    expectOk(await post(side, `/v25.0/${ownerComment}`, side.token, { hide: 'true' }), { success: true });
     expect(await hiddenOf(ownerComment)).toBe(false);
   });
 
   it('accepts the optional ad_id parameter next to hide', async () => {
-    const id = await w.addComment(w.f.posts[1]!, w.f.accounts.fanOne, 'an ad comment');
-    expectOk(await post(s, `/v25.0/${id}`, s.token, { hide: 'true', ad_id: '120200000000000001' }), { success: true });
+    const id = await world.addComment(world.fixture.posts[1]!, world.fixture.accounts.fanOne, 'an ad comment');
+    expectOk(await post(side, `/v25.0/${id}`, side.token, { hide: 'true', ad_id: '120200000000000001' }), { success: true });
     expect(await hiddenOf(id)).toBe(true);
   });
 
   it('refuses the comment’s author when it does not own the media: (#10)', async () => {
-    expectGraphError(await post(s, `/v25.0/${w.blueOnRoaster}`, s.bluebottleOnly, { hide: 'true' }), notAllowed);
+    expectGraphError(await post(side, `/v25.0/${world.blueOnRoaster}`, side.bluebottleOnly, { hide: 'true' }), notAllowed);
   });
 
   it('refuses a token that does not act for the media owner: 100/33 post', async () => {
-    const { fanComment } = w.f.comments;
-    expectGraphError(await post(s, `/v25.0/${fanComment}`, s.stranger, { hide: 'true' }), unsupported('post', fanComment));
-    expectGraphError(await post(s, `/v25.0/${fanComment}`, s.roasterOnly, { hide: 'true' }), unsupported('post', fanComment));
+    const { fanComment } = thread;
+    expectGraphError(await post(side, `/v25.0/${fanComment}`, side.stranger, { hide: 'true' }), unsupported('post', fanComment));
+    expectGraphError(await post(side, `/v25.0/${fanComment}`, side.roasterOnly, { hide: 'true' }), unsupported('post', fanComment));
     expect(await hiddenOf(fanComment)).toBe(false);
   });
 
   it('refuses an unknown comment: 100/33 post', async () => {
     const unknown = socialId('comment', 9_999_998n);
-    expectGraphError(await post(s, `/v25.0/${unknown}`, s.token, { hide: 'true' }), unsupported('post', unknown));
+    expectGraphError(await post(side, `/v25.0/${unknown}`, side.token, { hide: 'true' }), unsupported('post', unknown));
   });
 
   it('requires hide: (#100) The parameter hide is required', async () => {
-    expectGraphError(await post(s, `/v25.0/${w.f.comments.fanComment}`), missingParameter('hide'));
-    expectGraphError(await s.rest.request('POST', `/v25.0/${w.f.comments.fanComment}`, { token: s.token }), missingParameter('hide'));
+    expectGraphError(await post(side, `/v25.0/${thread.fanComment}`), missingParameter('hide'));
+    expectGraphError(await side.rest.request('POST', `/v25.0/${thread.fanComment}`, { token: side.token }), missingParameter('hide'));
   });
 
   it('requires hide when only ad_id is given', async () => {
-    expectGraphError(await post(s, `/v25.0/${w.f.comments.fanComment}`, s.token, { ad_id: '120200000000000001' }), missingParameter('hide'));
+    expectGraphError(await post(side, `/v25.0/${thread.fanComment}`, side.token, { ad_id: '120200000000000001' }), missingParameter('hide'));
   });
 
   it('refuses a hide value that is not a boolean: 100 Invalid parameter', async () => {
     expectGraphError(
-      await post(s, `/v25.0/${w.f.comments.fanComment}`, s.token, { hide: 'maybe' }),
+      await post(side, `/v25.0/${thread.fanComment}`, side.token, { hide: 'maybe' }),
       invalidParameter('hide must be true or false, got "maybe".'),
     );
   });
 
   it('does not create or update a comment at its own address: 100/33 Unsupported post request', async () => {
-    const { fanComment } = w.f.comments;
-    expectGraphError(await post(s, `/v25.0/${fanComment}`, s.token, { message: 'edited text' }), unsupported('post', fanComment));
-    expectOk(await get(s, `/v25.0/${fanComment}`), { id: fanComment, text: 'Love this!', timestamp: at(13) });
+    const { fanComment } = thread;
+    expectGraphError(await post(side, `/v25.0/${fanComment}`, side.token, { message: 'edited text' }), unsupported('post', fanComment));
+    expectOk(await get(side, `/v25.0/${fanComment}`), { id: fanComment, text: 'Love this!', timestamp: at(13) });
   });
 });
 
 // =====================================================================================================================
 
 describe.each(HOSTS)('DELETE /{comment_id} on the $host', ({ login }) => {
-  let w: World;
-  let s: Side;
+  let side: Side;
+  /** This block's own copy of post[0]'s comments: its tests delete them. */
+  let thread: CommentThread;
   beforeAll(async () => {
-    current = T0;
-    w = await makeWorld(system);
-    s = w.side(login);
+    side = world.side(login);
+    thread = await world.newCommentThread();
   });
 
   it('lets the media owner delete a fan’s comment, which is then unreadable', async () => {
-    const { fanTwoComment } = w.f.comments;
-    const reply = await del(s, `/v25.0/${fanTwoComment}`);
+    const { fanTwoComment } = thread;
+    const reply = await del(side, `/v25.0/${fanTwoComment}`);
     expectOk(reply, { success: true });
     expect(reply.text).toBe('{"success":true}');
-    expectGraphError(await get(s, `/v25.0/${fanTwoComment}`), unsupported('get', fanTwoComment));
+    expectGraphError(await get(side, `/v25.0/${fanTwoComment}`), unsupported('get', fanTwoComment));
     // Deleting it again: it no longer exists.
-    expectGraphError(await del(s, `/v25.0/${fanTwoComment}`), unsupported('delete', fanTwoComment));
+    expectGraphError(await del(side, `/v25.0/${fanTwoComment}`), unsupported('delete', fanTwoComment));
   });
 
   it('deletes a comment’s replies with it: neither the replies nor the replies edge can be read', async () => {
-    const { fanComment, fanReply, ownerReply } = w.f.comments;
-    expectOk(await s.rest.request('DELETE', `/${fanComment}`, { token: s.token }), { success: true });
-    expectGraphError(await get(s, `/v25.0/${fanComment}`), unsupported('get', fanComment));
-    expectGraphError(await get(s, `/v25.0/${fanComment}/replies`), unsupported('get', fanComment));
-    expectGraphError(await get(s, `/v25.0/${fanReply}`), unsupported('get', fanReply));
-    expectGraphError(await get(s, `/v25.0/${ownerReply}`), unsupported('get', ownerReply));
-    const list = await get(s, `/v25.0/${w.f.posts[0]}/comments`);
+    const { fanComment, fanReply, ownerReply } = thread;
+    expectOk(await side.rest.request('DELETE', `/${fanComment}`, { token: side.token }), { success: true });
+    expectGraphError(await get(side, `/v25.0/${fanComment}`), unsupported('get', fanComment));
+    expectGraphError(await get(side, `/v25.0/${fanComment}/replies`), unsupported('get', fanComment));
+    expectGraphError(await get(side, `/v25.0/${fanReply}`), unsupported('get', fanReply));
+    expectGraphError(await get(side, `/v25.0/${ownerReply}`), unsupported('get', ownerReply));
+    const list = await get(side, `/v25.0/${thread.post}/comments`);
     expect(list.status, list.text).toBe(200);
     expect(list.body.data.map((c: { id: string }) => c.id)).not.toContain(fanComment);
   });
 
   it('takes the token from a JSON body on DELETE', async () => {
-    const id = await w.addComment(w.f.posts[1]!, w.f.accounts.fanTwo, 'json delete');
-    expectOk(await s.rest.request('DELETE', `/v25.0/${id}`, { json: { access_token: s.token } }), { success: true });
-    expectGraphError(await get(s, `/v25.0/${id}`), unsupported('get', id));
+    const id = await world.addComment(world.fixture.posts[1]!, world.fixture.accounts.fanTwo, 'json delete');
+    expectOk(await side.rest.request('DELETE', `/v25.0/${id}`, { json: { access_token: side.token } }), { success: true });
+    expectGraphError(await get(side, `/v25.0/${id}`), unsupported('get', id));
   });
 
   it('lets the author delete its own comment on another account’s media', async () => {
-    const id = await w.addComment(w.f.media.roasterPost, w.f.accounts.bluebottle, 'my own words');
-    expectOk(await get(s, `/v25.0/${id}`, s.bluebottleOnly), { id, text: 'my own words', timestamp: '2026-11-01T21:00:00+0000' });
-    expectOk(await del(s, `/v25.0/${id}`, s.bluebottleOnly), { success: true });
-    expectGraphError(await get(s, `/v25.0/${id}`, s.bluebottleOnly), unsupported('get', id));
+    const id = await world.addComment(world.fixture.media.roasterPost, world.fixture.accounts.bluebottle, 'my own words');
+    expectOk(await get(side, `/v25.0/${id}`, side.bluebottleOnly), { id, text: 'my own words', timestamp: '2026-11-01T21:00:00+0000' });
+    expectOk(await del(side, `/v25.0/${id}`, side.bluebottleOnly), { success: true });
+    expectGraphError(await get(side, `/v25.0/${id}`, side.bluebottleOnly), unsupported('get', id));
     // The media owner no longer sees it either.
-    expectGraphError(await get(s, `/v25.0/${id}`, s.roasterOnly), unsupported('get', id));
+    expectGraphError(await get(side, `/v25.0/${id}`, side.roasterOnly), unsupported('get', id));
   });
 
   it('lets the owner delete a reply, leaving its parent', async () => {
-    const parentId = await w.addComment(w.f.posts[2]!, w.f.accounts.fanOne, 'parent');
-    const replyId = await w.addComment(w.f.posts[2]!, w.f.accounts.fanTwo, 'child', { parentId });
-    expectOk(await del(s, `/v25.0/${replyId}`), { success: true });
-    expectGraphError(await get(s, `/v25.0/${replyId}`), unsupported('get', replyId));
-    expectOk(await get(s, `/v25.0/${parentId}/replies`), { data: [] });
+    const parentId = await world.addComment(world.fixture.posts[2]!, world.fixture.accounts.fanOne, 'parent');
+    const replyId = await world.addComment(world.fixture.posts[2]!, world.fixture.accounts.fanTwo, 'child', { parentId });
+    expectOk(await del(side, `/v25.0/${replyId}`), { success: true });
+    expectGraphError(await get(side, `/v25.0/${replyId}`), unsupported('get', replyId));
+    expectOk(await get(side, `/v25.0/${parentId}/replies`), { data: [] });
   });
 
   it('refuses a token that acts for neither the author nor the media owner: 100/33 delete', async () => {
-    const id = await w.addComment(w.f.posts[3]!, w.f.accounts.fanOne, 'keep me');
-    expectGraphError(await del(s, `/v25.0/${id}`, s.stranger), unsupported('delete', id));
-    expectGraphError(await del(s, `/v25.0/${id}`, s.roasterOnly), unsupported('delete', id));
-    expectOk(await get(s, `/v25.0/${id}`), { id, text: 'keep me', timestamp: '2026-11-01T21:00:00+0000' });
+    const id = await world.addComment(world.fixture.posts[3]!, world.fixture.accounts.fanOne, 'keep me');
+    expectGraphError(await del(side, `/v25.0/${id}`, side.stranger), unsupported('delete', id));
+    expectGraphError(await del(side, `/v25.0/${id}`, side.roasterOnly), unsupported('delete', id));
+    expectOk(await get(side, `/v25.0/${id}`), { id, text: 'keep me', timestamp: '2026-11-01T21:00:00+0000' });
   });
 
   it('refuses an unknown comment: 100/33 delete', async () => {
     const unknown = socialId('comment', 9_999_997n);
-    expectGraphError(await del(s, `/v25.0/${unknown}`), unsupported('delete', unknown));
-    expectGraphError(await del(s, '/v25.0/nope'), unsupported('delete', 'nope'));
+    expectGraphError(await del(side, `/v25.0/${unknown}`), unsupported('delete', unknown));
+    expectGraphError(await del(side, '/v25.0/nope'), unsupported('delete', 'nope'));
   });
 });
 
 // =====================================================================================================================
 
 describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login }) => {
-  let w: World;
-  let s: Side;
+  let side: Side;
+  /** This block's own copy of post[0]'s comments: its tests reply to them. */
+  let thread: CommentThread;
   beforeAll(async () => {
-    current = T0;
-    w = await makeWorld(system);
-    s = w.side(login);
+    side = world.side(login);
+    thread = await world.newCommentThread();
   });
 
   it('lists replies oldest first with the default fields id, text, timestamp', async () => {
-    const { fanComment, ownerReply, fanReply } = w.f.comments;
-    expectOk(await get(s, `/v25.0/${fanComment}/replies`), {
+    const { fanComment, ownerReply, fanReply } = thread;
+    expectOk(await get(side, `/v25.0/${fanComment}/replies`), {
       data: [
         { id: ownerReply, text: 'Thank you!', timestamp: at(17) },
         { id: fanReply, text: 'Me too', timestamp: at(18) },
@@ -608,23 +607,23 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
   });
 
   it('lists the requested fields of each reply, and an empty list for a reply', async () => {
-    const { fanComment, ownerReply, fanReply } = w.f.comments;
-    expectOk(await s.rest.request('GET', `/${fanComment}/replies?fields=username,parent_id,user`, { token: s.token }), {
+    const { fanComment, ownerReply, fanReply } = thread;
+    expectOk(await side.rest.request('GET', `/${fanComment}/replies?fields=username,parent_id,user`, { token: side.token }), {
       data: [
-        { username: 'bluebottle', parent_id: fanComment, user: { id: w.f.accounts.bluebottle }, id: ownerReply },
+        { username: 'bluebottle', parent_id: fanComment, user: { id: world.fixture.accounts.bluebottle }, id: ownerReply },
         { username: 'fan_two', parent_id: fanComment, id: fanReply },
       ],
       paging: { cursors: { before: cursor, after: cursor } },
     });
-    expectOk(await get(s, `/v25.0/${fanReply}/replies`), { data: [] });
+    expectOk(await get(side, `/v25.0/${fanReply}/replies`), { data: [] });
   });
 
   it('creates a reply with POST ?message=, answering {"id":…}; the reply is by the media owner', async () => {
-    const { fanTwoComment } = w.f.comments;
+    const { fanTwoComment } = thread;
     current = T0 + 60_000;
-    const id = await created(post(s, `/v25.0/${fanTwoComment}/replies`, s.token, { message: 'It is in Oakland' }));
+    const id = await created(post(side, `/v25.0/${fanTwoComment}/replies`, side.token, { message: 'It is in Oakland' }));
     expectOk(
-      await get(s, `/v25.0/${id}`, s.token, {
+      await get(side, `/v25.0/${id}`, side.token, {
         fields: 'id,text,timestamp,parent_id,hidden,like_count,media,user,username,from,legacy_social_comment_id',
       }),
       {
@@ -634,36 +633,36 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
         parent_id: fanTwoComment,
         hidden: false,
         like_count: 0,
-        media: { id: w.f.posts[0] },
-        user: { id: w.f.accounts.bluebottle },
+        media: { id: thread.post },
+        user: { id: world.fixture.accounts.bluebottle },
         username: 'bluebottle',
-        from: { id: w.f.accounts.bluebottle, username: 'bluebottle' },
+        from: { id: world.fixture.accounts.bluebottle, username: 'bluebottle' },
         legacy_social_comment_id: id,
       },
     );
-    const list = await get(s, `/v25.0/${fanTwoComment}/replies`);
+    const list = await get(side, `/v25.0/${fanTwoComment}/replies`);
     expect(list.body.data).toEqual([{ id, text: 'It is in Oakland', timestamp: '2026-11-02T10:01:00+0000' }]);
   });
 
   it('stamps a new reply with the second it was made in, never a later one', async () => {
     current = T0 + 2 * 60_000 + 700; // 10:02:00.700
-    const id = await created(post(s, `/v25.0/${w.f.comments.fanTwoComment}/replies`, s.token, { message: 'late in the second' }));
+    const id = await created(post(side, `/v25.0/${thread.fanTwoComment}/replies`, side.token, { message: 'late in the second' }));
     current = T0;
-    expectOk(await get(s, `/v25.0/${id}`, s.token, { fields: 'timestamp' }), { timestamp: '2026-11-02T10:02:00+0000', id });
+    expectOk(await get(side, `/v25.0/${id}`, side.token, { fields: 'timestamp' }), { timestamp: '2026-11-02T10:02:00+0000', id });
   });
 
   it('takes message and the token from a JSON or form body', async () => {
-    const { ownerComment } = w.f.comments;
+    const { ownerComment } = thread;
     const fromJson = await created(
-      s.rest.request('POST', `/v25.0/${ownerComment}/replies`, { json: { message: 'json reply', access_token: s.token } }),
+      side.rest.request('POST', `/v25.0/${ownerComment}/replies`, { json: { message: 'json reply', access_token: side.token } }),
     );
     const fromForm = await created(
-      s.rest.request('POST', `/v25.0/${ownerComment}/replies`, {
-        raw: new URLSearchParams({ message: 'form reply', access_token: s.token }).toString(),
+      side.rest.request('POST', `/v25.0/${ownerComment}/replies`, {
+        raw: new URLSearchParams({ message: 'form reply', access_token: side.token }).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       }),
     );
-    const list = await get(s, `/v25.0/${ownerComment}/replies`, s.token, { fields: 'text' });
+    const list = await get(side, `/v25.0/${ownerComment}/replies`, side.token, { fields: 'text' });
     expect(list.body.data).toEqual([
       { text: 'json reply', id: fromJson },
       { text: 'form reply', id: fromForm },
@@ -671,76 +670,76 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
   });
 
   it('attaches a reply to a reply to the top-level comment', async () => {
-    const { fanComment, fanReply } = w.f.comments;
-    const id = await created(post(s, `/v25.0/${fanReply}/replies`, s.token, { message: 'Replying to a reply' }));
-    expectOk(await get(s, `/v25.0/${id}`, s.token, { fields: 'parent_id,text' }), { parent_id: fanComment, text: 'Replying to a reply', id });
-    const list = await get(s, `/v25.0/${fanComment}/replies`, s.token, { fields: 'id' });
-    expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([w.f.comments.ownerReply, fanReply, id]);
+    const { fanComment, fanReply } = thread;
+    const id = await created(post(side, `/v25.0/${fanReply}/replies`, side.token, { message: 'Replying to a reply' }));
+    expectOk(await get(side, `/v25.0/${id}`, side.token, { fields: 'parent_id,text' }), { parent_id: fanComment, text: 'Replying to a reply', id });
+    const list = await get(side, `/v25.0/${fanComment}/replies`, side.token, { fields: 'id' });
+    expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([thread.ownerReply, fanReply, id]);
   });
 
   it('refuses a reply to a hidden comment: 100 Invalid parameter', async () => {
     expectGraphError(
-      await post(s, `/v25.0/${w.f.comments.hiddenComment}/replies`, s.token, { message: 'hello?' }),
+      await post(side, `/v25.0/${thread.hiddenComment}/replies`, side.token, { message: 'hello?' }),
       invalidParameter('Hidden comments take no replies.'),
     );
   });
 
   it('refuses a reply to a reply whose top-level comment is hidden', async () => {
-    const top = await w.addComment(w.f.posts[3]!, w.f.accounts.fanOne, 'hidden top', { hidden: true });
-    const child = await w.addComment(w.f.posts[3]!, w.f.accounts.fanTwo, 'visible child', { parentId: top });
-    expectGraphError(await post(s, `/v25.0/${child}/replies`, s.token, { message: 'hello?' }), invalidParameter('Hidden comments take no replies.'));
+    const top = await world.addComment(world.fixture.posts[3]!, world.fixture.accounts.fanOne, 'hidden top', { hidden: true });
+    const child = await world.addComment(world.fixture.posts[3]!, world.fixture.accounts.fanTwo, 'visible child', { parentId: top });
+    expectGraphError(await post(side, `/v25.0/${child}/replies`, side.token, { message: 'hello?' }), invalidParameter('Hidden comments take no replies.'));
   });
 
   it('requires message: (#100) The parameter message is required', async () => {
-    expectGraphError(await post(s, `/v25.0/${w.f.comments.fanComment}/replies`), missingParameter('message'));
-    expectGraphError(await post(s, `/v25.0/${w.f.comments.fanComment}/replies`, s.token, { message: '' }), missingParameter('message'));
+    expectGraphError(await post(side, `/v25.0/${thread.fanComment}/replies`), missingParameter('message'));
+    expectGraphError(await post(side, `/v25.0/${thread.fanComment}/replies`, side.token, { message: '' }), missingParameter('message'));
   });
 
   it('refuses a reply by the comment’s author on media it does not own: (#10)', async () => {
-    expectGraphError(await post(s, `/v25.0/${w.blueOnRoaster}/replies`, s.bluebottleOnly, { message: 'hi' }), notAllowed);
+    expectGraphError(await post(side, `/v25.0/${world.blueOnRoaster}/replies`, side.bluebottleOnly, { message: 'hi' }), notAllowed);
   });
 
   it('refuses a token that does not act for the media owner: 100/33', async () => {
-    const { fanComment } = w.f.comments;
-    expectGraphError(await post(s, `/v25.0/${fanComment}/replies`, s.stranger, { message: 'hi' }), unsupported('post', fanComment));
-    expectGraphError(await get(s, `/v25.0/${fanComment}/replies`, s.stranger), unsupported('get', fanComment));
+    const { fanComment } = thread;
+    expectGraphError(await post(side, `/v25.0/${fanComment}/replies`, side.stranger, { message: 'hi' }), unsupported('post', fanComment));
+    expectGraphError(await get(side, `/v25.0/${fanComment}/replies`, side.stranger), unsupported('get', fanComment));
   });
 
   it('refuses replies on comments that do not exist, and an unknown path after a comment', async () => {
     const unknown = socialId('comment', 9_999_996n);
-    expectGraphError(await get(s, `/v25.0/${unknown}/replies`), unsupported('get', unknown));
-    expectGraphError(await post(s, `/v25.0/${unknown}/replies`, s.token, { message: 'x' }), unsupported('post', unknown));
-    const nope = await get(s, `/v25.0/${w.f.comments.fanComment}/likes`);
+    expectGraphError(await get(side, `/v25.0/${unknown}/replies`), unsupported('get', unknown));
+    expectGraphError(await post(side, `/v25.0/${unknown}/replies`, side.token, { message: 'x' }), unsupported('post', unknown));
+    const nope = await get(side, `/v25.0/${thread.fanComment}/likes`);
     expectGraphError(nope, unknownPath('/likes'));
   });
 
   it('refuses a bad limit, a bad cursor, and after with before: 100 Invalid parameter', async () => {
-    const path = `/v25.0/${w.f.comments.fanComment}/replies`;
-    expectGraphError(await get(s, path, s.token, { limit: 'abc' }), invalidParameter('The parameter limit must be a non-negative integer, got "abc".'));
-    expectGraphError(await get(s, path, s.token, { after: 'not-a-cursor' }), invalidParameter('Invalid cursor.'));
-    const first = await get(s, path, s.token, { limit: '1' });
+    const path = `/v25.0/${thread.fanComment}/replies`;
+    expectGraphError(await get(side, path, side.token, { limit: 'abc' }), invalidParameter('The parameter limit must be a non-negative integer, got "abc".'));
+    expectGraphError(await get(side, path, side.token, { after: 'not-a-cursor' }), invalidParameter('Invalid cursor.'));
+    const first = await get(side, path, side.token, { limit: '1' });
     const { before, after } = first.body.paging.cursors;
-    expectGraphError(await get(s, path, s.token, { after, before }), invalidParameter('The parameters after and before cannot be used together.'));
+    expectGraphError(await get(side, path, side.token, { after, before }), invalidParameter('The parameters after and before cannot be used together.'));
   });
 
   it('accepts a message of 2200 characters and refuses a longer one', async () => {
-    const path = `/v25.0/${w.f.comments.ownerComment}/replies`;
-    await created(post(s, path, s.token, { message: 'é'.repeat(2200) }));
-    expectGraphError(await post(s, path, s.token, { message: 'é'.repeat(2201) }), invalidParameter('The message must be at most 2200 characters.'));
+    const path = `/v25.0/${thread.ownerComment}/replies`;
+    await created(post(side, path, side.token, { message: 'é'.repeat(2200) }));
+    expectGraphError(await post(side, path, side.token, { message: 'é'.repeat(2201) }), invalidParameter('The message must be at most 2200 characters.'));
   });
 
   it('walks more than two pages with limit, after and before, without duplicate or gap', async () => {
-    const thread = await w.addComment(w.f.posts[4]!, w.f.accounts.fanOne, 'Thread', { timestamp: new Date('2026-11-01T22:00:00Z') });
+    const longThread = await world.addComment(world.fixture.posts[4]!, world.fixture.accounts.fanOne, 'Thread', { timestamp: new Date('2026-11-01T22:00:00Z') });
     const ids: string[] = [];
     // Seven replies; two pairs share a second, so the order falls back to the id.
     for (const offset of [0, 1, 1, 2, 3, 3, 4]) {
       current = T0 + 20 * 60_000 + offset * 1000;
-      ids.push(await created(post(s, `/v25.0/${thread}/replies`, s.token, { message: `reply ${ids.length}` })));
+      ids.push(await created(post(side, `/v25.0/${longThread}/replies`, side.token, { message: `reply ${ids.length}` })));
     }
     current = T0;
 
     const pages: string[][] = [];
-    let reply = await get(s, `/v25.0/${thread}/replies`, s.token, { limit: '3', fields: 'text' });
+    let reply = await get(side, `/v25.0/${longThread}/replies`, side.token, { limit: '3', fields: 'text' });
     for (;;) {
       expect(reply.status, reply.text).toBe(200);
       pages.push(reply.body.data.map((c: { id: string; text: string }) => c.id));
@@ -751,10 +750,10 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
       else expect(paging.previous).toEqual(expect.any(String));
       if (paging.next === undefined) break;
       const next = new URL(paging.next);
-      expect(next.pathname).toBe(`/v25.0/${thread}/replies`);
-      expect(Object.fromEntries(next.searchParams)).toEqual({ limit: '3', fields: 'text', access_token: s.token, after: paging.cursors.after });
+      expect(next.pathname).toBe(`/v25.0/${longThread}/replies`);
+      expect(Object.fromEntries(next.searchParams)).toEqual({ limit: '3', fields: 'text', access_token: side.token, after: paging.cursors.after });
       expect(pages.length).toBeLessThan(10);
-      reply = await s.rest.request('GET', next.href);
+      reply = await side.rest.request('GET', next.href);
     }
     expect(pages).toEqual([ids.slice(0, 3), ids.slice(3, 6), ids.slice(6)]);
 
@@ -762,7 +761,7 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
     const back: string[][] = [];
     let previous: string | undefined = reply.body.paging.previous;
     while (previous !== undefined) {
-      const page = await s.rest.request('GET', previous);
+      const page = await side.rest.request('GET', previous);
       expect(page.status, page.text).toBe(200);
       back.unshift(page.body.data.map((c: { id: string }) => c.id));
       expect(page.body.paging.next).toEqual(expect.any(String));
@@ -772,16 +771,16 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
     expect(back).toEqual([ids.slice(0, 3), ids.slice(3, 6)]);
 
     // The cursors also work as parameters with the token in a header.
-    const after = await s.rest.request('GET', withQuery(`/v25.0/${thread}/replies`, { limit: '2' }), { token: s.token });
+    const after = await side.rest.request('GET', withQuery(`/v25.0/${longThread}/replies`, { limit: '2' }), { token: side.token });
     expect(after.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(0, 2));
-    const secondPage = await s.rest.request('GET', withQuery(`/v25.0/${thread}/replies`, { limit: '2', after: after.body.paging.cursors.after }), {
-      token: s.token,
+    const secondPage = await side.rest.request('GET', withQuery(`/v25.0/${longThread}/replies`, { limit: '2', after: after.body.paging.cursors.after }), {
+      token: side.token,
     });
     expect(secondPage.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(2, 4));
     expect(secondPage.body.paging.next).toBeDefined();
     expect(new URL(secondPage.body.paging.next).searchParams.has('access_token')).toBe(false);
-    const firstAgain = await s.rest.request('GET', withQuery(`/v25.0/${thread}/replies`, { limit: '2', before: secondPage.body.paging.cursors.before }), {
-      token: s.token,
+    const firstAgain = await side.rest.request('GET', withQuery(`/v25.0/${longThread}/replies`, { limit: '2', before: secondPage.body.paging.cursors.before }), {
+      token: side.token,
     });
     expect(firstAgain.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(0, 2));
   });
@@ -790,17 +789,14 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
 // =====================================================================================================================
 
 describe.each(HOSTS)('media comments edge /{media_id}/comments on the $host', ({ login }) => {
-  let w: World;
-  let s: Side;
-  beforeAll(async () => {
-    current = T0;
-    w = await makeWorld(system);
-    s = w.side(login);
+  let side: Side;
+  beforeAll(() => {
+    side = world.side(login);
   });
 
   it('lists top-level comments only, newest first, with the default fields', async () => {
-    const { fanComment, fanTwoComment, ownerComment, hiddenComment } = w.f.comments;
-    expectOk(await get(s, `/v25.0/${w.f.posts[0]}/comments`), {
+    const { fanComment, fanTwoComment, ownerComment, hiddenComment } = world.fixture.comments;
+    expectOk(await get(side, `/v25.0/${world.fixture.posts[0]}/comments`), {
       data: [
         { id: hiddenComment, text: 'spam spam', timestamp: at(16) },
         { id: ownerComment, text: 'Thanks all', timestamp: at(15) },
@@ -812,8 +808,8 @@ describe.each(HOSTS)('media comments edge /{media_id}/comments on the $host', ({
   });
 
   it('expands replies and other fields of each comment', async () => {
-    const { fanComment, fanTwoComment, ownerComment, hiddenComment, ownerReply, fanReply } = w.f.comments;
-    const reply = await get(s, `/v25.0/${w.f.posts[0]}/comments`, s.token, { fields: 'hidden,username,replies{id,text}' });
+    const { fanComment, fanTwoComment, ownerComment, hiddenComment, ownerReply, fanReply } = world.fixture.comments;
+    const reply = await get(side, `/v25.0/${world.fixture.posts[0]}/comments`, side.token, { fields: 'hidden,username,replies{id,text}' });
     expect(reply.status, reply.text).toBe(200);
     expect(reply.body.data).toEqual([
       { hidden: true, username: 'fan_two', replies: { data: [] }, id: hiddenComment },
@@ -835,113 +831,114 @@ describe.each(HOSTS)('media comments edge /{media_id}/comments on the $host', ({
   });
 
   it('serves at most 50 comments per page even with limit=100, 25 by default, and pages on without gap', async () => {
-    const media = w.f.posts[5]!;
+    const media = await world.newPost();
     const ids: string[] = [];
     for (let i = 0; i < 60; i++) {
-      ids.unshift(await w.addComment(media, w.f.accounts.fanOne, `comment ${i}`, { timestamp: new Date(Date.UTC(2026, 9, 1, 0, i)) }));
+      ids.unshift(await world.addComment(media, world.fixture.accounts.fanOne, `comment ${i}`, { timestamp: new Date(Date.UTC(2026, 9, 1, 0, i)) }));
     }
-    const defaults = await get(s, `/v25.0/${media}/comments`, s.token, { fields: 'id' });
+    const defaults = await get(side, `/v25.0/${media}/comments`, side.token, { fields: 'id' });
     expect(defaults.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(0, 25));
 
-    const first = await get(s, `/v25.0/${media}/comments`, s.token, { limit: '100', fields: 'id' });
+    const first = await get(side, `/v25.0/${media}/comments`, side.token, { limit: '100', fields: 'id' });
     expect(first.status, first.text).toBe(200);
     expect(first.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(0, 50));
     expect(first.body.paging.next).toEqual(expect.any(String));
-    const second = await s.rest.request('GET', first.body.paging.next);
+    const second = await side.rest.request('GET', first.body.paging.next);
     expect(second.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(50));
     expect(second.body.paging.next).toBeUndefined();
     expect(second.body.paging.previous).toEqual(expect.any(String));
   });
 
   it('creates a top-level comment with POST ?message=, answering {"id":…}; it leads the list', async () => {
-    const media = w.f.posts[6]!;
+    const media = await world.newPost();
     current = T0 + 5 * 60_000;
-    const id = await created(post(s, `/v25.0/${media}/comments`, s.token, { message: 'Fresh roast today' }));
+    const id = await created(post(side, `/v25.0/${media}/comments`, side.token, { message: 'Fresh roast today' }));
     current = T0;
-    expectOk(await get(s, `/v25.0/${id}`, s.token, { fields: 'text,timestamp,media,user,hidden' }), {
+    expectOk(await get(side, `/v25.0/${id}`, side.token, { fields: 'text,timestamp,media,user,hidden' }), {
       text: 'Fresh roast today',
       timestamp: '2026-11-02T10:05:00+0000',
       media: { id: media },
-      user: { id: w.f.accounts.bluebottle },
+      user: { id: world.fixture.accounts.bluebottle },
       hidden: false,
       id,
     });
-    const list = await get(s, `/v25.0/${media}/comments`);
+    const list = await get(side, `/v25.0/${media}/comments`);
     expect(list.body.data).toEqual([{ id, text: 'Fresh roast today', timestamp: '2026-11-02T10:05:00+0000' }]);
     // From a JSON body, too.
-    const fromJson = await created(s.rest.request('POST', `/v25.0/${media}/comments`, { json: { message: 'Second', access_token: s.token } }));
+    const fromJson = await created(side.rest.request('POST', `/v25.0/${media}/comments`, { json: { message: 'Second', access_token: side.token } }));
     expect(fromJson).not.toBe(id);
   });
 
   it('records the accounts a new comment @mentions (readable through mentioned_comment)', async () => {
-    const id = await created(post(s, `/v25.0/${w.f.posts[7]}/comments`, s.token, { message: 'Thanks @roaster for the beans' }));
+    const id = await created(post(side, `/v25.0/${await world.newPost()}/comments`, side.token, { message: 'Thanks @roaster for the beans' }));
     // ana manages roaster's page too.
-    expectOk(await get(w.parent, `/v25.0/${w.f.accounts.roaster}`, w.parent.token, { fields: `mentioned_comment.comment_id(${id}){text}` }), {
+    expectOk(await get(world.parent, `/v25.0/${world.fixture.accounts.roaster}`, world.parent.token, { fields: `mentioned_comment.comment_id(${id}){text}` }), {
       mentioned_comment: { text: 'Thanks @roaster for the beans', id },
-      id: w.f.accounts.roaster,
+      id: world.fixture.accounts.roaster,
     });
   });
 
   it('requires message, and refuses media of others and media with comments disabled', async () => {
-    const media = w.f.posts[8]!;
-    expectGraphError(await post(s, `/v25.0/${media}/comments`), missingParameter('message'));
-    expectGraphError(await post(s, `/v25.0/${media}/comments`, s.stranger, { message: 'hi' }), unsupported('post', media));
-    expectGraphError(await post(s, `/v25.0/${media}/comments`, s.roasterOnly, { message: 'hi' }), unsupported('post', media));
-    await w.setMedia(media, { comment_enabled: false });
-    expectGraphError(await post(s, `/v25.0/${media}/comments`, s.token, { message: 'hi' }), invalidParameter('Comments are disabled on this media.'));
-    const comment = await w.addComment(media, w.f.accounts.fanOne, 'before they were disabled');
-    expectGraphError(await post(s, `/v25.0/${comment}/replies`, s.token, { message: 'hi' }), invalidParameter('Comments are disabled on this media.'));
+    const media = await world.newPost();
+    expectGraphError(await post(side, `/v25.0/${media}/comments`), missingParameter('message'));
+    expectGraphError(await post(side, `/v25.0/${media}/comments`, side.stranger, { message: 'hi' }), unsupported('post', media));
+    expectGraphError(await post(side, `/v25.0/${media}/comments`, side.roasterOnly, { message: 'hi' }), unsupported('post', media));
+    await world.setMedia(media, { comment_enabled: false });
+    expectGraphError(await post(side, `/v25.0/${media}/comments`, side.token, { message: 'hi' }), invalidParameter('Comments are disabled on this media.'));
+    const comment = await world.addComment(media, world.fixture.accounts.fanOne, 'before they were disabled');
+    expectGraphError(await post(side, `/v25.0/${comment}/replies`, side.token, { message: 'hi' }), invalidParameter('Comments are disabled on this media.'));
   });
 
   it('refuses the comments of media the token cannot see: 100/33', async () => {
-    const { shadyPost } = w.f.media;
-    expectGraphError(await get(s, `/v25.0/${shadyPost}/comments`), unsupported('get', shadyPost));
-    expectGraphError(await get(s, `/v25.0/${w.f.posts[0]}/comments`, s.stranger), unsupported('get', w.f.posts[0]!));
+    const { shadyPost } = world.fixture.media;
+    expectGraphError(await get(side, `/v25.0/${shadyPost}/comments`), unsupported('get', shadyPost));
+    expectGraphError(await get(side, `/v25.0/${world.fixture.posts[0]}/comments`, side.stranger), unsupported('get', world.fixture.posts[0]!));
   });
 });
 
 // =====================================================================================================================
 
 describe('comments on live video', () => {
-  let w: World;
+  /** A live video of this block's own, with a fan's comment (13:00), as the fixture's: the block ends its broadcast. */
+  let live: { video: string; comment: string };
   beforeAll(async () => {
-    current = T0;
-    w = await makeWorld(system);
+    const video = await world.newPost({ caption: 'Live now', mediaType: 'VIDEO', isLive: true });
+    live = { video, comment: await world.addComment(video, world.fixture.accounts.fanOne, 'Hello live', { timestamp: new Date('2026-11-01T13:00:00Z') }) };
   });
 
   it.each(HOSTS)('are readable while the broadcast lasts ($host)', async ({ login }) => {
-    const s = w.side(login);
-    expectOk(await get(s, `/v25.0/${w.f.comments.liveComment}`), { id: w.f.comments.liveComment, text: 'Hello live', timestamp: at(13) });
+    const side = world.side(login);
+    expectOk(await get(side, `/v25.0/${live.comment}`), { id: live.comment, text: 'Hello live', timestamp: at(13) });
   });
 
   it.each(HOSTS)('cannot be hidden, deleted or replied to, and the live video takes no new comments ($host)', async ({ login }) => {
-    const s = w.side(login);
-    const { liveComment } = w.f.comments;
-    expectGraphError(await post(s, `/v25.0/${liveComment}`, s.token, { hide: 'true' }), unsupported('post', liveComment));
-    expectGraphError(await del(s, `/v25.0/${liveComment}`), unsupported('delete', liveComment));
+    const side = world.side(login);
+    const liveComment = live.comment;
+    expectGraphError(await post(side, `/v25.0/${liveComment}`, side.token, { hide: 'true' }), unsupported('post', liveComment));
+    expectGraphError(await del(side, `/v25.0/${liveComment}`), unsupported('delete', liveComment));
     expectGraphError(
-      await post(s, `/v25.0/${liveComment}/replies`, s.token, { message: 'hi' }),
+      await post(side, `/v25.0/${liveComment}/replies`, side.token, { message: 'hi' }),
       invalidParameter('Live video comments take no replies; use a private reply instead.'),
     );
-    expectGraphError(await post(s, `/v25.0/${w.f.media.live}/comments`, s.token, { message: 'hi' }), invalidParameter('Comments on live video are not supported.'));
-    expectOk(await get(s, `/v25.0/${liveComment}`, s.token, { fields: 'hidden' }), { hidden: false, id: liveComment });
+    expectGraphError(await post(side, `/v25.0/${live.video}/comments`, side.token, { message: 'hi' }), invalidParameter('Comments on live video are not supported.'));
+    expectOk(await get(side, `/v25.0/${liveComment}`, side.token, { fields: 'hidden' }), { hidden: false, id: liveComment });
   });
 
   describe('once the broadcast has ended', () => {
     beforeAll(async () => {
-      await w.setMedia(w.f.media.live, { live_ended_at: new Date(T0 - 60_000) });
+      await world.setMedia(live.video, { live_ended_at: new Date(T0 - 60_000) });
     });
 
     it.each(HOSTS)('are no longer readable: 100/33 ($host)', async ({ login }) => {
-      const s = w.side(login);
-      const { liveComment } = w.f.comments;
-      expectGraphError(await get(s, `/v25.0/${liveComment}`), unsupported('get', liveComment));
-      expectGraphError(await get(s, `/v25.0/${liveComment}/replies`), unsupported('get', liveComment));
+      const side = world.side(login);
+      const liveComment = live.comment;
+      expectGraphError(await get(side, `/v25.0/${liveComment}`), unsupported('get', liveComment));
+      expectGraphError(await get(side, `/v25.0/${liveComment}/replies`), unsupported('get', liveComment));
     });
 
     it.each(HOSTS)('are no longer listed by the media comments edge ($host)', async ({ login }) => {
-      const s = w.side(login);
-      expectOk(await get(s, `/v25.0/${w.f.media.live}/comments`), { data: [] });
+      const side = world.side(login);
+      expectOk(await get(side, `/v25.0/${live.video}/comments`), { data: [] });
     });
   });
 });
@@ -949,193 +946,176 @@ describe('comments on live video', () => {
 // =====================================================================================================================
 
 describe('mentions: mentioned_comment and POST /{account_id}/mentions', () => {
-  let w: World;
-  beforeAll(async () => {
-    current = T0;
-    w = await makeWorld(system);
-  });
-
   it('reads a comment that @mentions the account through mentioned_comment (parent-platform host)', async () => {
-    const { roasterComment } = w.f.comments;
-    const reply = await get(w.parent, `/v25.0/${w.f.accounts.bluebottle}`, w.parent.token, {
+    const { roasterComment } = world.fixture.comments;
+    const reply = await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.token, {
       fields: `mentioned_comment.comment_id(${roasterComment}){id,text,timestamp,like_count,media{id}}`,
     });
     expectOk(reply, {
-      mentioned_comment: { id: roasterComment, text: 'Ask @bluebottle', timestamp: at(13), like_count: 0, media: { id: w.f.media.roasterPost } },
-      id: w.f.accounts.bluebottle,
+      mentioned_comment: { id: roasterComment, text: 'Ask @bluebottle', timestamp: at(13), like_count: 0, media: { id: world.fixture.media.roasterPost } },
+      id: world.fixture.accounts.bluebottle,
     });
     expect(Object.keys(reply.body)).toEqual(['mentioned_comment', 'id']);
   });
 
   it('gives mentioned_comment the default fields id, text, timestamp', async () => {
-    const { roasterComment } = w.f.comments;
-    expectOk(await get(w.parent, `/${w.f.accounts.bluebottle}`, w.parent.bluebottleOnly, { fields: `mentioned_comment.comment_id(${roasterComment})` }), {
+    const { roasterComment } = world.fixture.comments;
+    expectOk(await get(world.parent, `/${world.fixture.accounts.bluebottle}`, world.parent.bluebottleOnly, { fields: `mentioned_comment.comment_id(${roasterComment})` }), {
       mentioned_comment: { id: roasterComment, text: 'Ask @bluebottle', timestamp: at(13) },
-      id: w.f.accounts.bluebottle,
+      id: world.fixture.accounts.bluebottle,
     });
   });
 
   it('refuses mentioned_comment without comment_id, or for a comment that does not mention the account', async () => {
-    expectGraphError(await get(w.parent, `/v25.0/${w.f.accounts.bluebottle}`, w.parent.token, { fields: 'mentioned_comment{id}' }), missingParameter('comment_id'));
-    const { fanComment } = w.f.comments;
+    expectGraphError(await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.token, { fields: 'mentioned_comment{id}' }), missingParameter('comment_id'));
+    const { fanComment } = world.fixture.comments;
     expectGraphError(
-      await get(w.parent, `/v25.0/${w.f.accounts.bluebottle}`, w.parent.token, { fields: `mentioned_comment.comment_id(${fanComment}){id}` }),
+      await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.token, { fields: `mentioned_comment.comment_id(${fanComment}){id}` }),
       unsupported('get', fanComment),
     );
   });
 
   it('refuses mentioned_comment to a page role without the MANAGE, CREATE_CONTENT or MODERATE task: (#10)', async () => {
-    const g = createSocialGraphBuilder(system.database.db.withTables<SocialTables>());
-    const analyst = await g.platformUser('Ann Analyst');
-    await g.pageRole(w.f.pages.bluebottle, analyst, { tasks: ['ANALYZE'] });
-    const token = await w.f.token('parent', analyst, PARENT_PERMISSIONS);
+    const analyst = await world.graph.platformUser('Ann Analyst');
+    await world.graph.pageRole(world.fixture.pages.bluebottle, analyst, { tasks: ['ANALYZE'] });
+    const token = await world.fixture.token('parent', analyst, PARENT_PERMISSIONS);
     expectGraphError(
-      await get(w.parent, `/v25.0/${w.f.accounts.bluebottle}`, token, { fields: `mentioned_comment.comment_id(${w.f.comments.roasterComment}){id}` }),
+      await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, token, { fields: `mentioned_comment.comment_id(${world.fixture.comments.roasterComment}){id}` }),
       notAllowed,
     );
   });
 
   it('does not show through mentioned_comment a comment on age-gated media', async () => {
-    const g = createSocialGraphBuilder(system.database.db.withTables<SocialTables>());
-    const shadyMention = await w.addComment(w.f.media.shadyPost, w.f.accounts.fanOne, 'psst @bluebottle');
-    await g.mention(w.f.accounts.bluebottle, w.f.media.shadyPost, shadyMention);
+    const shadyMention = await world.addComment(world.fixture.media.shadyPost, world.fixture.accounts.fanOne, 'psst @bluebottle');
+    await world.graph.mention(world.fixture.accounts.bluebottle, world.fixture.media.shadyPost, shadyMention);
     expectGraphError(
-      await get(w.parent, `/v25.0/${w.f.accounts.bluebottle}`, w.parent.token, { fields: `mentioned_comment.comment_id(${shadyMention}){text}` }),
+      await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.token, { fields: `mentioned_comment.comment_id(${shadyMention}){text}` }),
       unsupported('get', shadyMention),
     );
   });
 
   it('does not know mentioned_comment on the own-login host', async () => {
     expectGraphError(
-      await get(w.own, `/v25.0/${w.f.accounts.bluebottle}`, w.own.token, {
-        fields: `mentioned_comment.comment_id(${w.f.comments.roasterComment}){id,text,timestamp,like_count,media{id}}`,
+      await get(world.own, `/v25.0/${world.fixture.accounts.bluebottle}`, world.own.token, {
+        fields: `mentioned_comment.comment_id(${world.fixture.comments.roasterComment}){id,text,timestamp,like_count,media{id}}`,
       }),
       unknownField('mentioned_comment', 'SocialUser'),
     );
   });
 
   it.each(HOSTS)('answers a comment mention with a reply on that comment ($host)', async ({ login }) => {
-    const s = w.side(login);
-    const { roasterComment } = w.f.comments;
+    const side = world.side(login);
+    const { roasterComment } = world.fixture.comments;
     const id = await created(
-      post(s, `/v25.0/${w.f.accounts.bluebottle}/mentions`, s.bluebottleOnly, {
-        media_id: w.f.media.roasterPost,
+      post(side, `/v25.0/${world.fixture.accounts.bluebottle}/mentions`, side.bluebottleOnly, {
+        media_id: world.fixture.media.roasterPost,
         comment_id: roasterComment,
         message: `Thanks from ${login}`,
       }),
     );
-    expectOk(await get(s, `/v25.0/${id}`, s.bluebottleOnly, { fields: 'text,parent_id,media,user' }), {
+    expectOk(await get(side, `/v25.0/${id}`, side.bluebottleOnly, { fields: 'text,parent_id,media,user' }), {
       text: `Thanks from ${login}`,
       parent_id: roasterComment,
-      media: { id: w.f.media.roasterPost },
-      user: { id: w.f.accounts.bluebottle },
+      media: { id: world.fixture.media.roasterPost },
+      user: { id: world.fixture.accounts.bluebottle },
       id,
     });
   });
 
   it.each(HOSTS)('answers a caption mention with a top-level comment on the media ($host)', async ({ login }) => {
-    const s = w.side(login);
+    const side = world.side(login);
     const id = await created(
-      s.rest.request('POST', `/v25.0/${w.f.accounts.bluebottle}/mentions`, {
-        json: { media_id: w.f.media.roasterPost, message: `Caption thanks from ${login}`, access_token: s.bluebottleOnly },
+      side.rest.request('POST', `/v25.0/${world.fixture.accounts.bluebottle}/mentions`, {
+        json: { media_id: world.fixture.media.roasterPost, message: `Caption thanks from ${login}`, access_token: side.bluebottleOnly },
       }),
     );
-    expectOk(await get(s, `/v25.0/${id}`, s.bluebottleOnly, { fields: 'text,parent_id,media' }), {
+    expectOk(await get(side, `/v25.0/${id}`, side.bluebottleOnly, { fields: 'text,parent_id,media' }), {
       text: `Caption thanks from ${login}`,
-      media: { id: w.f.media.roasterPost },
+      media: { id: world.fixture.media.roasterPost },
       id,
     });
   });
 
   it.each(HOSTS)('answers a mention made in a reply on the top-level comment ($host)', async ({ login }) => {
-    const s = w.side(login);
-    const { roasterComment } = w.f.comments;
+    const side = world.side(login);
+    const { roasterComment } = world.fixture.comments;
     // fan_two replies to roasterComment and mentions @bluebottle in the reply.
-    const g = createSocialGraphBuilder(system.database.db.withTables<SocialTables>());
-    const mentioning = await w.addComment(w.f.media.roasterPost, w.f.accounts.fanTwo, `@bluebottle agreed (${login})`, { parentId: roasterComment });
-    await g.mention(w.f.accounts.bluebottle, w.f.media.roasterPost, mentioning);
+    const mentioning = await world.addComment(world.fixture.media.roasterPost, world.fixture.accounts.fanTwo, `@bluebottle agreed (${login})`, { parentId: roasterComment });
+    await world.graph.mention(world.fixture.accounts.bluebottle, world.fixture.media.roasterPost, mentioning);
     const id = await created(
-      post(s, `/v25.0/${w.f.accounts.bluebottle}/mentions`, s.bluebottleOnly, {
-        media_id: w.f.media.roasterPost,
+      post(side, `/v25.0/${world.fixture.accounts.bluebottle}/mentions`, side.bluebottleOnly, {
+        media_id: world.fixture.media.roasterPost,
         comment_id: mentioning,
         message: 'Glad you agree',
       }),
     );
-    expectOk(await get(s, `/v25.0/${id}`, s.bluebottleOnly, { fields: 'parent_id' }), { parent_id: roasterComment, id });
+    expectOk(await get(side, `/v25.0/${id}`, side.bluebottleOnly, { fields: 'parent_id' }), { parent_id: roasterComment, id });
   });
 
   it.each(HOSTS)('refuses a mentions POST without media_id or message, or where the account was not mentioned ($host)', async ({ login }) => {
-    const s = w.side(login);
-    const path = `/v25.0/${w.f.accounts.bluebottle}/mentions`;
-    const { roasterComment, fanComment } = w.f.comments;
-    expectGraphError(await post(s, path, s.bluebottleOnly, { comment_id: roasterComment, message: 'hi' }), missingParameter('media_id'));
-    expectGraphError(await post(s, path, s.bluebottleOnly, { media_id: w.f.media.roasterPost, comment_id: roasterComment }), missingParameter('message'));
+    const side = world.side(login);
+    const path = `/v25.0/${world.fixture.accounts.bluebottle}/mentions`;
+    const { roasterComment, fanComment } = world.fixture.comments;
+    expectGraphError(await post(side, path, side.bluebottleOnly, { comment_id: roasterComment, message: 'hi' }), missingParameter('media_id'));
+    expectGraphError(await post(side, path, side.bluebottleOnly, { media_id: world.fixture.media.roasterPost, comment_id: roasterComment }), missingParameter('message'));
     expectGraphError(
-      await post(s, path, s.bluebottleOnly, { media_id: w.f.posts[0], message: 'hi' }),
+      await post(side, path, side.bluebottleOnly, { media_id: world.fixture.posts[0], message: 'hi' }),
       invalidParameter('The account was not mentioned in the caption of this media.'),
     );
     expectGraphError(
-      await post(s, path, s.bluebottleOnly, { media_id: w.f.posts[0], comment_id: fanComment, message: 'hi' }),
+      await post(side, path, side.bluebottleOnly, { media_id: world.fixture.posts[0], comment_id: fanComment, message: 'hi' }),
       invalidParameter('The account was not mentioned in this comment.'),
     );
   });
 
   it.each(HOSTS)('refuses a mentions POST for an account the token does not act for: 100/33 post ($host)', async ({ login }) => {
-    const s = w.side(login);
-    const { bluebottle } = w.f.accounts;
+    const side = world.side(login);
+    const { bluebottle } = world.fixture.accounts;
     expectGraphError(
-      await post(s, `/v25.0/${bluebottle}/mentions`, s.roasterOnly, { media_id: w.f.media.roasterPost, message: 'hi' }),
+      await post(side, `/v25.0/${bluebottle}/mentions`, side.roasterOnly, { media_id: world.fixture.media.roasterPost, message: 'hi' }),
       unsupported('post', bluebottle),
     );
   });
 
   it.each(HOSTS)('refuses to answer a story mention or a media the account was only tagged in ($host)', async ({ login }) => {
-    const s = w.side(login);
-    const g = createSocialGraphBuilder(system.database.db.withTables<SocialTables>());
-    const story = await g.media(w.f.accounts.roaster, { caption: `Story with @bluebottle (${login})`, mediaProductType: 'STORY' });
-    await g.mention(w.f.accounts.bluebottle, story);
-    const tagged = await g.media(w.f.accounts.roaster, { caption: 'Tagged only' });
-    await g.tag(tagged, w.f.accounts.bluebottle);
-    const path = `/v25.0/${w.f.accounts.bluebottle}/mentions`;
-    expectGraphError(await post(s, path, s.bluebottleOnly, { media_id: story, message: 'hi' }), invalidParameter('Story mentions cannot be answered.'));
+    const side = world.side(login);
+    const story = await world.graph.media(world.fixture.accounts.roaster, { caption: `Story with @bluebottle (${login})`, mediaProductType: 'STORY' });
+    await world.graph.mention(world.fixture.accounts.bluebottle, story);
+    const tagged = await world.graph.media(world.fixture.accounts.roaster, { caption: 'Tagged only' });
+    await world.graph.tag(tagged, world.fixture.accounts.bluebottle);
+    const path = `/v25.0/${world.fixture.accounts.bluebottle}/mentions`;
+    expectGraphError(await post(side, path, side.bluebottleOnly, { media_id: story, message: 'hi' }), invalidParameter('Story mentions cannot be answered.'));
     expectGraphError(
-      await post(s, path, s.bluebottleOnly, { media_id: tagged, message: 'hi' }),
+      await post(side, path, side.bluebottleOnly, { media_id: tagged, message: 'hi' }),
       invalidParameter('The account was not mentioned in the caption of this media.'),
     );
   });
 
   it('refuses mentioned_comment when comments are disabled on the media, or the comment was deleted', async () => {
-    const g = createSocialGraphBuilder(system.database.db.withTables<SocialTables>());
-    const media = await g.media(w.f.accounts.roaster, { caption: 'Quiet post' });
-    const closed = await w.addComment(media, w.f.accounts.fanOne, 'Hey @bluebottle');
-    await g.mention(w.f.accounts.bluebottle, media, closed);
-    const gone = await w.addComment(media, w.f.accounts.fanTwo, 'Bye @bluebottle');
-    await g.mention(w.f.accounts.bluebottle, media, gone);
+    const media = await world.graph.media(world.fixture.accounts.roaster, { caption: 'Quiet post' });
+    const closed = await world.addComment(media, world.fixture.accounts.fanOne, 'Hey @bluebottle');
+    await world.graph.mention(world.fixture.accounts.bluebottle, media, closed);
+    const gone = await world.addComment(media, world.fixture.accounts.fanTwo, 'Bye @bluebottle');
+    await world.graph.mention(world.fixture.accounts.bluebottle, media, gone);
     const read = (commentId: string) =>
-      get(w.parent, `/v25.0/${w.f.accounts.bluebottle}`, w.parent.bluebottleOnly, { fields: `mentioned_comment.comment_id(${commentId}){text}` });
-    expectOk(await read(closed), { mentioned_comment: { text: 'Hey @bluebottle', id: closed }, id: w.f.accounts.bluebottle });
+      get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.bluebottleOnly, { fields: `mentioned_comment.comment_id(${commentId}){text}` });
+    expectOk(await read(closed), { mentioned_comment: { text: 'Hey @bluebottle', id: closed }, id: world.fixture.accounts.bluebottle });
     // roaster's manager (ana) deletes the second comment.
-    expectOk(await del(w.parent, `/v25.0/${gone}`, w.parent.roasterOnly), { success: true });
+    expectOk(await del(world.parent, `/v25.0/${gone}`, world.parent.roasterOnly), { success: true });
     expectGraphError(await read(gone), unsupported('get', gone));
-    await w.setMedia(media, { comment_enabled: false });
+    await world.setMedia(media, { comment_enabled: false });
     expectGraphError(await read(closed), invalidParameter('Comments are disabled on this media.'));
   });
 
   it('does not read mentions: GET /{account_id}/mentions is unsupported', async () => {
-    const { bluebottle } = w.f.accounts;
-    expectGraphError(await get(w.parent, `/v25.0/${bluebottle}/mentions`), unsupported('get', bluebottle));
+    const { bluebottle } = world.fixture.accounts;
+    expectGraphError(await get(world.parent, `/v25.0/${bluebottle}/mentions`), unsupported('get', bluebottle));
   });
 });
 
 // =====================================================================================================================
 
 describe('the commenter’s username needs the comment-management permission (27 August 2024)', () => {
-  let w: World;
-  beforeAll(async () => {
-    current = T0;
-    w = await makeWorld(system);
-  });
-
   const cases = [
     { host: 'own-login host', login: 'own' as const, basic: ['social_business_basic'], gate: 'social_business_manage_comments' },
     {
@@ -1147,24 +1127,24 @@ describe('the commenter’s username needs the comment-management permission (27
   ];
 
   it.each(cases)('lists media comments without it, but not their username or from ($host)', async ({ login, basic, gate }) => {
-    const s = w.side(login);
-    const token = await s.mint(basic);
-    const media = w.f.posts[0]!;
-    const list = await get(s, `/v25.0/${media}/comments`, token, { fields: 'text' });
+    const side = world.side(login);
+    const token = await side.mint(basic);
+    const media = world.fixture.posts[0]!;
+    const list = await get(side, `/v25.0/${media}/comments`, token, { fields: 'text' });
     expect(list.status, list.text).toBe(200);
     expect(list.body.data.map((c: { text: string }) => c.text)).toEqual(['spam spam', 'Thanks all', 'Where is this?', 'Love this!']);
-    expectGraphError(await get(s, `/v25.0/${media}/comments`, token, { fields: 'username' }), missingPermission(gate));
-    expectGraphError(await get(s, `/v25.0/${media}/comments`, token, { fields: 'text,from' }), missingPermission(gate));
+    expectGraphError(await get(side, `/v25.0/${media}/comments`, token, { fields: 'username' }), missingPermission(gate));
+    expectGraphError(await get(side, `/v25.0/${media}/comments`, token, { fields: 'text,from' }), missingPermission(gate));
     // With the permission, the username is there.
-    const allowed = await get(s, `/v25.0/${media}/comments`, await s.mint([...basic, gate]), { fields: 'username' });
+    const allowed = await get(side, `/v25.0/${media}/comments`, await side.mint([...basic, gate]), { fields: 'username' });
     expect(allowed.body.data.map((c: { username: string }) => c.username)).toEqual(['fan_two', 'bluebottle', 'fan_two', 'fan_one']);
   });
 
   it.each(cases)('refuses the comment node itself without it ($host)', async ({ login, basic, gate }) => {
-    const s = w.side(login);
-    const token = await s.mint(basic);
-    expectGraphError(await get(s, `/v25.0/${w.f.comments.fanComment}`, token), missingPermission(gate));
-    expectGraphError(await get(s, `/v25.0/${w.f.comments.ownerComment}`, token, { fields: 'username' }), missingPermission(gate));
+    const side = world.side(login);
+    const token = await side.mint(basic);
+    expectGraphError(await get(side, `/v25.0/${world.fixture.comments.fanComment}`, token), missingPermission(gate));
+    expectGraphError(await get(side, `/v25.0/${world.fixture.comments.ownerComment}`, token, { fields: 'username' }), missingPermission(gate));
   });
 });
 
@@ -1175,7 +1155,8 @@ interface Operation {
   /** Required permissions on the own-login host (null: the operation does not exist there). */
   own: readonly string[] | null;
   parent: readonly string[];
-  send(w: World, s: Side, token: string | null): Promise<RestReply>;
+  /** Sends the operation to `thread` (the comment operations) or to the fixture's mention (the mention operations). */
+  send(side: Side, token: string | null, thread: CommentThread): Promise<RestReply>;
 }
 
 /** The comment operations and their permissions, from reference §1.6, §1.8, §2.2 and §4. */
@@ -1184,46 +1165,46 @@ const OPERATIONS: Operation[] = [
     name: 'GET /{comment_id}',
     own: ['social_business_basic', 'social_business_manage_comments'],
     parent: ['social_basic', 'social_manage_comments', 'pages_read_engagement'],
-    send: (w, s, token) => get(s, `/v25.0/${w.f.comments.fanComment}`, token),
+    send: (side, token, thread) => get(side, `/v25.0/${thread.fanComment}`, token),
   },
   {
     name: 'GET /{comment_id}/replies',
     own: ['social_business_basic', 'social_business_manage_comments'],
     parent: ['social_basic', 'social_manage_comments', 'pages_show_list', 'pages_read_engagement'],
-    send: (w, s, token) => get(s, `/v25.0/${w.f.comments.fanComment}/replies`, token),
+    send: (side, token, thread) => get(side, `/v25.0/${thread.fanComment}/replies`, token),
   },
   {
     name: 'POST /{comment_id}/replies',
     own: ['social_business_basic', 'social_business_manage_comments'],
     parent: ['social_basic', 'social_manage_comments', 'pages_show_list', 'pages_read_engagement'],
-    send: (w, s, token) => post(s, `/v25.0/${w.f.comments.fanTwoComment}/replies`, token, { message: 'matrix reply' }),
+    send: (side, token, thread) => post(side, `/v25.0/${thread.fanTwoComment}/replies`, token, { message: 'matrix reply' }),
   },
   {
     name: 'POST /{comment_id}?hide=',
     own: ['social_business_basic', 'social_business_manage_comments'],
     parent: ['social_basic', 'social_manage_comments', 'pages_read_engagement'],
-    send: (w, s, token) => post(s, `/v25.0/${w.f.comments.fanTwoComment}`, token, { hide: 'false' }),
+    send: (side, token, thread) => post(side, `/v25.0/${thread.fanTwoComment}`, token, { hide: 'false' }),
   },
   {
     name: 'DELETE /{comment_id}',
     own: ['social_business_basic', 'social_business_manage_comments'],
     parent: ['social_basic', 'social_manage_comments', 'pages_read_engagement'],
-    send: async (w, s, token) => del(s, `/v25.0/${await w.addComment(w.f.posts[9]!, w.f.accounts.fanOne, 'delete me')}`, token),
+    send: async (side, token, thread) => del(side, `/v25.0/${await world.addComment(thread.post, world.fixture.accounts.fanOne, 'delete me')}`, token),
   },
   {
     name: 'GET /{media_id}/comments',
     own: ['social_business_basic'],
     parent: ['social_basic', 'pages_read_engagement'],
-    send: (w, s, token) => get(s, `/v25.0/${w.f.posts[0]}/comments`, token),
+    send: (side, token, thread) => get(side, `/v25.0/${thread.post}/comments`, token),
   },
   {
     name: 'POST /{account_id}/mentions',
     own: ['social_business_basic', 'social_business_manage_comments'],
     parent: ['social_basic', 'social_manage_comments', 'pages_read_engagement', 'pages_show_list'],
-    send: (w, s, token) =>
-      post(s, `/v25.0/${w.f.accounts.bluebottle}/mentions`, token, {
-        media_id: w.f.media.roasterPost,
-        comment_id: w.f.comments.roasterComment,
+    send: (side, token) =>
+      post(side, `/v25.0/${world.fixture.accounts.bluebottle}/mentions`, token, {
+        media_id: world.fixture.media.roasterPost,
+        comment_id: world.fixture.comments.roasterComment,
         message: 'matrix mention',
       }),
   },
@@ -1231,8 +1212,8 @@ const OPERATIONS: Operation[] = [
     name: 'GET /{account_id}?fields=mentioned_comment…',
     own: null,
     parent: ['social_basic', 'social_manage_comments', 'pages_read_engagement', 'pages_show_list'],
-    send: (w, s, token) =>
-      get(s, `/v25.0/${w.f.accounts.bluebottle}`, token, { fields: `mentioned_comment.comment_id(${w.f.comments.roasterComment}){id}` }),
+    send: (side, token) =>
+      get(side, `/v25.0/${world.fixture.accounts.bluebottle}`, token, { fields: `mentioned_comment.comment_id(${world.fixture.comments.roasterComment}){id}` }),
   },
 ];
 
@@ -1246,10 +1227,10 @@ const MATRIX = HOSTS.flatMap(({ host, login }) =>
 );
 
 describe('permissions and tokens of the comment operations', () => {
-  let w: World;
+  /** The operations that change a comment (reply, hide) do it on a thread of the matrix's own. */
+  let thread: CommentThread;
   beforeAll(async () => {
-    current = T0;
-    w = await makeWorld(system);
+    thread = await world.newCommentThread();
   });
 
   const missingCases = MATRIX.flatMap(({ host, login, op, required }) =>
@@ -1261,49 +1242,49 @@ describe('permissions and tokens of the comment operations', () => {
     op,
     permission,
   }) => {
-    const s = w.side(login);
-    const token = await s.mint(s.permissions.filter((p) => p !== permission));
-    expectGraphError(await op.send(w, s, token), missingPermission(permission));
+    const side = world.side(login);
+    const token = await side.mint(side.permissions.filter((p) => p !== permission));
+    expectGraphError(await op.send(side, token, thread), missingPermission(permission));
   });
 
   it.each(MATRIX)('$op.name on the $host succeeds with exactly its permissions', async ({ login, op, required }) => {
-    const s = w.side(login);
-    const reply = await op.send(w, s, await s.mint(required));
+    const side = world.side(login);
+    const reply = await op.send(side, await side.mint(required), thread);
     expect(reply.status, reply.text).toBe(200);
   });
 
   const parentCases = MATRIX.filter((c) => c.login === 'parent');
 
   it.each(parentCases)('$op.name with a business-manager page role needs ads_management or ads_read', async ({ op }) => {
-    expectGraphError(await op.send(w, w.parent, w.f.tokens.bmWithoutAds), missingPermission('ads_read'));
-    const withAdsRead = await w.f.token('parent', w.f.platformUsers.bm, PARENT_PERMISSIONS.filter((p) => p !== 'ads_management'));
-    const reply = await op.send(w, w.parent, withAdsRead);
+    expectGraphError(await op.send(world.parent, world.fixture.tokens.bmWithoutAds, thread), missingPermission('ads_read'));
+    const withAdsRead = await world.fixture.token('parent', world.fixture.platformUsers.bm, PARENT_PERMISSIONS.filter((p) => p !== 'ads_management'));
+    const reply = await op.send(world.parent, withAdsRead, thread);
     expect(reply.status, reply.text).toBe(200);
   });
 
   it.each(MATRIX)('$op.name on the $host without a token: 104', async ({ login, op }) => {
-    expectGraphError(await op.send(w, w.side(login), null), noToken);
+    expectGraphError(await op.send(world.side(login), null, thread), noToken);
   });
 
   it.each(MATRIX)('$op.name on the $host with a garbage or unknown token: 190', async ({ login, op }) => {
-    const s = w.side(login);
-    expectGraphError(await op.send(w, s, 'garbage'), unparsableToken);
+    const side = world.side(login);
+    expectGraphError(await op.send(side, 'garbage', thread), unparsableToken);
     const unknown = `${login === 'own' ? 'SBA' : 'EAA'}${'A'.repeat(43)}`;
-    expectGraphError(await op.send(w, s, unknown), unparsableToken);
+    expectGraphError(await op.send(side, unknown, thread), unparsableToken);
   });
 
   it.each(MATRIX)('$op.name on the $host with a token of the other login type: 190 Cannot parse access token', async ({ login, op }) => {
-    const s = w.side(login);
-    expectGraphError(await op.send(w, s, s.otherLogin), unparsableToken);
+    const side = world.side(login);
+    expectGraphError(await op.send(side, side.otherLogin, thread), unparsableToken);
   });
 
   it.each(MATRIX)('$op.name on the $host with an expired token: 190/463', async ({ login, op }) => {
-    const s = w.side(login);
-    expectGraphError(await op.send(w, s, s.expired), EXPIRED);
+    const side = world.side(login);
+    expectGraphError(await op.send(side, side.expired, thread), EXPIRED);
   });
 
   it.each(MATRIX)('$op.name on the $host with a revoked token: 190/467', async ({ login, op }) => {
-    const s = w.side(login);
-    expectGraphError(await op.send(w, s, s.revoked), revokedToken);
+    const side = world.side(login);
+    expectGraphError(await op.send(side, side.revoked, thread), revokedToken);
   });
 });

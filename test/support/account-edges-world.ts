@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
-import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
 import { GRAPH_MESSAGES, type ExpectedGraphError } from './graph-error-expectations.ts';
 import { createGraphqlClient, type GraphqlClient } from './graphql-client.ts';
-import { createRestClient, type RestClient, type RestReply } from './rest-client.ts';
-import { createSocialFixture, type SocialFixture } from './social-fixture.ts';
-import { startTestSystem, type TestSystem } from './test-system.ts';
+import type { RestClient, RestReply } from './rest-client.ts';
+import { useSocialWorld, type SocialFixture } from './social-fixture.ts';
+import type { TestSystem } from './test-system.ts';
 
 /**
  * The world of the account-edge front-door tests (test/e2e/social-account-edges.*.test.ts): one system per test file on
@@ -151,13 +150,13 @@ export const ALL_SUBTYPES =
 let currentNow: () => Date = () => new Date(T0);
 
 export let system: TestSystem;
-export let f: SocialFixture;
+export let fixture: SocialFixture;
 export let db: Kysely<SocialTables>;
 export let own: RestClient;
 export let parent: RestClient;
 export let graphql: GraphqlClient;
 /** bluebottle, the fixture's business account; roaster, the creator account (ana has a role on both pages). */
-export let b: string;
+export let bluebottle: string;
 export let roaster: string;
 /** The fixture's agencies (Northwind, Blue Harbor), their ad accounts (`act_…`: Main, Experiments each) and Acme. */
 export let northwind: string;
@@ -177,15 +176,15 @@ export async function tokenFor(loginType: 'own' | 'parent', subject: string, per
   const key = `${currentNow().getTime()}|${loginType}|${subject}|${permissions.join(',')}`;
   let token = minted.get(key);
   if (token === undefined) {
-    token = await f.token(loginType, subject, permissions);
+    token = await fixture.token(loginType, subject, permissions);
     minted.set(key, token);
   }
   return token;
 }
 /** bluebottle's own-login token with every permission. */
-export const ownToken = () => tokenFor('own', b, OWN_ALL);
+export const ownToken = () => tokenFor('own', bluebottle, OWN_ALL);
 /** ana's parent-platform token with every permission. */
-export const parentToken = () => tokenFor('parent', f.platformUsers.ana, PARENT_ALL);
+export const parentToken = () => tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL);
 
 export const getOwn = async (path: string, params: Record<string, string> = {}) => own.request('GET', withQuery(path, params), { token: await ownToken() });
 export const getParent = async (path: string, params: Record<string, string> = {}) =>
@@ -200,7 +199,7 @@ export async function stored(metric: string, endSeconds: number): Promise<{ valu
   const row = await db
     .selectFrom('social.insight_value')
     .select(['value', 'breakdown'])
-    .where('account_id', '=', b)
+    .where('account_id', '=', bluebottle)
     .where('metric', '=', metric)
     .where('end_time', '=', new Date(endSeconds * SECOND))
     .executeTakeFirstOrThrow();
@@ -213,21 +212,19 @@ export const storedValue = async (metric: string, endSeconds: number) => (await 
 export const unusedId = (known: string) => (BigInt(known) + 16n * 100_000n).toString();
 
 
-/** Starts this file's system on its clock (`now`), with the fixture, before its tests; closes it after. */
+/** Starts this file's system on its clock (`now`), with the fixture (useSocialWorld), before its tests; closes it after. */
 export function useAccountEdgesWorld(now: () => Date): void {
   currentNow = now;
+  const world = useSocialWorld({ env: { SOCIAL_PUBLISHING_QUOTA: String(QUOTA) }, now });
   beforeAll(async () => {
-    system = await startTestSystem({ SOCIAL_PUBLISHING_QUOTA: String(QUOTA) }, { now });
-    f = await createSocialFixture(system.database, { now });
-    db = system.database.db.withTables<SocialTables>();
-    own = createRestClient(system.restUrl);
-    parent = createRestClient(system.socialParentUrl);
+    const { graph } = world();
+    ({ system, fixture, tables: db, ownHost: own, parentHost: parent } = world());
     graphql = createGraphqlClient(system.gatewayUrl);
-    b = f.accounts.bluebottle;
-    roaster = f.accounts.roaster;
-    acme = f.businessId;
-    [northwind, blueHarbor] = f.edges.agencyIds as [string, string];
-    [northwindMain, northwindExperiments, blueHarborMain] = f.edges.adAccountIds as [string, string, string, string];
+    bluebottle = fixture.accounts.bluebottle;
+    roaster = fixture.accounts.roaster;
+    acme = fixture.businessId;
+    [northwind, blueHarbor] = fixture.edges.agencyIds as [string, string];
+    [northwindMain, northwindExperiments, blueHarborMain] = fixture.edges.adAccountIds as [string, string, string, string];
 
     acmeAdAccount = `act_${
       (
@@ -238,12 +235,7 @@ export function useAccountEdgesWorld(now: () => Date): void {
           .executeTakeFirstOrThrow()
       ).id
     }`;
-    const g = createSocialGraphBuilder(db);
-    moderator = await g.platformUser('Mo Derator');
-    await g.pageRole(f.pages.bluebottle, moderator, { tasks: ['MODERATE'] });
-  });
-
-  afterAll(async () => {
-    await system?.close();
+    moderator = await graph.platformUser('Mo Derator');
+    await graph.pageRole(fixture.pages.bluebottle, moderator, { tasks: ['MODERATE'] });
   });
 }

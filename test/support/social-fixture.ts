@@ -1,11 +1,15 @@
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll } from 'vitest';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
 import type { LoginType } from '../../lib/auth/social-auth/social-token.service.ts';
 import { createCursorCodec } from '../../lib/social-graph/cursor.ts';
 import { seedDemoEdges, type SeedDemoEdgesResult } from '../../subgraphs/accounts/demo/seed-demo-edges.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
 import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../../subgraphs/shared/social-graph/social-demo-graph.ts';
-import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
+import { createSocialGraphBuilder, type MediaInput, type SocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import { createRestClient, type RestClient } from './rest-client.ts';
+import { startTestSystem, type TestSystem, type TestSystemOptions } from './test-system.ts';
 
 /**
  * The social graph every Area B/C front-door test starts from: a small, named world with one object per rule to test.
@@ -21,6 +25,10 @@ import type { SocialTables } from '../../subgraphs/shared/social-graph/social-ta
  * own top-level comment), hiddenComment (fan_two, hidden), ownerReply (bluebottle's reply to fanComment), fanReply (fan_two's
  * reply to fanComment). liveComment is on the live video; roasterComment (on roaster's post, by fan_one) mentions
  * @bluebottle.
+ *
+ * A test file that changes comments (hides, deletes, replies) takes a thread of its own — post[0]'s comments again, on a
+ * new post (newCommentThread) — so that the fixture's stay as described for every other test. useSocialWorld starts a
+ * system with the fixture in it for a whole file.
  */
 
 /** Every permission of each login type (the same lists npm run seed grants). */
@@ -29,6 +37,24 @@ export { OWN_LOGIN_PERMISSIONS as OWN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS a
 export const FEED_POSTS = 30;
 /** Base instant of the fixture's timestamps: post[i] is i hours before it. */
 export const FIXTURE_EPOCH = new Date('2026-11-01T12:00:00Z');
+
+/** The comments of a post as the fixture writes them on post[0] (their texts, authors, times and replies). */
+export interface CommentThread {
+  /** The post, bluebottle's. */
+  post: string;
+  /** fan_one, "Love this!" (13:00), with two replies. */
+  fanComment: string;
+  /** fan_two, "Where is this?" (14:00). */
+  fanTwoComment: string;
+  /** bluebottle's own, "Thanks all" (15:00). */
+  ownerComment: string;
+  /** fan_two, "spam spam" (16:00), hidden. */
+  hiddenComment: string;
+  /** bluebottle's reply to fanComment, "Thank you!" (17:00). */
+  ownerReply: string;
+  /** fan_two's reply to fanComment, "Me too" (18:00). */
+  fanReply: string;
+}
 
 export interface SocialFixture {
   businessId: string;
@@ -67,16 +93,42 @@ export interface SocialFixture {
   edges: SeedDemoEdgesResult;
   /** Mints a token of a login type for a subject with exactly these permissions. */
   token(loginType: LoginType, subjectId: string, permissions: readonly string[]): Promise<string>;
+  /** post[0]'s comments written again on a new post of bluebottle's, for a test that changes them. */
+  newCommentThread(): Promise<CommentThread>;
 }
 
+/** Writes the fixture's thread of comments (see CommentThread) on `post`. */
+async function writeCommentThread(
+  graph: SocialGraphBuilder,
+  post: string,
+  authors: { bluebottle: string; fanOne: string; fanTwo: string },
+  options: { legacyIdOfFanComment?: string } = {},
+): Promise<CommentThread> {
+  const { bluebottle, fanOne, fanTwo } = authors;
+  const fanComment = await graph.comment(post, fanOne, {
+    text: 'Love this!',
+    timestamp: hoursAgo(-1),
+    likeCount: 3,
+    legacySocialCommentId: options.legacyIdOfFanComment ?? null,
+  });
+  const fanTwoComment = await graph.comment(post, fanTwo, { text: 'Where is this?', timestamp: hoursAgo(-2) });
+  const ownerComment = await graph.comment(post, bluebottle, { text: 'Thanks all', timestamp: hoursAgo(-3) });
+  const hiddenComment = await graph.comment(post, fanTwo, { text: 'spam spam', timestamp: hoursAgo(-4), hidden: true });
+  const ownerReply = await graph.comment(post, bluebottle, { text: 'Thank you!', parentId: fanComment, timestamp: hoursAgo(-5) });
+  const fanReply = await graph.comment(post, fanTwo, { text: 'Me too', parentId: fanComment, timestamp: hoursAgo(-6) });
+  return { post, fanComment, fanTwoComment, ownerComment, hiddenComment, ownerReply, fanReply };
+}
+
+/** `hours` before FIXTURE_EPOCH (negative: after it). */
+const hoursAgo = (hours: number) => new Date(FIXTURE_EPOCH.getTime() - hours * 3_600_000);
+
 export async function createSocialFixture(database: DatabaseHandle, options: { now?: () => Date } = {}): Promise<SocialFixture> {
-  const g = createSocialGraphBuilder(database.db.withTables<SocialTables>());
+  const graph = createSocialGraphBuilder(database.db.withTables<SocialTables>());
   const now = options.now ?? (() => new Date());
   const tokens = createSocialTokens(database, now);
-  const hoursAgo = (hours: number) => new Date(FIXTURE_EPOCH.getTime() - hours * 3_600_000);
 
-  const businessId = await g.business('Acme Holdings');
-  const bluebottle = await g.account({
+  const businessId = await graph.business('Acme Holdings');
+  const bluebottle = await graph.account({
     username: 'bluebottle',
     name: 'Blue Bottle Coffee',
     biography: 'Coffee roasters since 2002',
@@ -88,49 +140,46 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
     legacySocialUserId: '1234567890',
     shop: { businessId, approved: true, productCount: 12 },
   });
-  const roaster = await g.account({ username: 'roaster', accountType: 'MEDIA_CREATOR', name: 'The Roaster', biography: 'Beans', followersCount: 50, followsCount: 7 });
-  const shady = await g.account({ username: 'shady', ageGated: true });
-  const fanOne = await g.account({ username: 'fan_one', accountType: 'PERSONAL' });
-  const fanTwo = await g.account({ username: 'fan_two', accountType: 'PERSONAL' });
+  const roaster = await graph.account({ username: 'roaster', accountType: 'MEDIA_CREATOR', name: 'The Roaster', biography: 'Beans', followersCount: 50, followsCount: 7 });
+  const shady = await graph.account({ username: 'shady', ageGated: true });
+  const fanOne = await graph.account({ username: 'fan_one', accountType: 'PERSONAL' });
+  const fanTwo = await graph.account({ username: 'fan_two', accountType: 'PERSONAL' });
 
-  const ana = await g.platformUser('Ana');
-  const bm = await g.platformUser('Bea Manager');
-  const stranger = await g.platformUser('Stranger');
-  await g.businessAdmin(businessId, ana);
-  const bluebottlePage = await g.page('Blue Bottle', bluebottle, businessId);
-  const roasterPage = await g.page('The Roaster', roaster);
-  await g.pageRole(bluebottlePage, ana);
-  await g.pageRole(roasterPage, ana);
-  await g.pageRole(bluebottlePage, bm, { viaBusinessManager: true });
+  const ana = await graph.platformUser('Ana');
+  const bm = await graph.platformUser('Bea Manager');
+  const stranger = await graph.platformUser('Stranger');
+  await graph.businessAdmin(businessId, ana);
+  const bluebottlePage = await graph.page('Blue Bottle', bluebottle, businessId);
+  const roasterPage = await graph.page('The Roaster', roaster);
+  await graph.pageRole(bluebottlePage, ana);
+  await graph.pageRole(roasterPage, ana);
+  await graph.pageRole(bluebottlePage, bm, { viaBusinessManager: true });
 
   const posts: string[] = [];
   for (let i = 0; i < FEED_POSTS; i++) {
-    posts.push(await g.media(bluebottle, { caption: `Post ${i} #coffee`, timestamp: hoursAgo(i), likeCount: i }));
+    posts.push(await graph.media(bluebottle, { caption: `Post ${i} #coffee`, timestamp: hoursAgo(i), likeCount: i }));
   }
-  const live = await g.media(bluebottle, { caption: 'Live now', mediaType: 'VIDEO', isLive: true, timestamp: hoursAgo(0.5) });
-  const story = await g.media(bluebottle, { caption: 'Story', mediaProductType: 'STORY', timestamp: new Date(now().getTime() - 3_600_000) });
-  const expiredStory = await g.media(bluebottle, {
+  const live = await graph.media(bluebottle, { caption: 'Live now', mediaType: 'VIDEO', isLive: true, timestamp: hoursAgo(0.5) });
+  const story = await graph.media(bluebottle, { caption: 'Story', mediaProductType: 'STORY', timestamp: new Date(now().getTime() - 3_600_000) });
+  const expiredStory = await graph.media(bluebottle, {
     caption: 'Old story',
     mediaProductType: 'STORY',
     timestamp: new Date(now().getTime() - 48 * 3_600_000),
   });
-  const carousel = await g.media(bluebottle, { caption: 'Album', mediaType: 'CAROUSEL_ALBUM', timestamp: hoursAgo(100) });
-  const roasterPost = await g.media(roaster, { caption: 'Beans by @bluebottle', timestamp: hoursAgo(2), likeCount: 5 });
-  const shadyPost = await g.media(shady, { caption: 'Hidden world', timestamp: hoursAgo(3) });
+  const carousel = await graph.media(bluebottle, { caption: 'Album', mediaType: 'CAROUSEL_ALBUM', timestamp: hoursAgo(100) });
+  const roasterPost = await graph.media(roaster, { caption: 'Beans by @bluebottle', timestamp: hoursAgo(2), likeCount: 5 });
+  const shadyPost = await graph.media(shady, { caption: 'Hidden world', timestamp: hoursAgo(3) });
 
-  const post0 = posts[0]!;
-  const fanComment = await g.comment(post0, fanOne, { text: 'Love this!', timestamp: hoursAgo(-1), likeCount: 3, legacySocialCommentId: '9001' });
-  const fanTwoComment = await g.comment(post0, fanTwo, { text: 'Where is this?', timestamp: hoursAgo(-2) });
-  const ownerComment = await g.comment(post0, bluebottle, { text: 'Thanks all', timestamp: hoursAgo(-3) });
-  const hiddenComment = await g.comment(post0, fanTwo, { text: 'spam spam', timestamp: hoursAgo(-4), hidden: true });
-  const ownerReply = await g.comment(post0, bluebottle, { text: 'Thank you!', parentId: fanComment, timestamp: hoursAgo(-5) });
-  const fanReply = await g.comment(post0, fanTwo, { text: 'Me too', parentId: fanComment, timestamp: hoursAgo(-6) });
-  const liveComment = await g.comment(live, fanOne, { text: 'Hello live', timestamp: hoursAgo(-1) });
-  const roasterComment = await g.comment(roasterPost, fanOne, { text: 'Ask @bluebottle', timestamp: hoursAgo(-1) });
-  const shadyComment = await g.comment(shadyPost, fanOne, { text: 'hmm', timestamp: hoursAgo(-1) });
-  await g.mention(bluebottle, roasterPost);
-  await g.mention(bluebottle, roasterPost, roasterComment);
-  await g.tag(roasterPost, bluebottle);
+  const authors = { bluebottle, fanOne, fanTwo };
+  const { fanComment, fanTwoComment, ownerComment, hiddenComment, ownerReply, fanReply } = await writeCommentThread(graph, posts[0]!, authors, {
+    legacyIdOfFanComment: '9001',
+  });
+  const liveComment = await graph.comment(live, fanOne, { text: 'Hello live', timestamp: hoursAgo(-1) });
+  const roasterComment = await graph.comment(roasterPost, fanOne, { text: 'Ask @bluebottle', timestamp: hoursAgo(-1) });
+  const shadyComment = await graph.comment(shadyPost, fanOne, { text: 'hmm', timestamp: hoursAgo(-1) });
+  await graph.mention(bluebottle, roasterPost);
+  await graph.mention(bluebottle, roasterPost, roasterComment);
+  await graph.tag(roasterPost, bluebottle);
 
   const edges = await seedDemoEdges(
     { db: database.db.withTables<SocialTables>(), codec: createCursorCodec('fixture-only-cursor-secret-not-used-for-reading'), now },
@@ -163,5 +212,76 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
     },
     edges,
     token,
+    newCommentThread: async () => writeCommentThread(graph, await graph.media(bluebottle, { caption: 'A thread of its own', timestamp: hoursAgo(0) }), authors),
+  };
+}
+
+// ---- a system with the fixture, for a whole test file ----
+
+/** A running system with the social fixture in its database, and what tests reach it with. */
+export interface SocialTestWorld {
+  system: TestSystem;
+  fixture: SocialFixture;
+  /** The own-login host (the REST adapter, restUrl) and the parent-platform host (socialParentUrl). */
+  ownHost: RestClient;
+  parentHost: RestClient;
+  /** Writes objects a test needs of its own straight into the store. */
+  graph: SocialGraphBuilder;
+  tables: Kysely<SocialTables>;
+  /** A new post of bluebottle's (a live video, a story… with `input`), for a test that changes or fills one. */
+  newPost(input?: MediaInput): Promise<string>;
+  setMedia(mediaId: string, values: { live_ended_at?: Date | null; comment_enabled?: boolean }): Promise<void>;
+  /** hidden, and whether the comment still exists (not deleted), as stored. */
+  commentState(commentId: string): Promise<{ hidden: boolean; exists: boolean }>;
+}
+
+/** The parts of a world on a database, without the system (the auth matrix's world builds on it). */
+export function socialWorldParts(database: DatabaseHandle, fixture: SocialFixture) {
+  const tables = database.db.withTables<SocialTables>();
+  const graph = createSocialGraphBuilder(tables);
+  return {
+    graph,
+    tables,
+    newPost: (input: MediaInput = {}) => graph.media(fixture.accounts.bluebottle, { caption: 'A post of its own', timestamp: hoursAgo(0), ...input }),
+    setMedia: async (mediaId: string, values: { live_ended_at?: Date | null; comment_enabled?: boolean }) => {
+      await tables.updateTable('social.media').set(values).where('id', '=', mediaId).execute();
+    },
+    commentState: async (commentId: string) => {
+      const row = await tables.selectFrom('social.comment').select(['hidden', 'deleted_at']).where('id', '=', commentId).executeTakeFirst();
+      return { hidden: row?.hidden ?? false, exists: row !== undefined && row.deleted_at === null };
+    },
+  };
+}
+
+/**
+ * For a test file (or describe block) of the social graph: starts a system (env, options: the system's clock…) before
+ * its tests and builds the fixture in it on the same clock, once; closes the system after them. Call it before the
+ * file's own hooks, which then read the world from the accessor.
+ */
+export function useSocialWorld(options: { env?: Record<string, string>; system?: TestSystemOptions; now?: () => Date } = {}): () => SocialTestWorld {
+  let world: SocialTestWorld | undefined;
+  beforeAll(async () => {
+    const now = options.now;
+    const system = await startTestSystem(options.env ?? {}, { ...options.system, ...(now && { now }) });
+    try {
+      const fixture = await createSocialFixture(system.database, now ? { now } : {});
+      world = {
+        system,
+        fixture,
+        ownHost: createRestClient(system.restUrl),
+        parentHost: createRestClient(system.socialParentUrl),
+        ...socialWorldParts(system.database, fixture),
+      };
+    } catch (error) {
+      await system.close();
+      throw error;
+    }
+  });
+  afterAll(async () => {
+    await world?.system.close();
+  });
+  return () => {
+    if (!world) throw new Error('useSocialWorld: the world is built in beforeAll; read it from a hook or a test');
+    return world;
   };
 }

@@ -56,7 +56,7 @@ interface Signing {
 
 interface MediaCondition {
   label: string;
-  authorization(w: SocialWorld, c: MediaCredentials, signing: Signing): string | undefined;
+  authorization(world: SocialWorld, credentials: MediaCredentials, signing: Signing): string | undefined;
   expected: { kind: 'allowed' } | { kind: 'refused'; reason: MediaReason };
   /** The same signed request is sent twice: the first is accepted, the replay is the cell. */
   replay?: boolean;
@@ -66,9 +66,9 @@ const now = () => Math.floor(MATRIX_NOW.getTime() / 1000);
 type Sign = { consumer?: ConsumerCredentials; secret?: string; token?: AccessTokenCredentials | null; tokenSecret?: string; timestamp?: number; omit?: string[] };
 
 /** An OAuth 1.0a header signed by the independent oauth-1.0a package (bluebottle's token for `app` by default). */
-function oauth(c: MediaCredentials, signing: Signing, options: Sign = {}): string {
-  const consumer = options.consumer ?? c.app;
-  const token = options.token === undefined ? c.token : options.token;
+function oauth(credentials: MediaCredentials, signing: Signing, options: Sign = {}): string {
+  const consumer = options.consumer ?? credentials.app;
+  const token = options.token === undefined ? credentials.token : options.token;
   return oauth1Authorization({
     consumer: { key: consumer.consumerKey, secret: options.secret ?? consumer.consumerSecret },
     token: token === null ? undefined : { key: token.token, secret: options.tokenSecret ?? token.tokenSecret },
@@ -85,55 +85,55 @@ const ALLOWED = { kind: 'allowed' as const };
 
 const CONDITIONS: readonly MediaCondition[] = [
   // OAuth 2.0 bearer user tokens: the social graph's tokens (one identity across Areas B–D, README).
-  { label: "with bluebottle's own-login bearer token", authorization: (w) => bearer(w.f.tokens.own), expected: ALLOWED },
-  { label: "with ana's parent-platform bearer token (the other login type is a user token too)", authorization: (w) => bearer(w.f.tokens.parent), expected: ALLOWED },
+  { label: "with bluebottle's own-login bearer token", authorization: (world) => bearer(world.fixture.tokens.own), expected: ALLOWED },
+  { label: "with ana's parent-platform bearer token (the other login type is a user token too)", authorization: (world) => bearer(world.fixture.tokens.parent), expected: ALLOWED },
   { label: 'without credentials', authorization: () => undefined, expected: refused('AUTH_MISSING') },
   { label: 'with Basic authentication', authorization: () => 'Basic dXNlcjpwYXNzd29yZA==', expected: refused('AUTH_MISSING') },
   { label: 'with "Bearer" and no token', authorization: () => 'Bearer', expected: refused('AUTH_MISSING') },
   { label: 'with a malformed bearer token', authorization: () => bearer('not-a-token'), expected: refused('TOKEN_INVALID') },
   {
     label: 'with a badly signed bearer token (an issued token with its last character changed)',
-    authorization: (w) => bearer(`${w.f.tokens.own.slice(0, -1)}${w.f.tokens.own.endsWith('A') ? 'B' : 'A'}`),
+    authorization: (world) => bearer(`${world.fixture.tokens.own.slice(0, -1)}${world.fixture.tokens.own.endsWith('A') ? 'B' : 'A'}`),
     expected: refused('TOKEN_INVALID'),
   },
-  { label: 'with an expired bearer token', authorization: (w) => bearer(w.f.tokens.expired), expected: refused('TOKEN_INVALID') },
-  { label: 'with a revoked bearer token', authorization: (w) => bearer(w.f.tokens.revoked), expected: refused('TOKEN_INVALID') },
-  { label: 'with an app-only bearer token', authorization: (_w, c) => bearer(c.appOnlyBearer), expected: refused('APP_ONLY') },
+  { label: 'with an expired bearer token', authorization: (world) => bearer(world.fixture.tokens.expired), expected: refused('TOKEN_INVALID') },
+  { label: 'with a revoked bearer token', authorization: (world) => bearer(world.fixture.tokens.revoked), expected: refused('TOKEN_INVALID') },
+  { label: 'with an app-only bearer token', authorization: (_world, credentials) => bearer(credentials.appOnlyBearer), expected: refused('APP_ONLY') },
   {
     label: 'with an app-only-shaped bearer token nobody issued',
     authorization: () => bearer(`${APP_TOKEN_PREFIX}${randomBytes(30).toString('base64url')}`),
     expected: refused('TOKEN_INVALID'),
   },
   // OAuth 1.0a user context.
-  { label: "with an OAuth 1.0a signature of bluebottle's access token", authorization: (_w, c, s) => oauth(c, s), expected: ALLOWED },
-  { label: 'with an OAuth 1.0a signature made with a wrong consumer secret', authorization: (_w, c, s) => oauth(c, s, { secret: 'not-the-consumer-secret' }), expected: refused('SIGNATURE_INVALID') },
-  { label: 'with an OAuth 1.0a signature made with a wrong token secret', authorization: (_w, c, s) => oauth(c, s, { tokenSecret: 'not-the-token-secret' }), expected: refused('SIGNATURE_INVALID') },
+  { label: "with an OAuth 1.0a signature of bluebottle's access token", authorization: (_world, credentials, signing) => oauth(credentials, signing), expected: ALLOWED },
+  { label: 'with an OAuth 1.0a signature made with a wrong consumer secret', authorization: (_world, credentials, signing) => oauth(credentials, signing, { secret: 'not-the-consumer-secret' }), expected: refused('SIGNATURE_INVALID') },
+  { label: 'with an OAuth 1.0a signature made with a wrong token secret', authorization: (_world, credentials, signing) => oauth(credentials, signing, { tokenSecret: 'not-the-token-secret' }), expected: refused('SIGNATURE_INVALID') },
   {
     label: 'with an OAuth 1.0a signature of an unknown consumer key',
-    authorization: (_w, c, s) => oauth(c, s, { consumer: { ...c.app, consumerKey: 'NoSuchConsumerKey0123456' } }),
+    authorization: (_world, credentials, signing) => oauth(credentials, signing, { consumer: { ...credentials.app, consumerKey: 'NoSuchConsumerKey0123456' } }),
     expected: refused('SIGNATURE_INVALID'),
   },
   {
     label: 'with an OAuth 1.0a signature of an unknown oauth_token',
-    authorization: (w, c, s) => oauth(c, s, { token: { ...c.token, token: `${w.ids.bluebottle}-NoSuchTokenNoSuchTokenNoSuchTokenNoSuchTo` } }),
+    authorization: (world, credentials, signing) => oauth(credentials, signing, { token: { ...credentials.token, token: `${world.ids.bluebottle}-NoSuchTokenNoSuchTokenNoSuchTokenNoSuchTo` } }),
     expected: refused('TOKEN_INVALID'),
   },
-  { label: 'with an OAuth 1.0a signature of a revoked access token', authorization: (_w, c, s) => oauth(c, s, { token: c.revokedToken }), expected: refused('TOKEN_INVALID') },
+  { label: 'with an OAuth 1.0a signature of a revoked access token', authorization: (_world, credentials, signing) => oauth(credentials, signing, { token: credentials.revokedToken }), expected: refused('TOKEN_INVALID') },
   {
     label: "with an OAuth 1.0a signature pairing bluebottle's token of another app with this app's keys",
-    authorization: (_w, c, s) => oauth(c, s, { token: c.otherAppToken }),
+    authorization: (_world, credentials, signing) => oauth(credentials, signing, { token: credentials.otherAppToken }),
     expected: refused('TOKEN_INVALID'),
   },
-  { label: 'with an OAuth 1.0a header without oauth_nonce (malformed)', authorization: (_w, c, s) => oauth(c, s, { omit: ['oauth_nonce'] }), expected: refused('AUTH_MISSING') },
+  { label: 'with an OAuth 1.0a header without oauth_nonce (malformed)', authorization: (_world, credentials, signing) => oauth(credentials, signing, { omit: ['oauth_nonce'] }), expected: refused('AUTH_MISSING') },
   {
     label: 'with an OAuth 1.0a header naming the PLAINTEXT signature method',
-    authorization: (_w, c, s) => oauth(c, s).replace('oauth_signature_method="HMAC-SHA1"', 'oauth_signature_method="PLAINTEXT"'),
+    authorization: (_world, credentials, signing) => oauth(credentials, signing).replace('oauth_signature_method="HMAC-SHA1"', 'oauth_signature_method="PLAINTEXT"'),
     expected: refused('SIGNATURE_INVALID'),
   },
-  { label: 'with an OAuth 1.0a timestamp ten minutes old', authorization: (_w, c, s) => oauth(c, s, { timestamp: now() - 600 }), expected: refused('TIMESTAMP_OUT_OF_BOUNDS') },
-  { label: 'with an OAuth 1.0a timestamp ten minutes ahead', authorization: (_w, c, s) => oauth(c, s, { timestamp: now() + 600 }), expected: refused('TIMESTAMP_OUT_OF_BOUNDS') },
-  { label: 'with a replayed OAuth 1.0a request (same nonce and timestamp)', authorization: (_w, c, s) => oauth(c, s), expected: refused('SIGNATURE_INVALID'), replay: true },
-  { label: 'with a consumer-only OAuth 1.0a signature (app-only, no oauth_token)', authorization: (_w, c, s) => oauth(c, s, { token: null }), expected: refused('APP_ONLY') },
+  { label: 'with an OAuth 1.0a timestamp ten minutes old', authorization: (_world, credentials, signing) => oauth(credentials, signing, { timestamp: now() - 600 }), expected: refused('TIMESTAMP_OUT_OF_BOUNDS') },
+  { label: 'with an OAuth 1.0a timestamp ten minutes ahead', authorization: (_world, credentials, signing) => oauth(credentials, signing, { timestamp: now() + 600 }), expected: refused('TIMESTAMP_OUT_OF_BOUNDS') },
+  { label: 'with a replayed OAuth 1.0a request (same nonce and timestamp)', authorization: (_world, credentials, signing) => oauth(credentials, signing), expected: refused('SIGNATURE_INVALID'), replay: true },
+  { label: 'with a consumer-only OAuth 1.0a signature (app-only, no oauth_token)', authorization: (_world, credentials, signing) => oauth(credentials, signing, { token: null }), expected: refused('APP_ONLY') },
 ];
 
 export interface MediaCell {
@@ -165,17 +165,17 @@ export interface MediaMatrix {
   upload(token: string, additionalOwners?: string[]): Promise<string>;
 }
 
-export async function createMediaMatrix(system: TestSystem, w: SocialWorld): Promise<MediaMatrix> {
+export async function createMediaMatrix(system: TestSystem, world: SocialWorld): Promise<MediaMatrix> {
   const store = createOAuthCredentialStore(system.database, () => MATRIX_NOW);
   const app = await store.createConsumer('auth matrix app');
   const otherApp = await store.createConsumer('auth matrix other app');
-  const revokedToken = await store.issueAccessToken(app.consumerKey, w.ids.bluebottle);
+  const revokedToken = await store.issueAccessToken(app.consumerKey, world.ids.bluebottle);
   await store.revokeAccessToken(revokedToken.token);
   const credentials: MediaCredentials = {
     app,
-    token: await store.issueAccessToken(app.consumerKey, w.ids.bluebottle),
+    token: await store.issueAccessToken(app.consumerKey, world.ids.bluebottle),
     otherApp,
-    otherAppToken: await store.issueAccessToken(otherApp.consumerKey, w.ids.bluebottle),
+    otherAppToken: await store.issueAccessToken(otherApp.consumerKey, world.ids.bluebottle),
     revokedToken,
     appOnlyBearer: await store.issueAppToken(app.consumerKey),
   };
@@ -216,7 +216,7 @@ export async function createMediaMatrix(system: TestSystem, w: SocialWorld): Pro
       const signing: Signing = door.startsWith('REST')
         ? { url: uploadUrl, ...(door === 'REST urlencoded' && { data: { media_data: base64 } }) }
         : { url: system.gatewayUrl };
-      const authorization = condition.authorization(w, credentials, signing);
+      const authorization = condition.authorization(world, credentials, signing);
       if (condition.replay) {
         const first = await send(door, authorization);
         expect(first.status, `the first of the replayed requests: ${shown(first.status, first.text)}`).toBe(200);
@@ -276,18 +276,18 @@ export function uploadContainerCells(door: SocialDoor, matrix: () => MediaMatrix
     reads: false,
     wrongOwner: {},
   };
-  const upload = (who: 'bluebottle' | 'roaster', additionalOwners?: (w: SocialWorld) => string[]) => async (w: SocialWorld, host: Host) => ({
-    account: w.ids.bluebottle,
+  const upload = (who: 'bluebottle' | 'roaster', additionalOwners?: (world: SocialWorld) => string[]) => async (world: SocialWorld, host: Host) => ({
+    account: world.ids.bluebottle,
     // The user the product names in its refusal: the token's (bluebottle's account, or ana on the parent-platform host).
-    actor: host === 'own' ? w.ids.bluebottle : w.ids.ana,
-    upload: await matrix().upload(who === 'bluebottle' ? w.f.tokens.own : w.f.tokens.roasterOwn, additionalOwners?.(w)),
+    actor: host === 'own' ? world.ids.bluebottle : world.ids.ana,
+    upload: await matrix().upload(who === 'bluebottle' ? world.fixture.tokens.own : world.fixture.tokens.roasterOwn, additionalOwners?.(world)),
   });
   const request = `${door.label}: ${operation.label[door.transport]}`;
   const cases: { label: string; target: SocialCell['target']; expected: SocialCell['expected'] }[] = [
     { label: "of bluebottle's own upload", target: upload('bluebottle'), expected: { kind: 'allowed', control: false } },
     {
       label: "of roaster's upload that names bluebottle in additional_owners",
-      target: upload('roaster', (w) => [w.ids.bluebottle]),
+      target: upload('roaster', (world) => [world.ids.bluebottle]),
       expected: { kind: 'allowed', control: false },
     },
     {

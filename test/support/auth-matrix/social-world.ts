@@ -1,9 +1,7 @@
 import { createCursorCodec } from '../../../lib/social-graph/cursor.ts';
 import { createAccountEdgesService } from '../../../subgraphs/accounts/account-edges.service.ts';
 import { createSocialTokens } from '../../../subgraphs/index.ts';
-import { createSocialGraphBuilder } from '../../../subgraphs/shared/social-graph/social-graph-builder.ts';
-import type { SocialTables } from '../../../subgraphs/shared/social-graph/social-tables.ts';
-import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, type SocialFixture } from '../social-fixture.ts';
+import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, socialWorldParts, type SocialFixture } from '../social-fixture.ts';
 import type { TestSystem } from '../test-system.ts';
 import { MATRIX_NOW } from './matrix.ts';
 import type { ExpiryDates } from './social-errors.ts';
@@ -84,7 +82,7 @@ export interface WorldIds {
 
 export interface SocialWorld {
   system: TestSystem;
-  f: SocialFixture;
+  fixture: SocialFixture;
   dates: ExpiryDates;
   ids: WorldIds;
   credential(spec: TokenSpec): Promise<Credential>;
@@ -109,50 +107,49 @@ export const WORLD_TEXTS = {
 
 export async function createSocialWorld(system: TestSystem): Promise<SocialWorld> {
   const now = () => MATRIX_NOW;
-  const f = await createSocialFixture(system.database, { now });
-  const db = system.database.db.withTables<SocialTables>();
-  const g = createSocialGraphBuilder(db);
+  const fixture = await createSocialFixture(system.database, { now });
+  const { graph, tables: db, commentState } = socialWorldParts(system.database, fixture);
   const at = new Date(MATRIX_NOW.getTime() - 30 * 60_000);
 
-  const rita = await g.platformUser('Rita Roaster');
-  await g.pageRole(f.pages.roaster, rita);
-  const andy = await g.platformUser('Andy Analyst');
-  await g.pageRole(f.pages.bluebottle, andy, { tasks: ['ANALYZE'] });
+  const rita = await graph.platformUser('Rita Roaster');
+  await graph.pageRole(fixture.pages.roaster, rita);
+  const andy = await graph.platformUser('Andy Analyst');
+  await graph.pageRole(fixture.pages.bluebottle, andy, { tasks: ['ANALYZE'] });
 
-  const post = f.posts[1]!;
-  const readComment = await g.comment(post, f.accounts.fanOne, { text: WORLD_TEXTS.readComment, timestamp: at });
-  const readReply = await g.comment(post, f.accounts.fanTwo, { text: WORLD_TEXTS.readReply, parentId: readComment, timestamp: at });
-  const blueOnRoaster = await g.comment(f.media.roasterPost, f.accounts.bluebottle, { text: WORLD_TEXTS.blueOnRoaster, timestamp: at });
-  const roasterOnBlue = await g.comment(post, f.accounts.roaster, { text: WORLD_TEXTS.roasterOnBlue, timestamp: at });
+  const post = fixture.posts[1]!;
+  const readComment = await graph.comment(post, fixture.accounts.fanOne, { text: WORLD_TEXTS.readComment, timestamp: at });
+  const readReply = await graph.comment(post, fixture.accounts.fanTwo, { text: WORLD_TEXTS.readReply, parentId: readComment, timestamp: at });
+  const blueOnRoaster = await graph.comment(fixture.media.roasterPost, fixture.accounts.bluebottle, { text: WORLD_TEXTS.blueOnRoaster, timestamp: at });
+  const roasterOnBlue = await graph.comment(post, fixture.accounts.roaster, { text: WORLD_TEXTS.roasterOnBlue, timestamp: at });
 
   const edges = createAccountEdgesService({ db, codec: createCursorCodec('auth-matrix-cursor-secret-not-used-for-reading'), now });
   const freshContainer = async () =>
-    (await edges.createContainer(f.accounts.bluebottle, { imageUrl: 'https://cdn.example.com/auth-matrix.jpg', caption: WORLD_TEXTS.containerCaption })).id;
+    (await edges.createContainer(fixture.accounts.bluebottle, { imageUrl: 'https://cdn.example.com/auth-matrix.jpg', caption: WORLD_TEXTS.containerCaption })).id;
   const container = await freshContainer();
   const adAccount = await db
     .insertInto('social.ad_account')
-    .values({ business_id: f.businessId, name: WORLD_TEXTS.acmeAdAccountName })
+    .values({ business_id: fixture.businessId, name: WORLD_TEXTS.acmeAdAccountName })
     .returning('id')
     .executeTakeFirstOrThrow();
 
   const ids: WorldIds = {
-    bluebottle: f.accounts.bluebottle,
-    roaster: f.accounts.roaster,
+    bluebottle: fixture.accounts.bluebottle,
+    roaster: fixture.accounts.roaster,
     post,
-    busyPost: f.posts[2]!,
-    post0: f.posts[0]!,
+    busyPost: fixture.posts[2]!,
+    post0: fixture.posts[0]!,
     readComment,
     readReply,
     blueOnRoaster,
     roasterOnBlue,
-    roasterPost: f.media.roasterPost,
-    roasterComment: f.comments.roasterComment,
+    roasterPost: fixture.media.roasterPost,
+    roasterComment: fixture.comments.roasterComment,
     container,
-    acme: f.businessId,
+    acme: fixture.businessId,
     acmeAdAccount: `act_${adAccount.id}`,
-    ana: f.platformUsers.ana,
-    bm: f.platformUsers.bm,
-    stranger: f.platformUsers.stranger,
+    ana: fixture.platformUsers.ana,
+    bm: fixture.platformUsers.bm,
+    stranger: fixture.platformUsers.stranger,
     rita,
     andy,
   };
@@ -220,19 +217,16 @@ export async function createSocialWorld(system: TestSystem): Promise<SocialWorld
 
   return {
     system,
-    f,
+    fixture,
     dates: { expiredAt: new Date(MATRIX_NOW.getTime() - 3_600_000), now: MATRIX_NOW },
     ids,
     credential,
     freshComment: (on, author) =>
-      g.comment(on === 'busyPost' ? ids.busyPost : f.media.roasterPost, author === 'fanTwo' ? f.accounts.fanTwo : author === 'roaster' ? ids.roaster : ids.bluebottle, {
+      graph.comment(on === 'busyPost' ? ids.busyPost : fixture.media.roasterPost, author === 'fanTwo' ? fixture.accounts.fanTwo : author === 'roaster' ? ids.roaster : ids.bluebottle, {
         text: WORLD_TEXTS.fresh,
         timestamp: at,
       }),
     freshContainer,
-    async commentState(id) {
-      const row = await db.selectFrom('social.comment').select(['hidden', 'deleted_at']).where('id', '=', id).executeTakeFirst();
-      return { hidden: row?.hidden ?? false, exists: row !== undefined && row.deleted_at === null };
-    },
+    commentState,
   };
 }

@@ -264,6 +264,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     media.startSweeper(subgraphs);
 
     const standIns = options.standIns ?? createStandIns(config.standIns, logger);
+    telemetry.metrics.trackStandIns(() => standIns.decisions());
     const gateway = await createGateway({
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
       logger,
@@ -439,6 +440,7 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
   try {
     const tokens = createTokenService(config.jwt);
     const standIns = options.standIns ?? createStandIns(config.standIns, logger);
+    telemetry.metrics.trackStandIns(() => standIns.decisions());
     const gateway: GatewayServer = await createGateway({
       config,
       logger,

@@ -33,6 +33,8 @@ export interface Metrics {
   observeUpload(outcome: 'stored' | 'refused', bytes: number): void;
   /** A request refused by a rate limit (`area`: social, media; `scope`: app, user, page, business, upload). */
   observeRateLimited(area: string, scope: string): void;
+  /** Reports which stand-ins serve (lib/stand-ins/) when /metrics is read: 1 serving, 0 the library's route. */
+  trackStandIns(decisions: () => readonly { id: string; enabled: boolean }[]): void;
 }
 
 export type FastLaneOutcome = 'served' | 'replayed' | 'declined';
@@ -65,6 +67,7 @@ const NOOP: Metrics = {
   trackPool: () => undefined,
   observeUpload: () => undefined,
   observeRateLimited: () => undefined,
+  trackStandIns: () => undefined,
 };
 
 /**
@@ -166,6 +169,17 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     },
   });
 
+  const standIns: (() => readonly { id: string; enabled: boolean }[])[] = [];
+  new Gauge({
+    name: 'tributary_stand_in_serving',
+    help: "Stand-ins for library code (gateway/stand-ins/README.md): 1 serving, 0 off (switched off, or the library's release is not the one it was checked against: see the start-up warning).",
+    labelNames: ['stand_in'] as const,
+    registers: [registry],
+    collect() {
+      for (const decisions of standIns) for (const { id, enabled } of decisions()) this.set({ stand_in: id }, enabled ? 1 : 0);
+    },
+  });
+
   const route = boundedLabel();
   const operation = boundedLabel();
   // The series of an HTTP route are found once per listener, method, route and status (one key instead of two lookups).
@@ -192,6 +206,9 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     observeGraphql(server, name, type, seconds, errorCodes) {
       graphqlDuration.series({ server, operation: operation(name), type }).observe(seconds);
       for (const code of errorCodes) graphqlErrors.inc({ server, code });
+    },
+    trackStandIns(decisions) {
+      standIns.push(decisions);
     },
     observeFastLane(outcome) {
       (fastLaneSeries[outcome] ??= fastLane.series({ outcome })).inc();

@@ -48,6 +48,21 @@ describe('stand-ins over libraries they were not checked against', () => {
     ]);
   });
 
+  it('are reported at /metrics: 0 for those off, 1 for those serving', async () => {
+    const metrics = await (await fetch(new URL('/metrics', system.gatewayUrl))).text();
+    const serving = Object.fromEntries([...metrics.matchAll(/^tributary_stand_in_serving\{stand_in="([a-z-]+)"[^}]*\} ([01])$/gm)].map((match) => [match[1], match[2]]));
+    expect(serving).toEqual({
+      'http-fast-path': '1',
+      'lean-json-body': '1',
+      'operation-fast-lane': '1',
+      'result-shaping': '0',
+      'operation-cache': '0',
+      'jit-subgraph-execution': '1',
+      'undici-subgraph-client': '1',
+      'rest-fast-path': '1',
+    });
+  });
+
   it('leave the gateway serving: a record created and read back through the library’s routes', async () => {
     const client = createGraphqlClient(system.gatewayUrl);
     const input = validInput();

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HANG_MS, LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { png } from '../support/image-fixtures.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -16,7 +17,6 @@ import { startDistributedTestSystem, startTestSystem, type TestSystem } from '..
 
 const BOUNDARY = 'tributary-abort-test';
 const FILE = png(100, 100, { padToBytes: 1_000_000 });
-const SPOOL_DEADLINE_MS = 10_000;
 
 let spool: string;
 let previousTmpdir: string | undefined;
@@ -36,9 +36,12 @@ afterAll(async () => {
 
 const spooled = async () => (await readdir(spool)).filter((name) => name.startsWith('capacitor-')).length;
 
-/** Polls until no temporary copy is left, or the deadline passes; returns how many are left. */
+/**
+ * Polls until no temporary copy is left and returns how many are left: 0 as soon as the last one goes, or the count
+ * after HANG_MS (a copy that is never removed — the leak under test — is the only thing that waits that long).
+ */
 async function spooledWhenSettled(): Promise<number> {
-  const deadline = Date.now() + SPOOL_DEADLINE_MS;
+  const deadline = Date.now() + HANG_MS;
   for (;;) {
     const count = await spooled();
     if (count === 0 || Date.now() > deadline) return count;
@@ -121,5 +124,5 @@ describe.each(['embedded', 'distributed'] as const)('uploads abandoned by their 
     expect(response.status).toBe(200);
     expect(await response.text()).toMatch(kind === 'rest' ? /"media_id":\d+/ : /"mediaId":"\d+"/);
     expect(await spooledWhenSettled()).toBe(0);
-  });
+  }, LONG_TEST_MS);
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
+import { HANG_MS, LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { bearerAuthorization, mediaFormData, mediaUploadUrl, sendMediaRequest, type MediaPart, type MediaReply } from '../support/media-client.ts';
 import { createSocialFixture } from '../support/social-fixture.ts';
@@ -79,7 +80,7 @@ describe('a chunked upload across a restart', () => {
         const reply = await status(mediaId);
         expect(reply.body.processing_info, describeReply(reply)).toEqual({ state: 'succeeded', progress_percent: 100 });
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: HANG_MS, interval: 100 },
     );
   });
 
@@ -89,7 +90,7 @@ describe('a chunked upload across a restart', () => {
     const mediaId = initReply.body.media_id_string as string;
     expect((await append(mediaId, 0, video)).status).toBe(204);
     expect((await post(fields({ command: 'FINALIZE', media_id: mediaId }))).status).toBe(200);
-    await vi.waitFor(async () => expect((await status(mediaId)).body.processing_info.state).toBe('succeeded'), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await status(mediaId)).body.processing_info.state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
     // What a process that stopped right after FINALIZE leaves behind: pending, never started.
     await sql`update media.upload set processing_state = 'pending', processing_progress = 0, processing_lease_until = null
       where id = cast(${mediaId} as bigint)`.execute(system!.database.db);
@@ -103,9 +104,9 @@ describe('a chunked upload across a restart', () => {
         );
         expect(rows[0]!.processing_state).toBe('succeeded');
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: HANG_MS, interval: 100 },
     );
-  });
+  }, LONG_TEST_MS);
 
   it('takes up processing that a stopped process left in progress past its lease, and STATUS reports it', async () => {
     const gif = fixture('animated.gif');
@@ -113,7 +114,7 @@ describe('a chunked upload across a restart', () => {
     const mediaId = initReply.body.media_id_string as string;
     expect((await append(mediaId, 0, gif)).status).toBe(204);
     expect((await post(fields({ command: 'FINALIZE', media_id: mediaId }))).status).toBe(200);
-    await vi.waitFor(async () => expect((await status(mediaId)).body.processing_info.state).toBe('succeeded'), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await status(mediaId)).body.processing_info.state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
     // What a process that stopped mid-inspection leaves behind: in progress, its lease run out.
     await sql`update media.upload set processing_state = 'in_progress', processing_progress = 10,
       processing_lease_until = now() - interval '1 second', width = 0, height = 0
@@ -129,7 +130,7 @@ describe('a chunked upload across a restart', () => {
         const reply = await status(mediaId);
         expect(reply.body).toMatchObject({ image: { image_type: 'image/gif', w: 40, h: 30 }, processing_info: { state: 'succeeded', progress_percent: 100 } });
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: HANG_MS, interval: 100 },
     );
-  });
+  }, LONG_TEST_MS);
 });

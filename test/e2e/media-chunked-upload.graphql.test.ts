@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HANG_MS } from '../support/hang-bounds.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { createGraphqlClient, type GraphqlClient } from '../support/graphql-client.ts';
 import { postMultipart } from '../support/graphql-upload-client.ts';
@@ -74,7 +75,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
           const status = await gql.request(STATUS, { token: world.tokens.own, variables: { mediaId: session.mediaId } });
           expect(status.data.mediaUploadStatus.processingInfo).toEqual({ state: 'SUCCEEDED', checkAfterSecs: null, progressPercent: 100, error: null });
         },
-        { timeout: 10_000, interval: 100 },
+        { timeout: HANG_MS, interval: 100 },
       );
     });
 

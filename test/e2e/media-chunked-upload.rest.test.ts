@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AccessTokenCredentials, ConsumerCredentials } from '../../lib/auth/oauth1/oauth-credentials.ts';
 import { createOAuthCredentialStore } from '../../subgraphs/index.ts';
+import { HANG_MS, LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { fixture, png } from '../support/image-fixtures.ts';
 import {
   bearerAuthorization,
@@ -219,7 +220,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
           `{"media_id":${mediaId},"media_id_string":"${mediaId}","media_key":"16_${mediaId}","size":${gif.length},"expires_after_secs":86400,` +
             `"processing_info":{"state":"pending","check_after_secs":1}}`,
         );
-        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), { timeout: 10_000, interval: 50 });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
         expectRaw(
           await status(mediaId),
           200,
@@ -231,7 +232,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
       it('runs an MP4 through to succeeded with a video object', async () => {
         const video = mp4Video();
         const { mediaId } = await uploadInSegments(video, { media_type: 'video/mp4', media_category: 'tweet_video' }, 300);
-        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), { timeout: 10_000, interval: 50 });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
         expectRaw(
           await status(mediaId),
           200,
@@ -249,7 +250,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
       ] as const)('fails %s with processing_info.error', async (_name, bytes, mediaType, category, message) => {
         const { mediaId, reply } = await uploadInSegments(bytes(), { media_type: mediaType, media_category: category }, 400);
         expect(reply.body.processing_info).toEqual({ state: 'pending', check_after_secs: 1 });
-        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('failed'), { timeout: 10_000, interval: 50 });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('failed'), { timeout: HANG_MS, interval: 50 });
         const failed = await status(mediaId);
         expect(failed.status, describeReply(failed)).toBe(200);
         expect(Object.keys(failed.body.processing_info)).toEqual(['state', 'progress_percent', 'error']);
@@ -275,7 +276,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('takes an animated GIF by id or 16_ key only once its processing has succeeded', async () => {
         const { mediaId } = await uploadInSegments(fixture('animated.gif'), { media_type: 'image/gif', media_category: 'tweet_gif' });
-        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), { timeout: 10_000, interval: 50 });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
         // As it was while processing ran.
         await setState(mediaId, 'in_progress');
         const early = await createContainer(mediaId);
@@ -291,12 +292,12 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('refuses a GIF whose processing failed, and a video (containers take images)', async () => {
         const { mediaId } = await uploadInSegments(fixture('image.png'), { media_type: 'image/gif', media_category: 'tweet_gif' });
-        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('failed'), { timeout: 10_000, interval: 50 });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('failed'), { timeout: HANG_MS, interval: 50 });
         expect((await createContainer(mediaId)).body.error.error_user_msg).toBe(`The media id ${mediaId} failed processing and cannot be used.`);
         const video = await uploadInSegments(mp4Video(), { media_type: 'video/mp4', media_category: 'tweet_video' });
-        await vi.waitFor(async () => expect((await processingState(video.mediaId))?.processing_state).toBe('succeeded'), { timeout: 10_000, interval: 50 });
+        await vi.waitFor(async () => expect((await processingState(video.mediaId))?.processing_state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
         expect((await createContainer(`7_${video.mediaId}`)).body.error.error_user_msg).toBe(`The media id ${video.mediaId} is a video, not an image.`);
-      });
+      }, LONG_TEST_MS);
     });
 
     describe('errors of INIT', () => {

@@ -6,6 +6,7 @@ import type { MediaTables, UploadRow } from '../../subgraphs/shared/media-store/
 import { expectGraphError, invalidParameter } from '../support/graph-error-expectations.ts';
 import type { GraphqlErrorJson } from '../support/graphql-client.ts';
 import { uploadMultipart, type UploadedMediaJson } from '../support/graphql-upload-client.ts';
+import { HANG_MS } from '../support/hang-bounds.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -30,8 +31,9 @@ const now = () => clock;
 const at = (secondsAfterT0: number) => new Date(T0.getTime() + secondsAfterT0 * 1000);
 
 const EXPIRES_AFTER_SECS = 60;
-const REQUEST_DEADLINE_MS = 3_000;
-const SWEEP_DEADLINE_MS = 6_000;
+/** Only a hang reaches either: a request answers, and the sweeper (every second here) sweeps, well within them. */
+const REQUEST_DEADLINE_MS = HANG_MS;
+const SWEEP_DEADLINE_MS = HANG_MS;
 
 const MODES = [
   { mode: 'embedded', start: (env: Record<string, string>) => startTestSystem(env, { now }) },

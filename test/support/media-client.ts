@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request as httpRequest, type Agent } from 'node:http';
 import OAuth from 'oauth-1.0a';
+import { HANG_MS } from './hang-bounds.ts';
 
 /**
  * A client for the image upload (Area D, POST /1.1/media/upload.json) in front-door tests: multipart bodies (FormData,
@@ -127,8 +128,8 @@ export function sendMediaRequestOverHttp(
         resolve({ status: response.statusCode ?? 0, headers: replyHeaders, text, body: parsed });
       });
     });
-    outgoing.setTimeout(options.timeoutMs ?? 10_000, () => {
-      outgoing.destroy(new Error(`no reply to ${request.method ?? 'POST'} ${url} within ${options.timeoutMs ?? 10_000} ms`));
+    outgoing.setTimeout(options.timeoutMs ?? HANG_MS, () => {
+      outgoing.destroy(new Error(`no reply to ${request.method ?? 'POST'} ${url} within ${options.timeoutMs ?? HANG_MS} ms`));
     });
     outgoing.on('error', reject);
     outgoing.end(body);

@@ -48,10 +48,10 @@ describe.each([
   { mode: 'distributed (subgraphs over HTTP)', start: () => startDistributedTestSystem({ now: () => NOW }) },
 ])('GraphQL Area C, $mode gateway', ({ start }) => {
   let system: TestSystem;
-  let f: SocialFixture;
+  let fixture: SocialFixture;
   let db: Kysely<SocialTables>;
   let graphql: GraphqlClient;
-  let b: string;
+  let bluebottle: string;
   let cafe: string;
   let cafePost: string;
 
@@ -61,10 +61,10 @@ describe.each([
 
   beforeAll(async () => {
     system = await start();
-    f = await createSocialFixture(system.database, { now: () => NOW });
+    fixture = await createSocialFixture(system.database, { now: () => NOW });
     db = system.database.db.withTables<SocialTables>();
     graphql = createGraphqlClient(system.gatewayUrl);
-    b = f.accounts.bluebottle;
+    bluebottle = fixture.accounts.bluebottle;
     // "cafe": a professional account no test user manages; its post mentions @bluebottle.
     cafe = String(
       (
@@ -96,7 +96,7 @@ describe.each([
           .executeTakeFirstOrThrow()
       ).id,
     );
-    await db.insertInto('social.mention').values({ account_id: b, media_id: cafePost, comment_id: null }).execute();
+    await db.insertInto('social.mention').values({ account_id: bluebottle, media_id: cafePost, comment_id: null }).execute();
   });
   afterAll(async () => {
     await system?.close();
@@ -105,17 +105,17 @@ describe.each([
   describe('account', () => {
     it('reads every field of the account with an own-login token', async () => {
       const reply = await account(
-        f.tokens.own,
-        b,
+        fixture.tokens.own,
+        bluebottle,
         'id accountType userId username name biography website profilePictureUrl hasProfilePic altText followersCount followsCount isPublished legacySocialUserId',
       );
       expect(reply.status).toBe(200);
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({
         account: {
-          id: b,
+          id: bluebottle,
           accountType: 'BUSINESS',
-          userId: b,
+          userId: bluebottle,
           username: 'bluebottle',
           name: 'Blue Bottle Coffee',
           biography: 'Coffee roasters since 2002',
@@ -132,18 +132,18 @@ describe.each([
     });
 
     it('counts 30 feed posts and the carousel in mediaCount, not the stories or the live broadcast in progress', async () => {
-      const reply = await account(f.tokens.own, b, 'mediaCount media(first: 100) { nodes { id } }');
+      const reply = await account(fixture.tokens.own, bluebottle, 'mediaCount media(first: 100) { nodes { id } }');
       expect(reply.errors).toBeUndefined();
       expect(reply.data.account.media.nodes).toHaveLength(31);
       expect(reply.data.account.mediaCount).toBe(31);
     });
 
     it('reads shoppingProductTagEligibility with a parent-platform token holding the catalog permissions', async () => {
-      const reply = await account(f.tokens.parent, b, 'id username shoppingProductTagEligibility');
+      const reply = await account(fixture.tokens.parent, bluebottle, 'id username shoppingProductTagEligibility');
       expect(reply.errors).toBeUndefined();
-      expect(reply.data).toEqual({ account: { id: b, username: 'bluebottle', shoppingProductTagEligibility: true } });
-      const token = await f.token('parent', f.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== 'catalog_management'));
-      const refused = await account(token, b, 'username shoppingProductTagEligibility');
+      expect(reply.data).toEqual({ account: { id: bluebottle, username: 'bluebottle', shoppingProductTagEligibility: true } });
+      const token = await fixture.token('parent', fixture.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== 'catalog_management'));
+      const refused = await account(token, bluebottle, 'username shoppingProductTagEligibility');
       expect(refused.data).toEqual({ account: { username: 'bluebottle', shoppingProductTagEligibility: null } });
       expect(refused.errors).toEqual([
         socialError(['account', 'shoppingProductTagEligibility'], 'FORBIDDEN', GRAPH_MESSAGES.missingPermission('catalog_management'), {
@@ -154,24 +154,24 @@ describe.each([
     });
 
     it('refuses the own-login-only fields to a parent-platform token, and the shop field to an own-login token', async () => {
-      const parentReply = await account(f.tokens.parent, b, 'id accountType userId');
-      expect(parentReply.data).toEqual({ account: { id: b, accountType: null, userId: null } });
+      const parentReply = await account(fixture.tokens.parent, bluebottle, 'id accountType userId');
+      expect(parentReply.data).toEqual({ account: { id: bluebottle, accountType: null, userId: null } });
       expect(parentReply.errors).toEqual([
         unknownField(['account', 'accountType'], 'account_type'),
         unknownField(['account', 'userId'], 'user_id'),
       ]);
-      const ownReply = await account(f.tokens.own, b, 'id shoppingProductTagEligibility');
-      expect(ownReply.data).toEqual({ account: { id: b, shoppingProductTagEligibility: null } });
+      const ownReply = await account(fixture.tokens.own, bluebottle, 'id shoppingProductTagEligibility');
+      expect(ownReply.data).toEqual({ account: { id: bluebottle, shoppingProductTagEligibility: null } });
       expect(ownReply.errors).toEqual([unknownField(['account', 'shoppingProductTagEligibility'], 'shopping_product_tag_eligibility')]);
     });
 
     it('answers NOT_FOUND / UNKNOWN_OBJECT for an account the token does not act for', async () => {
       for (const [token, id] of [
-        [f.tokens.own, f.accounts.roaster],
-        [f.tokens.parent, cafe],
-        [f.tokens.stranger, b],
-        [f.tokens.parent, f.accounts.fanOne],
-        [f.tokens.own, 'not-an-id'],
+        [fixture.tokens.own, fixture.accounts.roaster],
+        [fixture.tokens.parent, cafe],
+        [fixture.tokens.stranger, bluebottle],
+        [fixture.tokens.parent, fixture.accounts.fanOne],
+        [fixture.tokens.own, 'not-an-id'],
       ] as const) {
         const reply = await account(token, id, 'id');
         expect(reply.data).toEqual({ account: null });
@@ -184,15 +184,15 @@ describe.each([
     it('resolves me to the own-login token’s account, with its media connection', async () => {
       const reply = await graphql.request(
         `{ me { id username media(first: 2) { nodes { id caption timestamp likeCount } pageInfo { startCursor endCursor hasNextPage hasPreviousPage } } } }`,
-        { token: f.tokens.own },
+        { token: fixture.tokens.own },
       );
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({
         me: {
-          id: b,
+          id: bluebottle,
           username: 'bluebottle',
           media: {
-            nodes: [0, 1].map((i) => ({ id: f.posts[i], caption: `Post ${i} #coffee`, timestamp: postTime(i), likeCount: i })),
+            nodes: [0, 1].map((i) => ({ id: fixture.posts[i], caption: `Post ${i} #coffee`, timestamp: postTime(i), likeCount: i })),
             pageInfo: { startCursor: expect.stringMatching(CURSOR), endCursor: expect.stringMatching(CURSOR), hasNextPage: true, hasPreviousPage: false },
           },
         },
@@ -200,7 +200,7 @@ describe.each([
     });
 
     it('refuses me to a parent-platform token (its /me is the platform user)', async () => {
-      const reply = await graphql.request('{ me { id } }', { token: f.tokens.parent });
+      const reply = await graphql.request('{ me { id } }', { token: fixture.tokens.parent });
       expect(reply.data).toEqual({ me: null });
       expect(reply.errors).toEqual([
         invalidParameter(['me'], 'me', 'me is the professional account of an own-login token; with a parent-platform token ask for platformUser.'),
@@ -209,26 +209,26 @@ describe.each([
 
     it('resolves platformUser to the parent-platform user, with its pages and their linked accounts', async () => {
       const reply = await graphql.request('{ platformUser { id name accounts { id name tasks socialBusinessAccount { id username } } } }', {
-        token: f.tokens.parent,
+        token: fixture.tokens.parent,
       });
       expect(reply.errors).toBeUndefined();
       const tasks = ['MANAGE', 'CREATE_CONTENT', 'MODERATE', 'ADVERTISE', 'ANALYZE'];
       expect(reply.data).toEqual({
         platformUser: {
-          id: f.platformUsers.ana,
+          id: fixture.platformUsers.ana,
           name: 'Ana',
           accounts: [
-            { id: f.pages.bluebottle, name: 'Blue Bottle', tasks, socialBusinessAccount: { id: b, username: 'bluebottle' } },
-            { id: f.pages.roaster, name: 'The Roaster', tasks, socialBusinessAccount: { id: f.accounts.roaster, username: 'roaster' } },
+            { id: fixture.pages.bluebottle, name: 'Blue Bottle', tasks, socialBusinessAccount: { id: bluebottle, username: 'bluebottle' } },
+            { id: fixture.pages.roaster, name: 'The Roaster', tasks, socialBusinessAccount: { id: fixture.accounts.roaster, username: 'roaster' } },
           ],
         },
       });
-      const stranger = await graphql.request('{ platformUser { id name accounts { id } } }', { token: f.tokens.stranger });
-      expect(stranger.data).toEqual({ platformUser: { id: f.platformUsers.stranger, name: 'Stranger', accounts: [] } });
+      const stranger = await graphql.request('{ platformUser { id name accounts { id } } }', { token: fixture.tokens.stranger });
+      expect(stranger.data).toEqual({ platformUser: { id: fixture.platformUsers.stranger, name: 'Stranger', accounts: [] } });
     });
 
     it('refuses platformUser to an own-login token', async () => {
-      const reply = await graphql.request('{ platformUser { id } }', { token: f.tokens.own });
+      const reply = await graphql.request('{ platformUser { id } }', { token: fixture.tokens.own });
       expect(reply.data).toEqual({ platformUser: null });
       expect(reply.errors).toEqual([
         invalidParameter(['platformUser'], 'platformUser', 'platformUser needs a parent-platform (Login for Business) token.'),
@@ -243,23 +243,23 @@ describe.each([
     } }`;
 
     it('reads a media object of an account the token acts for, with its owner', async () => {
-      for (const token of [f.tokens.own, f.tokens.parent]) {
-        const reply = await graphql.request(MEDIA, { token, variables: { id: f.posts[3] } });
+      for (const token of [fixture.tokens.own, fixture.tokens.parent]) {
+        const reply = await graphql.request(MEDIA, { token, variables: { id: fixture.posts[3] } });
         expect(reply.errors).toBeUndefined();
         expect(reply.data).toEqual({
           media: {
-            id: f.posts[3],
+            id: fixture.posts[3],
             caption: 'Post 3 #coffee',
             mediaType: 'IMAGE',
             mediaProductType: 'FEED',
-            mediaUrl: `https://cdn.social.example/media/${f.posts[3]}.jpg`,
-            permalink: `https://social.example/p/${f.posts[3]}/`,
+            mediaUrl: `https://cdn.social.example/media/${fixture.posts[3]}.jpg`,
+            permalink: `https://social.example/p/${fixture.posts[3]}/`,
             thumbnailUrl: null,
             timestamp: postTime(3),
             likeCount: 3,
             isCommentEnabled: true,
             username: 'bluebottle',
-            owner: { id: b, username: 'bluebottle' },
+            owner: { id: bluebottle, username: 'bluebottle' },
             children: { nodes: [] },
           },
         });
@@ -267,9 +267,9 @@ describe.each([
     });
 
     it('answers UNKNOWN_OBJECT for media of an account the token does not act for', async () => {
-      const reply = await graphql.request(MEDIA, { token: f.tokens.own, variables: { id: f.media.roasterPost } });
+      const reply = await graphql.request(MEDIA, { token: fixture.tokens.own, variables: { id: fixture.media.roasterPost } });
       expect(reply.data).toEqual({ media: null });
-      expect(reply.errors).toEqual([unknownObject(['media'], f.media.roasterPost)]);
+      expect(reply.errors).toEqual([unknownObject(['media'], fixture.media.roasterPost)]);
     });
   });
 
@@ -282,53 +282,53 @@ describe.each([
       const pages: { startCursor: string; endCursor: string; hasNextPage: boolean; hasPreviousPage: boolean }[] = [];
       let after: string | undefined;
       do {
-        const reply = await graphql.request(PAGE, { token: f.tokens.parent, variables: { id: b, after } });
+        const reply = await graphql.request(PAGE, { token: fixture.tokens.parent, variables: { id: bluebottle, after } });
         expect(reply.errors).toBeUndefined();
         const media = reply.data.account.media;
         seen.push(...media.nodes.map((node: { id: string }) => node.id));
         pages.push(media.pageInfo);
         after = media.pageInfo.hasNextPage ? media.pageInfo.endCursor : undefined;
       } while (after !== undefined && pages.length < 10);
-      expect(seen).toEqual([...f.posts, f.media.carousel]);
+      expect(seen).toEqual([...fixture.posts, fixture.media.carousel]);
       expect(pages.map((page) => [page.hasPreviousPage, page.hasNextPage])).toEqual([
         [false, true],
         [true, true],
         [true, true],
         [true, false],
       ]);
-      const back = await graphql.request(PAGE, { token: f.tokens.parent, variables: { id: b, before: pages[2]!.startCursor } });
-      expect(back.data.account.media.nodes.map((node: { id: string }) => node.id)).toEqual(f.posts.slice(10, 20));
+      const back = await graphql.request(PAGE, { token: fixture.tokens.parent, variables: { id: bluebottle, before: pages[2]!.startCursor } });
+      expect(back.data.account.media.nodes.map((node: { id: string }) => node.id)).toEqual(fixture.posts.slice(10, 20));
       expect(back.data.account.media.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true });
     });
 
     it('filters the media connection with since and until', async () => {
       const reply = await graphql.request(
         'query Window($id: ID!, $since: String, $until: String) { account(id: $id) { media(since: $since, until: $until) { nodes { id } } } }',
-        { token: f.tokens.own, variables: { id: b, since: 'yesterday 09:00', until: String(Date.parse(postTime(1)) / 1000) } },
+        { token: fixture.tokens.own, variables: { id: bluebottle, since: 'yesterday 09:00', until: String(Date.parse(postTime(1)) / 1000) } },
       );
       expect(reply.errors).toBeUndefined();
-      expect(reply.data.account.media.nodes).toEqual([{ id: f.posts[1] }, { id: f.posts[2] }, { id: f.posts[3] }]);
+      expect(reply.data.account.media.nodes).toEqual([{ id: fixture.posts[1] }, { id: fixture.posts[2] }, { id: fixture.posts[3] }]);
     });
 
     it('lists stories, liveMedia and tags as connections', async () => {
       const reply = await account(
-        f.tokens.own,
-        b,
+        fixture.tokens.own,
+        bluebottle,
         'stories { nodes { id mediaProductType } pageInfo { hasNextPage } } liveMedia { nodes { id } } tags { nodes { id username owner { id } } }',
       );
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({
         account: {
-          stories: { nodes: [{ id: f.media.story, mediaProductType: 'STORY' }], pageInfo: { hasNextPage: false } },
-          liveMedia: { nodes: [{ id: f.media.live }] },
+          stories: { nodes: [{ id: fixture.media.story, mediaProductType: 'STORY' }], pageInfo: { hasNextPage: false } },
+          liveMedia: { nodes: [{ id: fixture.media.live }] },
           // Someone else's media: no owner.
-          tags: { nodes: [{ id: f.media.roasterPost, username: 'roaster', owner: null }] },
+          tags: { nodes: [{ id: fixture.media.roasterPost, username: 'roaster', owner: null }] },
         },
       });
     });
 
     it('refuses a cursor it did not make', async () => {
-      const reply = await account(f.tokens.own, b, 'media(after: "bad") { nodes { id } }');
+      const reply = await account(fixture.tokens.own, bluebottle, 'media(after: "bad") { nodes { id } }');
       expect(reply.data).toEqual({ account: null });
       expect(reply.errors).toEqual([invalidParameter(['account', 'media'], 'after', 'Invalid cursor.')]);
     });
@@ -337,8 +337,8 @@ describe.each([
   describe('businessDiscovery and mentionedMedia', () => {
     it('reads another account’s public fields and media through businessDiscovery', async () => {
       const reply = await account(
-        f.tokens.parent,
-        b,
+        fixture.tokens.parent,
+        bluebottle,
         'businessDiscovery(username: "cafe") { id username followersCount mediaCount media(first: 1) { nodes { id } pageInfo { hasNextPage } } }',
       );
       expect(reply.errors).toBeUndefined();
@@ -353,30 +353,30 @@ describe.each([
       { username: 'cafe', who: 'an account the app user does not manage' },
       { username: 'roaster', who: 'an account the app user also manages (ana has a role on its page)' },
     ])('refuses a non-public field through businessDiscovery of $who', async ({ username }) => {
-      const reply = await account(f.tokens.parent, b, `businessDiscovery(username: "${username}") { username followsCount }`);
+      const reply = await account(fixture.tokens.parent, bluebottle, `businessDiscovery(username: "${username}") { username followsCount }`);
       expect(reply.errors).toEqual([unknownField(['account', 'businessDiscovery', 'followsCount'], 'follows_count')]);
       expect(reply.data).toEqual({ account: { businessDiscovery: { username, followsCount: null } } });
     });
 
     it('refuses an unknown username and an own-login token', async () => {
-      const unknown = await account(f.tokens.parent, b, 'businessDiscovery(username: "nobody") { id }');
+      const unknown = await account(fixture.tokens.parent, bluebottle, 'businessDiscovery(username: "nobody") { id }');
       expect(unknown.data).toEqual({ account: { businessDiscovery: null } });
       expect(unknown.errors).toEqual([
         invalidParameter(['account', 'businessDiscovery'], 'username', 'Cannot find User with username: nobody'),
       ]);
-      const own = await account(f.tokens.own, b, 'businessDiscovery(username: "roaster") { id }');
+      const own = await account(fixture.tokens.own, bluebottle, 'businessDiscovery(username: "roaster") { id }');
       expect(own.data).toEqual({ account: { businessDiscovery: null } });
       expect(own.errors).toEqual([unknownField(['account', 'businessDiscovery'], 'business_discovery')]);
     });
 
     it.each([
       { poster: 'cafe (not managed by the app user)', media: () => cafePost, caption: 'Beans from bluebottle', username: 'cafe' },
-      { poster: 'roaster (whose page ana also manages)', media: () => f.media.roasterPost, caption: 'Beans by bluebottle', username: 'roaster' },
+      { poster: 'roaster (whose page ana also manages)', media: () => fixture.media.roasterPost, caption: 'Beans by bluebottle', username: 'roaster' },
     ])('reads a media object by $poster that mentions the account: @ removed, no owner', async ({ media, caption, username }) => {
       const mediaId = media();
       const reply = await graphql.request(
         'query Mentioned($id: ID!, $media: ID) { account(id: $id) { mentionedMedia(mediaId: $media) { id caption username owner { id } } } }',
-        { token: f.tokens.parent, variables: { id: b, media: mediaId } },
+        { token: fixture.tokens.parent, variables: { id: bluebottle, media: mediaId } },
       );
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({ account: { mentionedMedia: { id: mediaId, caption, username, owner: null } } });
@@ -385,7 +385,7 @@ describe.each([
     it('refuses mentionedMedia to an own-login token naming the field', async () => {
       const reply = await graphql.request(
         'query Mentioned($id: ID!, $media: ID) { account(id: $id) { mentionedMedia(mediaId: $media) { id } } }',
-        { token: f.tokens.own, variables: { id: b, media: f.media.roasterPost } },
+        { token: fixture.tokens.own, variables: { id: bluebottle, media: fixture.media.roasterPost } },
       );
       expect(reply.data).toEqual({ account: { mentionedMedia: null } });
       expect(reply.errors).toEqual([unknownField(['account', 'mentionedMedia'], 'mentioned_media')]);
@@ -419,10 +419,10 @@ describe.each([
       },
     ])('answers $name with $code', async ({ which, code, message, details }) => {
       const token =
-        which === undefined ? undefined : which === 'garbage' ? 'garbage' : f.tokens[which as 'revoked' | 'expired' | 'bmWithoutAds'];
+        which === undefined ? undefined : which === 'garbage' ? 'garbage' : fixture.tokens[which as 'revoked' | 'expired' | 'bmWithoutAds'];
       const reply = await graphql.request('query Account($id: ID!) { account(id: $id) { id username } }', {
         ...(token !== undefined && { token }),
-        variables: { id: b },
+        variables: { id: bluebottle },
       });
       expect(reply.status).toBe(200);
       expect(reply.data).toEqual({ account: null });
@@ -456,13 +456,13 @@ describe.each([
     };
 
     it('goes from accounts to comments and back to accounts, with an own-login token', async () => {
-      const reply = await graphql.request(CROSS, { token: f.tokens.own, variables: { id: b } });
+      const reply = await graphql.request(CROSS, { token: fixture.tokens.own, variables: { id: bluebottle } });
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual(expected);
     });
 
     it('goes from accounts to comments and back to accounts, with a parent-platform token', async () => {
-      const reply = await graphql.request(CROSS, { token: f.tokens.parent, variables: { id: b } });
+      const reply = await graphql.request(CROSS, { token: fixture.tokens.parent, variables: { id: bluebottle } });
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual(expected);
     });
@@ -470,11 +470,11 @@ describe.each([
     it('reaches a comment’s media and its owner from the comments subgraph', async () => {
       const reply = await graphql.request(
         'query Comment($id: ID!) { comment(id: $id) { text media { id caption owner { id username } } } }',
-        { token: f.tokens.own, variables: { id: f.comments.fanComment } },
+        { token: fixture.tokens.own, variables: { id: fixture.comments.fanComment } },
       );
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({
-        comment: { text: 'Love this!', media: { id: f.posts[0], caption: 'Post 0 #coffee', owner: { id: b, username: 'bluebottle' } } },
+        comment: { text: 'Love this!', media: { id: fixture.posts[0], caption: 'Post 0 #coffee', owner: { id: bluebottle, username: 'bluebottle' } } },
       });
     });
   });

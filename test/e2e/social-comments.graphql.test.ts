@@ -118,7 +118,7 @@ const MEDIA_COMMENTS = `query MediaComments($id: ID!, $first: Int, $after: Strin
 }`;
 
 interface World {
-  f: SocialFixture;
+  fixture: SocialFixture;
   gql: GraphqlClient;
   /** bm with every permission: acts for bluebottle only. */
   bmFull: string;
@@ -137,25 +137,25 @@ interface World {
  */
 async function makeWorld(system: TestSystem): Promise<World> {
   await sql`update social.account set username = username || '.' || id::text where position('.' in username) = 0`.execute(system.database.db);
-  const f = await createSocialFixture(system.database, { now: clock });
-  const g = createSocialGraphBuilder(system.database.db.withTables<SocialTables>());
-  const ritaId = await g.platformUser('Rita Roaster');
-  await g.pageRole(f.pages.roaster, ritaId);
+  const fixture = await createSocialFixture(system.database, { now: clock });
+  const graph = createSocialGraphBuilder(system.database.db.withTables<SocialTables>());
+  const ritaId = await graph.platformUser('Rita Roaster');
+  await graph.pageRole(fixture.pages.roaster, ritaId);
   const gql = createGraphqlClient(system.gatewayUrl);
   return {
-    f,
+    fixture,
     gql,
-    bmFull: await f.token('parent', f.platformUsers.bm, PARENT_PERMISSIONS),
-    rita: await f.token('parent', ritaId, PARENT_PERMISSIONS),
-    blueOnRoaster: await g.comment(f.media.roasterPost, f.accounts.bluebottle, { text: 'Great beans', timestamp: new Date('2026-11-01T20:00:00Z') }),
+    bmFull: await fixture.token('parent', fixture.platformUsers.bm, PARENT_PERMISSIONS),
+    rita: await fixture.token('parent', ritaId, PARENT_PERMISSIONS),
+    blueOnRoaster: await graph.comment(fixture.media.roasterPost, fixture.accounts.bluebottle, { text: 'Great beans', timestamp: new Date('2026-11-01T20:00:00Z') }),
     addComment: (mediaId, authorId, text, options = {}) =>
-      g.comment(mediaId, authorId, {
+      graph.comment(mediaId, authorId, {
         text,
         parentId: options.parentId ?? null,
         hidden: options.hidden ?? false,
         timestamp: options.timestamp ?? new Date('2026-11-01T21:00:00Z'),
       }),
-    read: (id) => gql.request(COMMENT, { variables: { id }, token: f.tokens.own }),
+    read: (id) => gql.request(COMMENT, { variables: { id }, token: fixture.tokens.own }),
   };
 }
 
@@ -177,23 +177,23 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
   // ===================================================================================================================
 
   describe('Query.comment', () => {
-    let w: World;
+    let world: World;
     beforeAll(async () => {
       current = T0;
-      w = await makeWorld(system);
+      world = await makeWorld(system);
     });
 
     it('reads every field of a fan’s comment with the own-login token', async () => {
-      const { fanComment } = w.f.comments;
-      expectData(await w.read(fanComment), {
+      const { fanComment } = world.fixture.comments;
+      expectData(await world.read(fanComment), {
         comment: {
           id: fanComment,
           text: 'Love this!',
           timestamp: at(13),
-          from: { id: w.f.accounts.fanOne, username: 'fan_one' },
+          from: { id: world.fixture.accounts.fanOne, username: 'fan_one' },
           hidden: false,
           likeCount: 3,
-          media: { id: w.f.posts[0] },
+          media: { id: world.fixture.posts[0] },
           parentId: null,
           user: null,
           username: 'fan_one',
@@ -203,43 +203,43 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('reads the same comment with the parent-platform token', async () => {
-      const { fanComment } = w.f.comments;
-      const reply = await w.gql.request(COMMENT, { variables: { id: fanComment }, token: w.f.tokens.parent });
-      expectData(reply, (await w.read(fanComment)).data);
+      const { fanComment } = world.fixture.comments;
+      const reply = await world.gql.request(COMMENT, { variables: { id: fanComment }, token: world.fixture.tokens.parent });
+      expectData(reply, (await world.read(fanComment)).data);
     });
 
     it('gives user only for the app user’s own comment, and parentId only on replies', async () => {
-      const { ownerComment, fanReply, fanComment } = w.f.comments;
-      const own = await w.gql.request(`query($id: ID!) { comment(id: $id) { user { id } username parentId } }`, {
+      const { ownerComment, fanReply, fanComment } = world.fixture.comments;
+      const own = await world.gql.request(`query($id: ID!) { comment(id: $id) { user { id } username parentId } }`, {
         variables: { id: ownerComment },
-        token: w.f.tokens.own,
+        token: world.fixture.tokens.own,
       });
-      expectData(own, { comment: { user: { id: w.f.accounts.bluebottle }, username: 'bluebottle', parentId: null } });
-      const reply = await w.gql.request(`query($id: ID!) { comment(id: $id) { user { id } username parentId hidden } }`, {
+      expectData(own, { comment: { user: { id: world.fixture.accounts.bluebottle }, username: 'bluebottle', parentId: null } });
+      const reply = await world.gql.request(`query($id: ID!) { comment(id: $id) { user { id } username parentId hidden } }`, {
         variables: { id: fanReply },
-        token: w.f.tokens.parent,
+        token: world.fixture.tokens.parent,
       });
       expectData(reply, { comment: { user: null, username: 'fan_two', parentId: fanComment, hidden: false } });
     });
 
     it('resolves media across subgraphs: comment { media { owner { username } commentsCount } }', async () => {
       const query = `query($id: ID!) { comment(id: $id) { id media { id caption owner { id username } commentsCount } } }`;
-      for (const token of [w.f.tokens.own, w.f.tokens.parent]) {
-        expectData(await w.gql.request(query, { variables: { id: w.f.comments.fanComment }, token }), {
+      for (const token of [world.fixture.tokens.own, world.fixture.tokens.parent]) {
+        expectData(await world.gql.request(query, { variables: { id: world.fixture.comments.fanComment }, token }), {
           comment: {
-            id: w.f.comments.fanComment,
-            media: { id: w.f.posts[0], caption: 'Post 0 #coffee', owner: { id: w.f.accounts.bluebottle, username: 'bluebottle' }, commentsCount: 6 },
+            id: world.fixture.comments.fanComment,
+            media: { id: world.fixture.posts[0], caption: 'Post 0 #coffee', owner: { id: world.fixture.accounts.bluebottle, username: 'bluebottle' }, commentsCount: 6 },
           },
         });
       }
     });
 
     it('pages replies oldest first with first, after and before', async () => {
-      const { fanComment, ownerReply, fanReply } = w.f.comments;
+      const { fanComment, ownerReply, fanReply } = world.fixture.comments;
       const query = `query($id: ID!, $first: Int, $after: String, $before: String) {
         comment(id: $id) { replies(first: $first, after: $after, before: $before) { nodes { id text timestamp parentId } ${PAGE_INFO} } }
       }`;
-      const all = await w.gql.request(query, { variables: { id: fanComment }, token: w.f.tokens.own });
+      const all = await world.gql.request(query, { variables: { id: fanComment }, token: world.fixture.tokens.own });
       expectData(all, {
         comment: {
           replies: {
@@ -251,28 +251,28 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
           },
         },
       });
-      const first = await w.gql.request(query, { variables: { id: fanComment, first: 1 }, token: w.f.tokens.own });
+      const first = await world.gql.request(query, { variables: { id: fanComment, first: 1 }, token: world.fixture.tokens.own });
       expect(first.data.comment.replies.nodes.map((n: { id: string }) => n.id)).toEqual([ownerReply]);
       expect(first.data.comment.replies.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
-      const second = await w.gql.request(query, {
+      const second = await world.gql.request(query, {
         variables: { id: fanComment, first: 1, after: first.data.comment.replies.pageInfo.endCursor },
-        token: w.f.tokens.own,
+        token: world.fixture.tokens.own,
       });
       expect(second.data.comment.replies.nodes.map((n: { id: string }) => n.id)).toEqual([fanReply]);
       expect(second.data.comment.replies.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
-      const back = await w.gql.request(query, {
+      const back = await world.gql.request(query, {
         variables: { id: fanComment, first: 1, before: second.data.comment.replies.pageInfo.startCursor },
-        token: w.f.tokens.own,
+        token: world.fixture.tokens.own,
       });
       expect(back.data.comment.replies.nodes.map((n: { id: string }) => n.id)).toEqual([ownerReply]);
     });
 
     it('lists a media object’s top-level comments newest first', async () => {
-      const { fanComment, fanTwoComment, ownerComment, hiddenComment } = w.f.comments;
-      const reply = await w.gql.request(MEDIA_COMMENTS, { variables: { id: w.f.posts[0] }, token: w.f.tokens.parent });
+      const { fanComment, fanTwoComment, ownerComment, hiddenComment } = world.fixture.comments;
+      const reply = await world.gql.request(MEDIA_COMMENTS, { variables: { id: world.fixture.posts[0] }, token: world.fixture.tokens.parent });
       expectData(reply, {
         media: {
-          id: w.f.posts[0],
+          id: world.fixture.posts[0],
           comments: {
             nodes: [
               { id: hiddenComment, text: 'spam spam' },
@@ -287,40 +287,40 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('serves at most 50 media comments per page, even when asked for 100', async () => {
-      const media = w.f.posts[9]!;
+      const media = world.fixture.posts[9]!;
       const ids: string[] = [];
       for (let i = 0; i < 55; i++) {
-        ids.unshift(await w.addComment(media, w.f.accounts.fanOne, `c${i}`, { timestamp: new Date(Date.UTC(2026, 9, 1, 0, i)) }));
+        ids.unshift(await world.addComment(media, world.fixture.accounts.fanOne, `c${i}`, { timestamp: new Date(Date.UTC(2026, 9, 1, 0, i)) }));
       }
-      const first = await w.gql.request(MEDIA_COMMENTS, { variables: { id: media, first: 100 }, token: w.f.tokens.own });
+      const first = await world.gql.request(MEDIA_COMMENTS, { variables: { id: media, first: 100 }, token: world.fixture.tokens.own });
       expect(first.errors, first.text).toBeUndefined();
       expect(first.data.media.comments.nodes.map((n: { id: string }) => n.id)).toEqual(ids.slice(0, 50));
       expect(first.data.media.comments.pageInfo.hasNextPage).toBe(true);
-      const second = await w.gql.request(MEDIA_COMMENTS, {
+      const second = await world.gql.request(MEDIA_COMMENTS, {
         variables: { id: media, first: 100, after: first.data.media.comments.pageInfo.endCursor },
-        token: w.f.tokens.own,
+        token: world.fixture.tokens.own,
       });
       expect(second.data.media.comments.nodes.map((n: { id: string }) => n.id)).toEqual(ids.slice(50));
       expect(second.data.media.comments.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
     });
 
     it('reads a comment that @mentions the account through Account.mentionedComment (parent-platform token)', async () => {
-      const { roasterComment } = w.f.comments;
-      const reply = await w.gql.request(MENTIONED, { variables: { account: w.f.accounts.bluebottle, comment: roasterComment }, token: w.bmFull });
+      const { roasterComment } = world.fixture.comments;
+      const reply = await world.gql.request(MENTIONED, { variables: { account: world.fixture.accounts.bluebottle, comment: roasterComment }, token: world.bmFull });
       expectData(reply, {
         account: {
-          id: w.f.accounts.bluebottle,
-          mentionedComment: { id: roasterComment, text: 'Ask @bluebottle', timestamp: at(13), likeCount: 0, media: { id: w.f.media.roasterPost } },
+          id: world.fixture.accounts.bluebottle,
+          mentionedComment: { id: roasterComment, text: 'Ask @bluebottle', timestamp: at(13), likeCount: 0, media: { id: world.fixture.media.roasterPost } },
         },
       });
     });
 
     it('refuses mentionedComment to an own-login token as an unknown field', async () => {
-      const reply = await w.gql.request(MENTIONED, {
-        variables: { account: w.f.accounts.bluebottle, comment: w.f.comments.roasterComment },
-        token: w.f.tokens.own,
+      const reply = await world.gql.request(MENTIONED, {
+        variables: { account: world.fixture.accounts.bluebottle, comment: world.fixture.comments.roasterComment },
+        token: world.fixture.tokens.own,
       });
-      expectErrors(reply, { account: { id: w.f.accounts.bluebottle, mentionedComment: null } }, [
+      expectErrors(reply, { account: { id: world.fixture.accounts.bluebottle, mentionedComment: null } }, [
         {
           message: GRAPH_MESSAGES.unknownField('mentioned_comment'),
           path: ['account', 'mentionedComment'],
@@ -330,13 +330,13 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('refuses mentionedComment without commentId, or for a comment that does not mention the account', async () => {
-      const missing = await w.gql.request(MENTIONED, { variables: { account: w.f.accounts.bluebottle }, token: w.f.tokens.parent });
-      expectErrors(missing, { account: { id: w.f.accounts.bluebottle, mentionedComment: null } }, [
+      const missing = await world.gql.request(MENTIONED, { variables: { account: world.fixture.accounts.bluebottle }, token: world.fixture.tokens.parent });
+      expectErrors(missing, { account: { id: world.fixture.accounts.bluebottle, mentionedComment: null } }, [
         ERR.required(['account', 'mentionedComment'], 'comment_id'),
       ]);
-      const { fanComment } = w.f.comments;
-      const other = await w.gql.request(MENTIONED, { variables: { account: w.f.accounts.bluebottle, comment: fanComment }, token: w.f.tokens.parent });
-      expectErrors(other, { account: { id: w.f.accounts.bluebottle, mentionedComment: null } }, [
+      const { fanComment } = world.fixture.comments;
+      const other = await world.gql.request(MENTIONED, { variables: { account: world.fixture.accounts.bluebottle, comment: fanComment }, token: world.fixture.tokens.parent });
+      expectErrors(other, { account: { id: world.fixture.accounts.bluebottle, mentionedComment: null } }, [
         ERR.unknownObject(['account', 'mentionedComment'], 'get', fanComment),
       ]);
     });
@@ -344,30 +344,30 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     describe('comments the token may not read: UNKNOWN_OBJECT (NOT_FOUND)', () => {
       it('an unknown id and a malformed id', async () => {
         const unknown = socialId('comment', 9_999_999n);
-        expectErrors(await w.read(unknown), { comment: null }, [ERR.unknownObject(['comment'], 'get', unknown)]);
-        expectErrors(await w.read('not-an-id'), { comment: null }, [ERR.unknownObject(['comment'], 'get', 'not-an-id')]);
+        expectErrors(await world.read(unknown), { comment: null }, [ERR.unknownObject(['comment'], 'get', unknown)]);
+        expectErrors(await world.read('not-an-id'), { comment: null }, [ERR.unknownObject(['comment'], 'get', 'not-an-id')]);
         // An id of another kind (an account) is not a comment.
-        const account = w.f.accounts.bluebottle;
-        expectErrors(await w.read(account), { comment: null }, [ERR.unknownObject(['comment'], 'get', account)]);
+        const account = world.fixture.accounts.bluebottle;
+        expectErrors(await world.read(account), { comment: null }, [ERR.unknownObject(['comment'], 'get', account)]);
       });
 
       it('a comment on age-gated media of another account', async () => {
-        const { shadyComment } = w.f.comments;
-        expectErrors(await w.read(shadyComment), { comment: null }, [ERR.unknownObject(['comment'], 'get', shadyComment)]);
+        const { shadyComment } = world.fixture.comments;
+        expectErrors(await world.read(shadyComment), { comment: null }, [ERR.unknownObject(['comment'], 'get', shadyComment)]);
       });
 
       it('a comment on media of an account the token does not act for', async () => {
-        const { fanComment } = w.f.comments;
-        for (const token of [w.f.tokens.roasterOwn, w.rita, w.f.tokens.stranger]) {
-          const reply = await w.gql.request(COMMENT, { variables: { id: fanComment }, token });
+        const { fanComment } = world.fixture.comments;
+        for (const token of [world.fixture.tokens.roasterOwn, world.rita, world.fixture.tokens.stranger]) {
+          const reply = await world.gql.request(COMMENT, { variables: { id: fanComment }, token });
           expectErrors(reply, { comment: null }, [ERR.unknownObject(['comment'], 'get', fanComment)]);
         }
       });
 
       it('a comment that @mentions the account, read directly', async () => {
-        const { roasterComment } = w.f.comments;
-        for (const token of [w.f.tokens.own, w.bmFull]) {
-          const reply = await w.gql.request(COMMENT, { variables: { id: roasterComment }, token });
+        const { roasterComment } = world.fixture.comments;
+        for (const token of [world.fixture.tokens.own, world.bmFull]) {
+          const reply = await world.gql.request(COMMENT, { variables: { id: roasterComment }, token });
           expectErrors(reply, { comment: null }, [ERR.unknownObject(['comment'], 'get', roasterComment)]);
         }
       });
@@ -377,16 +377,16 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
   // ===================================================================================================================
 
   describe('tokens and permissions', () => {
-    let w: World;
+    let world: World;
     let expiredParent: string;
     let revokedParent: string;
     beforeAll(async () => {
       current = T0;
-      w = await makeWorld(system);
+      world = await makeWorld(system);
       const tokens = createSocialTokens(system.database, clock);
       const past = createSocialTokens(system.database, () => new Date(clock().getTime() - 2 * 3_600_000));
-      expiredParent = await past.issue({ loginType: 'parent', subjectId: w.f.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 });
-      revokedParent = await tokens.issue({ loginType: 'parent', subjectId: w.f.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 });
+      expiredParent = await past.issue({ loginType: 'parent', subjectId: world.fixture.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 });
+      revokedParent = await tokens.issue({ loginType: 'parent', subjectId: world.fixture.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 });
       await tokens.revoke(revokedParent);
     });
 
@@ -394,20 +394,20 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
       GRAPH_MESSAGES.expiredToken('2026-11-02T09:00:00.000Z', '2026-11-02T10:00:00.000Z');
 
     it('refuses a request without a token: NO_TOKEN', async () => {
-      const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment } });
+      const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment } });
       expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'NO_TOKEN', GRAPH_MESSAGES.noToken)]);
     });
 
     it('refuses a garbage or unknown token: TOKEN_UNPARSABLE', async () => {
       for (const token of ['garbage', `SBA${'A'.repeat(43)}`, `EAA${'A'.repeat(43)}`]) {
-        const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token });
+        const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token });
         expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'TOKEN_UNPARSABLE', UNPARSABLE)]);
       }
     });
 
     it('refuses expired tokens of both login types: TOKEN_EXPIRED with both instants', async () => {
-      for (const token of [w.f.tokens.expired, expiredParent]) {
-        const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token });
+      for (const token of [world.fixture.tokens.expired, expiredParent]) {
+        const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token });
         expectErrors(reply, { comment: null }, [
           ERR.unauthenticated(['comment'], 'TOKEN_EXPIRED', expiredMessage, { expiredAt: '2026-11-02T09:00:00.000Z', now: '2026-11-02T10:00:00.000Z' }),
         ]);
@@ -415,8 +415,8 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('refuses revoked tokens of both login types: TOKEN_REVOKED', async () => {
-      for (const token of [w.f.tokens.revoked, revokedParent]) {
-        const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token });
+      for (const token of [world.fixture.tokens.revoked, revokedParent]) {
+        const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token });
         expectErrors(reply, { comment: null }, [
           ERR.unauthenticated(['comment'], 'TOKEN_REVOKED', GRAPH_MESSAGES.revokedToken),
         ]);
@@ -424,36 +424,36 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('refuses a token of the other login type when the request names the host (X-Social-Host): WRONG_HOST', async () => {
-      const reply = await w.gql.request(COMMENT, {
-        variables: { id: w.f.comments.fanComment },
-        token: w.f.tokens.parent,
+      const reply = await world.gql.request(COMMENT, {
+        variables: { id: world.fixture.comments.fanComment },
+        token: world.fixture.tokens.parent,
         headers: { 'x-social-host': 'own' },
       });
       expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'WRONG_HOST', UNPARSABLE)]);
     });
 
     it('refuses a business-manager page role without ads_management or ads_read', async () => {
-      const reply = await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token: w.f.tokens.bmWithoutAds });
+      const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token: world.fixture.tokens.bmWithoutAds });
       expectErrors(reply, { comment: null }, [ERR.permission(['comment'], 'ads_read')]);
-      const hide = await w.gql.request(HIDE, { variables: { id: w.f.comments.fanComment, hide: false }, token: w.f.tokens.bmWithoutAds });
+      const hide = await world.gql.request(HIDE, { variables: { id: world.fixture.comments.fanComment, hide: false }, token: world.fixture.tokens.bmWithoutAds });
       expectErrors(hide, null, [ERR.permission(['hideComment'], 'ads_read')]);
     });
 
     it('needs the comment-management permission for the comment node and for commenters’ usernames', async () => {
-      const own = await w.f.token('own', w.f.accounts.bluebottle, ['social_business_basic']);
-      const parent = await w.f.token('parent', w.f.platformUsers.ana, ['social_basic', 'pages_read_engagement', 'pages_show_list']);
+      const own = await world.fixture.token('own', world.fixture.accounts.bluebottle, ['social_business_basic']);
+      const parent = await world.fixture.token('parent', world.fixture.platformUsers.ana, ['social_basic', 'pages_read_engagement', 'pages_show_list']);
       for (const [token, permission] of [
         [own, 'social_business_manage_comments'],
         [parent, 'social_manage_comments'],
       ] as const) {
-        expectErrors(await w.gql.request(COMMENT, { variables: { id: w.f.comments.fanComment }, token }), { comment: null }, [
+        expectErrors(await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token }), { comment: null }, [
           ERR.permission(['comment'], permission),
         ]);
-        const texts = await w.gql.request(MEDIA_COMMENTS, { variables: { id: w.f.posts[0], first: 1 }, token });
+        const texts = await world.gql.request(MEDIA_COMMENTS, { variables: { id: world.fixture.posts[0], first: 1 }, token });
         expect(texts.errors, texts.text).toBeUndefined();
-        expect(texts.data.media.comments.nodes).toEqual([{ id: w.f.comments.hiddenComment, text: 'spam spam' }]);
-        const usernames = await w.gql.request(`query($id: ID!) { media(id: $id) { comments(first: 1) { nodes { id username } } } }`, {
-          variables: { id: w.f.posts[0] },
+        expect(texts.data.media.comments.nodes).toEqual([{ id: world.fixture.comments.hiddenComment, text: 'spam spam' }]);
+        const usernames = await world.gql.request(`query($id: ID!) { media(id: $id) { comments(first: 1) { nodes { id username } } } }`, {
+          variables: { id: world.fixture.posts[0] },
           token,
         });
         expect(errorsOf(usernames)).toEqual([ERR.permission(['media', 'comments', 'nodes', 0, 'username'], permission)]);
@@ -461,129 +461,129 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('names the missing permission of each mutation', async () => {
-      const token = await w.f.token('own', w.f.accounts.bluebottle, ['social_business_basic']);
+      const token = await world.fixture.token('own', world.fixture.accounts.bluebottle, ['social_business_basic']);
       const gate = 'social_business_manage_comments';
-      const { fanTwoComment } = w.f.comments;
-      expectErrors(await w.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), null, [ERR.permission(['hideComment'], gate)]);
-      expectErrors(await w.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [ERR.permission(['deleteComment'], gate)]);
-      expectErrors(await w.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'x' }, token }), null, [
+      const { fanTwoComment } = world.fixture.comments;
+      expectErrors(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), null, [ERR.permission(['hideComment'], gate)]);
+      expectErrors(await world.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [ERR.permission(['deleteComment'], gate)]);
+      expectErrors(await world.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'x' }, token }), null, [
         ERR.permission(['replyToComment'], gate),
       ]);
-      const mention = await w.gql.request(MENTION, {
-        variables: { accountId: w.f.accounts.bluebottle, mediaId: w.f.media.roasterPost, message: 'x' },
+      const mention = await world.gql.request(MENTION, {
+        variables: { accountId: world.fixture.accounts.bluebottle, mediaId: world.fixture.media.roasterPost, message: 'x' },
         token,
       });
       expectErrors(mention, null, [ERR.permission(['replyToMention'], gate)]);
-      const noShowList = await w.f.token('parent', w.f.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== 'pages_show_list'));
-      expectErrors(await w.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'x' }, token: noShowList }), null, [
+      const noShowList = await world.fixture.token('parent', world.fixture.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== 'pages_show_list'));
+      expectErrors(await world.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'x' }, token: noShowList }), null, [
         ERR.permission(['replyToComment'], 'pages_show_list'),
       ]);
       // Nothing happened.
-      expect((await w.read(fanTwoComment)).data.comment.hidden).toBe(false);
+      expect((await world.read(fanTwoComment)).data.comment.hidden).toBe(false);
     });
   });
 
   // ===================================================================================================================
 
   describe('Mutation.hideComment and deleteComment', () => {
-    let w: World;
+    let world: World;
     beforeAll(async () => {
       current = T0;
-      w = await makeWorld(system);
+      world = await makeWorld(system);
     });
 
     it('hides and shows a comment of the owner’s media (own and parent tokens)', async () => {
-      const { fanTwoComment } = w.f.comments;
-      for (const token of [w.f.tokens.own, w.f.tokens.parent]) {
-        expectData(await w.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), { hideComment: { success: true } });
-        expect((await w.read(fanTwoComment)).data.comment.hidden).toBe(true);
-        expectData(await w.gql.request(HIDE, { variables: { id: fanTwoComment, hide: false }, token }), { hideComment: { success: true } });
-        expect((await w.read(fanTwoComment)).data.comment.hidden).toBe(false);
+      const { fanTwoComment } = world.fixture.comments;
+      for (const token of [world.fixture.tokens.own, world.fixture.tokens.parent]) {
+        expectData(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), { hideComment: { success: true } });
+        expect((await world.read(fanTwoComment)).data.comment.hidden).toBe(true);
+        expectData(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: false }, token }), { hideComment: { success: true } });
+        expect((await world.read(fanTwoComment)).data.comment.hidden).toBe(false);
       }
     });
 
     it('hides a reply; leaves the owner’s own comment shown', async () => {
-      const { fanReply, ownerComment } = w.f.comments;
-      expectData(await w.gql.request(HIDE, { variables: { id: fanReply, hide: true }, token: w.f.tokens.own }), { hideComment: { success: true } });
-      expect((await w.read(fanReply)).data.comment.hidden).toBe(true);
-      expectData(await w.gql.request(HIDE, { variables: { id: ownerComment, hide: true }, token: w.f.tokens.own }), { hideComment: { success: true } });
-      expect((await w.read(ownerComment)).data.comment.hidden).toBe(false);
+      const { fanReply, ownerComment } = world.fixture.comments;
+      expectData(await world.gql.request(HIDE, { variables: { id: fanReply, hide: true }, token: world.fixture.tokens.own }), { hideComment: { success: true } });
+      expect((await world.read(fanReply)).data.comment.hidden).toBe(true);
+      expectData(await world.gql.request(HIDE, { variables: { id: ownerComment, hide: true }, token: world.fixture.tokens.own }), { hideComment: { success: true } });
+      expect((await world.read(ownerComment)).data.comment.hidden).toBe(false);
     });
 
     it('requires hide', async () => {
-      const reply = await w.gql.request(`mutation($id: ID!) { hideComment(id: $id) { success } }`, {
-        variables: { id: w.f.comments.fanComment },
-        token: w.f.tokens.own,
+      const reply = await world.gql.request(`mutation($id: ID!) { hideComment(id: $id) { success } }`, {
+        variables: { id: world.fixture.comments.fanComment },
+        token: world.fixture.tokens.own,
       });
       expectErrors(reply, null, [ERR.required(['hideComment'], 'hide')]);
     });
 
     it('refuses the author who does not own the media (NOT_ALLOWED), and tokens that do not see the comment (UNKNOWN_OBJECT)', async () => {
-      for (const token of [w.f.tokens.own, w.bmFull]) {
-        expectErrors(await w.gql.request(HIDE, { variables: { id: w.blueOnRoaster, hide: true }, token }), null, [ERR.notAllowed(['hideComment'])]);
+      for (const token of [world.fixture.tokens.own, world.bmFull]) {
+        expectErrors(await world.gql.request(HIDE, { variables: { id: world.blueOnRoaster, hide: true }, token }), null, [ERR.notAllowed(['hideComment'])]);
       }
-      const { fanComment } = w.f.comments;
-      for (const token of [w.f.tokens.roasterOwn, w.f.tokens.stranger]) {
-        expectErrors(await w.gql.request(HIDE, { variables: { id: fanComment, hide: true }, token }), null, [
+      const { fanComment } = world.fixture.comments;
+      for (const token of [world.fixture.tokens.roasterOwn, world.fixture.tokens.stranger]) {
+        expectErrors(await world.gql.request(HIDE, { variables: { id: fanComment, hide: true }, token }), null, [
           ERR.unknownObject(['hideComment'], 'post', fanComment),
         ]);
       }
     });
 
     it('refuses to hide or delete a comment on a live video', async () => {
-      const { liveComment } = w.f.comments;
-      expectErrors(await w.gql.request(HIDE, { variables: { id: liveComment, hide: true }, token: w.f.tokens.own }), null, [
+      const { liveComment } = world.fixture.comments;
+      expectErrors(await world.gql.request(HIDE, { variables: { id: liveComment, hide: true }, token: world.fixture.tokens.own }), null, [
         ERR.unknownObject(['hideComment'], 'post', liveComment),
       ]);
-      expectErrors(await w.gql.request(DELETE, { variables: { id: liveComment }, token: w.f.tokens.parent }), null, [
+      expectErrors(await world.gql.request(DELETE, { variables: { id: liveComment }, token: world.fixture.tokens.parent }), null, [
         ERR.unknownObject(['deleteComment'], 'delete', liveComment),
       ]);
     });
 
     it('lets the media owner delete a comment with its replies', async () => {
-      const { fanComment, fanReply, ownerReply } = w.f.comments;
-      expectData(await w.gql.request(DELETE, { variables: { id: fanComment }, token: w.f.tokens.parent }), { deleteComment: { success: true } });
+      const { fanComment, fanReply, ownerReply } = world.fixture.comments;
+      expectData(await world.gql.request(DELETE, { variables: { id: fanComment }, token: world.fixture.tokens.parent }), { deleteComment: { success: true } });
       for (const id of [fanComment, fanReply, ownerReply]) {
-        expectErrors(await w.read(id), { comment: null }, [ERR.unknownObject(['comment'], 'get', id)]);
+        expectErrors(await world.read(id), { comment: null }, [ERR.unknownObject(['comment'], 'get', id)]);
       }
-      expectErrors(await w.gql.request(DELETE, { variables: { id: fanComment }, token: w.f.tokens.own }), null, [
+      expectErrors(await world.gql.request(DELETE, { variables: { id: fanComment }, token: world.fixture.tokens.own }), null, [
         ERR.unknownObject(['deleteComment'], 'delete', fanComment),
       ]);
-      const count = await w.gql.request(`query($id: ID!) { media(id: $id) { commentsCount } }`, { variables: { id: w.f.posts[0] }, token: w.f.tokens.own });
+      const count = await world.gql.request(`query($id: ID!) { media(id: $id) { commentsCount } }`, { variables: { id: world.fixture.posts[0] }, token: world.fixture.tokens.own });
       expectData(count, { media: { commentsCount: 3 } });
     });
 
     it('lets the author delete its own comment on another account’s media', async () => {
-      const mine = await w.addComment(w.f.media.roasterPost, w.f.accounts.bluebottle, 'mine');
-      expectData(await w.gql.request(DELETE, { variables: { id: mine }, token: w.f.tokens.own }), { deleteComment: { success: true } });
-      expectErrors(await w.read(mine), { comment: null }, [ERR.unknownObject(['comment'], 'get', mine)]);
-      expectData(await w.gql.request(DELETE, { variables: { id: w.blueOnRoaster }, token: w.bmFull }), { deleteComment: { success: true } });
+      const mine = await world.addComment(world.fixture.media.roasterPost, world.fixture.accounts.bluebottle, 'mine');
+      expectData(await world.gql.request(DELETE, { variables: { id: mine }, token: world.fixture.tokens.own }), { deleteComment: { success: true } });
+      expectErrors(await world.read(mine), { comment: null }, [ERR.unknownObject(['comment'], 'get', mine)]);
+      expectData(await world.gql.request(DELETE, { variables: { id: world.blueOnRoaster }, token: world.bmFull }), { deleteComment: { success: true } });
     });
 
     it('refuses a delete by a token acting for neither author nor media owner', async () => {
-      const { fanTwoComment } = w.f.comments;
-      for (const token of [w.f.tokens.roasterOwn, w.f.tokens.stranger, w.rita]) {
-        expectErrors(await w.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [
+      const { fanTwoComment } = world.fixture.comments;
+      for (const token of [world.fixture.tokens.roasterOwn, world.fixture.tokens.stranger, world.rita]) {
+        expectErrors(await world.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [
           ERR.unknownObject(['deleteComment'], 'delete', fanTwoComment),
         ]);
       }
-      expect((await w.read(fanTwoComment)).data.comment.text).toBe('Where is this?');
+      expect((await world.read(fanTwoComment)).data.comment.text).toBe('Where is this?');
     });
   });
 
   // ===================================================================================================================
 
   describe('Mutation.replyToComment, createMediaComment and replyToMention', () => {
-    let w: World;
+    let world: World;
     beforeAll(async () => {
       current = T0;
-      w = await makeWorld(system);
+      world = await makeWorld(system);
     });
 
     it('replies to a comment as the media owner', async () => {
-      const { fanTwoComment } = w.f.comments;
+      const { fanTwoComment } = world.fixture.comments;
       current = T0 + 60_000;
-      const reply = await w.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'In Oakland' }, token: w.f.tokens.parent });
+      const reply = await world.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'In Oakland' }, token: world.fixture.tokens.parent });
       current = T0;
       expect(reply.errors, reply.text).toBeUndefined();
       const id = reply.data.replyToComment.id as string;
@@ -592,165 +592,165 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
           id: expect.stringMatching(/^\d+$/),
           text: 'In Oakland',
           timestamp: '2026-11-02T10:01:00.000Z',
-          from: { id: w.f.accounts.bluebottle, username: 'bluebottle' },
+          from: { id: world.fixture.accounts.bluebottle, username: 'bluebottle' },
           hidden: false,
           likeCount: 0,
-          media: { id: w.f.posts[0] },
+          media: { id: world.fixture.posts[0] },
           parentId: fanTwoComment,
-          user: { id: w.f.accounts.bluebottle },
+          user: { id: world.fixture.accounts.bluebottle },
           username: 'bluebottle',
           legacySocialCommentId: id,
         },
       });
-      expectData(await w.read(id), { comment: reply.data.replyToComment });
+      expectData(await world.read(id), { comment: reply.data.replyToComment });
     });
 
     it('attaches a reply to a reply to the top-level comment', async () => {
-      const { fanReply, fanComment } = w.f.comments;
-      const reply = await w.gql.request(REPLY, { variables: { id: fanReply, message: 'Nested' }, token: w.f.tokens.own });
+      const { fanReply, fanComment } = world.fixture.comments;
+      const reply = await world.gql.request(REPLY, { variables: { id: fanReply, message: 'Nested' }, token: world.fixture.tokens.own });
       expect(reply.errors, reply.text).toBeUndefined();
       expect(reply.data.replyToComment).toMatchObject({ text: 'Nested', parentId: fanComment });
     });
 
     it('refuses replies to hidden comments, replies without message, and replies by a non-owner', async () => {
-      expectErrors(await w.gql.request(REPLY, { variables: { id: w.f.comments.hiddenComment, message: 'x' }, token: w.f.tokens.own }), null, [
+      expectErrors(await world.gql.request(REPLY, { variables: { id: world.fixture.comments.hiddenComment, message: 'x' }, token: world.fixture.tokens.own }), null, [
         ERR.invalid(['replyToComment'], 'comment_id', 'Hidden comments take no replies.'),
       ]);
-      for (const variables of [{ id: w.f.comments.fanComment }, { id: w.f.comments.fanComment, message: '  ' }]) {
-        expectErrors(await w.gql.request(REPLY, { variables, token: w.f.tokens.own }), null, [ERR.required(['replyToComment'], 'message')]);
+      for (const variables of [{ id: world.fixture.comments.fanComment }, { id: world.fixture.comments.fanComment, message: '  ' }]) {
+        expectErrors(await world.gql.request(REPLY, { variables, token: world.fixture.tokens.own }), null, [ERR.required(['replyToComment'], 'message')]);
       }
-      expectErrors(await w.gql.request(REPLY, { variables: { id: w.blueOnRoaster, message: 'x' }, token: w.f.tokens.own }), null, [
+      expectErrors(await world.gql.request(REPLY, { variables: { id: world.blueOnRoaster, message: 'x' }, token: world.fixture.tokens.own }), null, [
         ERR.notAllowed(['replyToComment']),
       ]);
-      expectErrors(await w.gql.request(REPLY, { variables: { id: w.f.comments.fanComment, message: 'x' }, token: w.f.tokens.stranger }), null, [
-        ERR.unknownObject(['replyToComment'], 'post', w.f.comments.fanComment),
+      expectErrors(await world.gql.request(REPLY, { variables: { id: world.fixture.comments.fanComment, message: 'x' }, token: world.fixture.tokens.stranger }), null, [
+        ERR.unknownObject(['replyToComment'], 'post', world.fixture.comments.fanComment),
       ]);
     });
 
     it('refuses replies to live-video comments and comments on a live video', async () => {
-      expectErrors(await w.gql.request(REPLY, { variables: { id: w.f.comments.liveComment, message: 'x' }, token: w.f.tokens.own }), null, [
+      expectErrors(await world.gql.request(REPLY, { variables: { id: world.fixture.comments.liveComment, message: 'x' }, token: world.fixture.tokens.own }), null, [
         ERR.invalid(['replyToComment'], 'comment_id', 'Live video comments take no replies; use a private reply instead.'),
       ]);
-      expectErrors(await w.gql.request(CREATE, { variables: { mediaId: w.f.media.live, message: 'x' }, token: w.f.tokens.own }), null, [
+      expectErrors(await world.gql.request(CREATE, { variables: { mediaId: world.fixture.media.live, message: 'x' }, token: world.fixture.tokens.own }), null, [
         ERR.invalid(['createMediaComment'], 'media_id', 'Comments on live video are not supported.'),
       ]);
     });
 
     it('creates a top-level comment on the owner’s media', async () => {
-      const media = w.f.posts[3]!;
+      const media = world.fixture.posts[3]!;
       current = T0 + 2 * 60_000;
-      const reply = await w.gql.request(CREATE, { variables: { mediaId: media, message: 'New beans' }, token: w.f.tokens.own });
+      const reply = await world.gql.request(CREATE, { variables: { mediaId: media, message: 'New beans' }, token: world.fixture.tokens.own });
       current = T0;
       expect(reply.errors, reply.text).toBeUndefined();
       expect(reply.data.createMediaComment).toEqual({
         id: expect.stringMatching(/^\d+$/),
         text: 'New beans',
         timestamp: '2026-11-02T10:02:00.000Z',
-        from: { id: w.f.accounts.bluebottle, username: 'bluebottle' },
+        from: { id: world.fixture.accounts.bluebottle, username: 'bluebottle' },
         hidden: false,
         likeCount: 0,
         media: { id: media },
         parentId: null,
-        user: { id: w.f.accounts.bluebottle },
+        user: { id: world.fixture.accounts.bluebottle },
         username: 'bluebottle',
         legacySocialCommentId: reply.data.createMediaComment.id,
       });
-      const list = await w.gql.request(MEDIA_COMMENTS, { variables: { id: media }, token: w.f.tokens.parent });
+      const list = await world.gql.request(MEDIA_COMMENTS, { variables: { id: media }, token: world.fixture.tokens.parent });
       expect(list.data.media.comments.nodes).toEqual([{ id: reply.data.createMediaComment.id, text: 'New beans' }]);
     });
 
     it('stamps a new comment with the second it was made in, never a later one', async () => {
       current = T0 + 3 * 60_000 + 700;
-      const reply = await w.gql.request(CREATE, { variables: { mediaId: w.f.posts[4], message: 'late' }, token: w.f.tokens.own });
+      const reply = await world.gql.request(CREATE, { variables: { mediaId: world.fixture.posts[4], message: 'late' }, token: world.fixture.tokens.own });
       current = T0;
       expect(reply.errors, reply.text).toBeUndefined();
       expect(reply.data.createMediaComment.timestamp).toBe('2026-11-02T10:03:00.000Z');
     });
 
     it('refuses a media comment without message or on media of others', async () => {
-      const media = w.f.posts[5]!;
-      expectErrors(await w.gql.request(CREATE, { variables: { mediaId: media }, token: w.f.tokens.own }), null, [
+      const media = world.fixture.posts[5]!;
+      expectErrors(await world.gql.request(CREATE, { variables: { mediaId: media }, token: world.fixture.tokens.own }), null, [
         ERR.required(['createMediaComment'], 'message'),
       ]);
-      expectErrors(await w.gql.request(CREATE, { variables: { mediaId: media, message: 'x' }, token: w.f.tokens.roasterOwn }), null, [
+      expectErrors(await world.gql.request(CREATE, { variables: { mediaId: media, message: 'x' }, token: world.fixture.tokens.roasterOwn }), null, [
         ERR.unknownObject(['createMediaComment'], 'post', media),
       ]);
     });
 
     it('answers a comment mention and a caption mention', async () => {
-      const { roasterComment } = w.f.comments;
-      const onComment = await w.gql.request(MENTION, {
-        variables: { accountId: w.f.accounts.bluebottle, mediaId: w.f.media.roasterPost, commentId: roasterComment, message: 'Thanks!' },
-        token: w.f.tokens.own,
+      const { roasterComment } = world.fixture.comments;
+      const onComment = await world.gql.request(MENTION, {
+        variables: { accountId: world.fixture.accounts.bluebottle, mediaId: world.fixture.media.roasterPost, commentId: roasterComment, message: 'Thanks!' },
+        token: world.fixture.tokens.own,
       });
       expectData(onComment, {
         replyToMention: {
           id: expect.stringMatching(/^\d+$/),
           text: 'Thanks!',
           parentId: roasterComment,
-          media: { id: w.f.media.roasterPost },
-          user: { id: w.f.accounts.bluebottle },
+          media: { id: world.fixture.media.roasterPost },
+          user: { id: world.fixture.accounts.bluebottle },
         },
       });
-      const onCaption = await w.gql.request(MENTION, {
-        variables: { accountId: w.f.accounts.bluebottle, mediaId: w.f.media.roasterPost, message: 'Thanks for the shout-out' },
-        token: w.bmFull,
+      const onCaption = await world.gql.request(MENTION, {
+        variables: { accountId: world.fixture.accounts.bluebottle, mediaId: world.fixture.media.roasterPost, message: 'Thanks for the shout-out' },
+        token: world.bmFull,
       });
       expectData(onCaption, {
         replyToMention: {
           id: expect.stringMatching(/^\d+$/),
           text: 'Thanks for the shout-out',
           parentId: null,
-          media: { id: w.f.media.roasterPost },
-          user: { id: w.f.accounts.bluebottle },
+          media: { id: world.fixture.media.roasterPost },
+          user: { id: world.fixture.accounts.bluebottle },
         },
       });
     });
 
     it('refuses a mention answer without mediaId or message, or where the account was not mentioned', async () => {
-      const base = { accountId: w.f.accounts.bluebottle, token: w.f.tokens.own };
-      const send = (variables: Record<string, unknown>) => w.gql.request(MENTION, { variables: { accountId: base.accountId, ...variables }, token: base.token });
+      const base = { accountId: world.fixture.accounts.bluebottle, token: world.fixture.tokens.own };
+      const send = (variables: Record<string, unknown>) => world.gql.request(MENTION, { variables: { accountId: base.accountId, ...variables }, token: base.token });
       expectErrors(await send({ message: 'x' }), null, [ERR.required(['replyToMention'], 'media_id')]);
-      expectErrors(await send({ mediaId: w.f.media.roasterPost }), null, [ERR.required(['replyToMention'], 'message')]);
-      expectErrors(await send({ mediaId: w.f.posts[0], message: 'x' }), null, [
+      expectErrors(await send({ mediaId: world.fixture.media.roasterPost }), null, [ERR.required(['replyToMention'], 'message')]);
+      expectErrors(await send({ mediaId: world.fixture.posts[0], message: 'x' }), null, [
         ERR.invalid(['replyToMention'], 'media_id', 'The account was not mentioned in the caption of this media.'),
       ]);
-      expectErrors(await send({ mediaId: w.f.posts[0], commentId: w.f.comments.fanComment, message: 'x' }), null, [
+      expectErrors(await send({ mediaId: world.fixture.posts[0], commentId: world.fixture.comments.fanComment, message: 'x' }), null, [
         ERR.invalid(['replyToMention'], 'comment_id', 'The account was not mentioned in this comment.'),
       ]);
-      const roaster = await w.gql.request(MENTION, {
-        variables: { accountId: w.f.accounts.bluebottle, mediaId: w.f.media.roasterPost, message: 'x' },
-        token: w.rita,
+      const roaster = await world.gql.request(MENTION, {
+        variables: { accountId: world.fixture.accounts.bluebottle, mediaId: world.fixture.media.roasterPost, message: 'x' },
+        token: world.rita,
       });
-      expectErrors(roaster, null, [ERR.unknownObject(['replyToMention'], 'post', w.f.accounts.bluebottle)]);
+      expectErrors(roaster, null, [ERR.unknownObject(['replyToMention'], 'post', world.fixture.accounts.bluebottle)]);
     });
   });
 
   // ===================================================================================================================
 
   describe('comments on a live video that has ended', () => {
-    let w: World;
+    let world: World;
     beforeAll(async () => {
       current = T0;
-      w = await makeWorld(system);
+      world = await makeWorld(system);
       await system.database.db
         .withTables<SocialTables>()
         .updateTable('social.media')
         .set({ live_ended_at: new Date(T0 - 60_000) })
-        .where('id', '=', w.f.media.live)
+        .where('id', '=', world.fixture.media.live)
         .execute();
     });
 
     it('are no longer readable', async () => {
-      const { liveComment } = w.f.comments;
-      for (const token of [w.f.tokens.own, w.f.tokens.parent]) {
-        const reply = await w.gql.request(COMMENT, { variables: { id: liveComment }, token });
+      const { liveComment } = world.fixture.comments;
+      for (const token of [world.fixture.tokens.own, world.fixture.tokens.parent]) {
+        const reply = await world.gql.request(COMMENT, { variables: { id: liveComment }, token });
         expectErrors(reply, { comment: null }, [ERR.unknownObject(['comment'], 'get', liveComment)]);
       }
     });
 
     it('are no longer listed on the media', async () => {
-      const reply = await w.gql.request(MEDIA_COMMENTS, { variables: { id: w.f.media.live }, token: w.f.tokens.own });
+      const reply = await world.gql.request(MEDIA_COMMENTS, { variables: { id: world.fixture.media.live }, token: world.fixture.tokens.own });
       expect(reply.errors, reply.text).toBeUndefined();
       expect(reply.data.media.comments.nodes).toEqual([]);
     });

@@ -192,10 +192,10 @@ function del(side: Side, path: string, token: string | null = side.token) {
 
 /** Creates a comment through the API and returns its id. */
 async function created(reply: Promise<RestReply>): Promise<string> {
-  const r = await reply;
-  expect(r.status, r.text).toBe(200);
-  expect(r.body).toEqual({ id: expect.stringMatching(DIGITS) });
-  return r.body.id as string;
+  const answer = await reply;
+  expect(answer.status, answer.text).toBe(200);
+  expect(answer.body).toEqual({ id: expect.stringMatching(DIGITS) });
+  return answer.body.id as string;
 }
 
 const HOSTS = [

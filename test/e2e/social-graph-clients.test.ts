@@ -58,14 +58,14 @@ function expectOk(reply: RawReply, body: unknown): void {
 const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
 let system: TestSystem;
-let f: SocialFixture;
+let fixture: SocialFixture;
 let expiredParent: string;
 
 beforeAll(async () => {
   system = await startTestSystem({}, { now: clock });
-  f = await createSocialFixture(system.database, { now: clock });
+  fixture = await createSocialFixture(system.database, { now: clock });
   const past = createSocialTokens(system.database, () => new Date(T0 - 2 * 3_600_000));
-  expiredParent = await past.issue({ loginType: 'parent', subjectId: f.platformUsers.ana, permissions: [...PARENT_PERMISSIONS], expiresInSeconds: 3600 });
+  expiredParent = await past.issue({ loginType: 'parent', subjectId: fixture.platformUsers.ana, permissions: [...PARENT_PERMISSIONS], expiresInSeconds: 3600 });
 });
 afterAll(async () => {
   await system?.close();
@@ -78,14 +78,14 @@ const HOSTS = [
 
 function side(login: 'own' | 'parent') {
   return login === 'own'
-    ? { url: system.restUrl, token: f.tokens.own, expired: f.tokens.expired }
-    : { url: system.socialParentUrl, token: f.tokens.parent, expired: expiredParent };
+    ? { url: system.restUrl, token: fixture.tokens.own, expired: fixture.tokens.expired }
+    : { url: system.socialParentUrl, token: fixture.tokens.parent, expired: expiredParent };
 }
 
 /** The comment's `hidden` as stored, read back through the same host. */
 async function hiddenOf(login: 'own' | 'parent', commentId: string): Promise<boolean> {
-  const s = side(login);
-  const reply = await send(s.url, 'GET', `/v25.0/${commentId}?fields=hidden&access_token=${s.token}`);
+  const host = side(login);
+  const reply = await send(host.url, 'GET', `/v25.0/${commentId}?fields=hidden&access_token=${host.token}`);
   expect(reply.status, reply.body).toBe(200);
   return reply.json.hidden as boolean;
 }
@@ -94,53 +94,53 @@ async function hiddenOf(login: 'own' | 'parent', commentId: string): Promise<boo
 
 describe.each(HOSTS)('fbgraph-style bodies without a Content-Type on the $host', ({ login }) => {
   it('hides and shows a comment from a form body with no Content-Type (token in the query, as fbgraph sends it)', async () => {
-    const s = side(login);
-    const comment = f.comments.fanTwoComment;
+    const host = side(login);
+    const comment = fixture.comments.fanTwoComment;
     expect(await hiddenOf(login, comment)).toBe(false);
 
-    expectOk(await send(s.url, 'POST', `/v25.0/${comment}?access_token=${s.token}`, { body: form({ hide: 'true' }) }), { success: true });
+    expectOk(await send(host.url, 'POST', `/v25.0/${comment}?access_token=${host.token}`, { body: form({ hide: 'true' }) }), { success: true });
     expect(await hiddenOf(login, comment)).toBe(true);
 
-    expectOk(await send(s.url, 'POST', `/v25.0/${comment}?access_token=${s.token}`, { body: form({ hide: 'false' }) }), { success: true });
+    expectOk(await send(host.url, 'POST', `/v25.0/${comment}?access_token=${host.token}`, { body: form({ hide: 'false' }) }), { success: true });
     expect(await hiddenOf(login, comment)).toBe(false);
   });
 
   it('reads the token from such a body too', async () => {
-    const s = side(login);
-    const comment = f.comments.fanTwoComment;
-    expectOk(await send(s.url, 'POST', `/v25.0/${comment}`, { body: form({ hide: 'true', access_token: s.token }) }), { success: true });
+    const host = side(login);
+    const comment = fixture.comments.fanTwoComment;
+    expectOk(await send(host.url, 'POST', `/v25.0/${comment}`, { body: form({ hide: 'true', access_token: host.token }) }), { success: true });
     expect(await hiddenOf(login, comment)).toBe(true);
-    expectOk(await send(s.url, 'POST', `/v25.0/${comment}`, { body: form({ access_token: s.token, hide: 'false' }) }), { success: true });
+    expectOk(await send(host.url, 'POST', `/v25.0/${comment}`, { body: form({ access_token: host.token, hide: 'false' }) }), { success: true });
     expect(await hiddenOf(login, comment)).toBe(false);
   });
 
   it('creates a reply from a form body with no Content-Type, with the text exactly as sent', async () => {
-    const s = side(login);
-    const parent = f.comments.fanComment;
+    const host = side(login);
+    const parent = fixture.comments.fanComment;
     const message = `Thanks — café & co. ${login} 100% ☕`;
-    const created = await send(s.url, 'POST', `/v25.0/${parent}/replies?access_token=${s.token}`, { body: form({ message }) });
+    const created = await send(host.url, 'POST', `/v25.0/${parent}/replies?access_token=${host.token}`, { body: form({ message }) });
     expect(created.status, created.body).toBe(200);
     expect(Object.keys(created.json)).toEqual(['id']);
     expect(created.json.id).toMatch(DIGITS);
     const id = created.json.id as string;
 
-    const read = await send(s.url, 'GET', `/v25.0/${id}?fields=id,text,parent_id,hidden&access_token=${s.token}`);
+    const read = await send(host.url, 'GET', `/v25.0/${id}?fields=id,text,parent_id,hidden&access_token=${host.token}`);
     expectOk(read, { id, text: message, parent_id: parent, hidden: false });
-    const replies = await send(s.url, 'GET', `/v25.0/${parent}/replies?fields=id,text&limit=50&access_token=${s.token}`);
+    const replies = await send(host.url, 'GET', `/v25.0/${parent}/replies?fields=id,text&limit=50&access_token=${host.token}`);
     expect(replies.status, replies.body).toBe(200);
     expect(replies.json.data).toContainEqual({ id, text: message });
 
     // DELETE reads a body without a Content-Type too (the token in it).
-    expectOk(await send(s.url, 'DELETE', `/v25.0/${id}`, { body: form({ access_token: s.token }) }), { success: true });
-    expectGraphError(await send(s.url, 'GET', `/v25.0/${id}?access_token=${s.token}`), unsupported('get', id));
+    expectOk(await send(host.url, 'DELETE', `/v25.0/${id}`, { body: form({ access_token: host.token }) }), { success: true });
+    expectGraphError(await send(host.url, 'GET', `/v25.0/${id}?access_token=${host.token}`), unsupported('get', id));
   });
 
   it('bounds such a body as a declared form: past the limit is 100 Invalid parameter, and nothing is hidden', async () => {
-    const s = side(login);
-    const comment = f.comments.fanTwoComment;
+    const host = side(login);
+    const comment = fixture.comments.fanTwoComment;
     const limit = system.config.rest.bodyLimitBytes;
     const body = `${form({ hide: 'true' })}&padding=${'a'.repeat(limit)}`;
-    const reply = await send(s.url, 'POST', `/v25.0/${comment}?access_token=${s.token}`, { body });
+    const reply = await send(host.url, 'POST', `/v25.0/${comment}?access_token=${host.token}`, { body });
     expectGraphError(reply, {
       message: 'Invalid parameter',
       type: 'OAuthException',
@@ -151,9 +151,9 @@ describe.each(HOSTS)('fbgraph-style bodies without a Content-Type on the $host',
   });
 
   it('still ignores a body of another declared type (text/plain): hide is then missing', async () => {
-    const s = side(login);
-    const comment = f.comments.fanTwoComment;
-    const reply = await send(s.url, 'POST', `/v25.0/${comment}?access_token=${s.token}`, {
+    const host = side(login);
+    const comment = fixture.comments.fanTwoComment;
+    const reply = await send(host.url, 'POST', `/v25.0/${comment}?access_token=${host.token}`, {
       body: form({ hide: 'true' }),
       headers: { 'Content-Type': 'text/plain' },
     });
@@ -171,8 +171,8 @@ describe.each(HOSTS)('token errors come before object lookup on the $host', ({ l
     { name: 'a nonexistent comment id', id: nonexistentComment },
     { name: 'an id of no node the paths serve', id: socialId('event', 987_654n) },
     { name: 'a malformed id', id: '12ab' },
-    { name: 'an existing comment', id: f.comments.fanComment },
-    { name: 'an existing account', id: f.accounts.bluebottle },
+    { name: 'an existing comment', id: fixture.comments.fanComment },
+    { name: 'an existing account', id: fixture.accounts.bluebottle },
   ];
   /** Each request, with and without an edge, by every method the comment node and its edges are addressed with. */
   const requests = (id: string) => [
@@ -188,15 +188,15 @@ describe.each(HOSTS)('token errors come before object lookup on the $host', ({ l
 
   /** Sends every request about every id; `expected` must be the answer to each. Nothing may change. */
   async function expectEvery(token: string | undefined, expected: ExpectedGraphError, via: 'query' | 'header' = 'query'): Promise<void> {
-    const s = side(login);
+    const host = side(login);
     for (const { name, id } of ids()) {
       for (const { method, path } of requests(id)) {
         const reply =
           token === undefined
-            ? await send(s.url, method, path)
+            ? await send(host.url, method, path)
             : via === 'query'
-              ? await send(s.url, method, withToken(path, token))
-              : await send(s.url, method, path, { headers: { Authorization: `OAuth ${token}` } });
+              ? await send(host.url, method, withToken(path, token))
+              : await send(host.url, method, path, { headers: { Authorization: `OAuth ${token}` } });
         try {
           expectGraphError(reply, expected);
         } catch (error) {
@@ -204,7 +204,7 @@ describe.each(HOSTS)('token errors come before object lookup on the $host', ({ l
         }
       }
     }
-    expect(await hiddenOf(login, f.comments.fanComment)).toBe(false);
+    expect(await hiddenOf(login, fixture.comments.fanComment)).toBe(false);
   }
 
   it('answers 104 without a token', async () => {
@@ -221,22 +221,22 @@ describe.each(HOSTS)('token errors come before object lookup on the $host', ({ l
   });
 
   it('answers with a valid token as before: 100/33 for what does not exist or is not supported, 2500 for an unknown edge', async () => {
-    const s = side(login);
-    const t = (path: string) => withToken(path, s.token);
+    const host = side(login);
+    const authorized = (path: string) => withToken(path, host.token);
     for (const id of [nonexistentComment, socialId('event', 987_654n), '12ab']) {
-      expectGraphError(await send(s.url, 'GET', t(`/v25.0/${id}`)), unsupported('get', id));
-      expectGraphError(await send(s.url, 'POST', t(`/v25.0/${id}?hide=true`)), unsupported('post', id));
-      expectGraphError(await send(s.url, 'DELETE', t(`/v25.0/${id}`)), unsupported('delete', id));
-      expectGraphError(await send(s.url, 'GET', t(`/v25.0/${id}/no_such_edge`)), unknownPath('/no_such_edge'));
+      expectGraphError(await send(host.url, 'GET', authorized(`/v25.0/${id}`)), unsupported('get', id));
+      expectGraphError(await send(host.url, 'POST', authorized(`/v25.0/${id}?hide=true`)), unsupported('post', id));
+      expectGraphError(await send(host.url, 'DELETE', authorized(`/v25.0/${id}`)), unsupported('delete', id));
+      expectGraphError(await send(host.url, 'GET', authorized(`/v25.0/${id}/no_such_edge`)), unknownPath('/no_such_edge'));
     }
-    const account = f.accounts.bluebottle;
-    expectGraphError(await send(s.url, 'POST', t(`/v25.0/${account}?hide=true`)), unsupported('post', account));
-    expectGraphError(await send(s.url, 'DELETE', t(`/v25.0/${account}`)), unsupported('delete', account));
-    expectGraphError(await send(s.url, 'GET', t(`/v25.0/${account}/replies`)), unknownPath('/replies'));
-    expectGraphError(await send(s.url, 'GET', t(`/v25.0/${f.comments.fanComment}/no_such_edge`)), unknownPath('/no_such_edge'));
+    const account = fixture.accounts.bluebottle;
+    expectGraphError(await send(host.url, 'POST', authorized(`/v25.0/${account}?hide=true`)), unsupported('post', account));
+    expectGraphError(await send(host.url, 'DELETE', authorized(`/v25.0/${account}`)), unsupported('delete', account));
+    expectGraphError(await send(host.url, 'GET', authorized(`/v25.0/${account}/replies`)), unknownPath('/replies'));
+    expectGraphError(await send(host.url, 'GET', authorized(`/v25.0/${fixture.comments.fanComment}/no_such_edge`)), unknownPath('/no_such_edge'));
     // A comment without hide= but with another parameter is an attempted update: not supported.
-    expectGraphError(await send(s.url, 'POST', t(`/v25.0/${f.comments.fanComment}?text=changed`)), unsupported('post', f.comments.fanComment));
-    expectOk(await send(s.url, 'GET', t(`/v25.0/${f.comments.fanComment}?fields=text`)), { text: expect.any(String), id: f.comments.fanComment });
+    expectGraphError(await send(host.url, 'POST', authorized(`/v25.0/${fixture.comments.fanComment}?text=changed`)), unsupported('post', fixture.comments.fanComment));
+    expectOk(await send(host.url, 'GET', authorized(`/v25.0/${fixture.comments.fanComment}?fields=text`)), { text: expect.any(String), id: fixture.comments.fanComment });
   });
 });
 
@@ -253,7 +253,7 @@ describe('the same order through GraphQL', () => {
       { query: 'mutation ($id: ID!) { hideComment(id: $id, hide: true) { success } }', field: 'hideComment', serviceName: 'comments' },
     ];
     for (const { query, field, serviceName } of cases) {
-      for (const id of [nonexistent(), '12ab', f.comments.fanComment]) {
+      for (const id of [nonexistent(), '12ab', fixture.comments.fanComment]) {
         for (const [token, reason, message] of [
           [undefined, 'NO_TOKEN', 'An access token is required to request this resource.'],
           ['garbage', 'TOKEN_UNPARSABLE', UNPARSABLE],
@@ -271,9 +271,9 @@ describe('the same order through GraphQL', () => {
   it('socialCaller names the token’s caller, and refuses the token as every operation does', async () => {
     const gql = createGraphqlClient(`${system.gatewayUrl}/graphql`);
     const query = '{ socialCaller { host subjectId } }';
-    expect((await gql.request(query, { token: f.tokens.own })).data).toEqual({ socialCaller: { host: 'own', subjectId: f.accounts.bluebottle } });
-    expect((await gql.request(query, { token: f.tokens.parent })).data).toEqual({ socialCaller: { host: 'parent', subjectId: f.platformUsers.ana } });
-    const expired = await gql.request(query, { token: f.tokens.expired });
+    expect((await gql.request(query, { token: fixture.tokens.own })).data).toEqual({ socialCaller: { host: 'own', subjectId: fixture.accounts.bluebottle } });
+    expect((await gql.request(query, { token: fixture.tokens.parent })).data).toEqual({ socialCaller: { host: 'parent', subjectId: fixture.platformUsers.ana } });
+    const expired = await gql.request(query, { token: fixture.tokens.expired });
     expect(expired.data).toBeNull();
     expect(expired.errors?.[0]?.extensions).toMatchObject({ reason: 'TOKEN_EXPIRED', code: 'UNAUTHENTICATED', serviceName: 'accounts' });
   });

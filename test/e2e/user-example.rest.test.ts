@@ -490,25 +490,25 @@ describe('REST Area A (embedded)', () => {
     it('ignores an id in the body: PUT /A with {"id": B} changes A only', async () => {
       const aInput = newUser({ name: 'Record A' });
       const bInput = newUser({ name: 'Record B' });
-      const a = await records.create(aInput);
-      const b = await records.create(bInput);
-      const bBefore = await records.get(b);
-      const reply = await rest.request('PUT', `${BASE}/${a}`, { token: adminToken(), json: { id: b, name: 'Changed', age: 99 } });
+      const idA = await records.create(aInput);
+      const idB = await records.create(bInput);
+      const bBefore = await records.get(idB);
+      const reply = await rest.request('PUT', `${BASE}/${idA}`, { token: adminToken(), json: { id: idB, name: 'Changed', age: 99 } });
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({});
-      expect(await records.get(a)).toEqual({ ...freshRecord(a, aInput), name: 'Changed', age: 99 });
-      expect(await records.get(b)).toEqual(bBefore);
+      expect(await records.get(idA)).toEqual({ ...freshRecord(idA, aInput), name: 'Changed', age: 99 });
+      expect(await records.get(idB)).toEqual(bBefore);
     });
 
     it('ignores a numeric body id as well', async () => {
       const aInput = newUser();
-      const a = await records.create(aInput);
-      const b = await records.create(newUser());
-      const bBefore = await records.get(b);
-      const reply = await rest.request('PUT', `${BASE}/${a}`, { token: adminToken(), raw: `{"id":${b},"age":7}` });
+      const idA = await records.create(aInput);
+      const idB = await records.create(newUser());
+      const bBefore = await records.get(idB);
+      const reply = await rest.request('PUT', `${BASE}/${idA}`, { token: adminToken(), raw: `{"id":${idB},"age":7}` });
       expect(reply.status).toBe(200);
-      expect(await records.get(a)).toEqual({ ...freshRecord(a, aInput), age: 7 });
-      expect(await records.get(b)).toEqual(bBefore);
+      expect(await records.get(idA)).toEqual({ ...freshRecord(idA, aInput), age: 7 });
+      expect(await records.get(idB)).toEqual(bBefore);
     });
 
     it('accepts on update values that create would reject (the update body has no declared rules)', async () => {
@@ -589,14 +589,14 @@ describe('REST Area A (embedded)', () => {
 
     it('answers 409 code 6 on update to another record\'s e-mail, leaving both records as they were', async () => {
       const aInput = newUser();
-      const a = await records.create(aInput);
-      const b = await records.create(newUser());
-      const bBefore = await records.get(b);
-      const reply = await rest.request('PUT', `${BASE}/${b}`, { token: adminToken(), json: { email: aInput.email, name: 'Thief' } });
+      const idA = await records.create(aInput);
+      const idB = await records.create(newUser());
+      const bBefore = await records.get(idB);
+      const reply = await rest.request('PUT', `${BASE}/${idB}`, { token: adminToken(), json: { email: aInput.email, name: 'Thief' } });
       expect(reply.status).toBe(409);
       expect(reply.body).toEqual(conflict);
-      expect(await records.get(b)).toEqual(bBefore);
-      expect(await records.get(a)).toEqual(freshRecord(a, aInput));
+      expect(await records.get(idB)).toEqual(bBefore);
+      expect(await records.get(idA)).toEqual(freshRecord(idA, aInput));
     });
 
     it('answers one 200 and one 409 to two concurrent creates with the same e-mail', async () => {

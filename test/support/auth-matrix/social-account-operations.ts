@@ -39,11 +39,11 @@ import { WORLD_TEXTS, type Host, type WorldIds } from './social-world.ts';
  * read, a container is what a publishing POST made, and `/me/accounts` with `social_business_account{…}` reads accounts.
  */
 
-const V = '/v25.0';
+const VERSION_PREFIX = '/v25.0';
 const PUBLISH_TASKS = ['MANAGE', 'CREATE_CONTENT'] as const;
 const MENTION_TASKS = ['MANAGE', 'CREATE_CONTENT', 'MODERATE'] as const;
 
-const account = async (w: { ids: WorldIds }): Promise<Target> => ({ account: w.ids.bluebottle });
+const account = async (world: { ids: WorldIds }): Promise<Target> => ({ account: world.ids.bluebottle });
 /** bluebottle's own values, which no refusal may show. */
 const accountSecrets = () => [json('Blue Bottle Coffee'), json('Coffee roasters since 2002'), json('https://bluebottle.example')];
 const byTransport = (rest: string, graphql: string) => (_ids: WorldIds, transport: Transport) => [transport === 'rest' ? rest : graphql];
@@ -60,10 +60,10 @@ function edgeRead(
   return {
     key,
     area: 'C',
-    label: { rest: `GET ${V}/{account-id}/${edge}`, graphql: `account(id) { ${graphqlSelection.split(/[ ({]/, 1)[0]} }` },
+    label: { rest: `GET ${VERSION_PREFIX}/{account-id}/${edge}`, graphql: `account(id) { ${graphqlSelection.split(/[ ({]/, 1)[0]} }` },
     ...access,
     target: account,
-    rest: (t) => ({ method: 'GET', path: `${V}/${t.account}/${edge}`, params }),
+    rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.account}/${edge}`, params }),
     graphql: (t) => ({ query: `query Edge($id: ID!) { account(id: $id) { ${graphqlSelection} } }`, variables: { id: t.account } }),
     secrets,
     reads: true,
@@ -83,10 +83,10 @@ function expansion(
   return {
     key,
     area: 'C',
-    label: { rest: `GET ${V}/{account-id}?fields=${name}…`, graphql: `account(id) { ${name} }` },
+    label: { rest: `GET ${VERSION_PREFIX}/{account-id}?fields=${name}…`, graphql: `account(id) { ${name} }` },
     ...access,
     target: mentionTarget,
-    rest: (t) => ({ method: 'GET', path: `${V}/${t.account}`, params: { fields: fields(t) } }),
+    rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.account}`, params: { fields: fields(t) } }),
     graphql: (t) => ({ query: `query Expand($id: ID!) { account(id: $id) { ${graphqlSelection(t)} } }`, variables: { id: t.account } }),
     secrets,
     reads: true,
@@ -95,10 +95,10 @@ function expansion(
 }
 
 /** bluebottle, and the mention of it: roaster's post whose caption mentions @bluebottle and fan_one's comment that does. */
-const mentionTarget = async (w: { ids: WorldIds }): Promise<Target> => ({
-  account: w.ids.bluebottle,
-  roasterComment: w.ids.roasterComment,
-  roasterPost: w.ids.roasterPost,
+const mentionTarget = async (world: { ids: WorldIds }): Promise<Target> => ({
+  account: world.ids.bluebottle,
+  roasterComment: world.ids.roasterComment,
+  roasterPost: world.ids.roasterPost,
 });
 
 /** A write to an account edge: POST /{account}/<edge> and a mutation taking the account id. */
@@ -115,10 +115,10 @@ function edgeWrite(
   return {
     key,
     area: 'C',
-    label: { rest: `POST ${V}/{account-id}/${edge}`, graphql: graphqlLabel },
+    label: { rest: `POST ${VERSION_PREFIX}/{account-id}/${edge}`, graphql: graphqlLabel },
     ...access,
     target: account,
-    rest: (t) => ({ method: 'POST', path: `${V}/${t.account}/${edge}`, params: params(t) }),
+    rest: (t) => ({ method: 'POST', path: `${VERSION_PREFIX}/${t.account}/${edge}`, params: params(t) }),
     graphql: (t) => ({ query: mutation, variables: variables(t) }),
     secrets: accountSecrets,
     reads: false,
@@ -133,11 +133,11 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'account.read',
     area: 'C',
-    label: { rest: `GET ${V}/{account-id}`, graphql: 'account(id)' },
+    label: { rest: `GET ${VERSION_PREFIX}/{account-id}`, graphql: 'account(id)' },
     own: ownRead,
     parent: rule([[SB], [PRE]], true),
     target: account,
-    rest: (t) => ({ method: 'GET', path: `${V}/${t.account}`, params: { fields: 'id,username,name,biography,website,followers_count' } }),
+    rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.account}`, params: { fields: 'id,username,name,biography,website,followers_count' } }),
     graphql: (t) => ({ query: 'query Account($id: ID!) { account(id: $id) { id username name biography website followersCount } }', variables: { id: t.account } }),
     secrets: accountSecrets,
     reads: true,
@@ -152,12 +152,12 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'me',
     area: 'C',
-    label: { rest: `GET ${V}/me`, graphql: 'me / platformUser' },
+    label: { rest: `GET ${VERSION_PREFIX}/me`, graphql: 'me / platformUser' },
     own: ownRead,
     // §4: on the parent-platform host /me is the user behind the token; no permission is documented for it.
     parent: rule([], false),
     target: async () => ({}),
-    rest: (_t, host) => ({ method: 'GET', path: `${V}/me`, params: { fields: host === 'own' ? 'id,username,name,biography' : 'id,name' } }),
+    rest: (_t, host) => ({ method: 'GET', path: `${VERSION_PREFIX}/me`, params: { fields: host === 'own' ? 'id,username,name,biography' : 'id,name' } }),
     graphql: (_t, host) => ({ query: host === 'own' ? '{ me { id username name biography } }' : '{ platformUser { id name } }', variables: {} }),
     secrets: (_ids, _transport, host: Host) => (host === 'own' ? accountSecrets() : [json('Ana')]),
     reads: true,
@@ -167,11 +167,11 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'me.accounts',
     area: 'C',
-    label: { rest: `GET ${V}/me/accounts`, graphql: 'platformUser { accounts }' },
+    label: { rest: `GET ${VERSION_PREFIX}/me/accounts`, graphql: 'platformUser { accounts }' },
     own: { kind: 'absent', reason: 'on the own-login host /me is the account itself; /me/accounts is the parent-platform user’s page list' },
     parent: rule([[SB], [PRE]], true),
     target: async () => ({}),
-    rest: () => ({ method: 'GET', path: `${V}/me/accounts`, params: { fields: 'name,social_business_account{id,username,name}' } }),
+    rest: () => ({ method: 'GET', path: `${VERSION_PREFIX}/me/accounts`, params: { fields: 'name,social_business_account{id,username,name}' } }),
     graphql: () => ({ query: '{ platformUser { accounts { name socialBusinessAccount { id username name } } } }', variables: {} }),
     secrets: () => [json('Blue Bottle Coffee')],
     reads: true,
@@ -201,14 +201,14 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
     (t) => ({ id: t.account, creation: t.container }),
     {
       // A fresh container per cell: a wrongly allowed publication must not make the next cell's container unusable.
-      target: async (w) => ({ account: w.ids.bluebottle, container: await w.freshContainer() }),
+      target: async (world) => ({ account: world.ids.bluebottle, container: await world.freshContainer() }),
       wrongOwner: {
         own: [
           { label: "with roaster's token (another account)", token: roasterToken, error: { kind: 'unknownObject', method: 'post', object: 'account' } },
           {
             label: "with roaster's token publishing bluebottle's container on roaster's own account",
             token: roasterToken,
-            target: async (w) => ({ account: w.ids.roaster, container: await w.freshContainer() }),
+            target: async (world) => ({ account: world.ids.roaster, container: await world.freshContainer() }),
             error: { kind: 'publishingNotFound', object: 'container' },
           },
         ],
@@ -217,7 +217,7 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
           {
             label: "with rita's token publishing bluebottle's container on roaster's account",
             token: ritaToken,
-            target: async (w) => ({ account: w.ids.roaster, container: await w.freshContainer() }),
+            target: async (world) => ({ account: world.ids.roaster, container: await world.freshContainer() }),
             error: { kind: 'publishingNotFound', object: 'container' },
           },
         ],
@@ -287,7 +287,7 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
     (t) => ({ account_id: t.adAccount!, business: t.business! }),
     (t) => ({ id: t.account, ad: t.adAccount, business: t.business }),
     {
-      target: async (w) => ({ account: w.ids.bluebottle, adAccount: w.ids.acmeAdAccount, business: w.ids.acme }),
+      target: async (world) => ({ account: world.ids.bluebottle, adAccount: world.ids.acmeAdAccount, business: world.ids.acme }),
       wrongOwner: {
         parent: [
           ...othersOf('account', 'post').parent!,
@@ -356,11 +356,11 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'media.read',
     area: 'C',
-    label: { rest: `GET ${V}/{media-id}`, graphql: 'media(id)' },
+    label: { rest: `GET ${VERSION_PREFIX}/{media-id}`, graphql: 'media(id)' },
     own: ownRead,
     parent: rule([[SB], [PRE, PSL]], true),
-    target: async (w) => ({ media: w.ids.post0 }),
-    rest: (t) => ({ method: 'GET', path: `${V}/${t.media}`, params: { fields: 'id,caption,like_count' } }),
+    target: async (world) => ({ media: world.ids.post0 }),
+    rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.media}`, params: { fields: 'id,caption,like_count' } }),
     graphql: (t) => ({ query: 'query Media($id: ID!) { media(id: $id) { id caption likeCount } }', variables: { id: t.media } }),
     secrets: () => [json('Post 0 #coffee')],
     reads: true,
@@ -369,11 +369,11 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'container.read',
     area: 'C',
-    label: { rest: `GET ${V}/{container-id}`, graphql: 'mediaContainer(id)' },
+    label: { rest: `GET ${VERSION_PREFIX}/{container-id}`, graphql: 'mediaContainer(id)' },
     own: rule([[SBB], [SBCP]], false),
     parent: rule([[SB], [SCP], [PRE, PSL]], true, PUBLISH_TASKS),
-    target: async (w) => ({ container: w.ids.container }),
-    rest: (t) => ({ method: 'GET', path: `${V}/${t.container}`, params: { fields: 'id,status_code,caption' } }),
+    target: async (world) => ({ container: world.ids.container }),
+    rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.container}`, params: { fields: 'id,status_code,caption' } }),
     graphql: (t) => ({ query: 'query Container($id: ID!) { mediaContainer(id: $id) { id statusCode caption } }', variables: { id: t.container } }),
     secrets: () => [json(WORLD_TEXTS.containerCaption)],
     reads: true,

@@ -41,7 +41,7 @@ export interface SocialCell {
   token: TokenSpec;
   /** GraphQL only: sent as X-Social-Host, so that the gateway judges the token by that host's rules. */
   socialHost?: Host;
-  target?: (w: SocialWorld, host: Host) => Promise<Target>;
+  target?: (world: SocialWorld, host: Host) => Promise<Target>;
   expected: Expected;
 }
 
@@ -52,7 +52,7 @@ interface Condition {
   label: string;
   token: TokenSpec;
   socialHost?: Host;
-  target?: (w: SocialWorld, host: Host) => Promise<Target>;
+  target?: (world: SocialWorld, host: Host) => Promise<Target>;
   expected: Expected;
 }
 
@@ -191,17 +191,17 @@ export function socialCells(door: SocialDoor): { cells: SocialCell[]; notApplica
 }
 
 /** Sends the cell's request on its door and checks the answer against the table. */
-export async function runSocialCell(w: SocialWorld, cell: SocialCell): Promise<void> {
+export async function runSocialCell(world: SocialWorld, cell: SocialCell): Promise<void> {
   const { host, transport } = cell.door;
-  const target = await (cell.target ?? cell.op.target)(w, host);
-  const credential = await w.credential(cell.token);
-  const secrets = cell.op.secrets(w.ids, transport, host);
+  const target = await (cell.target ?? cell.op.target)(world, host);
+  const credential = await world.credential(cell.token);
+  const secrets = cell.op.secrets(world.ids, transport, host);
   if (transport === 'rest') {
     const call = cell.op.rest(target, host);
     const query = new URLSearchParams(call.method === 'POST' ? {} : call.params ?? {});
     if (credential.token !== undefined) query.set('access_token', credential.token);
     const path = query.size > 0 ? `${call.path}?${query}` : call.path;
-    const client = createRestClient(host === 'own' ? w.system.restUrl : w.system.socialParentUrl);
+    const client = createRestClient(host === 'own' ? world.system.restUrl : world.system.socialParentUrl);
     const reply = await client.request(call.method, path, {
       ...(credential.authorization !== undefined && { authorization: credential.authorization }),
       ...(call.method === 'POST' && {
@@ -210,7 +210,7 @@ export async function runSocialCell(w: SocialWorld, cell: SocialCell): Promise<v
       }),
     });
     if (cell.expected.kind === 'refused') {
-      expectGraphRefusal(reply, cell.expected.error, w.dates, target, secrets);
+      expectGraphRefusal(reply, cell.expected.error, world.dates, target, secrets);
     } else {
       expect(reply.status, shown(reply.status, reply.text)).toBe(200);
       expect(reply.body?.error, shown(reply.status, reply.text)).toBeUndefined();
@@ -218,7 +218,7 @@ export async function runSocialCell(w: SocialWorld, cell: SocialCell): Promise<v
     }
   } else {
     const call = cell.op.graphql(target, host);
-    const client = createGraphqlClient(w.system.gatewayUrl);
+    const client = createGraphqlClient(world.system.gatewayUrl);
     const reply = await client.request(call.query, {
       variables: call.variables,
       ...(credential.token !== undefined && { token: credential.token }),
@@ -226,14 +226,14 @@ export async function runSocialCell(w: SocialWorld, cell: SocialCell): Promise<v
       ...(cell.socialHost && { headers: { 'x-social-host': cell.socialHost } }),
     });
     if (cell.expected.kind === 'refused') {
-      expectGraphqlRefusal(reply, cell.expected.error, w.dates, target, secrets, { partial: cell.op.partialGraphqlRefusal !== undefined });
+      expectGraphqlRefusal(reply, cell.expected.error, world.dates, target, secrets, { partial: cell.op.partialGraphqlRefusal !== undefined });
     } else {
       expect(reply.status, shown(reply.status, reply.text)).toBe(200);
       expect(reply.errors, shown(reply.status, reply.text)).toBeUndefined();
       if (cell.expected.control) expectShows(reply.text, secrets);
     }
   }
-  if (cell.expected.kind === 'refused' && cell.op.unchanged) await cell.op.unchanged(w, target);
+  if (cell.expected.kind === 'refused' && cell.op.unchanged) await cell.op.unchanged(world, target);
 }
 
 /**

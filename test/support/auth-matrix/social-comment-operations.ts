@@ -27,7 +27,7 @@ import { actorToken, WORLD_TEXTS, type SocialWorld } from './social-world.ts';
  * media is a comment written by the media's owner, so it takes the replies edge's permissions.
  */
 
-const V = '/v25.0';
+const VERSION_PREFIX = '/v25.0';
 const NODE_OWN = [[SBB], [SBMC]] as const;
 const NODE_PARENT = [[SB], [SMC], [PRE]] as const;
 const REPLIES_PARENT = [[SB], [SMC], [PSL], [PRE]] as const;
@@ -35,17 +35,17 @@ const REPLIES_PARENT = [[SB], [SMC], [PSL], [PRE]] as const;
 const comment = (id: string): Target => ({ comment: id });
 
 /** A fresh fan comment on bluebottle's post, for cells that hide or delete. */
-const freshFanComment = async (w: SocialWorld): Promise<Target> => comment(await w.freshComment('busyPost', 'fanTwo'));
+const freshFanComment = async (world: SocialWorld): Promise<Target> => comment(await world.freshComment('busyPost', 'fanTwo'));
 
 export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'comment.read',
     area: 'B',
-    label: { rest: `GET ${V}/{comment-id}`, graphql: 'comment(id)' },
+    label: { rest: `GET ${VERSION_PREFIX}/{comment-id}`, graphql: 'comment(id)' },
     own: rule(NODE_OWN, false),
     parent: rule(NODE_PARENT, true),
-    target: async (w) => comment(w.ids.readComment),
-    rest: (t) => ({ method: 'GET', path: `${V}/${t.comment}`, params: { fields: 'id,text,timestamp,username,from,hidden,like_count' } }),
+    target: async (world) => comment(world.ids.readComment),
+    rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.comment}`, params: { fields: 'id,text,timestamp,username,from,hidden,like_count' } }),
     graphql: (t) => ({
       query: 'query Read($id: ID!) { comment(id: $id) { id text timestamp username from { id username } hidden likeCount } }',
       variables: { id: t.comment },
@@ -63,11 +63,11 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'comment.hide',
     area: 'B',
-    label: { rest: `POST ${V}/{comment-id}?hide=true`, graphql: 'hideComment(id, hide: true)' },
+    label: { rest: `POST ${VERSION_PREFIX}/{comment-id}?hide=true`, graphql: 'hideComment(id, hide: true)' },
     own: rule(NODE_OWN, false),
     parent: rule(NODE_PARENT, true),
     target: freshFanComment,
-    rest: (t) => ({ method: 'POST', path: `${V}/${t.comment}`, params: { hide: 'true' } }),
+    rest: (t) => ({ method: 'POST', path: `${VERSION_PREFIX}/${t.comment}`, params: { hide: 'true' } }),
     graphql: (t) => ({ query: 'mutation Hide($id: ID!) { hideComment(id: $id, hide: true) { success } }', variables: { id: t.comment } }),
     secrets: () => [json(WORLD_TEXTS.fresh)],
     reads: false,
@@ -78,7 +78,7 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
           // Spec: hide/show needs the token of the user who owns the media commented on.
           label: "with bluebottle's token on its own comment on roaster's media (author, not the media's owner)",
           token: actorToken('own'),
-          target: async (w) => comment(await w.freshComment('roasterPost', 'bluebottle')),
+          target: async (world) => comment(await world.freshComment('roasterPost', 'bluebottle')),
           error: { kind: 'notAllowed' },
         },
       ],
@@ -87,7 +87,7 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
         {
           label: "with rita's token on roaster's comment on bluebottle's media (acts for the author, not the media's owner)",
           token: ritaToken,
-          target: async (w) => comment(await w.freshComment('busyPost', 'roaster')),
+          target: async (world) => comment(await world.freshComment('busyPost', 'roaster')),
           error: { kind: 'notAllowed' },
         },
       ],
@@ -97,11 +97,11 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'comment.delete',
     area: 'B',
-    label: { rest: `DELETE ${V}/{comment-id}`, graphql: 'deleteComment(id)' },
+    label: { rest: `DELETE ${VERSION_PREFIX}/{comment-id}`, graphql: 'deleteComment(id)' },
     own: rule(NODE_OWN, false),
     parent: rule(NODE_PARENT, true),
     target: freshFanComment,
-    rest: (t) => ({ method: 'DELETE', path: `${V}/${t.comment}` }),
+    rest: (t) => ({ method: 'DELETE', path: `${VERSION_PREFIX}/${t.comment}` }),
     graphql: (t) => ({ query: 'mutation Delete($id: ID!) { deleteComment(id: $id) { success } }', variables: { id: t.comment } }),
     secrets: () => [json(WORLD_TEXTS.fresh)],
     reads: false,
@@ -118,11 +118,11 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'replies.list',
     area: 'B',
-    label: { rest: `GET ${V}/{comment-id}/replies`, graphql: 'comment(id) { replies }' },
+    label: { rest: `GET ${VERSION_PREFIX}/{comment-id}/replies`, graphql: 'comment(id) { replies }' },
     own: rule(NODE_OWN, false),
     parent: rule(REPLIES_PARENT, true),
-    target: async (w) => comment(w.ids.readComment),
-    rest: (t) => ({ method: 'GET', path: `${V}/${t.comment}/replies`, params: { fields: 'id,text,username' } }),
+    target: async (world) => comment(world.ids.readComment),
+    rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.comment}/replies`, params: { fields: 'id,text,username' } }),
     graphql: (t) => ({ query: 'query Replies($id: ID!) { comment(id: $id) { replies { nodes { id text username } } } }', variables: { id: t.comment } }),
     secrets: () => [json(WORLD_TEXTS.readReply)],
     reads: true,
@@ -131,11 +131,11 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'replies.create',
     area: 'B',
-    label: { rest: `POST ${V}/{comment-id}/replies`, graphql: 'replyToComment(id, message)' },
+    label: { rest: `POST ${VERSION_PREFIX}/{comment-id}/replies`, graphql: 'replyToComment(id, message)' },
     own: rule(NODE_OWN, false),
     parent: rule(REPLIES_PARENT, true),
-    target: async (w) => comment(w.ids.readComment),
-    rest: (t) => ({ method: 'POST', path: `${V}/${t.comment}/replies`, params: { message: 'AM reply' } }),
+    target: async (world) => comment(world.ids.readComment),
+    rest: (t) => ({ method: 'POST', path: `${VERSION_PREFIX}/${t.comment}/replies`, params: { message: 'AM reply' } }),
     graphql: (t) => ({
       query: 'mutation Reply($id: ID!, $message: String) { replyToComment(id: $id, message: $message) { id } }',
       variables: { id: t.comment, message: 'AM reply' },
@@ -148,7 +148,7 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
         {
           label: "with bluebottle's token on its own comment on roaster's media (not the media's owner)",
           token: actorToken('own'),
-          target: async (w) => comment(w.ids.blueOnRoaster),
+          target: async (world) => comment(world.ids.blueOnRoaster),
           error: { kind: 'notAllowed' },
         },
       ],
@@ -157,7 +157,7 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
         {
           label: "with rita's token on roaster's comment on bluebottle's media (not the media's owner)",
           token: ritaToken,
-          target: async (w) => comment(w.ids.roasterOnBlue),
+          target: async (world) => comment(world.ids.roasterOnBlue),
           error: { kind: 'notAllowed' },
         },
       ],
@@ -166,11 +166,11 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'media.comments.list',
     area: 'B',
-    label: { rest: `GET ${V}/{media-id}/comments`, graphql: 'media(id) { comments }' },
+    label: { rest: `GET ${VERSION_PREFIX}/{media-id}/comments`, graphql: 'media(id) { comments }' },
     own: rule([[SBB]], false),
     parent: rule([[SB], [PRE]], true),
-    target: async (w) => ({ media: w.ids.post }),
-    rest: (t) => ({ method: 'GET', path: `${V}/${t.media}/comments`, params: { fields: 'id,text' } }),
+    target: async (world) => ({ media: world.ids.post }),
+    rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.media}/comments`, params: { fields: 'id,text' } }),
     graphql: (t) => ({ query: 'query Comments($id: ID!) { media(id: $id) { comments { nodes { id text } } } }', variables: { id: t.media } }),
     secrets: () => [json(WORLD_TEXTS.readComment)],
     reads: true,
@@ -179,11 +179,11 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'media.comments.create',
     area: 'B',
-    label: { rest: `POST ${V}/{media-id}/comments`, graphql: 'createMediaComment(mediaId, message)' },
+    label: { rest: `POST ${VERSION_PREFIX}/{media-id}/comments`, graphql: 'createMediaComment(mediaId, message)' },
     own: rule(NODE_OWN, false),
     parent: rule(REPLIES_PARENT, true),
-    target: async (w) => ({ media: w.ids.busyPost }),
-    rest: (t) => ({ method: 'POST', path: `${V}/${t.media}/comments`, params: { message: 'AM owner comment' } }),
+    target: async (world) => ({ media: world.ids.busyPost }),
+    rest: (t) => ({ method: 'POST', path: `${VERSION_PREFIX}/${t.media}/comments`, params: { message: 'AM owner comment' } }),
     graphql: (t) => ({
       query: 'mutation Comment($id: ID!, $message: String) { createMediaComment(mediaId: $id, message: $message) { id } }',
       variables: { id: t.media, message: 'AM owner comment' },

@@ -51,7 +51,7 @@ export interface WrongOwnerCase {
   label: string;
   token: TokenSpec;
   /** The case's own objects (default: the operation's). */
-  target?: (w: SocialWorld, host: Host) => Promise<Target>;
+  target?: (world: SocialWorld, host: Host) => Promise<Target>;
   error: SocialErrorSpec;
 }
 
@@ -63,7 +63,7 @@ export interface SocialOperation {
   own: HostAccess;
   parent: HostAccess;
   /** The objects of the door's own actor (bluebottle's, reached by bluebottle or by ana); fresh ones for writes. */
-  target(w: SocialWorld, host: Host): Promise<Target>;
+  target(world: SocialWorld, host: Host): Promise<Target>;
   rest(target: Target, host: Host): RestCall;
   graphql(target: Target, host: Host): GraphqlCall;
   /** Values of the object that a refusal must not show (and that an allowed read does show). */
@@ -76,7 +76,7 @@ export interface SocialOperation {
   /** Why there is no wrong owner for this operation, when there is none. */
   wrongOwnerNotApplicable?: string;
   /** After a refusal: the object is as it was. */
-  unchanged?(w: SocialWorld, target: Target): Promise<void>;
+  unchanged?(world: SocialWorld, target: Target): Promise<void>;
 }
 
 // Permission names of the reference (§0), own-login host.
@@ -124,6 +124,6 @@ export function othersOf(object: string, method: 'get' | 'post' | 'delete'): Par
 }
 
 /** A refused hide or delete left the comment shown and in place. */
-export async function commentUntouched(w: SocialWorld, target: Target): Promise<void> {
-  expect(await w.commentState(target.comment!), 'the refused request changed the comment').toEqual({ hidden: false, exists: true });
+export async function commentUntouched(world: SocialWorld, target: Target): Promise<void> {
+  expect(await world.commentState(target.comment!), 'the refused request changed the comment').toEqual({ hidden: false, exists: true });
 }

@@ -38,16 +38,16 @@ function integerFrom(name: string, fallback: number): number {
   return value;
 }
 
-let settings: FuzzSettings | undefined;
+let cachedSettings: FuzzSettings | undefined;
 
 export function fuzzSettings(): FuzzSettings {
-  if (settings) return settings;
+  if (cachedSettings) return cachedSettings;
   const runs = integerFrom('FUZZ_RUNS', SHORT_RUN_RUNS);
   // A seed that fits fast-check's 32-bit generator; printed so that any run can be replayed.
   const seed = integerFrom('FUZZ_SEED', (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0) | 0;
   const requestTimeoutMs = integerFrom('FUZZ_TIMEOUT_MS', 10_000);
   const shortRun = process.env.FUZZ_RUNS === undefined || process.env.FUZZ_RUNS === '';
-  settings = {
+  cachedSettings = {
     runs,
     seed,
     path: process.env.FUZZ_PATH || undefined,
@@ -57,7 +57,7 @@ export function fuzzSettings(): FuzzSettings {
     shrinkBudgetMs: integerFrom('FUZZ_SHRINK_MS', shortRun ? 20_000 : 300_000),
     shortRun,
   };
-  return settings;
+  return cachedSettings;
 }
 
 /**
@@ -65,17 +65,17 @@ export function fuzzSettings(): FuzzSettings {
  * requests per front door"), shared out evenly; the short run gives every property SHORT_RUN_RUNS.
  */
 export function runsPerProperty(properties: number): number {
-  const s = fuzzSettings();
-  return s.shortRun ? s.runs : Math.max(1, Math.ceil(s.runs / Math.max(1, properties)));
+  const settings = fuzzSettings();
+  return settings.shortRun ? settings.runs : Math.max(1, Math.ceil(settings.runs / Math.max(1, properties)));
 }
 
 /** fast-check's parameters for one property of a door file with `properties` of them. */
 export function propertyParameters<T>(properties: number): fc.Parameters<T> {
-  const s = fuzzSettings();
+  const settings = fuzzSettings();
   return {
     numRuns: runsPerProperty(properties),
-    seed: s.seed,
-    ...(s.path !== undefined ? { path: s.path, endOnFailure: true } : {}),
+    seed: settings.seed,
+    ...(settings.path !== undefined ? { path: settings.path, endOnFailure: true } : {}),
     // Our failure text describes the request (shortened); it is what a reader needs next to the seed and path.
     includeErrorInReport: true,
   };
@@ -86,8 +86,8 @@ export function propertyParameters<T>(properties: number): fc.Parameters<T> {
  * plus the shrinking budget, plus slack for a system restart.
  */
 export function propertyTestTimeoutMs(requestsPerCase = 4): number {
-  const s = fuzzSettings();
+  const settings = fuzzSettings();
   // Sized for a door of one property (the most runs one property can get).
-  const worst = runsPerProperty(1) * requestsPerCase * (s.requestTimeoutMs + 1_000) + s.shrinkBudgetMs * 2 + 120_000;
+  const worst = runsPerProperty(1) * requestsPerCase * (settings.requestTimeoutMs + 1_000) + settings.shrinkBudgetMs * 2 + 120_000;
   return Math.min(worst, 2_147_000_000);
 }

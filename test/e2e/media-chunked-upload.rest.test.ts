@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AccessTokenCredentials, ConsumerCredentials } from '../../lib/auth/oauth1/oauth-credentials.ts';
 import { createOAuthCredentialStore } from '../../subgraphs/index.ts';
+import { graphErrorBody, invalidParameter } from '../support/graph-error-expectations.ts';
 import { HANG_MS, LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { fixture, png } from '../support/image-fixtures.ts';
 import {
@@ -281,22 +282,22 @@ for (const mode of ['embedded', 'distributed'] as const) {
         await setState(mediaId, 'in_progress');
         const early = await createContainer(mediaId);
         expect(early.status).toBe(400);
-        expect(early.body.error.error_user_msg).toBe(`The media id ${mediaId} is still processing (in_progress); ask its STATUS until it has succeeded.`);
+        expect(early.body).toEqual(graphErrorBody(invalidParameter(`The media id ${mediaId} is still processing (in_progress); ask its STATUS until it has succeeded.`)));
         await setState(mediaId, 'succeeded');
         const created = await createContainer(`16_${mediaId}`);
         expect(created.status, JSON.stringify(created.body)).toBe(200);
         expect(created.body.id).toMatch(/^\d+$/);
         const wrongPrefix = await createContainer(`3_${mediaId}`);
-        expect(wrongPrefix.body.error.error_user_msg).toBe(`The media id 3_${mediaId} was not found.`);
+        expect(wrongPrefix.body).toEqual(graphErrorBody(invalidParameter(`The media id 3_${mediaId} was not found.`)));
       });
 
       it('refuses a GIF whose processing failed, and a video (containers take images)', async () => {
         const { mediaId } = await uploadInSegments(fixture('image.png'), { media_type: 'image/gif', media_category: 'tweet_gif' });
         await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('failed'), { timeout: HANG_MS, interval: 50 });
-        expect((await createContainer(mediaId)).body.error.error_user_msg).toBe(`The media id ${mediaId} failed processing and cannot be used.`);
+        expect((await createContainer(mediaId)).body).toEqual(graphErrorBody(invalidParameter(`The media id ${mediaId} failed processing and cannot be used.`)));
         const video = await uploadInSegments(mp4Video(), { media_type: 'video/mp4', media_category: 'tweet_video' });
         await vi.waitFor(async () => expect((await processingState(video.mediaId))?.processing_state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
-        expect((await createContainer(`7_${video.mediaId}`)).body.error.error_user_msg).toBe(`The media id ${video.mediaId} is a video, not an image.`);
+        expect((await createContainer(`7_${video.mediaId}`)).body).toEqual(graphErrorBody(invalidParameter(`The media id ${video.mediaId} is a video, not an image.`)));
       }, LONG_TEST_MS);
     });
 

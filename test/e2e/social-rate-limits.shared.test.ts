@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
 import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
+import { graphErrorBody, RATE_LIMITS } from '../support/graph-error-expectations.ts';
 import { createGraphqlClient } from '../support/graphql-client.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
@@ -56,14 +57,14 @@ describe('social rate limits on GraphQL, shared with REST', () => {
     expect(refusedOnGraphql.data).toEqual({ comment: null });
     expect(refusedOnGraphql.errors).toEqual([
       {
-        message: '(#17) User request limit reached',
+        message: RATE_LIMITS.user.message,
         path: ['comment'],
         extensions: expect.objectContaining({ code: 'RATE_LIMITED', reason: 'RATE_LIMITED', scope: 'user' }),
       },
     ]);
     const refusedOnRest = await restGet(system.restUrl, `/v25.0/${fixture.comments.fanComment}`, token);
     expect(refusedOnRest.status).toBe(400);
-    expect(refusedOnRest.body.error).toMatchObject({ code: 17, message: '(#17) User request limit reached' });
+    expect(refusedOnRest.body).toEqual(graphErrorBody(RATE_LIMITS.user));
     // Another token's calls are its own.
     const other = await graphql.request(COMMENT_QUERY, { token: fixture.tokens.roasterOwn, variables: { id: fixture.comments.roasterComment } });
     expect(other.errors).toBeUndefined();
@@ -116,7 +117,7 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('social rate limits acr
     expect(third.errors).toBeUndefined();
     // The limit of 3 is reached whichever process answers next.
     const refused = await restGet(first!.rest, `/v25.0/${comment}`, token);
-    expect(refused.body.error).toMatchObject({ code: 17 });
+    expect(refused.body).toEqual(graphErrorBody(RATE_LIMITS.user));
     expect(JSON.parse(refused.headers.get('x-app-usage')!)).toMatchObject({ call_count: 0 });
   });
 });

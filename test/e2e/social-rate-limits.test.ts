@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphErrorBody, rateLimited } from '../support/graph-error-expectations.ts';
+import { graphErrorBody, RATE_LIMITS } from '../support/graph-error-expectations.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
@@ -16,8 +16,6 @@ async function get(base: string, path: string, token: string): Promise<Reply> {
   return { status: response.status, headers: response.headers, body: (await response.json()) as Reply['body'] };
 }
 
-/** The envelope of a rate limit: transient, OAuthException. */
-const rateError = (code: number, message: string) => graphErrorBody(rateLimited(code, message));
 
 describe('social rate limits', () => {
   let clock = new Date('2026-11-21T10:45:00Z').getTime();
@@ -53,7 +51,7 @@ describe('social rate limits', () => {
       for (let i = 0; i < 3; i++) expect((await get(system.restUrl, `/v25.0/${account}`, fixture.tokens.own)).status).toBe(200);
       const refused = await get(system.restUrl, `/v25.0/${account}`, fixture.tokens.own);
       expect(refused.status).toBe(400);
-      expect(refused.body).toEqual(rateError(80002, 'There have been too many calls to this Social account. Wait a bit and try again.'));
+      expect(refused.body).toEqual(graphErrorBody(RATE_LIMITS.business));
       const usage = JSON.parse(refused.headers.get('x-business-use-case-usage')!)[account][0];
       expect(usage.call_count).toBe(100);
       // The day's window started at midnight UTC; 10:45 leaves 13 h 15 min.
@@ -65,7 +63,7 @@ describe('social rate limits', () => {
       // The first test made 4 allowed calls for this user; one more reaches the limit of 5.
       expect((await get(system.restUrl, `/v25.0/${fixture.comments.fanComment}`, fixture.tokens.own)).status).toBe(200);
       const refused = await get(system.restUrl, `/v25.0/${fixture.comments.fanTwoComment}`, fixture.tokens.own);
-      expect(refused.body).toEqual(rateError(17, '(#17) User request limit reached'));
+      expect(refused.body).toEqual(graphErrorBody(RATE_LIMITS.user));
       expect((await get(system.restUrl, `/v25.0/${fixture.accounts.roaster}`, fixture.tokens.roasterOwn)).status).toBe(200);
     });
 
@@ -73,7 +71,7 @@ describe('social rate limits', () => {
       const account = fixture.accounts.roaster;
       for (let i = 0; i < 3; i++) expect((await get(system.socialParentUrl, `/v25.0/${account}`, fixture.tokens.parent)).status).toBe(200);
       const refused = await get(system.socialParentUrl, `/v25.0/${account}`, fixture.tokens.parent);
-      expect(refused.body).toEqual(rateError(32, '(#32) Page request limit reached'));
+      expect(refused.body).toEqual(graphErrorBody(RATE_LIMITS.page));
     });
 
     it('refuses everyone past the application limit with 4, until the hour turns', async () => {
@@ -82,7 +80,7 @@ describe('social rate limits', () => {
         expect((await get(system.restUrl, `/v25.0/${fixture.comments.roasterComment}`, fixture.tokens.roasterOwn)).status).not.toBe(500);
       }
       const refused = await get(system.socialParentUrl, `/v25.0/me`, fixture.tokens.stranger);
-      expect(refused.body).toEqual(rateError(4, '(#4) Application request limit reached'));
+      expect(refused.body).toEqual(graphErrorBody(RATE_LIMITS.app));
       expect(JSON.parse(refused.headers.get('x-app-usage')!).call_count).toBe(100);
       // 11:05: a new hour (the tokens, issued at 10:45 for an hour, are still valid).
       clock += 20 * 60 * 1000;

@@ -120,6 +120,14 @@ export const tooMuchData = (userMessage: string | RegExp): ExpectedGraphError =>
 /** A rate limit (§3.4: codes 4, 17, 32, 80002): transient. */
 export const rateLimited = (code: number, message: string): ExpectedGraphError => ({ message, code, is_transient: true });
 
+/** The four rate limits of §3.4: the application's, a user's, a user's on one page, and the business use case's. */
+export const RATE_LIMITS = {
+  app: rateLimited(4, '(#4) Application request limit reached'),
+  user: rateLimited(17, '(#17) User request limit reached'),
+  page: rateLimited(32, '(#32) Page request limit reached'),
+  business: rateLimited(80002, 'There have been too many calls to this Social account. Wait a bit and try again.'),
+};
+
 /** A content-publishing error: code and 2207xxx subcode, with the user title and message (§3.3). */
 export const publishingError = (code: number, subcode: number, message: string, userTitle: string, userMessage: string): ExpectedGraphError => ({
   message,

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AccessTokenCredentials, ConsumerCredentials, OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.ts';
 import { createOAuthCredentialStore } from '../../subgraphs/index.ts';
+import { HANG_MS } from '../support/hang-bounds.ts';
 import { fixture, png, pngChunk, truncate } from '../support/image-fixtures.ts';
 import {
   bearerAuthorization,
@@ -94,8 +95,8 @@ function expectRawError(reply: MediaReply, status: number, raw: string): void {
 interface ExpectedImage {
   size: number;
   type: string;
-  w: number;
-  h: number;
+  width: number;
+  height: number;
   /** media_category was sent: media_key must be there. */
   keyed?: boolean;
 }
@@ -114,7 +115,7 @@ function expectUploaded(reply: MediaReply, expected: ExpectedImage): string {
   else expect(reply.text).not.toContain('media_key');
   expect(reply.body.size).toBe(expected.size);
   expect(reply.body.expires_after_secs).toBe(86_400);
-  expect(reply.body.image).toEqual({ image_type: expected.type, w: expected.w, h: expected.h });
+  expect(reply.body.image).toEqual({ image_type: expected.type, w: expected.width, h: expected.height });
   expect(Object.keys(reply.body.image)).toEqual(['image_type', 'w', 'h']);
   return id!;
 }
@@ -207,7 +208,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
       it.each(FORMATS)('stores a multipart $file as $type with its real size and dimensions', async (format) => {
         const bytes = fixture(format.file);
         const reply = await upload([media(bytes, format.file)]);
-        const id = expectUploaded(reply, { size: bytes.length, type: format.type, w: format.w, h: format.h });
+        const id = expectUploaded(reply, { size: bytes.length, type: format.type, width: format.w, height: format.h });
         expect(reply.headers.get('x-rate-limit-limit')).toBe('500');
         expect(reply.headers.get('x-rate-limit-reset')).toBe(String(unixSeconds(START) + WINDOW_SECS));
         const row = await stored(id);
@@ -218,24 +219,24 @@ for (const mode of ['embedded', 'distributed'] as const) {
       it.each(FORMATS)('stores a base64 $file sent as urlencoded media_data', async (format) => {
         const bytes = fixture(format.file);
         const reply = await uploadForm({ media_data: base64(bytes) });
-        const id = expectUploaded(reply, { size: bytes.length, type: format.type, w: format.w, h: format.h });
+        const id = expectUploaded(reply, { size: bytes.length, type: format.type, width: format.w, height: format.h });
         expect((await stored(id)).size).toBe(bytes.length);
       });
 
       it('gives each upload its own id, increasing', async () => {
-        const first = expectUploaded(await upload([media(fixture('image.png'))]), { size: 4420, type: 'image/png', w: 50, h: 40 });
-        const second = expectUploaded(await upload([media(fixture('image.png'))]), { size: 4420, type: 'image/png', w: 50, h: 40 });
+        const first = expectUploaded(await upload([media(fixture('image.png'))]), { size: 4420, type: 'image/png', width: 50, height: 40 });
+        const second = expectUploaded(await upload([media(fixture('image.png'))]), { size: 4420, type: 'image/png', width: 50, height: 40 });
         expect(BigInt(second)).toBeGreaterThan(BigInt(first));
       });
 
       it('accepts an animated GIF as image/gif', async () => {
         const bytes = fixture('animated.gif');
-        expectUploaded(await upload([media(bytes, 'anim.gif', 'image/gif')]), { size: bytes.length, type: 'image/gif', w: 40, h: 30 });
+        expectUploaded(await upload([media(bytes, 'anim.gif', 'image/gif')]), { size: bytes.length, type: 'image/gif', width: 40, height: 30 });
       });
 
       it('reads the type from the bytes: a PNG sent as image/jpeg named x.jpg is image/png', async () => {
         const bytes = fixture('image.png');
-        expectUploaded(await upload([media(bytes, 'x.jpg', 'image/jpeg')]), { size: bytes.length, type: 'image/png', w: 50, h: 40 });
+        expectUploaded(await upload([media(bytes, 'x.jpg', 'image/jpeg')]), { size: bytes.length, type: 'image/png', width: 50, height: 40 });
       });
 
       it.each([
@@ -247,7 +248,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
           { name: 'media', bytes, filename: null, ...(contentType ? { contentType } : {}) },
         ]);
         const reply = await sendMediaRequest(url(), { authorization: own, body, contentType: type });
-        expectUploaded(reply, { size: bytes.length, type: 'image/jpeg', w: 320, h: 240 });
+        expectUploaded(reply, { size: bytes.length, type: 'image/jpeg', width: 320, height: 240 });
       });
 
       it('takes media_category and additional_owners from the query string while the file is in the body', async () => {
@@ -256,14 +257,14 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const reply = await upload([media(bytes, 'photo.webp', 'image/webp')], {
           query: { media_category: 'tweet_image', additional_owners: owners.join(',') },
         });
-        const id = expectUploaded(reply, { size: bytes.length, type: 'image/webp', w: 64, h: 48, keyed: true });
+        const id = expectUploaded(reply, { size: bytes.length, type: 'image/webp', width: 64, height: 48, keyed: true });
         expect((await stored(id)).additional_owners.sort()).toEqual([...owners].sort());
       });
 
       it('takes media_category with a base64 upload', async () => {
         const bytes = fixture('still.gif');
         const reply = await uploadForm({ media_data: base64(bytes), media_category: 'tweet_image' });
-        expectUploaded(reply, { size: bytes.length, type: 'image/gif', w: 48, h: 32, keyed: true });
+        expectUploaded(reply, { size: bytes.length, type: 'image/gif', width: 48, height: 32, keyed: true });
       });
 
       it('accepts exactly 5,242,880 bytes, multipart and base64', async () => {
@@ -271,8 +272,8 @@ for (const mode of ['embedded', 'distributed'] as const) {
         expect(bytes.length).toBe(MAX_BYTES);
         const multipart = await upload([media(bytes, 'big.png', 'image/png')]);
         expect(multipart.text).toContain(`"size":${MAX_BYTES}`);
-        expectUploaded(multipart, { size: MAX_BYTES, type: 'image/png', w: 16, h: 16 });
-        expectUploaded(await uploadForm({ media_data: base64(bytes) }), { size: MAX_BYTES, type: 'image/png', w: 16, h: 16 });
+        expectUploaded(multipart, { size: MAX_BYTES, type: 'image/png', width: 16, height: 16 });
+        expectUploaded(await uploadForm({ media_data: base64(bytes) }), { size: MAX_BYTES, type: 'image/png', width: 16, height: 16 });
       });
 
       // Base64 of incompressible bytes has its share of "+" and "/", which an urlencoded body escapes as %2B and %2F.
@@ -281,22 +282,22 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const bytes = noisyPng(MAX_BYTES);
         expect(bytes.length).toBe(MAX_BYTES);
         const reply = await sendMediaRequestOverHttp(url(), { authorization: own, body: new URLSearchParams({ media_data: base64(bytes) }) });
-        expectUploaded(reply, { size: MAX_BYTES, type: 'image/png', w: 4, h: 4 });
+        expectUploaded(reply, { size: MAX_BYTES, type: 'image/png', width: 4, height: 4 });
       });
 
       it.each([
         [4, 4],
         [8192, 4],
         [4, 8192],
-      ])('accepts a %ix%i image (the dimension bounds)', async (w, h) => {
-        const bytes = png(w, h);
-        expectUploaded(await upload([media(bytes, 'edge.png')]), { size: bytes.length, type: 'image/png', w, h });
+      ])('accepts a %ix%i image (the dimension bounds)', async (width, height) => {
+        const bytes = png(width, height);
+        expectUploaded(await upload([media(bytes, 'edge.png')]), { size: bytes.length, type: 'image/png', width, height });
       });
 
       it('accepts 100 additional owners', async () => {
         const owners = userIds(100);
         const reply = await upload([media(fixture('image.png'))], { query: { additional_owners: owners.join(',') } });
-        const id = expectUploaded(reply, { size: 4420, type: 'image/png', w: 50, h: 40 });
+        const id = expectUploaded(reply, { size: 4420, type: 'image/png', width: 50, height: 40 });
         expect((await stored(id)).additional_owners.sort()).toEqual(owners);
       });
     });
@@ -305,7 +306,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
       it.each(['tweet_image', 'TWEET_IMAGE', 'TweetImage', 'tweetImage'])('gives media_key 3_<media_id> for %s', async (category) => {
         const bytes = fixture('progressive.jpg');
         const reply = await upload([media(bytes, 'p.jpg'), { name: 'media_category', value: category }]);
-        expectUploaded(reply, { size: bytes.length, type: 'image/jpeg', w: 80, h: 60, keyed: true });
+        expectUploaded(reply, { size: bytes.length, type: 'image/jpeg', width: 80, height: 60, keyed: true });
       });
 
       it.each(['tweet_video', 'TWEET_VIDEO', 'TweetVideo', 'amplify_video', 'AmplifyVideo', 'tweet_gif', 'TWEET_GIF', 'tweetGif'])(
@@ -325,7 +326,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('gives no media_key key at all without a category', async () => {
         const reply = await upload([media(fixture('image.png'))]);
-        expectUploaded(reply, { size: 4420, type: 'image/png', w: 50, h: 40 });
+        expectUploaded(reply, { size: 4420, type: 'image/png', width: 50, height: 40 });
         expect(reply.text).not.toMatch(/media_key/);
         expect('media_key' in reply.body).toBe(false);
       });
@@ -396,9 +397,9 @@ for (const mode of ['embedded', 'distributed'] as const) {
           const next = await sendMediaRequestOverHttp(
             url(),
             { authorization: own, body: new URLSearchParams({ media_data: base64(fixture('image.png')) }) },
-            { agent, timeoutMs: 5_000 },
+            { agent, timeoutMs: HANG_MS },
           );
-          expectUploaded(next, { size: 4420, type: 'image/png', w: 50, h: 40 });
+          expectUploaded(next, { size: 4420, type: 'image/png', width: 50, height: 40 });
         } finally {
           agent.destroy();
         }
@@ -414,8 +415,8 @@ for (const mode of ['embedded', 'distributed'] as const) {
         [10, 3],
         [8193, 4],
         [4, 8193],
-      ])('refuses a %ix%i image with 324 and the dimension rule', async (w, h) => {
-        expectRawError(await upload([media(png(w, h), 'odd.png')]), 400, DIMENSIONS_TEXT);
+      ])('refuses a %ix%i image with 324 and the dimension rule', async (width, height) => {
+        expectRawError(await upload([media(png(width, height), 'odd.png')]), 400, DIMENSIONS_TEXT);
       });
 
       it('refuses a truncated JPEG with 324', async () => {
@@ -480,7 +481,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
         let expected = before;
         for (const fail of failures) {
           await fail();
-          expectUploaded(await valid(), { size: 4420, type: 'image/png', w: 50, h: 40 });
+          expectUploaded(await valid(), { size: 4420, type: 'image/png', width: 50, height: 40 });
           expected += 1;
           expect(await uploadCount()).toBe(expected);
         }
@@ -502,7 +503,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('accepts a social user token as a bearer token, storing the upload as that user', async () => {
         const reply = await upload([media(fixture('image.png'))], { authorization: bearerAuthorization(world.tokens.roasterOwn) });
-        const id = expectUploaded(reply, { size: 4420, type: 'image/png', w: 50, h: 40 });
+        const id = expectUploaded(reply, { size: 4420, type: 'image/png', width: 50, height: 40 });
         expect((await stored(id)).uploader_id).toBe(world.accounts.roaster);
       });
 
@@ -530,7 +531,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const target = url(query);
         const bytes = fixture('baseline.jpg');
         const reply = await sendMediaRequest(target, { authorization: signedBy(target), body: mediaFormData([media(bytes, 'a.jpg', 'image/jpeg')]) });
-        const id = expectUploaded(reply, { size: bytes.length, type: 'image/jpeg', w: 320, h: 240, keyed: true });
+        const id = expectUploaded(reply, { size: bytes.length, type: 'image/jpeg', width: 320, height: 240, keyed: true });
         const row = await stored(id);
         expect(row.uploader_id).toBe(world.accounts.bluebottle);
         expect(row.additional_owners).toEqual([world.accounts.roaster]);
@@ -539,7 +540,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
       it('accepts a multipart upload signed without its query string (the best-practice page’s way)', async () => {
         const target = url({ media_category: 'tweet_image' });
         const reply = await sendMediaRequest(target, { authorization: signedBy(url()), body: mediaFormData([media(fixture('image.png'))]) });
-        expectUploaded(reply, { size: 4420, type: 'image/png', w: 50, h: 40, keyed: true });
+        expectUploaded(reply, { size: 4420, type: 'image/png', width: 50, height: 40, keyed: true });
       });
 
       it('answers 32 when the signed query differs from the one sent', async () => {
@@ -554,7 +555,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const params = { media_data: base64(bytes), media_category: 'tweet_image' };
         const target = url();
         const reply = await sendMediaRequest(target, { authorization: signedBy(target, { data: params }), body: new URLSearchParams(params) });
-        expectUploaded(reply, { size: bytes.length, type: 'image/webp', w: 30, h: 20, keyed: true });
+        expectUploaded(reply, { size: bytes.length, type: 'image/webp', width: 30, height: 20, keyed: true });
       });
 
       it('answers 32 to an urlencoded upload whose body parameters were not signed', async () => {
@@ -575,7 +576,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
         // The nonce was not spent: a good request signed with it is still accepted.
         const small = { media_data: base64(fixture('image.png')) };
         const again = await sendMediaRequest(target, { authorization: signedBy(target, { data: small, nonce: 'cut-body-nonce' }), body: new URLSearchParams(small) });
-        expectUploaded(again, { size: 4420, type: 'image/png', w: 50, h: 40 });
+        expectUploaded(again, { size: 4420, type: 'image/png', width: 50, height: 40 });
       });
 
       it('answers 135 to a stale timestamp on a body too long to keep, and 220 to a consumer-only one', async () => {
@@ -622,8 +623,8 @@ for (const mode of ['embedded', 'distributed'] as const) {
         expectUploaded(await sendMediaRequest(target, { authorization: sign(), body: mediaFormData([media(fixture('image.png'))]) }), {
           size: 4420,
           type: 'image/png',
-          w: 50,
-          h: 40,
+          width: 50,
+          height: 40,
         });
         expect(await credentials.revokeAccessToken(revoked.token)).toBe(true);
         expectRawError(await sendMediaRequest(target, { authorization: sign(), body: mediaFormData([media(fixture('image.png'))]) }), 401, INVALID_TOKEN_TEXT);
@@ -646,7 +647,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const target = url({ media_category: 'tweet_image' });
         const authorization = signedBy(target);
         const first = await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) });
-        expectUploaded(first, { size: 4420, type: 'image/png', w: 50, h: 40, keyed: true });
+        expectUploaded(first, { size: 4420, type: 'image/png', width: 50, height: 40, keyed: true });
         const before = await uploadCount();
         const replay = await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) });
         expectRawError(replay, 401, COULD_NOT_AUTHENTICATE_TEXT);
@@ -708,7 +709,7 @@ describe('the upload rate limit (3 per 15-minute window)', () => {
         const windowEnd = new Date('2026-11-20T12:15:00Z');
 
         const first = await send(world.tokens.own, [image()]);
-        expectUploaded(first, { size: 4420, type: 'image/png', w: 50, h: 40 });
+        expectUploaded(first, { size: 4420, type: 'image/png', width: 50, height: 40 });
         expectLimitHeaders(first, 2, windowEnd);
 
         clock = new Date('2026-11-20T12:10:00Z');
@@ -727,7 +728,7 @@ describe('the upload rate limit (3 per 15-minute window)', () => {
 
         // Another user has a window of their own.
         const roaster = await send(world.tokens.roasterOwn, [image()]);
-        expectUploaded(roaster, { size: 4420, type: 'image/png', w: 50, h: 40 });
+        expectUploaded(roaster, { size: 4420, type: 'image/png', width: 50, height: 40 });
         expectLimitHeaders(roaster, 2, windowEnd);
 
         // Unauthenticated requests are not counted and carry no rate-limit headers.
@@ -737,7 +738,7 @@ describe('the upload rate limit (3 per 15-minute window)', () => {
 
         clock = new Date('2026-11-20T12:15:00Z');
         const nextWindow = await send(world.tokens.own, [image()]);
-        expectUploaded(nextWindow, { size: 4420, type: 'image/png', w: 50, h: 40 });
+        expectUploaded(nextWindow, { size: 4420, type: 'image/png', width: 50, height: 40 });
         expectLimitHeaders(nextWindow, 2, new Date('2026-11-20T12:30:00Z'));
       });
     });

@@ -15,6 +15,7 @@ import { mediaFormData, mediaUploadUrl, rawMediaId, sendMediaRequest } from '../
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 import { startOtlpCollector, type OtlpCollector } from '../support/otlp-collector.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
+import { HANG_MS } from '../support/hang-bounds.ts';
 
 /**
  * The distributed topology as a deployment runs it: every subgraph, the gateway (with the REST adapter) and the gRPC
@@ -191,7 +192,7 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
     expect(response.headers.get('x-request-id')).toBe('dist-processes-1');
     const logged = (service: ServiceProcess) => service.logs().filter((entry) => entry.requestId === 'dist-processes-1' && entry.msg === 'request');
     // Each process writes its access line when its reply is done; the pipes deliver them a moment later.
-    const logDeadline = Date.now() + 5_000;
+    const logDeadline = Date.now() + HANG_MS;
     while ([processes.gateway!, processes.accounts!, processes.comments!].some((service) => logged(service).length === 0) && Date.now() < logDeadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -200,7 +201,7 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
     expect(logged(processes.comments!).map((entry) => entry.listener)).toEqual(['subgraph-comments']);
 
     // Spans are exported in batches: wait for those of the three processes the request crossed.
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + HANG_MS;
     const ofTrace = () => collector.spans.filter((span) => span.traceId === traceId);
     const services = () => new Set(ofTrace().map((span) => span.service));
     const has = (service: string, name: string) => ofTrace().some((span) => span.service === service && span.name === name);
@@ -252,12 +253,21 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
     const half = Math.floor(body.length / 2);
     const { request } = await import('node:http');
     const target = new URL('/1.1/media/upload.json', rest);
+    // The server has read the request's head (it answers 100 Continue) and the first half of the body is sent: the
+    // upload is in progress when the signal comes, whatever the machine's speed.
+    let inProgress!: () => void;
+    const uploading = new Promise<void>((resolve) => (inProgress = resolve));
     const reply = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const outgoing = request(
         target,
         {
           method: 'POST',
-          headers: { authorization: `Bearer ${world.tokens.own}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) },
+          headers: {
+            authorization: `Bearer ${world.tokens.own}`,
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'content-length': String(body.length),
+            expect: '100-continue',
+          },
         },
         (response) => {
           let text = '';
@@ -267,10 +277,10 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
         },
       );
       outgoing.on('error', reject);
-      outgoing.write(body.subarray(0, half));
+      outgoing.on('continue', () => outgoing.write(body.subarray(0, half), () => inProgress()));
       // The rest goes after the signal has been received.
       void (async () => {
-        const deadline = Date.now() + 10_000;
+        const deadline = Date.now() + HANG_MS;
         while (!gateway.logs().some((entry) => entry.msg === 'shutting down: draining in-flight requests') && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
@@ -279,7 +289,7 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
         outgoing.end(body.subarray(half));
       })();
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await uploading;
     const exitCode = gateway.stop('SIGTERM');
     const answered = await reply;
     expect(answered.status, answered.text).toBe(200);

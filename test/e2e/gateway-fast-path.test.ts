@@ -9,6 +9,7 @@ import { postForReply } from '../support/graphql-client.ts';
 import { createLogCapture } from '../support/log-capture.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { startTestSystem, type TestSystem, STAND_INS_ON } from '../support/test-system.ts';
+import { HANG_MS } from '../support/hang-bounds.ts';
 
 let system: TestSystem;
 let fast: string;
@@ -73,7 +74,7 @@ describe('POST /graphql answers the same with and without Express', () => {
     const cut = (path: string) =>
       rawRequest(system.gatewayUrl, `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":`, {
         endAfterWrite: true,
-        timeoutMs: 3000,
+        timeoutMs: HANG_MS,
       });
     const [a, b] = [await cut('/graphql'), await cut('/graphql?route=express')];
     expect([a.status, a.body, a.timedOut]).toEqual([b.status, b.body, false]);

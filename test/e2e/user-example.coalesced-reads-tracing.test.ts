@@ -5,6 +5,7 @@ import { createUserExampleGrpcClient } from '../support/grpc-user-client.ts';
 import { startOtlpCollector, type OtlpCollector } from '../support/otlp-collector.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 import { uniqueEmail } from '../support/user-example-fixtures.ts';
+import { HANG_MS } from '../support/hang-bounds.ts';
 
 /**
  * With tracing on, GetByID reads that share one statement (user-example.service.ts) stay visible in every request's trace:
@@ -13,7 +14,7 @@ import { uniqueEmail } from '../support/user-example-fixtures.ts';
  */
 
 async function eventually<T>(read: () => T | undefined, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + HANG_MS;
   for (;;) {
     const value = read();
     if (value !== undefined) return value;

@@ -26,6 +26,12 @@ export interface HttpLoadOptions {
   headers: Record<string, string>;
   connections: number;
   durationS: number;
+  /**
+   * Exactly this many requests instead of `durationS`: the run ends when the last reply arrives, so that the work of every
+   * request sent is inside it and of none left out (requests still in flight when a timed run stops are not counted, but
+   * the server has done part of their work in the window).
+   */
+  amount?: number | undefined;
   /** Called for every request: the path, body and/or headers to send (ids and tokens rotate, e-mails stay unique). */
   next(): { path?: string; body?: string; headers?: Record<string, string> };
   /** A reply body that does not satisfy this is a failure, even with HTTP 2xx (a GraphQL error comes with 200). */
@@ -41,7 +47,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult>
     method: options.method,
     headers: options.headers,
     connections: options.connections,
-    duration: options.durationS,
+    ...(options.amount === undefined ? { duration: options.durationS } : { amount: options.amount }),
     // Create queues behind scrypt; a request is only a failure if it takes longer than this.
     timeout: 30,
     requests: [

@@ -103,7 +103,11 @@ interface Scenario {
   description: string;
   /** One real request, checked; returns a reason to skip, throws when the scenario is broken. */
   preflight(): Promise<string | undefined>;
-  load(durationS: number): Promise<LoadResult>;
+  /**
+   * Loads the scenario for `durationS`, or — HTTP scenarios, when `amount` is given — for exactly that many requests, the
+   * window ending with the last reply (bench/stand-ins.ts: no request's work is left out of the window).
+   */
+  load(durationS: number, amount?: number): Promise<LoadResult>;
 }
 
 interface ScenarioReport {
@@ -388,7 +392,7 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
       await expectJson(response, hasGraphqlRecord, name);
       return undefined;
     },
-    load: (durationS) => {
+    load: (durationS, amount) => {
       const nextId = idRotation(info.ids);
       return runHttpLoad({
         url,
@@ -396,6 +400,7 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         headers: graphqlHeaders,
         connections: options.connections,
         durationS,
+        amount,
         next: () => ({ body: graphqlBody(nextId()) }),
       });
     },
@@ -443,8 +448,8 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         await expectJson(await fetch(`${info.baselineUrl}/deep/${info.social.accountId}`), hasDeepRead, 'social-baseline');
         return undefined;
       },
-      load: (durationS) =>
-        runHttpLoad({ url: info.baselineUrl, method: 'GET', headers: {}, connections: options.connections, durationS, next: () => ({ path: `/deep/${info.social.accountId}` }) }),
+      load: (durationS, amount) =>
+        runHttpLoad({ url: info.baselineUrl, method: 'GET', headers: {}, connections: options.connections, durationS, amount, next: () => ({ path: `/deep/${info.social.accountId}` }) }),
     },
     {
       name: 'social-rest-deep',
@@ -453,8 +458,8 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         await expectJson(await fetch(`${info.restUrl}${deepPath}`, { headers: socialAuth }), hasDeepRead, 'social-rest-deep');
         return undefined;
       },
-      load: (durationS) =>
-        runHttpLoad({ url: info.restUrl, method: 'GET', headers: socialAuth, connections: options.connections, durationS, next: () => ({ path: deepPath }) }),
+      load: (durationS, amount) =>
+        runHttpLoad({ url: info.restUrl, method: 'GET', headers: socialAuth, connections: options.connections, durationS, amount, next: () => ({ path: deepPath }) }),
     },
     {
       name: 'social-graphql-deep',
@@ -464,13 +469,14 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         await expectJson(response, hasDeepGraphql, 'social-graphql-deep');
         return undefined;
       },
-      load: (durationS) =>
+      load: (durationS, amount) =>
         runHttpLoad({
           url: info.gatewayUrl,
           method: 'POST',
           headers: { 'content-type': 'application/json', ...socialAuth },
           connections: options.connections,
           durationS,
+          amount,
           next: () => ({ body: deepGraphqlBody }),
         }),
     },
@@ -485,7 +491,7 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         await expectJson(await fetch(`${info.baselineUrl}/userExample/${firstId}`), hasRecord, 'baseline');
         return undefined;
       },
-      load: (durationS) => {
+      load: (durationS, amount) => {
         const nextId = idRotation(info.ids);
         return runHttpLoad({
           url: info.baselineUrl,
@@ -493,6 +499,7 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
           headers: {},
           connections: options.connections,
           durationS,
+          amount,
           next: () => ({ path: `/userExample/${nextId()}` }),
         });
       },
@@ -504,7 +511,7 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         await expectJson(await fetch(`${info.coalescedBaselineUrl}/userExample/${firstId}`), hasRecord, 'baseline-coalesced');
         return undefined;
       },
-      load: (durationS) => {
+      load: (durationS, amount) => {
         const nextId = idRotation(info.ids);
         return runHttpLoad({
           url: info.coalescedBaselineUrl,
@@ -512,6 +519,7 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
           headers: {},
           connections: options.connections,
           durationS,
+          amount,
           next: () => ({ path: `/userExample/${nextId()}` }),
         });
       },
@@ -524,7 +532,7 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         await expectJson(response, hasRecord, 'rest-get');
         return undefined;
       },
-      load: (durationS) => {
+      load: (durationS, amount) => {
         const nextId = idRotation(info.ids);
         return runHttpLoad({
           url: info.restUrl,
@@ -532,6 +540,7 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
           headers: { authorization: bearer },
           connections: options.connections,
           durationS,
+          amount,
           next: () => ({ path: `/api/v1/userExample/${nextId()}` }),
         });
       },
@@ -595,13 +604,14 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         await expectJson(response, (body) => typeof (body as { id?: unknown } | undefined)?.id === 'string', 'rest-create');
         return undefined;
       },
-      load: (durationS) =>
+      load: (durationS, amount) =>
         runHttpLoad({
           url: `${info.restUrl}/api/v1/userExample`,
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           connections: options.connections,
           durationS,
+          amount,
           next: () => ({ body: createBody() }),
         }),
     },
@@ -622,7 +632,18 @@ async function settle(info: BenchServerInfo): Promise<void> {
   console.log('  (the server was still busy 30 s after the load stopped)');
 }
 
-async function runScenario(scenario: Scenario, info: BenchServerInfo, options: Options, label: string): Promise<ScenarioReport> {
+/**
+ * Loads one scenario: pre-flight, warm-up, measured window. `window.title` names it in the printed line (its name by
+ * default); `window.amount` makes the window that many requests instead of options.durationS (HTTP scenarios).
+ */
+async function runScenario(
+  scenario: Scenario,
+  info: BenchServerInfo,
+  options: Options,
+  label: string,
+  window: { title?: string; amount?: number | undefined } = {},
+): Promise<ScenarioReport> {
+  const title = window.title ?? scenario.name;
   const report: ScenarioReport = { name: scenario.name, description: scenario.description };
   let skip: string | undefined;
   try {
@@ -630,12 +651,12 @@ async function runScenario(scenario: Scenario, info: BenchServerInfo, options: O
   } catch (error) {
     report.broken = true;
     report.skipped = (error as Error).message;
-    console.log(`  ${scenario.name.padEnd(22)} FAILED — ${report.skipped}`);
+    console.log(`  ${title.padEnd(22)} FAILED — ${report.skipped}`);
     return report;
   }
   if (skip) {
     report.skipped = skip;
-    console.log(`  ${scenario.name.padEnd(22)} SKIPPED — ${skip}`);
+    console.log(`  ${title.padEnd(22)} SKIPPED — ${skip}`);
     return report;
   }
   // Every scenario shares the server process: each starts from a collected heap (see /gc in bench/server.ts), so that
@@ -652,7 +673,7 @@ async function runScenario(scenario: Scenario, info: BenchServerInfo, options: O
   const clientCpu = process.cpuUsage();
   const machineBefore = machineTimes();
 
-  const result = await scenario.load(options.durationS);
+  const result = await scenario.load(options.durationS, window.amount);
 
   const machineAfter = machineTimes();
   const clientUsed = process.cpuUsage(clientCpu);
@@ -684,7 +705,7 @@ async function runScenario(scenario: Scenario, info: BenchServerInfo, options: O
   report.otherCores = Math.round((busyShare * cpus().length - serverCores - clientCores - databaseCores) * 100) / 100;
   const failures = result.failed > 0 ? `  (${result.failed} failed: ${result.firstFailure})` : '';
   console.log(
-    `  ${scenario.name.padEnd(22)} ${fixed(result.requestsPerSecond, 0).padStart(7)} req/s  p50 ${fixed(result.p50Ms, 1)} ms  p99 ${fixed(result.p99Ms, 1)} ms${failures}`,
+    `  ${title.padEnd(22)} ${fixed(result.requestsPerSecond, 0).padStart(7)} req/s  p50 ${fixed(result.p50Ms, 1)} ms  p99 ${fixed(result.p99Ms, 1)} ms${failures}`,
   );
   return report;
 }
@@ -823,9 +844,11 @@ async function main(): Promise<void> {
   let standIns: StandInReport | undefined;
   if (wanted.has('stand-ins')) {
     const { durationS, warmupS, rounds } = options.standIns;
-    const windowOptions: Options = { ...options, durationS, warmupS };
+    // Warm-ups are run by the section itself (their rate sizes the windows), the windows without one.
+    const windowOptions: Options = { ...options, durationS, warmupS: 0 };
     if (options.profile) await mkdir(`${RESULTS_DIR}profiles`, { recursive: true });
     standIns = await measureStandIns({
+      connections: options.connections,
       rounds,
       durationS,
       warmupS,
@@ -833,11 +856,18 @@ async function main(): Promise<void> {
         const child = await startServer(options, env);
         const childClosers: (() => void)[] = [];
         const scenarios = buildScenarios(child.info, windowOptions, childClosers);
+        const scenarioOf = (name: string) => scenarios.find((candidate) => candidate.name === name)!;
+        const side = variant === 'all on' || variant === 'all off' ? variant.replace(' ', '-') : `${variant}-off`;
         return {
           info: child.info,
-          run: async (name) => {
-            const scenario = scenarios.find((candidate) => candidate.name === name)!;
-            const report = await runScenario(scenario, child.info, windowOptions, `${label}-stand-ins-${variant === 'all on' || variant === 'all off' ? variant.replace(' ', '-') : `${variant}-off`}`);
+          warmUp: async (name) => {
+            await control(child.info, '/gc');
+            const result = await scenarioOf(name).load(warmupS);
+            await settle(child.info);
+            return result.requestsPerSecond;
+          },
+          run: async (name, amount) => {
+            const report = await runScenario(scenarioOf(name), child.info, windowOptions, `${label}-stand-ins-${side}`, { title: `${name} (${side})`, amount });
             if (!report.result || !report.server) return undefined;
             return {
               ok: report.result.ok,

@@ -1,17 +1,23 @@
 /**
  * The cost of switching each stand-in off (conventions §14; lib/stand-ins/), measured by `npm run bench` in one run: the
- * scenario each stand-in speeds up, on fresh server children that differ only in their switches — every stand-in on,
- * each one off with the others on, and every one off — as the server's CPU per request (bench/README.md, "Stand-ins").
+ * scenario each stand-in speeds up, with the stand-in on and off, as the server's CPU per request (bench/README.md,
+ * "Stand-ins").
  *
- * Every variant sets every switch explicitly, so that a switch in the caller's environment does not leak into it; the
- * server child says which stand-ins really serve (the gate turns one off when an installed release is not the one it was
- * checked against), and a variant where that differs from what was asked for is reported, not silently compared.
+ * One server child runs with every stand-in on for the whole section; beside it, one fresh child at a time runs with one
+ * stand-in off (the others on), then one with every stand-in off. Each comparison alternates measured windows between the
+ * two children — on, off (then off, on in the next round) — so that load from other processes on the machine, which comes
+ * and goes over minutes, falls on both halves of a pair alike. The children differ only in their switches; each variant
+ * sets every switch, so that one in the caller's environment does not leak in, and a child says which stand-ins really
+ * serve (the gate turns one off when an installed release is not the one it was checked against): a comparison where that
+ * differs from what was asked is reported as such. The small requests are compared first and the deep reads last, so that
+ * the all-on child's small-request windows never follow its deep reads (which leave a grown young generation behind, see
+ * bench/README.md, "Why the full run is harder than a short one").
  */
 import { performance } from 'node:perf_hooks';
 import { STAND_IN_IDS, STAND_INS, type StandInId } from '../lib/stand-ins/stand-in-registry.ts';
 import type { BenchServerInfo } from './bench-protocol.ts';
 
-/** The scenarios of bench/run.ts this section loads, in the order every variant runs them (the deep read last). */
+/** The scenarios of bench/run.ts this section loads, in the order each comparison runs them (the deep read last). */
 export const STAND_IN_SCENARIOS = ['rest-get', 'graphql-gateway', 'graphql-gateway-http', 'social-graphql-deep'] as const;
 export type StandInScenario = (typeof STAND_IN_SCENARIOS)[number];
 
@@ -30,9 +36,7 @@ export const SCENARIOS_OF: Readonly<Record<StandInId, readonly StandInScenario[]
 /** `all on`, `all off`, or one stand-in off with every other on. */
 export type StandInVariant = 'all on' | 'all off' | StandInId;
 
-export const STAND_IN_VARIANTS: readonly StandInVariant[] = ['all on', ...STAND_IN_IDS, 'all off'];
-
-/** What a scenario's measured window gives this comparison (bench/run.ts's runScenario). */
+/** What a measured window gives this comparison (bench/run.ts's runScenario). */
 export interface StandInSample {
   /** Successful requests, and the failed ones. */
   ok: number;
@@ -46,7 +50,7 @@ export interface StandInSample {
   otherCores: number | undefined;
 }
 
-/** A variant's scenario over every round: the samples added up. */
+/** One side of a comparison over every round: the samples added up. */
 export interface StandInMeasure extends StandInSample {
   requestsPerSecond: number;
   /** The server's CPU per successful request, µs. */
@@ -55,24 +59,18 @@ export interface StandInMeasure extends StandInSample {
   databaseCpuMicrosPerRequest: number | undefined;
 }
 
-export interface StandInWindow {
-  variant: StandInVariant;
-  scenario: StandInScenario;
-  measure: StandInMeasure | undefined;
-  /** Stand-ins whose serving state in the child was not what the variant asked for, with the gate's reason. */
-  mismatches: string[];
-}
-
 export interface StandInRow {
-  /** A stand-in, or `all off`. */
+  /** A stand-in switched off, or every one (`all off`). */
   standIn: StandInId | 'all off';
   scenario: StandInScenario;
+  /** The all-on child's windows paired with this comparison's. */
   on: StandInMeasure | undefined;
   off: StandInMeasure | undefined;
   /** Server CPU per request off ÷ on: what switching it off costs (1.25: a quarter more CPU per request). */
   offVsOn: number | undefined;
   /** The same with the database backends' CPU added (PostgreSQL). */
   offVsOnWithDatabase: number | undefined;
+  /** Stand-ins whose serving state in either child was not what was asked for, with the gate's reason. */
   mismatches: string[];
 }
 
@@ -81,24 +79,29 @@ export interface StandInReport {
   elapsedS: number;
   rounds: number;
   warmupS: number;
+  /** The time each window aims at: its requests are this many seconds at the rate last seen on the same server. */
   durationS: number;
-  windows: StandInWindow[];
   rows: StandInRow[];
 }
 
+/** A running server child of one variant. */
+export interface StandInServer {
+  info: BenchServerInfo;
+  /** Loads a scenario for warmupS, unmeasured; resolves to the requests per second it served. */
+  warmUp(scenario: StandInScenario): Promise<number>;
+  /** One measured window of `amount` requests (of durationS when undefined); its figures. */
+  run(scenario: StandInScenario, amount: number | undefined): Promise<StandInSample | undefined>;
+  stop(): Promise<void>;
+}
+
 export interface StandInDeps {
+  /** The load's connections: a window is never fewer requests than this. */
+  connections: number;
   rounds: number;
   warmupS: number;
   durationS: number;
-  /**
-   * Starts a server child for a variant, with these variables added to its environment; `run` loads one scenario
-   * (warm-up, then the measured window) and returns its figures.
-   */
-  start(variant: StandInVariant, env: Record<string, string>): Promise<{
-    info: BenchServerInfo;
-    run(scenario: StandInScenario): Promise<StandInSample | undefined>;
-    stop(): Promise<void>;
-  }>;
+  /** Starts a server child for a variant, with these variables added to its environment. */
+  start(variant: StandInVariant, env: Record<string, string>): Promise<StandInServer>;
 }
 
 /** Every switch, set: the variant's stand-in (or all of them) off, the rest on. */
@@ -108,11 +111,20 @@ export function switchesOf(variant: StandInVariant): Record<string, string> {
   return env;
 }
 
-/** The scenarios a variant runs: every one for `all on` and `all off`, the stand-in's own otherwise. */
-function scenariosOf(variant: StandInVariant): readonly StandInScenario[] {
-  if (variant === 'all on' || variant === 'all off') return STAND_IN_SCENARIOS;
+/** The scenarios compared for a variant: every one for `all off`, the stand-in's own otherwise. */
+function scenariosOf(variant: Exclude<StandInVariant, 'all on'>): readonly StandInScenario[] {
+  if (variant === 'all off') return STAND_IN_SCENARIOS;
   const own = SCENARIOS_OF[variant];
   return STAND_IN_SCENARIOS.filter((scenario) => own.includes(scenario));
+}
+
+/**
+ * The order of the comparisons: those of small requests first (their stand-ins in the registry's order, then every
+ * stand-in off), the deep reads' last.
+ */
+function comparisonOrder(): Exclude<StandInVariant, 'all on'>[] {
+  const deep = (id: StandInId) => SCENARIOS_OF[id].includes('social-graphql-deep');
+  return [...STAND_IN_IDS.filter((id) => !deep(id)), 'all off', ...STAND_IN_IDS.filter(deep)];
 }
 
 /** Whether each stand-in serves in the child as the variant asked; the differences, each with the gate's reason. */
@@ -121,79 +133,110 @@ function mismatchesOf(variant: StandInVariant, info: BenchServerInfo): string[] 
   for (const id of STAND_IN_IDS) {
     const wanted = !(variant === 'all off' || variant === id);
     const decision = info.standIns[id];
-    if (decision.enabled !== wanted) mismatches.push(decision.enabled ? `${id} served although switched off` : `${id} off: ${decision.reason}`);
+    if (decision.enabled !== wanted) {
+      mismatches.push(`${variant}: ${decision.enabled ? `${id} served although switched off` : `${id} off: ${decision.reason}`}`);
+    }
   }
   return mismatches;
 }
 
-/** Two rounds' samples of a window as one: counts and CPU added, the largest noise kept. */
-function add(a: StandInSample | undefined, b: StandInSample): StandInMeasure {
-  const sum: StandInSample = a
-    ? {
-        ok: a.ok + b.ok,
-        failed: a.failed + b.failed,
-        durationS: a.durationS + b.durationS,
-        serverCpuMs: a.serverCpuMs + b.serverCpuMs,
-        databaseCpuMs: a.databaseCpuMs === undefined || b.databaseCpuMs === undefined ? undefined : a.databaseCpuMs + b.databaseCpuMs,
-        otherCores: a.otherCores === undefined ? b.otherCores : b.otherCores === undefined ? a.otherCores : Math.max(a.otherCores, b.otherCores),
-      }
-    : b;
+/** Samples of one side as one measure: counts and CPU added, the largest noise kept. */
+function measureOf(samples: readonly StandInSample[]): StandInMeasure | undefined {
+  if (samples.length === 0) return undefined;
+  const sum = (pick: (sample: StandInSample) => number) => samples.reduce((total, sample) => total + pick(sample), 0);
+  const ok = sum((sample) => sample.ok);
+  const durationS = sum((sample) => sample.durationS);
+  const serverCpuMs = sum((sample) => sample.serverCpuMs);
+  const databaseCpuMs = samples.every((sample) => sample.databaseCpuMs !== undefined) ? sum((sample) => sample.databaseCpuMs!) : undefined;
+  const noise = samples.flatMap((sample) => (sample.otherCores === undefined ? [] : [sample.otherCores]));
   return {
-    ...sum,
-    requestsPerSecond: sum.ok / sum.durationS,
-    cpuMicrosPerRequest: sum.ok > 0 ? (sum.serverCpuMs * 1000) / sum.ok : Number.NaN,
-    databaseCpuMicrosPerRequest: sum.databaseCpuMs === undefined || sum.ok === 0 ? undefined : (sum.databaseCpuMs * 1000) / sum.ok,
+    ok,
+    failed: sum((sample) => sample.failed),
+    durationS,
+    serverCpuMs,
+    databaseCpuMs,
+    otherCores: noise.length > 0 ? Math.max(...noise) : undefined,
+    requestsPerSecond: ok / durationS,
+    cpuMicrosPerRequest: ok > 0 ? (serverCpuMs * 1000) / ok : Number.NaN,
+    databaseCpuMicrosPerRequest: databaseCpuMs === undefined || ok === 0 ? undefined : (databaseCpuMs * 1000) / ok,
   };
+}
+
+async function startVariant(deps: StandInDeps, variant: StandInVariant): Promise<StandInServer> {
+  const startedAt = performance.now();
+  const server = await deps.start(variant, switchesOf(variant));
+  console.log(`    ${variant === 'all on' || variant === 'all off' ? variant : `${variant} off`}: server ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  for (const mismatch of mismatchesOf(variant, server.info)) console.log(`    WARNING: ${mismatch}`);
+  return server;
 }
 
 export async function measureStandIns(deps: StandInDeps): Promise<StandInReport> {
   const sectionStart = performance.now();
-  const windows = new Map<string, StandInWindow>();
-  for (let round = 0; round < deps.rounds; round += 1) {
-    // Rounds alternate the order of the variants, so that neither end of the run is always the same variant's.
-    const variants = round % 2 === 0 ? STAND_IN_VARIANTS : [...STAND_IN_VARIANTS].reverse();
-    for (const variant of variants) {
+  const rows: StandInRow[] = [];
+  const allOn = await startVariant(deps, 'all on');
+  // Each child's first window of a scenario comes after a warm-up, later ones after a full GC only. A window is a fixed
+  // number of requests, ending with the last reply, so that every request's work is inside it and no other's: in a timed
+  // window the requests still in flight at its end (50 deep reads of up to a second each, with every stand-in off) are
+  // billed but not counted. Its size is durationS at the rate last seen for that child and scenario (the warm-up's first).
+  const rates = new Map<string, number>();
+  const sample = async (server: StandInServer, variant: StandInVariant, scenario: StandInScenario) => {
+    const key = `${variant}\u0000${scenario}`;
+    if (!rates.has(key)) rates.set(key, deps.warmupS > 0 ? await server.warmUp(scenario) : Number.NaN);
+    // No warm-up (--stand-in-warmup 0): the first window is timed. A warm-up that saw no reply: one request per connection.
+    const rate = rates.get(key)!;
+    const amount = Number.isNaN(rate) ? undefined : Math.max(deps.connections, Math.round(rate * deps.durationS));
+    const measured = await server.run(scenario, amount);
+    if (measured && measured.ok > 0) rates.set(key, measured.ok / measured.durationS);
+    return measured;
+  };
+  try {
+    for (const variant of comparisonOrder()) {
       const scenarios = scenariosOf(variant);
-      console.log(`  stand-ins${deps.rounds > 1 ? ` (round ${round + 1}/${deps.rounds})` : ''}: ${variant === 'all on' || variant === 'all off' ? variant : `${variant} off`} — ${scenarios.join(', ')}`);
-      const startedAt = performance.now();
-      const server = await deps.start(variant, switchesOf(variant));
-      console.log(`    server ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+      console.log(`  stand-ins: ${variant === 'all off' ? 'every stand-in off' : `${variant} off`} against all on — ${scenarios.join(', ')}`);
+      const off = await startVariant(deps, variant);
       try {
-        const mismatches = mismatchesOf(variant, server.info);
-        for (const mismatch of mismatches) console.log(`    WARNING: ${mismatch}`);
+        const mismatches = [...mismatchesOf('all on', allOn.info), ...mismatchesOf(variant, off.info)];
         for (const scenario of scenarios) {
-          const key = `${variant}\u0000${scenario}`;
-          const window = windows.get(key) ?? { variant, scenario, measure: undefined, mismatches: [] };
-          const measured = await server.run(scenario);
-          if (measured) window.measure = add(window.measure, measured);
-          window.mismatches = [...new Set([...window.mismatches, ...mismatches])];
-          windows.set(key, window);
+          const onSamples: StandInSample[] = [];
+          const offSamples: StandInSample[] = [];
+          for (let round = 0; round < deps.rounds; round += 1) {
+            // on, off; then off, on: neither side always measured first.
+            for (const side of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+              const measured = side === 'on' ? await sample(allOn, 'all on', scenario) : await sample(off, variant, scenario);
+              if (measured) (side === 'on' ? onSamples : offSamples).push(measured);
+            }
+          }
+          const on = measureOf(onSamples);
+          const offMeasure = measureOf(offSamples);
+          const withDatabase = (measure: StandInMeasure | undefined) =>
+            measure?.databaseCpuMicrosPerRequest === undefined ? Number.NaN : measure.cpuMicrosPerRequest + measure.databaseCpuMicrosPerRequest;
+          rows.push({
+            standIn: variant,
+            scenario,
+            on,
+            off: offMeasure,
+            offVsOn: on && offMeasure ? offMeasure.cpuMicrosPerRequest / on.cpuMicrosPerRequest : undefined,
+            offVsOnWithDatabase: withDatabase(offMeasure) / withDatabase(on),
+            mismatches,
+          });
         }
       } finally {
-        await server.stop();
+        await off.stop();
       }
     }
+  } finally {
+    await allOn.stop();
   }
-  const find = (variant: StandInVariant, scenario: StandInScenario) => windows.get(`${variant}\u0000${scenario}`);
-  const rows: StandInRow[] = [];
-  const row = (standIn: StandInId | 'all off', scenario: StandInScenario): StandInRow => {
-    const on = find('all on', scenario);
-    const off = find(standIn, scenario);
-    const withDatabase = (measure: StandInMeasure | undefined) =>
-      measure && measure.databaseCpuMicrosPerRequest !== undefined ? measure.cpuMicrosPerRequest + measure.databaseCpuMicrosPerRequest : Number.NaN;
-    return {
-      standIn,
-      scenario,
-      on: on?.measure,
-      off: off?.measure,
-      offVsOn: on?.measure && off?.measure ? off.measure.cpuMicrosPerRequest / on.measure.cpuMicrosPerRequest : undefined,
-      offVsOnWithDatabase: withDatabase(off?.measure) / withDatabase(on?.measure),
-      mismatches: [...new Set([...(on?.mismatches ?? []), ...(off?.mismatches ?? [])])],
-    };
+  // Printed in the registry's order, every stand-in off last.
+  const rank = (row: StandInRow) => (row.standIn === 'all off' ? STAND_IN_IDS.length : STAND_IN_IDS.indexOf(row.standIn));
+  rows.sort((a, b) => rank(a) - rank(b) || STAND_IN_SCENARIOS.indexOf(a.scenario) - STAND_IN_SCENARIOS.indexOf(b.scenario));
+  return {
+    elapsedS: Math.round((performance.now() - sectionStart) / 1000),
+    rounds: deps.rounds,
+    warmupS: deps.warmupS,
+    durationS: deps.durationS,
+    rows,
   };
-  for (const id of STAND_IN_IDS) for (const scenario of scenariosOf(id)) rows.push(row(id, scenario));
-  for (const scenario of STAND_IN_SCENARIOS) rows.push(row('all off', scenario));
-  return { elapsedS: Math.round((performance.now() - sectionStart) / 1000), rounds: deps.rounds, warmupS: deps.warmupS, durationS: deps.durationS, windows: [...windows.values()], rows };
 }
 
 function fixed(value: number | undefined, digits: number): string {
@@ -203,37 +246,41 @@ function fixed(value: number | undefined, digits: number): string {
 export function printStandIns(report: StandInReport | undefined): void {
   if (!report) return;
   console.log(
-    `\nStand-ins: the scenario each speeds up, on fresh servers with every stand-in on and with it off (the others on); ` +
-      `${report.rounds} round(s) of ${report.warmupS} s + ${report.durationS} s per window, ${report.elapsedS} s in all`,
+    `\nStand-ins: the scenario each speeds up, measured in alternating windows on a server with every stand-in on and one ` +
+      `with it off (the others on); ${report.rounds} pair(s) of windows of ~${report.durationS} s per row (a fixed number of ` +
+      `requests each), ${report.warmupS} s warm-up, ${report.elapsedS} s in all`,
   );
   console.log('µs/req: CPU of the server process per successful request (both hops of graphql-gateway-http run in it).');
   console.log('off ÷ on: what switching the stand-in off costs in server CPU per request (1.30: 30 % more); + db: with the');
-  console.log("PostgreSQL backends' CPU added.\n");
-  const header = ['stand-in', 'scenario', 'µs/req on', 'µs/req off', 'off ÷ on', '+ db', 'req/s on', 'req/s off'];
-  const cells = report.rows.map((row) => [
-    row.standIn,
-    row.scenario,
-    fixed(row.on?.cpuMicrosPerRequest, 0),
-    fixed(row.off?.cpuMicrosPerRequest, 0),
-    row.offVsOn === undefined ? '—' : `${fixed(row.offVsOn, 2)}×`,
-    Number.isNaN(row.offVsOnWithDatabase ?? Number.NaN) ? '—' : `${fixed(row.offVsOnWithDatabase, 2)}×`,
-    fixed(row.on?.requestsPerSecond, 0),
-    fixed(row.off?.requestsPerSecond, 0),
-  ]);
+  console.log("PostgreSQL backends' CPU added. other cores: the most seen beside the bench in the row's windows (noise).\n");
+  const header = ['stand-in off', 'scenario', 'µs/req on', 'µs/req off', 'off ÷ on', '+ db', 'req/s on', 'req/s off', 'other cores'];
+  const cells = report.rows.map((row) => {
+    const noise = [row.on?.otherCores, row.off?.otherCores].filter((value) => value !== undefined);
+    return [
+      row.standIn,
+      row.scenario,
+      fixed(row.on?.cpuMicrosPerRequest, 0),
+      fixed(row.off?.cpuMicrosPerRequest, 0),
+      row.offVsOn === undefined ? '—' : `${fixed(row.offVsOn, 2)}×`,
+      Number.isNaN(row.offVsOnWithDatabase ?? Number.NaN) ? '—' : `${fixed(row.offVsOnWithDatabase, 2)}×`,
+      fixed(row.on?.requestsPerSecond, 0),
+      fixed(row.off?.requestsPerSecond, 0),
+      noise.length > 0 ? fixed(Math.max(...noise), 2) : '—',
+    ];
+  });
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]!.length)));
   const line = (row: string[]) => row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
   console.log(line(header));
   console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   for (const row of cells) console.log(line(row));
-  const noisy = report.windows.filter((window) => (window.measure?.otherCores ?? 0) > 0.25);
+  const noisy = report.rows.filter((row) => Math.max(row.on?.otherCores ?? 0, row.off?.otherCores ?? 0) > 0.25);
   if (noisy.length > 0) {
-    console.log(
-      `\nWARNING: other processes used CPU during ${noisy.map((window) => `${window.variant}/${window.scenario}`).join(', ')}; those figures are noisy.`,
-    );
+    console.log(`\nWARNING: other processes used CPU during ${noisy.map((row) => `${row.standIn}/${row.scenario}`).join(', ')}; those figures are noisy.`);
   }
-  const failed = report.windows.filter((window) => (window.measure?.failed ?? 0) > 0);
-  if (failed.length > 0) console.log(`WARNING: requests failed in ${failed.map((window) => `${window.variant}/${window.scenario}`).join(', ')}.`);
-  const mismatched = report.rows.filter((row) => row.mismatches.length > 0);
-  for (const row of mismatched) console.log(`WARNING: ${row.standIn} / ${row.scenario} did not run as asked: ${row.mismatches.join('; ')}`);
+  const failed = report.rows.filter((row) => (row.on?.failed ?? 0) + (row.off?.failed ?? 0) > 0);
+  if (failed.length > 0) console.log(`WARNING: requests failed in ${failed.map((row) => `${row.standIn}/${row.scenario}`).join(', ')}.`);
+  for (const row of report.rows.filter((candidate) => candidate.mismatches.length > 0)) {
+    console.log(`WARNING: ${row.standIn} / ${row.scenario} did not run as asked: ${row.mismatches.join('; ')}`);
+  }
   console.log('');
 }

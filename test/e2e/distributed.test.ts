@@ -13,6 +13,19 @@ import {
   type GraphqlClient,
 } from '../support/graphql-client.ts';
 import { startDistributedTestSystem, type TestSystem } from '../support/test-system.ts';
+import {
+  BAD_SIGNATURE,
+  CREATE_REQUEST,
+  DUPLICATE_EMAIL,
+  LIST_REQUEST,
+  LIST_RULE,
+  MISSING_TOKEN,
+  notFound,
+  permissionDenied,
+  RULE,
+  TOKEN_EXPIRED,
+  unknownSortColumn,
+} from '../support/user-example-errors.ts';
 
 /**
  * The distributed topology: the users subgraph is its own HTTP server and the gateway reaches it over HTTP (with the REST
@@ -88,14 +101,12 @@ describe('the gateway over an HTTP subgraph', () => {
     const remove = await gql.request(DELETE, { variables: { id }, token: admin });
     expect(remove.data).toEqual({ deleteUserExample: { id } });
     const gone = await gql.request(GET, { variables: { id }, token: admin });
-    expect(gone.errors).toEqual([serviceError('userExample', 'NOT_FOUND', `userExample ${id} not found`)]);
+    expect(gone.errors).toEqual([serviceError('userExample', 'NOT_FOUND', notFound(id))]);
   });
 
   it('passes auth errors through with the same code and message as embedded (the header reaches the subgraph)', async () => {
     const missing = await gql.request(GET, { variables: { id: '1' } });
-    expect(missing.errors).toEqual([
-      serviceError('userExample', 'UNAUTHENTICATED', 'missing bearer token: send "Authorization: Bearer <JWT>"'),
-    ]);
+    expect(missing.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', MISSING_TOKEN)]);
     expect(missing.data).toEqual({ userExample: null });
 
     const forged = createTokenService({ ...system.config.jwt, secret: 'another-secret-that-is-at-least-32-characters-long' }).mint({
@@ -103,28 +114,20 @@ describe('the gateway over an HTTP subgraph', () => {
       roles: ['admin'],
     });
     const bad = await gql.request(GET, { variables: { id: '1' }, token: forged });
-    expect(bad.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', 'invalid token: bad signature')]);
+    expect(bad.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', BAD_SIGNATURE)]);
 
     const expired = system.tokens.mint({ sub: 'admin', roles: ['admin'] }, { expiresIn: -60 });
     const old = await gql.request(GET, { variables: { id: '1' }, token: expired });
-    expect(old.errors?.[0]).toMatchObject({ message: expect.stringMatching(/^token expired at /), extensions: { code: 'UNAUTHENTICATED' } });
+    expect(old.errors?.[0]).toMatchObject({ message: expect.stringMatching(TOKEN_EXPIRED), extensions: { code: 'UNAUTHENTICATED' } });
   });
 
   it('passes FORBIDDEN and ALREADY_EXISTS through', async () => {
     const first = await gql.request(CREATE, { variables: { input: validInput({ email: 'taken@example.com' }) } });
     const id: string = first.data.createUserExample.id;
     const forbidden = await gql.request(DELETE, { variables: { id }, token: system.userToken('someone-else') });
-    expect(forbidden.errors).toEqual([
-      serviceError(
-        'deleteUserExample',
-        'FORBIDDEN',
-        'permission denied: only the user itself or an administrator may delete this userExample',
-      ),
-    ]);
+    expect(forbidden.errors).toEqual([serviceError('deleteUserExample', 'FORBIDDEN', permissionDenied('delete'))]);
     const duplicate = await gql.request(CREATE, { variables: { input: validInput({ email: 'taken@example.com' }) } });
-    expect(duplicate.errors).toEqual([
-      serviceError('createUserExample', 'ALREADY_EXISTS', 'a user with this email already exists', { field: 'email' }),
-    ]);
+    expect(duplicate.errors).toEqual([serviceError('createUserExample', 'ALREADY_EXISTS', DUPLICATE_EMAIL, { field: 'email' })]);
   });
 
   it('passes validation errors through with every field violation', async () => {
@@ -134,24 +137,20 @@ describe('the gateway over an HTTP subgraph', () => {
       },
     });
     expect(reply.errors).toEqual([
-      badUserInput('createUserExample', 'CreateUserExampleRequest', [
-        { field: 'name', description: 'value length must be at least 2 runes' },
-        { field: 'email', description: 'value must be a valid email address' },
-        { field: 'password', description: 'value length must be at least 10 runes' },
-        { field: 'phone', description: 'value does not match regex pattern "^1[3456789]\\d{9}$"' },
-        { field: 'avatar', description: 'value must be absolute' },
-        { field: 'age', description: 'value must be inside range [0, 120]' },
+      badUserInput('createUserExample', CREATE_REQUEST, [
+        { field: 'name', description: RULE.name },
+        { field: 'email', description: RULE.email },
+        { field: 'password', description: RULE.password },
+        { field: 'phone', description: RULE.phone },
+        { field: 'avatar', description: RULE.avatar },
+        { field: 'age', description: RULE.age },
       ]),
     ]);
     const list = await gql.request(LIST, { variables: { params: { limit: 1001, sort: 'nope' } }, token: admin });
     expect(list.errors).toEqual([
-      badUserInput('userExamples', 'ListUserExampleRequest', [
-        { field: 'params.limit', description: 'value must be inside range [1, 1000] (0 or absent means the default, 20)' },
-        {
-          field: 'params.sort',
-          description:
-            "unknown sort column 'nope'; allowed: id, name, email, phone, avatar, age, gender, status, login_at, created_at, updated_at",
-        },
+      badUserInput('userExamples', LIST_REQUEST, [
+        { field: 'params.limit', description: LIST_RULE.limit },
+        { field: 'params.sort', description: unknownSortColumn('nope') },
       ]),
     ]);
   });
@@ -202,7 +201,7 @@ describe('the REST adapter in the gateway process', () => {
     expect(unauthenticated.status).toBe(401);
     expect(await unauthenticated.json()).toMatchObject({
       code: 16,
-      message: 'missing bearer token: send "Authorization: Bearer <JWT>"',
+      message: MISSING_TOKEN,
     });
   });
 });

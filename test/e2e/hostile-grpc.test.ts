@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserExampleGrpcClient, type UserExampleGrpcClient } from '../support/grpc-user-client.ts';
 import { HANG_MS } from '../support/hang-bounds.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { LIST_REQUEST, LIST_RULE, violationMessage } from '../support/user-example-errors.ts';
 
 /**
  * Regression tests of the gRPC door under hostile input (issue "Hostile traffic"): a List breaking thousands of rules
@@ -107,7 +108,7 @@ describe('gRPC under hostile input', () => {
     const metadata = { authorization: `Bearer ${token}` };
     const error = (await client.call('List', { params: { columns } }, metadata).catch((e: unknown) => e)) as grpc.ServiceError;
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(error.details).toBe('invalid ListUserExampleRequest: params.columns: value must contain no more than 100 item(s)');
+    expect(error.details).toBe(violationMessage(LIST_REQUEST, [{ field: 'params.columns', description: LIST_RULE.columns }]));
     expect(await client.call('GetByID', { id: '1' }, metadata)).toMatchObject({ userExample: { email: 'grpc.hostile@example.com' } });
   });
 

@@ -2,7 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestClient, type RestClient } from '../support/rest-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { badRequestBody, CREATE_REQUEST, LIST_REQUEST, methodNotAllowed, statusBody, UPDATE_REQUEST, violationMessage } from '../support/user-example-errors.ts';
+import {
+  atMostRunes,
+  badRequestBody,
+  CREATE_REQUEST,
+  LIST_REQUEST,
+  LIST_RULE,
+  methodNotAllowed,
+  statusBody,
+  STORED_RUNES,
+  tooManyValues,
+  UPDATE_REQUEST,
+  violationMessage,
+} from '../support/user-example-errors.ts';
 
 /**
  * Regression tests of Area A's REST door under hostile input (issue "Hostile traffic"): unbounded fields, a List whose
@@ -58,16 +70,16 @@ describe('Area A REST under hostile input', () => {
 
   describe('no record field is unbounded', () => {
     it.each([
-      ['name', 'n'.repeat(1_000_000), 256],
-      ['name', 'é'.repeat(257), 256],
-      ['email', `${'a'.repeat(250)}@example.com`, 254],
-      ['password', 'p'.repeat(1025), 1024],
-      ['phone', '1'.repeat(65), 64],
-      ['avatar', `https://example.com/${'a'.repeat(2048)}`, 2048],
+      ['name', 'n'.repeat(1_000_000), STORED_RUNES.name],
+      ['name', 'é'.repeat(257), STORED_RUNES.name],
+      ['email', `${'a'.repeat(250)}@example.com`, STORED_RUNES.email],
+      ['password', 'p'.repeat(1025), STORED_RUNES.password],
+      ['phone', '1'.repeat(65), STORED_RUNES.phone],
+      ['avatar', `https://example.com/${'a'.repeat(2048)}`, STORED_RUNES.avatar],
     ])('refuses a create whose %s is longer than its bound, and stores nothing', async (field, value, max) => {
       const reply = await rest.request('POST', BASE, { json: user(1, { [field]: value }) });
       expect(reply.status).toBe(400);
-      const violation = { field, description: `value length must be at most ${max} runes` };
+      const violation = { field, description: atMostRunes(max) };
       expect(reply.body).toEqual(badRequestBody(violationMessage(CREATE_REQUEST, [violation]), [violation]));
       const listed = await rest.request('POST', `${BASE}/list`, { token: admin, json: { params: { columns: [{ name: 'email', value: 'hostile.1@example.com' }] } } });
       expect(listed.body.total).toBe('0');
@@ -83,7 +95,7 @@ describe('Area A REST under hostile input', () => {
     it('refuses an update past a bound too (the update has no rules, but storage has bounds), and changes nothing', async () => {
       const reply = await rest.request('PUT', `${BASE}/${existing}`, { token: admin, json: { name: 'n'.repeat(300), age: 99 } });
       expect(reply.status).toBe(400);
-      const violation = { field: 'name', description: 'value length must be at most 256 runes' };
+      const violation = { field: 'name', description: atMostRunes(STORED_RUNES.name) };
       expect(reply.body).toEqual(badRequestBody(violationMessage(UPDATE_REQUEST, [violation]), [violation]));
       const read = await rest.request('GET', `${BASE}/${existing}`, { token: admin });
       expect(read.body.userExample.name).toBe('Hostile 0');
@@ -96,7 +108,7 @@ describe('Area A REST under hostile input', () => {
       const values = Array.from({ length: 65_535 }, (_, i) => i + 1).join(',');
       const reply = await rest.request('POST', `${BASE}/list`, { token: admin, json: { params: { columns: [{ name: 'id', exp: 'in', value: values }] } } });
       expect(reply.status).toBe(400);
-      const violation = { field: 'params.columns[0].value', description: "value must list no more than 1000 item(s) for exp 'in'" };
+      const violation = { field: 'params.columns[0].value', description: tooManyValues('in') };
       expect(reply.body).toEqual(badRequestBody(violationMessage(LIST_REQUEST, [violation]), [violation]));
       await storeIsIntact();
     });
@@ -112,7 +124,7 @@ describe('Area A REST under hostile input', () => {
       const columns = Array.from({ length: 5000 }, () => ({ name: 'nope', exp: 'bad', value: 'x', logic: 'xor' }));
       const reply = await rest.request('POST', `${BASE}/list`, { token: admin, json: { params: { columns } } });
       expect(reply.status).toBe(400);
-      const violation = { field: 'params.columns', description: 'value must contain no more than 100 item(s)' };
+      const violation = { field: 'params.columns', description: LIST_RULE.columns };
       expect(reply.body).toEqual(badRequestBody(violationMessage(LIST_REQUEST, [violation]), [violation]));
       await storeIsIntact();
     });
@@ -134,7 +146,7 @@ describe('Area A REST under hostile input', () => {
       });
       expect(reply.status).toBe(400);
       expect(reply.body.details[0].fieldViolations).toEqual([
-        { field: 'params.columns[0].value', description: 'value length must be at most 2048 runes' },
+        { field: 'params.columns[0].value', description: LIST_RULE.valueLength },
       ]);
     });
 

@@ -5,6 +5,7 @@ import { createGraphqlClient, serviceError } from '../support/graphql-client.ts'
 import { createUserExampleGrpcClient } from '../support/grpc-user-client.ts';
 import { createRestClient, statusBody } from '../support/rest-client.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { notFound } from '../support/user-example-errors.ts';
 import { uniqueEmail } from '../support/user-example-fixtures.ts';
 
 /**
@@ -66,7 +67,7 @@ async function readFourTogether({ system, ids }: World): Promise<number> {
   );
   expect(result.status).toBe(200);
   expect(result.data).toEqual({ a: { id: ids[0], name: 'ada' }, b: null, c: { id: ids[2], name: 'cyd' }, d: { id: ids[0], name: 'ada' } });
-  expect(result.errors).toEqual([{ ...serviceError('userExample', 'NOT_FOUND', `userExample ${MISSING} not found`), path: ['b'] }]);
+  expect(result.errors).toEqual([{ ...serviceError('userExample', 'NOT_FOUND', notFound(MISSING)), path: ['b'] }]);
   return selects;
 }
 
@@ -104,7 +105,7 @@ describe('GetByID reads that arrive together', () => {
       expect(result).toEqual(
         asked.map((id) => {
           const index = ids.indexOf(id);
-          return index >= 0 ? `${id} ${NAMES[index]}` : `5 userExample ${id} not found`;
+          return index >= 0 ? `${id} ${NAMES[index]}` : `5 ${notFound(id)}`;
         }),
       );
       // 48 calls sent at once over one HTTP/2 connection arrive in a few socket reads, not 48.
@@ -125,7 +126,7 @@ describe('GetByID reads that arrive together', () => {
         const index = ids.indexOf(id);
         return index >= 0
           ? [200, { userExample: expect.objectContaining({ id, name: NAMES[index], age: 40, gender: 'FEMALE' }) }]
-          : [404, statusBody(5, `userExample ${id} not found`)];
+          : [404, statusBody(5, notFound(id))];
       }),
     );
   });

@@ -4,7 +4,33 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../lib/auth/auth.ts';
 import { badUserInput, CREATE, createGraphqlClient, DELETE, GET, LIST, serviceError, UPDATE, validInput, type GraphqlClient } from '../support/graphql-client.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { MISSING_TOKEN, uniqueEmail } from '../support/user-example-fixtures.ts';
+import {
+  AVATAR_NOT_A_URI,
+  BAD_SIGNATURE,
+  COLUMN_TAKES,
+  columnNotAllowed,
+  CREATE_REQUEST,
+  DELETE_REQUEST,
+  DUPLICATE_EMAIL,
+  EXP_MISSING,
+  GET_REQUEST,
+  invalidColumnValue,
+  LIST_REQUEST,
+  LIST_RULE,
+  MALFORMED_HEADER,
+  MISSING_TOKEN,
+  NOT_A_JWT,
+  notFound,
+  permissionDenied,
+  RULE,
+  SIGNATURE_REQUIRED,
+  tokenExpired,
+  unknownSortColumn,
+  unsupportedExp,
+  unsupportedLogic,
+  UPDATE_REQUEST,
+} from '../support/user-example-errors.ts';
+import { uniqueEmail } from '../support/user-example-fixtures.ts';
 
 /**
  * Front-door tests of Area A through the gateway's GraphQL endpoint, in the embedded topology (the users subgraph in the
@@ -12,7 +38,6 @@ import { MISSING_TOKEN, uniqueEmail } from '../support/user-example-fixtures.ts'
  */
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const ALLOWED_COLUMNS = 'id, name, email, phone, avatar, age, gender, status, login_at, created_at, updated_at';
 
 let system: TestSystem;
 let gql: GraphqlClient;
@@ -107,7 +132,7 @@ describe('operations that succeed', () => {
     expect(reply.status).toBe(200);
     expect(reply).toMatchObject({ errors: undefined, data: { deleteUserExample: { id } } });
     const again = await gql.request(GET, { variables: { id }, token: admin });
-    expect(again.errors).toEqual([serviceError('userExample', 'NOT_FOUND', `userExample ${id} not found`)]);
+    expect(again.errors).toEqual([serviceError('userExample', 'NOT_FOUND', notFound(id))]);
     expect(again.data).toEqual({ userExample: null });
   });
 
@@ -178,23 +203,23 @@ describe('the password', () => {
 
 describe('create validation', () => {
   const cases: [string, Record<string, unknown>, { field: string; description: string }][] = [
-    ['a one-character name', { name: 'A' }, { field: 'name', description: 'value length must be at least 2 runes' }],
-    ['a one-rune name written with two UTF-16 units', { name: '😀' }, { field: 'name', description: 'value length must be at least 2 runes' }],
-    ['an address without @', { email: 'not-an-address' }, { field: 'email', description: 'value must be a valid email address' }],
-    ['an address without a host', { email: 'ann@' }, { field: 'email', description: 'value must be a valid email address' }],
-    ['a nine-character password', { password: '123456789' }, { field: 'password', description: 'value length must be at least 10 runes' }],
-    ['a phone not starting 13–19', { phone: '12800138000' }, { field: 'phone', description: 'value does not match regex pattern "^1[3456789]\\d{9}$"' }],
-    ['a phone one digit short', { phone: '1380013800' }, { field: 'phone', description: 'value does not match regex pattern "^1[3456789]\\d{9}$"' }],
-    ['a relative avatar', { avatar: 'images/ann.png' }, { field: 'avatar', description: 'value must be absolute' }],
-    ['an avatar with a space', { avatar: 'https://cdn.example.com/a b.png' }, { field: 'avatar', description: 'value must be a valid URI' }],
-    ['an age of -1', { age: -1 }, { field: 'age', description: 'value must be inside range [0, 120]' }],
-    ['an age of 121', { age: 121 }, { field: 'age', description: 'value must be inside range [0, 120]' }],
+    ['a one-character name', { name: 'A' }, { field: 'name', description: RULE.name }],
+    ['a one-rune name written with two UTF-16 units', { name: '😀' }, { field: 'name', description: RULE.name }],
+    ['an address without @', { email: 'not-an-address' }, { field: 'email', description: RULE.email }],
+    ['an address without a host', { email: 'ann@' }, { field: 'email', description: RULE.email }],
+    ['a nine-character password', { password: '123456789' }, { field: 'password', description: RULE.password }],
+    ['a phone not starting 13–19', { phone: '12800138000' }, { field: 'phone', description: RULE.phone }],
+    ['a phone one digit short', { phone: '1380013800' }, { field: 'phone', description: RULE.phone }],
+    ['a relative avatar', { avatar: 'images/ann.png' }, { field: 'avatar', description: RULE.avatar }],
+    ['an avatar with a space', { avatar: 'https://cdn.example.com/a b.png' }, { field: 'avatar', description: AVATAR_NOT_A_URI }],
+    ['an age of -1', { age: -1 }, { field: 'age', description: RULE.age }],
+    ['an age of 121', { age: 121 }, { field: 'age', description: RULE.age }],
   ];
 
   it.each(cases)('rejects %s with BAD_USER_INPUT naming the field', async (_, overrides, violation) => {
     const reply = await gql.request(CREATE, { variables: { input: validInput({ email: uniqueEmail(), ...overrides }) } });
     expect(reply.status).toBe(200);
-    expect(reply.errors).toEqual([badUserInput('createUserExample', 'CreateUserExampleRequest', [violation])]);
+    expect(reply.errors).toEqual([badUserInput('createUserExample', CREATE_REQUEST, [violation])]);
     expect(reply.data).toBeNull();
   });
 
@@ -205,13 +230,13 @@ describe('create validation', () => {
       },
     });
     expect(reply.errors).toEqual([
-      badUserInput('createUserExample', 'CreateUserExampleRequest', [
-        { field: 'name', description: 'value length must be at least 2 runes' },
-        { field: 'email', description: 'value must be a valid email address' },
-        { field: 'password', description: 'value length must be at least 10 runes' },
-        { field: 'phone', description: 'value does not match regex pattern "^1[3456789]\\d{9}$"' },
-        { field: 'avatar', description: 'value must be absolute' },
-        { field: 'age', description: 'value must be inside range [0, 120]' },
+      badUserInput('createUserExample', CREATE_REQUEST, [
+        { field: 'name', description: RULE.name },
+        { field: 'email', description: RULE.email },
+        { field: 'password', description: RULE.password },
+        { field: 'phone', description: RULE.phone },
+        { field: 'avatar', description: RULE.avatar },
+        { field: 'age', description: RULE.age },
       ]),
     ]);
   });
@@ -271,16 +296,12 @@ describe('create validation', () => {
     const email = uniqueEmail();
     await create({ email });
     const duplicate = await gql.request(CREATE, { variables: { input: validInput({ email }) } });
-    expect(duplicate.errors).toEqual([
-      serviceError('createUserExample', 'ALREADY_EXISTS', 'a user with this email already exists', { field: 'email' }),
-    ]);
+    expect(duplicate.errors).toEqual([serviceError('createUserExample', 'ALREADY_EXISTS', DUPLICATE_EMAIL, { field: 'email' })]);
     expect(duplicate.data).toBeNull();
 
     const other = await create();
     const update = await gql.request(UPDATE, { variables: { id: other, input: { email } }, token: admin });
-    expect(update.errors).toEqual([
-      serviceError('updateUserExample', 'ALREADY_EXISTS', 'a user with this email already exists', { field: 'email' }),
-    ]);
+    expect(update.errors).toEqual([serviceError('updateUserExample', 'ALREADY_EXISTS', DUPLICATE_EMAIL, { field: 'email' })]);
   });
 });
 
@@ -349,21 +370,15 @@ describe('update', () => {
   it('refuses an id of 0 with BAD_USER_INPUT', async () => {
     const update = await gql.request(UPDATE, { variables: { id: '0', input: { age: 1 } }, token: admin });
     expect(update.errors).toEqual([
-      badUserInput('updateUserExample', 'UpdateUserExampleByIDRequest', [
-        { field: 'id', description: 'value must be greater than or equal to 1' },
-      ]),
+      badUserInput('updateUserExample', UPDATE_REQUEST, [{ field: 'id', description: RULE.id }]),
     ]);
     const get = await gql.request(GET, { variables: { id: '0' }, token: admin });
     expect(get.errors).toEqual([
-      badUserInput('userExample', 'GetUserExampleByIDRequest', [
-        { field: 'id', description: 'value must be greater than or equal to 1' },
-      ]),
+      badUserInput('userExample', GET_REQUEST, [{ field: 'id', description: RULE.id }]),
     ]);
     const remove = await gql.request(DELETE, { variables: { id: '0' }, token: admin });
     expect(remove.errors).toEqual([
-      badUserInput('deleteUserExample', 'DeleteUserExampleByIDRequest', [
-        { field: 'id', description: 'value must be greater than or equal to 1' },
-      ]),
+      badUserInput('deleteUserExample', DELETE_REQUEST, [{ field: 'id', description: RULE.id }]),
     ]);
   });
 });
@@ -374,29 +389,29 @@ describe('missing records', () => {
   it('answers NOT_FOUND for get, update and delete of an id no record has', async () => {
     const get = await gql.request(GET, { variables: { id: missing }, token: admin });
     expect(get.status).toBe(200);
-    expect(get.errors).toEqual([serviceError('userExample', 'NOT_FOUND', `userExample ${missing} not found`)]);
+    expect(get.errors).toEqual([serviceError('userExample', 'NOT_FOUND', notFound(missing))]);
     expect(get.data).toEqual({ userExample: null });
 
     const update = await gql.request(UPDATE, { variables: { id: missing, input: { age: 1 } }, token: admin });
-    expect(update.errors).toEqual([serviceError('updateUserExample', 'NOT_FOUND', `userExample ${missing} not found`)]);
+    expect(update.errors).toEqual([serviceError('updateUserExample', 'NOT_FOUND', notFound(missing))]);
     expect(update.data).toBeNull();
 
     const remove = await gql.request(DELETE, { variables: { id: missing }, token: admin });
-    expect(remove.errors).toEqual([serviceError('deleteUserExample', 'NOT_FOUND', `userExample ${missing} not found`)]);
+    expect(remove.errors).toEqual([serviceError('deleteUserExample', 'NOT_FOUND', notFound(missing))]);
     expect(remove.data).toBeNull();
   });
 
   it('answers NOT_FOUND for the largest uint64 (beyond any stored id)', async () => {
     const max = '18446744073709551615';
     const get = await gql.request(GET, { variables: { id: max }, token: admin });
-    expect(get.errors).toEqual([serviceError('userExample', 'NOT_FOUND', `userExample ${max} not found`)]);
+    expect(get.errors).toEqual([serviceError('userExample', 'NOT_FOUND', notFound(max))]);
     const remove = await gql.request(DELETE, { variables: { id: max }, token: system.userToken(max) });
-    expect(remove.errors).toEqual([serviceError('deleteUserExample', 'NOT_FOUND', `userExample ${max} not found`)]);
+    expect(remove.errors).toEqual([serviceError('deleteUserExample', 'NOT_FOUND', notFound(max))]);
   });
 
   it('answers NOT_FOUND to the owner of an id with no record (self-update)', async () => {
     const update = await gql.request(UPDATE, { variables: { id: missing, input: { age: 1 } }, token: system.userToken(missing) });
-    expect(update.errors).toEqual([serviceError('updateUserExample', 'NOT_FOUND', `userExample ${missing} not found`)]);
+    expect(update.errors).toEqual([serviceError('updateUserExample', 'NOT_FOUND', notFound(missing))]);
   });
 });
 
@@ -429,7 +444,7 @@ describe('authentication and permissions', () => {
     const forged = otherKey().mint({ sub: 'admin', roles: ['admin'] });
     for (const [field, query, variables] of protectedOperations()) {
       const reply = await gql.request(query, { variables, token: forged });
-      expect(reply.errors, field).toEqual([serviceError(field, 'UNAUTHENTICATED', 'invalid token: bad signature')]);
+      expect(reply.errors, field).toEqual([serviceError(field, 'UNAUTHENTICATED', BAD_SIGNATURE)]);
     }
   });
 
@@ -437,35 +452,31 @@ describe('authentication and permissions', () => {
     const expired = system.tokens.mint({ sub: 'admin', roles: ['admin'] }, { expiresIn: -60 });
     const exp = (jwt.decode(expired) as { exp: number }).exp;
     const reply = await gql.request(GET, { variables: { id }, token: expired });
-    expect(reply.errors).toEqual([
-      serviceError('userExample', 'UNAUTHENTICATED', `token expired at ${new Date(exp * 1000).toISOString()}`),
-    ]);
+    expect(reply.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', tokenExpired(new Date(exp * 1000)))]);
   });
 
   it('refuses a malformed Authorization header and a token that is not a JWT', async () => {
     const basic = await gql.request(GET, { variables: { id }, authorization: 'Basic YWRtaW46YWRtaW4=' });
-    expect(basic.errors).toEqual([
-      serviceError('userExample', 'UNAUTHENTICATED', 'malformed Authorization header: expected "Bearer <JWT>"'),
-    ]);
+    expect(basic.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', MALFORMED_HEADER)]);
     const garbage = await gql.request(GET, { variables: { id }, token: 'garbage' });
-    expect(garbage.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', 'invalid token: not a well-formed JWT')]);
+    expect(garbage.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', NOT_A_JWT)]);
   });
 
   it('refuses an unsigned token (alg none) and one without exp', async () => {
     const { issuer, audience } = system.config.jwt;
     const unsigned = jwt.sign({ roles: ['admin'] }, null, { algorithm: 'none', subject: 'admin', issuer, audience, expiresIn: '1h' });
     const none = await gql.request(GET, { variables: { id }, token: unsigned });
-    expect(none.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', 'invalid token: signature is required')]);
+    expect(none.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', SIGNATURE_REQUIRED)]);
 
     const forever = jwt.sign({ roles: ['admin'] }, system.config.jwt.secret!, { algorithm: 'HS256', subject: 'admin', issuer, audience });
     const noExp = await gql.request(GET, { variables: { id }, token: forever });
-    expect(noExp.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', 'invalid token: the "exp" claim is missing')]);
+    expect(noExp.errors).toEqual([serviceError('userExample', 'UNAUTHENTICATED', EXP_MISSING)]);
   });
 
   it('refuses a bad token on the public create instead of ignoring it', async () => {
     const forged = otherKey().mint({ sub: 'admin', roles: ['admin'] });
     const reply = await gql.request(CREATE, { variables: { input: validInput({ email: uniqueEmail() }) }, token: forged });
-    expect(reply.errors).toEqual([serviceError('createUserExample', 'UNAUTHENTICATED', 'invalid token: bad signature')]);
+    expect(reply.errors).toEqual([serviceError('createUserExample', 'UNAUTHENTICATED', BAD_SIGNATURE)]);
     expect(reply.data).toBeNull();
   });
 
@@ -481,21 +492,9 @@ describe('authentication and permissions', () => {
     const before = await read(id);
     const token = system.userToken(String(BigInt(id) + 1000n));
     const update = await gql.request(UPDATE, { variables: { id, input: { age: 99 } }, token });
-    expect(update.errors).toEqual([
-      serviceError(
-        'updateUserExample',
-        'FORBIDDEN',
-        'permission denied: only the user itself or an administrator may update this userExample',
-      ),
-    ]);
+    expect(update.errors).toEqual([serviceError('updateUserExample', 'FORBIDDEN', permissionDenied('update'))]);
     const remove = await gql.request(DELETE, { variables: { id }, token });
-    expect(remove.errors).toEqual([
-      serviceError(
-        'deleteUserExample',
-        'FORBIDDEN',
-        'permission denied: only the user itself or an administrator may delete this userExample',
-      ),
-    ]);
+    expect(remove.errors).toEqual([serviceError('deleteUserExample', 'FORBIDDEN', permissionDenied('delete'))]);
     expect(await read(id)).toEqual(before);
   });
 
@@ -655,18 +654,11 @@ describe('list', () => {
       ],
     });
     expect(reply.errors).toEqual([
-      badUserInput('userExamples', 'ListUserExampleRequest', [
-        { field: 'params.sort', description: `unknown sort column 'password'; allowed: ${ALLOWED_COLUMNS}` },
-        { field: 'params.columns[0].name', description: `field name 'password' is not allowed; allowed: ${ALLOWED_COLUMNS}` },
-        {
-          field: 'params.columns[1].exp',
-          description:
-            "unsupported exp type 'regexp'; allowed: eq, neq, gt, gte, lt, lte, like, in, notin, isnull, isnotnull (or =, !=, >, >=, <, <=, not in, is null, is not null)",
-        },
-        {
-          field: 'params.columns[1].logic',
-          description: "unsupported logic type 'xor'; allowed: and, or, &, &&, |, ||, and:(, and:), or:(, or:)",
-        },
+      badUserInput('userExamples', LIST_REQUEST, [
+        { field: 'params.sort', description: unknownSortColumn('password') },
+        { field: 'params.columns[0].name', description: columnNotAllowed('password') },
+        { field: 'params.columns[1].exp', description: unsupportedExp('regexp') },
+        { field: 'params.columns[1].logic', description: unsupportedLogic('xor') },
       ]),
     ]);
     expect(reply.data).toBeNull();
@@ -675,14 +667,14 @@ describe('list', () => {
   it('names a value of the wrong type and unbalanced parentheses', async () => {
     const badValue = await list({ columns: [{ name: 'age', value: 'old' }] });
     expect(badValue.errors).toEqual([
-      badUserInput('userExamples', 'ListUserExampleRequest', [
-        { field: 'params.columns[0].value', description: "value 'old' is not valid for column 'age': expected a 32-bit integer" },
+      badUserInput('userExamples', LIST_REQUEST, [
+        { field: 'params.columns[0].value', description: invalidColumnValue('old', 'age', COLUMN_TAKES.int32) },
       ]),
     ]);
     const unbalanced = await list({ columns: [{ name: 'age', value: '1', logic: 'or:(' }, { name: 'age', value: '2' }] });
     expect(unbalanced.errors).toEqual([
-      badUserInput('userExamples', 'ListUserExampleRequest', [
-        { field: 'params.columns', description: 'mismatched parentheses in logic' },
+      badUserInput('userExamples', LIST_REQUEST, [
+        { field: 'params.columns', description: LIST_RULE.parentheses },
       ]),
     ]);
   });
@@ -690,8 +682,8 @@ describe('list', () => {
   it('refuses U+0000 in a filter value as BAD_USER_INPUT instead of failing in SQL', async () => {
     const reply = await list({ columns: [{ name: 'name', exp: 'like', value: 'Lst\u0000' }] });
     expect(reply.errors).toEqual([
-      badUserInput('userExamples', 'ListUserExampleRequest', [
-        { field: 'params.columns[0].value', description: 'value must not contain the NUL character (U+0000)' },
+      badUserInput('userExamples', LIST_REQUEST, [
+        { field: 'params.columns[0].value', description: LIST_RULE.nul },
       ]),
     ]);
   });
@@ -704,13 +696,9 @@ describe('list', () => {
       ],
     });
     expect(reply.errors).toEqual([
-      badUserInput('userExamples', 'ListUserExampleRequest', [
-        { field: 'params.columns[0].value', description: "like pattern must not end with the escape character '\\'" },
-        {
-          field: 'params.columns[1].value',
-          description:
-            "value '18446744073709551615' is not valid for column 'id': expected an unsigned 64-bit integer no greater than 9223372036854775807 (ids are stored as bigint)",
-        },
+      badUserInput('userExamples', LIST_REQUEST, [
+        { field: 'params.columns[0].value', description: LIST_RULE.likeEndsInEscape },
+        { field: 'params.columns[1].value', description: invalidColumnValue('18446744073709551615', 'id', COLUMN_TAKES.id) },
       ]),
     ]);
   });
@@ -718,9 +706,9 @@ describe('list', () => {
   it('refuses a limit above the maximum and a negative page instead of clamping', async () => {
     const reply = await list({ page: -1, limit: 1001 });
     expect(reply.errors).toEqual([
-      badUserInput('userExamples', 'ListUserExampleRequest', [
-        { field: 'params.page', description: 'value must be greater than or equal to 0' },
-        { field: 'params.limit', description: 'value must be inside range [1, 1000] (0 or absent means the default, 20)' },
+      badUserInput('userExamples', LIST_REQUEST, [
+        { field: 'params.page', description: LIST_RULE.page },
+        { field: 'params.limit', description: LIST_RULE.limit },
       ]),
     ]);
   });
@@ -728,7 +716,7 @@ describe('list', () => {
   it('refuses a missing params', async () => {
     const reply = await gql.request(`query { userExamples { total } }`, { token: admin });
     expect(reply.errors).toEqual([
-      badUserInput('userExamples', 'ListUserExampleRequest', [{ field: 'params', description: 'value is required' }]),
+      badUserInput('userExamples', LIST_REQUEST, [{ field: 'params', description: LIST_RULE.params }]),
     ]);
   });
 });

@@ -10,7 +10,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../lib/auth/auth.ts';
 import { PROTO_LOADER_OPTIONS, PROTO_ROOT, USER_EXAMPLE_SERVICE_NAME } from '../../subgraphs/users/grpc/user-example.proto-package.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { MISSING_TOKEN, RULE, uniqueEmail } from '../support/user-example-fixtures.ts';
+import {
+  BAD_REQUEST_TYPE,
+  BAD_SIGNATURE,
+  CREATE_REQUEST,
+  DELETE_REQUEST,
+  DUPLICATE_EMAIL,
+  GET_REQUEST,
+  INTERNAL_ERROR,
+  LIST_REQUEST,
+  LIST_RULE,
+  MALFORMED_HEADER,
+  MISSING_TOKEN,
+  notFound,
+  permissionDenied,
+  RULE,
+  TOKEN_EXPIRED,
+  unsupportedExpType,
+  UPDATE_REQUEST,
+  violationMessage,
+} from '../support/user-example-errors.ts';
+import { uniqueEmail } from '../support/user-example-fixtures.ts';
 
 /**
  * Front-door tests of Area A's gRPC service: a real grpc-js client built from proto/ with proto-loader talks to the
@@ -50,7 +70,7 @@ function statusDetails(error: grpc.ServiceError): {
     message: string;
     details: { type_url: string; value: Uint8Array }[];
   };
-  const badRequest = status.details.find((any) => any.type_url === 'type.googleapis.com/google.rpc.BadRequest');
+  const badRequest = status.details.find((any) => any.type_url === BAD_REQUEST_TYPE);
   const decoded = badRequest
     ? (BadRequestType.toObject(BadRequestType.decode(badRequest.value), { defaults: true }) as {
         field_violations: FieldViolation[];
@@ -74,9 +94,6 @@ const VALID_CREATE = {
   age: 36,
   gender: 'FEMALE',
 } as const;
-
-/** The rules' and authentication's messages, as every transport writes them. */
-const MESSAGES = { ...RULE, missingToken: MISSING_TOKEN } as const;
 
 let system: TestSystem;
 let client: grpc.Client;
@@ -138,27 +155,27 @@ describe('Create', () => {
     expect(reply.id).toMatch(/^[1-9]\d*$/);
   });
 
-  const brokenRules: [field: keyof typeof MESSAGES, value: unknown, description: string][] = [
-    ['name', 'A', MESSAGES.name],
-    ['email', 'not-an-email', MESSAGES.email],
-    ['password', 'short', MESSAGES.password],
-    ['phone', '12345678901', MESSAGES.phone],
-    ['avatar', 'avatar.png', MESSAGES.avatar],
-    ['age', 121, MESSAGES.age],
-    ['age', -1, MESSAGES.age],
-    ['gender', 7, MESSAGES.gender],
+  const brokenRules: [field: keyof typeof RULE, value: unknown, description: string][] = [
+    ['name', 'A', RULE.name],
+    ['email', 'not-an-email', RULE.email],
+    ['password', 'short', RULE.password],
+    ['phone', '12345678901', RULE.phone],
+    ['avatar', 'avatar.png', RULE.avatar],
+    ['age', 121, RULE.age],
+    ['age', -1, RULE.age],
+    ['gender', 7, RULE.gender],
   ];
 
   it.each(brokenRules)('rejects %s = %j with INVALID_ARGUMENT and one violation', async (field, value, description) => {
     const error = await callFailing('Create', { ...VALID_CREATE, email: uniqueEmail(), [field]: value }, undefined);
-    const message = `invalid CreateUserExampleRequest: ${field}: ${description}`;
+    const message = violationMessage(CREATE_REQUEST, [{ field, description }]);
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(error.details).toBe(message);
     expect(statusDetails(error)).toEqual({
       code: grpc.status.INVALID_ARGUMENT,
       message,
       violations: [{ field, description }],
-      typeUrls: ['type.googleapis.com/google.rpc.BadRequest'],
+      typeUrls: [BAD_REQUEST_TYPE],
     });
   });
 
@@ -169,23 +186,22 @@ describe('Create', () => {
       undefined,
     );
     const violations = [
-      { field: 'name', description: MESSAGES.name },
-      { field: 'email', description: MESSAGES.email },
-      { field: 'password', description: MESSAGES.password },
-      { field: 'phone', description: MESSAGES.phone },
-      { field: 'avatar', description: MESSAGES.avatar },
-      { field: 'age', description: MESSAGES.age },
-      { field: 'gender', description: MESSAGES.gender },
+      { field: 'name', description: RULE.name },
+      { field: 'email', description: RULE.email },
+      { field: 'password', description: RULE.password },
+      { field: 'phone', description: RULE.phone },
+      { field: 'avatar', description: RULE.avatar },
+      { field: 'age', description: RULE.age },
+      { field: 'gender', description: RULE.gender },
     ];
-    const summary = violations.map((v) => `${v.field}: ${v.description}`).join('; ');
-    const message = `invalid CreateUserExampleRequest: ${summary}`;
+    const message = violationMessage(CREATE_REQUEST, violations);
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(error.details).toBe(message);
     expect(statusDetails(error)).toEqual({
       code: grpc.status.INVALID_ARGUMENT,
       message,
       violations,
-      typeUrls: ['type.googleapis.com/google.rpc.BadRequest'],
+      typeUrls: [BAD_REQUEST_TYPE],
     });
   });
 
@@ -194,7 +210,7 @@ describe('Create', () => {
     await createUser({ email });
     const error = await callFailing('Create', { ...VALID_CREATE, email }, undefined);
     expect(error.code).toBe(grpc.status.ALREADY_EXISTS);
-    expect(error.details).toBe('a user with this email already exists');
+    expect(error.details).toBe(DUPLICATE_EMAIL);
     expect(error.metadata.get('grpc-status-details-bin')).toEqual([]);
   });
 
@@ -202,7 +218,7 @@ describe('Create', () => {
     const expired = system.tokens.mint({ sub: '1', roles: ['admin'] }, { expiresIn: -10 });
     const error = await callFailing('Create', { ...VALID_CREATE, email: uniqueEmail() }, expired);
     expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
-    expect(error.details).toMatch(/^token expired at \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(error.details).toMatch(TOKEN_EXPIRED);
   });
 });
 
@@ -240,28 +256,28 @@ describe('GetByID', () => {
   it('answers NOT_FOUND for an id with no record', async () => {
     const error = await callFailing('GetByID', { id: '999999999' }, system.adminToken());
     expect(error.code).toBe(grpc.status.NOT_FOUND);
-    expect(error.details).toBe('userExample 999999999 not found');
+    expect(error.details).toBe(notFound('999999999'));
   });
 
   it('answers NOT_FOUND for the largest uint64, which no stored record can carry', async () => {
     const error = await callFailing('GetByID', { id: '18446744073709551615' }, system.adminToken());
     expect(error.code).toBe(grpc.status.NOT_FOUND);
-    expect(error.details).toBe('userExample 18446744073709551615 not found');
+    expect(error.details).toBe(notFound('18446744073709551615'));
   });
 
   it('rejects id 0 with INVALID_ARGUMENT and an id violation', async () => {
     const error = await callFailing('GetByID', { id: '0' }, system.adminToken());
-    const message = `invalid GetUserExampleByIDRequest: id: ${MESSAGES.id}`;
+    const message = violationMessage(GET_REQUEST, [{ field: 'id', description: RULE.id }]);
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(error.details).toBe(message);
-    expect(statusDetails(error).violations).toEqual([{ field: 'id', description: MESSAGES.id }]);
+    expect(statusDetails(error).violations).toEqual([{ field: 'id', description: RULE.id }]);
   });
 
   it('answers UNAUTHENTICATED, saying the token is missing, when no authorization metadata is sent', async () => {
     const id = await createUser();
     const error = await callFailing('GetByID', { id }, undefined);
     expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
-    expect(error.details).toBe(MESSAGES.missingToken);
+    expect(error.details).toBe(MISSING_TOKEN);
   });
 
   it('answers UNAUTHENTICATED for a token signed with another key, saying the signature is bad', async () => {
@@ -270,7 +286,7 @@ describe('GetByID', () => {
     const otherIssuer = createTokenService({ ...system.config.jwt, secret: otherKey });
     const error = await callFailing('GetByID', { id }, otherIssuer.mint({ sub: id, roles: ['admin'] }));
     expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
-    expect(error.details).toBe('invalid token: bad signature');
+    expect(error.details).toBe(BAD_SIGNATURE);
   });
 
   it('answers UNAUTHENTICATED for an expired token, saying when it expired', async () => {
@@ -278,7 +294,7 @@ describe('GetByID', () => {
     const expired = system.tokens.mint({ sub: '1', roles: ['admin'] }, { expiresIn: -10 });
     const error = await callFailing('GetByID', { id }, expired);
     expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
-    expect(error.details).toMatch(/^token expired at \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(error.details).toMatch(TOKEN_EXPIRED);
   });
 
   it('answers UNAUTHENTICATED for an authorization value that is not a bearer token', async () => {
@@ -287,7 +303,7 @@ describe('GetByID', () => {
     const rpc = (client as unknown as Record<string, Call>).GetByID!.bind(client);
     const error = await new Promise<grpc.ServiceError>((resolve) => rpc({ id: '1' }, metadata, (e) => resolve(e!)));
     expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
-    expect(error.details).toBe('malformed Authorization header: expected "Bearer <JWT>"');
+    expect(error.details).toBe(MALFORMED_HEADER);
   });
 });
 
@@ -323,14 +339,14 @@ describe('UpdateByID', () => {
     const id = await createUser();
     const error = await callFailing('UpdateByID', { id, gender: 9 }, system.adminToken());
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(error.details).toBe(`invalid UpdateUserExampleByIDRequest: gender: ${MESSAGES.gender}`);
-    expect(statusDetails(error).violations).toEqual([{ field: 'gender', description: MESSAGES.gender }]);
+    expect(error.details).toBe(violationMessage(UPDATE_REQUEST, [{ field: 'gender', description: RULE.gender }]));
+    expect(statusDetails(error).violations).toEqual([{ field: 'gender', description: RULE.gender }]);
   });
 
   it('answers NOT_FOUND for an id with no record', async () => {
     const error = await callFailing('UpdateByID', { id: '999999998', name: 'Nobody' }, system.adminToken());
     expect(error.code).toBe(grpc.status.NOT_FOUND);
-    expect(error.details).toBe('userExample 999999998 not found');
+    expect(error.details).toBe(notFound('999999998'));
   });
 
   it("answers PERMISSION_DENIED when a non-administrator updates someone else's record", async () => {
@@ -338,7 +354,7 @@ describe('UpdateByID', () => {
     const other = await createUser();
     const error = await callFailing('UpdateByID', { id: owner, name: 'Mallory' }, system.userToken(other));
     expect(error.code).toBe(grpc.status.PERMISSION_DENIED);
-    expect(error.details).toBe('permission denied: only the user itself or an administrator may update this userExample');
+    expect(error.details).toBe(permissionDenied('update'));
     expect(await getUser(owner)).toMatchObject({ name: VALID_CREATE.name });
   });
 });
@@ -349,16 +365,16 @@ describe('DeleteByID', () => {
     expect(await call('DeleteByID', { id }, system.adminToken())).toEqual({});
     const afterGet = await callFailing('GetByID', { id }, system.adminToken());
     expect(afterGet.code).toBe(grpc.status.NOT_FOUND);
-    expect(afterGet.details).toBe(`userExample ${id} not found`);
+    expect(afterGet.details).toBe(notFound(id));
     const again = await callFailing('DeleteByID', { id }, system.adminToken());
     expect(again.code).toBe(grpc.status.NOT_FOUND);
-    expect(again.details).toBe(`userExample ${id} not found`);
+    expect(again.details).toBe(notFound(id));
   });
 
   it('rejects id 0 with INVALID_ARGUMENT', async () => {
     const error = await callFailing('DeleteByID', { id: '0' }, system.adminToken());
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(error.details).toBe(`invalid DeleteUserExampleByIDRequest: id: ${MESSAGES.id}`);
+    expect(error.details).toBe(violationMessage(DELETE_REQUEST, [{ field: 'id', description: RULE.id }]));
   });
 });
 
@@ -422,8 +438,9 @@ describe('List', () => {
   it('rejects a request without params', async () => {
     const error = await callFailing('List', {}, system.adminToken());
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(error.details).toBe('invalid ListUserExampleRequest: params: value is required');
-    expect(statusDetails(error).violations).toEqual([{ field: 'params', description: 'value is required' }]);
+    const violation = { field: 'params', description: LIST_RULE.params };
+    expect(error.details).toBe(violationMessage(LIST_REQUEST, [violation]));
+    expect(statusDetails(error).violations).toEqual([violation]);
   });
 
   it('rejects an unknown operator with a violation naming the column', async () => {
@@ -436,13 +453,13 @@ describe('List', () => {
     const { violations } = statusDetails(error);
     expect(violations).toHaveLength(1);
     expect(violations[0]!.field).toBe('params.columns[0].exp');
-    expect(violations[0]!.description).toMatch(/^unsupported exp type 'between'/);
+    expect(violations[0]!.description).toMatch(new RegExp(`^${unsupportedExpType('between')}`));
   });
 
   it('needs a token', async () => {
     const error = await callFailing('List', { params: {} }, undefined);
     expect(error.code).toBe(grpc.status.UNAUTHENTICATED);
-    expect(error.details).toBe(MESSAGES.missingToken);
+    expect(error.details).toBe(MISSING_TOKEN);
   });
 });
 
@@ -544,7 +561,7 @@ describe('internal errors', () => {
     try {
       const error = await callFailing('GetByID', { id }, system.adminToken());
       expect(error.code).toBe(grpc.status.INTERNAL);
-      expect(error.details).toBe('internal error');
+      expect(error.details).toBe(INTERNAL_ERROR);
       expect(error.metadata.get('grpc-status-details-bin')).toEqual([]);
     } finally {
       await sql`alter table users.user_example rename column phone_moved to phone`.execute(system.database.db);

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RestReply } from '../support/rest-client.ts';
 import { startTestSystem } from '../support/test-system.ts';
-import { badRequestBody, bodyTooLarge, LIST_REQUEST, statusBody, violationMessage } from '../support/user-example-errors.ts';
+import { badRequestBody, bodyTooLarge, LIST_REQUEST, LIST_RULE, statusBody, violationMessage } from '../support/user-example-errors.ts';
 import { BASE, type Gender, type CreateBody, newUser, freshRecord, useRestUserExampleSystem } from '../support/user-example-rest.ts';
 
 /** Area A's List over REST: params, conditions and their grammar, sorting, paging, ids past 2^53. */
@@ -217,7 +217,7 @@ describe('REST Area A (embedded)', () => {
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(
         badRequestBody(expect.stringContaining('parentheses'), [
-          { field: 'params.columns', description: 'mismatched parentheses in logic' },
+          { field: 'params.columns', description: LIST_RULE.parentheses },
         ]),
       );
     });
@@ -288,7 +288,7 @@ describe('REST Area A (embedded)', () => {
       ['params null', { raw: '{"params":null}' }],
     ])('rejects missing params with 400: %s', async (_label, body) => {
       const reply = await rest.request('POST', `${BASE}/list`, { token: adminToken(), ...body });
-      const violation = { field: 'params', description: 'value is required' };
+      const violation = { field: 'params', description: LIST_RULE.params };
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(badRequestBody(violationMessage(LIST_REQUEST, [violation]), [violation]));
     });

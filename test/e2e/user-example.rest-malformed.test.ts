@@ -8,6 +8,7 @@ import {
   methodNotAllowed,
   noRoute,
   notFound,
+  NUL_CHARACTER,
   pathIdDescription,
   RULE,
   statusBody,
@@ -107,7 +108,7 @@ describe('REST Area A (embedded)', () => {
     });
 
     // PostgreSQL text cannot hold U+0000, so the service refuses it before any SQL runs.
-    const NUL = 'value must not contain the NUL character (U+0000)';
+    const NUL = NUL_CHARACTER;
 
     it('rejects a NUL character in a stored string on create with 400 naming the field', async () => {
       const reply = await rest.request('POST', BASE, { json: newUser({ name: 'Ada\u0000Lovelace' }) });

@@ -4,7 +4,7 @@ import { postJson } from '../support/graphql-client.ts';
 import { createUserExampleGrpcClient, type UserExampleGrpcClient } from '../support/grpc-user-client.ts';
 import { createRestClient, type RestClient } from '../support/rest-client.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
-import { RULE } from '../support/user-example-fixtures.ts';
+import { atMostRunes, GENDER_GIVEN_TWICE, RULE, STORED_RUNES } from '../support/user-example-errors.ts';
 
 /**
  * Area A's create and update rules are the service's, so each transport must report the same violations for the same
@@ -46,7 +46,7 @@ const CREATE_CASES: { name: string; input: Record<string, unknown>; gender?: num
       { field: 'gender', description: RULE.gender },
     ],
   },
-  { name: 'a name past its storage bound', input: { name: 'n'.repeat(257) }, violations: [{ field: 'name', description: 'value length must be at most 256 runes' }] },
+  { name: 'a name past its storage bound', input: { name: 'n'.repeat(257) }, violations: [{ field: 'name', description: atMostRunes(STORED_RUNES.name) }] },
 ];
 
 describe('Area A: the same rules on every transport', () => {
@@ -132,8 +132,8 @@ describe('Area A: the same rules on every transport', () => {
       variables: { input: { ...fresh({}), gender: 'MALE', genderNumber: 1 } },
     });
     expect(reply.body.errors[0]).toMatchObject({
-      message: 'give gender or genderNumber, not both',
-      extensions: { code: 'BAD_USER_INPUT', fieldViolations: [{ field: 'genderNumber', description: 'gender is given too' }] },
+      message: GENDER_GIVEN_TWICE.message,
+      extensions: { code: 'BAD_USER_INPUT', fieldViolations: [{ field: 'genderNumber', description: GENDER_GIVEN_TWICE.description }] },
     });
   });
 });

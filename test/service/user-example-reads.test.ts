@@ -12,6 +12,7 @@ import { NotFoundError } from '../../lib/errors.ts';
 import { insertUserExample, softDeleteUserExample, updateUserExample, type UsersTables } from '../../subgraphs/users/user-example.repository.ts';
 import { createUserExampleService, type UserExampleService } from '../../subgraphs/users/user-example.service.ts';
 import { openTestDatabase, useTestDatabase } from '../support/test-system.ts';
+import { MISSING_TOKEN, notFound } from '../support/user-example-errors.ts';
 import { uniqueEmail } from '../support/user-example-fixtures.ts';
 
 const READER: Actor = { kind: 'user', subject: '1', roles: [] };
@@ -69,9 +70,9 @@ describe('GetByID reads asked for together', () => {
     expect(result).toEqual([
       'ada',
       'bob',
-      `NotFoundError: userExample ${missing} not found`,
+      `NotFoundError: ${notFound(missing)}`,
       'ada',
-      `NotFoundError: userExample ${deletedId} not found`,
+      `NotFoundError: ${notFound(deletedId)}`,
       'eve',
     ]);
     expect(selects).toHaveLength(1);
@@ -100,13 +101,13 @@ describe('GetByID reads asked for together', () => {
     expect([first.result.name, second.result.name]).toEqual(['cyd', 'cyd renamed']);
     expect([first.selects.length, second.selects.length]).toEqual([1, 1]);
     await softDeleteUserExample(db, ids[2]!);
-    await expect(users.getById(READER, ids[2]!)).rejects.toThrow(new NotFoundError(`userExample ${ids[2]} not found`));
+    await expect(users.getById(READER, ids[2]!)).rejects.toThrow(new NotFoundError(notFound(ids[2]!)));
   });
 
   it('check access before reading: an anonymous read runs no statement', async () => {
     const users = service(100);
     const { selects, result } = await selectsDuring(() => outcomes([users.getById({ kind: 'anonymous' }, ids[0]!)]));
-    expect(result).toEqual(['UnauthenticatedError: missing bearer token: send "Authorization: Bearer <JWT>"']);
+    expect(result).toEqual([`UnauthenticatedError: ${MISSING_TOKEN}`]);
     expect(selects).toEqual([]);
   });
 

@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { parseListParams, type Condition, type ListQuery } from '../../subgraphs/users/list-params.ts';
 import type { ListColumnInput, ListParamsInput } from '../../subgraphs/users/user-example.types.ts';
+import {
+  COLUMN_TAKES,
+  columnNotAllowed,
+  invalidColumnValue,
+  LIST_RULE,
+  likeNeedsText,
+  unknownSortColumn,
+  unsupportedExp,
+  unsupportedLogic,
+  valueIsNil,
+} from '../support/user-example-errors.ts';
 
 const LIMITS = { defaultLimit: 20, maxLimit: 1000 };
-const ALLOWED_COLUMNS = 'id, name, email, phone, avatar, age, gender, status, login_at, created_at, updated_at';
 
 function parse(params: ListParamsInput): ListQuery {
   const result = parseListParams(params, LIMITS);
@@ -46,16 +56,16 @@ describe('paging', () => {
   it('accepts the maximum limit and refuses one above it (no silent clamp)', () => {
     expect(parse({ limit: 1000 }).limit).toBe(1000);
     expect(violations({ limit: 1001 })).toEqual([
-      { field: 'params.limit', description: 'value must be inside range [1, 1000] (0 or absent means the default, 20)' },
+      { field: 'params.limit', description: LIST_RULE.limit },
     ]);
   });
 
   it('refuses a negative limit and a negative or fractional page', () => {
     expect(violations({ page: -1, limit: -1 })).toEqual([
-      { field: 'params.page', description: 'value must be greater than or equal to 0' },
-      { field: 'params.limit', description: 'value must be inside range [1, 1000] (0 or absent means the default, 20)' },
+      { field: 'params.page', description: LIST_RULE.page },
+      { field: 'params.limit', description: LIST_RULE.limit },
     ]);
-    expect(violations({ page: 1.5 })).toEqual([{ field: 'params.page', description: 'value must be greater than or equal to 0' }]);
+    expect(violations({ page: 1.5 })).toEqual([{ field: 'params.page', description: LIST_RULE.page }]);
   });
 });
 
@@ -93,8 +103,8 @@ describe('sort', () => {
 
   it('names each unknown sort key, including columns that exist but are not public', () => {
     expect(violations({ sort: 'age,password_hash,-deleted_at' })).toEqual([
-      { field: 'params.sort', description: `unknown sort column 'password_hash'; allowed: ${ALLOWED_COLUMNS}` },
-      { field: 'params.sort', description: `unknown sort column 'deleted_at'; allowed: ${ALLOWED_COLUMNS}` },
+      { field: 'params.sort', description: unknownSortColumn('password_hash') },
+      { field: 'params.sort', description: unknownSortColumn('deleted_at') },
     ]);
   });
 });
@@ -146,18 +156,14 @@ describe('operators', () => {
 
   it('names an unknown operator', () => {
     expect(violations({ columns: [{ name: 'age', exp: '~', value: '1' }] })).toEqual([
-      {
-        field: 'params.columns[0].exp',
-        description:
-          "unsupported exp type '~'; allowed: eq, neq, gt, gte, lt, lte, like, in, notin, isnull, isnotnull (or =, !=, >, >=, <, <=, not in, is null, is not null)",
-      },
+      { field: 'params.columns[0].exp', description: unsupportedExp('~') },
     ]);
   });
 
   it('names an unknown column and a non-public one', () => {
     expect(violations({ columns: [{ name: 'nickname', value: 'x' }, { name: 'password_hash', value: 'x' }] })).toEqual([
-      { field: 'params.columns[0].name', description: `field name 'nickname' is not allowed; allowed: ${ALLOWED_COLUMNS}` },
-      { field: 'params.columns[1].name', description: `field name 'password_hash' is not allowed; allowed: ${ALLOWED_COLUMNS}` },
+      { field: 'params.columns[0].name', description: columnNotAllowed('nickname') },
+      { field: 'params.columns[1].name', description: columnNotAllowed('password_hash') },
     ]);
   });
 
@@ -170,10 +176,10 @@ describe('operators', () => {
 
   it('requires a value for comparisons', () => {
     expect(violations({ columns: [{ name: 'age', exp: 'gt' }] })).toEqual([
-      { field: 'params.columns[0].value', description: "field 'value' cannot be nil for exp 'gt'" },
+      { field: 'params.columns[0].value', description: valueIsNil('gt') },
     ]);
     expect(violations({ columns: [{ name: 'age', value: null }] })).toEqual([
-      { field: 'params.columns[0].value', description: "field 'value' cannot be nil for exp 'eq'" },
+      { field: 'params.columns[0].value', description: valueIsNil('eq') },
     ]);
   });
 });
@@ -196,7 +202,7 @@ describe('like', () => {
   it('refuses a caller pattern ending in a lone escape character, and accepts an escaped one', () => {
     for (const text of ['%\\', '_a\\', '%\\\\\\']) {
       expect(violations({ columns: [{ name: 'name', exp: 'like', value: text }] }), text).toEqual([
-        { field: 'params.columns[0].value', description: "like pattern must not end with the escape character '\\'" },
+        { field: 'params.columns[0].value', description: LIST_RULE.likeEndsInEscape },
       ]);
     }
     expect(like('%\\\\')).toMatchObject({ value: '%\\\\' });
@@ -209,7 +215,7 @@ describe('like', () => {
 
   it('refuses like on a column that is not text', () => {
     expect(violations({ columns: [{ name: 'age', exp: 'like', value: '1' }] })).toEqual([
-      { field: 'params.columns[0].exp', description: "like needs a text column; 'age' is int32" },
+      { field: 'params.columns[0].exp', description: likeNeedsText('age', 'int32') },
     ]);
   });
 });
@@ -236,7 +242,7 @@ describe('in and notin lists', () => {
 
   it('names the first item of the wrong type', () => {
     expect(violations({ columns: [{ name: 'age', exp: 'in', value: '1, x, y' }] })).toEqual([
-      { field: 'params.columns[0].value', description: "value 'x' is not valid for column 'age': expected a 32-bit integer" },
+      { field: 'params.columns[0].value', description: invalidColumnValue('x', 'age', COLUMN_TAKES.int32) },
     ]);
   });
 });
@@ -255,10 +261,7 @@ describe('typed values', () => {
   it('refuses ids beyond the bigint column (up to uint64 and past it), negative or not numeric', () => {
     for (const text of ['9223372036854775808', '18446744073709551615', '18446744073709551616', '-1', '1e3', 'abc', '']) {
       expect(bad('id', text), text).toEqual([
-        {
-          field: 'params.columns[0].value',
-          description: `value '${text}' is not valid for column 'id': expected an unsigned 64-bit integer no greater than 9223372036854775807 (ids are stored as bigint)`,
-        },
+        { field: 'params.columns[0].value', description: invalidColumnValue(text, 'id', COLUMN_TAKES.id) },
       ]);
     }
   });
@@ -266,9 +269,7 @@ describe('typed values', () => {
   it('keeps int64 login times exact, negative included', () => {
     expect(value('login_at', '-9223372036854775808')).toBe('-9223372036854775808');
     expect(value('loginAt', '9223372036854775807')).toBe('9223372036854775807');
-    expect(bad('login_at', '9223372036854775808')[0]?.description).toBe(
-      "value '9223372036854775808' is not valid for column 'login_at': expected a 64-bit integer",
-    );
+    expect(bad('login_at', '9223372036854775808')[0]?.description).toBe(invalidColumnValue('9223372036854775808', 'login_at', COLUMN_TAKES.int64));
   });
 
   it('takes int32 within range only, as numbers', () => {
@@ -276,9 +277,7 @@ describe('typed values', () => {
     expect(value('status', '2147483647')).toBe(2147483647);
     expect(value('status', '-2147483648')).toBe(-2147483648);
     for (const text of ['2147483648', '-2147483649', '1.5', '1e2', 'x']) {
-      expect(bad('status', text)[0]?.description, text).toBe(
-        `value '${text}' is not valid for column 'status': expected a 32-bit integer`,
-      );
+      expect(bad('status', text)[0]?.description, text).toBe(invalidColumnValue(text, 'status', COLUMN_TAKES.int32));
     }
   });
 
@@ -287,9 +286,7 @@ describe('typed values', () => {
     expect(value('gender', 'male')).toBe(1);
     expect(value('gender', 'Female')).toBe(2);
     expect(value('gender', '2')).toBe(2);
-    expect(bad('gender', 'other')[0]?.description).toBe(
-      "value 'other' is not valid for column 'gender': expected a GenderType name or number",
-    );
+    expect(bad('gender', 'other')[0]?.description).toBe(invalidColumnValue('other', 'gender', COLUMN_TAKES.gender));
   });
 
   it('reads timestamps as RFC 3339 (UTC when no offset is given) or a date', () => {
@@ -303,9 +300,7 @@ describe('typed values', () => {
 
   it('refuses text that is not a time', () => {
     for (const text of ['yesterday', '2024-13-01', '2024-02-30', '2023-02-29T00:00:00Z', '02/01/2024', '1704153600']) {
-      expect(bad('created_at', text)[0]?.description, text).toBe(
-        `value '${text}' is not valid for column 'created_at': expected an RFC 3339 time or a date (YYYY-MM-DD)`,
-      );
+      expect(bad('created_at', text)[0]?.description, text).toBe(invalidColumnValue(text, 'created_at', COLUMN_TAKES.time));
     }
   });
 
@@ -316,7 +311,7 @@ describe('typed values', () => {
       { name: 'email', exp: 'in', value: 'x,\u0000' },
     ]) {
       expect(violations({ columns: [column] }), column.exp).toEqual([
-        { field: 'params.columns[0].value', description: 'value must not contain the NUL character (U+0000)' },
+        { field: 'params.columns[0].value', description: LIST_RULE.nul },
       ]);
     }
   });
@@ -379,7 +374,7 @@ describe('logic', () => {
   });
 
   it('reports mismatched parentheses: unclosed, closed too early, closed before opened', () => {
-    const mismatch = [{ field: 'params.columns', description: 'mismatched parentheses in logic' }];
+    const mismatch = [{ field: 'params.columns', description: LIST_RULE.parentheses }];
     expect(violations({ columns: [col(1, 'or:('), col(2)] })).toEqual(mismatch);
     expect(violations({ columns: [col(1, 'and:)'), col(2, 'or:('), col(3, 'and:)')] })).toEqual(mismatch);
     expect(violations({ columns: [col(1, 'and:)')] })).toEqual(mismatch);
@@ -387,10 +382,7 @@ describe('logic', () => {
 
   it('names an unknown logic', () => {
     expect(violations({ columns: [col(1, 'xor'), col(2)] })).toEqual([
-      {
-        field: 'params.columns[0].logic',
-        description: "unsupported logic type 'xor'; allowed: and, or, &, &&, |, ||, and:(, and:), or:(, or:)",
-      },
+      { field: 'params.columns[0].logic', description: unsupportedLogic('xor') },
     ]);
   });
 

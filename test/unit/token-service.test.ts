@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTokenService } from '../../lib/auth/auth.ts';
 import { loadConfig } from '../../lib/config.ts';
+import { BAD_SIGNATURE, tokenExpired } from '../support/user-example-errors.ts';
 
 const bearer = (token: string) => `Bearer ${token}`;
 
@@ -32,8 +33,8 @@ describe('token service', () => {
     const expired = tokens.authenticate(bearer(token));
     const fresh = createTokenService(loadConfig({}).jwt).authenticate(bearer(token));
     expect(expired).toMatchObject({ kind: 'invalid' });
-    expect(expired.kind === 'invalid' && expired.error.message).toBe('token expired at 2026-11-24T12:01:00.000Z');
-    expect(fresh.kind === 'invalid' && fresh.error.message).toBe('token expired at 2026-11-24T12:01:00.000Z');
+    expect(expired.kind === 'invalid' && expired.error.message).toBe(tokenExpired(new Date('2026-11-24T12:01:00.000Z')));
+    expect(fresh.kind === 'invalid' && fresh.error.message).toBe(tokenExpired(new Date('2026-11-24T12:01:00.000Z')));
   });
 
   it('verifies a forged token every time, and never lets it borrow a good token’s answer', () => {
@@ -44,10 +45,10 @@ describe('token service', () => {
     const forged = `${header}.${payload}.${signature!.slice(0, -2)}${signature!.endsWith('AA') ? 'BB' : 'AA'}`;
     for (let i = 0; i < 2; i++) {
       const actor = tokens.authenticate(bearer(forged));
-      expect(actor.kind === 'invalid' && actor.error.message).toBe('invalid token: bad signature');
+      expect(actor.kind === 'invalid' && actor.error.message).toBe(BAD_SIGNATURE);
     }
     const other = createTokenService(loadConfig({ JWT_SECRET: 'another-secret-of-at-least-32-characters!!' }).jwt);
     const foreign = other.authenticate(bearer(token));
-    expect(foreign.kind === 'invalid' && foreign.error.message).toBe('invalid token: bad signature');
+    expect(foreign.kind === 'invalid' && foreign.error.message).toBe(BAD_SIGNATURE);
   });
 });

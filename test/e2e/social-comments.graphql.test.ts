@@ -1,13 +1,17 @@
-import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { socialId } from '../../lib/social-graph/social-ids.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
-import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
-import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
-import { GRAPH_MESSAGES } from '../support/graph-error-expectations.ts';
+import type { MediaInput } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
+import { graphqlErrors, type ExpectedGraphqlError } from '../support/graph-error-expectations.ts';
 import { createGraphqlClient, type GraphqlClient, type GraphqlReply } from '../support/graphql-client.ts';
-import { createSocialFixture, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
-import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
+import {
+  PARENT_PERMISSIONS,
+  useSocialWorld,
+  type CommentThread,
+  type SocialFixture,
+  type SocialTestWorld,
+} from '../support/social-fixture.ts';
+import type { TestSystem } from '../support/test-system.ts';
 
 /**
  * Front-door tests of Area B (comments) through the gateway's GraphQL endpoint, in both gateway modes (embedded: the
@@ -16,6 +20,11 @@ import { startDistributedTestSystem, startTestSystem, type TestSystem } from '..
  * checked whole: message, path and extensions (`code`, `reason` and the reason's data, `serviceName`).
  *
  * The social graph's clock is driven by the test (`current`).
+ *
+ * Each topology's system holds one world, built once (useSocialWorld): the shared fixture plus a few objects the rules
+ * need. Tests that change comments (hide, delete, reply) take a thread of their own (newCommentThread: post[0]'s comments
+ * on a new post), tests that fill or close a media object a new post or live video, so that every test also sees the
+ * fixture's comments as the fixture describes them.
  */
 
 const T0 = Date.parse('2026-11-02T10:00:00.000Z');
@@ -29,61 +38,11 @@ afterEach(() => {
 /** A fixture timestamp as the DateTime scalar writes it. */
 const at = (hour: number) => `2026-11-01T${String(hour).padStart(2, '0')}:00:00.000Z`;
 
-interface ExpectedError {
-  message: string;
-  path: (string | number)[];
-  extensions: Record<string, unknown>;
-}
-
-const ERR = {
-  unknownObject: (path: string[], method: 'get' | 'post' | 'delete', id: string): ExpectedError => ({
-    message: GRAPH_MESSAGES.unknownObject(method, id),
-    path,
-    extensions: { reason: 'UNKNOWN_OBJECT', id, method, code: 'NOT_FOUND', serviceName: 'comments' },
-  }),
-  permission: (path: (string | number)[], permission: string): ExpectedError => ({
-    message: GRAPH_MESSAGES.missingPermission(permission),
-    path,
-    extensions: { reason: 'MISSING_PERMISSION', permission, code: 'FORBIDDEN', serviceName: 'comments' },
-  }),
-  notAllowed: (path: string[]): ExpectedError => ({
-    message: GRAPH_MESSAGES.notAllowed,
-    path,
-    extensions: { reason: 'NOT_ALLOWED', code: 'FORBIDDEN', serviceName: 'comments' },
-  }),
-  required: (path: string[], parameter: string): ExpectedError => ({
-    message: GRAPH_MESSAGES.missingParameter(parameter),
-    path,
-    extensions: {
-      reason: 'MISSING_PARAMETER',
-      parameter,
-      code: 'BAD_USER_INPUT',
-      fieldViolations: [{ field: parameter, description: 'is required' }],
-      serviceName: 'comments',
-    },
-  }),
-  invalid: (path: string[], parameter: string, message: string): ExpectedError => ({
-    message,
-    path,
-    extensions: {
-      reason: 'INVALID_PARAMETER',
-      parameter,
-      code: 'BAD_USER_INPUT',
-      fieldViolations: [{ field: parameter, description: message }],
-      serviceName: 'comments',
-    },
-  }),
-  unauthenticated: (path: string[], reason: string, message: string, extra: Record<string, unknown> = {}): ExpectedError => ({
-    message,
-    path,
-    extensions: { reason, ...extra, code: 'UNAUTHENTICATED', serviceName: 'comments' },
-  }),
-};
-
-const UNPARSABLE = GRAPH_MESSAGES.unparsableToken;
+/** The comments subgraph's errors as the gateway passes them on. */
+const ERR = graphqlErrors('comments');
 
 /** The errors of a reply, each reduced to message, path and extensions (locations vary by gateway mode). */
-function errorsOf(reply: GraphqlReply): ExpectedError[] {
+function errorsOf(reply: GraphqlReply): ExpectedGraphqlError[] {
   expect(reply.errors, reply.text).toBeDefined();
   return reply.errors!.map((error) => ({ message: error.message, path: error.path!, extensions: error.extensions! }));
 }
@@ -94,7 +53,7 @@ function expectData(reply: GraphqlReply, data: unknown): void {
   expect(reply.data).toEqual(data);
 }
 
-function expectErrors(reply: GraphqlReply, data: unknown, errors: ExpectedError[]): void {
+function expectErrors(reply: GraphqlReply, data: unknown, errors: ExpectedGraphqlError[]): void {
   expect(reply.status, reply.text).toBe(200);
   expect(reply.data).toEqual(data);
   expect(errorsOf(reply)).toEqual(errors);
@@ -118,71 +77,68 @@ const MEDIA_COMMENTS = `query MediaComments($id: ID!, $first: Int, $after: Strin
 }`;
 
 interface World {
+  system: TestSystem;
   fixture: SocialFixture;
   gql: GraphqlClient;
   /** bm with every permission: acts for bluebottle only. */
   bmFull: string;
   /** A parent-platform user with a role on roaster's page only. */
   rita: string;
-  /** bluebottle's comment on roaster's post. */
+  /** bluebottle's comment on roaster's post (bluebottle its author, roaster the media owner). */
   blueOnRoaster: string;
   addComment(mediaId: string, authorId: string, text: string, options?: { parentId?: string; hidden?: boolean; timestamp?: Date }): Promise<string>;
   /** The comment as the bluebottle own-login token reads it (all fields). */
   read(id: string): Promise<GraphqlReply>;
+  /** post[0]'s comments again on a new post of bluebottle's: for tests that hide, delete or reply to them. */
+  newCommentThread(): Promise<CommentThread>;
+  /** A new post of bluebottle's, for a test that fills it with comments or closes it. */
+  newPost(input?: MediaInput): Promise<string>;
+  setMedia(mediaId: string, values: { live_ended_at?: Date | null }): Promise<void>;
 }
 
-/**
- * A fresh fixture in the system's database; the accounts of earlier fixtures are renamed out of the way first (the
- * fixture's usernames are unique): their objects stay, but nothing of the new world reaches them.
- */
-async function makeWorld(system: TestSystem): Promise<World> {
-  await sql`update social.account set username = username || '.' || id::text where position('.' in username) = 0`.execute(system.database.db);
-  const fixture = await createSocialFixture(system.database, { now: clock });
-  const graph = createSocialGraphBuilder(system.database.db.withTables<SocialTables>());
+/** The world of one system: the fixture, rita (a role on roaster's page) and the objects the rules need. */
+async function buildWorld(base: SocialTestWorld): Promise<World> {
+  const { system, fixture, graph } = base;
   const ritaId = await graph.platformUser('Rita Roaster');
   await graph.pageRole(fixture.pages.roaster, ritaId);
   const gql = createGraphqlClient(system.gatewayUrl);
+  const addComment: World['addComment'] = (mediaId, authorId, text, options = {}) =>
+    graph.comment(mediaId, authorId, {
+      text,
+      parentId: options.parentId ?? null,
+      hidden: options.hidden ?? false,
+      timestamp: options.timestamp ?? new Date('2026-11-01T21:00:00Z'),
+    });
   return {
+    system,
     fixture,
     gql,
     bmFull: await fixture.token('parent', fixture.platformUsers.bm, PARENT_PERMISSIONS),
     rita: await fixture.token('parent', ritaId, PARENT_PERMISSIONS),
-    blueOnRoaster: await graph.comment(fixture.media.roasterPost, fixture.accounts.bluebottle, { text: 'Great beans', timestamp: new Date('2026-11-01T20:00:00Z') }),
-    addComment: (mediaId, authorId, text, options = {}) =>
-      graph.comment(mediaId, authorId, {
-        text,
-        parentId: options.parentId ?? null,
-        hidden: options.hidden ?? false,
-        timestamp: options.timestamp ?? new Date('2026-11-01T21:00:00Z'),
-      }),
+    blueOnRoaster: await addComment(fixture.media.roasterPost, fixture.accounts.bluebottle, 'Great beans', { timestamp: new Date('2026-11-01T20:00:00Z') }),
+    addComment,
     read: (id) => gql.request(COMMENT, { variables: { id }, token: fixture.tokens.own }),
+    newCommentThread: () => fixture.newCommentThread(),
+    newPost: (input) => base.newPost(input),
+    setMedia: (mediaId, values) => base.setMedia(mediaId, values),
   };
 }
 
 const MODES = [
-  { mode: 'embedded gateway', start: () => startTestSystem({}, { now: clock }) },
-  { mode: 'distributed gateway (subgraphs over HTTP)', start: () => startDistributedTestSystem({ now: clock }) },
+  { mode: 'embedded gateway', distributed: false },
+  { mode: 'distributed gateway (subgraphs over HTTP)', distributed: true },
 ];
 
-describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
-  let system: TestSystem;
-
+describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
+  const socialWorld = useSocialWorld({ now: clock, distributed });
+  let world: World;
   beforeAll(async () => {
-    system = await start();
-  });
-  afterAll(async () => {
-    await system?.close();
+    world = await buildWorld(socialWorld());
   });
 
   // ===================================================================================================================
 
   describe('Query.comment', () => {
-    let world: World;
-    beforeAll(async () => {
-      current = T0;
-      world = await makeWorld(system);
-    });
-
     it('reads every field of a fan’s comment with the own-login token', async () => {
       const { fanComment } = world.fixture.comments;
       expectData(await world.read(fanComment), {
@@ -287,7 +243,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('serves at most 50 media comments per page, even when asked for 100', async () => {
-      const media = world.fixture.posts[9]!;
+      const media = await world.newPost();
       const ids: string[] = [];
       for (let i = 0; i < 55; i++) {
         ids.unshift(await world.addComment(media, world.fixture.accounts.fanOne, `c${i}`, { timestamp: new Date(Date.UTC(2026, 9, 1, 0, i)) }));
@@ -321,18 +277,14 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
         token: world.fixture.tokens.own,
       });
       expectErrors(reply, { account: { id: world.fixture.accounts.bluebottle, mentionedComment: null } }, [
-        {
-          message: GRAPH_MESSAGES.unknownField('mentioned_comment'),
-          path: ['account', 'mentionedComment'],
-          extensions: { reason: 'UNKNOWN_FIELD', field: 'mentioned_comment', nodeType: 'SocialUser', code: 'BAD_USER_INPUT', serviceName: 'comments' },
-        },
+        ERR.unknownField(['account', 'mentionedComment'], 'mentioned_comment'),
       ]);
     });
 
     it('refuses mentionedComment without commentId, or for a comment that does not mention the account', async () => {
       const missing = await world.gql.request(MENTIONED, { variables: { account: world.fixture.accounts.bluebottle }, token: world.fixture.tokens.parent });
       expectErrors(missing, { account: { id: world.fixture.accounts.bluebottle, mentionedComment: null } }, [
-        ERR.required(['account', 'mentionedComment'], 'comment_id'),
+        ERR.missingParameter(['account', 'mentionedComment'], 'comment_id'),
       ]);
       const { fanComment } = world.fixture.comments;
       const other = await world.gql.request(MENTIONED, { variables: { account: world.fixture.accounts.bluebottle, comment: fanComment }, token: world.fixture.tokens.parent });
@@ -377,49 +329,40 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
   // ===================================================================================================================
 
   describe('tokens and permissions', () => {
-    let world: World;
     let expiredParent: string;
     let revokedParent: string;
     beforeAll(async () => {
-      current = T0;
-      world = await makeWorld(system);
-      const tokens = createSocialTokens(system.database, clock);
-      const past = createSocialTokens(system.database, () => new Date(clock().getTime() - 2 * 3_600_000));
+      const tokens = createSocialTokens(world.system.database, clock);
+      const past = createSocialTokens(world.system.database, () => new Date(clock().getTime() - 2 * 3_600_000));
       expiredParent = await past.issue({ loginType: 'parent', subjectId: world.fixture.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 });
       revokedParent = await tokens.issue({ loginType: 'parent', subjectId: world.fixture.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 });
       await tokens.revoke(revokedParent);
     });
 
-    const expiredMessage =
-      GRAPH_MESSAGES.expiredToken('2026-11-02T09:00:00.000Z', '2026-11-02T10:00:00.000Z');
-
     it('refuses a request without a token: NO_TOKEN', async () => {
       const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment } });
-      expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'NO_TOKEN', GRAPH_MESSAGES.noToken)]);
+      expectErrors(reply, { comment: null }, [ERR.noToken(['comment'])]);
     });
 
     it('refuses a garbage or unknown token: TOKEN_UNPARSABLE', async () => {
       for (const token of ['garbage', `SBA${'A'.repeat(43)}`, `EAA${'A'.repeat(43)}`]) {
         const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token });
-        expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'TOKEN_UNPARSABLE', UNPARSABLE)]);
+        expectErrors(reply, { comment: null }, [ERR.unparsableToken(['comment'])]);
       }
     });
 
     it('refuses expired tokens of both login types: TOKEN_EXPIRED with both instants', async () => {
       for (const token of [world.fixture.tokens.expired, expiredParent]) {
         const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token });
-        expectErrors(reply, { comment: null }, [
-          ERR.unauthenticated(['comment'], 'TOKEN_EXPIRED', expiredMessage, { expiredAt: '2026-11-02T09:00:00.000Z', now: '2026-11-02T10:00:00.000Z' }),
-        ]);
+        // Issued two hours before T0 for one hour: expired at 09:00, an hour before the clock's 10:00.
+        expectErrors(reply, { comment: null }, [ERR.expiredToken(['comment'], new Date('2026-11-02T09:00:00.000Z'), new Date('2026-11-02T10:00:00.000Z'))]);
       }
     });
 
     it('refuses revoked tokens of both login types: TOKEN_REVOKED', async () => {
       for (const token of [world.fixture.tokens.revoked, revokedParent]) {
         const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token });
-        expectErrors(reply, { comment: null }, [
-          ERR.unauthenticated(['comment'], 'TOKEN_REVOKED', GRAPH_MESSAGES.revokedToken),
-        ]);
+        expectErrors(reply, { comment: null }, [ERR.revokedToken(['comment'])]);
       }
     });
 
@@ -429,14 +372,14 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
         token: world.fixture.tokens.parent,
         headers: { 'x-social-host': 'own' },
       });
-      expectErrors(reply, { comment: null }, [ERR.unauthenticated(['comment'], 'WRONG_HOST', UNPARSABLE)]);
+      expectErrors(reply, { comment: null }, [ERR.wrongHost(['comment'])]);
     });
 
     it('refuses a business-manager page role without ads_management or ads_read', async () => {
       const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token: world.fixture.tokens.bmWithoutAds });
-      expectErrors(reply, { comment: null }, [ERR.permission(['comment'], 'ads_read')]);
+      expectErrors(reply, { comment: null }, [ERR.missingPermission(['comment'], 'ads_read')]);
       const hide = await world.gql.request(HIDE, { variables: { id: world.fixture.comments.fanComment, hide: false }, token: world.fixture.tokens.bmWithoutAds });
-      expectErrors(hide, null, [ERR.permission(['hideComment'], 'ads_read')]);
+      expectErrors(hide, null, [ERR.missingPermission(['hideComment'], 'ads_read')]);
     });
 
     it('needs the comment-management permission for the comment node and for commenters’ usernames', async () => {
@@ -447,7 +390,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
         [parent, 'social_manage_comments'],
       ] as const) {
         expectErrors(await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token }), { comment: null }, [
-          ERR.permission(['comment'], permission),
+          ERR.missingPermission(['comment'], permission),
         ]);
         const texts = await world.gql.request(MEDIA_COMMENTS, { variables: { id: world.fixture.posts[0], first: 1 }, token });
         expect(texts.errors, texts.text).toBeUndefined();
@@ -456,7 +399,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
           variables: { id: world.fixture.posts[0] },
           token,
         });
-        expect(errorsOf(usernames)).toEqual([ERR.permission(['media', 'comments', 'nodes', 0, 'username'], permission)]);
+        expect(errorsOf(usernames)).toEqual([ERR.missingPermission(['media', 'comments', 'nodes', 0, 'username'], permission)]);
       }
     });
 
@@ -464,19 +407,19 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
       const token = await world.fixture.token('own', world.fixture.accounts.bluebottle, ['social_business_basic']);
       const gate = 'social_business_manage_comments';
       const { fanTwoComment } = world.fixture.comments;
-      expectErrors(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), null, [ERR.permission(['hideComment'], gate)]);
-      expectErrors(await world.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [ERR.permission(['deleteComment'], gate)]);
+      expectErrors(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), null, [ERR.missingPermission(['hideComment'], gate)]);
+      expectErrors(await world.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [ERR.missingPermission(['deleteComment'], gate)]);
       expectErrors(await world.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'x' }, token }), null, [
-        ERR.permission(['replyToComment'], gate),
+        ERR.missingPermission(['replyToComment'], gate),
       ]);
       const mention = await world.gql.request(MENTION, {
         variables: { accountId: world.fixture.accounts.bluebottle, mediaId: world.fixture.media.roasterPost, message: 'x' },
         token,
       });
-      expectErrors(mention, null, [ERR.permission(['replyToMention'], gate)]);
+      expectErrors(mention, null, [ERR.missingPermission(['replyToMention'], gate)]);
       const noShowList = await world.fixture.token('parent', world.fixture.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== 'pages_show_list'));
       expectErrors(await world.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'x' }, token: noShowList }), null, [
-        ERR.permission(['replyToComment'], 'pages_show_list'),
+        ERR.missingPermission(['replyToComment'], 'pages_show_list'),
       ]);
       // Nothing happened.
       expect((await world.read(fanTwoComment)).data.comment.hidden).toBe(false);
@@ -486,14 +429,18 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
   // ===================================================================================================================
 
   describe('Mutation.hideComment and deleteComment', () => {
-    let world: World;
+    /** This block's own copy of post[0]'s comments, and its own comment of bluebottle's on roaster's post: it hides and deletes them. */
+    let thread: CommentThread;
+    let blueOnRoaster: string;
     beforeAll(async () => {
-      current = T0;
-      world = await makeWorld(system);
+      thread = await world.newCommentThread();
+      blueOnRoaster = await world.addComment(world.fixture.media.roasterPost, world.fixture.accounts.bluebottle, 'Great beans', {
+        timestamp: new Date('2026-11-01T20:00:00Z'),
+      });
     });
 
     it('hides and shows a comment of the owner’s media (own and parent tokens)', async () => {
-      const { fanTwoComment } = world.fixture.comments;
+      const { fanTwoComment } = thread;
       for (const token of [world.fixture.tokens.own, world.fixture.tokens.parent]) {
         expectData(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), { hideComment: { success: true } });
         expect((await world.read(fanTwoComment)).data.comment.hidden).toBe(true);
@@ -503,7 +450,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('hides a reply; leaves the owner’s own comment shown', async () => {
-      const { fanReply, ownerComment } = world.fixture.comments;
+      const { fanReply, ownerComment } = thread;
       expectData(await world.gql.request(HIDE, { variables: { id: fanReply, hide: true }, token: world.fixture.tokens.own }), { hideComment: { success: true } });
       expect((await world.read(fanReply)).data.comment.hidden).toBe(true);
       expectData(await world.gql.request(HIDE, { variables: { id: ownerComment, hide: true }, token: world.fixture.tokens.own }), { hideComment: { success: true } });
@@ -512,17 +459,17 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
 
     it('requires hide', async () => {
       const reply = await world.gql.request(`mutation($id: ID!) { hideComment(id: $id) { success } }`, {
-        variables: { id: world.fixture.comments.fanComment },
+        variables: { id: thread.fanComment },
         token: world.fixture.tokens.own,
       });
-      expectErrors(reply, null, [ERR.required(['hideComment'], 'hide')]);
+      expectErrors(reply, null, [ERR.missingParameter(['hideComment'], 'hide')]);
     });
 
     it('refuses the author who does not own the media (NOT_ALLOWED), and tokens that do not see the comment (UNKNOWN_OBJECT)', async () => {
       for (const token of [world.fixture.tokens.own, world.bmFull]) {
-        expectErrors(await world.gql.request(HIDE, { variables: { id: world.blueOnRoaster, hide: true }, token }), null, [ERR.notAllowed(['hideComment'])]);
+        expectErrors(await world.gql.request(HIDE, { variables: { id: blueOnRoaster, hide: true }, token }), null, [ERR.notAllowed(['hideComment'])]);
       }
-      const { fanComment } = world.fixture.comments;
+      const { fanComment } = thread;
       for (const token of [world.fixture.tokens.roasterOwn, world.fixture.tokens.stranger]) {
         expectErrors(await world.gql.request(HIDE, { variables: { id: fanComment, hide: true }, token }), null, [
           ERR.unknownObject(['hideComment'], 'post', fanComment),
@@ -541,7 +488,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('lets the media owner delete a comment with its replies', async () => {
-      const { fanComment, fanReply, ownerReply } = world.fixture.comments;
+      const { fanComment, fanReply, ownerReply } = thread;
       expectData(await world.gql.request(DELETE, { variables: { id: fanComment }, token: world.fixture.tokens.parent }), { deleteComment: { success: true } });
       for (const id of [fanComment, fanReply, ownerReply]) {
         expectErrors(await world.read(id), { comment: null }, [ERR.unknownObject(['comment'], 'get', id)]);
@@ -549,7 +496,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
       expectErrors(await world.gql.request(DELETE, { variables: { id: fanComment }, token: world.fixture.tokens.own }), null, [
         ERR.unknownObject(['deleteComment'], 'delete', fanComment),
       ]);
-      const count = await world.gql.request(`query($id: ID!) { media(id: $id) { commentsCount } }`, { variables: { id: world.fixture.posts[0] }, token: world.fixture.tokens.own });
+      const count = await world.gql.request(`query($id: ID!) { media(id: $id) { commentsCount } }`, { variables: { id: thread.post }, token: world.fixture.tokens.own });
       expectData(count, { media: { commentsCount: 3 } });
     });
 
@@ -557,11 +504,11 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
       const mine = await world.addComment(world.fixture.media.roasterPost, world.fixture.accounts.bluebottle, 'mine');
       expectData(await world.gql.request(DELETE, { variables: { id: mine }, token: world.fixture.tokens.own }), { deleteComment: { success: true } });
       expectErrors(await world.read(mine), { comment: null }, [ERR.unknownObject(['comment'], 'get', mine)]);
-      expectData(await world.gql.request(DELETE, { variables: { id: world.blueOnRoaster }, token: world.bmFull }), { deleteComment: { success: true } });
+      expectData(await world.gql.request(DELETE, { variables: { id: blueOnRoaster }, token: world.bmFull }), { deleteComment: { success: true } });
     });
 
     it('refuses a delete by a token acting for neither author nor media owner', async () => {
-      const { fanTwoComment } = world.fixture.comments;
+      const { fanTwoComment } = thread;
       for (const token of [world.fixture.tokens.roasterOwn, world.fixture.tokens.stranger, world.rita]) {
         expectErrors(await world.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [
           ERR.unknownObject(['deleteComment'], 'delete', fanTwoComment),
@@ -574,14 +521,14 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
   // ===================================================================================================================
 
   describe('Mutation.replyToComment, createMediaComment and replyToMention', () => {
-    let world: World;
+    /** This block's own copy of post[0]'s comments: it replies to them. */
+    let thread: CommentThread;
     beforeAll(async () => {
-      current = T0;
-      world = await makeWorld(system);
+      thread = await world.newCommentThread();
     });
 
     it('replies to a comment as the media owner', async () => {
-      const { fanTwoComment } = world.fixture.comments;
+      const { fanTwoComment } = thread;
       current = T0 + 60_000;
       const reply = await world.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'In Oakland' }, token: world.fixture.tokens.parent });
       current = T0;
@@ -595,7 +542,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
           from: { id: world.fixture.accounts.bluebottle, username: 'bluebottle' },
           hidden: false,
           likeCount: 0,
-          media: { id: world.fixture.posts[0] },
+          media: { id: thread.post },
           parentId: fanTwoComment,
           user: { id: world.fixture.accounts.bluebottle },
           username: 'bluebottle',
@@ -606,38 +553,38 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('attaches a reply to a reply to the top-level comment', async () => {
-      const { fanReply, fanComment } = world.fixture.comments;
+      const { fanReply, fanComment } = thread;
       const reply = await world.gql.request(REPLY, { variables: { id: fanReply, message: 'Nested' }, token: world.fixture.tokens.own });
       expect(reply.errors, reply.text).toBeUndefined();
       expect(reply.data.replyToComment).toMatchObject({ text: 'Nested', parentId: fanComment });
     });
 
     it('refuses replies to hidden comments, replies without message, and replies by a non-owner', async () => {
-      expectErrors(await world.gql.request(REPLY, { variables: { id: world.fixture.comments.hiddenComment, message: 'x' }, token: world.fixture.tokens.own }), null, [
-        ERR.invalid(['replyToComment'], 'comment_id', 'Hidden comments take no replies.'),
+      expectErrors(await world.gql.request(REPLY, { variables: { id: thread.hiddenComment, message: 'x' }, token: world.fixture.tokens.own }), null, [
+        ERR.invalidParameter(['replyToComment'], 'comment_id', 'Hidden comments take no replies.'),
       ]);
-      for (const variables of [{ id: world.fixture.comments.fanComment }, { id: world.fixture.comments.fanComment, message: '  ' }]) {
-        expectErrors(await world.gql.request(REPLY, { variables, token: world.fixture.tokens.own }), null, [ERR.required(['replyToComment'], 'message')]);
+      for (const variables of [{ id: thread.fanComment }, { id: thread.fanComment, message: '  ' }]) {
+        expectErrors(await world.gql.request(REPLY, { variables, token: world.fixture.tokens.own }), null, [ERR.missingParameter(['replyToComment'], 'message')]);
       }
       expectErrors(await world.gql.request(REPLY, { variables: { id: world.blueOnRoaster, message: 'x' }, token: world.fixture.tokens.own }), null, [
         ERR.notAllowed(['replyToComment']),
       ]);
-      expectErrors(await world.gql.request(REPLY, { variables: { id: world.fixture.comments.fanComment, message: 'x' }, token: world.fixture.tokens.stranger }), null, [
-        ERR.unknownObject(['replyToComment'], 'post', world.fixture.comments.fanComment),
+      expectErrors(await world.gql.request(REPLY, { variables: { id: thread.fanComment, message: 'x' }, token: world.fixture.tokens.stranger }), null, [
+        ERR.unknownObject(['replyToComment'], 'post', thread.fanComment),
       ]);
     });
 
     it('refuses replies to live-video comments and comments on a live video', async () => {
       expectErrors(await world.gql.request(REPLY, { variables: { id: world.fixture.comments.liveComment, message: 'x' }, token: world.fixture.tokens.own }), null, [
-        ERR.invalid(['replyToComment'], 'comment_id', 'Live video comments take no replies; use a private reply instead.'),
+        ERR.invalidParameter(['replyToComment'], 'comment_id', 'Live video comments take no replies; use a private reply instead.'),
       ]);
       expectErrors(await world.gql.request(CREATE, { variables: { mediaId: world.fixture.media.live, message: 'x' }, token: world.fixture.tokens.own }), null, [
-        ERR.invalid(['createMediaComment'], 'media_id', 'Comments on live video are not supported.'),
+        ERR.invalidParameter(['createMediaComment'], 'media_id', 'Comments on live video are not supported.'),
       ]);
     });
 
     it('creates a top-level comment on the owner’s media', async () => {
-      const media = world.fixture.posts[3]!;
+      const media = await world.newPost();
       current = T0 + 2 * 60_000;
       const reply = await world.gql.request(CREATE, { variables: { mediaId: media, message: 'New beans' }, token: world.fixture.tokens.own });
       current = T0;
@@ -660,8 +607,9 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('stamps a new comment with the second it was made in, never a later one', async () => {
+      const media = await world.newPost();
       current = T0 + 3 * 60_000 + 700;
-      const reply = await world.gql.request(CREATE, { variables: { mediaId: world.fixture.posts[4], message: 'late' }, token: world.fixture.tokens.own });
+      const reply = await world.gql.request(CREATE, { variables: { mediaId: media, message: 'late' }, token: world.fixture.tokens.own });
       current = T0;
       expect(reply.errors, reply.text).toBeUndefined();
       expect(reply.data.createMediaComment.timestamp).toBe('2026-11-02T10:03:00.000Z');
@@ -670,7 +618,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     it('refuses a media comment without message or on media of others', async () => {
       const media = world.fixture.posts[5]!;
       expectErrors(await world.gql.request(CREATE, { variables: { mediaId: media }, token: world.fixture.tokens.own }), null, [
-        ERR.required(['createMediaComment'], 'message'),
+        ERR.missingParameter(['createMediaComment'], 'message'),
       ]);
       expectErrors(await world.gql.request(CREATE, { variables: { mediaId: media, message: 'x' }, token: world.fixture.tokens.roasterOwn }), null, [
         ERR.unknownObject(['createMediaComment'], 'post', media),
@@ -710,13 +658,13 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     it('refuses a mention answer without mediaId or message, or where the account was not mentioned', async () => {
       const base = { accountId: world.fixture.accounts.bluebottle, token: world.fixture.tokens.own };
       const send = (variables: Record<string, unknown>) => world.gql.request(MENTION, { variables: { accountId: base.accountId, ...variables }, token: base.token });
-      expectErrors(await send({ message: 'x' }), null, [ERR.required(['replyToMention'], 'media_id')]);
-      expectErrors(await send({ mediaId: world.fixture.media.roasterPost }), null, [ERR.required(['replyToMention'], 'message')]);
+      expectErrors(await send({ message: 'x' }), null, [ERR.missingParameter(['replyToMention'], 'media_id')]);
+      expectErrors(await send({ mediaId: world.fixture.media.roasterPost }), null, [ERR.missingParameter(['replyToMention'], 'message')]);
       expectErrors(await send({ mediaId: world.fixture.posts[0], message: 'x' }), null, [
-        ERR.invalid(['replyToMention'], 'media_id', 'The account was not mentioned in the caption of this media.'),
+        ERR.invalidParameter(['replyToMention'], 'media_id', 'The account was not mentioned in the caption of this media.'),
       ]);
       expectErrors(await send({ mediaId: world.fixture.posts[0], commentId: world.fixture.comments.fanComment, message: 'x' }), null, [
-        ERR.invalid(['replyToMention'], 'comment_id', 'The account was not mentioned in this comment.'),
+        ERR.invalidParameter(['replyToMention'], 'comment_id', 'The account was not mentioned in this comment.'),
       ]);
       const roaster = await world.gql.request(MENTION, {
         variables: { accountId: world.fixture.accounts.bluebottle, mediaId: world.fixture.media.roasterPost, message: 'x' },
@@ -729,20 +677,16 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
   // ===================================================================================================================
 
   describe('comments on a live video that has ended', () => {
-    let world: World;
+    /** A live video of this block's own, with a fan's comment (13:00) as the fixture's: the block ends its broadcast. */
+    let live: { video: string; comment: string };
     beforeAll(async () => {
-      current = T0;
-      world = await makeWorld(system);
-      await system.database.db
-        .withTables<SocialTables>()
-        .updateTable('social.media')
-        .set({ live_ended_at: new Date(T0 - 60_000) })
-        .where('id', '=', world.fixture.media.live)
-        .execute();
+      const video = await world.newPost({ caption: 'Live now', mediaType: 'VIDEO', isLive: true });
+      live = { video, comment: await world.addComment(video, world.fixture.accounts.fanOne, 'Hello live', { timestamp: new Date('2026-11-01T13:00:00Z') }) };
+      await world.setMedia(video, { live_ended_at: new Date(T0 - 60_000) });
     });
 
     it('are no longer readable', async () => {
-      const { liveComment } = world.fixture.comments;
+      const liveComment = live.comment;
       for (const token of [world.fixture.tokens.own, world.fixture.tokens.parent]) {
         const reply = await world.gql.request(COMMENT, { variables: { id: liveComment }, token });
         expectErrors(reply, { comment: null }, [ERR.unknownObject(['comment'], 'get', liveComment)]);
@@ -750,7 +694,7 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ start }) => {
     });
 
     it('are no longer listed on the media', async () => {
-      const reply = await world.gql.request(MEDIA_COMMENTS, { variables: { id: world.fixture.media.live }, token: world.fixture.tokens.own });
+      const reply = await world.gql.request(MEDIA_COMMENTS, { variables: { id: live.video }, token: world.fixture.tokens.own });
       expect(reply.errors, reply.text).toBeUndefined();
       expect(reply.data.media.comments.nodes).toEqual([]);
     });

@@ -216,3 +216,59 @@ export function expectGraphError(reply: AnyReply, expected: ExpectedGraphError, 
   expect(body, text).toEqual(graphErrorBody(expected));
   expect(header('www-authenticate'), text).toBe(wwwAuthenticate(expected.code, expected.message));
 }
+
+// ---- the same errors in GraphQL ----
+
+/**
+ * One social-graph error as the gateway passes it on in a GraphQL response, reduced to message, path and extensions
+ * (locations vary with the gateway's topology): the same words as on the REST hosts (GRAPH_MESSAGES, without the REST
+ * hosts' pointer to the documentation), the Graph error's kind as `extensions.reason` with its data, a GraphQL code, and
+ * the subgraph that answered.
+ */
+export interface ExpectedGraphqlError {
+  message: string;
+  path: (string | number)[];
+  extensions: Record<string, unknown>;
+}
+
+/** The subgraphs of the social graph. */
+export type SocialSubgraph = 'accounts' | 'comments' | 'media';
+
+/** The GraphQL form of each Graph error, as `serviceName` answers it. */
+export function graphqlErrors(serviceName: SocialSubgraph) {
+  type Path = (string | number)[];
+  const error = (path: Path, code: string, message: string, reason: string, data: Record<string, unknown> = {}): ExpectedGraphqlError => ({
+    message,
+    path,
+    extensions: { reason, ...data, code, serviceName },
+  });
+  return {
+    noToken: (path: Path) => error(path, 'UNAUTHENTICATED', GRAPH_MESSAGES.noToken, 'NO_TOKEN'),
+    unparsableToken: (path: Path) => error(path, 'UNAUTHENTICATED', GRAPH_MESSAGES.unparsableToken, 'TOKEN_UNPARSABLE'),
+    /** A token of the other login type where the request names its host: the same words as an unparsable one. */
+    wrongHost: (path: Path) => error(path, 'UNAUTHENTICATED', GRAPH_MESSAGES.unparsableToken, 'WRONG_HOST'),
+    /** GraphQL writes both instants in ISO 8601, and gives them as data too. */
+    expiredToken: (path: Path, expiredAt: Date, now: Date) =>
+      error(path, 'UNAUTHENTICATED', GRAPH_MESSAGES.expiredToken(expiredAt.toISOString(), now.toISOString()), 'TOKEN_EXPIRED', {
+        expiredAt: expiredAt.toISOString(),
+        now: now.toISOString(),
+      }),
+    revokedToken: (path: Path) => error(path, 'UNAUTHENTICATED', GRAPH_MESSAGES.revokedToken, 'TOKEN_REVOKED'),
+    missingPermission: (path: Path, permission: string) =>
+      error(path, 'FORBIDDEN', GRAPH_MESSAGES.missingPermission(permission), 'MISSING_PERMISSION', { permission }),
+    notAllowed: (path: Path) => error(path, 'FORBIDDEN', GRAPH_MESSAGES.notAllowed, 'NOT_ALLOWED'),
+    missingParameter: (path: Path, parameter: string) =>
+      error(path, 'BAD_USER_INPUT', GRAPH_MESSAGES.missingParameter(parameter), 'MISSING_PARAMETER', {
+        parameter,
+        fieldViolations: [{ field: parameter, description: 'is required' }],
+      }),
+    /** The user message is the error's message here (REST: GRAPH_MESSAGES.invalidParameter with error_user_msg). */
+    invalidParameter: (path: Path, parameter: string, message: string) =>
+      error(path, 'BAD_USER_INPUT', message, 'INVALID_PARAMETER', { parameter, fieldViolations: [{ field: parameter, description: message }] }),
+    unknownField: (path: Path, field: string, nodeType = 'SocialUser') =>
+      error(path, 'BAD_USER_INPUT', GRAPH_MESSAGES.unknownField(field, nodeType), 'UNKNOWN_FIELD', { field, nodeType }),
+    /** REST's 100/33 (unsupported): an object the token may not see, or that does not take the method. */
+    unknownObject: (path: Path, method: GraphMethod, id: string) =>
+      error(path, 'NOT_FOUND', GRAPH_MESSAGES.unknownObject(method, id), 'UNKNOWN_OBJECT', { id, method }),
+  };
+}

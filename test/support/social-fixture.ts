@@ -9,7 +9,7 @@ import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../../subgra
 import { createSocialGraphBuilder, type MediaInput, type SocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createRestClient, type RestClient } from './rest-client.ts';
-import { startTestSystem, type TestSystem, type TestSystemOptions } from './test-system.ts';
+import { startDistributedTestSystem, startTestSystem, type TestSystem, type TestSystemOptions } from './test-system.ts';
 
 /**
  * The social graph every Area B/C front-door test starts from: a small, named world with one object per rule to test.
@@ -254,15 +254,21 @@ export function socialWorldParts(database: DatabaseHandle, fixture: SocialFixtur
 }
 
 /**
- * For a test file (or describe block) of the social graph: starts a system (env, options: the system's clock…) before
- * its tests and builds the fixture in it on the same clock, once; closes the system after them. Call it before the
- * file's own hooks, which then read the world from the accessor.
+ * For a test file (or describe block) of the social graph: starts a system (env, options: the system's clock…; with
+ * `distributed`, the distributed topology: each subgraph its own server) before its tests and builds the fixture in it on
+ * the same clock, once; closes the system after them. Call it before the file's own hooks, which then read the world from
+ * the accessor. A file that runs its tests in both topologies calls it once in each topology's describe block.
  */
-export function useSocialWorld(options: { env?: Record<string, string>; system?: TestSystemOptions; now?: () => Date } = {}): () => SocialTestWorld {
+export function useSocialWorld(
+  options: { env?: Record<string, string>; system?: TestSystemOptions; now?: () => Date; distributed?: boolean } = {},
+): () => SocialTestWorld {
   let world: SocialTestWorld | undefined;
   beforeAll(async () => {
     const now = options.now;
-    const system = await startTestSystem(options.env ?? {}, { ...options.system, ...(now && { now }) });
+    const systemOptions = { ...options.system, ...(now && { now }) };
+    const system = options.distributed
+      ? await startDistributedTestSystem(systemOptions, options.env ?? {})
+      : await startTestSystem(options.env ?? {}, systemOptions);
     try {
       const fixture = await createSocialFixture(system.database, now ? { now } : {});
       world = {

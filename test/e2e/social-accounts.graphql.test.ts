@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createGraphqlClient, type GraphqlClient } from '../support/graphql-client.ts';
-import { GRAPH_MESSAGES } from '../support/graph-error-expectations.ts';
+import { GRAPH_MESSAGES, graphqlErrors } from '../support/graph-error-expectations.ts';
 import { createSocialFixture, FIXTURE_EPOCH, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
 
@@ -18,27 +18,15 @@ const HOUR = 3_600_000;
 const CURSOR = /^[A-Za-z0-9_-]{20,}$/;
 const postTime = (i: number) => new Date(FIXTURE_EPOCH.getTime() - i * HOUR).toISOString();
 
-/** A social error as the gateway passes it on from the accounts subgraph. */
+/** Social errors as the gateway passes them on from the accounts subgraph. */
+const accountsErrors = graphqlErrors('accounts');
+/** One of them, as a table of cases gives it: its code, message and the extensions beside them. */
 function socialError(path: (string | number)[], code: string, message: string, details: Record<string, unknown>) {
   return { message, path, extensions: { ...details, code, serviceName: 'accounts' } };
 }
-
-const unknownField = (path: (string | number)[], field: string) =>
-  socialError(path, 'BAD_USER_INPUT', GRAPH_MESSAGES.unknownField(field), {
-    reason: 'UNKNOWN_FIELD',
-    field,
-    nodeType: 'SocialUser',
-  });
-
-const unknownObject = (path: (string | number)[], id: string) =>
-  socialError(path, 'NOT_FOUND', GRAPH_MESSAGES.unknownObject('get', id), { reason: 'UNKNOWN_OBJECT', id, method: 'get' });
-
-const invalidParameter = (path: (string | number)[], parameter: string, message: string) =>
-  socialError(path, 'BAD_USER_INPUT', message, {
-    reason: 'INVALID_PARAMETER',
-    parameter,
-    fieldViolations: [{ field: parameter, description: message }],
-  });
+const unknownField = (path: (string | number)[], field: string) => accountsErrors.unknownField(path, field);
+const unknownObject = (path: (string | number)[], id: string) => accountsErrors.unknownObject(path, 'get', id);
+const invalidParameter = accountsErrors.invalidParameter;
 
 const ACCOUNT = `query Account($id: ID!) { account(id: $id) { ...Fields } }`;
 const fields = (selection: string) => `fragment Fields on Account { ${selection} }`;
@@ -146,10 +134,7 @@ describe.each([
       const refused = await account(token, bluebottle, 'username shoppingProductTagEligibility');
       expect(refused.data).toEqual({ account: { username: 'bluebottle', shoppingProductTagEligibility: null } });
       expect(refused.errors).toEqual([
-        socialError(['account', 'shoppingProductTagEligibility'], 'FORBIDDEN', GRAPH_MESSAGES.missingPermission('catalog_management'), {
-          reason: 'MISSING_PERMISSION',
-          permission: 'catalog_management',
-        }),
+        accountsErrors.missingPermission(['account', 'shoppingProductTagEligibility'], 'catalog_management'),
       ]);
     });
 

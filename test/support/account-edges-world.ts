@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { beforeAll, expect } from 'vitest';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
-import { GRAPH_MESSAGES, type ExpectedGraphError } from './graph-error-expectations.ts';
+import { graphqlErrors } from './graph-error-expectations.ts';
 import { createGraphqlClient, type GraphqlClient } from './graphql-client.ts';
 import type { RestClient, RestReply } from './rest-client.ts';
 import { useSocialWorld, type SocialFixture } from './social-fixture.ts';
@@ -78,49 +78,16 @@ export function link(base: string, path: string, params: [string, string][]): st
   return url.href;
 }
 
-// ---- GraphQL errors as the gateway passes them on from the accounts subgraph ----
+// ---- GraphQL errors as the gateway passes them on from the accounts subgraph (graph-error-expectations.ts) ----
 
-export function socialError(path: (string | number)[], code: string, message: string, details: Record<string, unknown>) {
-  return { message, path, extensions: { ...details, code, serviceName: 'accounts' } };
-}
-export const gqlMissingPermission = (path: (string | number)[], permission: string) =>
-  socialError(path, 'FORBIDDEN', GRAPH_MESSAGES.missingPermission(permission), { reason: 'MISSING_PERMISSION', permission });
-export const gqlNotAllowed = (path: (string | number)[]) =>
-  socialError(path, 'FORBIDDEN', GRAPH_MESSAGES.notAllowed, { reason: 'NOT_ALLOWED' });
-export const gqlUnknownField = (path: (string | number)[], field: string) =>
-  socialError(path, 'BAD_USER_INPUT', GRAPH_MESSAGES.unknownField(field), {
-    reason: 'UNKNOWN_FIELD',
-    field,
-    nodeType: 'SocialUser',
-  });
-export const gqlMissingParameter = (path: (string | number)[], parameter: string) =>
-  socialError(path, 'BAD_USER_INPUT', GRAPH_MESSAGES.missingParameter(parameter), {
-    reason: 'MISSING_PARAMETER',
-    parameter,
-    fieldViolations: [{ field: parameter, description: 'is required' }],
-  });
-export const gqlInvalidParameter = (path: (string | number)[], parameter: string, message: string) =>
-  socialError(path, 'BAD_USER_INPUT', message, {
-    reason: 'INVALID_PARAMETER',
-    parameter,
-    fieldViolations: [{ field: parameter, description: message }],
-  });
-export const gqlUnknownObject = (path: (string | number)[], id: string, method: 'get' | 'post') =>
-  socialError(
-    path,
-    'NOT_FOUND',
-    GRAPH_MESSAGES.unknownObject(method, id),
-    { reason: 'UNKNOWN_OBJECT', id, method },
-  );
-export function gqlPublishingError(path: (string | number)[], expected: ExpectedGraphError, code = 'BAD_USER_INPUT') {
-  return socialError(path, code, expected.message, {
-    reason: 'PUBLISHING_ERROR',
-    graphCode: expected.code,
-    subcode: expected.error_subcode,
-    userTitle: expected.error_user_title,
-    userMessage: expected.error_user_msg,
-  });
-}
+const accountsErrors = graphqlErrors('accounts');
+export const gqlMissingPermission = accountsErrors.missingPermission;
+export const gqlNotAllowed = accountsErrors.notAllowed;
+export const gqlUnknownField = (path: (string | number)[], field: string) => accountsErrors.unknownField(path, field);
+export const gqlMissingParameter = accountsErrors.missingParameter;
+export const gqlInvalidParameter = accountsErrors.invalidParameter;
+export const gqlUnknownObject = (path: (string | number)[], id: string, method: 'get' | 'post') => accountsErrors.unknownObject(path, method, id);
+export const gqlPublishingError = accountsErrors.publishingError;
 
 // ---- the insights catalogue's wording for the metrics used here ----
 

@@ -270,5 +270,13 @@ export function graphqlErrors(serviceName: SocialSubgraph) {
     /** REST's 100/33 (unsupported): an object the token may not see, or that does not take the method. */
     unknownObject: (path: Path, method: GraphMethod, id: string) =>
       error(path, 'NOT_FOUND', GRAPH_MESSAGES.unknownObject(method, id), 'UNKNOWN_OBJECT', { id, method }),
+    /** A publishing refusal: REST's error (`expected`) carried as data, under `code` (BAD_USER_INPUT unless said). */
+    publishingError: (path: Path, expected: ExpectedGraphError, code = 'BAD_USER_INPUT') =>
+      error(path, code, expected.message, 'PUBLISHING_ERROR', {
+        graphCode: expected.code,
+        subcode: expected.error_subcode,
+        userTitle: expected.error_user_title,
+        userMessage: expected.error_user_msg,
+      }),
   };
 }

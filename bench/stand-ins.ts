@@ -3,21 +3,20 @@
  * scenario each stand-in speeds up, with the stand-in on and off, as the server's CPU per request (bench/README.md,
  * "Stand-ins").
  *
- * One server child runs with every stand-in on for the whole section; beside it, one fresh child at a time runs with one
- * stand-in off (the others on), then one with every stand-in off. Each comparison alternates measured windows between the
- * two children — on, off (then off, on in the next round) — so that load from other processes on the machine, which comes
- * and goes over minutes, falls on both halves of a pair alike. The children differ only in their switches; each variant
- * sets every switch, so that one in the caller's environment does not leak in, and a child says which stand-ins really
- * serve (the gate turns one off when an installed release is not the one it was checked against): a comparison where that
- * differs from what was asked is reported as such. The small requests are compared first and the deep reads last, so that
- * the all-on child's small-request windows never follow its deep reads (which leave a grown young generation behind, see
- * bench/README.md, "Why the full run is harder than a short one").
+ * Each comparison starts two fresh server children together, one with every stand-in on and one with the stand-in off
+ * (the others on), or with every one off, and alternates measured windows between them — on, off (then off, on in the
+ * next round) — so that the two have the same history (a process's CPU per request falls for minutes after it starts, as
+ * its young generation grows and its code is optimised) and so that load from other processes, which comes and goes on
+ * this machine, falls on both halves of a pair alike. The children differ only in their switches; each sets every switch,
+ * so that one in the caller's environment does not leak in, and says which stand-ins really serve (the gate turns one
+ * off when an installed release is not the one it was checked against): a comparison where that differs from what was
+ * asked is reported as such.
  */
 import { performance } from 'node:perf_hooks';
 import { STAND_IN_IDS, STAND_INS, type StandInId } from '../lib/stand-ins/stand-in-registry.ts';
 import type { BenchServerInfo } from './bench-protocol.ts';
 
-/** The scenarios of bench/run.ts this section loads, in the order each comparison runs them (the deep read last). */
+/** The scenarios of bench/run.ts this section loads, in the order a comparison runs them. */
 export const STAND_IN_SCENARIOS = ['rest-get', 'graphql-gateway', 'graphql-gateway-http', 'social-graphql-deep'] as const;
 export type StandInScenario = (typeof STAND_IN_SCENARIOS)[number];
 
@@ -118,15 +117,6 @@ function scenariosOf(variant: Exclude<StandInVariant, 'all on'>): readonly Stand
   return STAND_IN_SCENARIOS.filter((scenario) => own.includes(scenario));
 }
 
-/**
- * The order of the comparisons: those of small requests first (their stand-ins in the registry's order, then every
- * stand-in off), the deep reads' last.
- */
-function comparisonOrder(): Exclude<StandInVariant, 'all on'>[] {
-  const deep = (id: StandInId) => SCENARIOS_OF[id].includes('social-graphql-deep');
-  return [...STAND_IN_IDS.filter((id) => !deep(id)), 'all off', ...STAND_IN_IDS.filter(deep)];
-}
-
 /** Whether each stand-in serves in the child as the variant asked; the differences, each with the gate's reason. */
 function mismatchesOf(variant: StandInVariant, info: BenchServerInfo): string[] {
   const mismatches: string[] = [];
@@ -170,66 +160,69 @@ async function startVariant(deps: StandInDeps, variant: StandInVariant): Promise
   return server;
 }
 
+/** Starts the two children of a comparison together; when one fails to start, the other is stopped. */
+async function startPair(deps: StandInDeps, variant: Exclude<StandInVariant, 'all on'>): Promise<[StandInServer, StandInServer]> {
+  const [on, off] = await Promise.allSettled([startVariant(deps, 'all on'), startVariant(deps, variant)]);
+  if (on.status === 'fulfilled' && off.status === 'fulfilled') return [on.value, off.value];
+  for (const started of [on, off]) if (started.status === 'fulfilled') await started.value.stop();
+  throw on.status === 'rejected' ? on.reason : (off as PromiseRejectedResult).reason;
+}
+
 export async function measureStandIns(deps: StandInDeps): Promise<StandInReport> {
   const sectionStart = performance.now();
   const rows: StandInRow[] = [];
-  const allOn = await startVariant(deps, 'all on');
-  // Each child's first window of a scenario comes after a warm-up, later ones after a full GC only. A window is a fixed
-  // number of requests, ending with the last reply, so that every request's work is inside it and no other's: in a timed
-  // window the requests still in flight at its end (50 deep reads of up to a second each, with every stand-in off) are
-  // billed but not counted. Its size is durationS at the rate last seen for that child and scenario (the warm-up's first).
-  const rates = new Map<string, number>();
-  const sample = async (server: StandInServer, variant: StandInVariant, scenario: StandInScenario) => {
-    const key = `${variant}\u0000${scenario}`;
-    if (!rates.has(key)) rates.set(key, deps.warmupS > 0 ? await server.warmUp(scenario) : Number.NaN);
-    // No warm-up (--stand-in-warmup 0): the first window is timed. A warm-up that saw no reply: one request per connection.
-    const rate = rates.get(key)!;
-    const amount = Number.isNaN(rate) ? undefined : Math.max(deps.connections, Math.round(rate * deps.durationS));
-    const measured = await server.run(scenario, amount);
-    if (measured && measured.ok > 0) rates.set(key, measured.ok / measured.durationS);
-    return measured;
-  };
-  try {
-    for (const variant of comparisonOrder()) {
-      const scenarios = scenariosOf(variant);
-      console.log(`  stand-ins: ${variant === 'all off' ? 'every stand-in off' : `${variant} off`} against all on — ${scenarios.join(', ')}`);
-      const off = await startVariant(deps, variant);
-      try {
-        const mismatches = [...mismatchesOf('all on', allOn.info), ...mismatchesOf(variant, off.info)];
-        for (const scenario of scenarios) {
-          const onSamples: StandInSample[] = [];
-          const offSamples: StandInSample[] = [];
-          for (let round = 0; round < deps.rounds; round += 1) {
-            // on, off; then off, on: neither side always measured first.
-            for (const side of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-              const measured = side === 'on' ? await sample(allOn, 'all on', scenario) : await sample(off, variant, scenario);
-              if (measured) (side === 'on' ? onSamples : offSamples).push(measured);
-            }
+  for (const variant of [...STAND_IN_IDS, 'all off'] as const) {
+    const scenarios = scenariosOf(variant);
+    console.log(`  stand-ins: ${variant === 'all off' ? 'every stand-in off' : `${variant} off`} against all on — ${scenarios.join(', ')}`);
+    const [allOn, off] = await startPair(deps, variant);
+    // Each child's first window of a scenario comes after a warm-up, later ones after a full GC only. A window is a
+    // fixed number of requests, ending with the last reply, so that every request's work is inside it and no other's: in
+    // a timed window the requests still in flight at its end (50 deep reads of up to a second each, with every stand-in
+    // off) are billed but not counted. Its size is durationS at the rate last seen for that child and scenario.
+    const rates = new Map<StandInServer, Map<StandInScenario, number>>([
+      [allOn, new Map()],
+      [off, new Map()],
+    ]);
+    const sample = async (server: StandInServer, scenario: StandInScenario) => {
+      const seen = rates.get(server)!;
+      if (!seen.has(scenario)) seen.set(scenario, deps.warmupS > 0 ? await server.warmUp(scenario) : Number.NaN);
+      // No warm-up (--stand-in-warmup 0): the first window is timed. A warm-up that saw no reply: a request per connection.
+      const rate = seen.get(scenario)!;
+      const amount = Number.isNaN(rate) ? undefined : Math.max(deps.connections, Math.round(rate * deps.durationS));
+      const measured = await server.run(scenario, amount);
+      if (measured && measured.ok > 0) seen.set(scenario, measured.ok / measured.durationS);
+      return measured;
+    };
+    try {
+      const mismatches = [...mismatchesOf('all on', allOn.info), ...mismatchesOf(variant, off.info)];
+      for (const scenario of scenarios) {
+        const onSamples: StandInSample[] = [];
+        const offSamples: StandInSample[] = [];
+        for (let round = 0; round < deps.rounds; round += 1) {
+          // on, off; then off, on: neither side always measured first.
+          for (const side of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+            const measured = await sample(side === 'on' ? allOn : off, scenario);
+            if (measured) (side === 'on' ? onSamples : offSamples).push(measured);
           }
-          const on = measureOf(onSamples);
-          const offMeasure = measureOf(offSamples);
-          const withDatabase = (measure: StandInMeasure | undefined) =>
-            measure?.databaseCpuMicrosPerRequest === undefined ? Number.NaN : measure.cpuMicrosPerRequest + measure.databaseCpuMicrosPerRequest;
-          rows.push({
-            standIn: variant,
-            scenario,
-            on,
-            off: offMeasure,
-            offVsOn: on && offMeasure ? offMeasure.cpuMicrosPerRequest / on.cpuMicrosPerRequest : undefined,
-            offVsOnWithDatabase: withDatabase(offMeasure) / withDatabase(on),
-            mismatches,
-          });
         }
-      } finally {
-        await off.stop();
+        const on = measureOf(onSamples);
+        const offMeasure = measureOf(offSamples);
+        const withDatabase = (measure: StandInMeasure | undefined) =>
+          measure?.databaseCpuMicrosPerRequest === undefined ? Number.NaN : measure.cpuMicrosPerRequest + measure.databaseCpuMicrosPerRequest;
+        rows.push({
+          standIn: variant,
+          scenario,
+          on,
+          off: offMeasure,
+          offVsOn: on && offMeasure ? offMeasure.cpuMicrosPerRequest / on.cpuMicrosPerRequest : undefined,
+          offVsOnWithDatabase: withDatabase(offMeasure) / withDatabase(on),
+          mismatches,
+        });
       }
+    } finally {
+      await Promise.all([allOn.stop(), off.stop()]);
     }
-  } finally {
-    await allOn.stop();
   }
-  // Printed in the registry's order, every stand-in off last.
-  const rank = (row: StandInRow) => (row.standIn === 'all off' ? STAND_IN_IDS.length : STAND_IN_IDS.indexOf(row.standIn));
-  rows.sort((a, b) => rank(a) - rank(b) || STAND_IN_SCENARIOS.indexOf(a.scenario) - STAND_IN_SCENARIOS.indexOf(b.scenario));
   return {
     elapsedS: Math.round((performance.now() - sectionStart) / 1000),
     rounds: deps.rounds,
@@ -246,9 +239,9 @@ function fixed(value: number | undefined, digits: number): string {
 export function printStandIns(report: StandInReport | undefined): void {
   if (!report) return;
   console.log(
-    `\nStand-ins: the scenario each speeds up, measured in alternating windows on a server with every stand-in on and one ` +
-      `with it off (the others on); ${report.rounds} pair(s) of windows of ~${report.durationS} s per row (a fixed number of ` +
-      `requests each), ${report.warmupS} s warm-up, ${report.elapsedS} s in all`,
+    `\nStand-ins: the scenario each speeds up, in alternating windows on two fresh servers, every stand-in on and one off ` +
+      `(the others on); ${report.rounds} pair(s) of windows of ~${report.durationS} s per row (a fixed number of requests ` +
+      `each), ${report.warmupS} s warm-up, ${report.elapsedS} s in all`,
   );
   console.log('µs/req: CPU of the server process per successful request (both hops of graphql-gateway-http run in it).');
   console.log('off ÷ on: what switching the stand-in off costs in server CPU per request (1.30: 30 % more); + db: with the');

@@ -71,14 +71,32 @@ const NOOP: Metrics = {
 };
 
 /**
+ * prom-client's default metrics (CPU, memory, event loop, GC), one registry per process role and process: they describe
+ * the process, not a system in it, and collectDefaultMetrics cannot be stopped — its GC observer holds its registry, and
+ * so every metric and collect callback in it, for the life of the process. Made per system, each system a test or a
+ * reload starts and closes would stay in memory (several hundred MB each with PGlite) and be sampled at every GC.
+ */
+const processRegistries = new Map<string, Registry>();
+function processMetrics(role: string): Registry {
+  let registry = processRegistries.get(role);
+  if (registry === undefined) {
+    registry = new Registry();
+    registry.setDefaultLabels({ process: role });
+    collectDefaultMetrics({ register: registry });
+    processRegistries.set(role, registry);
+  }
+  return registry;
+}
+
+/**
  * @param options.process the process's role (tributary, gateway, subgraph-users, grpc…), a label on every metric so that
  *   one Prometheus job can scrape every process of a deployment.
  */
 export function createMetrics(options: { enabled: boolean; process: string }): Metrics {
   if (!options.enabled) return NOOP;
+  const defaults = processMetrics(options.process);
   const registry = new Registry();
   registry.setDefaultLabels({ process: options.process });
-  collectDefaultMetrics({ register: registry });
 
   // The metrics every request records are series metrics (prometheus-series.ts): the same exposition as prom-client's,
   // without its label validation and hashing at every observation.
@@ -189,7 +207,7 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
   return {
     enabled: true,
     async render() {
-      return { contentType: registry.contentType, body: await registry.metrics() };
+      return { contentType: registry.contentType, body: (await defaults.metrics()) + (await registry.metrics()) };
     },
     observeHttp(listener, method, path, status, seconds) {
       const key = `${listener} ${method} ${path} ${status}`;

@@ -8,6 +8,8 @@ import {
   isObjectType,
   isInterfaceType,
   Kind,
+  BREAK,
+  visit,
   type DocumentNode,
   type ExecutionResult,
   type FieldNode,
@@ -32,8 +34,10 @@ import type * as GraphqlJit from 'graphql-jit';
  * - only the first error that nulls a value is reported: graphql-js (asynchronous resolvers) records a nullable field's
  *   error where it happens, and a non-null field's error at the nearest nullable position above it, once — the errors of
  *   other non-null fields racing to null the same position are dropped. graphql-jit reports every failing field.
- * A query graphql-jit declines to compile runs on graphql-js. test/e2e/jit-subgraph-execution.test.ts holds the two
- * engines to the same replies.
+ * A query graphql-jit declines to compile runs on graphql-js, and so does one with a field aliased `__proto__`: graphql-jit
+ * (0.8.9) builds its result objects by assignment, where that key sets the object's prototype instead of adding the field
+ * (the gateway then found it missing and nulled the reply). test/e2e/jit-subgraph-execution.test.ts holds the two engines
+ * to the same replies.
  *
  * graphql-jit is loaded when the first compiler is made, after the stand-in's gate has checked its release.
  */
@@ -66,6 +70,7 @@ function compileJitRun(
   document: DocumentNode,
   operationName: string | undefined,
 ): JitRun | undefined {
+  if (hasProtoKey(document)) return undefined;
   let compiled;
   try {
     compiled = compileQuery(schema, document, operationName, {
@@ -84,6 +89,19 @@ function compileJitRun(
     if (result.errors && result.errors.length > 1 && shape) return { ...result, errors: firstErrorPerNulledPosition(result.errors, shape) };
     return result;
   };
+}
+
+/** Whether a field of the document answers under the key `__proto__` (an alias: field names may not start with `__`). */
+function hasProtoKey(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(field) {
+      if ((field.alias ?? field.name).value !== '__proto__') return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
 }
 
 /** What the nulled positions of an operation's errors are read from: its root type, selections and fragments. */

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -15,6 +16,10 @@ const onDatabase = (name: string, database: 'pglite' | 'postgres', folder: 'e2e'
     include: [`test/${folder}/**/*.test.ts`],
     env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1', ...env },
     globalSetup: [PGLITE_TEMPLATE_SETUP],
+    // A worker keeps its modules from one file to the next: each file otherwise starts a process that loads Apollo, the
+    // subgraphs and PGlite again (about half of the e2e project's time). Files still run one at a time per worker and
+    // start systems of their own; what a file leaves behind must not reach the next (test/README.md).
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
@@ -42,6 +47,9 @@ export default defineConfig({
   // must too, or two graphql realms meet ("Cannot use GraphQLSchema from another module or realm").
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
+    // Both cores (vitest leaves one free by default): a front-door test spends much of its time waiting on its servers,
+    // PostgreSQL or a child process, and its bounds do not assume an idle machine (test/support/hang-bounds.ts).
+    maxWorkers: availableParallelism(),
     // The default reporter, then each project's duration (test/support/project-durations-reporter.ts).
     reporters: ['default', './test/support/project-durations-reporter.ts'],
     projects: [

@@ -10,8 +10,8 @@ import type { TestSystem } from './test-system.ts';
 /**
  * The world of the account-edge front-door tests (test/e2e/social-account-edges.*.test.ts): one system per test file on
  * its own clock, the shared social fixture with bluebottle's demo edges, clients of both hosts and GraphQL, and what the
- * files assert with. A file calls useAccountEdgesWorld(now) once; the bindings below are set before its tests run (each
- * test file has its own instance of this module).
+ * files assert with. A file calls useAccountEdgesWorld(now) once; the bindings below are set before its tests run. Files
+ * run one after another in a worker that keeps its modules (isolate: false), so the world starts from nothing each time.
  *
  * Permission lists are written out from the reference (§2.2, §4), not imported from the product; the Graph errors are in
  * graph-error-expectations.ts.
@@ -181,9 +181,11 @@ export const unusedId = (known: string) => (BigInt(known) + 16n * 100_000n).toSt
 
 /** Starts this file's system on its clock (`now`), with the fixture (useSocialWorld), before its tests; closes it after. */
 export function useAccountEdgesWorld(now: () => Date): void {
-  currentNow = now;
   const world = useSocialWorld({ env: { SOCIAL_PUBLISHING_QUOTA: String(QUOTA) }, now });
   beforeAll(async () => {
+    // A token an earlier file minted for the same subject at the same clock was signed by that file's system.
+    currentNow = now;
+    minted.clear();
     const { graph } = world();
     ({ system, fixture, tables: db, ownHost: own, parentHost: parent } = world());
     graphql = createGraphqlClient(system.gatewayUrl);

@@ -6,8 +6,8 @@ import { defineConfig } from 'vitest/config';
  * directly on a real database; and front-door tests (test/e2e) that start real servers on ephemeral ports. The last two
  * run on PGlite always, and a second time on PostgreSQL when DATABASE_URL is set (as .ci/run does).
  */
-/** One migrated PGlite template per run, which every in-memory test database starts from. */
-const PGLITE_TEMPLATE_SETUP = './test/support/pglite-template.global-setup.ts';
+/** One migrated template per run and database kind, which every test database starts from. */
+const DATABASE_TEMPLATES_SETUP = './test/support/database-templates.global-setup.ts';
 
 const onDatabase = (name: string, database: 'pglite' | 'postgres', folder: 'e2e' | 'service', env: Record<string, string> = {}) => ({
   extends: true as const,
@@ -15,7 +15,7 @@ const onDatabase = (name: string, database: 'pglite' | 'postgres', folder: 'e2e'
     name,
     include: [`test/${folder}/**/*.test.ts`],
     env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1', ...env },
-    globalSetup: [PGLITE_TEMPLATE_SETUP],
+    globalSetup: [DATABASE_TEMPLATES_SETUP],
     // A worker keeps its modules from one file to the next: each file otherwise starts a process that loads Apollo, the
     // subgraphs and PGlite again (about half of the e2e project's time). Files still run one at a time per worker and
     // start systems of their own; what a file leaves behind must not reach the next (test/README.md).
@@ -35,7 +35,7 @@ const fuzz = (name: string, database: 'pglite' | 'postgres') => ({
     name,
     include: ['test/fuzz/**/*.fuzz.test.ts'],
     env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1' },
-    globalSetup: [PGLITE_TEMPLATE_SETUP],
+    globalSetup: [DATABASE_TEMPLATES_SETUP],
     // Each property sets its own timeout from the run's size (test/support/fuzz/fuzz-settings.ts).
     testTimeout: 600_000,
     hookTimeout: 180_000,
@@ -60,7 +60,14 @@ export default defineConfig({
       ...(process.env.DATABASE_URL ? [onDatabase('e2e-postgres', 'postgres', 'e2e')] : []),
       // The library's routes: the front-door suite again with every stand-in off (gateway/stand-ins/README.md). CI runs
       // it (TEST_STAND_INS_OFF=1 in .ci/run); tests that compare a stand-in with its library switch it on themselves.
-      ...(process.env.TEST_STAND_INS_OFF ? [onDatabase('e2e-pglite-stand-ins-off', 'pglite', 'e2e', { STAND_INS: 'off' })] : []),
+      // On PostgreSQL when there is one (the production database, and the quicker of the two), else on PGlite.
+      ...(process.env.TEST_STAND_INS_OFF
+        ? [
+            process.env.DATABASE_URL
+              ? onDatabase('e2e-postgres-stand-ins-off', 'postgres', 'e2e', { STAND_INS: 'off' })
+              : onDatabase('e2e-pglite-stand-ins-off', 'pglite', 'e2e', { STAND_INS: 'off' }),
+          ]
+        : []),
       fuzz('fuzz-pglite', 'pglite'),
       ...(process.env.DATABASE_URL ? [fuzz('fuzz-postgres', 'postgres')] : []),
       // Swagger UI and the offline GraphQL IDE in Debian's chromium (playwright-core; .ci/run installs the browser).

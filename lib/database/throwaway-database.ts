@@ -7,13 +7,20 @@ export interface ThrowawayDatabase {
   drop(): Promise<void>;
 }
 
+/** A database name written into SQL as it is: letters, digits and underscores. */
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
 /**
  * Creates `<prefix>_<random>` on the server of `serverUrl` (whose user may create databases) and returns its URL, so runs
- * never share tables and leave nothing behind.
+ * never share tables and leave nothing behind. `template`: a database to copy (one already migrated, which no session
+ * holds open), instead of the server's empty template1.
  */
-export async function createThrowawayDatabase(serverUrl: string, prefix: string): Promise<ThrowawayDatabase> {
+export async function createThrowawayDatabase(serverUrl: string, prefix: string, options: { template?: string } = {}): Promise<ThrowawayDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await withClient(serverUrl, (client) => client.query(`create database ${name}`));
+  for (const identifier of [name, options.template ?? name]) {
+    if (!IDENTIFIER.test(identifier)) throw new Error(`not a plain database name: ${identifier}`);
+  }
+  await withClient(serverUrl, (client) => client.query(`create database ${name}${options.template ? ` template ${options.template}` : ''}`));
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {

@@ -59,15 +59,16 @@ const BASE_ENV = {
  */
 export const STAND_INS_ON = { STAND_INS: 'on' } as const;
 
-/** The run's migrated PGlite template (test/support/pglite-template.global-setup.ts), when the run made one. */
+/** The run's migrated PGlite template (test/support/database-templates.global-setup.ts), when the run made one. */
 const PGLITE_TEMPLATE = process.env.TEST_PGLITE_TEMPLATE;
 
-/** A throwaway PostgreSQL database for the postgres project; undefined on PGlite. */
+/** A throwaway PostgreSQL database for the postgres projects, copied from the run's migrated template when there is one. */
 async function createTestDatabase(): Promise<ThrowawayDatabase | undefined> {
   if (process.env.TEST_DATABASE !== 'postgres') return undefined;
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error('TEST_DATABASE=postgres needs DATABASE_URL');
-  return createThrowawayDatabase(serverUrl, 'tributary_test');
+  const template = process.env.TEST_POSTGRES_TEMPLATE;
+  return createThrowawayDatabase(serverUrl, 'tributary_test', template ? { template } : {});
 }
 
 function testConfig(extra: Record<string, string | undefined> = {}): Config {

@@ -8,7 +8,7 @@ import { createSubgraphErrorFormatter } from '../lib/graphql/graphql-errors.ts';
 import { graphqlClientErrorFormat, type ClientErrorFormat } from '../lib/http/http-client-errors.ts';
 import { listen, type ListenOptions, type RunningHttpServer } from '../lib/http/http-server.ts';
 import type { Logger } from '../lib/logger.ts';
-import { httpAnswers, type Readiness } from '../lib/telemetry/readiness.ts';
+import { peerReady, type Readiness } from '../lib/telemetry/readiness.ts';
 import { createTelemetry, type Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createRestAdapter, restClientErrorFormat } from '../rest-adapter/create-rest-adapter.ts';
 import { rpcStatus } from '../rest-adapter/user-records/google-rpc-status.ts';
@@ -224,7 +224,7 @@ async function startGrpc(
   const bound = await bindGrpcServer(grpc.server, config.host, config.grpc.port, { shutdownGraceMs: config.telemetry.shutdownGraceMs });
   const refresh = () =>
     telemetry.readiness.report().then(
-      (report) => grpc.setServing(report.status === 'UP'),
+      (report) => grpc.setServing(report.status !== 'DOWN'),
       () => grpc.setServing(false),
     );
   const timer = setInterval(refresh, HEALTH_REFRESH_MS);
@@ -432,7 +432,7 @@ export async function startGrpcProcess(config: Config, logger: Logger): Promise<
 /**
  * The gateway and the REST adapter of the distributed topology: subgraphs are reached at their configured URLs, and the
  * adapter calls the gateway in-process, or over HTTP when GATEWAY_URL names another gateway. Ready when the supergraph is
- * loaded and every subgraph (and that other gateway) answers its /health.
+ * loaded (and that other gateway is ready) and some subgraph is ready; DEGRADED, naming them, while others are not.
  */
 export async function startGatewayProcess(config: Config, logger: Logger, options: Pick<SystemOptions, 'standIns'> = {}): Promise<RunningSystem> {
   const telemetry = startTelemetry(config, 'gateway', logger);
@@ -454,7 +454,8 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
     addSupergraphCheck(telemetry, gateway);
     if (config.gateway.mode === 'distributed') {
       for (const [name, url] of Object.entries(config.gateway.subgraphUrls)) {
-        telemetry.readiness.add(`subgraph:${name}`, httpAnswers(new URL('/health', url).toString()));
+        // A subgraph that is down (or whose database is) degrades the gateway: the rest of the supergraph is served.
+        telemetry.readiness.add(`subgraph:${name}`, peerReady(`subgraph ${name}`, url), { degrades: true });
       }
     }
     const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));
@@ -462,7 +463,7 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
     let executor: GraphQLExecutor;
     if (config.rest.gatewayUrl) {
       executor = createHttpExecutor(config.rest.gatewayUrl, telemetry.tracing, config.graphql.trustedCallerSecret);
-      telemetry.readiness.add('gateway', httpAnswers(new URL('/health', config.rest.gatewayUrl).toString()));
+      telemetry.readiness.add('gateway', peerReady('the gateway', config.rest.gatewayUrl));
     } else {
       executor = gateway.door;
     }

@@ -5,7 +5,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DatabaseHandle } from '../database/database.ts';
 import type { Logger } from '../logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { createReadiness, type Readiness } from './readiness.ts';
+import { createReadiness, readinessHttpStatus, type Readiness } from './readiness.ts';
 import { requestIdFrom, withRequestId } from './request-context.ts';
 import { createTracing, sharedWorkLinks, type Tracing, type TracingConfig } from './tracing.ts';
 
@@ -51,10 +51,14 @@ export interface TelemetryConfig {
 /** Paths of the probes themselves: logged at debug level only, so that a load balancer's probing does not flood the log. */
 const PROBES = new Set(['/health', '/ready', '/metrics']);
 
+/** How long a readiness report answers later probes (a load balancer probes every few seconds; a flood, more often). */
+const READINESS_REUSE_MS = 1000;
+
 export function createTelemetry(config: TelemetryConfig, processName: string, logger: Logger): Telemetry {
   const metrics = createMetrics({ enabled: config.metricsEnabled, process: processName });
   const tracing = createTracing(config.tracing, processName);
-  const readiness = createReadiness({ timeoutMs: config.readyTimeoutMs });
+  // Probes within a second share one report (readiness.ts).
+  const readiness = createReadiness({ timeoutMs: config.readyTimeoutMs, reuseMs: READINESS_REUSE_MS });
 
   /**
    * The request id, span, metrics and access-log line of one request on `listener`, around `next` (which runs in the
@@ -111,7 +115,7 @@ export function createTelemetry(config: TelemetryConfig, processName: string, lo
           return;
         case '/ready':
           res.locals.route = '/ready';
-          readiness.report().then((report) => res.status(report.status === 'UP' ? 200 : 503).json(report), next);
+          readiness.report().then((report) => res.status(readinessHttpStatus(report)).json(report), next);
           return;
         case '/metrics':
           res.locals.route = '/metrics';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../lib/telemetry/metrics.ts';
-import { createReadiness } from '../../lib/telemetry/readiness.ts';
+import { createReadiness, readinessHttpStatus } from '../../lib/telemetry/readiness.ts';
 import { requestIdFrom } from '../../lib/telemetry/request-context.ts';
 import { parseMetrics, sampleValue } from '../support/log-capture.ts';
 import { HANG_MS } from '../support/hang-bounds.ts';
@@ -25,6 +25,59 @@ describe('readiness', () => {
     expect(await readiness.report()).toEqual({ status: 'DOWN', checks: { database: { status: 'DOWN', error: 'no answer within 50 ms' } } });
     // A report that waited for the check would never end; any bound a hang cannot meet says it did not wait.
     expect(Date.now() - started).toBeLessThan(HANG_MS);
+  });
+
+  it('is DEGRADED, and ready, while some but not all degrading checks fail; DOWN when all of them or a required one fail', async () => {
+    const failing = new Set<string>();
+    const readiness = createReadiness({ timeoutMs: 200 });
+    readiness.add('supergraph', async () => {
+      if (failing.has('supergraph')) throw new Error('the supergraph is not loaded');
+    });
+    for (const name of ['users', 'comments']) {
+      readiness.add(
+        `subgraph:${name}`,
+        async () => {
+          if (failing.has(name)) throw new Error(`subgraph ${name} does not answer`);
+        },
+        { degrades: true },
+      );
+    }
+    failing.add('comments');
+    const degraded = await readiness.report();
+    expect(degraded).toEqual({
+      status: 'DEGRADED',
+      degraded: ['subgraph:comments'],
+      checks: {
+        supergraph: { status: 'UP' },
+        'subgraph:users': { status: 'UP' },
+        'subgraph:comments': { status: 'DOWN', error: 'subgraph comments does not answer' },
+      },
+    });
+    expect(readinessHttpStatus(degraded)).toBe(200);
+    failing.add('users');
+    const nothingToServe = await readiness.report();
+    expect(nothingToServe.status).toBe('DOWN');
+    expect(readinessHttpStatus(nothingToServe)).toBe(503);
+    failing.clear();
+    failing.add('supergraph');
+    expect((await readiness.report()).status).toBe('DOWN');
+    failing.clear();
+    expect(await readiness.report()).toMatchObject({ status: 'UP' });
+  });
+
+  it('answers the probes of the next reuseMs with the report made, running the checks once', async () => {
+    let runs = 0;
+    const readiness = createReadiness({ timeoutMs: 200, reuseMs: 60_000 });
+    readiness.add('database', async () => {
+      runs += 1;
+    });
+    await Promise.all([readiness.report(), readiness.report(), readiness.report()]);
+    await readiness.report();
+    expect(runs).toBe(1);
+    // Shutdown shows at once, whatever report is reused.
+    readiness.markStopping();
+    expect((await readiness.report()).status).toBe('DOWN');
+    expect(runs).toBe(1);
   });
 
   it('is DOWN once shutdown has begun, whatever the checks say', async () => {

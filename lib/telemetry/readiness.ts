@@ -78,7 +78,7 @@ export function createReadiness(options: { timeoutMs: number; reuseMs?: number }
   function outcomes(): Promise<Record<string, CheckOutcome>> {
     const now = Date.now();
     // A report still running is shared too (its `at` is when it started).
-    if (latest && now - latest.at <= reuseMs) return latest.report;
+    if (latest && now - latest.at < reuseMs) return latest.report;
     const report = runChecks();
     latest = { at: now, report };
     return report;

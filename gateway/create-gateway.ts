@@ -14,6 +14,7 @@ import { createHttpServer } from '../lib/http/http-server.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
 import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
+import { createSubgraphIncidents } from './subgraph-incidents.ts';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { uploadMiddleware } from '../lib/http/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
@@ -93,6 +94,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   const compile = standIns.enabled('jit-subgraph-execution') ? createJitCompiler() : undefined;
   const createClient = standIns.enabled('undici-subgraph-client') ? createUndiciSubgraphClient : createFetcherSubgraphClient;
   const remotes: PropagatingRemoteDataSource[] = [];
+  const incidents = createSubgraphIncidents(logger);
   const gateway = new ApolloGateway({
     supergraphSdl: deps.supergraphSdl,
     logger,
@@ -106,7 +108,10 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       const url = config.gateway.subgraphUrls[subgraphName];
       if (!url) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
       const remote = new PropagatingRemoteDataSource({
+        name,
         url,
+        exposeReasons: !config.production,
+        incidents,
         client: createClient(url, { timeoutMs: config.gateway.subgraphTimeoutMs }),
         tracing: deps.telemetry.tracing,
         trustedCallerSecret: config.graphql.trustedCallerSecret,

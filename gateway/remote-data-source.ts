@@ -1,16 +1,24 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { GraphQLError } from 'graphql';
+import { ERROR_CODES } from '../lib/errors.ts';
 import { findUploads, postMultipartOperation, type FoundUpload } from '../lib/graphql/graphql-multipart.ts';
 import { SIGNED_REQUEST_HEADER } from '../lib/auth/signed-request.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
 import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
 import { collectExtensions, type GatewayContext } from './gateway-context.ts';
 import type { SubgraphHttpClient, SubgraphReply } from './subgraph-http-client.ts';
+import type { SubgraphIncidents } from './subgraph-incidents.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource<GatewayContext>['process']>>;
 
 export interface RemoteDataSourceOptions {
+  /** The subgraph's name in the supergraph (what errors and logs name instead of its address). */
+  name: string;
   url: string;
+  /** Outside production: the transport's own words for a failure, under the error's `extensions.reason`. */
+  exposeReasons: boolean;
+  /** Where failures and recoveries are told to the operator (gateway/subgraph-incidents.ts). */
+  incidents: SubgraphIncidents;
   /**
    * The HTTP client for `url`, bounded by SUBGRAPH_TIMEOUT_MS: undici's pool (stand-ins/undici-subgraph-client.ts) or
    * @apollo/gateway's own fetcher (subgraph-http-client.ts); closed with the data source.
@@ -32,12 +40,18 @@ export interface RemoteDataSourceOptions {
  * stand-in), or make-fetch-happen as the base class uses it when the stand-in is off.
  */
 export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayContext> {
+  readonly name: string;
   readonly url: string;
   private readonly client: SubgraphHttpClient;
   private readonly tracing: Tracing | undefined;
   private readonly trustedCallerSecret: string | undefined;
+  private readonly exposeReasons: boolean;
+  private readonly incidents: SubgraphIncidents;
 
   constructor(options: RemoteDataSourceOptions) {
+    this.name = options.name;
+    this.exposeReasons = options.exposeReasons;
+    this.incidents = options.incidents;
     this.url = options.url;
     this.client = options.client;
     this.tracing = options.tracing;
@@ -63,7 +77,16 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     if (request.http?.headers) for (const [name, value] of request.http.headers) headers[name.toLowerCase()] = value;
     Object.assign(headers, this.outgoingHeaders(context));
     const body = JSON.stringify({ query: request.query, variables: request.variables, operationName: request.operationName, extensions: request.extensions });
-    const reply = await this.client.post(body, headers);
+    let reply: SubgraphReply;
+    try {
+      reply = await this.client.post(body, headers);
+    } catch (error) {
+      return this.unavailable(error instanceof Error ? error.message : String(error));
+    }
+    if (UNAVAILABLE_STATUSES.has(reply.status) && !isGraphqlErrorBody(parseReplyBody(reply))) {
+      return this.unavailable(`${reply.status}: ${reply.statusText}`);
+    }
+    this.incidents.answered(this.name);
     const parsed = parseReplyBody(reply);
     if (reply.status < 200 || reply.status > 299) {
       // A subgraph answers request errors (variable coercion, validation) with HTTP 400 and a GraphQL body. The base class
@@ -81,6 +104,23 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
       if (policy && 'restrict' in policy) policy.restrict(cacheHint(reply.cacheControl));
     }
     return response;
+  }
+
+  /**
+   * A fetch the subgraph did not answer (refused, reset, cut short, timed out, or a proxy's 502–504): answered as the
+   * subgraph's own error, so that @apollo/gateway nulls only the fields of this fetch and names the subgraph
+   * (extensions.serviceName) and the path, with a code a client can act on — not the transport's message, which holds
+   * the subgraph's internal address (kept under extensions.reason outside production, and in the incident log).
+   */
+  private unavailable(reason: string): GatewayGraphQLResponse {
+    this.incidents.failed(this.name, reason);
+    return {
+      errors: [
+        new GraphQLError(`The ${this.name} subgraph is unavailable. Retry the request later.`, {
+          extensions: { code: SERVICE_UNAVAILABLE, ...(this.exposeReasons ? { reason } : {}) },
+        }),
+      ],
+    };
   }
 
   /** Closes the client's idle connections (the gateway is stopping). */
@@ -114,11 +154,9 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
           extensions: { code: 'BAD_USER_INPUT' },
         });
       }
-      throw new GraphQLError(`the subgraph at ${this.url} could not be reached: ${(error as Error).message}`, {
-        extensions: { code: 'SUBGRAPH_UNREACHABLE' },
-        originalError: error as Error,
-      });
+      return this.unavailable((error as Error).message);
     }
+    this.incidents.answered(this.name);
     const body = reply.body as { data?: Record<string, unknown> | null; errors?: GatewayGraphQLResponse['errors'] } | undefined;
     if (body && typeof body === 'object' && (body.data !== undefined || isGraphqlErrorBody(reply.body))) {
       return { ...(body.data !== undefined ? { data: body.data } : {}), ...(body.errors ? { errors: body.errors } : {}) };
@@ -131,6 +169,12 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     });
   }
 }
+
+/** The code of a subgraph that could not answer: UNAVAILABLE, as GraphQL says it (SERVICE_UNAVAILABLE). */
+const SERVICE_UNAVAILABLE = ERROR_CODES.UNAVAILABLE.graphql;
+
+/** Statuses with which a proxy or load balancer in front of a subgraph says the subgraph is not there. */
+const UNAVAILABLE_STATUSES = new Set([502, 503, 504]);
 
 /** The reply's body as the base class reads it: JSON when the subgraph says it is, text otherwise (or when it is not). */
 function parseReplyBody(reply: SubgraphReply): unknown {

@@ -26,8 +26,8 @@ export interface SubgraphHttpClientOptions {
 }
 
 /**
- * A network failure, worded as @apollo/gateway's default client (make-fetch-happen) words it — callers see these
- * messages — with its system code.
+ * A network failure, worded as @apollo/gateway's default client (make-fetch-happen) words it — the reason of the
+ * SERVICE_UNAVAILABLE error outside production, and the incident log — with its system code.
  */
 export class SubgraphFetchError extends Error {
   override readonly name = 'FetchError';

@@ -1,7 +1,8 @@
 /**
  * The distributed gateway's subgraph client against a users subgraph this file controls: what a subgraph receives
- * (method, headers, body), how its replies — good, GraphQL errors with 400, a non-GraphQL 502, not JSON, cut short, never
- * finished — reach the caller, and that a stalled subgraph costs a request SUBGRAPH_TIMEOUT_MS, not for ever. Every case
+ * (method, headers, body), how its replies — good, GraphQL errors with 400, a non-GraphQL 500 or a proxy's 502/503, not
+ * JSON, cut short, never finished, no subgraph at all — reach the caller (the ones that mean the subgraph is not there
+ * as SERVICE_UNAVAILABLE naming it, the transport's words only as the reason outside production), and that a stalled subgraph costs a request SUBGRAPH_TIMEOUT_MS, not for ever. Every case
  * runs twice: on undici's pool (the stand-in, gateway/stand-ins/undici-subgraph-client.ts) and on the fetcher
  * @apollo/gateway makes for itself (gateway/subgraph-http-client.ts), which the stand-in must answer like.
  */
@@ -31,6 +32,17 @@ let gateway: RunningSystem;
 let behaviour: Behaviour;
 let received: Received[] = [];
 const stalled: ServerResponse[] = [];
+
+/**
+ * A subgraph that did not answer, as the gateway reports it (gateway/remote-data-source.ts): a message naming the
+ * subgraph and not its address, SERVICE_UNAVAILABLE, and — outside production, as here — the transport's own words.
+ */
+function unavailable(subgraph: string, reason: string) {
+  return {
+    message: `The ${subgraph} subgraph is unavailable. Retry the request later.`,
+    extensions: { code: 'SERVICE_UNAVAILABLE', reason, serviceName: subgraph },
+  };
+}
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(body));
@@ -152,27 +164,33 @@ describe.each(CLIENTS)('over %s', (_client, undiciSwitch) => {
       });
     });
 
-    it('a 502 without a GraphQL body is an error naming the status (and, outside production, what the subgraph said)', async () => {
+    it("a proxy's 502 without a GraphQL body: the subgraph is unavailable (outside production, the status as the reason)", async () => {
       behaviour = (_req, res) => res.writeHead(502, { 'content-type': 'text/plain' }).end('upstream gone');
+      const reply = await ask();
+      expect(reply.body).toEqual({ data: { userExample: null }, errors: [unavailable('users', '502: Bad Gateway')] });
+    });
+
+    it("a 503 without a GraphQL body: unavailable, the subgraph's own reason phrase as the reason", async () => {
+      behaviour = (_req, res) => res.writeHead(503, 'Down for maintenance', { 'content-type': 'text/plain' }).end('back soon');
+      const reply = await ask();
+      expect(reply.body).toEqual({ data: { userExample: null }, errors: [unavailable('users', '503: Down for maintenance')] });
+    });
+
+    it('a 500 without a GraphQL body is an error naming the status (and, outside production, what the subgraph said)', async () => {
+      behaviour = (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('it broke');
       const reply = await ask();
       expect(reply.body).toEqual({
         data: { userExample: null },
         errors: [
           {
-            message: '502: Bad Gateway',
-            extensions: { code: 'INTERNAL_SERVER_ERROR', response: { url: subgraphUrl, status: 502, statusText: 'Bad Gateway', body: 'upstream gone' } },
+            message: '500: Internal Server Error',
+            extensions: { code: 'INTERNAL_SERVER_ERROR', response: { url: subgraphUrl, status: 500, statusText: 'Internal Server Error', body: 'it broke' } },
           },
         ],
       });
     });
 
-    it("a non-GraphQL reply's error names the subgraph's own reason phrase", async () => {
-      behaviour = (_req, res) => res.writeHead(503, 'Down for maintenance', { 'content-type': 'text/plain' }).end('back soon');
-      const reply = await ask();
-      expect((reply.body as { errors: { message: string }[] }).errors[0]!.message).toBe('503: Down for maintenance');
-    });
-
-    it('a subgraph nobody listens on is an error in the words of a refused connection', async () => {
+    it('a subgraph nobody listens on is unavailable, the refused connection as the reason', async () => {
       const reply = await fetch(gateway.gatewayUrl!, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -180,12 +198,7 @@ describe.each(CLIENTS)('over %s', (_client, undiciSwitch) => {
       });
       expect(await reply.json()).toEqual({
         data: { account: null },
-        errors: [
-          {
-            message: 'request to http://127.0.0.1:9/graphql failed, reason: connect ECONNREFUSED 127.0.0.1:9',
-            extensions: { code: 'INTERNAL_SERVER_ERROR' },
-          },
-        ],
+        errors: [unavailable('accounts', 'request to http://127.0.0.1:9/graphql failed, reason: connect ECONNREFUSED 127.0.0.1:9')],
       });
     });
 
@@ -203,7 +216,7 @@ describe.each(CLIENTS)('over %s', (_client, undiciSwitch) => {
       });
     });
 
-    it('a reply cut short is an error, and the next request is served', async () => {
+    it('a reply cut short: unavailable, and the next request is served', async () => {
       behaviour = (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
         res.write('{"data":{"userEx');
@@ -212,34 +225,29 @@ describe.each(CLIENTS)('over %s', (_client, undiciSwitch) => {
       const reply = await ask();
       expect(reply.body).toEqual({
         data: { userExample: null },
-        errors: [{ message: `Invalid response body while trying to fetch ${subgraphUrl}: aborted`, extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+        errors: [unavailable('users', `Invalid response body while trying to fetch ${subgraphUrl}: aborted`)],
       });
       behaviour = (_req, res) => json(res, 200, ANSWER);
       expect((await ask()).body).toEqual(ANSWER);
     });
 
-    it('a subgraph that closes the connection without a reply is an error in the words of a hung-up socket, and the next request is served', async () => {
+    it('a subgraph that closes the connection without a reply: unavailable, the hung-up socket as the reason, and the next request is served', async () => {
       behaviour = (_req, res) => res.socket?.destroy();
       const reply = await ask();
       expect(reply.body).toEqual({
         data: { userExample: null },
-        errors: [{ message: `request to ${subgraphUrl} failed, reason: socket hang up`, extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+        errors: [unavailable('users', `request to ${subgraphUrl} failed, reason: socket hang up`)],
       });
       behaviour = (_req, res) => json(res, 200, ANSWER);
       expect((await ask()).body).toEqual(ANSWER);
     });
 
-    it('a subgraph that never answers costs the request SUBGRAPH_TIMEOUT_MS (400 ms here), then an error', async () => {
+    it('a subgraph that never answers costs the request SUBGRAPH_TIMEOUT_MS (400 ms here), then is unavailable', async () => {
       behaviour = (_req, res) => stalled.push(res);
       const reply = await ask();
       expect(reply.body).toEqual({
         data: { userExample: null },
-        errors: [
-          {
-            message: `request to ${subgraphUrl} failed, reason: no reply within 400 ms`,
-            extensions: { code: 'INTERNAL_SERVER_ERROR' },
-          },
-        ],
+        errors: [unavailable('users', `request to ${subgraphUrl} failed, reason: no reply within 400 ms`)],
       });
       expect(reply.ms).toBeGreaterThanOrEqual(390);
       expect(reply.ms).toBeLessThan(5_000);

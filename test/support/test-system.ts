@@ -32,6 +32,8 @@ export interface TestSystem {
   adminToken(): string;
   /** A token for the user with this subject (the record id for Area A). */
   userToken(sub: string): string;
+  /** The distributed topology's subgraph servers by name (a test stops one to see the gateway without it). */
+  subgraphs?: Readonly<Record<'users' | 'accounts' | 'comments' | 'media', RunningSystem>>;
   close(): Promise<void>;
 }
 
@@ -151,6 +153,7 @@ export async function startDistributedTestSystem(options: TestSystemOptions = {}
       },
       users.database!,
       throwaway,
+      { subgraphs: { users, accounts, comments, media } },
     );
   } catch (error) {
     for (const subgraph of started.reverse()) await subgraph.close();

@@ -86,16 +86,26 @@ export type CommentUser = {
   id: Scalars['ID']['output'];
 };
 
+/**
+ * The comments subgraph's fields of a media object the accounts subgraph owns. Nullable, as fields one subgraph adds to
+ * another's type should be: while this subgraph is unavailable they are null with a SERVICE_UNAVAILABLE error of their own,
+ * and the media object and the account around it are still answered.
+ */
 export type Media = {
   __typename?: 'Media';
   /** Top-level comments, newest first, at most 50 per page; replies come through `replies`. */
-  comments: CommentConnection;
+  comments?: Maybe<CommentConnection>;
   /** Comments on the media, replies included. */
-  commentsCount: Scalars['Int']['output'];
+  commentsCount?: Maybe<Scalars['Int']['output']>;
   id: Scalars['ID']['output'];
 };
 
 
+/**
+ * The comments subgraph's fields of a media object the accounts subgraph owns. Nullable, as fields one subgraph adds to
+ * another's type should be: while this subgraph is unavailable they are null with a SERVICE_UNAVAILABLE error of their own,
+ * and the media object and the account around it are still answered.
+ */
 export type MediaCommentsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -357,8 +367,8 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 
 export type MediaResolvers<ContextType = CommentsContext, ParentType extends ResolversParentTypes['Media'] = ResolversParentTypes['Media'], FederationReferenceType extends FederationReferenceTypes['Media'] = FederationReferenceTypes['Media']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Media']> | FederationReferenceType, FederationReferenceType, ContextType>;
-  comments?: Resolver<ResolversTypes['CommentConnection'], ParentType, ContextType, Partial<MediaCommentsArgs>>;
-  commentsCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  comments?: Resolver<Maybe<ResolversTypes['CommentConnection']>, ParentType, ContextType, Partial<MediaCommentsArgs>>;
+  commentsCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 

@@ -453,9 +453,10 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
     lifecycle.resource(() => gateway.stop());
     addSupergraphCheck(telemetry, gateway);
     if (config.gateway.mode === 'distributed') {
-      for (const [name, url] of Object.entries(config.gateway.subgraphUrls)) {
-        // A subgraph that is down (or whose database is) degrades the gateway: the rest of the supergraph is served.
-        telemetry.readiness.add(`subgraph:${name}`, peerReady(`subgraph ${name}`, url), { degrades: true });
+      for (const [name, urls] of Object.entries(config.gateway.subgraphInstances)) {
+        // A subgraph none of whose instances is ready (down, or its database is) degrades the gateway: the rest of the
+        // supergraph is served.
+        telemetry.readiness.add(`subgraph:${name}`, peerReady(`subgraph ${name}`, urls), { degrades: true });
       }
     }
     const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));

@@ -95,6 +95,9 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   const createClient = standIns.enabled('undici-subgraph-client') ? createUndiciSubgraphClient : createFetcherSubgraphClient;
   const remotes: PropagatingRemoteDataSource[] = [];
   const incidents = createSubgraphIncidents(logger);
+  deps.telemetry.metrics.trackSubgraphCircuits(() =>
+    remotes.map((remote) => ({ subgraph: remote.name, instances: remote.instances.size, open: remote.instances.openCircuits() })),
+  );
   const gateway = new ApolloGateway({
     supergraphSdl: deps.supergraphSdl,
     logger,
@@ -105,14 +108,14 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
         if (!local) throw new Error(`subgraph ${name} is not available in this process`);
         return new InProcessDataSource(local, deps.formatSubgraphError, compile);
       }
-      const url = config.gateway.subgraphUrls[subgraphName];
-      if (!url) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
+      const urls = config.gateway.subgraphInstances[subgraphName];
+      if (!urls || urls.length === 0) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
       const remote = new PropagatingRemoteDataSource({
         name,
-        url,
+        endpoints: urls.map((url) => ({ url, client: createClient(url, { timeoutMs: config.gateway.subgraphTimeoutMs }) })),
         exposeReasons: !config.production,
         incidents,
-        client: createClient(url, { timeoutMs: config.gateway.subgraphTimeoutMs }),
+        onRetry: (subgraph) => deps.telemetry.metrics.observeSubgraphRetry(subgraph),
         tracing: deps.telemetry.tracing,
         trustedCallerSecret: config.graphql.trustedCallerSecret,
       });

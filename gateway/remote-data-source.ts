@@ -8,27 +8,41 @@ import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
 import { collectExtensions, type GatewayContext } from './gateway-context.ts';
 import type { SubgraphHttpClient, SubgraphReply } from './subgraph-http-client.ts';
 import type { SubgraphIncidents } from './subgraph-incidents.ts';
+import { createSubgraphInstances, type CircuitOptions, type SubgraphInstances } from './subgraph-instances.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource<GatewayContext>['process']>>;
+
+/** One instance of a subgraph: where it listens and the HTTP client that reaches it. */
+export interface SubgraphEndpoint {
+  url: string;
+  /**
+   * Bounded by SUBGRAPH_TIMEOUT_MS: undici's pool (stand-ins/undici-subgraph-client.ts) or @apollo/gateway's own fetcher
+   * (subgraph-http-client.ts); closed with the data source.
+   */
+  client: SubgraphHttpClient;
+}
 
 export interface RemoteDataSourceOptions {
   /** The subgraph's name in the supergraph (what errors and logs name instead of its address). */
   name: string;
-  url: string;
+  /** Every instance of the subgraph (SUBGRAPH_<NAME>_URL lists them), at least one. */
+  endpoints: readonly SubgraphEndpoint[];
+  /** When an instance's circuit opens and for how long (gateway/subgraph-instances.ts). */
+  circuit?: CircuitOptions;
   /** Outside production: the transport's own words for a failure, under the error's `extensions.reason`. */
   exposeReasons: boolean;
   /** Where failures and recoveries are told to the operator (gateway/subgraph-incidents.ts). */
   incidents: SubgraphIncidents;
-  /**
-   * The HTTP client for `url`, bounded by SUBGRAPH_TIMEOUT_MS: undici's pool (stand-ins/undici-subgraph-client.ts) or
-   * @apollo/gateway's own fetcher (subgraph-http-client.ts); closed with the data source.
-   */
-  client: SubgraphHttpClient;
+  /** Counts a query's fetch sent again (tributary_subgraph_retries_total). */
+  onRetry?: (subgraph: string) => void;
   /** Adds the trace context (traceparent) of the fetch to each subgraph request when tracing is on. */
   tracing?: Tracing | undefined;
   /** GRAPHQL_TRUSTED_CALLER_SECRET: lets the fetches past the subgraph servers' operation limits (lib/http/trusted-caller.ts). */
   trustedCallerSecret?: string | undefined;
 }
+
+/** Attempts of one query's fetch: the first and at most two more, after a refused or reset connection. */
+const QUERY_ATTEMPTS = 3;
 
 /**
  * Reaches a subgraph over HTTP, carrying the caller's credentials, request id and signed-request description to it, and
@@ -38,22 +52,34 @@ export interface RemoteDataSourceOptions {
  * operationName}`, the gateway's own headers (the inline-trace request) under the caller's, the subgraph's Cache-Control
  * folded into the response's cache policy, a non-2xx reply turned into an error — over its client: undici's pool (a
  * stand-in), or make-fetch-happen as the base class uses it when the stand-in is off.
+ *
+ * And what @apollo/gateway does not: several instances of a subgraph, taken in turn, one that keeps failing skipped for
+ * a while (subgraph-instances.ts); a query's fetch (idempotent: a query or an entity lookup) sent again, to another
+ * instance when there is one, when a connection is refused or reset or a proxy answers 502/503 — a subgraph restarting
+ * or an instance killed costs its callers nothing. A mutation's fetch is sent once, whatever happens: it may have run.
+ * A timed-out fetch is not retried either (the subgraph may still be working on it; a retry would double its load).
  */
 export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayContext> {
   readonly name: string;
+  /** The first instance's URL. */
   readonly url: string;
-  private readonly client: SubgraphHttpClient;
+  private readonly endpoints: readonly SubgraphEndpoint[];
+  readonly instances: SubgraphInstances;
   private readonly tracing: Tracing | undefined;
   private readonly trustedCallerSecret: string | undefined;
   private readonly exposeReasons: boolean;
   private readonly incidents: SubgraphIncidents;
+  private readonly onRetry: (subgraph: string) => void;
 
   constructor(options: RemoteDataSourceOptions) {
+    if (options.endpoints.length === 0) throw new Error(`subgraph ${options.name} has no instance`);
     this.name = options.name;
+    this.endpoints = options.endpoints;
+    this.url = options.endpoints[0]!.url;
+    this.instances = createSubgraphInstances(options.endpoints.length, options.circuit);
     this.exposeReasons = options.exposeReasons;
     this.incidents = options.incidents;
-    this.url = options.url;
-    this.client = options.client;
+    this.onRetry = options.onRetry ?? (() => undefined);
     this.tracing = options.tracing;
     this.trustedCallerSecret = options.trustedCallerSecret;
   }
@@ -77,15 +103,9 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     if (request.http?.headers) for (const [name, value] of request.http.headers) headers[name.toLowerCase()] = value;
     Object.assign(headers, this.outgoingHeaders(context));
     const body = JSON.stringify({ query: request.query, variables: request.variables, operationName: request.operationName, extensions: request.extensions });
-    let reply: SubgraphReply;
-    try {
-      reply = await this.client.post(body, headers);
-    } catch (error) {
-      return this.unavailable(error instanceof Error ? error.message : String(error));
-    }
-    if (UNAVAILABLE_STATUSES.has(reply.status) && !isGraphqlErrorBody(parseReplyBody(reply))) {
-      return this.unavailable(`${reply.status}: ${reply.statusText}`);
-    }
+    const sent = await this.send(body, headers, isQuery(request.query));
+    if ('unavailable' in sent) return this.unavailable(sent.unavailable);
+    const { reply } = sent;
     this.incidents.answered(this.name);
     const parsed = parseReplyBody(reply);
     if (reply.status < 200 || reply.status > 299) {
@@ -107,6 +127,43 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
   }
 
   /**
+   * Sends a fetch to an instance; a query's, again (another instance first) after a refused or reset connection or a
+   * proxy's 502/503, up to QUERY_ATTEMPTS in all. Each instance's circuit learns from each attempt.
+   */
+  private async send(body: string, headers: Record<string, string>, idempotent: boolean): Promise<{ reply: SubgraphReply } | { unavailable: string }> {
+    const tried = new Set<number>();
+    let reason = '';
+    const attempts = idempotent ? QUERY_ATTEMPTS : 1;
+    for (let attempt = 0; attempt < attempts; attempt += 1) {
+      const instance = this.instances.pick(tried);
+      if (attempt > 0) {
+        this.onRetry(this.name);
+        // Another instance at once (a breath of jitter); the same one after a short, growing, jittered pause.
+        await delay(tried.has(instance) ? (25 << attempt) * (0.5 + Math.random()) : Math.random() * 10);
+      }
+      tried.add(instance);
+      let reply: SubgraphReply;
+      try {
+        reply = await this.endpoints[instance]!.client.post(body, headers);
+      } catch (error) {
+        this.instances.failed(instance);
+        reason = error instanceof Error ? error.message : String(error);
+        if (!RETRYABLE_CODES.has((error as { code?: unknown }).code as string)) break;
+        continue;
+      }
+      if (UNAVAILABLE_STATUSES.has(reply.status) && !isGraphqlErrorBody(parseReplyBody(reply))) {
+        this.instances.failed(instance);
+        reason = `${reply.status}: ${reply.statusText}`;
+        if (!RETRYABLE_STATUSES.has(reply.status)) break;
+        continue;
+      }
+      this.instances.answered(instance);
+      return { reply };
+    }
+    return { unavailable: reason };
+  }
+
+  /**
    * A fetch the subgraph did not answer (refused, reset, cut short, timed out, or a proxy's 502–504): answered as the
    * subgraph's own error, so that @apollo/gateway nulls only the fields of this fetch and names the subgraph
    * (extensions.serviceName) and the path, with a code a client can act on — not the transport's message, which holds
@@ -123,9 +180,9 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     };
   }
 
-  /** Closes the client's idle connections (the gateway is stopping). */
+  /** Closes the clients' idle connections (the gateway is stopping). */
   close(): void {
-    this.client.close();
+    for (const endpoint of this.endpoints) endpoint.client.close();
   }
 
   /**
@@ -142,10 +199,14 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
       operationName: options.request.operationName,
       variables: options.request.variables ?? {},
     };
+    // A mutation: one instance, one attempt.
+    const instance = this.instances.pick();
+    const endpoint = this.endpoints[instance]!;
     let reply;
     try {
-      reply = await postMultipartOperation(this.url, request, uploads, headers, this.client.agent);
+      reply = await postMultipartOperation(endpoint.url, request, uploads, headers, endpoint.client.agent);
     } catch (error) {
+      this.instances.failed(instance);
       // A file the client never sent whole (a part missing from the body, a body cut short) fails the relay too: that is
       // the request's fault, not the subgraph's.
       const broken = await brokenUpload(uploads);
@@ -156,6 +217,7 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
       }
       return this.unavailable((error as Error).message);
     }
+    this.instances.answered(instance);
     this.incidents.answered(this.name);
     const body = reply.body as { data?: Record<string, unknown> | null; errors?: GatewayGraphQLResponse['errors'] } | undefined;
     if (body && typeof body === 'object' && (body.data !== undefined || isGraphqlErrorBody(reply.body))) {
@@ -164,7 +226,7 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     throw new GraphQLError(`${reply.status}: ${reply.statusText}`, {
       extensions: {
         code: 'INTERNAL_SERVER_ERROR',
-        response: { url: this.url, status: reply.status, statusText: reply.statusText, body: reply.text },
+        response: { url: endpoint.url, status: reply.status, statusText: reply.statusText, body: reply.text },
       },
     });
   }
@@ -175,6 +237,21 @@ const SERVICE_UNAVAILABLE = ERROR_CODES.UNAVAILABLE.graphql;
 
 /** Statuses with which a proxy or load balancer in front of a subgraph says the subgraph is not there. */
 const UNAVAILABLE_STATUSES = new Set([502, 503, 504]);
+
+/** Of those, the ones that say the request never reached it (504: it may have, and run out of time there). */
+const RETRYABLE_STATUSES = new Set([502, 503]);
+
+/** Connection failures after which a query is sent again: refused (nothing sent), reset or broken (it may have run: a query may run twice). */
+const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
+/** Whether a subgraph operation only reads: a query or an entity lookup (the gateway writes `query …` or `{…}`). */
+function isQuery(document: string): boolean {
+  return /^\s*(?:query\b|\{)/.test(document);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 /** The reply's body as the base class reads it: JSON when the subgraph says it is, text otherwise (or when it is not). */
 function parseReplyBody(reply: SubgraphReply): unknown {

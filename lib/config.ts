@@ -65,7 +65,14 @@ export interface Config {
     port: number;
     /** `embedded`: subgraphs run in the gateway's process; `distributed`: reached over HTTP at `subgraphUrls`. */
     mode: 'embedded' | 'distributed';
+    /** Each subgraph's first URL (what a single instance is reached at). */
     subgraphUrls: Partial<Record<SubgraphName, string>>;
+    /**
+     * Every instance of each subgraph (`SUBGRAPH_<NAME>_URL` may list several, comma-separated): the gateway spreads
+     * fetches over them, skips one whose circuit is open, and retries a query's fetch on another when a connection is
+     * refused or reset (gateway/subgraph-instances.ts).
+     */
+    subgraphInstances: Partial<Record<SubgraphName, readonly string[]>>;
     introspection: boolean;
     landingPage: boolean;
     inlineTracing: boolean;
@@ -262,6 +269,18 @@ function httpUrl(env: Env, name: string): string | undefined {
   return raw;
 }
 
+/** A comma-separated list of absolute http(s) URLs (at most 16, none twice). */
+function httpUrls(env: Env, name: string): string[] | undefined {
+  const raw = optionalText(env, name);
+  if (raw === undefined) return undefined;
+  const urls = raw.split(',').map((part) => part.trim());
+  if (urls.length > 16) throw new ConfigError(name, `lists ${urls.length} URLs; at most 16`);
+  if (urls.includes('')) throw new ConfigError(name, 'has an empty entry between its commas');
+  for (const url of urls) httpUrl({ [name]: url }, name);
+  if (new Set(urls).size !== urls.length) throw new ConfigError(name, 'lists a URL twice');
+  return urls;
+}
+
 function corsOrigins(env: Env, name: string): string[] {
   const raw = optionalText(env, name);
   if (raw === undefined) return [];
@@ -299,11 +318,14 @@ export function loadConfig(env: Env = process.env): Config {
 
   const mode = oneOf(env, 'GATEWAY_MODE', ['embedded', 'distributed'] as const, 'embedded');
   const subgraphUrls: Partial<Record<SubgraphName, string>> = {};
+  const subgraphInstances: Partial<Record<SubgraphName, readonly string[]>> = {};
   for (const name of SUBGRAPH_NAMES) {
     const variable = `SUBGRAPH_${name.toUpperCase()}_URL`;
-    const url = httpUrl(env, variable);
-    if (url) subgraphUrls[name] = url;
-    else if (mode === 'distributed') throw new ConfigError(variable, 'is required when GATEWAY_MODE=distributed');
+    const urls = httpUrls(env, variable);
+    if (urls) {
+      subgraphUrls[name] = urls[0]!;
+      subgraphInstances[name] = urls;
+    } else if (mode === 'distributed') throw new ConfigError(variable, 'is required when GATEWAY_MODE=distributed');
   }
 
   const algorithm = oneOf(env, 'JWT_ALGORITHM', ['HS256', 'HS384', 'HS512', 'RS256', 'ES256'] as const, 'HS256');
@@ -375,6 +397,7 @@ export function loadConfig(env: Env = process.env): Config {
       port: integer(env, 'GATEWAY_PORT', 4000, 0, PORT_MAX),
       mode,
       subgraphUrls,
+      subgraphInstances,
       introspection: boolean(env, 'GRAPHQL_INTROSPECTION', !production),
       landingPage: boolean(env, 'GRAPHQL_LANDING_PAGE', !production),
       inlineTracing: boolean(env, 'GRAPHQL_INLINE_TRACING', false),

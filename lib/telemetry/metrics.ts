@@ -35,6 +35,10 @@ export interface Metrics {
   observeRateLimited(area: string, scope: string): void;
   /** Reports which stand-ins serve (lib/stand-ins/) when /metrics is read: 1 serving, 0 the library's route. */
   trackStandIns(decisions: () => readonly { id: string; enabled: boolean }[]): void;
+  /** A query's fetch to `subgraph` sent again (to another instance, or the same) after a refused or reset connection. */
+  observeSubgraphRetry(subgraph: string): void;
+  /** Reports each subgraph's instances and how many have an open circuit when /metrics is read. */
+  trackSubgraphCircuits(circuits: () => readonly { subgraph: string; instances: number; open: number }[]): void;
 }
 
 export type FastLaneOutcome = 'served' | 'replayed' | 'declined';
@@ -68,6 +72,8 @@ const NOOP: Metrics = {
   observeUpload: () => undefined,
   observeRateLimited: () => undefined,
   trackStandIns: () => undefined,
+  observeSubgraphRetry: () => undefined,
+  trackSubgraphCircuits: () => undefined,
 };
 
 /**
@@ -187,6 +193,28 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     },
   });
 
+  const subgraphRetries = new Counter({
+    name: 'tributary_subgraph_retries_total',
+    help: "Query fetches the gateway sent again after a subgraph instance refused or reset the connection (mutations never are).",
+    labelNames: ['subgraph'] as const,
+    registers: [registry],
+  });
+  const circuits: (() => readonly { subgraph: string; instances: number; open: number }[])[] = [];
+  new Gauge({
+    name: 'tributary_subgraph_instances',
+    help: 'Instances of each subgraph the gateway reaches, by circuit state (closed: taking fetches; open: skipped after failing in a row).',
+    labelNames: ['subgraph', 'circuit'] as const,
+    registers: [registry],
+    collect() {
+      for (const report of circuits) {
+        for (const { subgraph, instances, open } of report()) {
+          this.set({ subgraph, circuit: 'closed' }, instances - open);
+          this.set({ subgraph, circuit: 'open' }, open);
+        }
+      }
+    },
+  });
+
   const standIns: (() => readonly { id: string; enabled: boolean }[])[] = [];
   new Gauge({
     name: 'tributary_stand_in_serving',
@@ -227,6 +255,12 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     },
     trackStandIns(decisions) {
       standIns.push(decisions);
+    },
+    observeSubgraphRetry(subgraph) {
+      subgraphRetries.inc({ subgraph });
+    },
+    trackSubgraphCircuits(report) {
+      circuits.push(report);
     },
     observeFastLane(outcome) {
       (fastLaneSeries[outcome] ??= fastLane.series({ outcome })).inc();

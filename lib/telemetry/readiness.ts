@@ -110,12 +110,12 @@ export function createReadiness(options: { timeoutMs: number; reuseMs?: number }
 }
 
 /**
- * A check that another process of the deployment is ready: its /ready answers 2xx (UP or DEGRADED). The error names the
- * peer, not its address: /ready is served on public listeners.
+ * A check that another process of the deployment is ready: its /ready answers 2xx (UP or DEGRADED) — for a peer with
+ * several instances, any one of them. The error names the peer, not its addresses: /ready is served on public listeners.
  */
-export function peerReady(peer: string, baseUrl: string): ReadinessCheck {
-  const url = new URL('/ready', baseUrl).toString();
-  return async (signal) => {
+export function peerReady(peer: string, baseUrls: string | readonly string[]): ReadinessCheck {
+  const urls = (typeof baseUrls === 'string' ? [baseUrls] : baseUrls).map((base) => new URL('/ready', base).toString());
+  const probe = async (url: string, signal: AbortSignal): Promise<void> => {
     let response: Response;
     try {
       response = await fetch(url, { signal, headers: { accept: 'application/json' } });
@@ -126,5 +126,14 @@ export function peerReady(peer: string, baseUrl: string): ReadinessCheck {
     }
     await response.body?.cancel();
     if (!response.ok) throw new Error(`${peer} is not ready (HTTP ${response.status})`);
+  };
+  return async (signal) => {
+    if (urls.length === 1) return probe(urls[0]!, signal);
+    try {
+      await Promise.any(urls.map((url) => probe(url, signal)));
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new Error(`${peer}: none of its ${urls.length} instances is ready`, { cause: error });
+    }
   };
 }

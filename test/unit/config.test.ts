@@ -25,6 +25,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HEAP_GROWING_PERCENT: 'lots' })).toThrow(ConfigError);
   });
 
+  it('takes several instances of a subgraph, comma-separated; the first is its URL', () => {
+    const config = loadConfig({ SUBGRAPH_COMMENTS_URL: 'http://comments-1:4003/graphql, http://comments-2:4003/graphql' });
+    expect(config.gateway.subgraphInstances.comments).toEqual(['http://comments-1:4003/graphql', 'http://comments-2:4003/graphql']);
+    expect(config.gateway.subgraphUrls.comments).toBe('http://comments-1:4003/graphql');
+  });
+
   it('refuses the development JWT secret in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
       new ConfigError('JWT_SECRET', 'must be set when NODE_ENV=production (the development secret is refused)'),
@@ -43,6 +49,9 @@ describe('loadConfig', () => {
     [{ GATEWAY_MODE: 'mesh' }, 'configuration: GATEWAY_MODE must be one of embedded, distributed, got "mesh"'],
     [{ GATEWAY_MODE: 'distributed' }, 'configuration: SUBGRAPH_USERS_URL is required when GATEWAY_MODE=distributed'],
     [{ SUBGRAPH_USERS_URL: 'ftp://x' }, 'configuration: SUBGRAPH_USERS_URL must be an http(s) URL, got "ftp://x"'],
+    [{ SUBGRAPH_USERS_URL: 'http://a:4001/graphql,ftp://b' }, 'configuration: SUBGRAPH_USERS_URL must be an http(s) URL, got "ftp://b"'],
+    [{ SUBGRAPH_USERS_URL: 'http://a:4001/graphql,,http://b:4001/graphql' }, 'configuration: SUBGRAPH_USERS_URL has an empty entry between its commas'],
+    [{ SUBGRAPH_USERS_URL: 'http://a:4001/graphql, http://a:4001/graphql' }, 'configuration: SUBGRAPH_USERS_URL lists a URL twice'],
     [{ JWT_SECRET: 'short' }, 'configuration: JWT_SECRET must be at least 32 characters'],
     [{ JWT_ALGORITHM: 'RS256' }, 'configuration: JWT_PUBLIC_KEY is required with JWT_ALGORITHM=RS256'],
     [{ GRAPHQL_INTROSPECTION: 'maybe' }, 'configuration: GRAPHQL_INTROSPECTION must be true or false, got "maybe"'],

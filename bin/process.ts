@@ -44,6 +44,11 @@ export function keepServingOnEscapedErrors(logger: Logger): void {
   });
 }
 
+/** How long a shutdown may take in all before the process exits anyway: the pause, the grace, and 10 s to close the rest. */
+export function shutdownDeadlineMs(telemetry: { shutdownDelayMs: number; shutdownGraceMs: number }): number {
+  return telemetry.shutdownDelayMs + telemetry.shutdownGraceMs + 10_000;
+}
+
 /**
  * On SIGTERM or SIGINT: runs `close` once (listeners stop accepting and drain, then pools close), then exits 0 (1 if
  * closing failed). A second signal, or `deadlineMs` passing, exits at once with 1: an orchestrator that has waited long

@@ -1,11 +1,11 @@
 /** npm run start:gateway: the gateway and the REST adapter, reaching subgraphs at SUBGRAPH_<NAME>_URL. */
-import { exitOnSignals, keepServingOnEscapedErrors, prepareProcess } from './process.ts';
+import { exitOnSignals, shutdownDeadlineMs, keepServingOnEscapedErrors, prepareProcess } from './process.ts';
 import { startGatewayProcess } from './system.ts';
 
 const { config, logger } = prepareProcess('gateway');
 const system = await startGatewayProcess(config, logger);
 // Only once it serves: a failure to start must still end the process with an error.
 keepServingOnEscapedErrors(logger);
-exitOnSignals(() => system.close(), logger, config.telemetry.shutdownGraceMs + 10_000);
+exitOnSignals(() => system.close(), logger, shutdownDeadlineMs(config.telemetry));
 logger.info({ graphql: system.gatewayUrl, rest: system.restUrl, restParent: system.socialParentUrl }, 'listening');
 console.log(`GraphQL ${system.gatewayUrl}\nREST    ${system.restUrl}\nREST    ${system.socialParentUrl}   (social graph, parent-platform host)`);

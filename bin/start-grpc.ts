@@ -1,11 +1,11 @@
 /** npm run start:grpc: the gRPC server of Area A as its own process (distributed topology), on the database. */
-import { exitOnSignals, keepServingOnEscapedErrors, prepareProcess } from './process.ts';
+import { exitOnSignals, shutdownDeadlineMs, keepServingOnEscapedErrors, prepareProcess } from './process.ts';
 import { startGrpcProcess } from './system.ts';
 
 const { config, logger } = prepareProcess('grpc');
 const system = await startGrpcProcess(config, logger);
 // Only once it serves: a failure to start must still end the process with an error.
 keepServingOnEscapedErrors(logger);
-exitOnSignals(() => system.close(), logger, config.telemetry.shutdownGraceMs + 10_000);
+exitOnSignals(() => system.close(), logger, shutdownDeadlineMs(config.telemetry));
 logger.info({ grpc: system.grpcAddress, status: system.grpcStatusUrl }, 'listening');
 console.log(`gRPC   ${system.grpcAddress}   (api.serverNameExample.v1.userExample, reflection on)\nstatus ${system.grpcStatusUrl}   (/health, /ready, /metrics)`);

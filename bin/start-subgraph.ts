@@ -1,6 +1,6 @@
 /** npm run start:subgraph -- <name>: one subgraph as its own process (distributed topology). */
 import { SUBGRAPH_NAMES, type SubgraphName } from '../lib/config.ts';
-import { exitOnSignals, keepServingOnEscapedErrors, prepareProcess } from './process.ts';
+import { exitOnSignals, shutdownDeadlineMs, keepServingOnEscapedErrors, prepareProcess } from './process.ts';
 import { startSubgraphProcess } from './system.ts';
 
 const name = process.argv[2] as SubgraphName | undefined;
@@ -12,6 +12,6 @@ const { config, logger } = prepareProcess(`subgraph-${name}`);
 const system = await startSubgraphProcess(config, logger, name);
 // Only once it serves: a failure to start must still end the process with an error.
 keepServingOnEscapedErrors(logger);
-exitOnSignals(() => system.close(), logger, config.telemetry.shutdownGraceMs + 10_000);
+exitOnSignals(() => system.close(), logger, shutdownDeadlineMs(config.telemetry));
 logger.info({ subgraph: name, url: system.subgraphUrls[name], ...(system.grpcAddress ? { grpc: system.grpcAddress } : {}) }, 'listening');
 console.log(`subgraph ${name}: ${system.subgraphUrls[name]}${system.grpcAddress ? `\n  gRPC ${system.grpcAddress}` : ''}`);

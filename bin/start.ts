@@ -1,12 +1,12 @@
 /** npm start: the whole system in one process (embedded gateway), on PGlite under ./data unless DATABASE_URL is set. */
-import { exitOnSignals, keepServingOnEscapedErrors, prepareProcess } from './process.ts';
+import { exitOnSignals, shutdownDeadlineMs, keepServingOnEscapedErrors, prepareProcess } from './process.ts';
 import { startEmbeddedSystem } from './system.ts';
 
 const { config, logger } = prepareProcess('tributary');
 const system = await startEmbeddedSystem(config, logger);
 // Only once it serves: a failure to start must still end the process with an error.
 keepServingOnEscapedErrors(logger);
-exitOnSignals(() => system.close(), logger, config.telemetry.shutdownGraceMs + 10_000);
+exitOnSignals(() => system.close(), logger, shutdownDeadlineMs(config.telemetry));
 logger.info({ graphql: system.gatewayUrl, rest: system.restUrl, restParent: system.socialParentUrl, grpc: system.grpcAddress }, 'listening');
 const database = system.database?.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite (${config.database.pgliteDir ?? 'in memory'})`;
 const origin = new URL(system.gatewayUrl!).origin;

@@ -73,6 +73,8 @@ class Lifecycle {
   constructor(
     private readonly telemetry: Telemetry,
     private readonly logger: Logger,
+    /** SHUTDOWN_DELAY_MS: how long the process serves on, not ready, before its listeners stop accepting. */
+    private readonly delayMs: number,
   ) {
     this.resources.push(() => telemetry.shutdown());
   }
@@ -94,6 +96,12 @@ class Lifecycle {
 
   private async run(): Promise<void> {
     this.telemetry.readiness.markStopping();
+    if (this.delayMs > 0) {
+      // Load balancers probe /ready every few seconds: until they have seen the 503, they keep sending requests, which
+      // a closed listener would refuse.
+      this.logger.info({ delayMs: this.delayMs }, 'not ready; serving on until load balancers have seen it');
+      await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    }
     const drained = await Promise.allSettled(this.listeners.map((close) => close()));
     for (const outcome of drained) {
       if (outcome.status === 'rejected') this.logger.warn({ err: outcome.reason }, 'error while draining a listener');
@@ -247,7 +255,7 @@ const HEALTH_REFRESH_MS = 5_000;
  */
 export async function startEmbeddedSystem(config: Config, logger: Logger, options: SystemOptions = {}): Promise<RunningSystem> {
   const telemetry = startTelemetry(config, 'tributary', logger);
-  const lifecycle = new Lifecycle(telemetry, logger);
+  const lifecycle = new Lifecycle(telemetry, logger, config.telemetry.shutdownDelayMs);
   try {
     const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options);
     const tokens = createTokenService(config.jwt);
@@ -360,7 +368,7 @@ export async function startSubgraphProcess(
   options: SystemOptions = {},
 ): Promise<RunningSystem> {
   const telemetry = startTelemetry(config, `subgraph-${name}`, logger);
-  const lifecycle = new Lifecycle(telemetry, logger);
+  const lifecycle = new Lifecycle(telemetry, logger, config.telemetry.shutdownDelayMs);
   try {
     const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options);
     const tokens = createTokenService(config.jwt);
@@ -402,7 +410,7 @@ export async function startSubgraphProcess(
  */
 export async function startGrpcProcess(config: Config, logger: Logger): Promise<RunningSystem> {
   const telemetry = startTelemetry(config, 'grpc', logger);
-  const lifecycle = new Lifecycle(telemetry, logger);
+  const lifecycle = new Lifecycle(telemetry, logger, config.telemetry.shutdownDelayMs);
   try {
     const database = await openDatabase(config, logger, telemetry, lifecycle);
     const tokens = createTokenService(config.jwt);
@@ -436,7 +444,7 @@ export async function startGrpcProcess(config: Config, logger: Logger): Promise<
  */
 export async function startGatewayProcess(config: Config, logger: Logger, options: Pick<SystemOptions, 'standIns'> = {}): Promise<RunningSystem> {
   const telemetry = startTelemetry(config, 'gateway', logger);
-  const lifecycle = new Lifecycle(telemetry, logger);
+  const lifecycle = new Lifecycle(telemetry, logger, config.telemetry.shutdownDelayMs);
   try {
     const tokens = createTokenService(config.jwt);
     const standIns = options.standIns ?? createStandIns(config.standIns, logger);

@@ -132,6 +132,11 @@ export interface Config {
     readyTimeoutMs: number;
     /** After SIGTERM: how long in-flight requests may take to finish before their connections are closed. */
     shutdownGraceMs: number;
+    /**
+     * On SIGTERM, how long the process keeps serving — /ready already 503 — before it stops accepting: the time load
+     * balancers need to see the 503 and stop sending it work (their probe interval × the failures they wait for).
+     */
+    shutdownDelayMs: number;
   };
   /**
    * Which stand-ins for library code may serve (lib/stand-ins/stand-in-registry.ts): STAND_INS sets them all (on by
@@ -441,6 +446,7 @@ export function loadConfig(env: Env = process.env): Config {
       tracing: { endpoint: otlpTraces, serviceName: optionalText(env, 'OTEL_SERVICE_NAME'), sampleRatio },
       readyTimeoutMs: integer(env, 'READY_TIMEOUT_MS', 2000, 10, 60_000),
       shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
+      shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 300_000),
     },
     standIns: standInSwitches(env),
     database: {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { createGateway, type GatewayServer } from '../gateway/create-gateway.ts';
@@ -100,7 +101,7 @@ class Lifecycle {
       // Load balancers probe /ready every few seconds: until they have seen the 503, they keep sending requests, which
       // a closed listener would refuse.
       this.logger.info({ delayMs: this.delayMs }, 'not ready; serving on until load balancers have seen it');
-      await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      await delay(this.delayMs);
     }
     const drained = await Promise.allSettled(this.listeners.map((close) => close()));
     for (const outcome of drained) {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { GraphQLError } from 'graphql';
 import { ERROR_CODES } from '../lib/errors.ts';
@@ -206,15 +207,15 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     try {
       reply = await postMultipartOperation(endpoint.url, request, uploads, headers, endpoint.client.agent);
     } catch (error) {
-      this.instances.failed(instance);
       // A file the client never sent whole (a part missing from the body, a body cut short) fails the relay too: that is
-      // the request's fault, not the subgraph's.
+      // the request's fault, not the subgraph's, and says nothing of the instance.
       const broken = await brokenUpload(uploads);
       if (broken) {
         throw new GraphQLError(`the file of variable "${broken.path.join('.')}" was not received whole: ${broken.reason}`, {
           extensions: { code: 'BAD_USER_INPUT' },
         });
       }
+      this.instances.failed(instance);
       return this.unavailable((error as Error).message);
     }
     this.instances.answered(instance);
@@ -247,10 +248,6 @@ const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
 /** Whether a subgraph operation only reads: a query or an entity lookup (the gateway writes `query …` or `{…}`). */
 function isQuery(document: string): boolean {
   return /^\s*(?:query\b|\{)/.test(document);
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The reply's body as the base class reads it: JSON when the subgraph says it is, text otherwise (or when it is not). */

@@ -31,20 +31,23 @@ interface Circuit {
   failures: number;
   /** When the circuit opened (undefined: closed). */
   openedAt: number | undefined;
-  /** A trial fetch is out (half open): others keep skipping the instance until it ends. */
-  trial: boolean;
+  /**
+   * When a trial fetch went out (half open): others keep skipping the instance until it ends — or for `openMs`, should
+   * its verdict never come (a fetch that ended through no fault of either side, such as a client's broken upload).
+   */
+  trialAt: number | undefined;
 }
 
 export function createSubgraphInstances(size: number, options: CircuitOptions = DEFAULT_CIRCUIT): SubgraphInstances {
   if (size < 1) throw new Error('a subgraph has at least one instance');
   const now = options.now ?? Date.now;
-  const circuits: Circuit[] = Array.from({ length: size }, () => ({ failures: 0, openedAt: undefined, trial: false }));
+  const circuits: Circuit[] = Array.from({ length: size }, () => ({ failures: 0, openedAt: undefined, trialAt: undefined }));
   let next = 0;
 
   /** Whether the instance may take a fetch now (closed, or open long enough for its trial). */
   function available(circuit: Circuit, at: number): boolean {
     if (circuit.openedAt === undefined) return true;
-    return !circuit.trial && at - circuit.openedAt >= options.openMs;
+    return at - circuit.openedAt >= options.openMs && (circuit.trialAt === undefined || at - circuit.trialAt >= options.openMs);
   }
 
   return {
@@ -57,7 +60,7 @@ export function createSubgraphInstances(size: number, options: CircuitOptions = 
         const circuit = circuits[instance]!;
         if (!available(circuit, at)) continue;
         next = (instance + 1) % size;
-        if (circuit.openedAt !== undefined) circuit.trial = true;
+        if (circuit.openedAt !== undefined) circuit.trialAt = at;
         return instance;
       }
       // Nothing available: the instance not yet tried whose circuit opened first (or, all tried, the first).
@@ -73,14 +76,14 @@ export function createSubgraphInstances(size: number, options: CircuitOptions = 
       if (!circuit) return;
       circuit.failures = 0;
       circuit.openedAt = undefined;
-      circuit.trial = false;
+      circuit.trialAt = undefined;
     },
     failed(instance) {
       const circuit = circuits[instance];
       if (!circuit) return;
       circuit.failures += 1;
-      if (circuit.trial || circuit.failures >= options.failureThreshold) circuit.openedAt = now();
-      circuit.trial = false;
+      if (circuit.trialAt !== undefined || circuit.failures >= options.failureThreshold) circuit.openedAt = now();
+      circuit.trialAt = undefined;
     },
     openCircuits() {
       return circuits.filter((circuit) => circuit.openedAt !== undefined).length;

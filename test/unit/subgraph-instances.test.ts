@@ -31,6 +31,18 @@ describe("a subgraph's instances", () => {
     expect([instances.pick(), instances.pick()]).toEqual([1, 0]);
   });
 
+  it('give a trial whose verdict never comes openMs, then try the instance again', () => {
+    let now = 0;
+    const instances = createSubgraphInstances(2, { failureThreshold: 1, openMs: 1000, now: () => now });
+    instances.failed(0);
+    now = 1000;
+    expect(instances.pick()).toBe(0);
+    now = 1999;
+    expect([instances.pick(), instances.pick()]).toEqual([1, 1]);
+    now = 2000;
+    expect(instances.pick()).toBe(0);
+  });
+
   it('pass over the instances a fetch already failed on, and with every circuit open still name one', () => {
     let now = 0;
     const instances = createSubgraphInstances(3, { failureThreshold: 1, openMs: 1000, now: () => now });

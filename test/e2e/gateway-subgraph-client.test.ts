@@ -2,17 +2,16 @@
  * The distributed gateway's subgraph client against a users subgraph this file controls: what a subgraph receives
  * (method, headers, body), how its replies — good, GraphQL errors with 400, a non-GraphQL 500 or a proxy's 502/503, not
  * JSON, cut short, never finished, no subgraph at all — reach the caller (the ones that mean the subgraph is not there
- * as SERVICE_UNAVAILABLE naming it, the transport's words only as the reason outside production), and that a stalled subgraph costs a request SUBGRAPH_TIMEOUT_MS, not for ever. Every case
- * runs twice: on undici's pool (the stand-in, gateway/stand-ins/undici-subgraph-client.ts) and on the fetcher
+ * as SERVICE_UNAVAILABLE naming it, the transport's words only as the reason outside production), and that a stalled
+ * subgraph costs a request SUBGRAPH_TIMEOUT_MS, not for ever. Every case runs twice: on undici's pool (the stand-in, gateway/stand-ins/undici-subgraph-client.ts) and on the fetcher
  * @apollo/gateway makes for itself (gateway/subgraph-http-client.ts), which the stand-in must answer like.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGatewayProcess, type RunningSystem } from '../../bin/system.ts';
-import { loadConfig } from '../../lib/config.ts';
+import type { RunningSystem } from '../../bin/system.ts';
 import { TRUSTED_CALLER_HEADER } from '../../lib/http/trusted-caller.ts';
-import { createLogger } from '../../lib/logger.ts';
+import { STUB_ANSWER as ANSWER, STUB_QUERY as QUERY, SUBGRAPH_CLIENTS, json, startStubGateway } from '../support/stub-subgraph-gateway.ts';
 
 interface Received {
   method: string | undefined;
@@ -23,8 +22,6 @@ interface Received {
 type Behaviour = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
 const TRUSTED_SECRET = 'trusted-caller-secret-of-at-least-32-chars';
-const QUERY = 'query One($id: UInt64!) { userExample(id: $id) { id name } }';
-const ANSWER = { data: { userExample: { id: '7', name: 'Seven' } } };
 
 let subgraph: Server;
 let subgraphUrl: string;
@@ -44,17 +41,7 @@ function unavailable(subgraph: string, reason: string) {
   };
 }
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(body));
-}
-
-/** The client switch: the stand-in, then the library's route. */
-const CLIENTS = [
-  ["undici's pool (the stand-in)", 'on'],
-  ["@apollo/gateway's own fetcher", 'off'],
-] as const;
-
-describe.each(CLIENTS)('over %s', (_client, undiciSwitch) => {
+describe.each(SUBGRAPH_CLIENTS)('over %s', (_client, undiciSwitch) => {
   beforeAll(async () => {
     subgraph = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -68,27 +55,7 @@ describe.each(CLIENTS)('over %s', (_client, undiciSwitch) => {
     });
     await new Promise<void>((resolve) => subgraph.listen(0, '127.0.0.1', resolve));
     subgraphUrl = `http://127.0.0.1:${(subgraph.address() as AddressInfo).port}/graphql`;
-    const unused = 'http://127.0.0.1:9/graphql';
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      HOST: '127.0.0.1',
-      PUBLIC_HOST: '127.0.0.1',
-      GATEWAY_PORT: '0',
-      REST_PORT: '0',
-      SOCIAL_PARENT_PORT: '0',
-      DATA_DIR: ':memory:',
-      JWT_SECRET: 'test-secret-that-is-at-least-32-characters-long',
-      GATEWAY_MODE: 'distributed',
-      SUBGRAPH_USERS_URL: subgraphUrl,
-      SUBGRAPH_ACCOUNTS_URL: unused,
-      SUBGRAPH_COMMENTS_URL: unused,
-      SUBGRAPH_MEDIA_URL: unused,
-      SUBGRAPH_TIMEOUT_MS: '400',
-      GRAPHQL_TRUSTED_CALLER_SECRET: TRUSTED_SECRET,
-      STAND_IN_UNDICI_SUBGRAPH_CLIENT: undiciSwitch,
-    });
-    gateway = await startGatewayProcess(config, createLogger({ level: 'silent' }));
+    gateway = await startStubGateway(subgraphUrl, undiciSwitch, { SUBGRAPH_TIMEOUT_MS: '400', GRAPHQL_TRUSTED_CALLER_SECRET: TRUSTED_SECRET });
   });
 
   afterAll(async () => {

@@ -7,13 +7,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGatewayProcess, type RunningSystem } from '../../bin/system.ts';
-import { loadConfig } from '../../lib/config.ts';
-import { createLogger } from '../../lib/logger.ts';
+import type { RunningSystem } from '../../bin/system.ts';
 import { parseMetrics, sampleValue } from '../support/log-capture.ts';
+import { STUB_ANSWER as ANSWER, STUB_QUERY as QUERY, SUBGRAPH_CLIENTS, json, startStubGateway } from '../support/stub-subgraph-gateway.ts';
 
-const QUERY = 'query One($id: UInt64!) { userExample(id: $id) { id name } }';
-const ANSWER = { data: { userExample: { id: '7', name: 'Seven' } } };
 const MUTATION = 'mutation Drop($id: UInt64!) { deleteUserExample(id: $id) { id } }';
 
 /** A users-subgraph instance: what it was asked (the operation's first word), and how it answers. */
@@ -28,10 +25,6 @@ interface Instance {
 
 const servers: Server[] = [];
 const gateways: RunningSystem[] = [];
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
-}
 
 async function startInstance(): Promise<Instance> {
   const instance: Instance = {
@@ -61,26 +54,7 @@ async function startInstance(): Promise<Instance> {
 }
 
 async function startGateway(usersUrls: string, undiciSwitch: string): Promise<RunningSystem> {
-  const unused = 'http://127.0.0.1:9/graphql';
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    HOST: '127.0.0.1',
-    PUBLIC_HOST: '127.0.0.1',
-    GATEWAY_PORT: '0',
-    REST_PORT: '0',
-    SOCIAL_PARENT_PORT: '0',
-    DATA_DIR: ':memory:',
-    JWT_SECRET: 'test-secret-that-is-at-least-32-characters-long',
-    GATEWAY_MODE: 'distributed',
-    SUBGRAPH_USERS_URL: usersUrls,
-    SUBGRAPH_ACCOUNTS_URL: unused,
-    SUBGRAPH_COMMENTS_URL: unused,
-    SUBGRAPH_MEDIA_URL: unused,
-    SUBGRAPH_TIMEOUT_MS: '5000',
-    STAND_IN_UNDICI_SUBGRAPH_CLIENT: undiciSwitch,
-  });
-  const gateway = await startGatewayProcess(config, createLogger({ level: 'silent' }));
+  const gateway = await startStubGateway(usersUrls, undiciSwitch, { SUBGRAPH_TIMEOUT_MS: '5000' });
   gateways.push(gateway);
   return gateway;
 }
@@ -99,12 +73,7 @@ async function metric(gateway: RunningSystem, name: string, labels: Record<strin
   return sampleValue(parseMetrics(text), name, labels);
 }
 
-const CLIENTS = [
-  ["undici's pool (the stand-in)", 'on'],
-  ["@apollo/gateway's own fetcher", 'off'],
-] as const;
-
-describe.each(CLIENTS)('several instances and retries, over %s', (_client, undiciSwitch) => {
+describe.each(SUBGRAPH_CLIENTS)('several instances and retries, over %s', (_client, undiciSwitch) => {
   afterEach(async () => {
     for (const gateway of gateways.splice(0)) await gateway.close();
     for (const server of servers.splice(0)) {

@@ -92,13 +92,17 @@ export function answerClientErrors(server: Server, format: ClientErrorFormat, ma
     const { status, message } = classify(error.code, maxHeaderBytes);
     answered.add(socket);
     const refuse = () => refuseOnSocket(socket, status, bodyOf(format, { status, message, path: pathOf(error.rawPacket) }));
-    // A reply already being written belongs to an earlier request on this connection (pipelined before the one that
-    // failed to parse): the refusal follows it once it is whole. A reply not yet begun is the failing request's own
-    // (its body never came in time): the refusal takes its place.
-    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (inFlight && inFlight.headersSent && !inFlight.writableFinished) {
+    // A reply in progress belongs to an earlier request on this connection when that request was received whole
+    // (pipelined before the one that failed to parse) or its reply has begun: the refusal follows it once it is whole.
+    // Writing the refusal first would close the connection under that reply — a PUT whose change commits but whose
+    // answer is lost. A reply not yet begun to a request not yet whole is the failing request's own (its body never
+    // came, or came broken): the refusal takes its place.
+    const inFlight = (socket as Duplex & { _httpMessage?: (ServerResponse & { req?: IncomingMessage }) | null })._httpMessage;
+    if (inFlight && !inFlight.writableFinished && (inFlight.headersSent || inFlight.req?.complete === true)) {
       inFlight.once('finish', () => (socket.writable ? refuse() : socket.destroy()));
-      inFlight.once('close', () => socket.writable || socket.destroy());
+      // A reply that closes without finishing (its connection lost) leaves nothing to follow; one that finished has
+      // had its refusal written, which a destroy here would cut off.
+      inFlight.once('close', () => inFlight.writableFinished || socket.destroy());
       return;
     }
     refuse();

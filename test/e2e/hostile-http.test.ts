@@ -4,6 +4,7 @@ import { HANG_MS } from '../support/hang-bounds.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 import { statusBody } from '../support/user-example-errors.ts';
+import { newUser } from '../support/user-example-rest.ts';
 
 /**
  * Regression tests of what Node's HTTP parser refuses before any route sees it (issue "Hostile traffic"): header blocks
@@ -75,6 +76,30 @@ describe('HTTP framing and limits', () => {
       );
       expect(reply.status).toBe(400);
       expect(reply.json.errors[0].extensions).toEqual({ code: 'BAD_REQUEST' });
+    });
+
+    it('a refusal pipelined behind a write waits for the write’s reply: both answered, in order, the change kept', async () => {
+      // Found by the raw-HTTP fuzz door (seed 596521326): the refusal was written, and the connection closed, while the
+      // PUT before it was still at the database — its change committed and its reply was lost.
+      const created = await fetch(`${system.restUrl}/api/v1/userExample`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(newUser()),
+      });
+      const { id } = (await created.json()) as { id: string };
+      const update = JSON.stringify({ name: 'Pipelined Ada' });
+      const raw =
+        `PUT /api/v1/userExample/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${system.adminToken()}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(update)}\r\n\r\n${update}` +
+        'POST /api/v1/userExample HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nzz';
+      const reply = await rawRequest(system.restUrl, raw, { untilClose: true, timeoutMs: HANG_MS });
+      expect(reply.timedOut).toBe(false);
+      const statusLines = reply.raw.match(/HTTP\/1\.1 \d{3}/g);
+      expect(statusLines).toEqual(['HTTP/1.1 200', 'HTTP/1.1 400']);
+      expect(reply.status).toBe(200);
+      expect(reply.json).toEqual({});
+      const read = await fetch(`${system.restUrl}/api/v1/userExample/${id}`, { headers: { authorization: `Bearer ${system.adminToken()}` } });
+      expect(((await read.json()) as { userExample: { name: string } }).userExample.name).toBe('Pipelined Ada');
     });
 
     it('an unreadable request line, where no path is known: google.rpc.Status', async () => {

@@ -56,12 +56,13 @@ function dechunk(text: string): string {
 
 /**
  * Sends `request` (bytes or text) on a new connection to `baseUrl`'s host and port, half-closes when `endAfterWrite`,
- * and reads the reply. Only the first reply is parsed.
+ * and reads the reply. Only the first reply is parsed; `untilClose` reads on until the server closes (pipelined replies
+ * are then all in `raw`).
  */
 export function rawRequest(
   baseUrl: string,
   request: string | Buffer,
-  options: { timeoutMs?: number; endAfterWrite?: boolean } = {},
+  options: { timeoutMs?: number; endAfterWrite?: boolean; untilClose?: boolean } = {},
 ): Promise<RawReply> {
   const url = new URL(baseUrl);
   return new Promise((resolve) => {
@@ -83,6 +84,7 @@ export function rawRequest(
     });
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
+      if (options.untilClose) return;
       // A complete reply with a known length ends the read without waiting for the server to close.
       const reply = parseRawReply(Buffer.concat(chunks).toString('latin1'), false, false);
       const length = reply.headers['content-length'];

@@ -23,6 +23,7 @@ import { Session } from 'node:inspector/promises';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { startEmbeddedSystem, startGatewayProcess, type RunningSystem } from '../bin/system.ts';
+import { fixedSupergraph } from '../gateway/supergraph-source.ts';
 import { createGateway } from '../gateway/create-gateway.ts';
 import type { SubgraphHttpClient } from '../gateway/subgraph-http-client.ts';
 import { createUndiciSubgraphClient } from '../gateway/stand-ins/undici-subgraph-client.ts';
@@ -453,7 +454,7 @@ async function main(): Promise<void> {
     const probeGateway = await createGateway({
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
       logger,
-      supergraphSdl: readSupergraph(),
+      supergraph: fixedSupergraph(readSupergraph()),
       localSubgraphs: subgraphs,
       formatSubgraphError: createSubgraphErrorFormatter(logger),
       telemetry,

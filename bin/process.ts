@@ -53,8 +53,12 @@ export function shutdownDeadlineMs(telemetry: { shutdownDelayMs: number; shutdow
  * On SIGTERM or SIGINT: runs `close` once (listeners stop accepting and drain, then pools close), then exits 0 (1 if
  * closing failed). A second signal, or `deadlineMs` passing, exits at once with 1: an orchestrator that has waited long
  * enough should not have to send SIGKILL.
+ *
+ * SIGHUP runs `reload` where the process has something to reload (the gateway process: its supergraph), as Apollo
+ * Router and most daemons do; elsewhere it stops the process as SIGTERM does — draining, where Node's default would end
+ * it at once with every request in flight.
  */
-export function exitOnSignals(close: () => Promise<void>, logger: Logger, deadlineMs = 60_000): void {
+export function exitOnSignals(close: () => Promise<void>, logger: Logger, deadlineMs = 60_000, reload?: () => Promise<unknown>): void {
   let closing = false;
   const stop = (signal: NodeJS.Signals) => {
     if (closing) {
@@ -81,4 +85,11 @@ export function exitOnSignals(close: () => Promise<void>, logger: Logger, deadli
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  process.on('SIGHUP', (signal) => {
+    if (!reload) return stop(signal);
+    if (closing) return;
+    logger.info({ signal }, 'reloading the supergraph');
+    // The reload logs its own outcome (gateway/supergraph-source.ts); a failure to reload never stops the process.
+    reload().catch((error: unknown) => logger.error({ err: error }, 'supergraph reload failed'));
+  });
 }

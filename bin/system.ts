@@ -15,7 +15,8 @@ import { createRestAdapter, restClientErrorFormat } from '../rest-adapter/create
 import { rpcStatus } from '../rest-adapter/user-records/google-rpc-status.ts';
 import { createHttpExecutor, type GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
 import { createStandIns, type StandIns } from '../lib/stand-ins/stand-in-gate.ts';
-import { readSupergraph } from '../schema/supergraph-file.ts';
+import { SUPERGRAPH_FILE } from '../schema/supergraph-file.ts';
+import { fileSupergraph, type SupergraphReloadOutcome, type SupergraphReloadTrigger, type SupergraphSource } from '../gateway/supergraph-source.ts';
 import { bindGrpcServer } from '../subgraphs/users/grpc/bind-grpc-server.ts';
 import { createUserExampleGrpcServer } from '../subgraphs/users/grpc/user-example.grpc-server.ts';
 import { ALL_MIGRATIONS, createSubgraphs, type Subgraphs } from '../subgraphs/index.ts';
@@ -50,6 +51,8 @@ export interface RunningSystem {
   grpcStatusUrl: string | undefined;
   subgraphUrls: Partial<Record<SubgraphName, string>>;
   readiness: Readiness;
+  /** The gateway's supergraph read again and swapped in if it changed (absent where no gateway runs). */
+  reloadSupergraph?: (trigger?: SupergraphReloadTrigger) => Promise<SupergraphReloadOutcome>;
   /** Stops listeners first (draining in-flight requests), then closes the database. */
   close(): Promise<void>;
 }
@@ -277,7 +280,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     const gateway = await createGateway({
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
       logger,
-      supergraphSdl: readSupergraph(),
+      supergraph: supergraphSource(config, logger, telemetry),
       localSubgraphs: subgraphs,
       formatSubgraphError: createSubgraphErrorFormatter(logger),
       telemetry,
@@ -307,6 +310,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     return runningSystem(config, tokens, telemetry, lifecycle, {
       database,
       gatewayUrl: `${gatewayHttp.url}/graphql`,
+      reloadSupergraph: (trigger) => gateway.reloadSupergraph(trigger),
       restUrl: rest.own.url,
       socialParentUrl: rest.parent.url,
       grpcAddress,
@@ -315,6 +319,16 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     await lifecycle.close();
     throw error;
   }
+}
+
+/** The supergraph file the configuration names (the committed one by default), watched when SUPERGRAPH_WATCH is on. */
+function supergraphSource(config: Config, logger: Logger, telemetry: Telemetry): SupergraphSource {
+  return fileSupergraph({
+    path: config.gateway.supergraphFile ?? fileURLToPath(SUPERGRAPH_FILE),
+    watch: config.gateway.supergraphWatch,
+    logger,
+    onReload: (outcome) => telemetry.metrics.observeSupergraphReload(outcome),
+  });
 }
 
 function addSupergraphCheck(telemetry: Telemetry, gateway: GatewayServer): void {
@@ -453,7 +467,7 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
     const gateway: GatewayServer = await createGateway({
       config,
       logger,
-      supergraphSdl: readSupergraph(),
+      supergraph: supergraphSource(config, logger, telemetry),
       localSubgraphs: {},
       formatSubgraphError: createSubgraphErrorFormatter(logger),
       telemetry,
@@ -480,6 +494,7 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
     const rest = await startRest(config, logger, executor, telemetry, lifecycle, standIns);
     return runningSystem(config, tokens, telemetry, lifecycle, {
       gatewayUrl: `${gatewayHttp.url}/graphql`,
+      reloadSupergraph: (trigger) => gateway.reloadSupergraph(trigger),
       restUrl: rest.own.url,
       socialParentUrl: rest.parent.url,
       subgraphUrls: config.gateway.subgraphUrls,

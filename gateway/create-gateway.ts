@@ -15,6 +15,7 @@ import type { Config, SubgraphName } from '../lib/config.ts';
 import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSubgraphIncidents } from './subgraph-incidents.ts';
+import type { SupergraphReloadOutcome, SupergraphReloadTrigger, SupergraphSource } from './supergraph-source.ts';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { uploadMiddleware } from '../lib/http/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
@@ -55,8 +56,8 @@ const forwardedExtensionsPlugin: ApolloServerPlugin<GatewayContext> = {
 export interface GatewayDeps {
   config: Config;
   logger: Logger;
-  /** The composed supergraph SDL (schema/supergraph.graphql). */
-  supergraphSdl: string;
+  /** The composed supergraph (schema/supergraph.graphql, or SUPERGRAPH_FILE), fixed or reloadable (supergraph-source.ts). */
+  supergraph: SupergraphSource;
   /** Subgraphs that run in this process (embedded mode). */
   localSubgraphs: Partial<Record<SubgraphName, Subgraph>>;
   /** Error formatter of the in-process subgraphs. */
@@ -74,6 +75,8 @@ export interface GatewayServer {
   httpServer: Server;
   /** True once the supergraph is loaded and until the gateway stops (readiness). */
   supergraphLoaded(): boolean;
+  /** Reads the supergraph again and swaps it in if it changed and builds; the one serving keeps serving otherwise. */
+  reloadSupergraph(trigger?: SupergraphReloadTrigger): Promise<SupergraphReloadOutcome>;
   stop(): Promise<void>;
 }
 
@@ -98,31 +101,46 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   deps.telemetry.metrics.trackSubgraphCircuits(() =>
     remotes.map((remote) => ({ subgraph: remote.name, instances: remote.instances.size, open: remote.instances.openCircuits() })),
   );
+  // One data source per subgraph for the gateway's life: @apollo/gateway asks again when a reloaded supergraph names a
+  // subgraph at another URL, but the gateway reaches subgraphs at their configured URLs, never the file's, so the
+  // instances, their circuits and connections carry over a reload.
+  const services = new Map<string, GraphQLDataSource>();
   const gateway = new ApolloGateway({
-    supergraphSdl: deps.supergraphSdl,
+    supergraphSdl: deps.supergraph.manager,
+    // Validated in production too: a reloaded file is checked before it replaces the one serving.
+    validateSupergraph: true,
     logger,
     buildService: ({ name }): GraphQLDataSource => {
-      const subgraphName = name as SubgraphName;
-      if (config.gateway.mode === 'embedded') {
-        const local = deps.localSubgraphs[subgraphName];
-        if (!local) throw new Error(`subgraph ${name} is not available in this process`);
-        return new InProcessDataSource(local, deps.formatSubgraphError, compile);
+      let service = services.get(name);
+      if (!service) {
+        service = buildService(name);
+        services.set(name, service);
       }
-      const urls = config.gateway.subgraphInstances[subgraphName];
-      if (!urls || urls.length === 0) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
-      const remote = new PropagatingRemoteDataSource({
-        name,
-        endpoints: urls.map((url) => ({ url, client: createClient(url, { timeoutMs: config.gateway.subgraphTimeoutMs }) })),
-        exposeReasons: !config.production,
-        incidents,
-        onRetry: (subgraph) => deps.telemetry.metrics.observeSubgraphRetry(subgraph),
-        tracing: deps.telemetry.tracing,
-        trustedCallerSecret: config.graphql.trustedCallerSecret,
-      });
-      remotes.push(remote);
-      return remote;
+      return service;
     },
   });
+
+  function buildService(name: string): GraphQLDataSource {
+    const subgraphName = name as SubgraphName;
+    if (config.gateway.mode === 'embedded') {
+      const local = deps.localSubgraphs[subgraphName];
+      if (!local) throw new Error(`subgraph ${name} is not available in this process`);
+      return new InProcessDataSource(local, deps.formatSubgraphError, compile);
+    }
+    const urls = config.gateway.subgraphInstances[subgraphName];
+    if (!urls || urls.length === 0) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
+    const remote = new PropagatingRemoteDataSource({
+      name,
+      endpoints: urls.map((url) => ({ url, client: createClient(url, { timeoutMs: config.gateway.subgraphTimeoutMs }) })),
+      exposeReasons: !config.production,
+      incidents,
+      onRetry: (subgraph) => deps.telemetry.metrics.observeSubgraphRetry(subgraph),
+      tracing: deps.telemetry.tracing,
+      trustedCallerSecret: config.graphql.trustedCallerSecret,
+    });
+    remotes.push(remote);
+    return remote;
+  }
 
   const app = express();
   app.disable('x-powered-by');
@@ -218,8 +236,10 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     door,
     httpServer,
     supergraphLoaded: () => loaded,
+    reloadSupergraph: (trigger) => (loaded ? deps.supergraph.reload(trigger) : Promise.resolve('unchanged')),
     stop: async () => {
       loaded = false;
+      deps.supergraph.close();
       lane?.close();
       await apollo.stop();
       for (const remote of remotes) remote.close();

@@ -79,6 +79,13 @@ export interface Config {
     bodyLimitBytes: number;
     /** Distributed mode: the longest one subgraph request may take before the gateway gives up on it. */
     subgraphTimeoutMs: number;
+    /**
+     * The supergraph file the gateway serves (SUPERGRAPH_FILE; the committed schema/supergraph.graphql by default). The
+     * gateway process reloads it on SIGHUP, and on every change when `supergraphWatch` (gateway/supergraph-source.ts).
+     */
+    supergraphFile: string | undefined;
+    /** Reload the supergraph whenever its file changes (SUPERGRAPH_WATCH), as Apollo Router's --hot-reload does. */
+    supergraphWatch: boolean;
   };
   /** Hardening of the GraphQL endpoints: the gateway's, and the subgraph servers' of the distributed topology. */
   graphql: {
@@ -408,6 +415,8 @@ export function loadConfig(env: Env = process.env): Config {
       inlineTracing: boolean(env, 'GRAPHQL_INLINE_TRACING', false),
       bodyLimitBytes: integer(env, 'GRAPHQL_BODY_LIMIT_BYTES', Math.max(1_048_576, base64BodyBytes), 1024, 1 << 30),
       subgraphTimeoutMs: integer(env, 'SUBGRAPH_TIMEOUT_MS', 30_000, 100, 600_000),
+      supergraphFile: env.SUPERGRAPH_FILE?.trim() || undefined,
+      supergraphWatch: boolean(env, 'SUPERGRAPH_WATCH', false),
     },
     graphql: {
       limits: {

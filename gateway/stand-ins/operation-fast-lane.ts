@@ -156,6 +156,9 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
   let queryChars = 0;
   const acceptMemo = new Map<string, string | null>();
   let executor: GatewayExecutor | undefined;
+  // The schema the gateway serves: a request the pipeline validated against the one before a reload (still in flight
+  // when the new one came) is not recorded for the new one.
+  let currentSchema: GraphQLSchema | undefined;
   let open = true;
 
   const forget = () => {
@@ -198,7 +201,7 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
         async executionDidStart({ request, source, document, operation, operationName, queryHash, schema }) {
           // A document that came from somewhere else than the request's own text (an automatic persisted query) is not
           // one the lane can recognise by its text.
-          if (typeof request.query !== 'string' || source !== request.query || !operation) return;
+          if (typeof request.query !== 'string' || source !== request.query || !operation || schema !== currentSchema) return;
           const onlyOperation = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length === 1;
           record(request.query, request.operationName, { schema, document, operation, operationName, queryHash, onlyOperation });
         },
@@ -211,6 +214,7 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
       real.onSchemaLoadOrUpdate((schemaContext) => {
         // Documents were validated against the schema they were recorded with: a new one starts the lane afresh.
         forget();
+        currentSchema = schemaContext.apiSchema;
         callback(schemaContext);
       }),
     load: async (options) => {

@@ -39,6 +39,8 @@ export interface Metrics {
   observeSubgraphRetry(subgraph: string): void;
   /** Reports each subgraph's instances and how many have an open circuit when /metrics is read. */
   trackSubgraphCircuits(circuits: () => readonly { subgraph: string; instances: number; open: number }[]): void;
+  /** A supergraph reload (SIGHUP, the file watch): applied, unchanged, or refused (the one loaded before serves on). */
+  observeSupergraphReload(outcome: 'applied' | 'unchanged' | 'refused'): void;
 }
 
 export type FastLaneOutcome = 'served' | 'replayed' | 'declined';
@@ -74,6 +76,7 @@ const NOOP: Metrics = {
   trackStandIns: () => undefined,
   observeSubgraphRetry: () => undefined,
   trackSubgraphCircuits: () => undefined,
+  observeSupergraphReload: () => undefined,
 };
 
 /**
@@ -199,6 +202,12 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     labelNames: ['subgraph'] as const,
     registers: [registry],
   });
+  const supergraphReloads = new Counter({
+    name: 'tributary_supergraph_reloads_total',
+    help: 'Supergraph reloads (SIGHUP, the file watch) by outcome: applied, unchanged, refused (the supergraph loaded before serves on).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const circuits: (() => readonly { subgraph: string; instances: number; open: number }[])[] = [];
   new Gauge({
     name: 'tributary_subgraph_instances',
@@ -261,6 +270,9 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     },
     trackSubgraphCircuits(report) {
       circuits.push(report);
+    },
+    observeSupergraphReload(outcome) {
+      supergraphReloads.inc({ outcome });
     },
     observeFastLane(outcome) {
       (fastLaneSeries[outcome] ??= fastLane.series({ outcome })).inc();

@@ -32,6 +32,8 @@ export interface TestSystem {
   adminToken(): string;
   /** A token for the user with this subject (the record id for Area A). */
   userToken(sub: string): string;
+  /** The gateway's supergraph read again from its file (SUPERGRAPH_FILE) and swapped in if it changed. */
+  reloadSupergraph?: RunningSystem['reloadSupergraph'];
   /** The distributed topology's subgraph servers by name (a test stops one to see the gateway without it). */
   subgraphs?: Readonly<Record<'users' | 'accounts' | 'comments' | 'media', RunningSystem>>;
   close(): Promise<void>;
@@ -88,6 +90,7 @@ function withTokens(system: RunningSystem, database: DatabaseHandle, throwaway: 
     config: system.config,
     adminToken: () => system.tokens.mint({ sub: 'admin', roles: [ADMIN_ROLE] }),
     userToken: (sub) => system.tokens.mint({ sub, roles: [] }),
+    ...(system.reloadSupergraph && { reloadSupergraph: system.reloadSupergraph }),
     close: async () => {
       await system.close();
       await throwaway?.drop();

@@ -72,6 +72,7 @@ export interface SystemOptions {
 class Lifecycle {
   private readonly listeners: (() => Promise<void>)[] = [];
   private readonly resources: (() => Promise<void>)[] = [];
+  private readonly draining: (() => void)[] = [];
   private stopping: Promise<void> | undefined;
 
   constructor(
@@ -88,6 +89,12 @@ class Lifecycle {
     this.listeners.push(close);
   }
 
+  /** An HTTP listener: its replies say `Connection: close` from the start of shutdown (the pause), then as a listener. */
+  http(server: RunningHttpServer): void {
+    this.draining.push(() => server.drain());
+    this.listener(() => server.close());
+  }
+
   /** A part behind the listeners, closed after them, the last added first. */
   resource(close: () => Promise<void>): void {
     this.resources.push(close);
@@ -100,6 +107,7 @@ class Lifecycle {
 
   private async run(): Promise<void> {
     this.telemetry.readiness.markStopping();
+    for (const drain of this.draining) drain();
     if (this.delayMs > 0) {
       // Load balancers probe /ready every few seconds: until they have seen the 503, they keep sending requests, which
       // a closed listener would refuse.
@@ -289,7 +297,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     lifecycle.resource(() => gateway.stop());
     addSupergraphCheck(telemetry, gateway);
     const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));
-    lifecycle.listener(() => gatewayHttp.close());
+    lifecycle.http(gatewayHttp);
 
     const rest = await startRest(config, logger, gateway.door, telemetry, lifecycle, standIns);
     const grpcAddress = await startGrpc(config, subgraphs.users!.service, tokens, logger, telemetry, lifecycle);
@@ -365,13 +373,13 @@ async function startRest(
     createRestAdapter({ ...common, socialHost: 'own', siblingUrl: () => sibling.parentUrl }).listener,
     listenOptions(config, config.rest.port, restClientErrorFormat('own')),
   );
-  lifecycle.listener(() => own.close());
+  lifecycle.http(own);
   const parent = await listen(
     createRestAdapter({ ...common, socialHost: 'parent', siblingUrl: () => own.url }).listener,
     listenOptions(config, config.social.parentPort, restClientErrorFormat('parent')),
   );
   sibling.parentUrl = parent.url;
-  lifecycle.listener(() => parent.close());
+  lifecycle.http(parent);
   return { own, parent };
 }
 
@@ -405,7 +413,7 @@ export async function startSubgraphProcess(
     const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry, logger });
     lifecycle.resource(() => server.stop());
     const http = await listen(server.httpServer, listenOptions(config, config.subgraph.port ?? 4001, graphqlClientErrorFormat));
-    lifecycle.listener(() => http.close());
+    lifecycle.http(http);
     const users = name === 'users' && config.subgraph.usersServesGrpc ? (subgraph as UsersSubgraph) : undefined;
     const grpcAddress = users ? await startGrpc(config, users.service, tokens, logger, telemetry, lifecycle) : undefined;
     return runningSystem(config, tokens, telemetry, lifecycle, {
@@ -440,7 +448,7 @@ export async function startGrpcProcess(config: Config, logger: Logger): Promise<
       res.status(404).json(rpcStatus('NOT_FOUND', `no route for ${req.method} ${req.path}: this listener serves /health, /ready and /metrics`));
     });
     const status = await listen(app, listenOptions(config, config.grpc.statusPort, ({ message }) => rpcStatus('INVALID_ARGUMENT', message)));
-    lifecycle.listener(() => status.close());
+    lifecycle.http(status);
     return runningSystem(config, tokens, telemetry, lifecycle, {
       database,
       grpcAddress,
@@ -483,7 +491,7 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
       }
     }
     const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));
-    lifecycle.listener(() => gatewayHttp.close());
+    lifecycle.http(gatewayHttp);
     let executor: GraphQLExecutor;
     if (config.rest.gatewayUrl) {
       executor = createHttpExecutor(config.rest.gatewayUrl, telemetry.tracing, config.graphql.trustedCallerSecret);

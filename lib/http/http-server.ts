@@ -1,4 +1,4 @@
-import { createServer, maxHeaderSize, type RequestListener, type Server } from 'node:http';
+import { createServer, maxHeaderSize, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerClientErrors, requireHost, type ClientErrorFormat } from './http-client-errors.ts';
 
@@ -14,6 +14,11 @@ export interface RunningHttpServer {
    * as soon as it is idle, and after `shutdownGraceMs` closes whatever is still open.
    */
   close(): Promise<void>;
+  /**
+   * Shutdown has begun (the pause before `close`): every reply from now on carries `Connection: close`, so a keep-alive
+   * client opens its next request elsewhere instead of sending it on a connection about to close under it.
+   */
+  drain(): void;
 }
 
 /** How often a closing server looks for connections that have just become idle. */
@@ -84,12 +89,22 @@ export async function listen(handlerOrServer: RequestListener | Server, options:
   const port = (server.address() as AddressInfo).port;
   const graceMs = options.shutdownGraceMs ?? 10_000;
   let closing: Promise<void> | undefined;
+  let draining = false;
+  // Before the handler: a reply that has begun cannot take the header any more.
+  server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+    if (draining && !response.headersSent) response.setHeader('connection', 'close');
+  });
+  const drain = () => {
+    draining = true;
+  };
   return {
     server,
     port,
     url: `http://${options.publicHost}:${port}`,
+    drain,
     close: () =>
       (closing ??= new Promise<void>((resolve, reject) => {
+        drain();
         if (!server.listening) {
           resolve();
           return;

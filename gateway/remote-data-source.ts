@@ -57,7 +57,8 @@ const QUERY_ATTEMPTS = 3;
  * And what @apollo/gateway does not: several instances of a subgraph, taken in turn, one that keeps failing skipped for
  * a while (subgraph-instances.ts); a query's fetch (idempotent: a query or an entity lookup) sent again, to another
  * instance when there is one, when a connection is refused or reset or a proxy answers 502/503 — a subgraph restarting
- * or an instance killed costs its callers nothing. A mutation's fetch is sent once, whatever happens: it may have run.
+ * or an instance killed costs its callers nothing. A mutation's fetch is sent at most once: to another instance only
+ * when a connection was refused (nothing was sent), never after a reset or a proxy's reply (it may have run).
  * A timed-out fetch is not retried either (the subgraph may still be working on it; a retry would double its load).
  */
 export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayContext> {
@@ -129,12 +130,15 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
 
   /**
    * Sends a fetch to an instance; a query's, again (another instance first) after a refused or reset connection or a
-   * proxy's 502/503, up to QUERY_ATTEMPTS in all. Each instance's circuit learns from each attempt.
+   * proxy's 502/503, up to QUERY_ATTEMPTS in all; a mutation's only after a refused connection, which sent nothing (an
+   * instance restarting between its listener closing and its replacement opening), so it still runs at most once. Each
+   * instance's circuit learns from each attempt.
    */
   private async send(body: string, headers: Record<string, string>, idempotent: boolean): Promise<{ reply: SubgraphReply } | { unavailable: string }> {
     const tried = new Set<number>();
     let reason = '';
-    const attempts = idempotent ? QUERY_ATTEMPTS : 1;
+    const attempts = QUERY_ATTEMPTS;
+    const retryableCodes = idempotent ? RETRYABLE_CODES : UNSENT_CODES;
     for (let attempt = 0; attempt < attempts; attempt += 1) {
       const instance = this.instances.pick(tried);
       if (attempt > 0) {
@@ -149,13 +153,13 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
       } catch (error) {
         this.instances.failed(instance);
         reason = error instanceof Error ? error.message : String(error);
-        if (!RETRYABLE_CODES.has((error as { code?: unknown }).code as string)) break;
+        if (!retryableCodes.has((error as { code?: unknown }).code as string)) break;
         continue;
       }
       if (UNAVAILABLE_STATUSES.has(reply.status) && !isGraphqlErrorBody(parseReplyBody(reply))) {
         this.instances.failed(instance);
         reason = `${reply.status}: ${reply.statusText}`;
-        if (!RETRYABLE_STATUSES.has(reply.status)) break;
+        if (!idempotent || !RETRYABLE_STATUSES.has(reply.status)) break;
         continue;
       }
       this.instances.answered(instance);
@@ -244,6 +248,9 @@ const RETRYABLE_STATUSES = new Set([502, 503]);
 
 /** Connection failures after which a query is sent again: refused (nothing sent), reset or broken (it may have run: a query may run twice). */
 const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
+/** Connection failures that prove nothing was sent: a mutation may go to another instance after them. */
+const UNSENT_CODES = new Set(['ECONNREFUSED']);
 
 /** Whether a subgraph operation only reads: a query or an entity lookup (the gateway writes `query …` or `{…}`). */
 function isQuery(document: string): boolean {

@@ -119,4 +119,15 @@ describe.each(SUBGRAPH_CLIENTS)('several instances and retries, over %s', (_clie
     });
     expect(instance.received).toEqual(['mutation']);
   });
+
+  it("sends a mutation's fetch to another instance when one refuses the connection (nothing was sent), once", async () => {
+    const [a, b] = [await startInstance(), await startInstance()];
+    const gateway = await startGateway(`${a.url},${b.url}`, undiciSwitch);
+    const deleted = { data: { deleteUserExample: { id: '7' } } };
+    b.answer = (res) => json(res, 200, deleted);
+    await a.kill();
+    for (let i = 0; i < 2; i++) expect(await ask(gateway, MUTATION)).toEqual({ status: 200, body: deleted });
+    expect(a.received).toEqual([]);
+    expect(b.received).toEqual(['mutation', 'mutation']);
+  });
 });

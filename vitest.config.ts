@@ -68,6 +68,21 @@ export default defineConfig({
               : onDatabase('e2e-pglite-stand-ins-off', 'pglite', 'e2e', { STAND_INS: 'off' }),
           ]
         : []),
+      // The fleet behind HAProxy (test/fleet): several OS processes on PostgreSQL, once per run.
+      ...(process.env.DATABASE_URL
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'fleet',
+                include: ['test/fleet/**/*.test.ts'],
+                env: { TEST_DATABASE: 'postgres', APOLLO_TELEMETRY_DISABLED: '1' },
+                testTimeout: 120_000,
+                hookTimeout: 240_000,
+              },
+            },
+          ]
+        : []),
       fuzz('fuzz-pglite', 'pglite'),
       ...(process.env.DATABASE_URL ? [fuzz('fuzz-postgres', 'postgres')] : []),
       // Swagger UI and the offline GraphQL IDE in Debian's chromium (playwright-core; .ci/run installs the browser).

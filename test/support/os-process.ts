@@ -15,6 +15,8 @@ export interface ServiceProcess {
   logs(): Record<string, unknown>[];
   /** Sends a signal; resolves with the exit code once the process has ended. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Sends a signal the process goes on after (SIGHUP to the gateway: reload). */
+  signal(signal: NodeJS.Signals): void;
   /** Resolves with the exit code when the process ends. */
   readonly exited: Promise<number | null>;
 }
@@ -77,6 +79,9 @@ export async function startServiceProcess(
     listening,
     logs: () => [...lines],
     exited,
+    signal(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

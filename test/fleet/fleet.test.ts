@@ -1,0 +1,345 @@
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_ROLE, createTokenService } from '../../lib/auth/auth.ts';
+import { loadConfig } from '../../lib/config.ts';
+import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
+import { SUPERGRAPH_FILE } from '../../schema/supergraph-file.ts';
+import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
+import { ensureCompiledBuild } from '../support/compiled-build.ts';
+import { CREATE, GET, validInput } from '../support/graphql-client.ts';
+import { HANG_MS } from '../support/hang-bounds.ts';
+import { haproxyAvailable, startHaproxy, type RunningHaproxy } from '../support/haproxy.ts';
+import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
+import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
+
+/**
+ * The fleet (issue 25, item 6): two gateway processes behind HAProxy, two instances of every subgraph, one PostgreSQL —
+ * the compiled entrypoints as a deployment runs them, on fixed ports so that a restarted process comes back where the
+ * others look for it. Under steady load through HAProxy (GraphQL reads and writes, REST reads of Area A and of the
+ * social graph across three subgraphs), each operator action must cost zero failed requests:
+ * - a supergraph reloaded: a changed file (one gateway watching it, the other sent SIGHUP), then a broken one (refused,
+ *   one error line per gateway, the old supergraph serving on);
+ * - a rolling restart of every process: SIGTERM (the pause, the drain, exit 0), started again, ready — one instance of
+ *   each subgraph at a time, then each gateway;
+ * - a subgraph instance killed with SIGKILL.
+ * What was measured is printed (requests per phase), and bench/README.md's fleet section quotes a run.
+ *
+ * PostgreSQL only (the embedded database is single-process), and only where HAProxy is installed (.ci/run installs it).
+ */
+
+const onPostgres = process.env.TEST_DATABASE === 'postgres';
+const JWT_SECRET = 'fleet-test-secret-0123456789-0123456789';
+const SUBGRAPHS = ['users', 'accounts', 'comments', 'media'] as const;
+const ORIGINAL_DESCRIPTION = 'The professional account of an own-login token (GET /me on the own-login host).';
+const NEW_DESCRIPTION = 'Reloaded in the fleet: the professional account of an own-login token.';
+const REFUSED = 'supergraph refused: the one loaded before keeps serving';
+
+/** A free TCP port on 127.0.0.1 (the OS's pick, released for the process that will listen on it). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A process of the fleet: how to start it (again), and the one running now. */
+interface Member {
+  name: string;
+  start(): Promise<ServiceProcess>;
+  process: ServiceProcess;
+}
+
+interface Failure {
+  operation: string;
+  detail: string;
+}
+
+describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () => {
+  let throwaway: ThrowawayDatabase;
+  let database: DatabaseHandle;
+  let dir: string;
+  let supergraphFile: string;
+  let original: string;
+  let haproxy: RunningHaproxy;
+  let world: SocialFixture;
+  let admin: string;
+  let graphqlUrl: string;
+  let restUrl: string;
+  const members: Member[] = [];
+  const gateways: Member[] = [];
+  let userId: string;
+  /** Makes each written e-mail address unique across the file's loads. */
+  let sequence = 0;
+
+  const common = () => ({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    PUBLIC_HOST: '127.0.0.1',
+    DATABASE_URL: throwaway.url,
+    DATABASE_POOL_MAX: '3',
+    JWT_SECRET,
+    SOCIAL_CURSOR_SECRET: 'fleet-test-cursor-secret-0123456789-0123',
+    PASSWORD_SCRYPT_LOG_N: '10',
+    MEDIA_BLOB_DIR: join(dir, 'blobs'),
+    SHUTDOWN_GRACE_MS: '10000',
+  });
+
+  const member = async (name: string, start: () => Promise<ServiceProcess>): Promise<Member> => {
+    const entry: Member = { name, start, process: await start() };
+    members.push(entry);
+    return entry;
+  };
+
+  const replaceSupergraph = async (text: string) => {
+    await writeFile(`${supergraphFile}.next`, text);
+    await rename(`${supergraphFile}.next`, supergraphFile);
+  };
+
+  /** Polls until `check` holds, within HANG_MS. */
+  const eventually = async (check: () => Promise<boolean> | boolean, what: string) => {
+    const deadline = performance.now() + HANG_MS;
+    while (!(await check())) {
+      if (performance.now() > deadline) throw new Error(`not within ${HANG_MS} ms: ${what}`);
+      await delay(50);
+    }
+  };
+
+  const ready = async (url: string) => {
+    try {
+      return (await fetch(new URL('/ready', url))).status === 200;
+    } catch {
+      return false;
+    }
+  };
+
+  beforeAll(async () => {
+    await ensureCompiledBuild();
+    throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_fleet');
+    database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+    await migrateToLatest(database.db, ALL_MIGRATIONS);
+    world = await createSocialFixture(database);
+    dir = await mkdtemp(join(tmpdir(), 'tributary-fleet-'));
+    supergraphFile = join(dir, 'supergraph.graphql');
+    original = await readFile(SUPERGRAPH_FILE, 'utf8');
+    await writeFile(supergraphFile, original);
+
+    const instanceUrls: Record<string, string[]> = {};
+    const subgraphStarts: Promise<Member>[] = [];
+    for (const name of SUBGRAPHS) {
+      instanceUrls[name] = [];
+      for (const suffix of ['a', 'b']) {
+        const port = await freePort();
+        instanceUrls[name].push(`http://127.0.0.1:${port}/graphql`);
+        const env = { ...common(), SUBGRAPH_PORT: String(port), SHUTDOWN_DELAY_MS: '500', SUBGRAPH_USERS_GRPC: 'false' };
+        subgraphStarts.push(member(`${name}-${suffix}`, () => startServiceProcess(`${name}-${suffix}`, 'dist/bin/start-subgraph.js', [name], env)));
+      }
+    }
+    await Promise.all(subgraphStarts);
+
+    const frontends = { graphql: { port: await freePort(), servers: [] as string[] }, rest: { port: await freePort(), servers: [] as string[] } };
+    for (const [index, watch] of [['1', 'true'], ['2', 'false']] as const) {
+      const ports = { graphql: await freePort(), rest: await freePort(), parent: await freePort() };
+      frontends.graphql.servers.push(`127.0.0.1:${ports.graphql}`);
+      frontends.rest.servers.push(`127.0.0.1:${ports.rest}`);
+      const env = {
+        ...common(),
+        GATEWAY_MODE: 'distributed',
+        GATEWAY_PORT: String(ports.graphql),
+        REST_PORT: String(ports.rest),
+        SOCIAL_PARENT_PORT: String(ports.parent),
+        // Longer than HAProxy's check interval (200 ms, one failure marks a gateway down): no request reaches a closing one.
+        SHUTDOWN_DELAY_MS: '1000',
+        SUPERGRAPH_FILE: supergraphFile,
+        SUPERGRAPH_WATCH: watch,
+        // Production otherwise: introspection shows which supergraph a gateway serves (a description the new file changes).
+        GRAPHQL_INTROSPECTION: 'true',
+        ...Object.fromEntries(SUBGRAPHS.map((name) => [`SUBGRAPH_${name.toUpperCase()}_URL`, instanceUrls[name]!.join(',')])),
+      };
+      gateways.push(await member(`gateway-${index}`, () => startServiceProcess(`gateway-${index}`, 'dist/bin/start-gateway.js', [], env)));
+    }
+    haproxy = await startHaproxy(dir, frontends);
+    graphqlUrl = `http://127.0.0.1:${frontends.graphql.port}/graphql`;
+    restUrl = `http://127.0.0.1:${frontends.rest.port}`;
+    await eventually(() => ready(restUrl), 'HAProxy and a gateway ready');
+    admin = createTokenService(loadConfig({ JWT_SECRET }).jwt).mint({ sub: 'admin', roles: [ADMIN_ROLE] });
+    const created = await graphql(CREATE, { input: validInput({ email: 'fleet-reader@example.com' }) });
+    userId = created.body.data.createUserExample.id;
+  }, 240_000);
+
+  afterAll(async () => {
+    await haproxy?.stop();
+    await Promise.all(members.map((entry) => entry.process.stop('SIGKILL')));
+    await database?.close();
+    await throwaway?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function graphql(query: string, variables?: Record<string, unknown>, url = graphqlUrl) {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const text = await response.text();
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    return { status: response.status, body };
+  }
+
+  /** Four kinds of request, in a loop on each of `workers` connections, until stopped; every failure kept. */
+  const startLoad = (workers = 4) => {
+    let running = true;
+    let requests = 0;
+    const failures: Failure[] = [];
+    const check = async (operation: string, run: () => Promise<string | undefined>) => {
+      requests += 1;
+      try {
+        const problem = await run();
+        if (problem !== undefined) failures.push({ operation, detail: problem });
+      } catch (error) {
+        failures.push({ operation, detail: `${(error as Error).message} ${String((error as { cause?: unknown }).cause ?? '')}` });
+      }
+    };
+    const operations = [
+      () =>
+        check('graphql read', async () => {
+          const { status, body } = await graphql(GET, { id: userId });
+          return status === 200 && !body.errors && body.data?.userExample?.id === userId ? undefined : `${status} ${JSON.stringify(body).slice(0, 300)}`;
+        }),
+      () =>
+        check('graphql write', async () => {
+          sequence += 1;
+          const { status, body } = await graphql(CREATE, { input: validInput({ email: `fleet-${sequence}@example.com` }) });
+          return status === 200 && !body.errors && body.data?.createUserExample?.id ? undefined : `${status} ${JSON.stringify(body).slice(0, 300)}`;
+        }),
+      () =>
+        check('rest user read', async () => {
+          const response = await fetch(new URL(`/api/v1/userExample/${userId}`, restUrl), { headers: { authorization: `Bearer ${admin}` } });
+          const text = await response.text();
+          return response.status === 200 && text.includes(`"id":"${userId}"`) ? undefined : `${response.status} ${text.slice(0, 300)}`;
+        }),
+      () =>
+        check('rest social read', async () => {
+          const fields = 'username,media.limit(2){comments.limit(1){text}}';
+          const response = await fetch(new URL(`/v21.0/${world.accounts.bluebottle}?fields=${encodeURIComponent(fields)}`, restUrl), {
+            headers: { authorization: `Bearer ${world.tokens.own}` },
+          });
+          const text = await response.text();
+          return response.status === 200 && text.includes('"username"') && text.includes('"comments"') && !text.includes('"error"')
+            ? undefined
+            : `${response.status} ${text.slice(0, 300)}`;
+        }),
+    ];
+    const worker = async (offset: number) => {
+      for (let turn = offset; running; turn += 1) await operations[turn % operations.length]!();
+    };
+    const all = Promise.all(Array.from({ length: workers }, (_, index) => worker(index)));
+    return {
+      stop: async () => {
+        running = false;
+        await all;
+        return { requests, failures };
+      },
+    };
+  };
+
+  const report = (phase: string, outcome: { requests: number; failures: Failure[] }) => {
+    console.log(`fleet: ${phase}: ${outcome.requests} requests, ${outcome.failures.length} failed`);
+  };
+
+  const description = async (gateway: Member) => {
+    const url = String(gateway.process.listening.graphql);
+    const { body } = await graphql('{ __type(name: "Query") { fields { name description } } }', undefined, url);
+    return (body.data?.__type?.fields as { name: string; description: string }[] | undefined)?.find((field) => field.name === 'me')?.description;
+  };
+
+  const refusals = (gateway: Member) => gateway.process.logs().filter((entry) => entry.msg === REFUSED);
+
+  it('reloads a changed supergraph (file watch and SIGHUP) and refuses a broken one under load: 0 failed requests', async () => {
+    const [watching, signalled] = gateways as [Member, Member];
+    const load = startLoad();
+    await delay(500);
+
+    await replaceSupergraph(original.replace(ORIGINAL_DESCRIPTION, NEW_DESCRIPTION));
+    signalled.process.signal('SIGHUP');
+    await eventually(() => watching.process.logs().some((entry) => entry.msg === 'supergraph reloaded'), 'the watching gateway reloaded');
+    await eventually(() => signalled.process.logs().some((entry) => entry.msg === 'supergraph reloaded' && entry.trigger === 'signal'), 'the signalled gateway reloaded');
+    await delay(300);
+
+    await replaceSupergraph(original.replace('type Query', 'type Query {'));
+    signalled.process.signal('SIGHUP');
+    await eventually(() => refusals(watching).length === 1 && refusals(signalled).length === 1, 'both gateways refused the broken file');
+    // Again: the same broken text is not reported twice.
+    signalled.process.signal('SIGHUP');
+    await delay(500);
+    const outcome = await load.stop();
+    report('supergraph reloads', outcome);
+    expect(outcome.failures).toEqual([]);
+    expect(outcome.requests).toBeGreaterThan(20);
+    for (const gateway of gateways) {
+      expect(refusals(gateway)).toHaveLength(1);
+      expect(refusals(gateway)[0]).toMatchObject({ level: 50, path: supergraphFile });
+      // The supergraph loaded before the broken file serves on.
+      expect(await description(gateway)).toBe(NEW_DESCRIPTION);
+      expect((await graphql(GET, { id: userId }, String(gateway.process.listening.graphql))).body.data.userExample.id).toBe(userId);
+    }
+    // Restarted processes read the file at start: leave it whole for the next test.
+    await replaceSupergraph(original);
+  });
+
+  it('restarts every process in turn (SIGTERM, exit 0, started again) under load: 0 failed requests', async () => {
+    const load = startLoad();
+    await delay(500);
+    // One instance of each subgraph at a time (the four a's together, then the b's), then each gateway: never both
+    // instances of anything down at once.
+    const waves = [
+      members.filter((entry) => entry.name.endsWith('-a')),
+      members.filter((entry) => entry.name.endsWith('-b')),
+      ...gateways.map((gateway) => [gateway]),
+    ];
+    expect(waves.flat().map((entry) => entry.name).sort()).toEqual(members.map((entry) => entry.name).sort());
+    for (const wave of waves) {
+      await Promise.all(
+        wave.map(async (entry) => {
+          const code = await entry.process.stop('SIGTERM');
+          expect(code, `${entry.name} exit code`).toBe(0);
+          entry.process = await entry.start();
+          const url = String(entry.process.listening.url ?? entry.process.listening.rest);
+          await eventually(() => ready(url), `${entry.name} ready again`);
+        }),
+      );
+      // HAProxy takes a gateway back after two good checks (200 ms apart); a subgraph instance is taken back at once.
+      await delay(wave[0]!.name.startsWith('gateway') ? 600 : 100);
+    }
+    const outcome = await load.stop();
+    report('rolling restart of 10 processes', outcome);
+    expect(outcome.failures).toEqual([]);
+    expect(outcome.requests).toBeGreaterThan(100);
+  }, 240_000);
+
+  it('loses no request when a subgraph instance is killed (SIGKILL)', async () => {
+    const load = startLoad();
+    await delay(500);
+    const victim = members.find((entry) => entry.name === 'comments-a')!;
+    await victim.process.stop('SIGKILL');
+    await delay(1500);
+    victim.process = await victim.start();
+    await eventually(() => ready(String(victim.process.listening.url)), 'the killed instance back');
+    await delay(500);
+    const outcome = await load.stop();
+    report('subgraph instance killed', outcome);
+    expect(outcome.failures).toEqual([]);
+    expect(outcome.requests).toBeGreaterThan(20);
+  }, 120_000);
+});

@@ -322,8 +322,12 @@ export type Media = {
   __typename?: 'Media';
   /** The caption; `@` is removed from mentions unless the app user's account made the media. */
   caption?: Maybe<Scalars['String']['output']>;
-  /** Items of a carousel album. */
-  children: MediaConnection;
+  /**
+   * Items of a carousel album. Nullable although this subgraph always answers it: a media object reached through another
+   * subgraph (a comment's media) gets it by an entity fetch here, and while this subgraph is unavailable only this field
+   * is null, with its error, not the media object and the comment around it.
+   */
+  children?: Maybe<MediaConnection>;
   id: Scalars['ID']['output'];
   isCommentEnabled?: Maybe<Scalars['Boolean']['output']>;
   likeCount?: Maybe<Scalars['Int']['output']>;
@@ -835,7 +839,7 @@ export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 export type MediaResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['Media'] = ResolversParentTypes['Media'], FederationReferenceType extends FederationReferenceTypes['Media'] = FederationReferenceTypes['Media']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Media']> | FederationReferenceType, FederationReferenceType, ContextType>;
   caption?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  children?: Resolver<ResolversTypes['MediaConnection'], ParentType, ContextType, Partial<MediaChildrenArgs>>;
+  children?: Resolver<Maybe<ResolversTypes['MediaConnection']>, ParentType, ContextType, Partial<MediaChildrenArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isCommentEnabled?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   likeCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;

@@ -243,6 +243,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       lane?.close();
       await apollo.stop();
       for (const remote of remotes) remote.close();
+      incidents.close();
     },
   };
 }

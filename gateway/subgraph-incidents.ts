@@ -1,9 +1,11 @@
 import type { Logger } from '../lib/logger.ts';
+import { createIncidentLog, type IncidentClock, type IncidentLog } from '../lib/telemetry/incident-log.ts';
 
 /**
- * What an operator reads of a subgraph that cannot be reached: one warn line when it goes down (its name and the first
- * failure's reason), one line a minute while it stays down (how many fetches failed since), and one when it answers
- * again (for how long it was down, and the count) — not a line per failed fetch, which under load buries the log.
+ * What an operator reads of a subgraph that cannot be reached: one error line when it goes down (its name and the first
+ * failure's reason), at most one line a minute while it stays down (how many fetches failed since), and one when it
+ * answers again (for how long it was down, and the count) — not a line per failed fetch, which under load buries the log.
+ * Each subgraph has its own incident log (lib/telemetry/incident-log.ts).
  */
 export interface SubgraphIncidents {
   /** A fetch to `subgraph` could not be made or answered (refused, reset, timed out, a gateway in front said 502–504). */
@@ -12,42 +14,39 @@ export interface SubgraphIncidents {
   answered(subgraph: string): void;
   /** The subgraphs down now. */
   down(): string[];
+  /** Stops the reminders' timers (the gateway is stopping). */
+  close(): void;
 }
 
-interface Incident {
-  since: number;
-  failures: number;
-  lastReported: number;
-}
-
-/** How often a subgraph that stays down is reported again. */
-const REMINDER_MS = 60_000;
-
-export function createSubgraphIncidents(logger: Logger, now: () => number = Date.now): SubgraphIncidents {
-  const incidents = new Map<string, Incident>();
+export function createSubgraphIncidents(logger: Logger, clock?: IncidentClock): SubgraphIncidents {
+  // One log per subgraph name of the supergraph: as many as it has subgraphs.
+  const logs = new Map<string, IncidentLog>();
+  const logOf = (subgraph: string) => {
+    let log = logs.get(subgraph);
+    if (!log) {
+      log = createIncidentLog({
+        logger,
+        what: 'subgraph',
+        impact: 'its fields are answered null with SERVICE_UNAVAILABLE',
+        fields: { subgraph },
+        ...(clock && { clock }),
+      });
+      logs.set(subgraph, log);
+    }
+    return log;
+  };
   return {
     failed(subgraph, reason) {
-      const at = now();
-      const incident = incidents.get(subgraph);
-      if (!incident) {
-        incidents.set(subgraph, { since: at, failures: 1, lastReported: at });
-        logger.warn({ subgraph, reason }, 'subgraph unavailable: its fields are answered null with SERVICE_UNAVAILABLE');
-        return;
-      }
-      incident.failures += 1;
-      if (at - incident.lastReported >= REMINDER_MS) {
-        incident.lastReported = at;
-        logger.warn({ subgraph, reason, failedFetches: incident.failures, downForMs: at - incident.since }, 'subgraph still unavailable');
-      }
+      logOf(subgraph).failed(reason);
     },
     answered(subgraph) {
-      const incident = incidents.get(subgraph);
-      if (!incident) return;
-      incidents.delete(subgraph);
-      logger.warn({ subgraph, failedFetches: incident.failures, downForMs: now() - incident.since }, 'subgraph recovered');
+      logs.get(subgraph)?.succeeded();
     },
     down() {
-      return [...incidents.keys()];
+      return [...logs].filter(([, log]) => log.open).map(([subgraph]) => subgraph);
+    },
+    close() {
+      for (const log of logs.values()) log.close();
     },
   };
 }

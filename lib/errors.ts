@@ -120,8 +120,12 @@ export function isAppError(error: unknown): error is AppError {
 
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 
-/** True for a lost or refused database connection (pg network errors, SQLSTATE classes 08 and 57P0x). */
-function isConnectionFailure(error: unknown): boolean {
+/**
+ * True for a lost or refused database connection (pg network errors, SQLSTATE classes 08 and 57P0x): the database could
+ * not be reached. Its handle tells these to observeReachability (lib/database/database.ts), and the process logs them once
+ * per incident (lib/telemetry/telemetry.ts), so transports do not log them per request.
+ */
+export function isConnectionFailure(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code))) {

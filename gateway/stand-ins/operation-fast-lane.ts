@@ -220,6 +220,8 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
     load: async (options) => {
       const loaded = await real.load(options);
       executor = loaded.executor;
+      // @apollo/gateway has told its listeners of this schema during load; a gateway that does not is taken at its word.
+      currentSchema ??= loaded.schema;
       return {
         ...loaded,
         executor: async (requestContext) => {

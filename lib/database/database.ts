@@ -4,6 +4,7 @@ import { Kysely, Migrator, PostgresDialect, sql, type LogEvent, type Migration, 
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
+import { isConnectionFailure } from '../errors.ts';
 import { withStatementGuard } from './database-statement-guard.ts';
 
 /**
@@ -24,6 +25,14 @@ export interface DatabaseHandle {
    * returned function is called (statement counts in tests, metrics, trace spans).
    */
   observeQueries(listener: (query: QueryEvent) => void): () => void;
+  /**
+   * Calls `listener` whenever this handle learns whether the database answers, until the returned function is called:
+   * after every statement that succeeded, and after every attempt that failed for want of a connection (none could be
+   * had: refused, timed out; or the one in use was lost: reset, the server shutting down — isConnectionFailure in
+   * lib/errors.ts, the errors every transport maps to UNAVAILABLE). What the operator's one-line-per-incident log of the
+   * database is made of (lib/telemetry/telemetry.ts).
+   */
+  observeReachability(listener: (event: ReachabilityEvent) => void): () => void;
   /** The pool's connections (PostgreSQL), or undefined (PGlite has one connection and no pool). */
   poolState(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
@@ -35,6 +44,11 @@ export interface QueryEvent {
   durationMs: number;
   failed: boolean;
 }
+
+/** What one attempt told of the database: it answered, or it could not be reached (and why). */
+export type ReachabilityEvent = { reachable: true } | { reachable: false; error: unknown };
+
+const ANSWERED: ReachabilityEvent = { reachable: true };
 
 export interface DatabaseOptions {
   /**
@@ -51,14 +65,26 @@ export interface DatabaseOptions {
  */
 export async function createDatabase(config: DatabaseConfig, options: DatabaseOptions = {}): Promise<DatabaseHandle> {
   const listeners = new Set<(query: QueryEvent) => void>();
+  const reachabilityListeners = new Set<(event: ReachabilityEvent) => void>();
+  const reachability = (event: ReachabilityEvent) => {
+    for (const listener of reachabilityListeners) listener(event);
+  };
   const log = (event: LogEvent) => {
     const query = { sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' };
     for (const listener of listeners) listener(query);
+    if (event.level === 'query') reachability(ANSWERED);
+    else if (isConnectionFailure(event.error)) reachability({ reachable: false, error: event.error });
   };
   const observeQueries = (listener: (query: QueryEvent) => void) => {
     listeners.add(listener);
     return () => {
       listeners.delete(listener);
+    };
+  };
+  const observeReachability = (listener: (event: ReachabilityEvent) => void) => {
+    reachabilityListeners.add(listener);
+    return () => {
+      reachabilityListeners.delete(listener);
     };
   };
   if (config.url) {
@@ -80,7 +106,17 @@ export async function createDatabase(config: DatabaseConfig, options: DatabaseOp
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
     });
-    const db = new Kysely<NoTables>({ dialect: withStatementGuard(new PostgresDialect({ pool })), log });
+    // The pool as kysely sees it: the same pool, with a connection it could not get told to reachability listeners
+    // (kysely logs statements only, and with the database down no statement is ever sent: the connect itself fails).
+    const watchedPool = {
+      connect: () =>
+        pool.connect().catch((error: unknown) => {
+          if (isConnectionFailure(error)) reachability({ reachable: false, error });
+          throw error;
+        }),
+      end: () => pool.end(),
+    };
+    const db = new Kysely<NoTables>({ dialect: withStatementGuard(new PostgresDialect({ pool: watchedPool })), log });
     return {
       db,
       kind: 'postgres',
@@ -88,6 +124,7 @@ export async function createDatabase(config: DatabaseConfig, options: DatabaseOp
         await sql`select 1`.execute(db);
       },
       observeQueries,
+      observeReachability,
       poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => db.destroy(),
     };
@@ -109,6 +146,7 @@ export async function createDatabase(config: DatabaseConfig, options: DatabaseOp
       await sql`select 1`.execute(db);
     },
     observeQueries,
+    observeReachability,
     poolState: () => undefined,
     close: async () => {
       await db.destroy();

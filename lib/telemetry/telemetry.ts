@@ -4,6 +4,7 @@ import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { DatabaseHandle } from '../database/database.ts';
 import type { Logger } from '../logger.ts';
+import { createIncidentLog, type IncidentLog } from './incident-log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createReadiness, readinessHttpStatus, type Readiness } from './readiness.ts';
 import { requestIdFrom, withRequestId } from './request-context.ts';
@@ -35,9 +36,12 @@ export interface Telemetry {
   serve(listener: string, req: IncomingMessage, res: ServerResponse, route: string, handle: () => void, path?: string): void;
   /** GET /health (liveness), /ready (readiness, 503 when a check fails) and /metrics (Prometheus text). */
   routes(): RequestHandler;
-  /** Counts (and, with tracing, spans) every SQL statement of this handle, and reports its pool. */
+  /**
+   * Counts (and, with tracing, spans) every SQL statement of this handle, and reports its pool; logs the times it cannot
+   * be reached once per incident (lib/telemetry/incident-log.ts).
+   */
   observeDatabase(database: DatabaseHandle): void;
-  /** Flushes traces. */
+  /** Flushes traces (and stops the database incident log's reminders). */
   shutdown(): Promise<void>;
 }
 
@@ -131,8 +135,18 @@ export function createTelemetry(config: TelemetryConfig, processName: string, lo
     };
   }
 
+  const incidentLogs: IncidentLog[] = [];
+
   function observeDatabase(database: DatabaseHandle): void {
     metrics.trackPool(() => database.poolState());
+    // The database unreachable is one incident for the operator, not a stack per failed request: the transports leave
+    // these errors to this log (lib/graphql/graphql-errors.ts, subgraphs/users/grpc/grpc-status.ts). It ends when the
+    // handle sees a statement answered — any statement of the process, a readiness probe's `select 1` included: proof
+    // that the database answers again, which no error formatter could see (it only sees failures) and which a request
+    // that succeeds without the database (a token check, a cached read) would not prove.
+    const incidents = createIncidentLog({ logger, what: 'database', impact: 'requests that need it fail with UNAVAILABLE until it answers again' });
+    incidentLogs.push(incidents);
+    database.observeReachability((event) => (event.reachable ? incidents.succeeded() : incidents.failed(event.error)));
     database.observeQueries((query) => {
       metrics.observeQuery(query.durationMs / 1000, query.failed);
       if (tracing.enabled) {
@@ -160,7 +174,10 @@ export function createTelemetry(config: TelemetryConfig, processName: string, lo
     serve: (listener, req, res, route, handle, path = route) => observe(listener, req, res, path, () => route, handle),
     routes,
     observeDatabase,
-    shutdown: () => tracing.shutdown(),
+    shutdown: () => {
+      for (const incidents of incidentLogs) incidents.close();
+      return tracing.shutdown();
+    },
   };
 }
 

@@ -138,7 +138,9 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       const refused = result.errors.find((error) => error.extensions?.reason === 'RATE_LIMITED' && error.extensions.scope !== 'custom');
       if (refused) deps.metrics?.observeRateLimited('social', String(refused.extensions!.scope));
       const reply = mapSocialErrors(result.errors, errors, request.method);
-      if (reply.status >= 500) deps.logger.error({ errors: result.errors }, 'social request failed');
+      // A 503 is a dependency that cannot be reached (the database, a subgraph): logged once per incident where it is
+      // met (lib/telemetry/telemetry.ts, gateway/subgraph-incidents.ts), not once per request here.
+      if (reply.status >= 500 && reply.status !== 503) deps.logger.error({ errors: result.errors }, 'social request failed');
       throw new GraphReplyError(reply);
     }
     return result.data;

@@ -1,4 +1,5 @@
 import type { OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.ts';
+import { isConnectionFailure } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { BlobStore } from '../shared/media-store/blob-store.ts';
 import { deleteWindowsBefore, findSweepable, markSwept, type MediaDb } from '../shared/media-store/media-upload.repository.ts';
@@ -63,7 +64,12 @@ export function createMediaSweeper(deps: {
       timer = setInterval(() => {
         // One pass at a time; a slow pass is not overlapped by the next tick.
         running ??= sweep()
-          .catch((error: unknown) => deps.logger.warn({ err: error }, 'media sweep failed; will retry'))
+          // The database unreachable is its incident log's to tell (lib/telemetry/telemetry.ts), once, not each pass.
+          .catch((error: unknown) =>
+            isConnectionFailure(error)
+              ? deps.logger.debug({ err: error }, 'media sweep failed: the database is unreachable; will retry')
+              : deps.logger.warn({ err: error }, 'media sweep failed; will retry'),
+          )
           .finally(() => {
             running = undefined;
           });

@@ -50,7 +50,14 @@ async function laneOver(answer: (context: { context: object }) => ExecutorResult
   const events: string[] = [];
   wrapped.onSchemaLoadOrUpdate(() => events.push('schema'));
   const { executor } = await wrapped.load({ apollo: {} });
-  return { lane, calls, executor, schemaChanged: () => schemaListener?.({ apiSchema: schema, coreSupergraphSdl: '' }), events, metrics };
+  return {
+    lane,
+    calls,
+    executor,
+    schemaChanged: (apiSchema = schema) => schemaListener?.({ apiSchema, coreSupergraphSdl: '' }),
+    events,
+    metrics,
+  };
 }
 
 /** What Apollo Server's pipeline reports to the plugin when `query` reaches execution. */
@@ -182,6 +189,14 @@ describe('the fast lane', () => {
     await seenByPipeline(lane, '{ hello }');
     expect(await ask(lane, '{ hello }')).toBeDefined();
     lane.close();
+    expect(await ask(lane, '{ hello }')).toBeUndefined();
+  });
+
+  it('does not record a document the pipeline validated against the schema before a reload', async () => {
+    const { lane, schemaChanged } = await laneOver(() => ({ data: { hello: 'world' } }));
+    schemaChanged(buildSchema('type Query { hello: String, added: Int }'));
+    // A request planned before the reload reaches execution after it, with the old schema.
+    await seenByPipeline(lane, '{ hello }');
     expect(await ask(lane, '{ hello }')).toBeUndefined();
   });
 

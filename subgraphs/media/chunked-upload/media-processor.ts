@@ -1,3 +1,4 @@
+import { isConnectionFailure } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { BlobStore } from '../../shared/media-store/blob-store.ts';
 import { claimProcessing, completeProcessing, findStalledProcessing, recordProgress } from '../../shared/media-store/media-session.repository.ts';
@@ -79,7 +80,12 @@ export function createMediaProcessor(deps: {
   function advance(mediaId: string): void {
     if (running.has(mediaId)) return;
     const work = process(mediaId)
-      .catch((error: unknown) => deps.logger.warn({ err: error, mediaId }, 'media processing could not advance; STATUS will retry'))
+      // The database unreachable is its incident log's to tell (lib/telemetry/telemetry.ts), once, not per STATUS.
+      .catch((error: unknown) =>
+        isConnectionFailure(error)
+          ? deps.logger.debug({ err: error, mediaId }, 'media processing could not advance: the database is unreachable; STATUS will retry')
+          : deps.logger.warn({ err: error, mediaId }, 'media processing could not advance; STATUS will retry'),
+      )
       .finally(() => running.delete(mediaId));
     running.set(mediaId, work);
   }

@@ -3,6 +3,7 @@ import protobuf from 'protobufjs';
 import {
   ERROR_CODES,
   InvalidArgumentError,
+  isConnectionFailure,
   MASKED_INTERNAL_MESSAGE,
   toAppError,
   type FieldViolation,
@@ -50,12 +51,15 @@ export function encodeBadRequestStatus(code: number, message: string, violations
 /**
  * The one mapping of a thrown error onto a gRPC status: each AppError code becomes its canonical gRPC code with the
  * error's message; field violations also travel as a google.rpc.BadRequest in grpc-status-details-bin. A lost database is
- * UNAVAILABLE; anything else is an internal error: logged, and answered with the masked message.
+ * UNAVAILABLE (logged once per incident by the database's own log, lib/telemetry/telemetry.ts, not once per call); anything
+ * else is an internal error: logged, and answered with the masked message.
  */
 export function toGrpcStatus(thrown: unknown, logger: Logger, method: string): GrpcErrorStatus {
   const error = toAppError(thrown);
   const code = ERROR_CODES[error.code].grpc;
-  if (error.code === 'INTERNAL' || error.code === 'UNAVAILABLE') {
+  if (error.code === 'UNAVAILABLE' && isConnectionFailure(thrown)) {
+    logger.debug({ err: thrown, method }, 'gRPC service error: the database is unreachable');
+  } else if (error.code === 'INTERNAL' || error.code === 'UNAVAILABLE') {
     logger.error({ err: thrown, method }, 'gRPC service error');
   }
   if (error.code === 'INTERNAL') return grpcError(code, MASKED_INTERNAL_MESSAGE);

@@ -123,8 +123,9 @@ export async function startTestSystem(env: Record<string, string> = {}, options:
  * npm run start:gateway deploys it).
  */
 export async function startDistributedTestSystem(options: TestSystemOptions = {}, env: Record<string, string> = {}): Promise<TestSystem> {
-  const throwaway = await createTestDatabase();
-  const subgraphConfig = testConfig({ ...env, DATABASE_URL: throwaway?.url });
+  // A test that brings its own database (env.DATABASE_URL: one behind a proxy it cuts) gets no throwaway database.
+  const throwaway = env.DATABASE_URL === undefined ? await createTestDatabase() : undefined;
+  const subgraphConfig = testConfig({ ...env, DATABASE_URL: env.DATABASE_URL ?? throwaway?.url });
   const logger = testLogger(subgraphConfig, options);
   const users = await startSubgraphProcess(subgraphConfig, logger, 'users', { pgliteTemplate: PGLITE_TEMPLATE, ...options });
   const started: RunningSystem[] = [users];

@@ -57,17 +57,20 @@ export default defineConfig({
       onDatabase('service-pglite', 'pglite', 'service'),
       ...(process.env.DATABASE_URL ? [onDatabase('service-postgres', 'postgres', 'service')] : []),
       onDatabase('e2e-pglite', 'pglite', 'e2e'),
-      ...(process.env.DATABASE_URL ? [onDatabase('e2e-postgres', 'postgres', 'e2e')] : []),
-      // The library's routes: the front-door suite again with every stand-in off (gateway/stand-ins/README.md). CI runs
-      // it (TEST_STAND_INS_OFF=1 in .ci/run); tests that compare a stand-in with its library switch it on themselves.
-      // On PostgreSQL when there is one (the production database, and the quicker of the two), else on PGlite.
-      ...(process.env.TEST_STAND_INS_OFF
+      // The front-door suite on PostgreSQL. With TEST_STAND_INS_OFF (CI, .ci/run) it runs with every stand-in off — the
+      // libraries' own routes (gateway/stand-ins/README.md); tests that compare a stand-in with its library switch it on
+      // themselves — so that CI proves both databases and both routes in two runs of the suite instead of three: the
+      // stand-ins on PGlite (above), on PostgreSQL in the fuzz doors and the fleet. Without PostgreSQL, the stand-ins-off
+      // run is on PGlite.
+      ...(process.env.DATABASE_URL
         ? [
-            process.env.DATABASE_URL
+            process.env.TEST_STAND_INS_OFF
               ? onDatabase('e2e-postgres-stand-ins-off', 'postgres', 'e2e', { STAND_INS: 'off' })
-              : onDatabase('e2e-pglite-stand-ins-off', 'pglite', 'e2e', { STAND_INS: 'off' }),
+              : onDatabase('e2e-postgres', 'postgres', 'e2e'),
           ]
-        : []),
+        : process.env.TEST_STAND_INS_OFF
+          ? [onDatabase('e2e-pglite-stand-ins-off', 'pglite', 'e2e', { STAND_INS: 'off' })]
+          : []),
       // The fleet behind HAProxy (test/fleet): several OS processes on PostgreSQL, once per run.
       ...(process.env.DATABASE_URL
         ? [

@@ -154,8 +154,9 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
         GATEWAY_PORT: String(ports.graphql),
         REST_PORT: String(ports.rest),
         SOCIAL_PARENT_PORT: String(ports.parent),
-        // Longer than HAProxy's check interval (200 ms, one failure marks a gateway down): no request reaches a closing one.
-        SHUTDOWN_DELAY_MS: '1000',
+        // Longer than HAProxy needs to mark a gateway down (two failed checks 300 ms apart, each up to 2 s on a busy
+        // machine): no request reaches a closing one.
+        SHUTDOWN_DELAY_MS: '2500',
         SUPERGRAPH_FILE: supergraphFile,
         SUPERGRAPH_WATCH: watch,
         // Production otherwise: introspection shows which supergraph a gateway serves (a description the new file changes).
@@ -270,7 +271,20 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
     const [watching, signalled] = gateways as [Member, Member];
     const load = startLoad();
     await delay(500);
+    let outcome: Awaited<ReturnType<typeof load.stop>>;
+    try {
+      await reloadUnderLoad(watching, signalled);
+    } finally {
+      // Restarted processes read the file at start: leave it whole for the next tests, whatever happened here.
+      await replaceSupergraph(original);
+      outcome = await load.stop();
+      report('supergraph reloads', outcome);
+    }
+    expect(outcome.failures).toEqual([]);
+    expect(outcome.requests).toBeGreaterThan(20);
+  });
 
+  async function reloadUnderLoad(watching: Member, signalled: Member) {
     await replaceSupergraph(original.replace(ORIGINAL_DESCRIPTION, NEW_DESCRIPTION));
     signalled.process.signal('SIGHUP');
     await eventually(() => watching.process.logs().some((entry) => entry.msg === 'supergraph reloaded'), 'the watching gateway reloaded');
@@ -283,10 +297,6 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
     // Again: the same broken text is not reported twice.
     signalled.process.signal('SIGHUP');
     await delay(500);
-    const outcome = await load.stop();
-    report('supergraph reloads', outcome);
-    expect(outcome.failures).toEqual([]);
-    expect(outcome.requests).toBeGreaterThan(20);
     for (const gateway of gateways) {
       expect(refusals(gateway)).toHaveLength(1);
       expect(refusals(gateway)[0]).toMatchObject({ level: 50, path: supergraphFile });
@@ -294,21 +304,31 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
       expect(await description(gateway)).toBe(NEW_DESCRIPTION);
       expect((await graphql(GET, { id: userId }, String(gateway.process.listening.graphql))).body.data.userExample.id).toBe(userId);
     }
-    // Restarted processes read the file at start: leave it whole for the next test.
-    await replaceSupergraph(original);
-  });
+  }
 
   it('restarts every process in turn (SIGTERM, exit 0, started again) under load: 0 failed requests', async () => {
     const load = startLoad();
     await delay(500);
     // One instance of each subgraph at a time (the four a's together, then the b's), then each gateway: never both
     // instances of anything down at once.
-    const waves = [
+    const waves: Member[][] = [
       members.filter((entry) => entry.name.endsWith('-a')),
       members.filter((entry) => entry.name.endsWith('-b')),
       ...gateways.map((gateway) => [gateway]),
     ];
     expect(waves.flat().map((entry) => entry.name).sort()).toEqual(members.map((entry) => entry.name).sort());
+    let outcome: Awaited<ReturnType<typeof load.stop>>;
+    try {
+      await restartInWaves(waves);
+    } finally {
+      outcome = await load.stop();
+      report('rolling restart of 10 processes', outcome);
+    }
+    expect(outcome.failures).toEqual([]);
+    expect(outcome.requests).toBeGreaterThan(100);
+  }, 240_000);
+
+  async function restartInWaves(waves: Member[][]) {
     for (const wave of waves) {
       await Promise.all(
         wave.map(async (entry) => {
@@ -319,26 +339,26 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
           await eventually(() => ready(url), `${entry.name} ready again`);
         }),
       );
-      // HAProxy takes a gateway back after two good checks (200 ms apart); a subgraph instance is taken back at once.
-      await delay(wave[0]!.name.startsWith('gateway') ? 600 : 100);
+      // HAProxy takes a gateway back after two good checks (300 ms apart); a subgraph instance is taken back at once.
+      await delay(wave[0]!.name.startsWith('gateway') ? 900 : 100);
     }
-    const outcome = await load.stop();
-    report('rolling restart of 10 processes', outcome);
-    expect(outcome.failures).toEqual([]);
-    expect(outcome.requests).toBeGreaterThan(100);
-  }, 240_000);
+  }
 
   it('loses no request when a subgraph instance is killed (SIGKILL)', async () => {
     const load = startLoad();
     await delay(500);
     const victim = members.find((entry) => entry.name === 'comments-a')!;
-    await victim.process.stop('SIGKILL');
-    await delay(1500);
-    victim.process = await victim.start();
-    await eventually(() => ready(String(victim.process.listening.url)), 'the killed instance back');
-    await delay(500);
-    const outcome = await load.stop();
-    report('subgraph instance killed', outcome);
+    let outcome: Awaited<ReturnType<typeof load.stop>>;
+    try {
+      await victim.process.stop('SIGKILL');
+      await delay(1500);
+      victim.process = await victim.start();
+      await eventually(() => ready(String(victim.process.listening.url)), 'the killed instance back');
+      await delay(500);
+    } finally {
+      outcome = await load.stop();
+      report('subgraph instance killed', outcome);
+    }
     expect(outcome.failures).toEqual([]);
     expect(outcome.requests).toBeGreaterThan(20);
   }, 120_000);

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 
 /**
  * HAProxy (Debian's package, /usr/sbin/haproxy; .ci/run installs it) in front of the gateway processes, as a fleet runs
- * them: round robin over the gateways that answer /ready 200, checked every 200 ms, a gateway marked down at its first
- * 503 (its shutdown pause, SHUTDOWN_DELAY_MS, is longer than that) and up again after two answers; a request whose
+ * them: round robin over the gateways that answer /ready 200, checked every 300 ms, a gateway marked down after two
+ * 503s (its shutdown pause, SHUTDOWN_DELAY_MS, is longer than that) and up again after two answers; a request whose
  * connection to a gateway fails before it was sent goes to the other one. Keep-alive on both sides, as in production.
  */
 
@@ -42,7 +42,10 @@ backend ${name}_gateways
   balance roundrobin
   option httpchk
   http-check send meth GET uri /ready
-  default-server inter 200ms fall 1 rise 2
+  # Checked every 300 ms, down after two failed checks (one slow answer on a busy machine is not an outage), up after
+  # two good ones; a check may take up to 2 s (by default HAProxy would give it only the interval).
+  timeout check 2s
+  default-server inter 300ms fall 2 rise 2
 ${frontend.servers.map((server, index) => `  server gateway${index + 1} ${server} check`).join('\n')}
 `,
   );

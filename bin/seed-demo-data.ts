@@ -1,3 +1,4 @@
+import { appAccessToken } from '../lib/auth/social-auth/social-token.service.ts';
 import { ADMIN_ROLE, ANONYMOUS, type TokenService } from '../lib/auth/auth.ts';
 import type { Config } from '../lib/config.ts';
 import type { DatabaseHandle } from '../lib/database/database.ts';
@@ -72,6 +73,9 @@ export async function seedDemoData(deps: SeedDemoDataDeps): Promise<Record<strin
   return { areaA: { adminToken: admin, userExamples }, social: social.output, media };
 }
 
+/** The app the seed's social tokens are issued to. */
+const DEMO_APP_NAME = 'Tributary demo app';
+
 /** Areas B and C: the demo graph, and tokens for both hosts (new ones on every run; old ones stay valid until they expire). */
 async function seedSocialGraph(config: Config, database: DatabaseHandle, urls: { ownLogin: string; parentPlatform: string }) {
   const db = database.db.withTables<SocialTables>();
@@ -79,8 +83,10 @@ async function seedSocialGraph(config: Config, database: DatabaseHandle, urls: {
   // Events, hashtag searches, agencies, ad accounts and 35 days of insights (idempotent).
   const edges = await seedDemoEdges({ db, codec: createCursorCodec(config.social.cursorSecret), now: () => new Date() }, graph.accounts.bluebottle);
   const socialTokens = createSocialTokens(database);
+  // The demo app (kept across runs): the tokens below are issued to it, and its secret signs its webhook deliveries.
+  const app = (await socialTokens.listApps()).find((found) => found.name === DEMO_APP_NAME) ?? (await socialTokens.createApp(DEMO_APP_NAME));
   const issue = (loginType: 'own' | 'parent', subjectId: string, permissions: readonly string[], label: string) =>
-    socialTokens.issue({ loginType, subjectId, permissions, expiresInSeconds: config.social.tokenLifetimeSeconds, label });
+    socialTokens.issue({ loginType, subjectId, permissions, expiresInSeconds: config.social.tokenLifetimeSeconds, label, appId: app.id });
   const own = (permissions: readonly string[], label: string, subject = graph.accounts.bluebottle) =>
     issue('own', subject, permissions, label);
   const parent = (permissions: readonly string[], label: string, subject = graph.platformUsers.ana) =>
@@ -88,6 +94,7 @@ async function seedSocialGraph(config: Config, database: DatabaseHandle, urls: {
   const output = {
     hosts: { ownLogin: urls.ownLogin, parentPlatform: urls.parentPlatform },
     ids: { ...graph, upcomingEvents: edges.eventIds, adAccounts: edges.adAccountIds },
+    app: { id: app.id, name: app.name, secret: app.secret, accessToken: appAccessToken(app) },
     tokens: {
       ownLogin: {
         mediaOwner: await own(OWN_LOGIN_PERMISSIONS, 'seed: bluebottle, every permission'),

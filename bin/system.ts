@@ -216,6 +216,14 @@ async function openMedia(
   };
 }
 
+/** The event log's sweeper, in the process that serves the comments subgraph (the one that writes most events). */
+function startEventSweeper(config: Config, subgraphs: Partial<Subgraphs>, lifecycle: Lifecycle): void {
+  const sweeper = subgraphs.comments?.eventSweeper;
+  if (!sweeper) return;
+  sweeper.start(config.social.events.sweepIntervalSecs * 1000);
+  lifecycle.resource(() => sweeper.stop());
+}
+
 /** A listener's address, timeouts, and the format of its answers to requests Node's parser refuses. */
 function listenOptions(config: Config, port: number, clientErrorFormat: ClientErrorFormat): ListenOptions {
   return {
@@ -282,6 +290,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
       ...(options.now && { now: options.now }),
     });
     media.startSweeper(subgraphs);
+    startEventSweeper(config, subgraphs, lifecycle);
 
     const standIns = options.standIns ?? createStandIns(config.standIns, logger);
     telemetry.metrics.trackStandIns(() => standIns.decisions());
@@ -409,6 +418,7 @@ export async function startSubgraphProcess(
       [name],
     );
     media?.startSweeper(built);
+    startEventSweeper(config, built, lifecycle);
     const subgraph = built[name]!;
     const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry, logger });
     lifecycle.resource(() => server.stop());

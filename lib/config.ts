@@ -174,6 +174,11 @@ export interface Config {
     publishingQuota: number;
     /** Lifetime of tokens minted by npm run seed / npm run social-token, in seconds. */
     tokenLifetimeSeconds: number;
+    /** The event log (subgraphs/shared/social-events/): how long an event is kept, and how often the log is swept. */
+    events: {
+      retentionHours: number;
+      sweepIntervalSecs: number;
+    };
     /**
      * Rate limits of the social graph, on every front door (subgraphs/shared/social-graph/social-rate-limits.ts), counted in
      * the database so that every process shares them.
@@ -489,6 +494,11 @@ export function loadConfig(env: Env = process.env): Config {
       cursorSecret: cursorSecret ?? DEVELOPMENT_CURSOR_SECRET,
       publishingQuota: integer(env, 'SOCIAL_PUBLISHING_QUOTA', 100, 1, 100_000),
       tokenLifetimeSeconds: integer(env, 'SOCIAL_TOKEN_LIFETIME_SECONDS', 60 * 24 * 60 * 60, 60, 10 * 365 * 24 * 60 * 60),
+      events: {
+        // Past the 36 h for which a webhook delivery is retried (reference §6.4) by default.
+        retentionHours: integer(env, 'SOCIAL_EVENTS_RETENTION_HOURS', 48, 1, 24 * 365),
+        sweepIntervalSecs: integer(env, 'SOCIAL_EVENTS_SWEEP_INTERVAL_SECS', 600, 1, 86_400),
+      },
       rateLimits: {
         appCallsPerHour: integer(env, 'SOCIAL_RATE_APP_CALLS_PER_HOUR', 200_000, 1, 1_000_000_000),
         userCallsPerHour: integer(env, 'SOCIAL_RATE_USER_CALLS_PER_HOUR', 20_000, 1, 1_000_000_000),

@@ -93,7 +93,9 @@ export function createSubgraphs(deps: SubgraphDeps, names?: readonly SubgraphNam
         mediaClaims: createMediaClaims({ db: deps.database.db.withTables<MediaTables>(), now }),
       });
     }
-    if (wanted.has('comments')) subgraphs.comments = createCommentsSubgraph(social);
+    if (wanted.has('comments')) {
+      subgraphs.comments = createCommentsSubgraph({ ...social, eventRetentionMs: deps.config.social.events.retentionHours * 3_600_000, logger: deps.logger });
+    }
   }
   if (wanted.has('media')) {
     if (!deps.blobs) throw new Error('the media subgraph needs a blob store');

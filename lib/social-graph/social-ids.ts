@@ -25,6 +25,7 @@ export const SOCIAL_KINDS = {
   platformUser: 9,
   page: 10,
   insight: 11,
+  app: 12,
 } as const;
 
 export type SocialKind = keyof typeof SOCIAL_KINDS;

@@ -1,4 +1,6 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import { appendEvents } from '../shared/social-events/social-event.repository.ts';
+import { mentionEvent } from '../shared/social-events/social-events.ts';
 import type { PageRequest } from '../shared/social-graph/social-paging.ts';
 import type {
   AdAccountTable,
@@ -8,6 +10,7 @@ import type {
   MediaProductType,
   MediaType,
   SocialDb,
+  SocialTables,
   StoredBreakdown,
   StoredUserTag,
   UpcomingEventTable,
@@ -358,14 +361,22 @@ export async function insertMedia(db: SocialDb, values: NewMedia, permalinkOf: (
   return id;
 }
 
-/** Caption @mentions (comment_id null); a repeated mention is kept once. */
-export async function insertCaptionMentions(db: SocialDb, mediaId: string, accountIds: readonly string[], at: Date): Promise<void> {
+/**
+ * Caption @mentions (comment_id null); a repeated mention is kept once. Each new one is logged as an event of the
+ * mentioned account: `db` must be the publishing transaction (the event log's writers serialise on it).
+ */
+export async function insertCaptionMentions(db: Transaction<SocialTables>, mediaId: string, accountIds: readonly string[], at: Date): Promise<void> {
   if (accountIds.length === 0) return;
-  await db
+  const inserted = await db
     .insertInto('social.mention')
     .values(accountIds.map((accountId) => ({ account_id: accountId, media_id: mediaId, comment_id: null, created_at: at })))
     .onConflict((oc) => oc.doNothing())
+    .returning('account_id')
     .execute();
+  await appendEvents(
+    db,
+    inserted.map((row) => mentionEvent(String(row.account_id), mediaId, null)),
+  );
 }
 
 export async function insertMediaTags(db: SocialDb, mediaId: string, accountIds: readonly string[], at: Date): Promise<void> {

@@ -10,6 +10,8 @@ import type { SocialRateLimiter } from '../shared/social-graph/social-rate-limit
 import { createViewerOf } from '../shared/social-graph/social-request.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
 import type { Subgraph, SubgraphSchemaModule } from '../subgraph.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { createSocialEventSweeper, type SocialEventSweeper } from '../shared/social-events/social-event-sweeper.ts';
 import { createCommentsContext, type CommentsContext } from './comments-context.ts';
 import { commentsResolvers } from './comments.resolvers.ts';
 import { createCommentsService, type CommentsService } from './comments.service.ts';
@@ -24,10 +26,15 @@ export interface CommentsSubgraphDeps {
   now: () => Date;
   /** The social graph's rate limits, shared with the other social subgraph (one per process; counted in the database). */
   rateLimiter: SocialRateLimiter;
+  /** How long the event log keeps an event (social-events/). */
+  eventRetentionMs: number;
+  logger: Logger;
 }
 
 export interface CommentsSubgraph extends Subgraph<CommentsContext> {
   service: CommentsService;
+  /** Sweeps the event log past its retention; the process that serves this subgraph starts it. */
+  eventSweeper: SocialEventSweeper;
 }
 
 /** Builds the comments subgraph (Area B: comments, replies, moderation, mentions). Pure: opens nothing. */
@@ -41,6 +48,7 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
     typeDefs: commentsTypeDefs,
     schema,
     service,
+    eventSweeper: createSocialEventSweeper({ db, now: deps.now, retentionMs: deps.eventRetentionMs, logger: deps.logger }),
     createContext: (request) =>
       createCommentsContext(createViewerOf(deps.socialTokens, access, request), createSocialCallOf(deps.rateLimiter, request), service),
     responseExtensions: (context) => context.call.responseExtensions(),

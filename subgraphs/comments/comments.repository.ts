@@ -2,7 +2,10 @@ import { sql, type SqlBool } from 'kysely';
 import pg from 'pg';
 import type { CursorValue } from '../../lib/social-graph/cursor.ts';
 import type { PageRequest } from '../shared/social-graph/social-paging.ts';
-import type { MediaProductType, SocialDb } from '../shared/social-graph/social-tables.ts';
+import type { Kysely } from 'kysely';
+import type { MediaProductType, SocialDb, SocialTables } from '../shared/social-graph/social-tables.ts';
+import { appendEvents } from '../shared/social-events/social-event.repository.ts';
+import { commentEvent, mentionEvent, type CommentEventFacts } from '../shared/social-events/social-events.ts';
 import { anyBigint } from '../../lib/database/any-bigint.ts';
 
 /** Every line of SQL of the comments subgraph. */
@@ -248,25 +251,67 @@ export async function findMediaFacts(db: SocialDb, ids: readonly string[]): Prom
   }));
 }
 
-export async function setCommentHidden(db: SocialDb, id: string, hidden: boolean): Promise<void> {
-  await db.updateTable('social.comment').set({ hidden }).where('id', '=', id).execute();
+/** What the event log says of these comments (with their media and author), in id order. */
+async function findCommentEventFacts(db: SocialDb, ids: readonly string[]): Promise<CommentEventFacts[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('social.comment as c')
+    .innerJoin('social.media as m', 'm.id', 'c.media_id')
+    .innerJoin('social.account as a', 'a.id', 'c.author_id')
+    .select(['c.id', 'c.text', 'c.parent_id', 'c.author_id', 'a.username', 'c.media_id', 'm.owner_id', 'm.media_product_type', 'm.is_live', 'm.live_ended_at'])
+    .where('c.id', 'in', [...ids])
+    .orderBy('c.id')
+    .execute();
+  return rows.map((row) => ({
+    id: String(row.id),
+    text: row.text,
+    parentId: row.parent_id === null ? null : String(row.parent_id),
+    authorId: String(row.author_id),
+    authorUsername: row.username,
+    mediaId: String(row.media_id),
+    mediaOwnerId: String(row.owner_id),
+    mediaProductType: row.media_product_type,
+    live: row.is_live && row.live_ended_at === null,
+  }));
 }
 
-/** Deletes a comment and its replies (soft: rows stay for audit, reads skip them). */
-export async function deleteCommentThread(db: SocialDb, id: string, at: Date): Promise<void> {
-  await db
-    .updateTable('social.comment')
-    .set({ deleted_at: at })
-    .where((eb) => eb.or([eb('id', '=', id), eb('parent_id', '=', id)]))
-    .where('deleted_at', 'is', null)
-    .execute();
+/** Hides or shows a comment; a change (not a comment already so) is logged as an event in the same transaction. */
+export async function setCommentHidden(db: Kysely<SocialTables>, id: string, hidden: boolean): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const changed = await trx.updateTable('social.comment').set({ hidden }).where('id', '=', id).where('hidden', '=', !hidden).returning('id').execute();
+    if (changed.length === 0) return;
+    const facts = await findCommentEventFacts(trx, [id]);
+    await appendEvents(trx, facts.map((fact) => commentEvent(hidden ? 'comment_hidden' : 'comment_shown', fact)));
+  });
 }
 
 /**
- * Inserts a comment and records the accounts its text @mentions (those that exist), in one transaction. Returns the id.
+ * Deletes a comment and its replies (soft: rows stay for audit, reads skip them), each logged as an event in the same
+ * transaction.
+ */
+export async function deleteCommentThread(db: Kysely<SocialTables>, id: string, at: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const deleted = await trx
+      .updateTable('social.comment')
+      .set({ deleted_at: at })
+      .where((eb) => eb.or([eb('id', '=', id), eb('parent_id', '=', id)]))
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .execute();
+    const facts = await findCommentEventFacts(
+      trx,
+      deleted.map((row) => String(row.id)),
+    );
+    await appendEvents(trx, facts.map((fact) => commentEvent('comment_deleted', fact)));
+  });
+}
+
+/**
+ * Inserts a comment and records the accounts its text @mentions (those that exist), in one transaction with their
+ * events (the comment created, each account mentioned). Returns the id.
  */
 export async function insertComment(
-  db: SocialDb,
+  db: Kysely<SocialTables>,
   comment: { mediaId: string; authorId: string; parentId: string | null; text: string; timestamp: Date },
   mentionedUsernames: readonly string[],
 ): Promise<string> {
@@ -287,15 +332,22 @@ export async function insertComment(
     const id = String(inserted.id);
     // The legacy interface's id of a comment is the new id itself: clients of the older interface look it up by that.
     await trx.updateTable('social.comment').set({ legacy_social_comment_id: id }).where('id', '=', id).execute();
+    const mentioned: string[] = [];
     if (mentionedUsernames.length > 0) {
       const accounts = await trx.selectFrom('social.account').select('id').where('username', 'in', [...mentionedUsernames]).execute();
+      mentioned.push(...accounts.map((account) => String(account.id)).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)));
       if (accounts.length > 0) {
         await trx
           .insertInto('social.mention')
-          .values(accounts.map((account) => ({ account_id: String(account.id), media_id: comment.mediaId, comment_id: id })))
+          .values(mentioned.map((accountId) => ({ account_id: accountId, media_id: comment.mediaId, comment_id: id })))
           .execute();
       }
     }
+    const facts = await findCommentEventFacts(trx, [id]);
+    await appendEvents(trx, [
+      ...facts.map((fact) => commentEvent('comment_created', fact)),
+      ...mentioned.map((accountId) => mentionEvent(accountId, comment.mediaId, id)),
+    ]);
     return id;
   });
 }

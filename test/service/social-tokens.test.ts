@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SocialAuthTables } from '../../lib/auth/social-auth/social-token.repository.ts';
-import { createSocialTokenService, type SocialTokenService } from '../../lib/auth/social-auth/social-token.service.ts';
+import { appAccessToken, createSocialTokenService, type SocialTokenService } from '../../lib/auth/social-auth/social-token.service.ts';
+import { isSocialId } from '../../lib/social-graph/social-ids.ts';
 import { useTestDatabase } from '../support/test-system.ts';
 
 describe('social access tokens', () => {
@@ -23,8 +24,25 @@ describe('social access tokens', () => {
       subjectId: '17840000000000017',
       permissions: new Set(['social_business_basic']),
       expiresAt: new Date('2026-11-21T13:00:00.000Z'),
+      appId: null,
     });
     expect(await tokens.authenticate(parent)).toMatchObject({ kind: 'token', loginType: 'parent', subjectId: '17840000000000025' });
+  });
+
+  it('makes apps whose access token is id|secret, and issues user tokens to an app', async () => {
+    const app = await tokens.createApp('Webhook tester');
+    expect(app).toEqual({ id: expect.stringMatching(/^\d{17}$/), name: 'Webhook tester', secret: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(isSocialId(app.id, 'app')).toBe(true);
+    expect(await tokens.authenticate(appAccessToken(app))).toEqual({ kind: 'app', appId: app.id });
+    // A wrong secret, an unknown app and an id of another kind are all just unparsable.
+    expect(await tokens.authenticate(`${app.id}|${'0'.repeat(32)}`)).toEqual({ kind: 'invalid', reason: 'unparsable' });
+    expect(await tokens.authenticate(`17840000000000172|${app.secret}`)).toEqual({ kind: 'invalid', reason: 'unparsable' });
+    expect(await tokens.authenticate(`17840000000000017|${app.secret}`)).toEqual({ kind: 'invalid', reason: 'unparsable' });
+    const user = await tokens.issue({ loginType: 'own', subjectId: '17840000000000017', permissions: [], expiresInSeconds: 3600, appId: app.id });
+    expect(await tokens.authenticate(user)).toMatchObject({ kind: 'token', appId: app.id });
+    expect(await tokens.findApp(app.id)).toEqual(app);
+    expect(await tokens.findApp('17840000000000017')).toBeUndefined();
+    expect((await tokens.listApps()).map((listed) => listed.id)).toContain(app.id);
   });
 
   it('tells no token, an unparsable one and an unknown one apart', async () => {

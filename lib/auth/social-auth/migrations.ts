@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { SubgraphMigrations } from '../../database/database.ts';
+import { socialIdDefault } from '../../social-graph/social-ids.ts';
 
 /**
  * The social graph's access tokens (Areas B and C): opaque bearer strings, stored only as SHA-256 hashes, each bound to a
@@ -23,6 +24,23 @@ async function createAccessToken(db: Kysely<unknown>): Promise<void> {
   await sql`create index access_token_subject on social_auth.access_token (login_type, subject_id)`.execute(db);
 }
 
+/**
+ * Apps (issue 26): what the Graph API's app dashboard holds — an id, a name and the app secret, which signs webhook
+ * deliveries (X-Hub-Signature-256) and makes the app access token `<app id>|<app secret>`. The secret is kept as it is:
+ * the platform must compute HMACs with it, so a hash would not do. Access tokens gain the app they were issued to (the
+ * app a user's `/me/subscribed_apps` subscribes); tokens issued before are the app-less null.
+ */
+async function createApps(db: Kysely<unknown>): Promise<void> {
+  await sql`create sequence social_auth.app_seq`.execute(db);
+  await sql`create table social_auth.app (
+    id bigint primary key default ${sql.raw(socialIdDefault('app', 'social_auth.app_seq'))},
+    name text not null,
+    secret text not null,
+    created_at timestamptz(3) not null default now()
+  )`.execute(db);
+  await sql`alter table social_auth.access_token add column app_id bigint references social_auth.app (id) on delete cascade`.execute(db);
+}
+
 export const socialAuthMigrations: SubgraphMigrations = {
   schema: 'social_auth',
   migrations: {
@@ -30,6 +48,14 @@ export const socialAuthMigrations: SubgraphMigrations = {
       up: createAccessToken,
       down: async (db) => {
         await db.schema.withSchema('social_auth').dropTable('access_token').execute();
+      },
+    },
+    '2026-11-27-001-apps': {
+      up: createApps,
+      down: async (db) => {
+        await sql`alter table social_auth.access_token drop column app_id`.execute(db);
+        await sql`drop table social_auth.app`.execute(db);
+        await sql`drop sequence social_auth.app_seq`.execute(db);
       },
     },
   },

@@ -9,10 +9,20 @@ export interface AccessTokenTable {
   created_at: Generated<Date>;
   expires_at: Date;
   revoked_at: Date | null;
+  /** The app the token was issued to (2026-11-27-001-apps); null for tokens issued before apps existed. */
+  app_id: string | null;
+}
+
+export interface AppTable {
+  id: Generated<string>;
+  name: string;
+  secret: string;
+  created_at: Generated<Date>;
 }
 
 export type SocialAuthTables = {
   'social_auth.access_token': AccessTokenTable;
+  'social_auth.app': AppTable;
 };
 
 export type SocialAuthDb = Kysely<SocialAuthTables> | Transaction<SocialAuthTables>;
@@ -23,11 +33,12 @@ export interface StoredToken {
   permissions: string[];
   expiresAt: Date;
   revokedAt: Date | null;
+  appId: string | null;
 }
 
 export async function insertAccessToken(
   db: SocialAuthDb,
-  row: { tokenHash: string; loginType: 'own' | 'parent'; subjectId: string; permissions: readonly string[]; expiresAt: Date; label?: string },
+  row: { tokenHash: string; loginType: 'own' | 'parent'; subjectId: string; permissions: readonly string[]; expiresAt: Date; label?: string; appId?: string },
 ): Promise<void> {
   await db
     .insertInto('social_auth.access_token')
@@ -39,6 +50,7 @@ export async function insertAccessToken(
       label: row.label ?? null,
       expires_at: row.expiresAt,
       revoked_at: null,
+      app_id: row.appId ?? null,
     })
     .execute();
 }
@@ -46,7 +58,7 @@ export async function insertAccessToken(
 export async function findAccessToken(db: SocialAuthDb, tokenHash: string): Promise<StoredToken | undefined> {
   const row = await db
     .selectFrom('social_auth.access_token')
-    .select(['login_type', 'subject_id', 'permissions', 'expires_at', 'revoked_at'])
+    .select(['login_type', 'subject_id', 'permissions', 'expires_at', 'revoked_at', 'app_id'])
     .where('token_hash', '=', tokenHash)
     .executeTakeFirst();
   if (!row) return undefined;
@@ -56,6 +68,7 @@ export async function findAccessToken(db: SocialAuthDb, tokenHash: string): Prom
     permissions: row.permissions,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
+    appId: row.app_id === null ? null : String(row.app_id),
   };
 }
 
@@ -68,4 +81,27 @@ export async function revokeAccessToken(db: SocialAuthDb, tokenHash: string, at:
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+export interface StoredApp {
+  id: string;
+  name: string;
+  secret: string;
+}
+
+export async function insertApp(db: SocialAuthDb, app: { name: string; secret: string }): Promise<StoredApp> {
+  const row = await db.insertInto('social_auth.app').values(app).returning(['id', 'name', 'secret']).executeTakeFirstOrThrow();
+  return { id: String(row.id), name: row.name, secret: row.secret };
+}
+
+/** The apps with these ids (ids already checked to be app ids). */
+export async function findApps(db: SocialAuthDb, ids: readonly string[]): Promise<StoredApp[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('social_auth.app').select(['id', 'name', 'secret']).where('id', 'in', [...ids]).execute();
+  return rows.map((row) => ({ id: String(row.id), name: row.name, secret: row.secret }));
+}
+
+export async function listApps(db: SocialAuthDb): Promise<StoredApp[]> {
+  const rows = await db.selectFrom('social_auth.app').select(['id', 'name', 'secret']).orderBy('id').execute();
+  return rows.map((row) => ({ id: String(row.id), name: row.name, secret: row.secret }));
 }

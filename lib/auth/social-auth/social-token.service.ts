@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { findAccessToken, insertAccessToken, revokeAccessToken, type SocialAuthDb } from './social-token.repository.ts';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isSocialId } from '../../social-graph/social-ids.ts';
+import { findAccessToken, findApps, insertAccessToken, insertApp, listApps, revokeAccessToken, type SocialAuthDb, type StoredApp } from './social-token.repository.ts';
 
 /**
  * Access tokens of the social graph. A token is an opaque string — a prefix naming its login type (as the reference's
@@ -26,7 +27,11 @@ export type SocialCredential =
       subjectId: string;
       permissions: ReadonlySet<string>;
       expiresAt: Date;
-    };
+      /** The app the token was issued to; null for a token issued without one. */
+      appId: string | null;
+    }
+  /** An app access token, `<app id>|<app secret>` (reference §6.1): the app itself, for its own settings. */
+  | { kind: 'app'; appId: string };
 
 export interface IssueTokenRequest {
   loginType: LoginType;
@@ -36,6 +41,8 @@ export interface IssueTokenRequest {
   expiresInSeconds: number;
   /** A note for operators (seed data, CLI). */
   label?: string;
+  /** The app the token is issued to (whose subscriptions `/me/subscribed_apps` manages). */
+  appId?: string;
 }
 
 export interface SocialTokenService {
@@ -44,6 +51,19 @@ export interface SocialTokenService {
   authenticate(token: string | undefined | null): Promise<SocialCredential>;
   /** Revokes a token; false when it was unknown or already revoked. */
   revoke(token: string): Promise<boolean>;
+  /** Makes an app: its id and a new secret (32 hex digits, as the reference's). */
+  createApp(name: string): Promise<StoredApp>;
+  /** The app with this id, or undefined. */
+  findApp(id: string): Promise<StoredApp | undefined>;
+  listApps(): Promise<StoredApp[]>;
+}
+
+/** An app access token: the app's id, a bar, its secret (reference §6.1). */
+const APP_TOKEN_SHAPE = /^(\d{17,19})\|([0-9a-f]{32})$/;
+
+/** The app access token of an app. */
+export function appAccessToken(app: Pick<StoredApp, 'id' | 'secret'>): string {
+  return `${app.id}|${app.secret}`;
 }
 
 function hashToken(token: string): string {
@@ -62,12 +82,21 @@ export function createSocialTokenService(deps: { db: SocialAuthDb; now?: () => D
         permissions: request.permissions,
         expiresAt: new Date(now().getTime() + request.expiresInSeconds * 1000),
         ...(request.label !== undefined ? { label: request.label } : {}),
+        ...(request.appId !== undefined ? { appId: request.appId } : {}),
       });
       return token;
     },
 
     async authenticate(token) {
       if (token === undefined || token === null || token === '') return { kind: 'none' };
+      const appToken = APP_TOKEN_SHAPE.exec(token);
+      if (appToken) {
+        const [, appId, secret] = appToken as unknown as [string, string, string];
+        const [app] = isSocialId(appId, 'app') ? await findApps(deps.db, [appId]) : [];
+        // Compared in constant time: the secret is the credential.
+        if (!app || !timingSafeEqual(Buffer.from(app.secret), Buffer.from(secret))) return { kind: 'invalid', reason: 'unparsable' };
+        return { kind: 'app', appId: app.id };
+      }
       if (!TOKEN_SHAPE.test(token)) return { kind: 'invalid', reason: 'unparsable' };
       const stored = await findAccessToken(deps.db, hashToken(token));
       if (!stored) return { kind: 'invalid', reason: 'unparsable' };
@@ -82,6 +111,7 @@ export function createSocialTokenService(deps: { db: SocialAuthDb; now?: () => D
         subjectId: stored.subjectId,
         permissions: new Set(stored.permissions),
         expiresAt: stored.expiresAt,
+        appId: stored.appId,
       };
     },
 
@@ -89,5 +119,12 @@ export function createSocialTokenService(deps: { db: SocialAuthDb; now?: () => D
       if (!TOKEN_SHAPE.test(token)) return false;
       return revokeAccessToken(deps.db, hashToken(token), now());
     },
+
+    createApp: (name) => insertApp(deps.db, { name, secret: randomBytes(16).toString('hex') }),
+    async findApp(id) {
+      if (!isSocialId(id, 'app')) return undefined;
+      return (await findApps(deps.db, [id]))[0];
+    },
+    listApps: () => listApps(deps.db),
   };
 }

@@ -23,6 +23,8 @@ export interface Viewer {
   pageRoles: ReadonlyMap<string, PageRole>;
   /** The accounts this viewer acts for: the token's account, or the accounts of the user's pages. */
   managedAccountIds: readonly string[];
+  /** The app the token was issued to (whose subscriptions `/me/subscribed_apps` manages); null for an app-less token. */
+  appId: string | null;
 }
 
 export interface SocialAccess {
@@ -43,6 +45,9 @@ export function createSocialAccess(db: SocialDb): SocialAccess {
           if (credential.reason === 'expired') throw socialErrors.expiredToken(credential.expiredAt, credential.now);
           if (credential.reason === 'revoked') throw socialErrors.revokedToken();
           throw socialErrors.unparsableToken();
+        case 'app':
+          // An app access token speaks for the app (its subscriptions), never for a user or an account.
+          throw socialErrors.meWithoutUser();
         case 'token':
           break;
       }
@@ -54,6 +59,7 @@ export function createSocialAccess(db: SocialDb): SocialAccess {
           permissions: credential.permissions,
           pageRoles: new Map(),
           managedAccountIds: [credential.subjectId],
+          appId: credential.appId,
         };
       }
       const roles = await findPageRoles(db, credential.subjectId);
@@ -63,6 +69,7 @@ export function createSocialAccess(db: SocialDb): SocialAccess {
         permissions: credential.permissions,
         pageRoles: new Map(roles.map((role) => [role.accountId, role])),
         managedAccountIds: roles.map((role) => role.accountId),
+        appId: credential.appId,
       };
     },
   };

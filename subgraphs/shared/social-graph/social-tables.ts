@@ -210,6 +210,18 @@ export interface RateCounterTable {
   time_ms: ColumnType<string, number | undefined, number | string>;
 }
 
+/** One change in the event log (social-events/): its position, the account it concerns, what happened, and the value. */
+export interface EventTable {
+  /** bigint identity: read back as a decimal string. */
+  position: Generated<string>;
+  created_at: Generated<Date>;
+  account_id: string;
+  kind: string;
+  field: string;
+  /** jsonb; written as JSON text. */
+  value: ColumnType<Record<string, unknown>, string, string>;
+}
+
 export type SocialTables = {
   'social.platform_user': PlatformUserTable;
   'social.business': BusinessTable;
@@ -230,6 +242,7 @@ export type SocialTables = {
   'social.media_container': MediaContainerTable;
   'social.insight_value': InsightValueTable;
   'social.rate_counter': RateCounterTable;
+  'social.event': EventTable;
 };
 
 export type SocialDb = Kysely<SocialTables> | Transaction<SocialTables>;

@@ -2,6 +2,7 @@ import type { SubgraphMigrations } from '../../../../lib/database/database.ts';
 import * as core from './2026-11-21-001-core.ts';
 import * as accountEdges from './2026-11-21-002-account-edges.ts';
 import * as rateCounters from './2026-11-24-001-rate-counters.ts';
+import * as eventLog from './2026-11-27-001-event-log.ts';
 
 /** Migrations of the social data store shared by the comments and accounts subgraphs. */
 export const socialMigrations: SubgraphMigrations = {
@@ -10,5 +11,6 @@ export const socialMigrations: SubgraphMigrations = {
     '2026-11-21-001-core': core,
     '2026-11-21-002-account-edges': accountEdges,
     '2026-11-24-001-rate-counters': rateCounters,
+    '2026-11-27-001-event-log': eventLog,
   },
 };

@@ -1,0 +1,69 @@
+import { sql } from 'kysely';
+import type { SocialDb } from '../social-graph/social-tables.ts';
+import type { SocialEvent, SocialEventRecord } from './social-events.ts';
+
+/**
+ * The event log's SQL (table social.event, migration 2026-11-27-001-event-log).
+ *
+ * Order: an identity column hands out positions when rows are inserted, but transactions commit in their own order, so
+ * a reader could see position 8 committed while 7 is still in flight, move its cursor past 7 and never read it. Writers
+ * therefore take one transaction-scoped advisory lock before drawing positions: the transactions that append events
+ * commit one after another, in position order. The lock is taken by the append, which callers make the last statement
+ * of their transaction, so it is held only for the insert and the commit — the same cost a sequence of commits to one
+ * table has anyway. PostgreSQL and PGlite alike.
+ */
+
+/** The advisory lock of the event log's writers (an arbitrary constant of this table's own). */
+const EVENT_LOG_LOCK = 2_026_112_701;
+
+/** The channel NOTIFY wakes readers on, with the last position appended (delivered at commit, and only then). */
+export const EVENT_CHANNEL = 'social_event';
+
+/**
+ * Appends `events` in the caller's transaction (`trx` must be one: outside a transaction the lock would be released at
+ * once). Call it last in the transaction. Nothing happens for an empty list.
+ */
+export async function appendEvents(trx: SocialDb, events: readonly SocialEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await sql`select pg_advisory_xact_lock(${EVENT_LOG_LOCK})`.execute(trx);
+  const rows = await trx
+    .insertInto('social.event')
+    .values(events.map((event) => ({ account_id: event.accountId, kind: event.kind, field: event.field, value: JSON.stringify(event.value) })))
+    .returning('position')
+    .execute();
+  await sql`select pg_notify(${EVENT_CHANNEL}, ${String(rows.at(-1)!.position)})`.execute(trx);
+}
+
+/** Events after `position` (exclusive), in order, at most `limit`. */
+export async function readEventsAfter(db: SocialDb, position: string, limit: number): Promise<SocialEventRecord[]> {
+  const rows = await db
+    .selectFrom('social.event')
+    .select(['position', 'created_at', 'account_id', 'kind', 'field', 'value'])
+    .where('position', '>', position)
+    .orderBy('position')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    position: String(row.position),
+    createdAt: row.created_at,
+    accountId: String(row.account_id),
+    kind: row.kind as SocialEventRecord['kind'],
+    field: row.field as SocialEventRecord['field'],
+    value: row.value,
+  }));
+}
+
+/** The last position written ('0' for an empty log). */
+export async function lastEventPosition(db: SocialDb): Promise<string> {
+  const row = await db
+    .selectFrom('social.event')
+    .select((eb) => eb.fn.max('position').as('last'))
+    .executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? '0' : String(row.last);
+}
+
+/** Removes events written before `before`; returns how many. */
+export async function sweepEventsBefore(db: SocialDb, before: Date): Promise<number> {
+  const result = await db.deleteFrom('social.event').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

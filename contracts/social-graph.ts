@@ -148,7 +148,27 @@ export const SOCIAL_OPERATIONS = {
     parent: [['catalog_management'], ['social_shopping_tag_products']],
     businessManager: false,
   },
+  /**
+   * `/me/subscribed_apps` (own-login host) and `/{page-id}/subscribed_apps` (parent host): an account subscribed to, or
+   * read or removed from, the token's app's webhooks (§6.3, §6.6: the comments permissions; on the page, a role with
+   * one of its tasks and pages_manage_metadata, pages_read_engagement and pages_show_list).
+   */
+  subscribeApps: {
+    field: 'subscribed_apps',
+    own: [OWN_BASIC, OWN_COMMENTS],
+    parent: [BASIC, MANAGE_COMMENTS, ['pages_manage_metadata'], READ_ENGAGEMENT, SHOW_LIST],
+    businessManager: false,
+    tasks: ['MANAGE', 'CREATE_CONTENT', 'MODERATE'],
+  },
 } as const satisfies Record<string, OperationRule>;
+
+/** The webhook object of the social graph (§6: Instagram's, renamed). */
+export const WEBHOOK_OBJECT = 'social';
+
+/** The webhook fields an app may subscribe to (§6.5). */
+export const WEBHOOK_FIELDS = ['comments', 'live_comments', 'mentions'] as const;
+
+export type WebhookField = (typeof WEBHOOK_FIELDS)[number];
 
 export type SocialOperation = keyof typeof SOCIAL_OPERATIONS;
 
@@ -168,6 +188,8 @@ export const SOCIAL_ERROR_REASONS = [
   'CURSOR_TOO_FAR',
   'RATE_LIMITED',
   'PUBLISHING_ERROR',
+  'APP_TOKEN_REQUIRED',
+  'CALLBACK_VERIFICATION_FAILED',
 ] as const;
 
 export type SocialErrorReason = (typeof SOCIAL_ERROR_REASONS)[number];

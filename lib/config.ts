@@ -180,6 +180,19 @@ export interface Config {
       sweepIntervalSecs: number;
     };
     /**
+     * Webhook callbacks (lib/http/callback-client.ts): the addresses a callback URL may resolve to (loopback, private and
+     * link-local refused unless allowPrivate, or its host is in allowedHosts), https (required in production unless
+     * turned off), and the bounds of each request to one.
+     */
+    webhooks: {
+      allowPrivate: boolean;
+      allowedHosts: readonly string[];
+      requireHttps: boolean;
+      connectTimeoutMs: number;
+      responseTimeoutMs: number;
+      maxResponseBytes: number;
+    };
+    /**
      * Rate limits of the social graph, on every front door (subgraphs/shared/social-graph/social-rate-limits.ts), counted in
      * the database so that every process shares them.
      */
@@ -498,6 +511,17 @@ export function loadConfig(env: Env = process.env): Config {
         // Past the 36 h for which a webhook delivery is retried (reference §6.4) by default.
         retentionHours: integer(env, 'SOCIAL_EVENTS_RETENTION_HOURS', 48, 1, 24 * 365),
         sweepIntervalSecs: integer(env, 'SOCIAL_EVENTS_SWEEP_INTERVAL_SECS', 600, 1, 86_400),
+      },
+      webhooks: {
+        allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+        allowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? '')
+          .split(',')
+          .map((host) => host.trim().toLowerCase())
+          .filter((host) => host !== ''),
+        requireHttps: boolean(env, 'WEBHOOK_REQUIRE_HTTPS', production),
+        connectTimeoutMs: integer(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
+        responseTimeoutMs: integer(env, 'WEBHOOK_RESPONSE_TIMEOUT_MS', 10_000, 100, 120_000),
+        maxResponseBytes: integer(env, 'WEBHOOK_MAX_RESPONSE_BYTES', 65_536, 0, 1 << 24),
       },
       rateLimits: {
         appCallsPerHour: integer(env, 'SOCIAL_RATE_APP_CALLS_PER_HOUR', 200_000, 1, 1_000_000_000),

@@ -12,6 +12,7 @@ import { socialAuthMigrations } from '../lib/auth/social-auth/migrations.ts';
 import type { SocialAuthTables } from '../lib/auth/social-auth/social-token.repository.ts';
 import { createSocialTokenService, type SocialTokenService } from '../lib/auth/social-auth/social-token.service.ts';
 import { createAccountsSubgraph, type AccountsSubgraph } from './accounts/accounts-subgraph.ts';
+import { createCallbackClient } from '../lib/http/callback-client.ts';
 import { createCommentsSubgraph, type CommentsSubgraph } from './comments/comments-subgraph.ts';
 import type { BlobStore } from './shared/media-store/blob-store.ts';
 import { createMediaClaims } from './shared/media-store/media-claims.ts';
@@ -89,6 +90,7 @@ export function createSubgraphs(deps: SubgraphDeps, names?: readonly SubgraphNam
     if (wanted.has('accounts')) {
       subgraphs.accounts = createAccountsSubgraph({
         ...social,
+        callbacks: createCallbackClient(deps.config.social.webhooks),
         publishingQuota: deps.config.social.publishingQuota,
         mediaClaims: createMediaClaims({ db: deps.database.db.withTables<MediaTables>(), now }),
       });

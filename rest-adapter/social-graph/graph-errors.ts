@@ -54,6 +54,8 @@ export const GRAPH_ERROR_CODES = {
   INVALID_TOKEN: 190,
   PERMISSION: 200,
   CUSTOM_RATE_LIMIT: 613,
+  APP_TOKEN_REQUIRED: 15,
+  CALLBACK_VERIFICATION_FAILED: 2200,
   UNKNOWN_PATH: 2500,
   BUSINESS_RATE_LIMIT: 80002,
 } as const;
@@ -278,6 +280,12 @@ export function createGraphErrors(options: GraphErrorsOptions = {}) {
 
     /** 2500: path segments after a node that name no edge (`/<id>/nope` → `Unknown path components: /nope`). */
     unknownEdge,
+
+    /** 15: an app's own settings (its webhook subscriptions) asked for with a token that is not that app's. */
+    appTokenRequired: () => reply(GRAPH_ERROR_CODES.APP_TOKEN_REQUIRED, '(#15) This method must be called with an app access_token.'),
+
+    /** 2200: the callback did not answer the verification request (§6.2) as it should; the message says how. */
+    callbackVerificationFailed: (message: string) => reply(GRAPH_ERROR_CODES.CALLBACK_VERIFICATION_FAILED, message),
 
     /** 2500: `/me` with a token that has no user behind it. */
     meWithoutUser: () =>

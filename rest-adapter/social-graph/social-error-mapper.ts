@@ -41,6 +41,10 @@ export function mapSocialErrors(
       return graphErrors.wrongHost();
     case 'ME_WITHOUT_USER':
       return graphErrors.meWithoutUser();
+    case 'APP_TOKEN_REQUIRED':
+      return graphErrors.appTokenRequired();
+    case 'CALLBACK_VERIFICATION_FAILED':
+      return graphErrors.callbackVerificationFailed(error.message);
     case 'MISSING_PERMISSION':
       return graphErrors.missingPermission(text('permission'));
     case 'NOT_ALLOWED':

@@ -7,7 +7,9 @@ import type { DatabaseHandle } from '../../lib/database/database.ts';
 import { createSocialAccess } from '../shared/social-graph/social-access.ts';
 import { admittingRootFields, createSocialCallOf } from '../shared/social-graph/social-call.ts';
 import type { SocialRateLimiter } from '../shared/social-graph/social-rate-limits.ts';
-import { createViewerOf } from '../shared/social-graph/social-request.ts';
+import { bearerToken, createViewerOf } from '../shared/social-graph/social-request.ts';
+import type { CallbackClient } from '../../lib/http/callback-client.ts';
+import { createWebhookSubscriptionsService, type WebhookSubscriptionsService } from './webhooks/webhook-subscriptions.service.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
 import type { MediaClaims } from '../shared/media-store/media-claims.ts';
 import type { Subgraph, SubgraphSchemaModule } from '../subgraph.ts';
@@ -30,10 +32,13 @@ export interface AccountsSubgraphDeps {
   publishingQuota: number;
   /** Uploaded images (Area D) that containers may take as their image. */
   mediaClaims: MediaClaims;
+  /** Webhook callbacks: their URLs checked and their verification requests made (webhooks/). */
+  callbacks: CallbackClient;
 }
 
 export interface AccountsSubgraph extends Subgraph<AccountsContext> {
   service: AccountsService;
+  webhooks: WebhookSubscriptionsService;
 }
 
 /** Builds the accounts subgraph (Area C: professional accounts, their media and edges). Pure: opens nothing. */
@@ -48,14 +53,19 @@ export function createAccountsSubgraph(deps: AccountsSubgraphDeps): AccountsSubg
     mediaClaims: deps.mediaClaims,
   });
   const service = createAccountsService({ db, codec: deps.codec, now: deps.now, edges });
+  const webhooks = createWebhookSubscriptionsService({ db, apps: deps.socialTokens, callbacks: deps.callbacks, now: deps.now });
   const schema = buildSubgraphSchema([{ typeDefs: accountsTypeDefs, resolvers: admittingRootFields(accountsResolvers) } as SubgraphSchemaModule]);
   return {
     name: 'accounts',
     typeDefs: accountsTypeDefs,
     schema,
     service,
+    webhooks,
     createContext: (request) =>
-      createAccountsContext(createViewerOf(deps.socialTokens, access, request), createSocialCallOf(deps.rateLimiter, request), service),
+      createAccountsContext(createViewerOf(deps.socialTokens, access, request), createSocialCallOf(deps.rateLimiter, request), service, {
+        webhooks,
+        credential: () => deps.socialTokens.authenticate(bearerToken(request.authorization)),
+      }),
     responseExtensions: (context) => context.call.responseExtensions(),
     finishRequest: (context) => context.call.finish(),
   };

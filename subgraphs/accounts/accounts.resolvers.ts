@@ -31,8 +31,22 @@ export const accountsResolvers: Resolvers = {
     media: async (_, args, context) => context.accounts.media(await context.viewer(), args.id),
     mediaContainer: async (_, args, context) => context.accounts.container(await context.viewer(), args.id),
     socialCaller: async (_, _args, context) => context.accounts.caller(await context.viewer()),
+    appSubscriptions: async (_, args, context) => context.webhooks.appSubscriptions(await context.credential(), args.appId),
+    subscribedApps: async (_, args, context) => context.webhooks.subscribedApps(await context.viewer(), args.pageId),
   },
   Mutation: {
+    subscribeApp: async (_, args, context) => ({
+      success: await context.webhooks.subscribeApp(await context.credential(), args.appId, args.input),
+    }),
+    unsubscribeApp: async (_, args, context) => ({
+      success: await context.webhooks.unsubscribeApp(await context.credential(), args.appId, args.object, args.fields),
+    }),
+    subscribeAccountToApp: async (_, args, context) => ({
+      success: await context.webhooks.subscribeAccount(await context.viewer(), args.pageId, args.subscribedFields),
+    }),
+    unsubscribeAccountFromApp: async (_, args, context) => ({
+      success: await context.webhooks.unsubscribeAccount(await context.viewer(), args.pageId),
+    }),
     createMediaContainer: async (_, args, context) =>
       context.accounts.createContainer(
         await context.viewer(),

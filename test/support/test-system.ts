@@ -52,6 +52,8 @@ const BASE_ENV = {
   DATA_DIR: ':memory:',
   // Fast hashing in tests; the format records the cost, so production settings are unaffected.
   PASSWORD_SCRYPT_LOG_N: '10',
+  // Webhook receivers of the tests listen on 127.0.0.1, which production refuses (lib/http/callback-client.ts).
+  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
   JWT_SECRET: 'test-secret-that-is-at-least-32-characters-long',
   // CI runs the e2e project a second time with every stand-in off (STAND_INS=off): the library's routes, proven.
   ...(process.env.STAND_INS !== undefined && { STAND_INS: process.env.STAND_INS }),

@@ -30,6 +30,15 @@ export type Scalars = {
   Upload: { input: import('graphql-upload-ts').Upload; output: never; }
 };
 
+export type AppSubscriptionInput = {
+  callbackUrl?: InputMaybe<Scalars['String']['input']>;
+  /** Fields of the object: comments, live_comments, mentions. */
+  fields?: InputMaybe<Array<Scalars['String']['input']>>;
+  includeValues?: InputMaybe<Scalars['Boolean']['input']>;
+  object?: InputMaybe<Scalars['String']['input']>;
+  verifyToken?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** Fields of a new user record; every rule is checked and all violations are reported together. */
 export type CreateUserExampleInput = {
   /** 0 to 120. */

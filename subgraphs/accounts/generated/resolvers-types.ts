@@ -237,6 +237,33 @@ export type AdAccountConnection = {
   pageInfo: PageInfo;
 };
 
+/** An app's subscription to an object's webhook fields (§6.1). */
+export type AppSubscription = {
+  __typename?: 'AppSubscription';
+  active: Scalars['Boolean']['output'];
+  callbackUrl: Scalars['String']['output'];
+  fields: Array<AppSubscriptionField>;
+  /** Whether deliveries carry the new values (changes) or only the fields' names (changed_fields). */
+  includeValues: Scalars['Boolean']['output'];
+  /** The object: social. */
+  object: Scalars['String']['output'];
+};
+
+export type AppSubscriptionField = {
+  __typename?: 'AppSubscriptionField';
+  name: Scalars['String']['output'];
+  version: Scalars['String']['output'];
+};
+
+export type AppSubscriptionInput = {
+  callbackUrl?: InputMaybe<Scalars['String']['input']>;
+  /** Fields of the object: comments, live_comments, mentions. */
+  fields?: InputMaybe<Array<Scalars['String']['input']>>;
+  includeValues?: InputMaybe<Scalars['Boolean']['input']>;
+  object?: InputMaybe<Scalars['String']['input']>;
+  verifyToken?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type AuthorizeAdAccountResult = {
   __typename?: 'AuthorizeAdAccountResult';
   success: Scalars['Boolean']['output'];
@@ -407,6 +434,20 @@ export type Mutation = {
   createUpcomingEvent: UpcomingEvent;
   /** Publishes a container (POST /<account>/media_publish); counts against the publishing quota. */
   publishMediaContainer: Media;
+  /**
+   * Subscribes an account to the token's app (POST /me/subscribed_apps; on the parent-platform host a page's, with
+   * `pageId`): its events reach the fields the app subscribed to.
+   */
+  subscribeAccountToApp: WebhookResult;
+  /**
+   * Subscribes the app's callback to fields of an object (POST /{app-id}/subscriptions): the callback must first answer the
+   * verification request with the challenge; a later call adds fields. The app's access token (`<app id>|<app secret>`).
+   */
+  subscribeApp: WebhookResult;
+  /** Unsubscribes an account from the token's app (DELETE …/subscribed_apps). */
+  unsubscribeAccountFromApp: WebhookResult;
+  /** Removes fields of an app's subscription, a subscription, or (no object) all of them (DELETE /{app-id}/subscriptions). */
+  unsubscribeApp: WebhookResult;
 };
 
 
@@ -432,6 +473,30 @@ export type MutationCreateUpcomingEventArgs = {
 export type MutationPublishMediaContainerArgs = {
   accountId: Scalars['ID']['input'];
   creationId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type MutationSubscribeAccountToAppArgs = {
+  pageId?: InputMaybe<Scalars['ID']['input']>;
+  subscribedFields?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+
+export type MutationSubscribeAppArgs = {
+  appId: Scalars['ID']['input'];
+  input: AppSubscriptionInput;
+};
+
+
+export type MutationUnsubscribeAccountFromAppArgs = {
+  pageId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type MutationUnsubscribeAppArgs = {
+  appId: Scalars['ID']['input'];
+  fields?: InputMaybe<Array<Scalars['String']['input']>>;
+  object?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** A parent-platform page and the professional account linked to it. */
@@ -474,6 +539,8 @@ export type Query = {
    * account linked to one of the user's pages on the parent-platform host. Anything else is UNKNOWN_OBJECT.
    */
   account?: Maybe<Account>;
+  /** An app's webhook subscriptions (GET /{app-id}/subscriptions on the parent-platform host); the app's access token. */
+  appSubscriptions: Array<AppSubscription>;
   /** The professional account of an own-login token (GET /me on the own-login host). */
   me?: Maybe<Account>;
   /** A media object of an account the token acts for. */
@@ -489,11 +556,21 @@ export type Query = {
    * a method or an edge the node does not have), so that a token error comes before "does not exist" there too.
    */
   socialCaller: SocialCaller;
+  /**
+   * The apps an account is subscribed to (GET /me/subscribed_apps on the own-login host, GET /{page-id}/subscribed_apps on
+   * the parent-platform host, with `pageId`).
+   */
+  subscribedApps: Array<SubscribedApp>;
 };
 
 
 export type QueryAccountArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryAppSubscriptionsArgs = {
+  appId: Scalars['ID']['input'];
 };
 
 
@@ -506,6 +583,11 @@ export type QueryMediaContainerArgs = {
   id: Scalars['ID']['input'];
 };
 
+
+export type QuerySubscribedAppsArgs = {
+  pageId?: InputMaybe<Scalars['ID']['input']>;
+};
+
 /** The caller a token stands for, on the host the request came through. */
 export type SocialCaller = {
   __typename?: 'SocialCaller';
@@ -513,6 +595,14 @@ export type SocialCaller = {
   host: Scalars['String']['output'];
   /** The professional account (own login) or the parent-platform user (Login for Business) the token was granted by. */
   subjectId: Scalars['ID']['output'];
+};
+
+/** An app an account is subscribed to. */
+export type SubscribedApp = {
+  __typename?: 'SubscribedApp';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  subscribedFields: Array<Scalars['String']['output']>;
 };
 
 export type UpcomingEvent = {
@@ -538,6 +628,11 @@ export type UpcomingEventInput = {
   /** ISO 8601 or unix seconds. */
   startTime?: InputMaybe<Scalars['String']['input']>;
   title?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type WebhookResult = {
+  __typename?: 'WebhookResult';
+  success: Scalars['Boolean']['output'];
 };
 
 
@@ -645,6 +740,9 @@ export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   AdAccount: ResolverTypeWrapper<AdAccountModel>;
   AdAccountConnection: ResolverTypeWrapper<Omit<AdAccountConnection, 'nodes'> & { nodes: Array<ResolversTypes['AdAccount']> }>;
+  AppSubscription: ResolverTypeWrapper<AppSubscription>;
+  AppSubscriptionField: ResolverTypeWrapper<AppSubscriptionField>;
+  AppSubscriptionInput: AppSubscriptionInput;
   AuthorizeAdAccountResult: ResolverTypeWrapper<AuthorizeAdAccountResult>;
   Business: ResolverTypeWrapper<Business>;
   BusinessConnection: ResolverTypeWrapper<BusinessConnection>;
@@ -671,9 +769,11 @@ export type ResolversTypes = {
   PublishingQuotaConfig: ResolverTypeWrapper<PublishingQuotaConfig>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   SocialCaller: ResolverTypeWrapper<SocialCaller>;
+  SubscribedApp: ResolverTypeWrapper<SubscribedApp>;
   UpcomingEvent: ResolverTypeWrapper<UpcomingEventModel>;
   UpcomingEventConnection: ResolverTypeWrapper<Omit<UpcomingEventConnection, 'nodes'> & { nodes: Array<ResolversTypes['UpcomingEvent']> }>;
   UpcomingEventInput: UpcomingEventInput;
+  WebhookResult: ResolverTypeWrapper<WebhookResult>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -685,6 +785,9 @@ export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
   AdAccount: AdAccountModel;
   AdAccountConnection: Omit<AdAccountConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['AdAccount']> };
+  AppSubscription: AppSubscription;
+  AppSubscriptionField: AppSubscriptionField;
+  AppSubscriptionInput: AppSubscriptionInput;
   AuthorizeAdAccountResult: AuthorizeAdAccountResult;
   Business: Business;
   BusinessConnection: BusinessConnection;
@@ -711,9 +814,11 @@ export type ResolversParentTypes = {
   PublishingQuotaConfig: PublishingQuotaConfig;
   Query: Record<PropertyKey, never>;
   SocialCaller: SocialCaller;
+  SubscribedApp: SubscribedApp;
   UpcomingEvent: UpcomingEventModel;
   UpcomingEventConnection: Omit<UpcomingEventConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['UpcomingEvent']> };
   UpcomingEventInput: UpcomingEventInput;
+  WebhookResult: WebhookResult;
 };
 
 export type AccountResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['Account'] = ResolversParentTypes['Account'], FederationReferenceType extends FederationReferenceTypes['Account'] = FederationReferenceTypes['Account']> = {
@@ -760,6 +865,19 @@ export type AdAccountResolvers<ContextType = AccountsContext, ParentType extends
 export type AdAccountConnectionResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['AdAccountConnection'] = ResolversParentTypes['AdAccountConnection']> = {
   nodes?: Resolver<Array<ResolversTypes['AdAccount']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type AppSubscriptionResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['AppSubscription'] = ResolversParentTypes['AppSubscription']> = {
+  active?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  callbackUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fields?: Resolver<Array<ResolversTypes['AppSubscriptionField']>, ParentType, ContextType>;
+  includeValues?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  object?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AppSubscriptionFieldResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['AppSubscriptionField'] = ResolversParentTypes['AppSubscriptionField']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type AuthorizeAdAccountResultResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['AuthorizeAdAccountResult'] = ResolversParentTypes['AuthorizeAdAccountResult']> = {
@@ -874,6 +992,10 @@ export type MutationResolvers<ContextType = AccountsContext, ParentType extends 
   createMediaContainer?: Resolver<ResolversTypes['MediaContainer'], ParentType, ContextType, RequireFields<MutationCreateMediaContainerArgs, 'accountId' | 'input'>>;
   createUpcomingEvent?: Resolver<ResolversTypes['UpcomingEvent'], ParentType, ContextType, RequireFields<MutationCreateUpcomingEventArgs, 'accountId' | 'input'>>;
   publishMediaContainer?: Resolver<ResolversTypes['Media'], ParentType, ContextType, RequireFields<MutationPublishMediaContainerArgs, 'accountId'>>;
+  subscribeAccountToApp?: Resolver<ResolversTypes['WebhookResult'], ParentType, ContextType, Partial<MutationSubscribeAccountToAppArgs>>;
+  subscribeApp?: Resolver<ResolversTypes['WebhookResult'], ParentType, ContextType, RequireFields<MutationSubscribeAppArgs, 'appId' | 'input'>>;
+  unsubscribeAccountFromApp?: Resolver<ResolversTypes['WebhookResult'], ParentType, ContextType, Partial<MutationUnsubscribeAccountFromAppArgs>>;
+  unsubscribeApp?: Resolver<ResolversTypes['WebhookResult'], ParentType, ContextType, RequireFields<MutationUnsubscribeAppArgs, 'appId'>>;
 };
 
 export type PageResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['Page'] = ResolversParentTypes['Page']> = {
@@ -903,16 +1025,24 @@ export type PublishingQuotaConfigResolvers<ContextType = AccountsContext, Parent
 
 export type QueryResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   account?: Resolver<Maybe<ResolversTypes['Account']>, ParentType, ContextType, RequireFields<QueryAccountArgs, 'id'>>;
+  appSubscriptions?: Resolver<Array<ResolversTypes['AppSubscription']>, ParentType, ContextType, RequireFields<QueryAppSubscriptionsArgs, 'appId'>>;
   me?: Resolver<Maybe<ResolversTypes['Account']>, ParentType, ContextType>;
   media?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType, RequireFields<QueryMediaArgs, 'id'>>;
   mediaContainer?: Resolver<Maybe<ResolversTypes['MediaContainer']>, ParentType, ContextType, RequireFields<QueryMediaContainerArgs, 'id'>>;
   platformUser?: Resolver<Maybe<ResolversTypes['PlatformUser']>, ParentType, ContextType>;
   socialCaller?: Resolver<ResolversTypes['SocialCaller'], ParentType, ContextType>;
+  subscribedApps?: Resolver<Array<ResolversTypes['SubscribedApp']>, ParentType, ContextType, Partial<QuerySubscribedAppsArgs>>;
 };
 
 export type SocialCallerResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['SocialCaller'] = ResolversParentTypes['SocialCaller']> = {
   host?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   subjectId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
+export type SubscribedAppResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['SubscribedApp'] = ResolversParentTypes['SubscribedApp']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  subscribedFields?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type UpcomingEventResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['UpcomingEvent'] = ResolversParentTypes['UpcomingEvent']> = {
@@ -929,10 +1059,16 @@ export type UpcomingEventConnectionResolvers<ContextType = AccountsContext, Pare
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
 };
 
+export type WebhookResultResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['WebhookResult'] = ResolversParentTypes['WebhookResult']> = {
+  success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = AccountsContext> = {
   Account?: AccountResolvers<ContextType>;
   AdAccount?: AdAccountResolvers<ContextType>;
   AdAccountConnection?: AdAccountConnectionResolvers<ContextType>;
+  AppSubscription?: AppSubscriptionResolvers<ContextType>;
+  AppSubscriptionField?: AppSubscriptionFieldResolvers<ContextType>;
   AuthorizeAdAccountResult?: AuthorizeAdAccountResultResolvers<ContextType>;
   Business?: BusinessResolvers<ContextType>;
   BusinessConnection?: BusinessConnectionResolvers<ContextType>;
@@ -957,7 +1093,9 @@ export type Resolvers<ContextType = AccountsContext> = {
   PublishingQuotaConfig?: PublishingQuotaConfigResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   SocialCaller?: SocialCallerResolvers<ContextType>;
+  SubscribedApp?: SubscribedAppResolvers<ContextType>;
   UpcomingEvent?: UpcomingEventResolvers<ContextType>;
   UpcomingEventConnection?: UpcomingEventConnectionResolvers<ContextType>;
+  WebhookResult?: WebhookResultResolvers<ContextType>;
 };
 

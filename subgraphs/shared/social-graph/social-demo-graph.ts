@@ -19,6 +19,7 @@ export const PARENT_PLATFORM_PERMISSIONS = [
   'social_basic',
   'pages_read_engagement',
   'pages_show_list',
+  'pages_manage_metadata',
   'social_manage_comments',
   'social_content_publish',
   'social_manage_insights',

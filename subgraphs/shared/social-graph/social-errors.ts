@@ -39,6 +39,18 @@ export const socialErrors = {
   /** A token of the other login type: the platform answers as for a token it cannot parse. */
   wrongHost: (): AppError => new UnauthenticatedError(UNPARSABLE, { reason: 'WRONG_HOST' }),
 
+  /** An app's own settings (its webhook subscriptions) need that app's access token (`<app id>|<app secret>`). */
+  appTokenRequired: (): AppError =>
+    new PermissionDeniedError('(#15) This method must be called with an app access_token.', { reason: 'APP_TOKEN_REQUIRED' }),
+
+  /** The callback URL did not pass the verification request (§6.2): `detail` says what it answered, or why none came. */
+  callbackVerificationFailed: (detail: string): AppError =>
+    new InvalidArgumentError(
+      `(#2200) Callback verification failed with the following errors: ${detail}`,
+      [{ field: 'callback_url', description: detail }],
+      { reason: 'CALLBACK_VERIFICATION_FAILED' },
+    ),
+
   meWithoutUser: (): AppError =>
     new UnauthenticatedError('An active access token must be used to query information about the current user.', {
       reason: 'ME_WITHOUT_USER',

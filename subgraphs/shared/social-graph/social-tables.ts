@@ -222,6 +222,41 @@ export interface EventTable {
   value: ColumnType<Record<string, unknown>, string, string>;
 }
 
+/** An app's webhook subscription to an object (2026-11-27-002). */
+export interface AppSubscriptionTable {
+  app_id: string;
+  object: string;
+  callback_url: string;
+  verify_token: string;
+  include_values: Generated<boolean>;
+  fields: ColumnType<string[], string[] | undefined, string[]>;
+  active: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+/** An account subscribed to an app, with the fields it named (2026-11-27-002). */
+export interface SubscribedAppTable {
+  account_id: string;
+  app_id: string;
+  subscribed_fields: ColumnType<string[], string[] | undefined, string[]>;
+  created_at: Generated<Date>;
+}
+
+/** How far an app subscription's callback has been served in the event log (2026-11-27-002). bigints as strings. */
+export interface WebhookCursorTable {
+  app_id: string;
+  object: string;
+  delivered_to: ColumnType<string, string, string>;
+  pending_to: ColumnType<string | null, string | null | undefined, string | null>;
+  attempts: Generated<number>;
+  next_attempt_at: ColumnType<Date, Date | undefined, Date>;
+  first_failed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  leased_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  delivered_total: ColumnType<string, string | undefined, string>;
+  dropped_total: ColumnType<string, string | undefined, string>;
+}
+
 export type SocialTables = {
   'social.platform_user': PlatformUserTable;
   'social.business': BusinessTable;
@@ -243,6 +278,9 @@ export type SocialTables = {
   'social.insight_value': InsightValueTable;
   'social.rate_counter': RateCounterTable;
   'social.event': EventTable;
+  'social.app_subscription': AppSubscriptionTable;
+  'social.subscribed_app': SubscribedAppTable;
+  'social.webhook_cursor': WebhookCursorTable;
 };
 
 export type SocialDb = Kysely<SocialTables> | Transaction<SocialTables>;

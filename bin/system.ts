@@ -19,7 +19,10 @@ import { SUPERGRAPH_FILE } from '../schema/supergraph-file.ts';
 import { fileSupergraph, type SupergraphReloadOutcome, type SupergraphReloadTrigger, type SupergraphSource } from '../gateway/supergraph-source.ts';
 import { bindGrpcServer } from '../subgraphs/users/grpc/bind-grpc-server.ts';
 import { createUserExampleGrpcServer } from '../subgraphs/users/grpc/user-example.grpc-server.ts';
-import { ALL_MIGRATIONS, createSubgraphs, type Subgraphs } from '../subgraphs/index.ts';
+import { ALL_MIGRATIONS, createSocialTokens, createSubgraphs, type Subgraphs } from '../subgraphs/index.ts';
+import { createWebhookDeliveryWorker } from '../subgraphs/shared/social-events/webhook-delivery-worker.ts';
+import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
+import { createCallbackClient } from '../lib/http/callback-client.ts';
 import { createLocalBlobStore, type BlobStore } from '../subgraphs/shared/media-store/blob-store.ts';
 import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
 import type { UserExampleService } from '../subgraphs/users/user-example.service.ts';
@@ -216,6 +219,42 @@ async function openMedia(
   };
 }
 
+/**
+ * Webhook delivery, in the processes that serve the accounts subgraph (which manages the subscriptions): any number of
+ * them share the work through leased cursors, woken by NOTIFY with a poll as the safety net. Stopped before the
+ * database closes (it is a resource added after the database's).
+ */
+async function startWebhookDelivery(
+  config: Config,
+  database: DatabaseHandle,
+  subgraphs: Partial<Subgraphs>,
+  telemetry: Telemetry,
+  logger: Logger,
+  lifecycle: Lifecycle,
+): Promise<void> {
+  const webhooks = config.social.webhooks;
+  if (!subgraphs.accounts || !webhooks.delivery) return;
+  const socialTokens = createSocialTokens(database);
+  const worker = createWebhookDeliveryWorker({
+    db: database.db.withTables<SocialTables>(),
+    appSecret: async (appId) => (await socialTokens.findApp(appId))?.secret,
+    client: createCallbackClient(webhooks),
+    logger,
+    metrics: telemetry.metrics,
+    listen: database.listen,
+    options: {
+      concurrency: webhooks.concurrency,
+      // A lease outlives the longest delivery (the response timeout) with room for its statements.
+      leaseMs: webhooks.responseTimeoutMs + 30_000,
+      pollIntervalMs: webhooks.pollIntervalMs,
+      retryWindowMs: webhooks.retryWindowHours * 3_600_000,
+    },
+  });
+  telemetry.metrics.trackWebhookQueue(() => worker.queueStats());
+  await worker.start();
+  lifecycle.resource(() => worker.stop());
+}
+
 /** The event log's sweeper, in the process that serves the comments subgraph (the one that writes most events). */
 function startEventSweeper(config: Config, subgraphs: Partial<Subgraphs>, lifecycle: Lifecycle): void {
   const sweeper = subgraphs.comments?.eventSweeper;
@@ -291,6 +330,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     });
     media.startSweeper(subgraphs);
     startEventSweeper(config, subgraphs, lifecycle);
+    await startWebhookDelivery(config, database, subgraphs, telemetry, logger, lifecycle);
 
     const standIns = options.standIns ?? createStandIns(config.standIns, logger);
     telemetry.metrics.trackStandIns(() => standIns.decisions());
@@ -419,6 +459,7 @@ export async function startSubgraphProcess(
     );
     media?.startSweeper(built);
     startEventSweeper(config, built, lifecycle);
+    await startWebhookDelivery(config, database, built, telemetry, logger, lifecycle);
     const subgraph = built[name]!;
     const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry, logger });
     lifecycle.resource(() => server.stop());

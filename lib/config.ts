@@ -191,6 +191,14 @@ export interface Config {
       connectTimeoutMs: number;
       responseTimeoutMs: number;
       maxResponseBytes: number;
+      /**
+       * Delivery (subgraphs/shared/social-events/webhook-delivery-worker.ts), run by the processes that serve the accounts
+       * subgraph: on/off, deliveries in flight per process, the safety-net poll, and how long a failing batch is retried.
+       */
+      delivery: boolean;
+      concurrency: number;
+      pollIntervalMs: number;
+      retryWindowHours: number;
     };
     /**
      * Rate limits of the social graph, on every front door (subgraphs/shared/social-graph/social-rate-limits.ts), counted in
@@ -522,6 +530,11 @@ export function loadConfig(env: Env = process.env): Config {
         connectTimeoutMs: integer(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
         responseTimeoutMs: integer(env, 'WEBHOOK_RESPONSE_TIMEOUT_MS', 10_000, 100, 120_000),
         maxResponseBytes: integer(env, 'WEBHOOK_MAX_RESPONSE_BYTES', 65_536, 0, 1 << 24),
+        delivery: boolean(env, 'WEBHOOK_DELIVERY', true),
+        concurrency: integer(env, 'WEBHOOK_DELIVERY_CONCURRENCY', 4, 1, 256),
+        pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 5_000, 50, 600_000),
+        // The reference retries "over the next 36 hours".
+        retryWindowHours: integer(env, 'WEBHOOK_RETRY_WINDOW_HOURS', 36, 1, 24 * 30),
       },
       rateLimits: {
         appCallsPerHour: integer(env, 'SOCIAL_RATE_APP_CALLS_PER_HOUR', 200_000, 1, 1_000_000_000),

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import { isConnectionFailure } from '../errors.ts';
 import { withStatementGuard } from './database-statement-guard.ts';
+import { listenOnPostgres } from './notification-listener.ts';
 
 /**
  * One database connection for the process. Each subgraph narrows it to its own tables with `db.withTables<…>()` and owns a
@@ -33,6 +34,13 @@ export interface DatabaseHandle {
    * database is made of (lib/telemetry/telemetry.ts).
    */
   observeReachability(listener: (event: ReachabilityEvent) => void): () => void;
+  /**
+   * Calls `onNotify` with the payload of each NOTIFY on `channel` until the returned function is called (a wake-up for
+   * workers: webhook delivery). PostgreSQL: a dedicated connection outside the pool, reconnecting by itself when it drops
+   * (notifications in the gap are lost, so a user polls as well; after a reconnect it is called once with ''), see
+   * notification-listener.ts. PGlite: the instance's own listen. Listeners still open are closed by close().
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** The pool's connections (PostgreSQL), or undefined (PGlite has one connection and no pool). */
   poolState(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
@@ -87,7 +95,20 @@ export async function createDatabase(config: DatabaseConfig, options: DatabaseOp
       reachabilityListeners.delete(listener);
     };
   };
+  // The NOTIFY listeners still open, closed with the handle.
+  const notificationListeners = new Set<() => Promise<void>>();
+  const tracked = (stop: () => Promise<void>) => {
+    let stopping: Promise<void> | undefined;
+    const once = () => {
+      notificationListeners.delete(once);
+      return (stopping ??= stop());
+    };
+    notificationListeners.add(once);
+    return once;
+  };
+  const closeListeners = () => Promise.all([...notificationListeners].map((stop) => stop()));
   if (config.url) {
+    const url = config.url;
     // pg already returns int8 as strings; timestamps as Date.
     // A bounded wait for a connection: with the database down or unreachable, requests fail fast (503) instead of
     // queueing until the client gives up; the pool reconnects by itself once the database is back.
@@ -125,8 +146,13 @@ export async function createDatabase(config: DatabaseConfig, options: DatabaseOp
       },
       observeQueries,
       observeReachability,
+      listen: async (channel, onNotify) =>
+        tracked(await listenOnPostgres({ connectionString: url, connectTimeoutMs: config.connectTimeoutMs }, channel, onNotify)),
       poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-      close: () => db.destroy(),
+      close: async () => {
+        await closeListeners();
+        await db.destroy();
+      },
     };
   }
 
@@ -147,8 +173,21 @@ export async function createDatabase(config: DatabaseConfig, options: DatabaseOp
     },
     observeQueries,
     observeReachability,
+    listen: async (channel, onNotify) => {
+      const unlisten = await pglite.listen(channel, (payload) => {
+        try {
+          onNotify(payload);
+        } catch {
+          // The listener's own failure is its own business.
+        }
+      });
+      return tracked(async () => {
+        if (!pglite.closed) await unlisten();
+      });
+    },
     poolState: () => undefined,
     close: async () => {
+      await closeListeners();
       await db.destroy();
       if (!pglite.closed) await pglite.close();
       await releaseLock();

@@ -41,7 +41,16 @@ export interface Metrics {
   trackSubgraphCircuits(circuits: () => readonly { subgraph: string; instances: number; open: number }[]): void;
   /** A supergraph reload (SIGHUP, the file watch): applied, unchanged, or refused (the one loaded before serves on). */
   observeSupergraphReload(outcome: 'applied' | 'unchanged' | 'refused'): void;
+  /**
+   * One webhook delivery of `events` events (subgraphs/shared/social-events/webhook-delivery-worker.ts): delivered (2xx),
+   * failed (to be retried), or dropped (failing for the whole retry window).
+   */
+  observeWebhookDelivery(outcome: WebhookDeliveryOutcome, events: number): void;
+  /** Reports the webhook queue when /metrics is read: undelivered events and the age of the oldest (seconds). */
+  trackWebhookQueue(stats: () => Promise<{ undelivered: number; oldestAgeSeconds: number }>): void;
 }
+
+export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'dropped';
 
 export type FastLaneOutcome = 'served' | 'replayed' | 'declined';
 
@@ -77,6 +86,8 @@ const NOOP: Metrics = {
   observeSubgraphRetry: () => undefined,
   trackSubgraphCircuits: () => undefined,
   observeSupergraphReload: () => undefined,
+  observeWebhookDelivery: () => undefined,
+  trackWebhookQueue: () => undefined,
 };
 
 /**
@@ -235,6 +246,41 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     },
   });
 
+  const webhookDeliveries = new Counter({
+    name: 'tributary_webhook_deliveries_total',
+    help: 'Webhook deliveries (POSTs of a batch to a callback), by outcome: delivered (2xx), failed (retried with backoff), dropped (failing for the whole retry window).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const webhookEvents = new Counter({
+    name: 'tributary_webhook_events_total',
+    help: 'Events in webhook deliveries, by outcome: delivered, dropped.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const webhookQueues: (() => Promise<{ undelivered: number; oldestAgeSeconds: number }>)[] = [];
+  const webhookQueueEvents = new Gauge({
+    name: 'tributary_webhook_queue_events',
+    help: 'Events not yet delivered to the webhook callbacks that get them, all subscriptions together (read at scrape time).',
+    registers: [registry],
+  });
+  const webhookQueueAge = new Gauge({
+    name: 'tributary_webhook_queue_oldest_age_seconds',
+    help: 'Age of the oldest event not yet delivered to a webhook callback that gets it; 0 when none waits (read at scrape time).',
+    registers: [registry],
+  });
+  /** Both webhook queue gauges from one reading per scrape; when the database cannot answer, they keep the last one. */
+  async function readWebhookQueues(): Promise<void> {
+    if (webhookQueues.length === 0) return;
+    try {
+      const all = await Promise.all(webhookQueues.map((stats) => stats()));
+      webhookQueueEvents.set(all.reduce((sum, one) => sum + one.undelivered, 0));
+      webhookQueueAge.set(Math.max(...all.map((one) => one.oldestAgeSeconds)));
+    } catch {
+      // The database's own metrics say why.
+    }
+  }
+
   const route = boundedLabel();
   const operation = boundedLabel();
   // The series of an HTTP route are found once per listener, method, route and status (one key instead of two lookups).
@@ -244,6 +290,7 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
   return {
     enabled: true,
     async render() {
+      await readWebhookQueues();
       return { contentType: registry.contentType, body: (await defaults.metrics()) + (await registry.metrics()) };
     },
     observeHttp(listener, method, path, status, seconds) {
@@ -273,6 +320,13 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     },
     observeSupergraphReload(outcome) {
       supergraphReloads.inc({ outcome });
+    },
+    observeWebhookDelivery(outcome, events) {
+      webhookDeliveries.inc({ outcome });
+      if (outcome !== 'failed' && events > 0) webhookEvents.inc({ outcome }, events);
+    },
+    trackWebhookQueue(stats) {
+      webhookQueues.push(stats);
     },
     observeFastLane(outcome) {
       (fastLaneSeries[outcome] ??= fastLane.series({ outcome })).inc();

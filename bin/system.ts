@@ -244,8 +244,7 @@ async function startWebhookDelivery(
     listen: database.listen,
     options: {
       concurrency: webhooks.concurrency,
-      // A lease outlives the longest delivery (the response timeout) with room for its statements.
-      leaseMs: webhooks.responseTimeoutMs + 30_000,
+      leaseMs: webhooks.leaseMs,
       pollIntervalMs: webhooks.pollIntervalMs,
       retryWindowMs: webhooks.retryWindowHours * 3_600_000,
     },

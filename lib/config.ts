@@ -197,6 +197,8 @@ export interface Config {
        */
       delivery: boolean;
       concurrency: number;
+      /** How long a process holds a subscription's batch before another may take it up (its crash's cost in delay). */
+      leaseMs: number;
       pollIntervalMs: number;
       retryWindowHours: number;
     };
@@ -532,6 +534,8 @@ export function loadConfig(env: Env = process.env): Config {
         maxResponseBytes: integer(env, 'WEBHOOK_MAX_RESPONSE_BYTES', 65_536, 0, 1 << 24),
         delivery: boolean(env, 'WEBHOOK_DELIVERY', true),
         concurrency: integer(env, 'WEBHOOK_DELIVERY_CONCURRENCY', 4, 1, 256),
+        // Past the longest delivery (the response timeout) with room for its statements, by default.
+        leaseMs: integer(env, 'WEBHOOK_LEASE_MS', integer(env, 'WEBHOOK_RESPONSE_TIMEOUT_MS', 10_000, 100, 120_000) + 30_000, 1_000, 600_000),
         pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 5_000, 50, 600_000),
         // The reference retries "over the next 36 hours".
         retryWindowHours: integer(env, 'WEBHOOK_RETRY_WINDOW_HOURS', 36, 1, 24 * 30),
@@ -561,6 +565,11 @@ export function loadConfig(env: Env = process.env): Config {
       },
     },
   };
+  const { webhooks } = config.social;
+  if (webhooks.leaseMs <= webhooks.responseTimeoutMs) {
+    // A lease that ends before its delivery can would let a second process send the same batch while the first waits.
+    throw new ConfigError('WEBHOOK_LEASE_MS', `must be longer than WEBHOOK_RESPONSE_TIMEOUT_MS (${webhooks.responseTimeoutMs}), got ${webhooks.leaseMs}`);
+  }
   return deepFreeze(config);
 }
 

@@ -36,6 +36,7 @@ import { measureStandIns, printStandIns, type StandInReport } from './stand-ins.
 import { printPeers, runPeers, type PeersReport } from './peers.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
+import { printWebhooks, runWebhooks, type WebhookBenchReport } from './webhooks.ts';
 import { printUploadSummary, runUploads, UPLOAD_SCENARIO_NAMES, type RssCheck, type UploadReport } from './uploads.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import {
@@ -63,7 +64,7 @@ const TARGETS = {
 } as const;
 
 /** Sections that start servers of their own: with only these wanted, the main bench server is not started. */
-const STANDALONE_SECTIONS: readonly ScenarioName[] = ['observability', 'stand-ins', 'memory', 'peers', 'startup'];
+const STANDALONE_SECTIONS: readonly ScenarioName[] = ['observability', 'stand-ins', 'memory', 'peers', 'startup', 'webhooks'];
 
 /** Number of probes in bench/layers.ts (printed before they run). */
 const LAYER_PROBE_COUNT = 6;
@@ -95,6 +96,9 @@ const SCENARIO_NAMES = [
   'peers',
   // `npm start` until every port answers, on a fresh and on an existing ./data (bench/startup.ts).
   'startup',
+  // Webhook deliveries from commit to verified receipt, a compiled accounts-subgraph process delivering (bench/webhooks.ts;
+  // PostgreSQL only).
+  'webhooks',
 ] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -147,6 +151,7 @@ function usage(): never {
                      [--memory-node-options="--max-semi-space-size=4"] [--memory-env NAME=value]
                      [--memory-pglite-setting shared_buffers=16MB] [--memory-server-log FILE]
                      [--peer-rounds N] [--peer-node-options="--max-semi-space-size=64"] [--startup-runs N]
+                     [--webhook-callbacks 10] [--webhook-events 1000] [--webhook-rate 100] [--webhook-seconds 10]
                      [--stand-in-duration S] [--stand-in-warmup S] [--stand-in-rounds N]
 scenarios (positional names act as --only): ${SCENARIO_NAMES.join(', ')}`);
   process.exit(0);
@@ -177,6 +182,10 @@ function parseOptions() {
       'peer-rounds': { type: 'string', default: '1' },
       'peer-node-options': { type: 'string', default: '' },
       'startup-runs': { type: 'string', default: '3' },
+      'webhook-callbacks': { type: 'string', default: '10' },
+      'webhook-events': { type: 'string', default: '1000' },
+      'webhook-rate': { type: 'string', default: '100' },
+      'webhook-seconds': { type: 'string', default: '10' },
       'stand-in-duration': { type: 'string', default: '4' },
       'stand-in-warmup': { type: 'string', default: '2' },
       'stand-in-rounds': { type: 'string', default: '1' },
@@ -226,6 +235,12 @@ function parseOptions() {
     peerRounds: Math.round(positive('peer-rounds', values['peer-rounds'], 1)),
     peerNodeFlags: values['peer-node-options'].split(/\s+/).filter(Boolean),
     startupRuns: Math.round(positive('startup-runs', values['startup-runs'], 1)),
+    webhooks: {
+      callbacks: Math.round(positive('webhook-callbacks', values['webhook-callbacks'], 1)),
+      events: Math.round(positive('webhook-events', values['webhook-events'], 1)),
+      rate: positive('webhook-rate', values['webhook-rate'], 1),
+      seconds: positive('webhook-seconds', values['webhook-seconds'], 1),
+    },
     standIns: {
       durationS: positive('stand-in-duration', values['stand-in-duration'], 1),
       warmupS: positive('stand-in-warmup', values['stand-in-warmup'], 0),
@@ -905,6 +920,13 @@ async function main(): Promise<void> {
     startup = await runStartup(options.startupRuns);
   }
 
+  let webhooks: WebhookBenchReport | { skipped: string } | undefined;
+  if (wanted.has('webhooks')) {
+    const w = options.webhooks;
+    console.log(`  webhooks: ${w.events} events to ${w.callbacks} callbacks, then ${w.rate} events/s for ${w.seconds} s`);
+    webhooks = await runWebhooks({ databaseUrl: process.env.DATABASE_URL || undefined, ...w });
+  }
+
   // Last, alone on the machine: its figures are RSS, which another server process in the same window would not change,
   // but CPU contention would change the load it gets.
   let memory: MemoryReport[] = [];
@@ -1055,6 +1077,7 @@ async function main(): Promise<void> {
   printStandIns(standIns);
   printPeers(peers);
   printStartup(startup);
+  printWebhooks(webhooks);
   printMemory(memory);
   // Upload profiles: the highest connection count of each scenario and size (every window's file is written).
   const highest = Math.max(...options.uploadConnections);
@@ -1091,6 +1114,7 @@ async function main(): Promise<void> {
     memory: memory.length > 0 || memoryFailure ? { reports: memory, failure: memoryFailure } : undefined,
     peers,
     startup,
+    webhooks,
     targets: {
       restVsBaseline: { target: TARGETS.restVsBaseline, byCpu: byCpu.restVsBaseline, verdict: restVerdict },
       gatewayVsSubgraph: { target: TARGETS.gatewayVsSubgraph, byCpu: byCpu.gatewayVsSubgraph, verdict: gatewayVerdict },
@@ -1100,6 +1124,7 @@ async function main(): Promise<void> {
       deepGraphqlVsBaseline: { target: TARGETS.deepGraphqlVsBaseline, byCpu: deep.graphqlVsBaselineByCpu, verdict: deepGraphqlVerdict },
       peers: peers?.ratios,
       startup: startup && { fresh: startup.freshPass, existing: startup.existingPass },
+      webhooks: webhooks && !('skipped' in webhooks) ? { throughput: webhooks.throughput.pass, latency: webhooks.latency.pass } : undefined,
     },
   };
   await mkdir(RESULTS_DIR, { recursive: true });

@@ -13,8 +13,9 @@ import { OWN_PERMISSIONS, useSocialWorld } from '../support/social-fixture.ts';
  * Webhooks end to end (issue 26): an app subscribes its callback (verified), an account subscribes to the app, and
  * changes made through the front doors — a comment and a reply created over REST and GraphQL, a comment that @mentions
  * an account, comments hidden, shown and deleted — reach the receiver as the reference's signed POSTs (§6.4, §6.5):
- * comments as `comments` changes of the media owner's account, mentions as `mentions` of the mentioned account when that
- * account is subscribed too; nothing for hide/show/delete, an unsubscribed account or an unsubscribed field. The system
+ * comments as `comments` changes of the media owner's account, mentions as `mentions` of the mentioned account once that
+ * account is subscribed and the app subscribed to the field; nothing for hide/show/delete, an unsubscribed account or an
+ * unsubscribed field. The system
  * delivers by itself (the worker the accounts subgraph's process runs, woken by NOTIFY).
  */
 const world = useSocialWorld({ env: { WEBHOOK_POLL_INTERVAL_MS: '200' } });
@@ -77,10 +78,12 @@ describe('webhook deliveries', () => {
   it('delivers comments and mentions made through REST and GraphQL, signed; nothing else', async () => {
     const { fixture, system, ownHost } = world();
     const tokens = createSocialTokens(system.database);
-    await graphql(appAccessToken(app), `mutation S($appId: ID!, $input: AppSubscriptionInput!) { subscribeApp(appId: $appId, input: $input) { success } }`, {
-      appId: app.id,
-      input: { object: 'social', callbackUrl, fields: ['comments', 'mentions'], verifyToken: 'tributary', includeValues: true },
-    });
+    const subscribeApp = (fields: string[]) =>
+      graphql(appAccessToken(app), `mutation S($appId: ID!, $input: AppSubscriptionInput!) { subscribeApp(appId: $appId, input: $input) { success } }`, {
+        appId: app.id,
+        input: { object: 'social', callbackUrl, fields, verifyToken: 'tributary', includeValues: true },
+      });
+    await subscribeApp(['comments']);
     const bluebottle = await tokens.issue({ loginType: 'own', subjectId: fixture.accounts.bluebottle, permissions: [...OWN_PERMISSIONS], expiresInSeconds: 3600, appId: app.id });
     const roaster = await tokens.issue({ loginType: 'own', subjectId: fixture.accounts.roaster, permissions: [...OWN_PERMISSIONS], expiresInSeconds: 3600, appId: app.id });
     const SUBSCRIBE_ACCOUNT = `mutation { subscribeAccountToApp(subscribedFields: ["comments"]) { success } }`;
@@ -114,13 +117,20 @@ describe('webhook deliveries', () => {
       { account: fixture.accounts.bluebottle, field: 'comments', value: { id: mention.createMediaComment.id, text: 'Hi @roaster', from, media } },
     ]);
 
-    // roaster subscribes: a mention of roaster now reaches the app, as `mentions` of roaster's account.
+    // roaster subscribes; the app has not subscribed to mentions: still only the comment.
     await graphql(roaster, SUBSCRIBE_ACCOUNT);
-    const second = await graphql(bluebottle, `mutation C($mediaId: ID!) { createMediaComment(mediaId: $mediaId, message: "Again @roaster") { id } }`, { mediaId: post });
+    const again = await graphql(bluebottle, `mutation C($mediaId: ID!) { createMediaComment(mediaId: $mediaId, message: "Again @roaster") { id } }`, { mediaId: post });
+    expect(changesOf(await deliveriesUntil(1))).toEqual([
+      { account: fixture.accounts.bluebottle, field: 'comments', value: { id: again.createMediaComment.id, text: 'Again @roaster', from, media } },
+    ]);
+
+    // The app adds mentions: a mention of roaster now reaches it, as `mentions` of roaster's account.
+    await subscribeApp(['mentions']);
+    const third = await graphql(bluebottle, `mutation C($mediaId: ID!) { createMediaComment(mediaId: $mediaId, message: "Third @roaster") { id } }`, { mediaId: post });
     const next = await deliveriesUntil(1);
     expect(changesOf(next)).toEqual([
-      { account: fixture.accounts.bluebottle, field: 'comments', value: { id: second.createMediaComment.id, text: 'Again @roaster', from, media } },
-      { account: fixture.accounts.roaster, field: 'mentions', value: { comment_id: second.createMediaComment.id, media_id: post } },
+      { account: fixture.accounts.bluebottle, field: 'comments', value: { id: third.createMediaComment.id, text: 'Third @roaster', from, media } },
+      { account: fixture.accounts.roaster, field: 'mentions', value: { comment_id: third.createMediaComment.id, media_id: post } },
     ]);
     for (const delivery of next) expect(verifySignature(delivery.raw, delivery.headers['x-hub-signature-256'], app.secret)).toBe(true);
   });

@@ -138,6 +138,13 @@ export function buildOpenApiDocument(servers: OpenApiServers, graphSchemas: Reco
           description: 'Areas B and C: the token as the access_token parameter (npm run social-token mints one).',
         },
         GraphBearer: { type: 'http', scheme: 'bearer', description: 'Areas B and C: the same token in `Authorization: Bearer` (or `OAuth`).' },
+        GraphAppAccessToken: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'access_token',
+          description: "An app's webhook subscriptions: the app access token `<app-id>|<app-secret>` as the access_token parameter (npm run social-app makes an app).",
+        },
+        GraphAppBearer: { type: 'http', scheme: 'bearer', description: 'The same app access token in `Authorization: Bearer` (or `OAuth`).' },
         UploadAuthorization: {
           type: 'apiKey',
           in: 'header',

@@ -8,7 +8,7 @@ export type Operation = Record<string, unknown>;
 /** The social graph's two hosts (README "Two hosts"). */
 export type GraphHost = 'own' | 'parent';
 /** What the first path segment after the version names. */
-export type GraphNodeKind = 'comment' | 'media' | 'account' | 'container' | 'me';
+export type GraphNodeKind = 'comment' | 'media' | 'account' | 'container' | 'app' | 'page' | 'me';
 
 export interface GraphOperationDoc {
   method: 'get' | 'post' | 'delete';
@@ -19,6 +19,8 @@ export interface GraphOperationDoc {
   tag: 'comments' | 'accounts';
   /** The service operation whose permissions apply (the matrix of subgraphs/shared/social-graph/social-access.ts). */
   permissions?: SocialOperation;
+  /** `app`: the operation takes the app access token (`<app-id>|<app-secret>`, §6.1) instead of a user token. */
+  token?: 'app';
   /** Query parameters of a read. */
   query?: readonly Schema[];
   /** Parameters of a write: in the query string, a form-urlencoded body or a JSON body. */
@@ -72,7 +74,10 @@ export function permissionsNote(operation: SocialOperation): string {
   const rule = SOCIAL_OPERATIONS[operation];
   const list = (groups: readonly (readonly string[])[] | null) =>
     groups === null ? 'not available' : groups.map((group) => group.join(' or ')).join(', ');
-  return `Permissions — own-login host: ${list(rule.own)}; parent-platform host: ${list(rule.parent)}.`;
+  const tasks: readonly string[] | undefined = 'tasks' in rule ? rule.tasks : undefined;
+  const role = tasks ? `, with a page role holding ${tasks.join(' or ')}` : '';
+  return `Permissions — own-login host: ${list(rule.own)}; parent-platform host: ${list(rule.parent)}${role}.`;
 }
 
 export const PARENT_ONLY: readonly GraphHost[] = ['parent'];
+export const OWN_ONLY: readonly GraphHost[] = ['own'];

@@ -2,6 +2,7 @@ import { ACCOUNT_NODE, COMMENT_NODE, CONTAINER_NODE, MEDIA_NODE, PAGE_NODE, PLAT
 import { pageName } from './graph-schemas.ts';
 import { FIELDS, type GraphHost, type GraphOperationDoc, type GraphPathDoc, ID, type Operation, PAGING, PARENT_ONLY, SUCCESS, type Schema, permissionsNote, query, ref, text } from './social-openapi-parts.ts';
 import { ACCOUNT_EDGES } from './social-account-edges.openapi.ts';
+import { WEBHOOK_PATHS, webhookComponentSchemas } from './social-webhooks.openapi.ts';
 
 /**
  * The Graph-style paths of Areas B and C in OpenAPI 3: written once per node and edge, then spelled out in every form the
@@ -179,11 +180,13 @@ const GRAPH_PATHS: readonly GraphPathDoc[] = [
         .join(' '),
     })),
   })),
+  ...WEBHOOK_PATHS,
 ];
 
 /** Components the paths refer to, besides the node schemas (graph-schemas.ts). */
 export function graphComponentSchemas(): Record<string, Schema> {
   return {
+    ...webhookComponentSchemas(),
     GraphSuccess: { type: 'object', required: ['success'], properties: { success: { type: 'boolean' } } },
     GraphId: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
     GraphInsightsPage: {
@@ -240,7 +243,8 @@ export function graphComponentSchemas(): Record<string, Schema> {
               description:
                 '1/2 server errors; 4, 17, 32, 80002 rate limits; 10, 200 permissions; 100 invalid parameter (subcode 33: ' +
                 'unknown object or unsupported operation); 104 no token; 190 invalid token (subcodes 463 expired, 467 ' +
-                'revoked); 2500 unknown path or fields syntax.',
+                'revoked); 15 an app access token required (an app’s webhook subscriptions); 2200 callback verification ' +
+                'failed; 2500 unknown path or fields syntax.',
             },
             error_subcode: { type: 'integer' },
             is_transient: { type: 'boolean' },
@@ -274,6 +278,8 @@ export function graphComponentResponses(): Record<string, Schema> {
 
 /** The security requirement of the Graph paths: the token as `access_token` or in the Authorization header. */
 export const GRAPH_SECURITY = [{ GraphAccessToken: [] }, { GraphBearer: [] }];
+/** The same two ways for the paths that take the app access token (`<app-id>|<app-secret>`, §6.1) instead. */
+export const GRAPH_APP_SECURITY = [{ GraphAppAccessToken: [] }, { GraphAppBearer: [] }];
 
 /** One spelled-out Graph path: its OpenAPI template, the host it is served on (when only one) and its operations. */
 export interface GraphPathEntry {
@@ -324,6 +330,7 @@ function graphOperation(operation: GraphOperationDoc, doc: GraphPathDoc, pathPar
     operation.hosts?.length === 1 ? `Served on the ${operation.hosts[0] === 'own' ? 'own-login' : 'parent-platform'} host.` : undefined,
     operation.form ? 'Parameters in the query string, a form-urlencoded body or a JSON body.' : undefined,
     operation.permissions ? permissionsNote(operation.permissions) : undefined,
+    operation.token === 'app' ? 'No user permission applies: the app access token is the credential.' : undefined,
   ]
     .filter(Boolean)
     .join(' ');
@@ -345,7 +352,7 @@ function graphOperation(operation: GraphOperationDoc, doc: GraphPathDoc, pathPar
     operationId: `${operation.operationId}${versioned ? '' : '_versionless'}`,
     parameters: [...pathParameters, ...(operation.query ?? [])],
     ...body,
-    security: GRAPH_SECURITY,
+    security: operation.token === 'app' ? GRAPH_APP_SECURITY : GRAPH_SECURITY,
     'x-graph-nodes': [...(operation.nodeKinds ?? (doc.node === 'me' ? ['me'] : doc.node.kinds))],
     responses: {
       200: { description: 'Success.', content: { 'application/json': { schema: operation.reply } } },

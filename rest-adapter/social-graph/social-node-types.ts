@@ -248,3 +248,13 @@ export const PLATFORM_USER_NODE: NodeType = {
     accounts: { kind: 'list', graphql: 'accounts', type: () => PAGE_NODE },
   },
 };
+
+/**
+ * An app (`/{app-id}/subscriptions` on the parent-platform host, §6.1): addressed only for its webhook subscriptions,
+ * never read as a node here, so it has only its id.
+ */
+export const APP_NODE: NodeType = {
+  name: 'Application',
+  defaultFields: ['id'],
+  fields: { id: scalar('id') },
+};

@@ -47,22 +47,37 @@ export const ACCOUNT_EDGE_ROUTES = {
   mentions: ['post'],
 } as const;
 
+/** `/me`'s edges on the own-login host: the token's account's, and its subscription to the token's app (§6.3). */
+export const ME_OWN_EDGE_ROUTES = { ...ACCOUNT_EDGE_ROUTES, subscribed_apps: ['get', 'post', 'delete'] } as const;
+
+const BOTH_HOSTS = ['own', 'parent'] as const;
+const OWN_HOST = ['own'] as const;
+const PARENT_HOST = ['parent'] as const;
+
 /**
  * Every Graph path this router answers, by the kind of node its first segment names (after the optional version): the
- * methods of the node itself and of each of its edges. Dispatch follows it (anything else is 100/33 or 2500), the edge
- * handlers must match it exactly (their types are derived from it), and the API documents are checked against it
- * (test/e2e/api-documents.test.ts), so a route cannot be added here without being documented.
+ * hosts that serve the kind, the methods of the node itself and of each of its edges. Dispatch follows it (anything else,
+ * a kind on a host that does not serve it included, is 100/33 or 2500), the edge handlers must match it exactly (their
+ * types are derived from it), and the API documents are checked against it (test/e2e/api-documents.test.ts), so a route
+ * cannot be added here without being documented.
  */
 export const SOCIAL_ROUTES = {
-  comment: { node: ['get', 'post', 'delete'], edges: { replies: ['get', 'post'] } },
-  media: { node: ['get'], edges: { comments: ['get', 'post'], children: ['get'] } },
-  account: { node: ['get'], edges: ACCOUNT_EDGE_ROUTES },
-  container: { node: ['get'], edges: {} },
+  comment: { hosts: BOTH_HOSTS, node: ['get', 'post', 'delete'], edges: { replies: ['get', 'post'] } },
+  media: { hosts: BOTH_HOSTS, node: ['get'], edges: { comments: ['get', 'post'], children: ['get'] } },
+  account: { hosts: BOTH_HOSTS, node: ['get'], edges: ACCOUNT_EDGE_ROUTES },
+  container: { hosts: BOTH_HOSTS, node: ['get'], edges: {} },
   /** `/me` on the own-login host: the token's account. */
-  'me-own': { node: ['get'], edges: ACCOUNT_EDGE_ROUTES },
+  'me-own': { hosts: OWN_HOST, node: ['get'], edges: ME_OWN_EDGE_ROUTES },
   /** `/me` on the parent-platform host: the parent-platform user. */
-  'me-parent': { node: ['get'], edges: { accounts: ['get'] } },
-} as const satisfies Record<string, { node: readonly RouteMethod[]; edges: Readonly<Record<string, readonly RouteMethod[]>> }>;
+  'me-parent': { hosts: PARENT_HOST, node: ['get'], edges: { accounts: ['get'] } },
+  /** An app: its webhook subscriptions (§6.1), with the app's own access token. Not read as a node. */
+  app: { hosts: PARENT_HOST, node: [], edges: { subscriptions: ['get', 'post', 'delete'] } },
+  /** A parent-platform page: the apps its account is subscribed to (§6.3). Not read as a node. */
+  page: { hosts: PARENT_HOST, node: [], edges: { subscribed_apps: ['get', 'post', 'delete'] } },
+} as const satisfies Record<
+  string,
+  { hosts: readonly SocialHost[]; node: readonly RouteMethod[]; edges: Readonly<Record<string, readonly RouteMethod[]>> }
+>;
 
 export type SocialRouteKind = keyof typeof SOCIAL_ROUTES;
 

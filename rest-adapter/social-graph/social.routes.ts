@@ -10,7 +10,18 @@ import { GRAPH_ERRORS, type GraphErrorReply, type GraphErrors } from './graph-er
 import type { GatewayOperationResult, OperationVariables, TypedQuery } from '../../gateway/gateway-door.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
 import { usageHeaders } from './social-usage.ts';
-import { ACCOUNT_NODE, COMMENT_NODE, CONTAINER_NODE, HASHTAG_NODE, MEDIA_NODE, PLATFORM_USER_NODE, type EdgeField } from './social-node-types.ts';
+import {
+  ACCOUNT_NODE,
+  APP_NODE,
+  COMMENT_NODE,
+  CONTAINER_NODE,
+  HASHTAG_NODE,
+  MEDIA_NODE,
+  PAGE_NODE,
+  PLATFORM_USER_NODE,
+  type EdgeField,
+  type NodeType,
+} from './social-node-types.ts';
 import { buildTimePaging, graphPage } from './graph-paging.ts';
 import { DEFAULT_EXPANSION_LIMITS, ExpansionBudget, type ExpansionLimits } from './field-expansion-budget.ts';
 import { GraphReplyError, RouteRefusal } from './graph-reply-error.ts';
@@ -45,6 +56,7 @@ import { mapSocialErrors } from './social-error-mapper.ts';
 import {
   SocialAccountInsightsDocument,
   SocialAccountPublishingLimitDocument,
+  SocialAppSubscriptionsDocument,
   SocialAuthorizeAdAccountDocument,
   SocialCallerDocument,
   SocialCreateMediaCommentDocument,
@@ -58,6 +70,11 @@ import {
   SocialPublishMediaContainerDocument,
   SocialReplyToCommentDocument,
   SocialReplyToMentionDocument,
+  SocialSubscribeAccountToAppDocument,
+  SocialSubscribeAppDocument,
+  SocialSubscribedAppsDocument,
+  SocialUnsubscribeAccountFromAppDocument,
+  SocialUnsubscribeAppDocument,
   type MediaContainerInput,
 } from './generated/operations.ts';
 
@@ -368,6 +385,72 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     },
   };
 
+  /** `/{app-id}/subscriptions` (§6.1): the app's webhook subscriptions, with the app's own access token. */
+  const APP_EDGES: EdgeHandlers<typeof SOCIAL_ROUTES.app.edges> = {
+    subscriptions: {
+      get: async (request, root) => {
+        const data = await runFixed(request, FIXED.appSubscriptions, { appId: root.segment });
+        return {
+          data: data.appSubscriptions.map((subscription) => ({
+            object: subscription.object,
+            callback_url: subscription.callbackUrl,
+            active: subscription.active,
+            fields: subscription.fields.map(({ name, version }) => ({ name, version })),
+          })),
+        };
+      },
+      post: async (request, root) => {
+        const p = request.params;
+        const data = await runFixed(request, FIXED.subscribeApp, {
+          appId: root.segment,
+          input: {
+            object: p.object ?? null,
+            callbackUrl: p.callback_url ?? null,
+            fields: p.fields === undefined ? null : list(p.fields),
+            verifyToken: p.verify_token ?? null,
+            includeValues: optionalBoolean('include_values', p.include_values),
+          },
+        });
+        return { success: data.subscribeApp.success };
+      },
+      delete: async (request, root) => {
+        const p = request.params;
+        const data = await runFixed(request, FIXED.unsubscribeApp, {
+          appId: root.segment,
+          object: p.object ?? null,
+          fields: p.fields === undefined ? null : list(p.fields),
+        });
+        return { success: data.unsubscribeApp.success };
+      },
+    },
+  };
+
+  /**
+   * `…/subscribed_apps` (§6.3): an account's subscription to the token's app — `/me`'s on the own-login host (the token's
+   * account), a page's on the parent-platform host (the account linked to it).
+   */
+  const pageOf = (root: RootNode) => (root.segment === 'me' ? null : root.segment);
+  const SUBSCRIBED_APPS: EdgeHandlers<typeof SOCIAL_ROUTES.page.edges>['subscribed_apps'] = {
+    get: async (request, root) => {
+      const data = await runFixed(request, FIXED.subscribedApps, { pageId: pageOf(root) });
+      return { data: data.subscribedApps.map((app) => ({ id: app.id, name: app.name, subscribed_fields: app.subscribedFields })) };
+    },
+    post: async (request, root) => {
+      const fields = request.params.subscribed_fields;
+      const data = await runFixed(request, FIXED.subscribeAccountToApp, {
+        pageId: pageOf(root),
+        subscribedFields: fields === undefined ? null : list(fields),
+      });
+      return { success: data.subscribeAccountToApp.success };
+    },
+    delete: async (request, root) => {
+      const data = await runFixed(request, FIXED.unsubscribeAccountFromApp, { pageId: pageOf(root) });
+      return { success: data.unsubscribeAccountFromApp.success };
+    },
+  };
+
+  const ME_OWN_EDGES: EdgeHandlers<(typeof SOCIAL_ROUTES)['me-own']['edges']> = { ...ACCOUNT_EDGES, subscribed_apps: SUBSCRIBED_APPS };
+
   async function handleNode(request: SocialRequest, segment: string, rest: string[]): Promise<unknown> {
     const { method } = request;
     const kind = segment === 'me' ? 'me' : kindOfSocialId(segment);
@@ -404,14 +487,26 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
           routes = SOCIAL_ROUTES['me-parent'];
         } else {
           root = { segment, field: () => 'me', type: ACCOUNT_NODE };
-          edges = ACCOUNT_EDGES;
+          edges = ME_OWN_EDGES;
           routes = SOCIAL_ROUTES['me-own'];
         }
+        break;
+      case 'app':
+        root = edgesOnly(segment, APP_NODE);
+        edges = APP_EDGES;
+        routes = SOCIAL_ROUTES.app;
+        break;
+      case 'page':
+        root = edgesOnly(segment, PAGE_NODE);
+        edges = { subscribed_apps: SUBSCRIBED_APPS } satisfies EdgeHandlers<typeof SOCIAL_ROUTES.page.edges>;
+        routes = SOCIAL_ROUTES.page;
         break;
       default:
         // Not an id of this graph: the platform takes any segment for a node id (errors.badVersion explains why).
         throw new RouteRefusal(errors.badVersion(segment, rest, method));
     }
+    // A kind another host serves (an app's or a page's paths on the own-login host) is no id here either.
+    if (!(routes.hosts as readonly SocialHost[]).includes(request.host)) throw new RouteRefusal(errors.badVersion(segment, rest, method));
 
     if (rest.length === 0) {
       // Creating or updating a comment at its own address, and any write to an account or media node: not in the table.
@@ -428,8 +523,8 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     if (!route) throw new RouteRefusal(errors.unknownEdge(rest));
     const handler = route[method];
     if (!handler) throw new RouteRefusal(errors.unsupportedOperation(method, segment));
-    if (kind === 'me' && request.host === 'own' && method === 'post') {
-      // POST /me/<edge>: the edge's account argument is the token's own account.
+    if (kind === 'me' && request.host === 'own' && method === 'post' && Object.hasOwn(ACCOUNT_EDGES, rest[0]!)) {
+      // POST /me/<account edge>: the edge's account argument is the token's own account (subscribed_apps takes none).
       const me = (await runFixed(request, FIXED.me, {})).node;
       if (!me) throw new GraphReplyError(errors.unsupportedOperation(method, segment));
       return handler(request, { ...root, segment: me.id });
@@ -447,9 +542,19 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       if (segments.length === 0) throw new RouteRefusal(errors.unsupportedOperation(request.method, ''));
       return await handleNode(request, segments[0]!, segments.slice(1));
     } catch (error) {
-      if (error instanceof RouteRefusal) await runFixed(request, FIXED.caller, {});
+      if (error instanceof RouteRefusal) await checkToken(request, segments[0]);
       throw error;
     }
+  }
+
+  /**
+   * The token check before a refusal of the table's: the caller's, except on an app's paths where the app serves them —
+   * those take the app's own access token (§6.1), so any other token is 15 there, before the path is refused.
+   */
+  async function checkToken(request: SocialRequest, segment: string | undefined): Promise<void> {
+    const ofApp = segment !== undefined && kindOfSocialId(segment) === 'app' && (SOCIAL_ROUTES.app.hosts as readonly SocialHost[]).includes(request.host);
+    if (ofApp) await runFixed(request, FIXED.appSubscriptions, { appId: segment });
+    else await runFixed(request, FIXED.caller, {});
   }
 
   function readList(listName: string): EdgeHandler {
@@ -572,6 +677,12 @@ const FIXED = {
   createUpcomingEvent: { query: SocialCreateUpcomingEventDocument, operationName: 'SocialCreateUpcomingEvent' },
   authorizeAdAccount: { query: SocialAuthorizeAdAccountDocument, operationName: 'SocialAuthorizeAdAccount' },
   replyToMention: { query: SocialReplyToMentionDocument, operationName: 'SocialReplyToMention' },
+  appSubscriptions: { query: SocialAppSubscriptionsDocument, operationName: 'SocialAppSubscriptions' },
+  subscribeApp: { query: SocialSubscribeAppDocument, operationName: 'SocialSubscribeApp' },
+  unsubscribeApp: { query: SocialUnsubscribeAppDocument, operationName: 'SocialUnsubscribeApp' },
+  subscribedApps: { query: SocialSubscribedAppsDocument, operationName: 'SocialSubscribedApps' },
+  subscribeAccountToApp: { query: SocialSubscribeAccountToAppDocument, operationName: 'SocialSubscribeAccountToApp' },
+  unsubscribeAccountFromApp: { query: SocialUnsubscribeAccountFromAppDocument, operationName: 'SocialUnsubscribeAccountFromApp' },
 };
 
 /**
@@ -580,6 +691,17 @@ const FIXED = {
  */
 function isMe(root: RootNode): boolean {
   return root.segment === 'me';
+}
+
+/** The root of a node only its edges address (an app, a page): no route reads it as a node. */
+function edgesOnly(segment: string, type: NodeType): RootNode {
+  return {
+    segment,
+    type,
+    field: () => {
+      throw new Error(`a ${type.name} is addressed only through its edges, never read as a node`);
+    },
+  };
 }
 
 

@@ -1,4 +1,7 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appAccessToken } from '../../lib/auth/social-auth/social-token.service.ts';
 import { loadConfig, type Config } from '../../lib/config.ts';
 import { listen } from '../../lib/http/http-server.ts';
 import { createLogger } from '../../lib/logger.ts';
@@ -20,8 +23,9 @@ import {
   type Json,
   type JsonObject,
 } from '../support/api-document-checks.ts';
+import { createSocialTokens } from '../../subgraphs/index.ts';
 import { png } from '../support/image-fixtures.ts';
-import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
+import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
@@ -44,6 +48,11 @@ let openapi: JsonObject;
 let swagger: JsonObject;
 /** An ad account of the fixture's business (Acme), which ana administers: POST authorized_adaccounts succeeds with it. */
 let acmeAdAccount: string;
+/** An app for the webhook subscription paths: its access token, and tokens of both hosts issued to it. */
+let probeApp: { id: string; token: string; own: string; parent: string };
+/** A webhook receiver on 127.0.0.1 that answers every verification request with its challenge. */
+let receiver: Server | undefined;
+let callbackUrl: string;
 
 async function getJson(url: string): Promise<JsonObject> {
   const reply = await fetch(url);
@@ -62,12 +71,29 @@ beforeAll(async () => {
     .returning('id')
     .executeTakeFirstOrThrow();
   acmeAdAccount = `act_${adAccount.id}`;
+  const tokens = createSocialTokens(system.database);
+  const app = await tokens.createApp('API documents probe');
+  const issue = (loginType: 'own' | 'parent', subjectId: string, permissions: readonly string[]) =>
+    tokens.issue({ loginType, subjectId, permissions: [...permissions], expiresInSeconds: 3600, appId: app.id });
+  probeApp = {
+    id: app.id,
+    token: appAccessToken(app),
+    own: await issue('own', social.accounts.bluebottle, OWN_PERMISSIONS),
+    parent: await issue('parent', social.platformUsers.ana, PARENT_PERMISSIONS),
+  };
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(new URL(req.url ?? '/', 'http://receiver').searchParams.get('hub.challenge') ?? '');
+  });
+  receiver = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  callbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
   openapi = await getJson(`${system.restUrl}${API_DOCS_PATHS.openapi}`);
   swagger = await getJson(`${system.restUrl}${API_DOCS_PATHS.swagger}`);
 });
 
 afterAll(async () => {
   await system?.close();
+  await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
 });
 
 describe('the Swagger 2.0 document of Area A', () => {
@@ -221,7 +247,7 @@ const graphKey = (method: string, versioned: boolean, kind: SocialRouteKind, edg
 function graphRoutes(host: Host): string[] {
   const keys: string[] = [];
   for (const [kind, routes] of Object.entries(SOCIAL_ROUTES) as [SocialRouteKind, (typeof SOCIAL_ROUTES)[SocialRouteKind]][]) {
-    if (kind === (host === 'own' ? 'me-parent' : 'me-own')) continue;
+    if (!(routes.hosts as readonly Host[]).includes(host)) continue;
     for (const versioned of [true, false]) {
       for (const method of routes.node) keys.push(graphKey(method, versioned, kind, undefined));
       for (const [edge, methods] of Object.entries(routes.edges) as [string, readonly string[]][]) {
@@ -477,6 +503,8 @@ async function probe(request: {
     'media-id': async () => (request.path.endsWith('/children') ? social.media.carousel : social.posts[0]!),
     'account-id': async () => social.accounts.bluebottle,
     'node-id': async () => nodeIds[kind ?? '']!(),
+    'app-id': async () => probeApp.id,
+    'page-id': async () => social.pages.roaster,
   };
   let path = request.path;
   for (const [, name] of request.path.matchAll(/\{([^}]+)\}/g)) {
@@ -500,6 +528,13 @@ async function probe(request: {
     account_id: async () => acmeAdAccount,
     business: async () => social.businessId,
     command: async () => 'STATUS',
+    // The webhook subscriptions (a callback that answers the challenge) and an account's subscription to the app.
+    object: async () => 'social',
+    callback_url: async () => callbackUrl,
+    fields: async () => 'comments,mentions',
+    verify_token: async () => 'probe-verify-token',
+    include_values: async () => 'true',
+    subscribed_fields: async () => (host === 'own' ? 'comments' : 'feed'),
   };
   const url = new URL(path, base);
   for (const parameter of (operation.parameters ?? []) as JsonObject[]) {
@@ -514,7 +549,12 @@ async function probe(request: {
   const headers: Record<string, string> = {};
   const schemes = ((operation.security ?? []) as JsonObject[]).flatMap((requirement) => Object.keys(requirement));
   if (schemes.includes('BearerAuth')) headers.authorization = `Bearer ${system.adminToken()}`;
-  else if (schemes.includes('GraphBearer')) headers.authorization = `Bearer ${host === 'own' ? social.tokens.own : social.tokens.parent}`;
+  else if (schemes.includes('GraphAppBearer')) headers.authorization = `Bearer ${probeApp.token}`;
+  else if (schemes.includes('GraphBearer')) {
+    // `subscribed_apps` subscribes an account to the token's app: a token issued to one.
+    const tokens = request.path.endsWith('/subscribed_apps') ? probeApp : social.tokens;
+    headers.authorization = `Bearer ${host === 'own' ? tokens.own : tokens.parent}`;
+  }
   else if (schemes.includes('UploadAuthorization')) headers.authorization = `Bearer ${social.tokens.own}`;
   else problems.push(`no security scheme the probe knows: ${schemes.join(', ')}`);
 

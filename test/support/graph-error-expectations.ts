@@ -59,6 +59,10 @@ export const GRAPH_MESSAGES = {
   unknownPath: (components: string) => `Unknown path components: ${components}`,
   syntaxError: (expectation: string, at: number, input: string) => `Syntax error "${expectation}" at character ${at}: ${input}`,
   tooMuchData: "Please reduce the amount of data you're asking for, then retry your request",
+  /** An app's own settings (its webhook subscriptions, §6.1) with a token that is not that app's access token. */
+  appTokenRequired: '(#15) This method must be called with an app access_token.',
+  /** The callback did not answer the verification request (§6.2) with the challenge; `detail` says what it did. */
+  callbackVerificationFailed: (detail: string) => `(#2200) Callback verification failed with the following errors: ${detail}`,
 } as const;
 
 // ---- the envelopes ----
@@ -116,6 +120,13 @@ export const tooMuchData = (userMessage: string | RegExp): ExpectedGraphError =>
   code: 1,
   is_transient: false,
   error_user_msg: userMessage,
+});
+/** 15: an app's webhook subscriptions asked for with a user token or another app's token. */
+export const appTokenRequired: ExpectedGraphError = { message: GRAPH_MESSAGES.appTokenRequired, code: 15 };
+/** 2200: the callback's answer to the verification request was not the challenge. */
+export const callbackVerificationFailed = (detail: string): ExpectedGraphError => ({
+  message: GRAPH_MESSAGES.callbackVerificationFailed(detail),
+  code: 2200,
 });
 /** A rate limit (§3.4: codes 4, 17, 32, 80002): transient. */
 export const rateLimited = (code: number, message: string): ExpectedGraphError => ({ message, code, is_transient: true });

@@ -273,6 +273,52 @@ export type SocialReplyToMentionMutationVariables = Exact<{
 
 export type SocialReplyToMentionMutation = { replyToMention: { id: string } };
 
+export type SocialAppSubscriptionsQueryVariables = Exact<{
+  appId: Scalars['ID']['input'];
+}>;
+
+
+export type SocialAppSubscriptionsQuery = { appSubscriptions: Array<{ object: string, callbackUrl: string, active: boolean, fields: Array<{ name: string, version: string }> }> };
+
+export type SocialSubscribeAppMutationVariables = Exact<{
+  appId: Scalars['ID']['input'];
+  input: AppSubscriptionInput;
+}>;
+
+
+export type SocialSubscribeAppMutation = { subscribeApp: { success: boolean } };
+
+export type SocialUnsubscribeAppMutationVariables = Exact<{
+  appId: Scalars['ID']['input'];
+  object?: InputMaybe<Scalars['String']['input']>;
+  fields?: InputMaybe<Array<Scalars['String']['input']> | Scalars['String']['input']>;
+}>;
+
+
+export type SocialUnsubscribeAppMutation = { unsubscribeApp: { success: boolean } };
+
+export type SocialSubscribedAppsQueryVariables = Exact<{
+  pageId?: InputMaybe<Scalars['ID']['input']>;
+}>;
+
+
+export type SocialSubscribedAppsQuery = { subscribedApps: Array<{ id: string, name: string, subscribedFields: Array<string> }> };
+
+export type SocialSubscribeAccountToAppMutationVariables = Exact<{
+  pageId?: InputMaybe<Scalars['ID']['input']>;
+  subscribedFields?: InputMaybe<Array<Scalars['String']['input']> | Scalars['String']['input']>;
+}>;
+
+
+export type SocialSubscribeAccountToAppMutation = { subscribeAccountToApp: { success: boolean } };
+
+export type SocialUnsubscribeAccountFromAppMutationVariables = Exact<{
+  pageId?: InputMaybe<Scalars['ID']['input']>;
+}>;
+
+
+export type SocialUnsubscribeAccountFromAppMutation = { unsubscribeAccountFromApp: { success: boolean } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -490,3 +536,53 @@ export const SocialReplyToMentionDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SocialReplyToMentionMutation, SocialReplyToMentionMutationVariables>;
+export const SocialAppSubscriptionsDocument = new TypedDocumentString(`
+    query SocialAppSubscriptions($appId: ID!) {
+  appSubscriptions(appId: $appId) {
+    object
+    callbackUrl
+    active
+    fields {
+      name
+      version
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<SocialAppSubscriptionsQuery, SocialAppSubscriptionsQueryVariables>;
+export const SocialSubscribeAppDocument = new TypedDocumentString(`
+    mutation SocialSubscribeApp($appId: ID!, $input: AppSubscriptionInput!) {
+  subscribeApp(appId: $appId, input: $input) {
+    success
+  }
+}
+    `) as unknown as TypedDocumentString<SocialSubscribeAppMutation, SocialSubscribeAppMutationVariables>;
+export const SocialUnsubscribeAppDocument = new TypedDocumentString(`
+    mutation SocialUnsubscribeApp($appId: ID!, $object: String, $fields: [String!]) {
+  unsubscribeApp(appId: $appId, object: $object, fields: $fields) {
+    success
+  }
+}
+    `) as unknown as TypedDocumentString<SocialUnsubscribeAppMutation, SocialUnsubscribeAppMutationVariables>;
+export const SocialSubscribedAppsDocument = new TypedDocumentString(`
+    query SocialSubscribedApps($pageId: ID) {
+  subscribedApps(pageId: $pageId) {
+    id
+    name
+    subscribedFields
+  }
+}
+    `) as unknown as TypedDocumentString<SocialSubscribedAppsQuery, SocialSubscribedAppsQueryVariables>;
+export const SocialSubscribeAccountToAppDocument = new TypedDocumentString(`
+    mutation SocialSubscribeAccountToApp($pageId: ID, $subscribedFields: [String!]) {
+  subscribeAccountToApp(pageId: $pageId, subscribedFields: $subscribedFields) {
+    success
+  }
+}
+    `) as unknown as TypedDocumentString<SocialSubscribeAccountToAppMutation, SocialSubscribeAccountToAppMutationVariables>;
+export const SocialUnsubscribeAccountFromAppDocument = new TypedDocumentString(`
+    mutation SocialUnsubscribeAccountFromApp($pageId: ID) {
+  unsubscribeAccountFromApp(pageId: $pageId) {
+    success
+  }
+}
+    `) as unknown as TypedDocumentString<SocialUnsubscribeAccountFromAppMutation, SocialUnsubscribeAccountFromAppMutationVariables>;

@@ -170,7 +170,9 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
         throw socialErrors.invalidParameter('object', `(#100) Param object must be one of {${WEBHOOK_OBJECT}}.`);
       }
       const chosen = fields && fields.length > 0 ? webhookFields(fields, 'fields') : undefined;
-      await removeAppSubscriptions(db, appId, object ?? undefined, chosen, deps.now());
+      // Fields without an object are the fields of every object the app subscribed to — `social`, the only one — never
+      // the removal of everything that no object alone means.
+      await removeAppSubscriptions(db, appId, object ?? (chosen ? WEBHOOK_OBJECT : undefined), chosen, deps.now());
       return true;
     },
 

@@ -27,6 +27,7 @@ describe('auth matrix, distributed gateway (subgraphs over HTTP)', () => {
   });
   afterAll(async () => {
     users?.close();
+    await world?.close();
     await system?.close();
   });
 

@@ -19,6 +19,7 @@ describe('auth matrix: image upload (Area D), embedded gateway', () => {
     matrix = await createMediaMatrix(system, world);
   });
   afterAll(async () => {
+    await world?.close();
     await system?.close();
   });
 

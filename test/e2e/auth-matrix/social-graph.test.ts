@@ -18,6 +18,7 @@ describe('auth matrix: social graph (Areas B and C), embedded gateway', () => {
     world = await createSocialWorld(system);
   });
   afterAll(async () => {
+    await world?.close();
     await system?.close();
   });
 

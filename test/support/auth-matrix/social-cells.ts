@@ -4,6 +4,7 @@ import { createRestClient } from '../rest-client.ts';
 import { cellName, expectShows, shown, allBut, type NotApplicableCell } from './matrix.ts';
 import { ACCOUNT_OPERATIONS } from './social-account-operations.ts';
 import { COMMENT_OPERATIONS } from './social-comment-operations.ts';
+import { WEBHOOK_OPERATIONS } from './social-webhook-operations.ts';
 import { expectGraphqlRefusal, expectGraphRefusal, outcomeLabel, type SocialErrorSpec } from './social-errors.ts';
 import type { HostRule, SocialOperation, Target, Transport } from './social-operations.ts';
 import { actorToken, ALL_OWN, ALL_PARENT, type Host, type SocialWorld, type TokenSpec } from './social-world.ts';
@@ -13,7 +14,7 @@ import { actorToken, ALL_OWN, ALL_PARENT, type Host, type SocialWorld, type Toke
  * every credential condition, generated from the operation table, and the one function that runs a cell.
  */
 
-export const SOCIAL_OPERATIONS: readonly SocialOperation[] = [...COMMENT_OPERATIONS, ...ACCOUNT_OPERATIONS];
+export const SOCIAL_OPERATIONS: readonly SocialOperation[] = [...COMMENT_OPERATIONS, ...ACCOUNT_OPERATIONS, ...WEBHOOK_OPERATIONS];
 
 export interface SocialDoor {
   transport: Transport;
@@ -56,8 +57,12 @@ interface Condition {
   expected: Expected;
 }
 
-/** The credential conditions every operation meets on every door, and their answers (reference §3.3, README). */
-function tokenConditions(door: SocialDoor): Condition[] {
+/**
+ * The credential conditions every operation meets on every door, and their answers (reference §3.3, README). Where the
+ * app's own access token is the credential (`appToken`), a valid user token of either login type is 15, and an app token
+ * that does not verify is one the host cannot parse.
+ */
+function tokenConditions(door: SocialDoor, appToken = false): Condition[] {
   const { host } = door;
   return [
     { kind: 'credential', label: 'without a token', token: { kind: 'none' }, expected: refused({ kind: 'noToken' }) },
@@ -82,8 +87,18 @@ function tokenConditions(door: SocialDoor): Condition[] {
       token: actorToken(other(host)),
       // The gateway has no host of its own: X-Social-Host names the one the token is judged by.
       ...(door.transport === 'graphql' && { socialHost: host }),
-      expected: refused({ kind: 'wrongHost' }),
+      expected: refused(appToken ? { kind: 'appTokenRequired' } : { kind: 'wrongHost' }),
     },
+    ...(appToken
+      ? [
+          {
+            kind: 'credential',
+            label: "with the app's id and another app's secret",
+            token: { kind: 'app', app: 'wrong-secret' },
+            expected: refused({ kind: 'unparsable' }),
+          } satisfies Condition,
+        ]
+      : []),
   ];
 }
 
@@ -159,6 +174,21 @@ export function socialCells(door: SocialDoor): { cells: SocialCell[]; notApplica
     };
     if (access.kind === 'absent') {
       notApplicable.push({ name: `${request} (every condition)`, reason: access.reason });
+      continue;
+    }
+    if (access.kind === 'app-token') {
+      add({ kind: 'authorised', label: "with the app's own access token", token: { kind: 'app', app: 'matrix' }, expected: { kind: 'allowed', control: op.reads } });
+      for (const condition of tokenConditions(door, true)) add(condition);
+      // No user permission applies: the door's actor with every permission is a user, not the app.
+      add({
+        kind: 'permission',
+        label: `with a valid token of ${door.host === 'own' ? 'bluebottle' : 'ana'} (every permission; a user, not the app)`,
+        token: actorToken(door.host),
+        expected: refused({ kind: 'appTokenRequired' }),
+      });
+      for (const wrong of op.wrongOwner[door.host] ?? []) {
+        add({ kind: 'wrong-owner', label: wrong.label, token: wrong.token, ...(wrong.target && { target: wrong.target }), expected: refused(wrong.error) });
+      }
       continue;
     }
     add({

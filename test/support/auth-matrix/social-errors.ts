@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { GraphqlReply } from '../graphql-client.ts';
 import {
+  appTokenRequired,
   expiredToken,
   GRAPH_MESSAGES,
   graphErrorBody,
@@ -39,7 +40,9 @@ export type SocialErrorSpec =
   | { kind: 'unknownObject'; method: GraphMethod; object: string }
   | { kind: 'unknownField'; field: string }
   | { kind: 'publishingNotFound'; object: string }
-  | { kind: 'invalidParameter'; parameter: string; message: (target: Readonly<Record<string, string>>) => string };
+  | { kind: 'invalidParameter'; parameter: string; message: (target: Readonly<Record<string, string>>) => string }
+  /** 15: an app's own settings with a token that is not that app's access token. */
+  | { kind: 'appTokenRequired' };
 
 /** The dates of the expired tokens: issued two hours before the clock for one hour. */
 export interface ExpiryDates {
@@ -76,6 +79,7 @@ const LABELS: Record<SocialErrorSpec['kind'], [graph: string, graphqlCode: strin
   unknownField: ['100', 'BAD_USER_INPUT', 'UNKNOWN_FIELD'],
   publishingNotFound: ['24/2207006', 'BAD_USER_INPUT', 'PUBLISHING_ERROR'],
   invalidParameter: ['100', 'BAD_USER_INPUT', 'INVALID_PARAMETER'],
+  appTokenRequired: ['15', 'FORBIDDEN', 'APP_TOKEN_REQUIRED'],
 };
 
 interface GraphqlShape {
@@ -125,6 +129,8 @@ function restShape(spec: SocialErrorSpec, dates: ExpiryDates, target: Readonly<R
       return PUBLISHING.notFound(idOf(target, spec.object));
     case 'invalidParameter':
       return invalidParameter(spec.message(target));
+    case 'appTokenRequired':
+      return appTokenRequired;
   }
 }
 
@@ -189,6 +195,8 @@ function graphqlShape(spec: SocialErrorSpec, dates: ExpiryDates, target: Readonl
         message: spec.message(target),
         extensions: { parameter: spec.parameter },
       };
+    case 'appTokenRequired':
+      return { code: 'FORBIDDEN', reason: 'APP_TOKEN_REQUIRED', message: GRAPH_MESSAGES.appTokenRequired, extensions: {} };
   }
 }
 

@@ -31,6 +31,11 @@ export type HostAccess =
   | { kind: 'rule'; rule: HostRule }
   /** The path exists on the host but the reference makes the operation parent-platform only: 100 unknown field. */
   | { kind: 'not-on-host'; field: string }
+  /**
+   * The app's own access token is the credential (§6.1: an app's webhook subscriptions): no user permission applies, and
+   * any user token — the door's actor's with every permission included — or another app's token is 15.
+   */
+  | { kind: 'app-token' }
   /** No such path on the host at all. */
   | { kind: 'absent'; reason: string };
 
@@ -86,6 +91,7 @@ export const SBCP = 'social_business_content_publish';
 export const SBMI = 'social_business_manage_insights';
 // Parent-platform host.
 export const SB = 'social_basic';
+export const PMM = 'pages_manage_metadata';
 export const SMC = 'social_manage_comments';
 export const SCP = 'social_content_publish';
 export const SMI = 'social_manage_insights';

@@ -1,5 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { appAccessToken } from '../../../lib/auth/social-auth/social-token.service.ts';
 import { createCursorCodec } from '../../../lib/social-graph/cursor.ts';
 import { createAccountEdgesService } from '../../../subgraphs/accounts/account-edges.service.ts';
+import { saveAppSubscription, saveSubscribedApp } from '../../../subgraphs/accounts/webhooks/webhook-subscriptions.repository.ts';
 import { createSocialTokens } from '../../../subgraphs/index.ts';
 import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, socialWorldParts, type SocialFixture } from '../social-fixture.ts';
 import type { TestSystem } from '../test-system.ts';
@@ -9,8 +13,11 @@ import type { ExpiryDates } from './social-errors.ts';
 /**
  * The social graph the matrix runs against: the shared fixture (bluebottle, roaster, ana, bm, stranger…) plus the few
  * objects the matrix needs of its own — comments with distinctive texts for the leak checks, a user whose only page role
- * is on roaster's page (rita), a page role without publishing tasks (andy), a container, an ad account of ana's business —
- * and the credentials of each cell, minted on first use.
+ * is on roaster's page (rita), a page role without publishing tasks (andy), a container, an ad account of ana's business,
+ * apps for the webhook subscriptions (the matrix app, subscribed to comments and mentions with a callback that a real
+ * receiver on 127.0.0.1 serves; another app; and an app bluebottle's account is subscribed to, which no cell's token is
+ * issued to) — and the credentials of each cell, minted on first use. Every user token is issued to the matrix app, so
+ * that `subscribed_apps` has an app to subscribe the account to; `close()` stops the receiver.
  *
  * The door's actor is bluebottle on the own-login host and ana (a direct page role on bluebottle's page, every task) on
  * the parent-platform host; both act for bluebottle's objects.
@@ -32,7 +39,9 @@ export type TokenSpec =
   | { kind: 'expired'; login: Host }
   | { kind: 'revoked'; login: Host }
   | { kind: 'grant'; login: 'own'; subject: OwnSubject; permissions: readonly string[] }
-  | { kind: 'grant'; login: 'parent'; subject: ParentSubject; permissions: readonly string[] };
+  | { kind: 'grant'; login: 'parent'; subject: ParentSubject; permissions: readonly string[] }
+  /** An app access token (`<app-id>|<secret>`): the matrix app's, another app's, or the matrix app's id with a wrong secret. */
+  | { kind: 'app'; app: 'matrix' | 'other' | 'wrong-secret' };
 
 /** How a credential travels: as a token (access_token, or Authorization: Bearer), or as a raw Authorization header. */
 export interface Credential {
@@ -78,7 +87,15 @@ export interface WorldIds {
   stranger: string;
   rita: string;
   andy: string;
+  /** bluebottle's page (ana's direct role, every task; bm's through a business manager; andy's ANALYZE only). */
+  bluebottlePage: string;
+  /** The matrix app, whose subscription to the social object's comments and mentions calls back to `callbackUrl`. */
+  app: string;
+  callbackUrl: string;
 }
+
+/** The verify token the matrix's receiver answers the verification request for. */
+export const MATRIX_VERIFY_TOKEN = 'AM verify token';
 
 export interface SocialWorld {
   system: TestSystem;
@@ -92,6 +109,8 @@ export interface SocialWorld {
   freshContainer(): Promise<string>;
   /** hidden, and whether it still exists (not deleted). */
   commentState(id: string): Promise<{ hidden: boolean; exists: boolean }>;
+  /** Stops the webhook receiver. */
+  close(): Promise<void>;
 }
 
 /** Texts and names only the matrix's objects carry, for the leak checks. */
@@ -103,6 +122,10 @@ export const WORLD_TEXTS = {
   fresh: 'AM fresh comment',
   containerCaption: 'AM container caption 0b3f',
   acmeAdAccountName: 'Acme Holdings — AM in-house',
+  /** The app bluebottle's account is subscribed to: what a read of `subscribed_apps` shows. */
+  subscribedAppName: 'AM subscribed app 3c1f',
+  /** The path of the matrix app's callback: what a read of its subscriptions shows. */
+  callbackPath: '/am-callback-7e2a',
 } as const;
 
 export async function createSocialWorld(system: TestSystem): Promise<SocialWorld> {
@@ -132,6 +155,29 @@ export async function createSocialWorld(system: TestSystem): Promise<SocialWorld
     .returning('id')
     .executeTakeFirstOrThrow();
 
+  // The webhook receiver: the challenge for the matrix's verify token, 403 otherwise; deliveries acknowledged.
+  const receiver = createServer((req, res) => {
+    const query = new URL(req.url ?? '/', 'http://receiver').searchParams;
+    if (req.method !== 'GET') res.writeHead(200).end();
+    else if (query.get('hub.verify_token') === MATRIX_VERIFY_TOKEN) res.writeHead(200, { 'content-type': 'text/plain' }).end(query.get('hub.challenge'));
+    else res.writeHead(403).end();
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}${WORLD_TEXTS.callbackPath}`;
+  const appTokens = createSocialTokens(system.database, now);
+  const [matrixApp, otherApp, subscribedApp] = [
+    await appTokens.createApp('AM matrix app'),
+    await appTokens.createApp('AM other app'),
+    await appTokens.createApp(WORLD_TEXTS.subscribedAppName),
+  ];
+  const webhookFields = ['comments', 'mentions'];
+  await saveAppSubscription(
+    db,
+    { appId: matrixApp.id, object: 'social', callbackUrl, verifyToken: MATRIX_VERIFY_TOKEN, includeValues: false, fields: webhookFields },
+    MATRIX_NOW,
+  );
+  await saveSubscribedApp(db, fixture.accounts.bluebottle, subscribedApp.id, ['comments']);
+
   const ids: WorldIds = {
     bluebottle: fixture.accounts.bluebottle,
     roaster: fixture.accounts.roaster,
@@ -152,6 +198,9 @@ export async function createSocialWorld(system: TestSystem): Promise<SocialWorld
     stranger: fixture.platformUsers.stranger,
     rita,
     andy,
+    bluebottlePage: fixture.pages.bluebottle,
+    app: matrixApp.id,
+    callbackUrl,
   };
   const subjects: Record<OwnSubject | ParentSubject, string> = {
     bluebottle: ids.bluebottle,
@@ -208,10 +257,19 @@ export async function createSocialWorld(system: TestSystem): Promise<SocialWorld
         const permissions = [...spec.permissions].sort();
         return {
           token: await mint(`grant:${spec.login}:${spec.subject}:${permissions.join(',')}`, () =>
-            tokens.issue({ loginType: spec.login, subjectId: subjects[spec.subject], permissions, expiresInSeconds: 3600 }),
+            tokens.issue({ loginType: spec.login, subjectId: subjects[spec.subject], permissions, expiresInSeconds: 3600, appId: matrixApp.id }),
           ),
         };
       }
+      case 'app':
+        switch (spec.app) {
+          case 'matrix':
+            return { token: appAccessToken(matrixApp) };
+          case 'other':
+            return { token: appAccessToken(otherApp) };
+          case 'wrong-secret':
+            return { token: appAccessToken({ id: matrixApp.id, secret: otherApp.secret }) };
+        }
     }
   }
 
@@ -228,5 +286,6 @@ export async function createSocialWorld(system: TestSystem): Promise<SocialWorld
       }),
     freshContainer,
     commentState,
+    close: () => new Promise<void>((resolve) => receiver.close(() => resolve())),
   };
 }

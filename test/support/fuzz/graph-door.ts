@@ -44,7 +44,7 @@ const VERSIONS = fc.oneof(
 );
 
 const ACCOUNT_EDGES = ['media', 'media_publish', 'insights', 'content_publishing_limit', 'recently_searched_hashtags', 'upcoming_events', 'agencies', 'authorized_adaccounts', 'stories', 'live_media', 'tags', 'mentions'];
-const ALL_EDGES = [...ACCOUNT_EDGES, 'replies', 'comments', 'children', 'accounts'];
+const ALL_EDGES = [...ACCOUNT_EDGES, 'replies', 'comments', 'children', 'accounts', 'subscribed_apps', 'subscriptions'];
 
 /** The edges a node of this kind has (so most edge requests reach a handler), any edge, or junk segments. */
 function edgeOf(kind: string, node: NodeRef, host: GraphHost): fc.Arbitrary<string[]> {
@@ -58,7 +58,9 @@ function edgeOf(kind: string, node: NodeRef, host: GraphHost): fc.Arbitrary<stri
         ? ['comments', 'children']
         : node.kind === 'me' && host === 'parent'
           ? ['accounts']
-          : ACCOUNT_EDGES;
+          : node.kind === 'me'
+            ? [...ACCOUNT_EDGES, 'subscribed_apps']
+            : ACCOUNT_EDGES;
   return fc.constantFrom(...own).map((edge) => [edge]);
 }
 
@@ -124,6 +126,11 @@ function paramsFor(node: NodeRef, edge: string[]): fc.Arbitrary<[string, string]
           'end_time',
           'business',
           'account_id',
+          'subscribed_fields',
+          'object',
+          'callback_url',
+          'verify_token',
+          'include_values',
           'pretty',
           'format',
           'method',

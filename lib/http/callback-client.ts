@@ -256,8 +256,13 @@ export function classifyAddress(address: string): AddressClass | undefined {
 /** Names refused before any lookup: inside their cloud they answer for the metadata service. */
 const METADATA_NAMES: ReadonlySet<string> = new Set(['metadata.google.internal']);
 
-/** A URL longer than this is refused (one a browser would take; a webhook URL is far shorter). */
+/** A callback URL longer than this is refused (one a browser would take; a webhook URL is far shorter). */
 const MAX_URL_LENGTH = 2048;
+/**
+ * A request's URL may be longer: the caller adds parameters to a checked callback URL (the verification request's
+ * hub.mode, hub.challenge and an encoded hub.verify_token). The bound still keeps any request small.
+ */
+const MAX_REQUEST_URL_LENGTH = 8192;
 
 /** Headers the client sets itself: the name it checked, one request per connection, the body's own length. */
 const OWN_HEADERS: ReadonlySet<string> = new Set(['host', 'connection', 'content-length', 'transfer-encoding']);
@@ -369,8 +374,8 @@ export function createCallbackClient(options: CallbackClientOptions): CallbackCl
   const { allowPrivate, requireHttps, connectTimeoutMs, responseTimeoutMs, maxResponseBytes, userAgent } = options;
 
   /** The check, its DNS lookup bounded by `lookupTimeoutMs`. */
-  async function verify(rawUrl: string, lookupTimeoutMs: number): Promise<Verified> {
-    if (rawUrl.length > MAX_URL_LENGTH) return refuse('invalid_url', `the URL is longer than ${MAX_URL_LENGTH} characters`);
+  async function verify(rawUrl: string, lookupTimeoutMs: number, maxLength = MAX_URL_LENGTH): Promise<Verified> {
+    if (rawUrl.length > maxLength) return refuse('invalid_url', `the URL is longer than ${maxLength} characters`);
     let url: URL;
     try {
       url = new URL(rawUrl);
@@ -445,7 +450,7 @@ export function createCallbackClient(options: CallbackClientOptions): CallbackCl
     });
     try {
       // Checked again on every call: what the name resolved to at subscribe time says nothing about now.
-      const verified = await verify(input.url, responseTimeoutMs);
+      const verified = await verify(input.url, responseTimeoutMs, MAX_REQUEST_URL_LENGTH);
       if ('timedOut' in verified) return timedOut();
       if (!verified.ok) return { kind: 'refused', reason: verified.reason, message: verified.message };
       const remaining = responseTimeoutMs - (performance.now() - started);

@@ -90,10 +90,26 @@ export function readParams(req: Request): Params {
       if (value === undefined || value === null) continue;
       // Scalars keep their text (a 64-bit id sent as a number keeps every digit); objects and arrays travel as JSON text,
       // their numbers written exactly as sent.
-      params[name] = typeof value === 'string' ? value : isLosslessNumber(value) ? value.toString() : stringifyLossless(value) ?? '';
+      params[name] = typeof value === 'string' ? value : isLosslessNumber(value) ? value.toString() : nestedText(value);
     }
   }
   return params;
+}
+
+/**
+ * An object or array parameter as JSON text. Re-serialising recurses as deep as the value nests, and a body nested
+ * thousands deep — which the parser, iterative, accepted — would overflow the stack there (a RangeError answered as a
+ * server error): such a value is refused as the malformed parameter it is.
+ */
+function nestedText(value: unknown): string {
+  try {
+    return stringifyLossless(value) ?? '';
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', 'The JSON body nests too deeply.'));
+    }
+    throw error;
+  }
 }
 
 /** The route of a Graph-style path for metrics: ids become {id}, so that each node does not make a series of its own. */

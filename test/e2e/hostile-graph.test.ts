@@ -52,6 +52,19 @@ describe('Graph paths under hostile input', () => {
       expect(reply.body.error.code).toBe(100);
     });
 
+    it('answers a JSON body nested thousands deep with a client error, on a fresh process too (was a 500: its re-serialisation overflowed the stack)', async () => {
+      // Found by the webhooks fuzz door: any Graph path, either host, the first requests of a process.
+      // Depths around where a fresh process's parser still copes and its re-serialisation no longer does.
+      for (const [base, depth] of [system.restUrl, system.socialParentUrl].flatMap((url) => [2000, 2624, 3000, 4000, 6000].map((d) => [url, d] as const))) {
+        const body = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+        const response = await fetch(`${base}/v25.0/me/subscribed_apps?access_token=junk`, { method: 'DELETE', headers: { 'content-type': 'application/json' }, body });
+        const reply = { status: response.status, headers: response.headers, text: await response.text() };
+        expect(reply.status, `depth ${depth}: ${reply.text}`).toBe(400);
+        // Refused as nesting too deep (100), or read and then refused for its junk token (190): never a server error.
+        expect([100, 190]).toContain(JSON.parse(reply.text).error.code);
+      }
+    });
+
     it('takes parameters named like Object.prototype’s members as parameters', async () => {
       const reply = await get(own(`${fixture.comments.fanComment}?__proto__=1&constructor=2&fields=id`));
       expect(reply).toMatchObject({ status: 200, body: { id: fixture.comments.fanComment } });

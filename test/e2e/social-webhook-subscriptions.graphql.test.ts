@@ -31,6 +31,11 @@ describe('webhook subscriptions over GraphQL', () => {
     receiver = createServer((req, res) => {
       const query = new URL(req.url ?? '/', 'http://receiver').searchParams;
       verifications.push(query);
+      if (req.url?.startsWith('/big')) {
+        // The challenge, then past the response bound (WEBHOOK_MAX_RESPONSE_BYTES, 64 KiB) something else.
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(`${query.get('hub.challenge')}${' '.repeat(70_000)}x`);
+        return;
+      }
       // As Meta's samples answer: the challenge when the verify token matches, 403 otherwise.
       if (query.get('hub.mode') === 'subscribe' && query.get('hub.verify_token') === 'meatyhamhock') {
         res.writeHead(200, { 'content-type': 'text/plain' }).end(query.get('hub.challenge'));
@@ -112,6 +117,30 @@ describe('webhook subscriptions over GraphQL', () => {
     const privateAddress = await graphql(appAccessToken(app), SUBSCRIBE, { appId: app.id, input: { ...input, callbackUrl: 'http://10.1.2.3/hook' } });
     expect(reasonOf(privateAddress)).toBe('INVALID_PARAMETER');
     expect(verifications.length).toBe(before);
+  });
+
+  it('refuses an answer past the size bound that begins with the challenge, and a verify token holding U+0000 before calling', async () => {
+    // Both found by the webhooks fuzz door: the cut answer was compared as if whole; the U+0000 token was verified, then
+    // failed to store.
+    const base = { object: 'social', fields: ['comments'], verifyToken: 'meatyhamhock' };
+    const big = await graphql(appAccessToken(otherApp), SUBSCRIBE, { appId: otherApp.id, input: { ...base, callbackUrl: callbackUrl.replace('/webhooks', '/big') } });
+    expect(reasonOf(big)).toBe('CALLBACK_VERIFICATION_FAILED');
+    const before = verifications.length;
+    const nul = await graphql(appAccessToken(otherApp), SUBSCRIBE, { appId: otherApp.id, input: { ...base, callbackUrl, verifyToken: 'meaty\u0000hamhock' } });
+    expect(reasonOf(nul)).toBe('INVALID_PARAMETER');
+    expect(verifications.length).toBe(before);
+    expect(await graphql(appAccessToken(otherApp), LIST, { appId: otherApp.id })).toEqual({ data: { appSubscriptions: [] } });
+  });
+
+  it('takes a callback URL as long as the bound (2048 characters) with its verification parameters added', async () => {
+    const origin = callbackUrl.slice(0, callbackUrl.indexOf('/webhooks'));
+    const long = `${origin}/long/${'a'.repeat(2048 - origin.length - '/long/'.length)}`;
+    expect(long).toHaveLength(2048);
+    const input = { object: 'social', callbackUrl: long, fields: ['comments'], verifyToken: 'meatyhamhock'.padEnd(200, 'k') };
+    // The receiver answers the challenge only to the right verify token: this one is refused with 2200 after being asked.
+    const reply = await graphql(appAccessToken(otherApp), SUBSCRIBE, { appId: otherApp.id, input });
+    expect(reasonOf(reply)).toBe('CALLBACK_VERIFICATION_FAILED');
+    expect(verifications.at(-1)!.get('hub.verify_token')).toBe(input.verifyToken);
   });
 
   it('removes fields, then the subscription', async () => {

@@ -111,8 +111,9 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
       throw socialErrors.callbackVerificationFailed(`HTTP Status Code = ${reply.status}; HTTP Message = ${STATUS_CODES[reply.status] ?? 'Unknown'}`);
     }
     const received = reply.body.toString('utf8').trim();
-    if (received !== challenge) {
-      const shown = received.length > 100 ? `${received.slice(0, 100)}…` : received;
+    // An answer cut at the size bound is not the challenge, whatever its first bytes are.
+    if (reply.truncated || received !== challenge) {
+      const shown = received.length > 100 || reply.truncated ? `${received.slice(0, 100)}…` : received;
       throw socialErrors.callbackVerificationFailed(`Response does not match challenge, expected value="${challenge}", received="${shown}"`);
     }
   }
@@ -145,6 +146,10 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
       const verifyToken = input.verifyToken ?? undefined;
       if (!verifyToken) throw socialErrors.missingParameter('verify_token');
       if (verifyToken.length > MAX_VERIFY_TOKEN) throw socialErrors.invalidParameter('verify_token', `The verify token must be at most ${MAX_VERIFY_TOKEN} characters.`);
+      // Refused before the callback is called: the database's text cannot hold U+0000, so the subscription could not
+      // be stored after a verification that succeeded.
+      if (verifyToken.includes('\u0000')) throw socialErrors.invalidParameter('verify_token', 'The verify token must not contain U+0000.');
+      if (callbackUrl.includes('\u0000')) throw socialErrors.invalidParameter('callback_url', 'The callback URL must not contain U+0000.');
       const fields = webhookFields(input.fields, 'fields');
       await verifyCallback(callbackUrl, verifyToken);
       await saveAppSubscription(db, { appId, object, callbackUrl, verifyToken, includeValues: input.includeValues ?? false, fields }, deps.now());

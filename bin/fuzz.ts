@@ -6,7 +6,7 @@
  * short run of `npm test`), on
  * PGlite and — when DATABASE_URL is set — PostgreSQL. Every failure prints its seed and path; `--seed S --path P
  * --grep "<test name>"` replays exactly that case. Doors: rest-user-example, graph, upload, chunked-upload, graphql, grpc,
- * raw-http.
+ * raw-http, webhooks.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';

@@ -14,7 +14,11 @@
 
 import { GRAPH_ERROR_KEYS } from '../graph-error-expectations.ts';
 
-export type ProblemKind = 'crash' | 'hang' | 'dropped' | '5xx' | 'format' | 'stored-change' | 'liveness';
+/**
+ * What went wrong in a case. `verdict` is an answer in the right format that a door's own rule forbids: a webhook
+ * subscription stored without a correct handshake (or refused after one), a request the server must never have made.
+ */
+export type ProblemKind = 'crash' | 'hang' | 'dropped' | '5xx' | 'format' | 'stored-change' | 'verdict' | 'liveness';
 
 export interface Problem {
   kind: ProblemKind;

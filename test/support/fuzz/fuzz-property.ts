@@ -67,7 +67,7 @@ export class FuzzTally {
 
   summary(door: string, database: string): string {
     const total = [...this.cases.values()].reduce((sum, n) => sum + n, 0);
-    const kinds: ProblemKind[] = ['crash', 'hang', 'dropped', '5xx', 'format', 'stored-change', 'liveness'];
+    const kinds: ProblemKind[] = ['crash', 'hang', 'dropped', '5xx', 'format', 'stored-change', 'verdict', 'liveness'];
     const failed = kinds.map((kind) => `${kind} ${this.failures.get(kind) ?? 0}`).join(', ');
     const perProperty = [...this.cases.entries()].map(([name, n]) => `  ${n} × ${name}`).join('\n');
     const labels = process.env.FUZZ_VERBOSE
@@ -82,7 +82,7 @@ export class FuzzTally {
   }
 }
 
-const PROBLEM_ORDER: ProblemKind[] = ['crash', 'hang', 'dropped', '5xx', 'format', 'stored-change', 'liveness'];
+const PROBLEM_ORDER: ProblemKind[] = ['crash', 'hang', 'dropped', '5xx', 'format', 'stored-change', 'verdict', 'liveness'];
 
 /** Replaces every token of the system's seed data by its name, so failure texts are readable and stable across runs. */
 export function redactTokens(text: string, info: SystemInfo): string {
@@ -92,6 +92,12 @@ export function redactTokens(text: string, info: SystemInfo): string {
     ...Object.entries(info.areaA.userTokens).map(([id, token]): [string, string] => [token, `<areaA token of user ${id}>`]),
     ...Object.entries(info.social.tokens).map(([name, token]): [string, string] => [token, `<social ${name} token>`]),
     [info.media.appBearer, '<media app-only bearer>'],
+    // An app token carries a `|`, which a query string or a form body percent-encodes.
+    ...Object.entries(info.webhooks.apps).flatMap(([name, app]): [string, string][] => [
+      [app.token, `<${name} app token>`],
+      [encodeURIComponent(app.token), `<${name} app token>`],
+    ]),
+    ...Object.entries(info.webhooks.tokens).map(([name, token]): [string, string] => [token, `<social ${name} token>`]),
   ];
   let out = text;
   for (const [token, name] of names) if (token) out = out.split(token).join(name);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { finalizeSession, insertSession } from '../../../subgraphs/shared/media-store/media-session.repository.ts';
 import type { MediaTables } from '../../../subgraphs/shared/media-store/media-upload.repository.ts';
+import { appAccessToken } from '../../../lib/auth/social-auth/social-token.service.ts';
 import { createOAuthCredentialStore, createSocialTokens } from '../../../subgraphs/index.ts';
 import { OWN_PERMISSIONS, PARENT_PERMISSIONS, createSocialFixture } from '../social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../test-system.ts';
@@ -13,7 +14,8 @@ import type { HostReply, HostRequest, SystemInfo, Topology } from './fuzz-system
  * allocation) is seen as what it is — the process gone — and the harness can report it and start a fresh one, while a
  * request that blocks its event loop cannot block the runner's own timers.
  *
- * It answers the parent over IPC: a digest of every table (to prove a rejected request stored nothing) and close.
+ * It answers the parent over IPC: a digest of every table (to prove a rejected request stored nothing), the rows of a
+ * table that a door reads back, and close.
  */
 
 const topology = (process.env.FUZZ_TOPOLOGY ?? 'embedded') as Topology;
@@ -67,6 +69,14 @@ async function digest(system: TestSystem): Promise<Record<string, string>> {
     result[`${schema}.${table}`] = `${row.rows[0]!.n}:${row.rows[0]!.h}`;
   }
   return result;
+}
+
+/** The rows of `schema.table` whose `column`, as text, is `value` (a door reading back what it stored). */
+async function rowsOf(system: TestSystem, table: string, column: string, value: string): Promise<Record<string, unknown>[]> {
+  const [schema, name] = table.split('.');
+  if (!schema || !name) throw new Error(`a table is named schema.table, got "${table}"`);
+  const rows = await sql<Record<string, unknown>>`select * from ${sql.id(schema, name)} as t where t.${sql.id(column)}::text = ${value}`.execute(system.database.db);
+  return rows.rows;
 }
 
 /**
@@ -126,6 +136,13 @@ async function main(): Promise<void> {
   const accessToken = await credentials.issueAccessToken(app.consumerKey, fixture.accounts.bluebottle);
   const appBearer = await credentials.issueAppToken(app.consumerKey);
   const expiredMedia = await seedExpiredMedia(system, fixture.accounts.bluebottle);
+  const webhookApp = async (name: string) => {
+    const created = await socialTokens.createApp(name);
+    return { id: created.id, token: appAccessToken(created) };
+  };
+  const webhookApps = { handshake: await webhookApp('Fuzz handshake app'), main: await webhookApp('Fuzz webhooks app'), other: await webhookApp('Fuzz other app') };
+  const appToken = (loginType: 'own' | 'parent', subjectId: string, permissions: readonly string[]) =>
+    socialTokens.issue({ loginType, subjectId, permissions, expiresInSeconds: TOKEN_LIFETIME_SECONDS, appId: webhookApps.main.id });
 
   const info: SystemInfo = {
     topology,
@@ -167,12 +184,26 @@ async function main(): Promise<void> {
       appBearer,
       ...expiredMedia,
     },
+    webhooks: {
+      apps: webhookApps,
+      pages: fixture.pages,
+      tokens: {
+        ownWithApp: await appToken('own', fixture.accounts.bluebottle, OWN_PERMISSIONS),
+        parentWithApp: await appToken('parent', fixture.platformUsers.ana, PARENT_PERMISSIONS),
+        strangerWithApp: await appToken('parent', fixture.platformUsers.stranger, PARENT_PERMISSIONS),
+      },
+    },
   };
 
   process.on('message', (message: HostRequest) => {
     if (message.type === 'digest') {
       digest(system).then(
         (tables) => send({ type: 'digest', id: message.id, tables }),
+        (error: unknown) => send({ type: 'failed', id: message.id, message: (error as Error).stack ?? String(error) }),
+      );
+    } else if (message.type === 'rows') {
+      rowsOf(system, message.table, message.column, message.value).then(
+        (rows) => send({ type: 'rows', id: message.id, rows }),
         (error: unknown) => send({ type: 'failed', id: message.id, message: (error as Error).stack ?? String(error) }),
       );
     } else if (message.type === 'close') {

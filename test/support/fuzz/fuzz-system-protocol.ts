@@ -58,12 +58,28 @@ export interface SystemInfo {
     expiredSessionId: string;
     expiredUploadId: string;
   };
+  /**
+   * Webhook subscriptions (the webhooks door): three apps with their app access tokens (`<app id>|<app secret>`) — the
+   * handshake's own, which no other property touches, the endpoints' app, and another app whose token is wrong for the
+   * first two — the fixture's pages, and tokens issued to the endpoints' app (own-login bluebottle, parent-platform ana
+   * and stranger, every permission), which `…/subscribed_apps` subscribes accounts to.
+   */
+  webhooks: {
+    apps: Record<'handshake' | 'main' | 'other', { id: string; token: string }>;
+    pages: { bluebottle: string; roaster: string };
+    tokens: { ownWithApp: string; parentWithApp: string; strangerWithApp: string };
+  };
 }
 
-export type HostRequest = { type: 'digest'; id: number } | { type: 'close'; id: number };
+export type HostRequest =
+  | { type: 'digest'; id: number }
+  /** The rows of `table` (schema.table) whose `column`, as text, is `value`: what a door reads back of what it stored. */
+  | { type: 'rows'; id: number; table: string; column: string; value: string }
+  | { type: 'close'; id: number };
 
 export type HostReply =
   | { type: 'ready'; info: SystemInfo }
   | { type: 'digest'; id: number; tables: Record<string, string> }
+  | { type: 'rows'; id: number; rows: Record<string, unknown>[] }
   | { type: 'failed'; id: number; message: string }
   | { type: 'closed'; id: number };

@@ -35,6 +35,8 @@ export interface FuzzSystem {
   logsSince(mark: number): string[];
   /** md5 and row count of every table, by `schema.table`. */
   digest(): Promise<Record<string, string>>;
+  /** The rows of `table` (schema.table) whose `column`, compared as text, is `value`. */
+  rows(table: string, column: string, value: string): Promise<Record<string, unknown>[]>;
   /** Starts a replacement when the process has died (or was killed). */
   ensureRunning(): Promise<void>;
   /** Kills the process (it hangs, or answers no more) and starts a replacement. */
@@ -173,7 +175,7 @@ export async function startFuzzSystem(options: FuzzSystemOptions = {}): Promise<
     return incarnation;
   }
 
-  function ask(request: Omit<HostRequest, 'id'>, timeoutMs: number): Promise<HostReply> {
+  function ask(request: HostRequest extends infer R ? (R extends HostRequest ? Omit<R, 'id'> : never) : never, timeoutMs: number): Promise<HostReply> {
     const incarnation = current;
     if (!incarnation || incarnation.death) return Promise.reject(new Error('the system process is not running'));
     const id = nextId++;
@@ -272,6 +274,12 @@ export async function startFuzzSystem(options: FuzzSystemOptions = {}): Promise<
       if (reply.type === 'failed') throw new Error(`digest failed in the system process: ${reply.message}`);
       if (reply.type !== 'digest') throw new Error(`unexpected reply ${reply.type}`);
       return { ...reply.tables, 'blob store files': blobDigest(current!.blobDir) };
+    },
+    async rows(table, column, value) {
+      const reply = await ask({ type: 'rows', table, column, value }, DIGEST_TIMEOUT_MS);
+      if (reply.type === 'failed') throw new Error(`reading ${table} failed in the system process: ${reply.message}`);
+      if (reply.type !== 'rows') throw new Error(`unexpected reply ${reply.type}`);
+      return reply.rows;
     },
     async ensureRunning() {
       if (closed) throw new Error('the fuzz system is closed');

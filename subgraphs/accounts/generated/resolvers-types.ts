@@ -539,8 +539,11 @@ export type Query = {
    * account linked to one of the user's pages on the parent-platform host. Anything else is UNKNOWN_OBJECT.
    */
   account?: Maybe<Account>;
-  /** An app's webhook subscriptions (GET /{app-id}/subscriptions on the parent-platform host); the app's access token. */
-  appSubscriptions: Array<AppSubscription>;
+  /**
+   * An app's webhook subscriptions (GET /{app-id}/subscriptions on the parent-platform host); the app's access token.
+   * Nullable, as root fields beside others should be: a refusal nulls this field alone, not the whole reply.
+   */
+  appSubscriptions?: Maybe<Array<AppSubscription>>;
   /** The professional account of an own-login token (GET /me on the own-login host). */
   me?: Maybe<Account>;
   /** A media object of an account the token acts for. */
@@ -560,7 +563,7 @@ export type Query = {
    * The apps an account is subscribed to (GET /me/subscribed_apps on the own-login host, GET /{page-id}/subscribed_apps on
    * the parent-platform host, with `pageId`).
    */
-  subscribedApps: Array<SubscribedApp>;
+  subscribedApps?: Maybe<Array<SubscribedApp>>;
 };
 
 
@@ -1025,13 +1028,13 @@ export type PublishingQuotaConfigResolvers<ContextType = AccountsContext, Parent
 
 export type QueryResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   account?: Resolver<Maybe<ResolversTypes['Account']>, ParentType, ContextType, RequireFields<QueryAccountArgs, 'id'>>;
-  appSubscriptions?: Resolver<Array<ResolversTypes['AppSubscription']>, ParentType, ContextType, RequireFields<QueryAppSubscriptionsArgs, 'appId'>>;
+  appSubscriptions?: Resolver<Maybe<Array<ResolversTypes['AppSubscription']>>, ParentType, ContextType, RequireFields<QueryAppSubscriptionsArgs, 'appId'>>;
   me?: Resolver<Maybe<ResolversTypes['Account']>, ParentType, ContextType>;
   media?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType, RequireFields<QueryMediaArgs, 'id'>>;
   mediaContainer?: Resolver<Maybe<ResolversTypes['MediaContainer']>, ParentType, ContextType, RequireFields<QueryMediaContainerArgs, 'id'>>;
   platformUser?: Resolver<Maybe<ResolversTypes['PlatformUser']>, ParentType, ContextType>;
   socialCaller?: Resolver<ResolversTypes['SocialCaller'], ParentType, ContextType>;
-  subscribedApps?: Resolver<Array<ResolversTypes['SubscribedApp']>, ParentType, ContextType, Partial<QuerySubscribedAppsArgs>>;
+  subscribedApps?: Resolver<Maybe<Array<ResolversTypes['SubscribedApp']>>, ParentType, ContextType, Partial<QuerySubscribedAppsArgs>>;
 };
 
 export type SocialCallerResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['SocialCaller'] = ResolversParentTypes['SocialCaller']> = {

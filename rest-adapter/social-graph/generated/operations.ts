@@ -278,7 +278,7 @@ export type SocialAppSubscriptionsQueryVariables = Exact<{
 }>;
 
 
-export type SocialAppSubscriptionsQuery = { appSubscriptions: Array<{ object: string, callbackUrl: string, active: boolean, fields: Array<{ name: string, version: string }> }> };
+export type SocialAppSubscriptionsQuery = { appSubscriptions: Array<{ object: string, callbackUrl: string, active: boolean, fields: Array<{ name: string, version: string }> }> | null };
 
 export type SocialSubscribeAppMutationVariables = Exact<{
   appId: Scalars['ID']['input'];
@@ -302,7 +302,7 @@ export type SocialSubscribedAppsQueryVariables = Exact<{
 }>;
 
 
-export type SocialSubscribedAppsQuery = { subscribedApps: Array<{ id: string, name: string, subscribedFields: Array<string> }> };
+export type SocialSubscribedAppsQuery = { subscribedApps: Array<{ id: string, name: string, subscribedFields: Array<string> }> | null };
 
 export type SocialSubscribeAccountToAppMutationVariables = Exact<{
   pageId?: InputMaybe<Scalars['ID']['input']>;

@@ -391,7 +391,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       get: async (request, root) => {
         const data = await runFixed(request, FIXED.appSubscriptions, { appId: root.segment });
         return {
-          data: data.appSubscriptions.map((subscription) => ({
+          data: (data.appSubscriptions ?? []).map((subscription) => ({
             object: subscription.object,
             callback_url: subscription.callbackUrl,
             active: subscription.active,
@@ -433,7 +433,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   const SUBSCRIBED_APPS: EdgeHandlers<typeof SOCIAL_ROUTES.page.edges>['subscribed_apps'] = {
     get: async (request, root) => {
       const data = await runFixed(request, FIXED.subscribedApps, { pageId: pageOf(root) });
-      return { data: data.subscribedApps.map((app) => ({ id: app.id, name: app.name, subscribed_fields: app.subscribedFields })) };
+      return { data: (data.subscribedApps ?? []).map((app) => ({ id: app.id, name: app.name, subscribed_fields: app.subscribedFields })) };
     },
     post: async (request, root) => {
       const fields = request.params.subscribed_fields;

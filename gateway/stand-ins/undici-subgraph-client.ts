@@ -27,10 +27,17 @@ function loadUndici(): typeof Undici {
   return undici;
 }
 
+/** The longest a subgraph connection stays idle in the pool (see the pool below). */
+export const IDLE_CONNECTION_MS = 4_000;
+
 export function createUndiciSubgraphClient(url: string, options: SubgraphHttpClientOptions): SubgraphHttpClient {
   const target = new URL(url);
   const agent = uploadAgent(target);
-  const pool = new (loadUndici().Pool)(target.origin, { pipelining: 1 });
+  // An idle connection is kept at most 4 s whatever the subgraph's Keep-Alive hint (65 s): a subgraph instance shutting
+  // down pauses longer than that (SHUTDOWN_DELAY_MS, README "A fleet behind a load balancer"), so by the time its listener
+  // closes, every connection to it has been closed by a reply of the pause (Connection: close) or has idled out here —
+  // none is left for a mutation to be sent on as it closes, where a reset could not be retried.
+  const pool = new (loadUndici().Pool)(target.origin, { pipelining: 1, keepAliveMaxTimeout: IDLE_CONNECTION_MS });
   const path = `${target.pathname}${target.search}`;
   const timedOut = Symbol('timed out');
 

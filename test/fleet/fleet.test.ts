@@ -137,7 +137,9 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
       for (const suffix of ['a', 'b']) {
         const port = await freePort();
         instanceUrls[name].push(`http://127.0.0.1:${port}/graphql`);
-        const env = { ...common(), SUBGRAPH_PORT: String(port), SHUTDOWN_DELAY_MS: '500', SUBGRAPH_USERS_GRPC: 'false' };
+        // Longer than the gateways keep an idle connection (4 s, undici-subgraph-client.ts): none is left to close under a
+        // mutation when the listener closes.
+        const env = { ...common(), SUBGRAPH_PORT: String(port), SHUTDOWN_DELAY_MS: '5000', SUBGRAPH_USERS_GRPC: 'false' };
         subgraphStarts.push(member(`${name}-${suffix}`, () => startServiceProcess(`${name}-${suffix}`, 'dist/bin/start-subgraph.js', [name], env)));
       }
     }

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { SocialCredential, SocialTokenService } from '../../../lib/auth/social-auth/social-token.service.ts';
 import type { CallbackClient } from '../../../lib/http/callback-client.ts';
 import { WEBHOOK_FIELDS, WEBHOOK_OBJECT, type SocialMethod, type WebhookField } from '../../../contracts/social-graph.ts';
-import { authorize, type Viewer } from '../../shared/social-graph/social-access.ts';
+import { authorize, refuseCredential, type Viewer } from '../../shared/social-graph/social-access.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
 import type { SocialTables } from '../../shared/social-graph/social-tables.ts';
 import {
@@ -71,11 +71,8 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
   function requireAppToken(credential: SocialCredential, appId: string): void {
     switch (credential.kind) {
       case 'none':
-        throw socialErrors.noToken();
       case 'invalid':
-        if (credential.reason === 'expired') throw socialErrors.expiredToken(credential.expiredAt, credential.now);
-        if (credential.reason === 'revoked') throw socialErrors.revokedToken();
-        throw socialErrors.unparsableToken();
+        return refuseCredential(credential);
       case 'token':
         throw socialErrors.appTokenRequired();
       case 'app':

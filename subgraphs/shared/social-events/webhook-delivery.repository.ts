@@ -201,6 +201,11 @@ async function applied(update: ReturnType<typeof leased>): Promise<boolean> {
  * is due again at once. False when the lease was lost (another worker has the cursor now; nothing is written).
  */
 export function recordDelivered(db: SocialDb, lease: CursorLease, batch: { to: string; count: number }): Promise<boolean> {
+  return moveOn(db, lease, batch, 'delivered_total');
+}
+
+/** Moves a leased cursor past a batch (sent, or given up), forgets its failures, releases it, and counts the batch. */
+function moveOn(db: SocialDb, lease: CursorLease, batch: { to: string; count: number }, counter: 'delivered_total' | 'dropped_total'): Promise<boolean> {
   return applied(
     leased(db, lease).set((eb) => ({
       delivered_to: batch.to,
@@ -209,7 +214,7 @@ export function recordDelivered(db: SocialDb, lease: CursorLease, batch: { to: s
       first_failed_at: null,
       next_attempt_at: sql<Date>`now()`,
       leased_until: null,
-      delivered_total: eb('delivered_total', '+', String(batch.count)),
+      [counter]: eb(counter, '+', String(batch.count)),
     })),
   );
 }
@@ -232,17 +237,7 @@ export function recordFailed(db: SocialDb, lease: CursorLease, batch: { to: stri
 
 /** The batch failed for longer than the retry window: the cursor moves past it without sending it, and counts it. */
 export function recordDropped(db: SocialDb, lease: CursorLease, batch: { to: string; count: number }): Promise<boolean> {
-  return applied(
-    leased(db, lease).set((eb) => ({
-      delivered_to: batch.to,
-      pending_to: null,
-      attempts: 0,
-      first_failed_at: null,
-      next_attempt_at: sql<Date>`now()`,
-      leased_until: null,
-      dropped_total: eb('dropped_total', '+', String(batch.count)),
-    })),
-  );
+  return moveOn(db, lease, batch, 'dropped_total');
 }
 
 /** The batch holds nothing the subscription gets: the cursor moves past it without sending anything. */

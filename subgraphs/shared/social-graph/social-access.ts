@@ -35,16 +35,21 @@ export interface SocialAccess {
   viewer(credential: SocialCredential, host: SocialHost | undefined): Promise<Viewer>;
 }
 
+/** The reference's error for no token (104) or a token that cannot serve (190: unparsable, expired, revoked). */
+export function refuseCredential(credential: Extract<SocialCredential, { kind: 'none' | 'invalid' }>): never {
+  if (credential.kind === 'none') throw socialErrors.noToken();
+  if (credential.reason === 'expired') throw socialErrors.expiredToken(credential.expiredAt, credential.now);
+  if (credential.reason === 'revoked') throw socialErrors.revokedToken();
+  throw socialErrors.unparsableToken();
+}
+
 export function createSocialAccess(db: SocialDb): SocialAccess {
   return {
     async viewer(credential, host) {
       switch (credential.kind) {
         case 'none':
-          throw socialErrors.noToken();
         case 'invalid':
-          if (credential.reason === 'expired') throw socialErrors.expiredToken(credential.expiredAt, credential.now);
-          if (credential.reason === 'revoked') throw socialErrors.revokedToken();
-          throw socialErrors.unparsableToken();
+          return refuseCredential(credential);
         case 'app':
           // An app access token speaks for the app (its subscriptions), never for a user or an account.
           throw socialErrors.meWithoutUser();

@@ -62,8 +62,23 @@ export async function lastEventPosition(db: SocialDb): Promise<string> {
   return row?.last === null || row?.last === undefined ? '0' : String(row.last);
 }
 
-/** Removes events written before `before`; returns how many. */
+/**
+ * Removes events written before `before` and moves the horizon (the highest position swept) past them, in one
+ * statement; returns how many.
+ */
 export async function sweepEventsBefore(db: SocialDb, before: Date): Promise<number> {
-  const result = await db.deleteFrom('social.event').where('created_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const result = await sql<{ removed: string | number }>`
+    with swept as (delete from social.event where created_at < ${before} returning position),
+    moved as (
+      update social.event_horizon set swept_through = greatest(swept_through, (select max(position) from swept))
+      where exists (select 1 from swept)
+    )
+    select count(*) as removed from swept`.execute(db);
+  return Number(result.rows[0]?.removed ?? 0);
+}
+
+/** The highest position swept ('0' before the first sweep): a cursor below it may have lost events. */
+export async function eventHorizon(db: SocialDb): Promise<string> {
+  const row = await db.selectFrom('social.event_horizon').select('swept_through').executeTakeFirst();
+  return row === undefined ? '0' : String(row.swept_through);
 }

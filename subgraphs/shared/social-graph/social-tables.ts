@@ -222,6 +222,13 @@ export interface EventTable {
   value: ColumnType<Record<string, unknown>, string, string>;
 }
 
+/** How far the event log has been swept: one row (2026-11-28-001). */
+export interface EventHorizonTable {
+  id: Generated<boolean>;
+  /** bigint: the highest position swept, as a decimal string. */
+  swept_through: ColumnType<string, string | undefined, string>;
+}
+
 /** An app's webhook subscription to an object (2026-11-27-002). */
 export interface AppSubscriptionTable {
   app_id: string;
@@ -278,6 +285,7 @@ export type SocialTables = {
   'social.insight_value': InsightValueTable;
   'social.rate_counter': RateCounterTable;
   'social.event': EventTable;
+  'social.event_horizon': EventHorizonTable;
   'social.app_subscription': AppSubscriptionTable;
   'social.subscribed_app': SubscribedAppTable;
   'social.webhook_cursor': WebhookCursorTable;

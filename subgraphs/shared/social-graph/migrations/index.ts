@@ -4,6 +4,7 @@ import * as accountEdges from './2026-11-21-002-account-edges.ts';
 import * as rateCounters from './2026-11-24-001-rate-counters.ts';
 import * as eventLog from './2026-11-27-001-event-log.ts';
 import * as webhookSubscriptions from './2026-11-27-002-webhook-subscriptions.ts';
+import * as eventHorizon from './2026-11-28-001-event-horizon.ts';
 
 /** Migrations of the social data store shared by the comments and accounts subgraphs. */
 export const socialMigrations: SubgraphMigrations = {
@@ -14,5 +15,6 @@ export const socialMigrations: SubgraphMigrations = {
     '2026-11-24-001-rate-counters': rateCounters,
     '2026-11-27-001-event-log': eventLog,
     '2026-11-27-002-webhook-subscriptions': webhookSubscriptions,
+    '2026-11-28-001-event-horizon': eventHorizon,
   },
 };

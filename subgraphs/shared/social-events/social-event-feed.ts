@@ -1,0 +1,294 @@
+import type { Logger } from '../../../lib/logger.ts';
+import { socialErrors } from '../social-graph/social-errors.ts';
+import type { SocialDb } from '../social-graph/social-tables.ts';
+import { EVENT_CHANNEL, eventHorizon, lastEventPosition, readEventsAfter } from './social-event.repository.ts';
+import type { SocialEventRecord } from './social-events.ts';
+
+/**
+ * The event log as streams for GraphQL subscriptions (issue 27): each stream yields the events of one object that come
+ * after a cursor (a log position), in log order, none twice, until it is returned.
+ *
+ * One tail per process reads the log as it grows — woken by NOTIFY on the log's channel, and by a poll in case a
+ * notification was lost — and keeps the last `ringSize` events in memory, a complete run of positions (ringBase, head]:
+ * the log's writers commit in position order (social-event.repository.ts), so reading past n never skips an earlier
+ * event. A stream whose cursor lies inside that run is served from memory; one further back (a client resuming after a
+ * long gap) reads the log in pages until it catches up. Streams are pulled: a stream holds at most one page of events,
+ * however slow its consumer, so memory is bounded by the ring and the number of streams, never by the traffic; what a
+ * slow consumer's transport buffers is the transport's to bound (it closes the consumer and says how to resume).
+ *
+ * Positions are 64-bit: compared as BigInt, carried as decimal strings.
+ */
+
+/** Which events a stream carries. */
+export type SocialEventFilter =
+  /** Comments and replies on a media object, created, hidden, shown, deleted. */
+  | { kind: 'mediaComments'; mediaId: string }
+  /** Replies to a comment, created, hidden, shown, deleted. */
+  | { kind: 'commentReplies'; commentId: string }
+  /** @mentions of an account, in comments and captions. */
+  | { kind: 'accountMentions'; accountId: string };
+
+export function matchesFilter(filter: SocialEventFilter, event: SocialEventRecord): boolean {
+  switch (filter.kind) {
+    case 'mediaComments':
+      return event.kind !== 'mentioned' && (event.value.media as { id?: unknown } | undefined)?.id === filter.mediaId;
+    case 'commentReplies':
+      return event.kind !== 'mentioned' && event.value.parent_id === filter.commentId;
+    case 'accountMentions':
+      return event.kind === 'mentioned' && event.accountId === filter.accountId;
+  }
+}
+
+export interface SocialEventFeedOptions {
+  /** Events kept in memory for streams near the head (10 000). */
+  ringSize: number;
+  /** Events per read of the log (500). */
+  pageSize: number;
+  /** The safety-net poll, in case a NOTIFY was lost (1 s). */
+  pollIntervalMs: number;
+}
+
+export const DEFAULT_SOCIAL_EVENT_FEED_OPTIONS: Readonly<SocialEventFeedOptions> = Object.freeze({
+  ringSize: 10_000,
+  pageSize: 500,
+  pollIntervalMs: 1000,
+});
+
+export interface SocialEventFeedDeps {
+  db: SocialDb;
+  /** DatabaseHandle.listen: the wake-up when events are appended. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  logger: Logger;
+  options?: Partial<SocialEventFeedOptions>;
+}
+
+/** An event as a stream yields it: with the filter it was taken for (what a per-event check re-authorizes). */
+export interface FeedEvent {
+  event: SocialEventRecord;
+  filter: SocialEventFilter;
+}
+
+export interface SocialEventStream extends AsyncIterableIterator<FeedEvent> {
+  /** The position the stream has reached: the last event it yielded, or what it skipped as not its own. */
+  readonly position: string;
+}
+
+export interface SocialEventFeed {
+  /**
+   * A stream of the filter's events after `after` (a cursor an earlier event carried), or after the log's current end
+   * when absent. Refuses a cursor that is no position, lies past the log's end, or lies below what the sweeper removed
+   * (events after it may be gone): the social graph's invalid-parameter error, saying what to do instead.
+   */
+  open(filter: SocialEventFilter, after: string | null | undefined): Promise<SocialEventStream>;
+  /** Streams open, and the last position the tail read. */
+  stats(): { streams: number; head: string };
+  close(): Promise<void>;
+}
+
+const CURSOR = /^(?:0|[1-9][0-9]{0,18})$/;
+
+export function createSocialEventFeed(deps: SocialEventFeedDeps): SocialEventFeed {
+  const options = { ...DEFAULT_SOCIAL_EVENT_FEED_OPTIONS, ...deps.options };
+  const { db } = deps;
+  /** Events (ringBase, head], in order; `ring[offset]` is the first. */
+  let ring: SocialEventRecord[] = [];
+  let offset = 0;
+  let ringBase = 0n;
+  let head = 0n;
+  let started: Promise<void> | undefined;
+  let stopListening: (() => Promise<void>) | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  let reading: Promise<void> | undefined;
+  let readAgain = false;
+  let closed = false;
+  let failing = false;
+  /** Resolved (and replaced) whenever the head moves or the feed closes: what waiting streams await. */
+  let advanced = signal();
+  const streams = new Set<FeedStream>();
+
+  function start(): Promise<void> {
+    started ??= (async () => {
+      head = BigInt(await lastEventPosition(db));
+      ringBase = head;
+      stopListening = await deps.listen(EVENT_CHANNEL, wake);
+      poll = setInterval(wake, options.pollIntervalMs);
+      poll.unref();
+      // Whatever was appended between reading the end and listening.
+      wake();
+    })().catch((error: unknown) => {
+      started = undefined;
+      throw error;
+    });
+    return started;
+  }
+
+  function wake(): void {
+    if (closed) return;
+    if (reading) {
+      readAgain = true;
+      return;
+    }
+    reading = readTail().finally(() => {
+      reading = undefined;
+      if (readAgain) {
+        readAgain = false;
+        wake();
+      }
+    });
+  }
+
+  async function readTail(): Promise<void> {
+    try {
+      for (;;) {
+        const page = await readEventsAfter(db, String(head), options.pageSize);
+        if (page.length === 0) break;
+        ring.push(...page);
+        head = BigInt(page.at(-1)!.position);
+        const excess = ring.length - offset - options.ringSize;
+        if (excess > 0) {
+          offset += excess;
+          ringBase = BigInt(ring[offset - 1]!.position);
+          // Compact once the dropped part is as large as the kept one: amortised O(1) per event.
+          if (offset >= options.ringSize) {
+            ring = ring.slice(offset);
+            offset = 0;
+          }
+        }
+        const woken = advanced;
+        advanced = signal();
+        woken.resolve();
+        if (page.length < options.pageSize) break;
+      }
+      if (failing) deps.logger.info('event feed reading the log again');
+      failing = false;
+    } catch (error) {
+      // The database is unreachable or the read failed: the poll tries again; streams wait meanwhile.
+      if (!failing) deps.logger.warn({ err: error }, 'event feed could not read the log; retrying at the next poll');
+      failing = true;
+    }
+  }
+
+  /** Index in `ring` of the first event after `position` (ring.length when none). */
+  function firstAfter(position: bigint): number {
+    let low = offset;
+    let high = ring.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (BigInt(ring[middle]!.position) <= position) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  class FeedStream implements SocialEventStream {
+    private cursor: bigint;
+    private pending: SocialEventRecord[] = [];
+    private done = false;
+    private readonly stopped = signal();
+
+    constructor(
+      private readonly filter: SocialEventFilter,
+      from: bigint,
+    ) {
+      this.cursor = from;
+    }
+
+    get position(): string {
+      return String(this.cursor);
+    }
+
+    [Symbol.asyncIterator](): this {
+      return this;
+    }
+
+    async next(): Promise<IteratorResult<FeedEvent>> {
+      while (!this.done) {
+        const queued = this.pending.shift();
+        if (queued) return { value: { event: queued, filter: this.filter }, done: false };
+        if (this.cursor < ringBase) {
+          // Behind what memory holds: a page of the log (bounded, whatever the consumer's pace).
+          const page = await readEventsAfter(db, String(this.cursor), options.pageSize);
+          if (this.done) break;
+          if (page.length === 0) {
+            this.cursor = ringBase;
+            continue;
+          }
+          for (const event of page) if (matchesFilter(this.filter, event)) this.pending.push(event);
+          this.cursor = BigInt(page.at(-1)!.position);
+          continue;
+        }
+        for (let index = firstAfter(this.cursor); index < ring.length; index += 1) {
+          const event = ring[index]!;
+          if (matchesFilter(this.filter, event)) {
+            this.cursor = BigInt(event.position);
+            return { value: { event, filter: this.filter }, done: false };
+          }
+        }
+        // Nothing of ours up to the head (a page read past it already may have taken the cursor further).
+        if (head > this.cursor) this.cursor = head;
+        await Promise.race([advanced.promise, this.stopped.promise]);
+      }
+      return { value: undefined, done: true };
+    }
+
+    async return(): Promise<IteratorResult<FeedEvent>> {
+      this.finish();
+      return { value: undefined, done: true };
+    }
+
+    finish(): void {
+      if (this.done) return;
+      this.done = true;
+      this.pending = [];
+      streams.delete(this);
+      this.stopped.resolve();
+    }
+  }
+
+  return {
+    async open(filter, after) {
+      if (closed) throw new Error('the event feed is closed');
+      await start();
+      let from: bigint;
+      if (after === null || after === undefined) {
+        // The log's end as the database has it now (the tail may be a moment behind): every event after this one.
+        from = BigInt(await lastEventPosition(db));
+      } else {
+        if (!CURSOR.test(after)) throw socialErrors.invalidParameter('after', 'Invalid cursor.');
+        from = BigInt(after);
+        const [end, horizon] = await Promise.all([lastEventPosition(db), eventHorizon(db)]);
+        // An empty log (all of it swept) ends at the horizon.
+        if (from > BigInt(end) && from > BigInt(horizon)) throw socialErrors.invalidParameter('after', 'Invalid cursor.');
+        if (from < BigInt(horizon)) {
+          throw socialErrors.invalidParameter(
+            'after',
+            'The cursor is older than the event log keeps: events after it were removed. Subscribe without after to start from now.',
+          );
+        }
+      }
+      const stream = new FeedStream(filter, from);
+      streams.add(stream);
+      return stream;
+    },
+    stats: () => ({ streams: streams.size, head: String(head) }),
+    async close() {
+      closed = true;
+      clearInterval(poll);
+      for (const stream of [...streams]) stream.finish();
+      advanced.resolve();
+      await reading;
+      await stopListening?.();
+    },
+  };
+}
+
+interface Signal {
+  promise: Promise<void>;
+  resolve(): void;
+}
+
+function signal(): Signal {
+  let resolve!: () => void;
+  const promise = new Promise<void>((settle) => (resolve = settle));
+  return { promise, resolve };
+}

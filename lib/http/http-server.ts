@@ -1,5 +1,5 @@
 import { createServer, maxHeaderSize, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { answerClientErrors, requireHost, type ClientErrorFormat } from './http-client-errors.ts';
 
 /** A listening HTTP server and the way to stop it. */
@@ -23,6 +23,8 @@ export interface RunningHttpServer {
 
 /** How often a closing server looks for connections that have just become idle. */
 const IDLE_SWEEP_MS = 50;
+/** How long a connection may have sent no request before closing the server closes it. */
+const UNUSED_CONNECTION_MS = 1000;
 
 /**
  * How long a client may take (HTTP_*_TIMEOUT_MS): to send a request's headers, to send the whole request (an upload
@@ -97,6 +99,25 @@ export async function listen(handlerOrServer: RequestListener | Server, options:
   const drain = () => {
     draining = true;
   };
+  // Connections that have not sent a request yet (a client's spare or pre-opened connection): Node's
+  // closeIdleConnections leaves them open, so on close they would hold the server for the whole grace. Once closing, one
+  // that has sent nothing for UNUSED_CONNECTION_MS is closed (a younger one may be about to send its request).
+  const unused = new Map<Socket, number>();
+  server.on('connection', (socket: Socket) => {
+    unused.set(socket, performance.now());
+    socket.once('close', () => unused.delete(socket));
+  });
+  server.prependListener('request', (request: IncomingMessage) => {
+    unused.delete(request.socket);
+  });
+  const closeUnused = () => {
+    const before = performance.now() - UNUSED_CONNECTION_MS;
+    for (const [socket, since] of unused) {
+      if (since > before) continue;
+      unused.delete(socket);
+      socket.destroy();
+    }
+  };
   return {
     server,
     port,
@@ -111,7 +132,10 @@ export async function listen(handlerOrServer: RequestListener | Server, options:
         }
         // A keep-alive connection that finishes its request after close() stays open until its idle timeout unless
         // something closes it: sweep idle connections until the last one is gone, and cut the rest at the grace's end.
-        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+        const sweep = setInterval(() => {
+          server.closeIdleConnections();
+          closeUnused();
+        }, IDLE_SWEEP_MS);
         const grace = setTimeout(() => server.closeAllConnections(), graceMs);
         grace.unref();
         server.close((error) => {
@@ -122,6 +146,7 @@ export async function listen(handlerOrServer: RequestListener | Server, options:
           else resolve();
         });
         server.closeIdleConnections();
+        closeUnused();
       })),
   };
 }

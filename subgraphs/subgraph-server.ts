@@ -23,6 +23,7 @@ import { uploadMiddleware } from '../lib/http/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import type { Subgraph } from './subgraph.ts';
+import { attachSubgraphWs } from './subgraph-ws-door.ts';
 
 /** What Apollo Server's cache-control plugin answers when no field gives a cache hint, without its per-field watching. */
 const UNCACHEABLE_RESPONSES: ApolloServerPlugin = {
@@ -131,5 +132,22 @@ export async function createSubgraphServer(
   );
   // Unknown paths and body-parser failures answer in GraphQL's own shape instead of Express's HTML page.
   app.use(...graphqlHttpFallbacks({ bodyLimitBytes: deps.config.gateway.bodyLimitBytes, logger: deps.logger }));
-  return { apollo, httpServer, stop: () => apollo.stop() };
+  // Subscriptions over graphql-ws on the same /graphql (a subgraph with Subscription fields).
+  const websockets = attachSubgraphWs({
+    httpServer,
+    subgraph,
+    limits: deps.config.subscriptions,
+    maxTokens: deps.config.graphql.limits.maxTokens,
+    validationRules: hardening.validationRules,
+    formatError: (formatted, error) => hardening.formatError(deps.formatError(formatted, error), error),
+    logger: deps.logger,
+  });
+  return {
+    apollo,
+    httpServer,
+    stop: async () => {
+      await websockets?.close();
+      await apollo.stop();
+    },
+  };
 }

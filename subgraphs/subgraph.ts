@@ -1,5 +1,5 @@
 import type { buildSubgraphSchema } from '@apollo/subgraph';
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
 import type { SubgraphName } from '../lib/config.ts';
 
 /**
@@ -43,4 +43,20 @@ export interface Subgraph<TContext extends object = object> {
   responseExtensions?(context: TContext): Record<string, unknown> | undefined;
   /** Called once a request's response is on its way (notes what the request cost). Must not throw. */
   finishRequest?(context: TContext): void;
+  /**
+   * Runs a subscription operation (a validated document of this subgraph's schema) for the caller `request` describes:
+   * a stream of results, one per event, each read under a context of its own (lib/graphql/subscribe-per-event.ts), or
+   * one result of errors when it cannot start. Present on subgraphs with Subscription fields; the gateway's in-process
+   * data source and the subgraph's own server both serve it.
+   */
+  subscribe?(request: SubgraphRequestInfo, operation: SubgraphOperation): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+  /** Ends what the subgraph holds open for its subscriptions (their streams end); the process calls it on shutdown. */
+  close?(): Promise<void>;
+}
+
+/** An operation of a subgraph's schema, parsed and validated. */
+export interface SubgraphOperation {
+  document: DocumentNode;
+  variables?: Readonly<Record<string, unknown>> | undefined;
+  operationName?: string | undefined;
 }

@@ -4,6 +4,7 @@ import type { SocialCallOf } from '../shared/social-graph/social-call.ts';
 import type { ViewerOf } from '../shared/social-graph/social-request.ts';
 import type { CommentListKind, CommentMediaFacts, CommentRecord } from './comments.repository.ts';
 import type { CommentsService } from './comments.service.ts';
+import type { SocialEventFeed } from '../shared/social-events/social-event-feed.ts';
 
 /** A list wanted for one parent: which parent, and the page arguments (parents asking the same page batch together). */
 interface ListKey {
@@ -22,6 +23,8 @@ export interface CommentsContext {
   /** This request as a call the rate limits count (admitted by the first root field). */
   call: SocialCallOf;
   comments: CommentsService;
+  /** The event log as streams, for the Subscription fields (one per process). */
+  events: SocialEventFeed;
   commentLoader: DataLoader<string, CommentRecord | undefined>;
   mediaLoader: DataLoader<string, CommentMediaFacts | undefined>;
   commentsCountLoader: DataLoader<string, number>;
@@ -29,11 +32,12 @@ export interface CommentsContext {
   listLoader: DataLoader<ListKey, Page<CommentRecord>, string>;
 }
 
-export function createCommentsContext(viewer: ViewerOf, call: SocialCallOf, comments: CommentsService): CommentsContext {
+export function createCommentsContext(viewer: ViewerOf, call: SocialCallOf, comments: CommentsService, events: SocialEventFeed): CommentsContext {
   const context: CommentsContext = {
     viewer,
     call,
     comments,
+    events,
     commentLoader: new DataLoader((ids: readonly string[]) => comments.loadComments(ids)),
     mediaLoader: new DataLoader((ids: readonly string[]) => comments.loadMediaFacts(ids)),
     commentsCountLoader: new DataLoader((ids: readonly string[]) => comments.countComments(ids)),

@@ -9,9 +9,12 @@ import { admittingRootFields, createSocialCallOf } from '../shared/social-graph/
 import type { SocialRateLimiter } from '../shared/social-graph/social-rate-limits.ts';
 import { createViewerOf } from '../shared/social-graph/social-request.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
-import type { Subgraph, SubgraphSchemaModule } from '../subgraph.ts';
+import type { Subgraph, SubgraphRequestInfo, SubgraphSchemaModule } from '../subgraph.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { createSocialEventSweeper, type SocialEventSweeper } from '../shared/social-events/social-event-sweeper.ts';
+import { createSocialEventFeed, type FeedEvent, type SocialEventFeed, type SocialEventFeedOptions } from '../shared/social-events/social-event-feed.ts';
+import { subscribePerEvent } from '../../lib/graphql/subscribe-per-event.ts';
+import { eventComment } from './comments.resolvers.ts';
 import { createCommentsContext, type CommentsContext } from './comments-context.ts';
 import { commentsResolvers } from './comments.resolvers.ts';
 import { createCommentsService, type CommentsService } from './comments.service.ts';
@@ -28,6 +31,8 @@ export interface CommentsSubgraphDeps {
   rateLimiter: SocialRateLimiter;
   /** How long the event log keeps an event (social-events/). */
   eventRetentionMs: number;
+  /** The subscriptions' view of the event log (defaults: social-event-feed.ts). */
+  eventFeed?: Partial<SocialEventFeedOptions>;
   logger: Logger;
 }
 
@@ -35,6 +40,9 @@ export interface CommentsSubgraph extends Subgraph<CommentsContext> {
   service: CommentsService;
   /** Sweeps the event log past its retention; the process that serves this subgraph starts it. */
   eventSweeper: SocialEventSweeper;
+  /** The event log as streams for the Subscription fields; opened by the first subscription, closed by close(). */
+  events: SocialEventFeed;
+  close(): Promise<void>;
 }
 
 /** Builds the comments subgraph (Area B: comments, replies, moderation, mentions). Pure: opens nothing. */
@@ -43,15 +51,40 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
   const access = createSocialAccess(db);
   const service = createCommentsService({ db, codec: deps.codec, now: deps.now });
   const schema = buildSubgraphSchema([{ typeDefs: commentsTypeDefs, resolvers: admittingRootFields(commentsResolvers) } as SubgraphSchemaModule]);
+  const events = createSocialEventFeed({
+    db,
+    listen: deps.database.listen,
+    logger: deps.logger,
+    ...(deps.eventFeed ? { options: deps.eventFeed } : {}),
+  });
+  const createContext = (request: SubgraphRequestInfo) =>
+    createCommentsContext(createViewerOf(deps.socialTokens, access, request), createSocialCallOf(deps.rateLimiter, request), service, events);
   return {
     name: 'comments',
     typeDefs: commentsTypeDefs,
     schema,
     service,
+    events,
     eventSweeper: createSocialEventSweeper({ db, now: deps.now, retentionMs: deps.eventRetentionMs, logger: deps.logger }),
-    createContext: (request) =>
-      createCommentsContext(createViewerOf(deps.socialTokens, access, request), createSocialCallOf(deps.rateLimiter, request), service),
+    createContext,
     responseExtensions: (context) => context.call.responseExtensions(),
     finishRequest: (context) => context.call.finish(),
+    subscribe: (request, operation) =>
+      subscribePerEvent({
+        schema,
+        document: operation.document,
+        variableValues: operation.variables,
+        operationName: operation.operationName,
+        createContext: () => createContext(request),
+        // Each event under the rules of a query at that moment: the token read again, the access checked again, and the
+        // event's comment shown only where a query would show it.
+        admit: async (delivered, context) => {
+          const { event, filter } = delivered as FeedEvent;
+          const viewer = await context.viewer();
+          await service.authorizeEvents(viewer, filter);
+          return service.admitsEvent(viewer, event, (await eventComment(context, event)) ?? undefined);
+        },
+      }),
+    close: () => events.close(),
   };
 }

@@ -1,6 +1,9 @@
 import { DateTimeScalar, toConnection } from '../shared/social-graph/social-graphql.ts';
 import { withViewer } from '../shared/social-graph/social-request.ts';
-import type { Resolvers } from './generated/resolvers-types.ts';
+import type { FeedEvent, SocialEventFilter } from '../shared/social-events/social-event-feed.ts';
+import type { SocialEventRecord } from '../shared/social-events/social-events.ts';
+import type { CommentsContext } from './comments-context.ts';
+import type { CommentEventAction, Resolvers } from './generated/resolvers-types.ts';
 
 /** Resolvers decode arguments, call the service and encode; every rule lives in the service. */
 
@@ -20,6 +23,35 @@ export const commentsResolvers: Resolvers = {
     createMediaComment: async (_, args, context) =>
       context.comments.commentOnMedia(await context.viewer(), await context.mediaLoader.load(args.mediaId), args.mediaId, args.message),
     replyToMention: async (_, args, context) => context.comments.replyToMention(await context.viewer(), args.accountId, args),
+  },
+  Subscription: {
+    mediaCommentEvents: {
+      subscribe: (_, args, context) => openEvents(context, { kind: 'mediaComments', mediaId: args.mediaId }, args.after),
+      resolve: (delivered: FeedEvent) => delivered.event,
+    },
+    commentReplyEvents: {
+      subscribe: (_, args, context) => openEvents(context, { kind: 'commentReplies', commentId: args.commentId }, args.after),
+      resolve: (delivered: FeedEvent) => delivered.event,
+    },
+    accountMentionEvents: {
+      subscribe: (_, args, context) => openEvents(context, { kind: 'accountMentions', accountId: args.accountId }, args.after),
+      resolve: (delivered: FeedEvent) => delivered.event,
+    },
+  },
+  CommentEvent: {
+    cursor: (event) => event.position,
+    action: (event) => COMMENT_EVENT_ACTIONS[event.kind]!,
+    occurredAt: (event) => event.createdAt,
+    commentId: (event) => String(event.value.id),
+    comment: (event, _args, context) => eventComment(context, event),
+    media: (event) => ({ id: String((event.value.media as { id: string }).id) }),
+    parentId: (event) => (typeof event.value.parent_id === 'string' ? event.value.parent_id : null),
+  },
+  MentionEvent: {
+    cursor: (event) => event.position,
+    occurredAt: (event) => event.createdAt,
+    media: (event) => ({ id: String(event.value.media_id) }),
+    comment: (event, _args, context) => eventComment(context, event),
   },
   Comment: {
     __resolveReference: async (reference, context) => {
@@ -63,3 +95,24 @@ export const commentsResolvers: Resolvers = {
       context.comments.mentionedComment(await context.viewer(), account.id, args.commentId),
   },
 };
+
+const COMMENT_EVENT_ACTIONS: Partial<Record<SocialEventRecord['kind'], CommentEventAction>> = {
+  comment_created: 'CREATED',
+  comment_hidden: 'HIDDEN',
+  comment_shown: 'SHOWN',
+  comment_deleted: 'DELETED',
+};
+
+/** Starts a subscription's stream once the viewer may read what it carries (the service's rule). */
+async function openEvents(context: CommentsContext, filter: SocialEventFilter, after: string | null | undefined) {
+  await context.comments.authorizeEvents(await context.viewer(), filter);
+  return context.events.open(filter, after);
+}
+
+/** The comment an event is about, as it is now: null when deleted (or none: a mention in a caption). */
+export async function eventComment(context: CommentsContext, event: SocialEventRecord) {
+  if (event.kind === 'comment_deleted') return null;
+  const id = event.kind === 'mentioned' ? event.value.comment_id : event.value.id;
+  if (typeof id !== 'string') return null;
+  return (await context.commentLoader.load(id)) ?? null;
+}

@@ -7,6 +7,8 @@ import { socialErrors } from '../shared/social-graph/social-errors.ts';
 import type { SocialMethod } from '../../contracts/social-graph.ts';
 import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits, type PageRequest } from '../shared/social-graph/social-paging.ts';
 import type { SocialDb } from '../shared/social-graph/social-tables.ts';
+import type { SocialEventFilter } from '../shared/social-events/social-event-feed.ts';
+import type { SocialEventRecord } from '../shared/social-events/social-events.ts';
 import {
   countCommentsByMedia,
   deleteCommentThread,
@@ -166,6 +168,42 @@ export function createCommentsService(deps: CommentsServiceDeps) {
     /** `user`: the author, only when the app user's account wrote the comment (§1.1). */
     user(viewer: Viewer, comment: CommentRecord): { id: string } | null {
       return managesAccount(viewer, comment.authorId) ? { id: comment.authorId } : null;
+    },
+
+    /**
+     * Checks that the viewer may follow a filter's events, as it may read them by query: a media object's comments
+     * (Media.comments), a comment's replies (Comment.replies), an account's mentions (Account.mentionedComment). Run when
+     * a subscription starts and again for every event (a token expired, revoked or stripped of a permission since then
+     * ends the subscription with its error).
+     */
+    async authorizeEvents(viewer: Viewer, filter: SocialEventFilter): Promise<void> {
+      switch (filter.kind) {
+        case 'mediaComments': {
+          const [media] = isSocialId(filter.mediaId, 'media') ? await findMediaFacts(db, [filter.mediaId]) : [];
+          await this.authorizeMediaComments(viewer, media, filter.mediaId);
+          return;
+        }
+        case 'commentReplies': {
+          const comment = await loadVisible(viewer, filter.commentId, 'get');
+          authorize(viewer, 'readReplies', { accountId: ownerOrAuthor(viewer, comment), objectId: comment.id });
+          return;
+        }
+        case 'accountMentions':
+          authorize(viewer, 'readMentionedComment', { accountId: filter.accountId });
+          return;
+      }
+    },
+
+    /**
+     * Whether the viewer sees an event it may follow (authorizeEvents): one of a comment a query would not show it (on a
+     * live video that has ended, on age-gated media of another account) is left out, as a query's list leaves the
+     * comment out. A deletion names only the comment's id, and is sent. `comment` is the event's comment as it is now
+     * (undefined: deleted since).
+     */
+    admitsEvent(viewer: Viewer, event: SocialEventRecord, comment: CommentRecord | undefined): boolean {
+      if (event.kind === 'comment_deleted') return true;
+      if (event.kind === 'mentioned' && event.value.comment_id === undefined) return true;
+      return comment !== undefined && !withheldFrom(viewer, comment);
     },
 
     /**

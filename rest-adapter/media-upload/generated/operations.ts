@@ -39,6 +39,13 @@ export type AppSubscriptionInput = {
   verifyToken?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** What happened to a comment. */
+export type CommentEventAction =
+  | 'CREATED'
+  | 'DELETED'
+  | 'HIDDEN'
+  | 'SHOWN';
+
 /** Fields of a new user record; every rule is checked and all violations are reported together. */
 export type CreateUserExampleInput = {
   /** 0 to 120. */

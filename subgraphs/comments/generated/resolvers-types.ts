@@ -2,6 +2,7 @@
 
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { CommentRecord as CommentRecordModel } from '../comments.repository.ts';
+import type { SocialEventRecord as SocialEventRecordModel } from '../../shared/social-events/social-events.ts';
 import type { CommentsContext } from '../comments-context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -75,6 +76,30 @@ export type CommentConnection = {
   pageInfo: PageInfo;
 };
 
+/** A comment created, changed (hidden or shown) or removed (deleted). */
+export type CommentEvent = {
+  __typename?: 'CommentEvent';
+  action: CommentEventAction;
+  /** The comment as a query reads it now; null once deleted. */
+  comment?: Maybe<Comment>;
+  commentId: Scalars['ID']['output'];
+  /** The event's position in the log: `after` resumes from here. */
+  cursor: Scalars['String']['output'];
+  /** The media object commented on. */
+  media: Media;
+  /** When the event was logged. */
+  occurredAt: Scalars['DateTime']['output'];
+  /** The parent comment, for a reply. */
+  parentId?: Maybe<Scalars['ID']['output']>;
+};
+
+/** What happened to a comment. */
+export type CommentEventAction =
+  | 'CREATED'
+  | 'DELETED'
+  | 'HIDDEN'
+  | 'SHOWN';
+
 export type CommentFrom = {
   __typename?: 'CommentFrom';
   id: Scalars['ID']['output'];
@@ -110,6 +135,19 @@ export type MediaCommentsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** An account @mentioned in a comment, or in a media object's caption. */
+export type MentionEvent = {
+  __typename?: 'MentionEvent';
+  /** The comment that mentioned the account; null for a mention in a caption. */
+  comment?: Maybe<Comment>;
+  /** The event's position in the log: `after` resumes from here. */
+  cursor: Scalars['String']['output'];
+  /** The media whose caption, or one of whose comments, mentioned the account. */
+  media: Media;
+  /** When the event was logged. */
+  occurredAt: Scalars['DateTime']['output'];
 };
 
 export type Mutation = {
@@ -180,6 +218,66 @@ export type Query = {
 
 export type QueryCommentArgs = {
   id: Scalars['ID']['input'];
+};
+
+/**
+ * Live events of the social graph, read from its event log (the one webhooks are delivered from). Every event carries its
+ * `cursor`, its position in the log: a subscriber that comes back with `after` set to the last cursor it received gets every
+ * later event, in order, none twice — after a dropped connection, a restart of the gateway or the subgraph. A cursor older
+ * than the log keeps (SOCIAL_EVENTS_RETENTION_HOURS) is refused. Each event is read under the rules of a query at that
+ * moment: the token is checked again (an expired or revoked one ends the subscription with its error), and an event of a
+ * comment the subscriber could not read is not sent.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** @mentions of an account, in comments and in captions. The access of `Account.mentionedComment` (parent-platform host). */
+  accountMentionEvents: MentionEvent;
+  /** Replies to a comment as they are created, hidden, shown and deleted. The access of `Comment.replies`. */
+  commentReplyEvents: CommentEvent;
+  /** Comments and replies on a media object as they are created, hidden, shown and deleted. The access of `Media.comments`. */
+  mediaCommentEvents: CommentEvent;
+};
+
+
+/**
+ * Live events of the social graph, read from its event log (the one webhooks are delivered from). Every event carries its
+ * `cursor`, its position in the log: a subscriber that comes back with `after` set to the last cursor it received gets every
+ * later event, in order, none twice — after a dropped connection, a restart of the gateway or the subgraph. A cursor older
+ * than the log keeps (SOCIAL_EVENTS_RETENTION_HOURS) is refused. Each event is read under the rules of a query at that
+ * moment: the token is checked again (an expired or revoked one ends the subscription with its error), and an event of a
+ * comment the subscriber could not read is not sent.
+ */
+export type SubscriptionAccountMentionEventsArgs = {
+  accountId: Scalars['ID']['input'];
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * Live events of the social graph, read from its event log (the one webhooks are delivered from). Every event carries its
+ * `cursor`, its position in the log: a subscriber that comes back with `after` set to the last cursor it received gets every
+ * later event, in order, none twice — after a dropped connection, a restart of the gateway or the subgraph. A cursor older
+ * than the log keeps (SOCIAL_EVENTS_RETENTION_HOURS) is refused. Each event is read under the rules of a query at that
+ * moment: the token is checked again (an expired or revoked one ends the subscription with its error), and an event of a
+ * comment the subscriber could not read is not sent.
+ */
+export type SubscriptionCommentReplyEventsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  commentId: Scalars['ID']['input'];
+};
+
+
+/**
+ * Live events of the social graph, read from its event log (the one webhooks are delivered from). Every event carries its
+ * `cursor`, its position in the log: a subscriber that comes back with `after` set to the last cursor it received gets every
+ * later event, in order, none twice — after a dropped connection, a restart of the gateway or the subgraph. A cursor older
+ * than the log keeps (SOCIAL_EVENTS_RETENTION_HOURS) is refused. Each event is read under the rules of a query at that
+ * moment: the token is checked again (an expired or revoked one ends the subscription with its error), and an event of a
+ * comment the subscriber could not read is not sent.
+ */
+export type SubscriptionMediaCommentEventsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  mediaId: Scalars['ID']['input'];
 };
 
 export type SuccessResult = {
@@ -296,13 +394,17 @@ export type ResolversTypes = {
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   CommentConnection: ResolverTypeWrapper<Omit<CommentConnection, 'nodes'> & { nodes: Array<ResolversTypes['Comment']> }>;
+  CommentEvent: ResolverTypeWrapper<SocialEventRecordModel>;
+  CommentEventAction: CommentEventAction;
   CommentFrom: ResolverTypeWrapper<CommentRecordModel>;
   CommentUser: ResolverTypeWrapper<CommentUser>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Media: ResolverTypeWrapper<{ id: string }>;
+  MentionEvent: ResolverTypeWrapper<SocialEventRecordModel>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   SuccessResult: ResolverTypeWrapper<SuccessResult>;
 };
 
@@ -315,13 +417,16 @@ export type ResolversParentTypes = {
   String: Scalars['String']['output'];
   Int: Scalars['Int']['output'];
   CommentConnection: Omit<CommentConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['Comment']> };
+  CommentEvent: SocialEventRecordModel;
   CommentFrom: CommentRecordModel;
   CommentUser: CommentUser;
   DateTime: Scalars['DateTime']['output'];
   Media: { id: string };
+  MentionEvent: SocialEventRecordModel;
   Mutation: Record<PropertyKey, never>;
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
+  Subscription: Record<PropertyKey, never>;
   SuccessResult: SuccessResult;
 };
 
@@ -352,6 +457,16 @@ export type CommentConnectionResolvers<ContextType = CommentsContext, ParentType
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
 };
 
+export type CommentEventResolvers<ContextType = CommentsContext, ParentType extends ResolversParentTypes['CommentEvent'] = ResolversParentTypes['CommentEvent']> = {
+  action?: Resolver<ResolversTypes['CommentEventAction'], ParentType, ContextType>;
+  comment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType>;
+  commentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  media?: Resolver<ResolversTypes['Media'], ParentType, ContextType>;
+  occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  parentId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
 export type CommentFromResolvers<ContextType = CommentsContext, ParentType extends ResolversParentTypes['CommentFrom'] = ResolversParentTypes['CommentFrom']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   username?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -370,6 +485,13 @@ export type MediaResolvers<ContextType = CommentsContext, ParentType extends Res
   comments?: Resolver<Maybe<ResolversTypes['CommentConnection']>, ParentType, ContextType, Partial<MediaCommentsArgs>>;
   commentsCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
+export type MentionEventResolvers<ContextType = CommentsContext, ParentType extends ResolversParentTypes['MentionEvent'] = ResolversParentTypes['MentionEvent']> = {
+  comment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType>;
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  media?: Resolver<ResolversTypes['Media'], ParentType, ContextType>;
+  occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type MutationResolvers<ContextType = CommentsContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
@@ -391,6 +513,12 @@ export type QueryResolvers<ContextType = CommentsContext, ParentType extends Res
   comment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<QueryCommentArgs, 'id'>>;
 };
 
+export type SubscriptionResolvers<ContextType = CommentsContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  accountMentionEvents?: SubscriptionResolver<ResolversTypes['MentionEvent'], "accountMentionEvents", ParentType, ContextType, RequireFields<SubscriptionAccountMentionEventsArgs, 'accountId'>>;
+  commentReplyEvents?: SubscriptionResolver<ResolversTypes['CommentEvent'], "commentReplyEvents", ParentType, ContextType, RequireFields<SubscriptionCommentReplyEventsArgs, 'commentId'>>;
+  mediaCommentEvents?: SubscriptionResolver<ResolversTypes['CommentEvent'], "mediaCommentEvents", ParentType, ContextType, RequireFields<SubscriptionMediaCommentEventsArgs, 'mediaId'>>;
+};
+
 export type SuccessResultResolvers<ContextType = CommentsContext, ParentType extends ResolversParentTypes['SuccessResult'] = ResolversParentTypes['SuccessResult']> = {
   success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
@@ -399,13 +527,16 @@ export type Resolvers<ContextType = CommentsContext> = {
   Account?: AccountResolvers<ContextType>;
   Comment?: CommentResolvers<ContextType>;
   CommentConnection?: CommentConnectionResolvers<ContextType>;
+  CommentEvent?: CommentEventResolvers<ContextType>;
   CommentFrom?: CommentFromResolvers<ContextType>;
   CommentUser?: CommentUserResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   Media?: MediaResolvers<ContextType>;
+  MentionEvent?: MentionEventResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   SuccessResult?: SuccessResultResolvers<ContextType>;
 };
 

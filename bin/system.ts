@@ -260,6 +260,9 @@ function startEventSweeper(config: Config, subgraphs: Partial<Subgraphs>, lifecy
   if (!sweeper) return;
   sweeper.start(config.social.events.sweepIntervalSecs * 1000);
   lifecycle.resource(() => sweeper.stop());
+  // The subscriptions' view of the log (its listener), ended with the process.
+  const comments = subgraphs.comments;
+  if (comments) lifecycle.resource(() => comments.close());
 }
 
 /** A listener's address, timeouts, and the format of its answers to requests Node's parser refuses. */

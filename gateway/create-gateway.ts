@@ -11,6 +11,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { graphqlClientErrorFormat } from '../lib/http/http-client-errors.ts';
 import { createHttpServer } from '../lib/http/http-server.ts';
+import { writeStreamReply } from '../lib/http/stream-reply.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
 import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -38,7 +39,32 @@ import { setResultShaping } from './stand-ins/result-shaping-install.ts';
 import { createUndiciSubgraphClient } from './stand-ins/undici-subgraph-client.ts';
 import { createStandIns, type StandIns } from '../lib/stand-ins/stand-in-gate.ts';
 import type { StandInId } from '../lib/stand-ins/stand-in-registry.ts';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { attachGraphqlWs } from './live/graphql-ws-door.ts';
+import { createLiveExecutor } from './live/live-execution.ts';
+import { createSubscriptionPlanner } from './live/subscription-planner.ts';
+
+/**
+ * A subscription that reaches Apollo Server's pipeline (a GET, an upload form, a JSON POST when the live path is not
+ * serving) is refused before @apollo/gateway's executor, which would fail it as an internal error: subscriptions are
+ * streamed by the door (gateway-door.ts) and over WebSocket (live/).
+ */
+const subscriptionsNeedAStream: ApolloServerPlugin<GatewayContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ operation }) {
+        if (operation?.operation !== 'subscription') return;
+        throw new GraphQLError(
+          'A subscription is sent as a JSON POST with Accept: multipart/mixed;subscriptionSpec=1.0 or text/event-stream, or over a WebSocket (graphql-transport-ws) on /graphql.',
+          { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
+        );
+      },
+    };
+  },
+};
+
+/** How often a multipart subscription reply sends a heartbeat part while no event comes (Apollo Router's 5 s). */
+const MULTIPART_HEARTBEAT_MS = 5000;
 
 /** Hands on what the subgraphs reported for the caller (gateway-context.ts, FORWARDED_EXTENSIONS) in the response's extensions. */
 const forwardedExtensionsPlugin: ApolloServerPlugin<GatewayContext> = {
@@ -120,6 +146,10 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     },
   });
 
+  // Subscriptions are planned over the supergraph the gateway serves, the one it just loaded or reloaded (gateway/live/).
+  const planner = createSubscriptionPlanner();
+  gateway.onSchemaLoadOrUpdate(({ coreSupergraphSdl }) => planner.loaded(coreSupergraphSdl));
+
   function buildService(name: string): GraphQLDataSource {
     const subgraphName = name as SubgraphName;
     if (config.gateway.mode === 'embedded') {
@@ -172,6 +202,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     ApolloServerPluginInlineTraceDisabled(),
     ...hardening.plugins,
     forwardedExtensionsPlugin,
+    subscriptionsNeedAStream,
     ...(lane ? [lane.plugin] : []),
     ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, 'gateway')] : []),
     config.gateway.landingPage
@@ -194,7 +225,35 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   });
   await apollo.start();
   let loaded = true;
-  const door = createGatewayDoor({ apollo, lane });
+  const live = createLiveExecutor({
+    planner,
+    dataSource: (name) => services.get(name),
+    validationRules: [exactInt64LiteralsRule, ...hardening.validationRules],
+    checkResolvedOperation: hardening.checkResolvedOperation,
+    formatError: hardening.formatError,
+    maxTokens: config.graphql.limits.maxTokens,
+    perToken: config.subscriptions.perToken,
+    metrics: deps.telemetry.metrics,
+    logger,
+  });
+  const door = createGatewayDoor({
+    apollo,
+    lane,
+    live: {
+      executor: live,
+      heartbeatMs: MULTIPART_HEARTBEAT_MS,
+      onSlowConsumer: (transport) => deps.telemetry.metrics.observeSlowConsumerClose(transport),
+      maxBufferedBytes: config.subscriptions.maxBufferedBytes,
+    },
+  });
+  const websockets = attachGraphqlWs({
+    httpServer,
+    live,
+    door,
+    limits: config.subscriptions,
+    logger,
+    onSlowConsumer: () => deps.telemetry.metrics.observeSlowConsumerClose('websocket'),
+  });
 
   if (config.corsOrigins.length === 0 && standIns.enabled('http-fast-path')) {
     fastPath = createHttpFastPath({
@@ -241,6 +300,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       loaded = false;
       deps.supergraph.close();
       lane?.close();
+      await websockets.close();
       await apollo.stop();
       for (const remote of remotes) remote.close();
       incidents.close();
@@ -274,9 +334,5 @@ async function sendExpressReply(res: Response, reply: GatewayHttpReply): Promise
     res.send(reply.body.string);
     return;
   }
-  for await (const chunk of reply.body.asyncIterator) {
-    res.write(chunk);
-    (res as Response & { flush?: () => void }).flush?.();
-  }
-  res.end();
+  await writeStreamReply(res, reply.body.asyncIterator, reply.body.live);
 }

@@ -1,10 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { HeaderMap, type ApolloServer } from '@apollo/server';
-import type { GraphQLFormattedError } from 'graphql';
+import { Kind, type FieldNode, type GraphQLFormattedError, type OperationDefinitionNode } from 'graphql';
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { addressedUrl } from '../lib/auth/signed-request.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
 import type { LaneHeaders, OperationFastLane } from './stand-ins/operation-fast-lane.ts';
+import type { SubscriptionTransport } from '../lib/telemetry/metrics.ts';
+import type { LiveExecutor } from './live/live-execution.ts';
+import { liveHttpReply, liveTransportOf } from './live/live-http-replies.ts';
 
 /**
  * The one door into the gateway's execution. Every request that runs an operation comes through here — POST and GET
@@ -33,7 +36,14 @@ export interface GatewayHttpRequest {
 export interface GatewayHttpReply {
   status: number;
   headers: Iterable<[string, string]>;
-  body: { kind: 'complete'; string: string } | { kind: 'chunked'; asyncIterator: AsyncIterableIterator<string> };
+  body:
+    | { kind: 'complete'; string: string }
+    | {
+        kind: 'chunked';
+        asyncIterator: AsyncIterableIterator<string>;
+        /** A stream that lasts (a subscription): how many bytes may wait for a slow reader, and who hears it was cut off. */
+        live?: { maxBufferedBytes: number; onStall(): void };
+      };
 }
 
 /**
@@ -109,7 +119,17 @@ export interface GatewayDoorDeps {
   apollo: ApolloServer<GatewayContext>;
   /** Undefined when the stand-in is off: every request takes Apollo Server's pipeline. */
   lane: OperationFastLane | undefined;
+  /** Subscriptions over HTTP (multipart, SSE: live/live-http-replies.ts); without it they are Apollo Server's. */
+  live?: {
+    executor: LiveExecutor;
+    heartbeatMs: number;
+    maxBufferedBytes: number;
+    onSlowConsumer(transport: SubscriptionTransport): void;
+  };
 }
+
+/** A document that may hold a subscription (a cheap test before any parsing: most hold no such word). */
+const SUBSCRIPTION_WORD = /\bsubscription\b/;
 
 /** A JSON body (the only kind the lane reads; a multipart request's operation is the pipeline's). */
 const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
@@ -123,12 +143,71 @@ async function laneElsePipeline<T>(lane: (() => Promise<T | undefined>) | undefi
   return fast ?? pipeline();
 }
 
-export function createGatewayDoor({ apollo, lane }: GatewayDoorDeps): GatewayDoor {
+export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): GatewayDoor {
+  /**
+   * A subscription POSTed as JSON (the only body CSRF rules let through without a preflight header): streamed in the
+   * protocol its Accept asks for, or refused when it asks for none. Anything else — not JSON, not a subscription, a
+   * document that does not validate — is undefined here, and Apollo Server's pipeline answers it in its own words.
+   */
+  async function serveLive(request: GatewayHttpRequest, incoming: IncomingHeaders): Promise<GatewayHttpReply | undefined> {
+    if (!live || request.method !== 'POST' || !JSON_MEDIA_TYPE.test(incoming.get('content-type') ?? '')) return undefined;
+    const body = request.body as { query?: unknown; operationName?: unknown; variables?: unknown } | null;
+    if (typeof body?.query !== 'string' || !SUBSCRIPTION_WORD.test(body.query)) return undefined;
+    const callerHeaders = {
+      authorization: incoming.get('authorization'),
+      'x-request-id': incoming.get('x-request-id'),
+      'x-social-host': incoming.get('x-social-host'),
+    };
+    const transport = liveTransportOf(incoming.get('accept'));
+    const variables = isRecord(body.variables) ? { ...body.variables } : {};
+    const prepared = live.executor.prepare({
+      query: body.query,
+      operationName: typeof body.operationName === 'string' ? body.operationName : undefined,
+      variables,
+      headers: callerHeaders,
+      createContext: () => createGatewayContext(callerHeaders),
+      transport: transport ?? 'multipart',
+    });
+    if ('refused' in prepared) {
+      // A subscription's request errors are answered here (the pipeline would only say it cannot stream one).
+      return prepared.subscription ? jsonReply(400, { errors: prepared.refused.map((error) => live.executor.format(error)) }) : undefined;
+    }
+    if (prepared.operation.operation !== 'subscription') return undefined;
+    if (!transport) {
+      return jsonReply(406, {
+        errors: [
+          {
+            message:
+              'A subscription over HTTP needs Accept: multipart/mixed;subscriptionSpec=1.0 (Apollo) or text/event-stream (GraphQL over SSE); or use a WebSocket (graphql-transport-ws) on /graphql.',
+            extensions: { code: 'BAD_REQUEST' },
+          },
+        ],
+      });
+    }
+    // An EventSource that reconnects names the last event it got: the cursor to resume after, when the client gave none.
+    const lastEventId = incoming.get('last-event-id');
+    const afterVariable = rootArgumentVariable(prepared.operation, 'after');
+    if (transport === 'sse' && lastEventId && afterVariable && variables[afterVariable] == null) variables[afterVariable] = lastEventId;
+    const outcome = await live.executor.run(prepared);
+    const reply = liveHttpReply(transport, outcome, { heartbeatMs: live.heartbeatMs, rootKey: rootResponseKey(prepared.operation) });
+    return {
+      status: reply.status,
+      headers: reply.headers,
+      body: {
+        kind: 'chunked',
+        asyncIterator: reply.chunks,
+        live: { maxBufferedBytes: live.maxBufferedBytes, onStall: () => live.onSlowConsumer(transport) },
+      },
+    };
+  }
+
   return {
-    serveHttp(request) {
+    async serveHttp(request) {
       const { method, url, search, headers, body } = request;
-      const context = createGatewayContext(headers, { method, url: addressedUrl({ headers, path: url }) });
       const incoming = new IncomingHeaders(headers);
+      const liveReply = await serveLive(request, incoming);
+      if (liveReply) return liveReply;
+      const context = createGatewayContext(headers, { method, url: addressedUrl({ headers, path: url }) });
       const laneTakes = lane !== undefined && method === 'POST' && search === '' && JSON_MEDIA_TYPE.test(incoming.get('content-type') ?? '');
       return laneElsePipeline<GatewayHttpReply>(
         laneTakes
@@ -187,4 +266,29 @@ class IncomingHeaders implements LaneHeaders {
       if (value !== undefined) yield [key, value];
     }
   }
+}
+
+function jsonReply(status: number, body: unknown): GatewayHttpReply {
+  return { status, headers: [['content-type', 'application/json; charset=utf-8']], body: { kind: 'complete', string: JSON.stringify(body) } };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The root field of an operation (a subscription has exactly one). */
+function rootField(operation: OperationDefinitionNode): FieldNode | undefined {
+  const field = operation.selectionSet.selections.find((selection) => selection.kind === Kind.FIELD);
+  return field?.kind === Kind.FIELD ? field : undefined;
+}
+
+function rootResponseKey(operation: OperationDefinitionNode): string | undefined {
+  const field = rootField(operation);
+  return field ? (field.alias ?? field.name).value : undefined;
+}
+
+/** The variable an argument of the root field is bound to, when it is bound to one. */
+function rootArgumentVariable(operation: OperationDefinitionNode, name: string): string | undefined {
+  const argument = rootField(operation)?.arguments?.find((each) => each.name.value === name);
+  return argument?.value.kind === Kind.VARIABLE ? argument.value.name.value : undefined;
 }

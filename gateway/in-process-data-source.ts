@@ -11,6 +11,8 @@ import {
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { collectExtensions, type GatewayContext } from './gateway-context.ts';
 import type { JitCompiler, JitRun } from './stand-ins/jit-subgraph-execution.ts';
+import { mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
+import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -31,7 +33,7 @@ interface PreparedQuery {
  * - runs it on graphql-js, or on graphql-jit where that stand-in serves (`compile`: stand-ins/jit-subgraph-execution.ts);
  * - formats errors with the subgraph's own error formatter.
  */
-export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
+export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, SubscribingDataSource {
   private readonly prepared = new Map<string, PreparedQuery>();
 
   constructor(
@@ -79,6 +81,38 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
           }
         : {}),
     };
+  }
+
+  /**
+   * A subscription fetch (gateway/live/): the subgraph's own subscribe, each event under a context of its own made from
+   * the caller's credentials, its errors formatted as process() formats them.
+   */
+  async subscribe(
+    request: { query: string; operationName: string | undefined; variables: Record<string, unknown> },
+    context: GatewayContext,
+  ): Promise<AsyncIterableIterator<LiveSubgraphResult> | LiveSubgraphResult> {
+    let prepared: PreparedQuery;
+    try {
+      prepared = this.prepare(request.query, request.operationName);
+    } catch (error) {
+      const graphqlError = error instanceof GraphQLError ? error : new GraphQLError(String(error));
+      return { errors: [graphqlError.toJSON()] };
+    }
+    if (!this.subgraph.subscribe) return { errors: [{ message: `Subgraph ${this.subgraph.name} has no subscriptions.` }] };
+    const started = await this.subgraph.subscribe(
+      {
+        authorization: context.authorization,
+        requestId: context.requestId,
+        socialHost: context.socialHost,
+        signedRequest: context.signedRequest,
+      },
+      { document: prepared.document, variables: request.variables, operationName: request.operationName },
+    );
+    const formatted = (result: ExecutionResult): LiveSubgraphResult => ({
+      ...(result.data !== undefined ? { data: result.data } : {}),
+      ...(result.errors ? { errors: result.errors.map((error) => this.formatError(error.toJSON(), error)) } : {}),
+    });
+    return Symbol.asyncIterator in started ? mapAsyncIterator(started, formatted) : formatted(started);
   }
 
   private contextFor(gatewayContext: Partial<GatewayContext>): object {

@@ -10,6 +10,8 @@ import { collectExtensions, type GatewayContext } from './gateway-context.ts';
 import type { SubgraphHttpClient, SubgraphReply } from './subgraph-http-client.ts';
 import type { SubgraphIncidents } from './subgraph-incidents.ts';
 import { createSubgraphInstances, type CircuitOptions, type SubgraphInstances } from './subgraph-instances.ts';
+import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
+import { createSubgraphWsClients, type SubgraphWsClients } from './live/subgraph-ws-client.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource<GatewayContext>['process']>>;
 
@@ -61,7 +63,7 @@ const QUERY_ATTEMPTS = 3;
  * when a connection was refused (nothing was sent), never after a reset or a proxy's reply (it may have run).
  * A timed-out fetch is not retried either (the subgraph may still be working on it; a retry would double its load).
  */
-export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayContext> {
+export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayContext>, SubscribingDataSource {
   readonly name: string;
   /** The first instance's URL. */
   readonly url: string;
@@ -72,6 +74,8 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
   private readonly exposeReasons: boolean;
   private readonly incidents: SubgraphIncidents;
   private readonly onRetry: (subgraph: string) => void;
+  /** Subscription fetches over graphql-ws (live/subgraph-ws-client.ts), made on first use. */
+  private wsClients: SubgraphWsClients | undefined;
 
   constructor(options: RemoteDataSourceOptions) {
     if (options.endpoints.length === 0) throw new Error(`subgraph ${options.name} has no instance`);
@@ -185,9 +189,26 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     };
   }
 
-  /** Closes the clients' idle connections (the gateway is stopping). */
+  /**
+   * A subscription fetch: over graphql-ws to an instance taken in turn (its circuit open: the next), the caller's headers
+   * in connection_init. A connection that fails ends the stream with this subgraph's SERVICE_UNAVAILABLE error.
+   */
+  async subscribe(
+    request: { query: string; operationName: string | undefined; variables: Record<string, unknown> },
+    context: GatewayContext,
+  ): Promise<AsyncIterableIterator<LiveSubgraphResult>> {
+    this.wsClients ??= createSubgraphWsClients();
+    const endpoint = this.endpoints[this.instances.pick()]!;
+    return this.wsClients.subscribe(endpoint.url, this.outgoingHeaders(context), request, (reason) => {
+      const { errors } = this.unavailable(reason);
+      return { errors: (errors ?? []).map((error) => (error instanceof GraphQLError ? error.toJSON() : error)) };
+    });
+  }
+
+  /** Closes the clients' idle connections and subscription connections (the gateway is stopping). */
   close(): void {
     for (const endpoint of this.endpoints) endpoint.client.close();
+    void this.wsClients?.close();
   }
 
   /**

@@ -102,6 +102,26 @@ export interface Config {
      */
     trustedCallerSecret: string | undefined;
   };
+  /** GraphQL subscriptions through the gateway (gateway/live/): the bounds of one connection and of one token. */
+  subscriptions: {
+    /** Largest WebSocket message a client may send (bytes). */
+    maxMessageBytes: number;
+    /** Subscriptions one connection may hold at once. */
+    perConnection: number;
+    /** Subscriptions one credential may hold at once, over all its connections to this gateway process. */
+    perToken: number;
+    /** Connections this gateway process accepts at once. */
+    maxConnections: number;
+    /** How long a new WebSocket may take to send connection_init. */
+    initTimeoutMs: number;
+    /** Ping interval; a connection that has not answered the previous ping by the next one is closed. */
+    keepAliveMs: number;
+    /**
+     * Bytes a connection may have queued unsent before it counts as too slow and is closed (1013, "resubscribe with
+     * after"): a slow consumer never holds more than this in the gateway's memory.
+     */
+    maxBufferedBytes: number;
+  };
   rest: {
     port: number;
     /** When set, the adapter sends its operations to this gateway over HTTP instead of in-process. */
@@ -458,6 +478,15 @@ export function loadConfig(env: Env = process.env): Config {
       fieldSuggestions: boolean(env, 'GRAPHQL_FIELD_SUGGESTIONS', !production),
       persistedOperations: { mode: persistedMode, manifestPath: persistedManifest },
       trustedCallerSecret,
+    },
+    subscriptions: {
+      maxMessageBytes: integer(env, 'SUBSCRIPTION_MAX_MESSAGE_BYTES', 65_536, 1024, 16_777_216),
+      perConnection: integer(env, 'SUBSCRIPTIONS_PER_CONNECTION', 100, 1, 100_000),
+      perToken: integer(env, 'SUBSCRIPTIONS_PER_TOKEN', 1000, 1, 1_000_000),
+      maxConnections: integer(env, 'SUBSCRIPTION_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+      initTimeoutMs: integer(env, 'SUBSCRIPTION_INIT_TIMEOUT_MS', 3000, 100, 600_000),
+      keepAliveMs: integer(env, 'SUBSCRIPTION_KEEPALIVE_MS', 12_000, 100, 600_000),
+      maxBufferedBytes: integer(env, 'SUBSCRIPTION_MAX_BUFFERED_BYTES', 1_048_576, 1024, 1 << 30),
     },
     rest: {
       port: integer(env, 'REST_PORT', 8080, 0, PORT_MAX),

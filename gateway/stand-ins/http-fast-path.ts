@@ -5,6 +5,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
 import type { GatewayDoor, GatewayHttpReply } from '../gateway-door.ts';
 import { leanJsonBody } from './lean-json-body.ts';
+import { writeStreamReply } from '../../lib/http/stream-reply.ts';
 
 export interface HttpFastPathDeps {
   /** Where the request goes once its body is read and the hardening middleware let it through. */
@@ -81,8 +82,7 @@ async function sendReply(res: ServerResponse, reply: GatewayHttpReply): Promise<
     res.end(reply.body.string);
     return;
   }
-  for await (const chunk of reply.body.asyncIterator) res.write(chunk);
-  res.end();
+  await writeStreamReply(res, reply.body.asyncIterator, reply.body.live);
 }
 
 /** POST /graphql (no query string) with a JSON body and no content coding: what the fast path serves. */

@@ -48,7 +48,16 @@ export interface Metrics {
   observeWebhookDelivery(outcome: WebhookDeliveryOutcome, events: number): void;
   /** Reports the webhook queue when /metrics is read: undelivered events and the age of the oldest (seconds). */
   trackWebhookQueue(stats: () => Promise<{ undelivered: number; oldestAgeSeconds: number }>): void;
+  /** A GraphQL subscription through the gateway opened (+1) or ended (-1), by transport (gateway/live/). */
+  observeSubscriptionOpen(transport: SubscriptionTransport, delta: 1 | -1): void;
+  /** A subscription's result sent to its client; `resumed` counts subscriptions started with a cursor (`after`). */
+  observeSubscriptionEvent(transport: SubscriptionTransport): void;
+  observeSubscriptionResume(transport: SubscriptionTransport): void;
+  /** A subscription connection closed for being too slow to read (closed with how to resume, never skipped over). */
+  observeSlowConsumerClose(transport: SubscriptionTransport): void;
 }
+
+export type SubscriptionTransport = 'websocket' | 'sse' | 'multipart';
 
 export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'dropped';
 
@@ -88,6 +97,10 @@ const NOOP: Metrics = {
   observeSupergraphReload: () => undefined,
   observeWebhookDelivery: () => undefined,
   trackWebhookQueue: () => undefined,
+  observeSubscriptionOpen: () => undefined,
+  observeSubscriptionEvent: () => undefined,
+  observeSubscriptionResume: () => undefined,
+  observeSlowConsumerClose: () => undefined,
 };
 
 /**
@@ -258,6 +271,30 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const subscriptionsOpen = new Gauge({
+    name: 'tributary_subscriptions_open',
+    help: 'GraphQL subscriptions open through the gateway, by transport (websocket, sse, multipart).',
+    labelNames: ['transport'] as const,
+    registers: [registry],
+  });
+  const subscriptionEvents = new Counter({
+    name: 'tributary_subscription_events_total',
+    help: 'Subscription results sent to clients, by transport.',
+    labelNames: ['transport'] as const,
+    registers: [registry],
+  });
+  const subscriptionResumes = new Counter({
+    name: 'tributary_subscription_resumes_total',
+    help: 'Subscriptions started with a cursor (after, or Last-Event-ID over SSE): clients resuming, by transport.',
+    labelNames: ['transport'] as const,
+    registers: [registry],
+  });
+  const slowConsumerCloses = new Counter({
+    name: 'tributary_subscription_slow_closes_total',
+    help: 'Subscription connections closed for reading too slowly (told to resubscribe with after), by transport.',
+    labelNames: ['transport'] as const,
+    registers: [registry],
+  });
   const webhookQueues: (() => Promise<{ undelivered: number; oldestAgeSeconds: number }>)[] = [];
   const webhookQueueEvents = new Gauge({
     name: 'tributary_webhook_queue_events',
@@ -327,6 +364,18 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     },
     trackWebhookQueue(stats) {
       webhookQueues.push(stats);
+    },
+    observeSubscriptionOpen(transport, delta) {
+      subscriptionsOpen.inc({ transport }, delta);
+    },
+    observeSubscriptionEvent(transport) {
+      subscriptionEvents.inc({ transport });
+    },
+    observeSubscriptionResume(transport) {
+      subscriptionResumes.inc({ transport });
+    },
+    observeSlowConsumerClose(transport) {
+      slowConsumerCloses.inc({ transport });
     },
     observeFastLane(outcome) {
       (fastLaneSeries[outcome] ??= fastLane.series({ outcome })).inc();

@@ -112,14 +112,14 @@ describe.each(MODES)('GraphQL front door under hostile input ($mode)', ({ start,
       });
     });
 
-    it('refuses a subscription on a schema without subscriptions', async () => {
+    it('refuses a subscription of a field the schema’s Subscription type lacks', async () => {
       expect(await postJson(system.gatewayUrl, { query: 'subscription { me { id } }' })).toEqual({
         status: 400,
         body: {
           errors: [
             {
-              message: 'The subscription operation is not supported by the schema.',
-              locations: [{ line: 1, column: 1 }],
+              message: 'Cannot query field "me" on type "Subscription".',
+              locations: [{ line: 1, column: 16 }],
               extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
             },
           ],

@@ -1,0 +1,312 @@
+import { buildOperationContext, executeQueryPlan, type GraphQLDataSource } from '@apollo/gateway';
+import type { PlanNode, QueryPlan } from '@apollo/query-planner';
+import {
+  GraphQLError,
+  Kind,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+  type OperationDefinitionNode,
+  type ValidationRule,
+} from 'graphql';
+import type { ResolvedOperation } from '../../lib/graphql/graphql-operation-limits.ts';
+import { mapAsyncIterator } from '../../lib/graphql/map-async-iterator.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { Metrics, SubscriptionTransport } from '../../lib/telemetry/metrics.ts';
+import type { GatewayContext } from '../gateway-context.ts';
+import type { PlannedSupergraph, SubscriptionPlan, SubscriptionPlanner } from './subscription-planner.ts';
+
+/**
+ * Runs subscriptions through the federated gateway (issue 27): the query planner's `SubscriptionNode { primary, rest }`
+ * executed as Apollo Router and Hive Gateway execute it — `primary` subscribes on the subgraph that owns the field (a
+ * stream of results), and each result is completed by `rest`, the fetches of the fields other subgraphs own, through
+ * @apollo/gateway's own executeQueryPlan, so an event is shaped, nulled and its errors placed exactly as a query's
+ * would be.
+ *
+ * The event's primary result enters executeQueryPlan as the answer to the plan's first fetch (the plan `Sequence
+ * [primary, rest]`, the owning subgraph's data source answering that one fetch with the event): executeQueryPlan takes
+ * no initial data, and this way the first fetch's merging, rewrites and error paths are its own.
+ *
+ * Every event runs with a fresh gateway context (fresh subgraph contexts: the token read again, nothing cached from an
+ * earlier event).
+ */
+
+/** A subgraph's result as a stream element: what a data source's process() returns for a fetch. */
+export interface LiveSubgraphResult {
+  data?: Record<string, unknown> | null;
+  errors?: readonly GraphQLFormattedError[];
+  extensions?: Record<string, unknown>;
+}
+
+/** A data source that can run a subscription fetch: the in-process one, and the remote one over graphql-ws. */
+export interface SubscribingDataSource {
+  subscribe(
+    request: { query: string; operationName: string | undefined; variables: Record<string, unknown> },
+    context: GatewayContext,
+  ): Promise<AsyncIterableIterator<LiveSubgraphResult> | LiveSubgraphResult>;
+}
+
+export function canSubscribe(source: GraphQLDataSource | undefined): source is GraphQLDataSource & SubscribingDataSource {
+  return typeof (source as Partial<SubscribingDataSource> | undefined)?.subscribe === 'function';
+}
+
+/** A subscription as a client sent it, with what the subgraphs must see of the caller. */
+export interface LiveRequest {
+  query: string;
+  operationName?: string | null | undefined;
+  variables?: Record<string, unknown> | null | undefined;
+  /** The caller's credentials and request id (connection_init payload or upgrade request headers). */
+  headers: Readonly<Record<string, string | undefined>>;
+  /** Makes a fresh gateway context for the caller (one per event). */
+  createContext(): GatewayContext;
+  /** The protocol it came by (metrics). */
+  transport: SubscriptionTransport;
+}
+
+export interface LiveExecutorDeps {
+  planner: SubscriptionPlanner;
+  /** The data source serving a subgraph (the gateway's, one per subgraph). */
+  dataSource(name: string): GraphQLDataSource | undefined;
+  /** Validation rules beyond graphql-js's (the gateway's: 64-bit literals, the hardening's). */
+  validationRules: readonly ValidationRule[];
+  /** The operation limits (the hardening's check), throwing the refusal. */
+  checkResolvedOperation(operation: ResolvedOperation): void;
+  /** Apollo Server's formatError of the gateway (masking, labels). */
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  /** The most tokens a document may have (the HTTP door's limit). */
+  maxTokens: number;
+  /** Subscriptions one credential may hold open at once in this process, over every transport. */
+  perToken: number;
+  /** Open subscriptions, results sent and resumes, by transport. */
+  metrics: Pick<Metrics, 'observeSubscriptionOpen' | 'observeSubscriptionEvent' | 'observeSubscriptionResume'>;
+  logger: Logger;
+}
+
+export type LiveOutcome = AsyncIterableIterator<FormattedExecutionResult> | FormattedExecutionResult;
+
+/** Why an operation cannot run: its errors, and whether it is a subscription (else the HTTP door's to answer). */
+export interface LiveRefusal {
+  refused: GraphQLError[];
+  subscription: boolean;
+}
+
+/** A subscription parsed, validated, checked against the limits and planned: ready to run. */
+export interface PreparedLive {
+  readonly request: LiveRequest;
+  readonly document: DocumentNode;
+  readonly operation: OperationDefinitionNode;
+}
+
+export interface LiveExecutor {
+  /**
+   * Parses, validates and checks an operation against the limits; a subscription is planned too. The request's errors
+   * when it cannot run (graphql-ws sends them as its `error` message); non-subscriptions come back prepared, for the
+   * caller to run through the HTTP door.
+   */
+  prepare(request: LiveRequest): PreparedLive | LiveRefusal;
+  /** Subscribes: a stream of results, or one result of errors when the subgraph refused to start it. */
+  run(prepared: PreparedLive): Promise<LiveOutcome>;
+  /** Both in one: what the HTTP transports (SSE, multipart) use; the request's errors as one result. */
+  subscribe(request: LiveRequest): Promise<LiveOutcome>;
+  /** An error as the gateway's replies carry it (Apollo Server's default code, then its formatError). */
+  format(error: unknown): GraphQLFormattedError;
+}
+
+export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
+  const format = (error: unknown): GraphQLFormattedError => {
+    const graphqlError = error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error instanceof Error ? error : undefined });
+    const json = graphqlError.toJSON();
+    const formatted = json.extensions?.code === undefined ? { ...json, extensions: { ...json.extensions, code: 'INTERNAL_SERVER_ERROR' } } : json;
+    return deps.formatError(formatted, graphqlError);
+  };
+  const refusal = (errors: readonly unknown[]): FormattedExecutionResult => ({ errors: errors.map(format) });
+  const withCode = (error: GraphQLError, code: string) =>
+    new GraphQLError(error.message, { nodes: error.nodes ?? null, source: error.source ?? null, positions: error.positions ?? null, extensions: { ...error.extensions, code } });
+
+  function parseDocument(query: string): DocumentNode | GraphQLError {
+    try {
+      return parse(query, { maxTokens: deps.maxTokens });
+    } catch (error) {
+      return error instanceof GraphQLError ? withCode(error, 'GRAPHQL_PARSE_FAILED') : new GraphQLError(String(error));
+    }
+  }
+
+  function operationOf(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
+    const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+    if (operationName) return operations.find((operation) => operation.name?.value === operationName);
+    return operations.length === 1 ? operations[0] : undefined;
+  }
+
+  /** Subscriptions open per credential (its Authorization header; '' for none). */
+  const held = new Map<string, number>();
+
+  /** Counts a subscription against its credential while it is open. */
+  function counted(results: AsyncIterableIterator<FormattedExecutionResult>, request: LiveRequest): AsyncIterableIterator<FormattedExecutionResult> {
+    const credential = credentialOf(request);
+    held.set(credential, (held.get(credential) ?? 0) + 1);
+    deps.metrics.observeSubscriptionOpen(request.transport, 1);
+    let released = false;
+    return mapAsyncIterator(
+      results,
+      (result) => {
+        deps.metrics.observeSubscriptionEvent(request.transport);
+        return result;
+      },
+      () => {
+        if (released) return;
+        released = true;
+        const left = (held.get(credential) ?? 1) - 1;
+        if (left === 0) held.delete(credential);
+        else held.set(credential, left);
+        deps.metrics.observeSubscriptionOpen(request.transport, -1);
+      },
+    );
+  }
+
+  const plans = new WeakMap<PreparedLive, { supergraph: PlannedSupergraph; plan: SubscriptionPlan; variables: Record<string, unknown> }>();
+
+  function prepare(request: LiveRequest): PreparedLive | LiveRefusal {
+    const supergraph = deps.planner.current();
+    const document = parseDocument(request.query);
+    if (document instanceof GraphQLError) return { refused: [document], subscription: false };
+    const errors = validate(supergraph.apiSchema, document, [...specifiedRules, ...deps.validationRules]);
+    const operation = operationOf(document, request.operationName);
+    const subscription = operation?.operation === 'subscription';
+    if (errors.length > 0) return { refused: errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED')), subscription };
+    if (!operation) {
+      return {
+        refused: [
+          new GraphQLError(request.operationName ? `Unknown operation named "${request.operationName}".` : 'Must provide operation name if query contains multiple operations.', {
+            extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
+          }),
+        ],
+        subscription: false,
+      };
+    }
+    const variables = request.variables ?? {};
+    try {
+      deps.checkResolvedOperation({
+        schema: supergraph.apiSchema,
+        document,
+        operation,
+        variables,
+        http: { headers: { get: (name) => request.headers[name.toLowerCase()] } },
+      });
+    } catch (error) {
+      return { refused: [error instanceof GraphQLError ? error : new GraphQLError(String(error))], subscription };
+    }
+    const prepared: PreparedLive = { request, document, operation };
+    if (operation.operation !== 'subscription') return prepared;
+    if ((held.get(credentialOf(request)) ?? 0) >= deps.perToken) {
+      return {
+        refused: [new GraphQLError(`At most ${deps.perToken} subscriptions per credential are open at once.`, { extensions: { code: 'BAD_REQUEST' } })],
+        subscription,
+      };
+    }
+    try {
+      plans.set(prepared, { supergraph, plan: supergraph.plan(document, operation.name?.value), variables });
+    } catch (error) {
+      return { refused: [error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error))], subscription };
+    }
+    return prepared;
+  }
+
+  async function run(prepared: PreparedLive): Promise<LiveOutcome> {
+    const planned = plans.get(prepared);
+    if (!planned) return refusal([new GraphQLError('Not a subscription operation.', { extensions: { code: 'BAD_REQUEST' } })]);
+    const { supergraph, plan, variables } = planned;
+    const { request, document } = prepared;
+    const operationName = prepared.operation.name?.value;
+    const primarySource = deps.dataSource(plan.primary.serviceName);
+    if (!canSubscribe(primarySource)) {
+      return refusal([new GraphQLError(`Subgraph ${plan.primary.serviceName} cannot serve subscriptions.`, { extensions: { code: 'SERVICE_UNAVAILABLE' } })]);
+    }
+    const fetchVariables: Record<string, unknown> = {};
+    for (const name of plan.primary.variableUsages ?? []) if (variables[name] !== undefined) fetchVariables[name] = variables[name];
+    const started = await primarySource.subscribe(
+      { query: plan.primary.operation, operationName: plan.primary.operationName, variables: fetchVariables },
+      request.createContext(),
+    );
+    const operationContext = buildOperationContext({ schema: supergraph.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) });
+    const queryPlan: QueryPlan = {
+      kind: 'QueryPlan',
+      node: plan.rest ? { kind: 'Sequence', nodes: [plan.primary, plan.rest] } : (plan.primary satisfies PlanNode),
+    };
+
+    const complete = async (primary: LiveSubgraphResult): Promise<FormattedExecutionResult> => {
+      const context = request.createContext();
+      // The primary fetch's answer is the event (the first fetch to that subgraph: the plan is `Sequence [primary, rest]`);
+      // later fetches of `rest`, to any subgraph, go to the data sources.
+      let eventTaken = false;
+      const serviceMap: Record<string, GraphQLDataSource> = new Proxy({} as Record<string, GraphQLDataSource>, {
+        get: (_target, name) => {
+          const source = deps.dataSource(String(name));
+          if (name !== plan.primary.serviceName || eventTaken) return source;
+          return {
+            process: async (options: Parameters<GraphQLDataSource['process']>[0]) => {
+              if (eventTaken) return source!.process(options);
+              eventTaken = true;
+              return { ...primary, ...(primary.errors ? { errors: primary.errors.map((error) => ({ ...error })) } : {}) };
+            },
+          };
+        },
+      });
+      const requestContext = {
+        request: { query: request.query, operationName: operationName, variables, http: undefined },
+        context,
+        logger: deps.logger,
+        metrics: {},
+        overallCachePolicy: { restrict: () => undefined, replace: () => undefined, policyIfCacheable: () => null },
+      };
+      const result = await executeQueryPlan(
+        queryPlan,
+        serviceMap,
+        requestContext as unknown as Parameters<typeof executeQueryPlan>[2],
+        operationContext,
+        supergraph.supergraphSchema,
+        supergraph.federationApiSchema,
+      );
+      return {
+        ...(result.data !== undefined ? { data: result.data } : {}),
+        ...(result.errors ? { errors: result.errors.map(format) } : {}),
+        ...(result.extensions && Object.keys(result.extensions).length > 0 ? { extensions: result.extensions } : {}),
+      };
+    };
+
+    // The stream could not start (the subgraph refused: unknown object, no permission, a bad cursor): its errors, as a
+    // query's would be placed.
+    if (!isAsyncIterator(started)) return complete(started);
+    if (resumes(prepared, variables)) deps.metrics.observeSubscriptionResume(request.transport);
+    return counted(mapAsyncIterator(started, complete), request);
+  }
+
+  return {
+    prepare,
+    run,
+    format,
+    async subscribe(request) {
+      const prepared = prepare(request);
+      return 'refused' in prepared ? refusal(prepared.refused) : run(prepared);
+    },
+  };
+}
+
+/** Whether the subscription's root field is given a cursor to resume after (`after`, as a literal or a variable). */
+function resumes(prepared: PreparedLive, variables: Record<string, unknown>): boolean {
+  const field = prepared.operation.selectionSet.selections.find((selection) => selection.kind === Kind.FIELD);
+  const after = field?.kind === Kind.FIELD ? field.arguments?.find((argument) => argument.name.value === 'after') : undefined;
+  if (!after) return false;
+  if (after.value.kind === Kind.VARIABLE) return variables[after.value.name.value] !== undefined && variables[after.value.name.value] !== null;
+  return after.value.kind !== Kind.NULL;
+}
+
+function credentialOf(request: LiveRequest): string {
+  return request.headers.authorization ?? '';
+}
+
+function isAsyncIterator<T>(value: AsyncIterableIterator<T> | object): value is AsyncIterableIterator<T> {
+  return typeof (value as Partial<AsyncIterableIterator<T>>).next === 'function';
+}

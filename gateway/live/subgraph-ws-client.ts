@@ -1,0 +1,122 @@
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { LiveSubgraphResult } from './live-execution.ts';
+
+/**
+ * Subscription fetches to subgraph servers over graphql-ws (distributed mode): graphql-ws's own client, one WebSocket
+ * per instance and caller (the caller's credentials travel in connection_init, as a query's travel in its headers), many
+ * subscriptions of that caller multiplexed on it, closed by the client as soon as the last of them ends (lazy). At most
+ * `maxClients` such clients are kept; the least recently used idle one goes first.
+ *
+ * A subscription whose connection fails (the subgraph instance stopped or restarted, a network cut) ends with one
+ * result carrying SERVICE_UNAVAILABLE, which tells the client to resubscribe with `after` — its events wait in the log.
+ */
+
+export interface SubgraphWsClients {
+  subscribe(
+    url: string,
+    headers: Readonly<Record<string, string>>,
+    request: { query: string; operationName: string | undefined; variables: Record<string, unknown> },
+    unavailable: (reason: string) => LiveSubgraphResult,
+  ): AsyncIterableIterator<LiveSubgraphResult>;
+  close(): Promise<void>;
+}
+
+interface Entry {
+  client: Client;
+  active: number;
+}
+
+export function createSubgraphWsClients(options: { maxClients?: number; keepAliveMs?: number } = {}): SubgraphWsClients {
+  const maxClients = options.maxClients ?? 10_000;
+  const clients = new Map<string, Entry>();
+
+  function clientFor(url: string, headers: Readonly<Record<string, string>>): Entry {
+    const key = `${url}\n${JSON.stringify(headers)}`;
+    const existing = clients.get(key);
+    if (existing) {
+      // Most recently used last.
+      clients.delete(key);
+      clients.set(key, existing);
+      return existing;
+    }
+    if (clients.size >= maxClients) {
+      for (const [oldKey, entry] of clients) {
+        if (entry.active > 0) continue;
+        clients.delete(oldKey);
+        void entry.client.dispose();
+        break;
+      }
+    }
+    const entry: Entry = {
+      client: createClient({
+        url: url.replace(/^http/, 'ws'),
+        webSocketImpl: WebSocket,
+        connectionParams: { ...headers },
+        lazy: true,
+        lazyCloseTimeout: 0,
+        retryAttempts: 0,
+        keepAlive: options.keepAliveMs ?? 10_000,
+      }),
+      active: 0,
+    };
+    clients.set(key, entry);
+    return entry;
+  }
+
+  return {
+    subscribe(url, headers, request, unavailable) {
+      const entry = clientFor(url, headers);
+      entry.active += 1;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        entry.active -= 1;
+      };
+      const upstream = entry.client.iterate({
+        query: request.query,
+        variables: request.variables,
+        ...(request.operationName ? { operationName: request.operationName } : {}),
+      });
+      let failed = false;
+      const iterator: AsyncIterableIterator<LiveSubgraphResult> = {
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+        async next() {
+          if (failed) return { value: undefined, done: true };
+          try {
+            const step = await upstream.next();
+            if (step.done) release();
+            return step as IteratorResult<LiveSubgraphResult>;
+          } catch (error) {
+            release();
+            failed = true;
+            // The subgraph's `error` message (its request's errors) is an array of GraphQL errors: passed on as they are.
+            if (Array.isArray(error)) return { value: { errors: error as LiveSubgraphResult['errors'] }, done: false };
+            return { value: unavailable(reasonOf(error)), done: false };
+          }
+        },
+        async return() {
+          release();
+          await upstream.return?.();
+          return { value: undefined, done: true };
+        },
+      };
+      return iterator;
+    },
+    async close() {
+      for (const entry of clients.values()) void entry.client.dispose();
+      clients.clear();
+    },
+  };
+}
+
+/** What a failed connection says: a close event's code and reason, or an error's message. */
+function reasonOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const close = error as { code?: unknown; reason?: unknown } | null;
+  if (close && typeof close.code === 'number') return `connection closed ${close.code}${close.reason ? `: ${String(close.reason)}` : ''}`;
+  return String(error);
+}

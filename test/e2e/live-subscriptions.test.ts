@@ -135,6 +135,62 @@ describe.each(MODES)('subscriptions over graphql-ws through the $mode', ({ distr
     resumed.dispose();
   });
 
+  it('sends the replies to a comment (commentReplyEvents)', async () => {
+    const mediaId = await world.newPost({ caption: 'Thread post' });
+    const { createMediaComment } = await mutate(CREATE, { mediaId, message: 'Parent' });
+    const parentId = createMediaComment.id as string;
+    const stream = subscribe(client(own), `subscription($id: ID!, $after: String) {
+      commentReplyEvents(commentId: $id, after: $after) { cursor action parentId comment { text } media { id } }
+    }`, { id: parentId, after: await logEnd(world) });
+    await mutate(CREATE, { mediaId, message: 'Not a reply' });
+    await mutate(REPLY, { id: parentId, message: 'A reply' });
+    const result = await stream.next();
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({
+      commentReplyEvents: { cursor: expect.stringMatching(/^[0-9]+$/), action: 'CREATED', parentId, comment: { text: 'A reply' }, media: { id: mediaId } },
+    });
+    stream.dispose();
+  });
+
+  it('sends the @mentions of an account (accountMentionEvents), its media completed by the accounts subgraph', async () => {
+    const { accounts, tokens, media } = world.fixture;
+    const stream = subscribe(client(tokens.parent), `subscription($account: ID!, $after: String) {
+      accountMentionEvents(accountId: $account, after: $after) { cursor comment { text } media { id caption owner { username } } }
+    }`, { account: accounts.bluebottle, after: await logEnd(world) });
+    // ana (a role on roaster's page) comments on roaster's post, mentioning @bluebottle.
+    await mutate(CREATE, { mediaId: media.roasterPost, message: 'Thanks @bluebottle for the beans' }, tokens.parent);
+    const result = await stream.next();
+    expect(result.errors).toBeUndefined();
+    expect(result.data.accountMentionEvents).toEqual({
+      cursor: expect.stringMatching(/^[0-9]+$/),
+      comment: { text: 'Thanks @bluebottle for the beans' },
+      media: { id: media.roasterPost, caption: expect.any(String), owner: { username: 'roaster' } },
+    });
+    stream.dispose();
+  });
+
+  it('ends the subscription with the token’s error once it has expired', async () => {
+    const token = await world.fixture.token('own', world.fixture.accounts.bluebottle, OWN_PERMISSIONS);
+    const mediaId = await world.newPost();
+    const stream = subscribe(client(token), MEDIA_EVENTS, { mediaId, after: await logEnd(world) });
+    await mutate(CREATE, { mediaId, message: 'in time' });
+    expect((await stream.next()).data.mediaCommentEvents.comment.text).toBe('in time');
+    // Two hours on, the subscriber's one-hour token has expired; a fresh token writes the next comment.
+    current = T0 + 2 * 3_600_000;
+    const fresh = await world.fixture.token('own', world.fixture.accounts.bluebottle, OWN_PERMISSIONS);
+    await mutate(CREATE, { mediaId, message: 'too late' }, fresh);
+    const ended = await stream.next();
+    expect(ended.data).toBeNull();
+    expect(ended.errors).toEqual([
+      expect.objectContaining({
+        path: ['mediaCommentEvents'],
+        extensions: expect.objectContaining({ code: 'UNAUTHENTICATED', reason: 'TOKEN_EXPIRED', serviceName: 'comments' }),
+      }),
+    ]);
+    expect(ended.errors![0]!.message).toMatch(/^Error validating access token: Session has expired on /);
+    await stream.ended;
+  });
+
   it('refuses what a query refuses, in the area’s errors: an unknown media object, a bad cursor', async () => {
     const unknown = subscribe(client(own), MEDIA_EVENTS, { mediaId: '17800000000000999' });
     const refused = await unknown.next();

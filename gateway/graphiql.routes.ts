@@ -6,6 +6,8 @@ import { packageAsset, sendPackageAsset } from '../lib/http/package-asset.ts';
  * stylesheet, React 18's UMD builds), so it works where Apollo Sandbox — which exists only on Apollo's CDN — cannot load.
  * The page loads nothing from anywhere else (its Content-Security-Policy says so), sends the headers typed in its Headers
  * editor (Authorization), and passes Apollo Server's CSRF prevention: JSON POSTs plus `Apollo-Require-Preflight: true`.
+ * Subscriptions go over the gateway's WebSocket (graphql-ws's own browser client), the Headers editor's Authorization in
+ * connection_init; each result shows as it arrives.
  */
 
 /** Where the IDE is served (the landing page links to it and falls back to it). */
@@ -16,6 +18,8 @@ const ASSETS: Readonly<Record<string, readonly [packageName: string, file: strin
   'react-dom.production.min.js': ['react-dom', 'umd/react-dom.production.min.js'],
   'graphiql.min.js': ['graphiql', 'graphiql.min.js'],
   'graphiql.min.css': ['graphiql', 'graphiql.min.css'],
+  // graphql-ws's browser client (global `graphqlWs`): subscriptions typed in the IDE go over the gateway's WebSocket.
+  'graphql-ws.min.js': ['graphql-ws', 'umd/graphql-ws.min.js'],
 };
 
 export interface GraphiqlRoutesDeps {
@@ -71,6 +75,7 @@ const GRAPHIQL_HTML = `<!DOCTYPE html>
     <script src="${GRAPHIQL_PATH}/assets/react.production.min.js"></script>
     <script src="${GRAPHIQL_PATH}/assets/react-dom.production.min.js"></script>
     <script src="${GRAPHIQL_PATH}/assets/graphiql.min.js"></script>
+    <script src="${GRAPHIQL_PATH}/assets/graphql-ws.min.js"></script>
     <script src="${GRAPHIQL_PATH}/assets/graphiql-start.js"></script>
   </body>
 </html>
@@ -81,6 +86,10 @@ const DEFAULT_QUERY = `# Tributary's GraphQL gateway, in GraphiQL served from th
 # Most operations need a token: open "Headers" below and enter
 #   { "Authorization": "Bearer <token>" }
 # (npm run token mints an Area A token; npm run social-token a social-graph one.)
+#
+# Subscriptions run over a WebSocket, each event shown as it arrives, e.g.
+#   subscription { mediaCommentEvents(mediaId: "…") { cursor action comment { text } } }
+# (pass after: "<cursor>" to resume after the last event you saw).
 
 query Records {
   userExamples(params: { limit: 5 }) {
@@ -93,11 +102,51 @@ query Records {
 /** GraphiQL's start-up; an external script, so the page's CSP needs no inline code. */
 function startScript(graphqlPath: string): string {
   return `(function () {
-  var fetcher = GraphiQL.createFetcher({
-    url: new URL(${JSON.stringify(graphqlPath)}, window.location.href).href,
+  var url = new URL(${JSON.stringify(graphqlPath)}, window.location.href);
+  var httpFetcher = GraphiQL.createFetcher({
+    url: url.href,
     // JSON POSTs already pass CSRF prevention; the header keeps any other request shape working too.
     headers: { 'Apollo-Require-Preflight': 'true' },
   });
+  var wsUrl = (url.protocol === 'https:' ? 'wss:' : 'ws:') + '//' + url.host + url.pathname;
+  /** The operation GraphiQL is about to run: a subscription goes over the WebSocket, anything else over HTTP. */
+  function isSubscription(params, options) {
+    var document = options && options.documentAST;
+    if (!document) return /^\\s*subscription\\b/.test(params.query || '');
+    var operations = document.definitions.filter(function (definition) { return definition.kind === 'OperationDefinition'; });
+    var chosen = operations.filter(function (operation) {
+      return params.operationName ? operation.name && operation.name.value === params.operationName : true;
+    })[0];
+    return Boolean(chosen) && chosen.operation === 'subscription';
+  }
+  function fetcher(params, options) {
+    if (!isSubscription(params, options)) return httpFetcher(params, options);
+    // One client per run: the Headers editor's values (Authorization) travel in connection_init.
+    var client = graphqlWs.createClient({ url: wsUrl, connectionParams: (options && options.headers) || {}, lazy: true, retryAttempts: 0 });
+    var iterator = client.iterate({ query: params.query, variables: params.variables || {}, operationName: params.operationName || undefined });
+    var finished = false;
+    function finish() {
+      if (finished) return;
+      finished = true;
+      client.dispose();
+    }
+    return {
+      next: function () {
+        if (finished) return Promise.resolve({ value: undefined, done: true });
+        return iterator.next().then(
+          function (step) { if (step.done) finish(); return step; },
+          function (error) {
+            finish();
+            // A closed socket or the server's error message, shown as a result rather than a stack trace.
+            var errors = Array.isArray(error) ? error : [{ message: error && error.reason ? 'Connection closed: ' + error.reason : String(error && error.message || error) }];
+            return { value: { errors: errors }, done: false };
+          },
+        );
+      },
+      return: function () { finish(); return iterator.return ? iterator.return() : Promise.resolve({ done: true, value: undefined }); },
+      [Symbol.asyncIterator]: function () { return this; },
+    };
+  }
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(
     React.createElement(GraphiQL, {

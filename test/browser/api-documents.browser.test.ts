@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_DOCS_PATHS, SWAGGER_UI_DOCUMENT_NAMES } from '../../rest-adapter/docs/api-docs.routes.ts';
 import { GRAPHIQL_PATH } from '../../gateway/graphiql.routes.ts';
 import { SANDBOX_SCRIPT_URL } from '../../gateway/landing-page.plugin.ts';
+import { createSocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
@@ -157,6 +158,46 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the browser tools, in chromium', () =
     expect(errors).toEqual([]);
     expect(requested.filter((url) => !isLocal(url))).toEqual([]);
     expect(requested).toContain(`${gatewayOrigin}${GRAPHIQL_PATH}/assets/graphiql.min.js`);
+  });
+
+  it('GraphiQL subscribes over the gateway’s WebSocket and shows an event as it arrives', async () => {
+    const fixture = await createSocialFixture(system.database);
+    const mediaId = fixture.posts[3]!;
+    const token = fixture.tokens.own;
+    const { page, requested, errors } = await openPage();
+    const gatewayOrigin = new URL(system.gatewayUrl).origin;
+    await page.goto(`${gatewayOrigin}${GRAPHIQL_PATH}`);
+    await page.locator('.graphiql-container').waitFor();
+    await page.locator('.graphiql-query-editor .CodeMirror').click();
+    await page.keyboard.press('Control+A');
+    // Named Records, as the default document: see the query test above on GraphiQL's debounced operation name.
+    await page.keyboard.insertText(`subscription Records { mediaCommentEvents(mediaId: "${mediaId}") { action comment { text } } }`);
+    await page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(`{ "Authorization": "Bearer ${token}" }`);
+    const sockets: string[] = [];
+    page.on('websocket', (ws) => sockets.push(ws.url()));
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(() => sockets, { timeout: 20_000 }).toEqual([system.gatewayUrl.replace(/^http/, 'ws')]);
+    // The page cannot tell when the gateway has opened the stream: comments are written until one shows (one written
+    // before the stream opened is rightly not part of it).
+    const comment = `From GraphiQL ${Date.now()}`;
+    await expect
+      .poll(
+        async () => {
+          await fetch(system.gatewayUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: JSON.stringify({ query: 'mutation($m: ID!, $t: String) { createMediaComment(mediaId: $m, message: $t) { id } }', variables: { m: mediaId, t: comment } }),
+          });
+          return page.locator('.result-window').innerText();
+        },
+        { timeout: 20_000, interval: 1000 },
+      )
+      .toContain(comment);
+    expect(errors).toEqual([]);
+    expect(requested.filter((url) => !isLocal(url))).toEqual([]);
+    expect(requested).toContain(`${gatewayOrigin}${GRAPHIQL_PATH}/assets/graphql-ws.min.js`);
   });
 
   it('the landing page tries Apollo Sandbox and switches to the offline IDE when the CDN is unreachable', async () => {

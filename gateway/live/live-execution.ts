@@ -230,13 +230,52 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
       { query: plan.primary.operation, operationName: plan.primary.operationName, variables: fetchVariables },
       request.createContext(),
     );
-    const operationContext = buildOperationContext({ schema: supergraph.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) });
-    const queryPlan: QueryPlan = {
-      kind: 'QueryPlan',
-      node: plan.rest ? { kind: 'Sequence', nodes: [plan.primary, plan.rest] } : (plan.primary satisfies PlanNode),
+    const planFor = (serving: PlannedSupergraph, servingPlan: SubscriptionPlan) => ({
+      supergraph: serving,
+      primary: servingPlan.primary,
+      operationContext: buildOperationContext({ schema: serving.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) }),
+      queryPlan: {
+        kind: 'QueryPlan',
+        node: servingPlan.rest ? { kind: 'Sequence', nodes: [servingPlan.primary, servingPlan.rest] } : (servingPlan.primary satisfies PlanNode),
+      } satisfies QueryPlan,
+    });
+    let state = planFor(supergraph, plan);
+    let ended = false;
+
+    /**
+     * After a supergraph reload, the subscription goes on under the new supergraph while its document still validates
+     * and plans to the same subgraph fetch (the stream already open); otherwise it ends with an error that says so.
+     */
+    const followReload = (): GraphQLError | undefined => {
+      const serving = deps.planner.current();
+      if (serving === state.supergraph) return undefined;
+      const changed = (why: string) =>
+        new GraphQLError(`The supergraph changed and this subscription no longer runs on it (${why}). Resubscribe with after = the last cursor received.`, {
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        });
+      const errors = validate(serving.apiSchema, document, [...specifiedRules, ...deps.validationRules]);
+      if (errors.length > 0) return changed(errors[0]!.message);
+      let servingPlan: SubscriptionPlan;
+      try {
+        servingPlan = serving.plan(document, operationName);
+      } catch (error) {
+        return changed(error instanceof Error ? error.message : String(error));
+      }
+      if (servingPlan.primary.serviceName !== state.primary.serviceName || servingPlan.primary.operation !== state.primary.operation) {
+        return changed('its fields now come from another subgraph fetch');
+      }
+      state = planFor(serving, servingPlan);
+      return undefined;
     };
 
-    const complete = async (primary: LiveSubgraphResult): Promise<FormattedExecutionResult> => {
+    const complete = async (primary: LiveSubgraphResult): Promise<FormattedExecutionResult | undefined> => {
+      if (ended) return undefined;
+      const reloaded = followReload();
+      if (reloaded) {
+        ended = true;
+        return { errors: [format(reloaded)] };
+      }
+      const { supergraph: serving, operationContext, queryPlan } = state;
       const context = request.createContext();
       // The primary fetch's answer is the event (the first fetch to that subgraph: the plan is `Sequence [primary, rest]`);
       // later fetches of `rest`, to any subgraph, go to the data sources.
@@ -244,7 +283,7 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
       const serviceMap: Record<string, GraphQLDataSource> = new Proxy({} as Record<string, GraphQLDataSource>, {
         get: (_target, name) => {
           const source = deps.dataSource(String(name));
-          if (name !== plan.primary.serviceName || eventTaken) return source;
+          if (name !== state.primary.serviceName || eventTaken) return source;
           return {
             process: async (options: Parameters<GraphQLDataSource['process']>[0]) => {
               if (eventTaken) return source!.process(options);
@@ -266,8 +305,8 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
         serviceMap,
         requestContext as unknown as Parameters<typeof executeQueryPlan>[2],
         operationContext,
-        supergraph.supergraphSchema,
-        supergraph.federationApiSchema,
+        serving.supergraphSchema,
+        serving.federationApiSchema,
       );
       return {
         ...(result.data !== undefined ? { data: result.data } : {}),
@@ -278,9 +317,18 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
 
     // The stream could not start (the subgraph refused: unknown object, no permission, a bad cursor): its errors, as a
     // query's would be placed.
-    if (!isAsyncIterator(started)) return complete(started);
+    if (!isAsyncIterator(started)) return (await complete(started)) ?? { data: null };
     if (resumes(prepared, variables)) deps.metrics.observeSubscriptionResume(request.transport);
-    return counted(mapAsyncIterator(started, complete), request);
+    const results = counted(
+      mapAsyncIterator(started, async (primary) => {
+        const result = await complete(primary);
+        // The error that ended it is the last result: the subgraph's stream is closed behind it.
+        if (ended) setImmediate(() => void results.return?.());
+        return result;
+      }),
+      request,
+    );
+    return results;
   }
 
   return {

@@ -22,7 +22,7 @@ describe('the social event feed', () => {
     db = database().db.withTables<SocialTables>();
   });
   afterEach(async () => {
-    for (const stream of streams.splice(0)) await stream.return();
+    for (const stream of streams.splice(0)) await stream.return?.();
     for (const feed of feeds.splice(0)) await feed.close();
   });
 
@@ -100,7 +100,7 @@ describe('the social event feed', () => {
   it('ends a stream that waits for an event as soon as it is returned', async () => {
     const stream = await open(feed(), '9007');
     const waiting = stream.next();
-    await stream.return();
+    await stream.return?.();
     await expect(withDeadline(waiting)).resolves.toEqual({ value: undefined, done: true });
     expect(feeds[0]!.stats().streams).toBe(0);
   });

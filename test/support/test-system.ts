@@ -36,6 +36,8 @@ export interface TestSystem {
   reloadSupergraph?: RunningSystem['reloadSupergraph'];
   /** The distributed topology's subgraph servers by name (a test stops one to see the gateway without it). */
   subgraphs?: Readonly<Record<'users' | 'accounts' | 'comments' | 'media', RunningSystem>>;
+  /** Distributed topology: stops a subgraph server and starts it again on the same port (a subgraph restart). */
+  restartSubgraph?(name: 'accounts' | 'comments' | 'media'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -148,6 +150,7 @@ export async function startDistributedTestSystem(options: TestSystemOptions = {}
       SUBGRAPH_COMMENTS_URL: comments.subgraphUrls.comments,
     });
     const gateway = await startGatewayProcess(gatewayConfig, logger);
+    const subgraphs = { users, accounts, comments, media };
     return withTokens(
       {
         ...gateway,
@@ -159,7 +162,17 @@ export async function startDistributedTestSystem(options: TestSystemOptions = {}
       },
       users.database!,
       throwaway,
-      { subgraphs: { users, accounts, comments, media } },
+      {
+        subgraphs,
+        restartSubgraph: async (name) => {
+          const running = subgraphs[name];
+          const port = new URL(running.subgraphUrls[name]!).port;
+          await running.close();
+          const again = await startSubgraphProcess({ ...subgraphConfig, subgraph: { ...subgraphConfig.subgraph, port: Number(port) } }, logger, name, shared);
+          started[started.indexOf(running)] = again;
+          subgraphs[name] = again;
+        },
+      },
     );
   } catch (error) {
     for (const subgraph of started.reverse()) await subgraph.close();

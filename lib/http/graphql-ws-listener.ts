@@ -89,6 +89,13 @@ export function listenGraphqlWs<E extends WsConnectionExtra>(options: {
           socket.on('message', (data, isBinary) => {
             // A binary frame is no protocol message: '' fails to parse and closes the connection 4400.
             handle(isBinary ? '' : String(data)).catch((error: unknown) => {
+              // A message type only a server sends (next, error, connection_ack…), which graphql-ws 6.4.2 throws on:
+              // the client's mistake, closed as its other protocol errors are (4400), not as the server's own.
+              const message = error instanceof Error ? error.message : '';
+              if (/^Unexpected message of type .* received$/.test(message)) {
+                socket.close(CloseCode.BadRequest, 'Invalid message received');
+                return;
+              }
               options.logger.warn({ err: error }, 'graphql-ws message failed; connection closed');
               socket.close(CloseCode.InternalServerError, 'Internal server error');
             });

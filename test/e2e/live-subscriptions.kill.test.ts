@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from 'graphql-ws';
+import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
+import { insertComment } from '../../subgraphs/comments/comments.repository.ts';
+import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
+import { lastEventPosition, readEventsAfter } from '../../subgraphs/shared/social-events/social-event.repository.ts';
+import { matchesFilter } from '../../subgraphs/shared/social-events/social-event-feed.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
+import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
+import { createSubscriptionClient, subscribe, type ReceivedResult } from '../support/subscription-client.ts';
+
+/**
+ * Resumable after `kill -9` (issue 27, item 3): `npm start`'s process serving a subscription is killed outright; while
+ * it is down comments are still written (another writer of the same database); a new process comes up, the client
+ * resumes with its last cursor, and what it received over both processes equals the event log: no gap, no duplicate.
+ * Separate OS processes need a database they can share: PostgreSQL.
+ */
+
+const MEDIA_EVENTS = `subscription($mediaId: ID!, $after: String) { mediaCommentEvents(mediaId: $mediaId, after: $after) { cursor comment { text } } }`;
+const CREATE = `mutation($mediaId: ID!, $message: String) { createMediaComment(mediaId: $mediaId, message: $message) { id } }`;
+
+describe.runIf(process.env.TEST_DATABASE === 'postgres')('a subscription resumed after its gateway process was killed', () => {
+  let throwaway: ThrowawayDatabase;
+  let database: DatabaseHandle;
+  let fixture: SocialFixture;
+  let env: Record<string, string>;
+  const processes: ServiceProcess[] = [];
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_live_kill');
+    database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+    await migrateToLatest(database.db, ALL_MIGRATIONS);
+    fixture = await createSocialFixture(database);
+    env = {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PUBLIC_HOST: '127.0.0.1',
+      DATABASE_URL: throwaway.url,
+      DATABASE_POOL_MAX: '2',
+      JWT_SECRET: 'live-kill-processes-secret-0123456789abcdef',
+      SOCIAL_CURSOR_SECRET: 'live-kill-processes-cursor-0123456789abcdef',
+      GATEWAY_PORT: '0',
+      REST_PORT: '0',
+      SOCIAL_PARENT_PORT: '0',
+      GRPC_PORT: '0',
+    };
+  }, 120_000);
+  afterAll(async () => {
+    for (const client of clients) void client.dispose();
+    await Promise.all(processes.map((service) => service.stop('SIGKILL')));
+    await database?.close();
+    await throwaway?.drop();
+  }, 60_000);
+
+  const start = async () => {
+    const started = await startServiceProcess(`start-${processes.length + 1}`, 'bin/start.ts', [], env);
+    processes.push(started);
+    return String(started.listening.graphql);
+  };
+  const client = (gatewayUrl: string) => {
+    const created = createSubscriptionClient(gatewayUrl, { token: fixture.tokens.own });
+    clients.push(created);
+    return created;
+  };
+  const comment = async (gatewayUrl: string, mediaId: string, message: string) => {
+    const response = await fetch(gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${fixture.tokens.own}` },
+      body: JSON.stringify({ query: CREATE, variables: { mediaId, message } }),
+    });
+    expect(((await response.json()) as { errors?: unknown }).errors).toBeUndefined();
+  };
+
+  it('gets every event written while no gateway ran, once, after resuming on the new process', async () => {
+    const tables = database.db.withTables<SocialTables>();
+    const mediaId = fixture.posts[5]!;
+    const from = await lastEventPosition(tables);
+    const first = await start();
+    const stream = subscribe(client(first), MEDIA_EVENTS, { mediaId, after: from });
+    await comment(first, mediaId, 'one');
+    const received: ReceivedResult[] = [await stream.next()];
+
+    expect(await processes[0]!.stop('SIGKILL')).toBeNull();
+    await expect(stream.ended).rejects.toBeDefined();
+    // Written while no gateway runs: the log keeps them.
+    for (const text of ['two', 'three']) {
+      await insertComment(tables, { mediaId, authorId: fixture.accounts.fanOne, parentId: null, text, timestamp: new Date() }, []);
+    }
+
+    const second = await start();
+    const resumed = subscribe(client(second), MEDIA_EVENTS, { mediaId, after: received[0]!.data.mediaCommentEvents.cursor });
+    received.push(await resumed.next(), await resumed.next());
+    await comment(second, mediaId, 'four');
+    received.push(await resumed.next());
+    expect(received.map((result) => result.data.mediaCommentEvents.comment.text)).toEqual(['one', 'two', 'three', 'four']);
+    const logged = (await readEventsAfter(tables, from, 1000)).filter((event) => matchesFilter({ kind: 'mediaComments', mediaId }, event));
+    expect(received.map((result) => result.data.mediaCommentEvents.cursor)).toEqual(logged.map((event) => event.position));
+    resumed.dispose();
+  });
+});

@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { HeaderMap, type ApolloServer } from '@apollo/server';
-import { Kind, type FieldNode, type GraphQLFormattedError, type OperationDefinitionNode } from 'graphql';
+import { Kind, print, visit, type DocumentNode, type FieldNode, type GraphQLFormattedError, type OperationDefinitionNode } from 'graphql';
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { addressedUrl } from '../lib/auth/signed-request.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
 import type { LaneHeaders, OperationFastLane } from './stand-ins/operation-fast-lane.ts';
 import type { SubscriptionTransport } from '../lib/telemetry/metrics.ts';
 import type { LiveExecutor } from './live/live-execution.ts';
-import { liveHttpReply, liveTransportOf } from './live/live-http-replies.ts';
+import { acceptsDefer, deferHttpReply, liveHttpReply, liveTransportOf } from './live/live-http-replies.ts';
 
 /**
  * The one door into the gateway's execution. Every request that runs an operation comes through here — POST and GET
@@ -130,6 +130,8 @@ export interface GatewayDoorDeps {
 
 /** A document that may hold a subscription (a cheap test before any parsing: most hold no such word). */
 const SUBSCRIPTION_WORD = /\bsubscription\b/;
+/** A document that may defer a fragment (the same cheap test). */
+const DEFER_WORD = /@defer\b/;
 
 /** A JSON body (the only kind the lane reads; a multipart request's operation is the pipeline's). */
 const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
@@ -152,7 +154,10 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
   async function serveLive(request: GatewayHttpRequest, incoming: IncomingHeaders): Promise<GatewayHttpReply | undefined> {
     if (!live || request.method !== 'POST' || !JSON_MEDIA_TYPE.test(incoming.get('content-type') ?? '')) return undefined;
     const body = request.body as { query?: unknown; operationName?: unknown; variables?: unknown } | null;
-    if (typeof body?.query !== 'string' || !SUBSCRIPTION_WORD.test(body.query)) return undefined;
+    if (typeof body?.query !== 'string') return undefined;
+    const hasDefer = DEFER_WORD.test(body.query);
+    const deferring = hasDefer && acceptsDefer(incoming.get('accept'));
+    if (!hasDefer && !SUBSCRIPTION_WORD.test(body.query)) return undefined;
     const callerHeaders = {
       authorization: incoming.get('authorization'),
       'x-request-id': incoming.get('x-request-id'),
@@ -169,10 +174,21 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
       transport: transport ?? 'multipart',
     });
     if ('refused' in prepared) {
-      // A subscription's request errors are answered here (the pipeline would only say it cannot stream one).
-      return prepared.subscription ? jsonReply(400, { errors: prepared.refused.map((error) => live.executor.format(error)) }) : undefined;
+      // A subscription's request errors, or a deferring document's, are answered here (the pipeline would only say it
+      // cannot stream the one, and knows no @defer for the other).
+      return prepared.subscription || hasDefer ? jsonReply(400, { errors: prepared.refused.map((error) => live.executor.format(error)) }) : undefined;
     }
-    if (prepared.operation.operation !== 'subscription') return undefined;
+    if (prepared.operation.operation !== 'subscription') {
+      if (!hasDefer) return undefined;
+      const parts = deferring ? live.executor.defer(prepared) : undefined;
+      if (parts) {
+        const reply = deferHttpReply(parts);
+        return { status: reply.status, headers: reply.headers, body: { kind: 'chunked', asyncIterator: reply.chunks } };
+      }
+      // Nothing to stream (the client takes no incremental delivery, @defer(if: false), a defer the gateway does not
+      // split): the operation without its @defer directives, as one result — what a server may always do.
+      return door.serveHttp({ ...request, body: { ...body, query: print(withoutDefer(prepared.document)) } });
+    }
     if (!transport) {
       return jsonReply(406, {
         errors: [
@@ -201,7 +217,7 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
     };
   }
 
-  return {
+  const door: GatewayDoor = {
     async serveHttp(request) {
       const { method, url, search, headers, body } = request;
       const incoming = new IncomingHeaders(headers);
@@ -240,6 +256,14 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
       );
     }),
   };
+  return door;
+}
+
+/** The document with every @defer directive removed (its fragments then run with the rest). */
+function withoutDefer(document: DocumentNode): DocumentNode {
+  return visit(document, {
+    Directive: (node) => (node.name.value === 'defer' ? null : undefined),
+  });
 }
 
 /**

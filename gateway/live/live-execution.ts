@@ -18,6 +18,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { Metrics, SubscriptionTransport } from '../../lib/telemetry/metrics.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import type { PlannedSupergraph, SubscriptionPlan, SubscriptionPlanner } from './subscription-planner.ts';
+import { executeDeferred, type DeferredPart } from './defer-execution.ts';
 
 /**
  * Runs subscriptions through the federated gateway (issue 27): the query planner's `SubscriptionNode { primary, rest }`
@@ -113,6 +114,11 @@ export interface LiveExecutor {
   subscribe(request: LiveRequest): Promise<LiveOutcome>;
   /** An error as the gateway's replies carry it (Apollo Server's default code, then its formatError). */
   format(error: unknown): GraphQLFormattedError;
+  /**
+   * A prepared query with @defer, as its parts (defer-execution.ts); undefined when its plan defers nothing the gateway
+   * streams (it then runs as one result, @defer ignored, as a server may).
+   */
+  defer(prepared: PreparedLive): AsyncIterableIterator<DeferredPart> | undefined;
 }
 
 export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
@@ -335,6 +341,14 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
     prepare,
     run,
     format,
+    defer(prepared) {
+      if (prepared.operation.operation !== 'query') return undefined;
+      return executeDeferred(
+        deps.planner.current(),
+        { document: prepared.document, operation: prepared.operation, variables: prepared.request.variables ?? {}, context: prepared.request.createContext() },
+        { dataSource: deps.dataSource, format, logger: deps.logger },
+      );
+    },
     async subscribe(request) {
       const prepared = prepare(request);
       return 'refused' in prepared ? refusal(prepared.refused) : run(prepared);

@@ -1,5 +1,6 @@
 import type { FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { LiveOutcome } from './live-execution.ts';
+import type { DeferredPart } from './defer-execution.ts';
 
 /**
  * Subscriptions over HTTP, the two protocols front-ends use besides WebSocket:
@@ -16,6 +17,51 @@ import type { LiveOutcome } from './live-execution.ts';
  */
 
 export type LiveTransport = 'multipart' | 'sse';
+
+/** Whether an Accept header takes @defer's incremental delivery (Apollo Client 4: multipart/mixed;deferSpec=20220824). */
+export function acceptsDefer(accept: string | undefined): boolean {
+  return accept !== undefined && /multipart\/mixed[^,]*deferspec\s*=\s*"?20220824"?/i.test(accept);
+}
+
+const DEFER_TYPE = 'multipart/mixed; boundary="-"; deferSpec=20220824';
+const deferPart = (json: string) => `\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${json}\r\n---`;
+
+/** A query's @defer parts as `multipart/mixed;deferSpec=20220824`, each part followed at once by the delimiter. */
+export function deferHttpReply(parts: AsyncIterableIterator<DeferredPart>): LiveReply {
+  let started = false;
+  let finished = false;
+  const chunks: AsyncIterableIterator<string> = {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      if (finished) return { value: undefined, done: true };
+      if (!started) {
+        started = true;
+        return { value: '\r\n---', done: false };
+      }
+      try {
+        const step = await parts.next();
+        if (step.done) {
+          finished = true;
+          return { value: '--\r\n', done: false };
+        }
+        if (!step.value.hasNext) finished = true;
+        return { value: deferPart(JSON.stringify(step.value)) + (step.value.hasNext ? '' : '--\r\n'), done: false };
+      } catch (error) {
+        finished = true;
+        const message = error instanceof Error ? error.message : String(error);
+        return { value: deferPart(JSON.stringify({ hasNext: false, errors: [{ message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] })) + '--\r\n', done: false };
+      }
+    },
+    async return() {
+      finished = true;
+      await parts.return?.(undefined);
+      return { value: undefined, done: true };
+    },
+  };
+  return { status: 200, headers: [['content-type', DEFER_TYPE], ['cache-control', 'no-store']], chunks };
+}
 
 /** Which HTTP subscription protocol an Accept header asks for (none: the request is not one of them). */
 export function liveTransportOf(accept: string | undefined): LiveTransport | undefined {

@@ -1,9 +1,9 @@
 import { operationFromDocument, Supergraph, type Schema } from '@apollo/federation-internals';
-import { QueryPlanner, type FetchNode, type PlanNode } from '@apollo/query-planner';
+import { QueryPlanner, type FetchNode, type PlanNode, type QueryPlan } from '@apollo/query-planner';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 
 /**
- * Plans subscriptions over the supergraph serving (issue 27). @apollo/gateway plans a subscription — its query planner
+ * Plans subscriptions, and queries with @defer, over the supergraph serving (issue 27). @apollo/gateway plans a subscription — its query planner
  * builds `SubscriptionNode { primary, rest }` — but its executor refuses to run one, and it exposes neither the planner
  * nor the plan. So this module keeps a planner of its own for the supergraph text the gateway loaded (handed over by
  * ApolloGateway.onSchemaLoadOrUpdate), built with the same public constructor @apollo/gateway 2.14.4 uses
@@ -29,6 +29,8 @@ export interface PlannedSupergraph {
   supergraphSchema: GraphQLSchema;
   /** Plans a validated subscription operation; throws what the planner throws for one it cannot plan. */
   plan(document: DocumentNode, operationName: string | undefined): SubscriptionPlan;
+  /** Plans a validated query with @defer honoured (a planner with incremental delivery on, built on first use). */
+  planDefer(document: DocumentNode, operationName: string | undefined): QueryPlan;
 }
 
 export interface SubscriptionPlanner {
@@ -50,9 +52,12 @@ export function createSubscriptionPlanner(): SubscriptionPlanner {
     const apiSchema = supergraph.apiSchema();
     const planner = new QueryPlanner(supergraph);
     const plans = new Map<string, SubscriptionPlan>();
+    let deferPlanner: QueryPlanner | undefined;
+    const deferPlans = new Map<string, QueryPlan>();
     return {
       sdl: text,
-      apiSchema: apiSchema.toGraphQLJSSchema(),
+      // With @defer declared, which @apollo/gateway's API schema leaves out: the live door validates deferred queries.
+      apiSchema: apiSchema.toGraphQLJSSchema({ includeDefer: true }),
       federationApiSchema: apiSchema,
       supergraphSchema: supergraph.schema.toGraphQLJSSchema(),
       plan(document, operationName) {
@@ -66,6 +71,16 @@ export function createSubscriptionPlanner(): SubscriptionPlanner {
         const plan = { primary: node.primary, rest: node.rest };
         if (plans.size >= PLAN_CACHE_SIZE) plans.delete(plans.keys().next().value!);
         plans.set(key, plan);
+        return plan;
+      },
+      planDefer(document, operationName) {
+        const key = `${operationName ?? ''}\n${printKey(document)}`;
+        const cached = deferPlans.get(key);
+        if (cached) return cached;
+        deferPlanner ??= new QueryPlanner(supergraph, { incrementalDelivery: { enableDefer: true } });
+        const plan = deferPlanner.buildQueryPlan(operationFromDocument(apiSchema, document, operationName ? { operationName } : {}));
+        if (deferPlans.size >= PLAN_CACHE_SIZE) deferPlans.delete(deferPlans.keys().next().value!);
+        deferPlans.set(key, plan);
         return plan;
       },
     };

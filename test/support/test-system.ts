@@ -106,6 +106,8 @@ function withTokens(system: RunningSystem, database: DatabaseHandle, throwaway: 
 /** Options of a test system: the system's own, and where its logs go (tests that read them pass a stream). */
 export interface TestSystemOptions extends SystemOptions {
   logDestination?: DestinationStream;
+  /** Distributed topology: the URL the gateway is given for a subgraph (a test puts a proxy of its own in between). */
+  gatewaySubgraphUrl?: (name: 'users' | 'accounts' | 'comments' | 'media', url: string) => Promise<string>;
 }
 
 function testLogger(config: Config, options: TestSystemOptions) {
@@ -141,13 +143,14 @@ export async function startDistributedTestSystem(options: TestSystemOptions = {}
     started.push(comments);
     const media = await startSubgraphProcess(subgraphConfig, logger, 'media', shared);
     started.push(media);
+    const urlOf = (name: 'users' | 'accounts' | 'comments' | 'media', url: string | undefined) => (options.gatewaySubgraphUrl ? options.gatewaySubgraphUrl(name, url!) : Promise.resolve(url!));
     const gatewayConfig = testConfig({
       ...env,
       GATEWAY_MODE: 'distributed',
-      SUBGRAPH_MEDIA_URL: media.subgraphUrls.media,
-      SUBGRAPH_USERS_URL: users.subgraphUrls.users,
-      SUBGRAPH_ACCOUNTS_URL: accounts.subgraphUrls.accounts,
-      SUBGRAPH_COMMENTS_URL: comments.subgraphUrls.comments,
+      SUBGRAPH_MEDIA_URL: await urlOf('media', media.subgraphUrls.media),
+      SUBGRAPH_USERS_URL: await urlOf('users', users.subgraphUrls.users),
+      SUBGRAPH_ACCOUNTS_URL: await urlOf('accounts', accounts.subgraphUrls.accounts),
+      SUBGRAPH_COMMENTS_URL: await urlOf('comments', comments.subgraphUrls.comments),
     });
     const gateway = await startGatewayProcess(gatewayConfig, logger);
     const subgraphs = { users, accounts, comments, media };

@@ -33,7 +33,7 @@ type Credential = 'own' | 'parent' | 'none' | 'junk' | 'expired';
 
 /** A subscription (or not) the door sends: a template filled with the system's ids and a hostile value here and there. */
 interface LiveDocument {
-  template: 'media' | 'replies' | 'mentions' | 'query' | 'invalid' | 'garbage' | 'two-roots';
+  template: 'media' | 'replies' | 'mentions' | 'query' | 'invalid' | 'garbage' | 'two-roots' | 'deferred' | 'deferred-broken';
   id: 'post' | 'comment' | 'account' | 'unknown' | 'hostile';
   after: 'none' | 'zero' | 'big' | 'hostile' | 'negative';
   hostile: string;
@@ -51,11 +51,11 @@ type WsStep =
 
 export type LiveInput =
   | { door: 'ws'; protocol: 'graphql-transport-ws' | 'graphql-ws' | 'none'; steps: WsStep[]; read: boolean; holdMs: number }
-  | { door: 'http'; accept: 'sse' | 'multipart' | 'json' | 'both'; document: LiveDocument; credential: Credential; readMs: number; bodyShape: 'json' | 'raw'; rawVariables: RawJson };
+  | { door: 'http'; accept: 'sse' | 'multipart' | 'json' | 'both' | 'defer'; document: LiveDocument; credential: Credential; readMs: number; bodyShape: 'json' | 'raw'; rawVariables: RawJson };
 
 const credential = fc.constantFrom<Credential>('own', 'own', 'parent', 'none', 'junk', 'expired');
 const liveDocument: fc.Arbitrary<LiveDocument> = fc.record({
-  template: fc.constantFrom<LiveDocument['template']>('media', 'media', 'replies', 'mentions', 'query', 'invalid', 'garbage', 'two-roots'),
+  template: fc.constantFrom<LiveDocument['template']>('media', 'media', 'replies', 'mentions', 'query', 'invalid', 'garbage', 'two-roots', 'deferred', 'deferred', 'deferred-broken'),
   id: fc.constantFrom<LiveDocument['id']>('post', 'post', 'comment', 'account', 'unknown', 'hostile'),
   after: fc.constantFrom<LiveDocument['after']>('none', 'none', 'zero', 'big', 'hostile', 'negative'),
   hostile: hostileString({ maxLength: 200 }),
@@ -92,7 +92,7 @@ export const wsCases: fc.Arbitrary<LiveInput> = fc.record({
 
 export const httpCases: fc.Arbitrary<LiveInput> = fc.record({
   door: fc.constant('http' as const),
-  accept: fc.constantFrom<'sse' | 'multipart' | 'json' | 'both'>('sse', 'multipart', 'json', 'both'),
+  accept: fc.constantFrom<'sse' | 'multipart' | 'json' | 'both' | 'defer'>('sse', 'multipart', 'json', 'both', 'defer', 'defer'),
   document: liveDocument,
   credential,
   readMs: fc.integer({ min: 0, max: 600 }),
@@ -141,6 +141,13 @@ function documentOf(document: LiveDocument, info: SystemInfo): { query: string; 
       return { query: 'subscription T($id: ID!) { a: mediaCommentEvents(mediaId: $id) { cursor } b: mediaCommentEvents(mediaId: $id) { cursor } }', variables };
     case 'garbage':
       return { query: `subscription ${document.hostile}`, variables };
+    case 'deferred':
+      return {
+        query: 'query D($id: ID!) { me { id ... @defer(label: "m") { media(first: 2) { nodes { id ... @defer { commentsCount comments(first: 1) { nodes { text from { username } } } } } } } } comment(id: $id) { id ... @defer { text } } }',
+        variables,
+      };
+    case 'deferred-broken':
+      return { query: `query { me { ... @defer(label: ${JSON.stringify(document.hostile)}, if: $nope) { id } } }`, variables };
   }
 }
 
@@ -294,6 +301,7 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
       multipart: 'multipart/mixed;subscriptionSpec=1.0, application/json',
       json: 'application/json',
       both: 'text/event-stream, multipart/mixed;subscriptionSpec="1.0"',
+      defer: 'multipart/mixed;deferSpec=20220824, application/json;q=0.9',
     }[input.accept];
     const token = tokenOf(input.credential, info);
     const controller = new AbortController();
@@ -342,16 +350,18 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
         }
       }
     } else if (status === 200 && /^multipart\/mixed/.test(contentType)) {
-      for (const part of text.split('\r\n--graphql')) {
+      const boundary = /boundary="?([^";]+)"?/.exec(contentType)?.[1] ?? 'graphql';
+      for (const part of text.split(`\r\n--${boundary}`)) {
         const json = part.split('\r\n\r\n')[1];
         if (!json || part.startsWith('--')) continue;
         try {
-          const parsed = JSON.parse(json) as { payload?: { errors?: unknown } | null; errors?: unknown };
+          const parsed = JSON.parse(json) as { payload?: { errors?: unknown } | null; errors?: unknown; incremental?: { errors?: unknown }[] };
           judgeErrors(parsed.payload?.errors, json, problems);
           judgeErrors(parsed.errors, json, problems);
+          for (const item of parsed.incremental ?? []) judgeErrors(item.errors, json, problems);
         } catch {
           // A part cut short by the client's abort is the client's doing; only whole parts are judged.
-          if (json.length > 0 && text.endsWith('--graphql')) problems.push({ kind: 'format', detail: `a multipart part that is not JSON: ${excerpt(part, 300)}` });
+          if (json.length > 0 && text.endsWith(`--${boundary}`)) problems.push({ kind: 'format', detail: `a multipart part that is not JSON: ${excerpt(part, 300)}` });
         }
       }
     } else if (status !== 0) {

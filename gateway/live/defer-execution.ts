@@ -1,0 +1,241 @@
+import { buildOperationContext, executeQueryPlan, type GraphQLDataSource } from '@apollo/gateway';
+import type { DeferNode, FetchNode, PlanNode, QueryPlan } from '@apollo/query-planner';
+import {
+  Kind,
+  parse,
+  print,
+  type DocumentNode,
+  type FieldNode,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import type { Logger } from '../../lib/logger.ts';
+import type { GatewayContext } from '../gateway-context.ts';
+import type { PlannedSupergraph } from './subscription-planner.ts';
+
+/**
+ * @defer through the federated gateway (issue 27, item 5), as `multipart/mixed;deferSpec=20220824` (what Apollo Client
+ * 4's Defer20220824Handler reads): the query planner's DeferNode executed as Apollo Router executes it — the primary
+ * block's fetches first, its part sent at once (`{data, hasNext: true}`), then each deferred block's fetches, each
+ * completed block sent as an incremental part (`{incremental: [{data, path, label}], hasNext}`).
+ *
+ * @apollo/gateway's executeQueryPlan asserts on a Defer node, so each block runs through it on its own:
+ * - the primary block's node, shaped by the primary's subselection; the raw data its fetches returned (key fields
+ *   included, which the shaped data drops) is kept — executeQueryPlan merges each root fetch's data into its result by
+ *   reference, so the root fetches' objects are the raw tree;
+ * - each deferred block's node after a first fetch that answers with that raw tree (entity fetches along the block's path
+ *   find their keys there and merge into it), shaped by a document of the block's path and subselection, and cut at the
+ *   path into one incremental item per object (lists expanded).
+ * A plan whose root is not a Defer node (no @defer, `if: false`, @defer under a condition or nested) runs as one result.
+ */
+
+export interface DeferredPart {
+  data?: Record<string, unknown> | null;
+  errors?: readonly GraphQLFormattedError[];
+  incremental?: { data: Record<string, unknown> | null; path: (string | number)[]; label?: string; errors?: readonly GraphQLFormattedError[] }[];
+  hasNext: boolean;
+}
+
+export interface DeferRequest {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  variables: Record<string, unknown>;
+  context: GatewayContext;
+}
+
+export interface DeferExecutorDeps {
+  dataSource(name: string): GraphQLDataSource | undefined;
+  format(error: unknown): GraphQLFormattedError;
+  logger: Logger;
+}
+
+/** The data source every continuation's first fetch asks: it answers with the raw tree so far. */
+const RAW_SOURCE = '#raw';
+
+export function executeDeferred(supergraph: PlannedSupergraph, request: DeferRequest, deps: DeferExecutorDeps): AsyncIterableIterator<DeferredPart> | undefined {
+  const operationName = request.operation.name?.value;
+  const plan = supergraph.planDefer(request.document, operationName);
+  const root = plan.node;
+  if (root?.kind !== 'Defer' || root.deferred.some((block) => block.node && containsDefer(block.node))) return undefined;
+  if (!root.primary.node || containsDefer(root.primary.node)) return undefined;
+  return partsOf(supergraph, root, request, deps);
+}
+
+async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request: DeferRequest, deps: DeferExecutorDeps): AsyncGenerator<DeferredPart> {
+  const raw: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const operationName = request.operation.name?.value;
+  const variableDefinitions = request.operation.variableDefinitions ?? [];
+
+  /** Runs a plan node, keeping the data every root fetch returned (the raw tree), shaped by `shape` (a selection set). */
+  const run = async (node: PlanNode, shape: string, fromRaw: boolean): Promise<FormattedExecutionResult> => {
+    const document: DocumentNode = {
+      kind: Kind.DOCUMENT,
+      definitions: [
+        {
+          kind: Kind.OPERATION_DEFINITION,
+          operation: request.operation.operation,
+          ...(request.operation.name ? { name: request.operation.name } : {}),
+          variableDefinitions,
+          selectionSet: parseSelectionSet(shape),
+        },
+      ],
+    };
+    const operationContext = buildOperationContext({ schema: supergraph.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) });
+    const serviceMap: Record<string, GraphQLDataSource> = new Proxy({} as Record<string, GraphQLDataSource>, {
+      get: (_target, name) => {
+        if (name === RAW_SOURCE) return { process: async () => ({ data: raw }) };
+        const source = deps.dataSource(String(name));
+        if (!source) return undefined;
+        return {
+          process: async (options: Parameters<GraphQLDataSource['process']>[0]) => {
+            const response = await source.process(options);
+            // A root fetch's data is merged into the result by reference: its objects are the raw tree.
+            if ((options as { pathInIncomingRequest?: unknown[] }).pathInIncomingRequest?.length === 0 && response.data) {
+              for (const key of Object.keys(response.data)) if (!(key in raw)) raw[key] = response.data[key];
+            }
+            return response;
+          },
+        };
+      },
+    });
+    const queryPlan: QueryPlan = { kind: 'QueryPlan', node: fromRaw ? { kind: 'Sequence', nodes: [RAW_FETCH, node] } : node };
+    const requestContext = {
+      request: { query: print(document), operationName, variables: request.variables, http: undefined },
+      context: request.context,
+      logger: deps.logger,
+      metrics: {},
+      overallCachePolicy: { restrict: () => undefined, replace: () => undefined, policyIfCacheable: () => null },
+    };
+    const result = await executeQueryPlan(
+      queryPlan,
+      serviceMap,
+      requestContext as unknown as Parameters<typeof executeQueryPlan>[2],
+      operationContext,
+      supergraph.supergraphSchema,
+      supergraph.federationApiSchema,
+    );
+    return {
+      ...(result.data !== undefined ? { data: result.data } : {}),
+      ...(result.errors ? { errors: result.errors.map((error) => deps.format(error)) } : {}),
+    };
+  };
+
+  const primary = await run(root.primary.node!, root.primary.subselection ?? '{ __typename }', false);
+  const blocks = root.deferred.filter((block) => block.node !== undefined);
+  yield { data: primary.data ?? null, ...(primary.errors ? { errors: primary.errors } : {}), hasNext: blocks.length > 0 };
+  for (const [index, block] of blocks.entries()) {
+    const shape = pathSelection(request.operation, block.queryPath, block.subselection ?? '{ __typename }');
+    const result = shape === undefined ? { errors: [deps.format(new Error(`the deferred path ${block.queryPath.join('.')} is not in the operation`))] } : await run(block.node!, shape, true);
+    const items = cut(result.data as Record<string, unknown> | null | undefined, block.queryPath).map((item) => ({
+      data: item.data,
+      path: item.path,
+      ...(block.label !== undefined ? { label: block.label } : {}),
+    }));
+    const hasNext = index < blocks.length - 1;
+    if (result.errors && result.errors.length > 0) {
+      // Each error goes with the item under whose path it lies; one under none (the block could not be completed at
+      // all) with the first item, or alone at the block's path.
+      const under = (error: GraphQLFormattedError, path: readonly (string | number)[]) =>
+        error.path !== undefined && path.every((segment, at) => error.path![at] === segment);
+      const unplaced: GraphQLFormattedError[] = [];
+      for (const error of result.errors) {
+        const item = items.find((candidate) => under(error, candidate.path));
+        if (item) ((item as { errors?: GraphQLFormattedError[] }).errors ??= []).push(error);
+        else unplaced.push(error);
+      }
+      if (unplaced.length > 0) {
+        if (items.length > 0) ((items[0] as { errors?: GraphQLFormattedError[] }).errors ??= []).push(...unplaced);
+        else items.push({ data: null, path: [...block.queryPath], ...(block.label !== undefined ? { label: block.label } : {}), errors: unplaced } as never);
+      }
+    }
+    yield { incremental: items, hasNext };
+  }
+}
+
+/** A first fetch that asks nothing: RAW_SOURCE answers it with the raw tree. */
+const RAW_FETCH: FetchNode = {
+  kind: 'Fetch',
+  serviceName: RAW_SOURCE,
+  variableUsages: [],
+  operation: '{__typename}',
+  operationKind: 'query' as FetchNode['operationKind'],
+  operationName: undefined,
+} as FetchNode;
+
+function containsDefer(node: PlanNode): boolean {
+  switch (node.kind) {
+    case 'Defer':
+      return true;
+    case 'Sequence':
+    case 'Parallel':
+      return node.nodes.some(containsDefer);
+    case 'Flatten':
+      return containsDefer(node.node);
+    case 'Condition':
+      return (node.ifClause !== undefined && containsDefer(node.ifClause)) || (node.elseClause !== undefined && containsDefer(node.elseClause));
+    default:
+      return false;
+  }
+}
+
+function parseSelectionSet(text: string): SelectionSetNode {
+  const document = parse(`query ${text}`, { noLocation: true });
+  return (document.definitions[0] as OperationDefinitionNode).selectionSet;
+}
+
+/**
+ * The selection `{ a(args) { b { <subselection> } } }` of a deferred block: the operation's own fields along the path
+ * (their names, aliases and arguments, found by response key), the block's subselection at its end.
+ */
+function pathSelection(operation: OperationDefinitionNode, path: readonly string[], subselection: string): string | undefined {
+  const fields: FieldNode[] = [];
+  let selections: SelectionSetNode | undefined = operation.selectionSet;
+  for (const key of path) {
+    const field: FieldNode | undefined = selections ? findField(selections, key) : undefined;
+    if (!field) return undefined;
+    fields.push(field);
+    selections = field.selectionSet;
+  }
+  let text = subselection;
+  for (const field of fields.reverse()) {
+    const head = print({ ...field, selectionSet: undefined, directives: [] });
+    text = `{ ${head} ${text} }`;
+  }
+  return text;
+}
+
+/** The field with this response key in a selection set, looking into its fragments too. */
+function findField(selectionSet: SelectionSetNode, key: string): FieldNode | undefined {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD && (selection.alias ?? selection.name).value === key) return selection;
+    if (selection.kind === Kind.INLINE_FRAGMENT) {
+      const found = findField(selection.selectionSet, key);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** The objects at `path` in `data` (lists expanded), each with its path (list indices included). */
+function cut(data: Record<string, unknown> | null | undefined, path: readonly string[]): { data: Record<string, unknown>; path: (string | number)[] }[] {
+  const found: { data: Record<string, unknown>; path: (string | number)[] }[] = [];
+  const walk = (value: unknown, depth: number, at: (string | number)[]) => {
+    if (value === null || value === undefined) return;
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => walk(item, depth, [...at, index]));
+      return;
+    }
+    if (typeof value !== 'object') return;
+    if (depth === path.length) {
+      found.push({ data: value as Record<string, unknown>, path: at });
+      return;
+    }
+    walk((value as Record<string, unknown>)[path[depth]!], depth + 1, [...at, path[depth]!]);
+  };
+  walk(data, 0, []);
+  return found;
+}
+
+export type { DeferNode };

@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { png } from '../support/image-fixtures.ts';
 import { checkDoor, runFuzzCase } from '../support/fuzz/fuzz-property.ts';
 import type { HttpPlan } from '../support/fuzz/http-door.ts';
@@ -6,17 +6,45 @@ import { fuzzSettings, propertyTestTimeoutMs } from '../support/fuzz/fuzz-settin
 import { useFuzzSystem, type FuzzSuite } from '../support/fuzz/fuzz-suite.ts';
 import type { Topology } from '../support/fuzz/fuzz-system-protocol.ts';
 import { createGraphqlDoor, graphqlMultipartRequests, graphqlRequests, introspectSchema } from '../support/fuzz/graphql-door.ts';
+import { LIVE_SYSTEM_ENV, LiveDoor, httpCases, wsCases } from '../support/fuzz/live-door.ts';
 
 /**
  * Fuzz of the gateway's /graphql (Areas A–D through one schema), in both topologies: the embedded gateway (subgraphs in
  * its process) and the distributed one (subgraphs over HTTP, uploads relayed as multipart requests). Every reply is a
  * GraphQL response with coded errors — no 5xx, no INTERNAL_SERVER_ERROR — within the bound; a List query still answers
- * on the same and on a fresh connection; a refused operation stores nothing.
+ * on the same and on a fresh connection; a refused operation stores nothing. On the embedded system also the live doors
+ * (issue 27; test/support/fuzz/live-door.ts): graphql-transport-ws, subscriptions over SSE and multipart, @defer — no
+ * crash, hang, 5xx or internal error, every message in its protocol's shape, and the process's memory bounded.
  */
+
+/** The system process's resident memory (its /metrics), in bytes. */
+async function residentBytes(suite: FuzzSuite): Promise<number> {
+  const text = await (await fetch(new URL('/metrics', suite.system.info.gatewayUrl))).text();
+  const value = /^process_resident_memory_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
+  if (value === undefined) throw new Error(`no process_resident_memory_bytes in /metrics: ${text.slice(0, 300)}`);
+  return Number(value);
+}
 
 function gatewayProperties(topology: Topology): void {
   const door = createGraphqlDoor(`graphql (${topology})`);
-  const suite: FuzzSuite = useFuzzSystem(`graphql ${topology}`, 2, { topology }, () => door.close());
+  const live = topology === 'embedded';
+  const suite: FuzzSuite = useFuzzSystem(`graphql ${topology}`, live ? 4 : 2, { topology, env: { ...LIVE_SYSTEM_ENV } }, () => door.close());
+
+  if (live) {
+    const liveDoor = new LiveDoor();
+    // Connections and subscriptions end with their cases: what they held is released (a bound, not a leak).
+    const MEMORY_BOUND = 150 * 1024 * 1024;
+    it('answers hostile WebSocket clients (graphql-transport-ws): messages out of order, floods, half-open, unread', async () => {
+      const before = await residentBytes(suite);
+      await checkDoor('graphql-ws', liveDoor, suite.system, wsCases, suite.tally);
+      expect(await residentBytes(suite)).toBeLessThan(before + MEMORY_BOUND);
+    }, propertyTestTimeoutMs());
+    it('answers hostile subscriptions and @defer queries over HTTP (SSE, multipart), abandoned mid-stream', async () => {
+      const before = await residentBytes(suite);
+      await checkDoor('http subscriptions', liveDoor, suite.system, httpCases, suite.tally);
+      expect(await residentBytes(suite)).toBeLessThan(before + MEMORY_BOUND);
+    }, propertyTestTimeoutMs());
+  }
 
   it('answers hostile operations as JSON, GET and batches', async () => {
     const schema = await introspectSchema(suite.system.info);

@@ -19,9 +19,9 @@ import { hostileString, rawJsonValue, type RawJson } from './hostile-values.ts';
  * read only). The gateway's memory is checked after each property by the door file.
  */
 
-/** Fuzz-system settings that keep cases short: connection_init waited for half a second. */
+/** Fuzz-system settings that keep cases short: connection_init waited for 0.3 s, small bounds soon reached. */
 export const LIVE_SYSTEM_ENV = {
-  SUBSCRIPTION_INIT_TIMEOUT_MS: '500',
+  SUBSCRIPTION_INIT_TIMEOUT_MS: '300',
   SUBSCRIPTIONS_PER_CONNECTION: '5',
   SUBSCRIPTION_MAX_MESSAGE_BYTES: '16384',
 } as const;
@@ -87,7 +87,7 @@ export const wsCases: fc.Arbitrary<LiveInput> = fc.record({
   protocol: fc.constantFrom<'graphql-transport-ws' | 'graphql-ws' | 'none'>('graphql-transport-ws', 'graphql-transport-ws', 'graphql-transport-ws', 'graphql-ws', 'none'),
   steps: fc.array(wsStep, { minLength: 0, maxLength: 8 }),
   read: fc.boolean(),
-  holdMs: fc.integer({ min: 0, max: 800 }),
+  holdMs: fc.integer({ min: 0, max: 500 }),
 });
 
 export const httpCases: fc.Arbitrary<LiveInput> = fc.record({
@@ -282,7 +282,7 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
     await Promise.race([done, new Promise((resolve) => setTimeout(resolve, input.holdMs))]);
     if (!closed) {
       socket.close(1000);
-      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 2000))]);
+      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 1000))]);
       if (!closed) socket.terminate();
     }
     for (const text of received) judgeServerMessage(text, problems);

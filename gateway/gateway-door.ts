@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { HeaderMap, type ApolloServer } from '@apollo/server';
-import { Kind, print, visit, type DocumentNode, type FieldNode, type GraphQLFormattedError, type OperationDefinitionNode } from 'graphql';
+import { print, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { addressedUrl } from '../lib/auth/signed-request.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
@@ -8,6 +8,8 @@ import type { LaneHeaders, OperationFastLane } from './stand-ins/operation-fast-
 import type { SubscriptionTransport } from '../lib/telemetry/metrics.ts';
 import type { LiveExecutor } from './live/live-execution.ts';
 import { acceptsDefer, deferHttpReply, liveHttpReply, liveTransportOf } from './live/live-http-replies.ts';
+import { isRecord } from '../lib/is-record.ts';
+import { rootArgumentVariable, rootResponseKey } from '../lib/graphql/root-field.ts';
 
 /**
  * The one door into the gateway's execution. Every request that runs an operation comes through here — POST and GET
@@ -296,23 +298,4 @@ function jsonReply(status: number, body: unknown): GatewayHttpReply {
   return { status, headers: [['content-type', 'application/json; charset=utf-8']], body: { kind: 'complete', string: JSON.stringify(body) } };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-/** The root field of an operation (a subscription has exactly one). */
-function rootField(operation: OperationDefinitionNode): FieldNode | undefined {
-  const field = operation.selectionSet.selections.find((selection) => selection.kind === Kind.FIELD);
-  return field?.kind === Kind.FIELD ? field : undefined;
-}
-
-function rootResponseKey(operation: OperationDefinitionNode): string | undefined {
-  const field = rootField(operation);
-  return field ? (field.alias ?? field.name).value : undefined;
-}
-
-/** The variable an argument of the root field is bound to, when it is bound to one. */
-function rootArgumentVariable(operation: OperationDefinitionNode, name: string): string | undefined {
-  const argument = rootField(operation)?.arguments?.find((each) => each.name.value === name);
-  return argument?.value.kind === Kind.VARIABLE ? argument.value.name.value : undefined;
-}

@@ -11,7 +11,7 @@ import {
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { collectExtensions, type GatewayContext } from './gateway-context.ts';
 import type { JitCompiler, JitRun } from './stand-ins/jit-subgraph-execution.ts';
-import { mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
+import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
@@ -112,7 +112,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
       ...(result.data !== undefined ? { data: result.data } : {}),
       ...(result.errors ? { errors: result.errors.map((error) => this.formatError(error.toJSON(), error)) } : {}),
     });
-    return Symbol.asyncIterator in started ? mapAsyncIterator(started, formatted) : formatted(started);
+    return isAsyncIterable(started) ? mapAsyncIterator(started, formatted) : formatted(started);
   }
 
   private contextFor(gatewayContext: Partial<GatewayContext>): object {

@@ -4,7 +4,7 @@ import { UnavailableError } from '../lib/errors.ts';
 import { findUploads, postMultipartOperation } from '../lib/graphql/graphql-multipart.ts';
 import type { Tracing } from '../lib/telemetry/tracing.ts';
 import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../lib/is-record.ts';
 
 /**
  * What a REST route needs to run its GraphQL operation through the gateway: the gateway's door in this process

@@ -3,7 +3,7 @@ import { makeServer } from 'graphql-ws';
 import { GraphQLError, parse, specifiedRules, validate, getOperationAST, type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql';
 import type { Config } from '../lib/config.ts';
 import { listenGraphqlWs, type GraphqlWsListener, type WsConnectionExtra } from '../lib/http/graphql-ws-listener.ts';
-import { mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
+import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import { SIGNED_REQUEST_HEADER } from '../lib/auth/signed-request.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Subgraph, SubgraphRequestInfo } from './subgraph.ts';
@@ -81,7 +81,7 @@ export function attachSubgraphWs(deps: {
         variables: args.variableValues ?? undefined,
         operationName: args.operationName ?? undefined,
       });
-      return (Symbol.asyncIterator in started ? mapAsyncIterator(started, formatted) : formatted(started)) as never;
+      return (isAsyncIterable(started) ? mapAsyncIterator(started, formatted) : formatted(started)) as never;
     },
     onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
     onError: (_ctx, _id, _payload, errors) => errors.map(format),

@@ -1,5 +1,6 @@
-import { buildOperationContext, executeQueryPlan, type GraphQLDataSource } from '@apollo/gateway';
-import type { DeferNode, FetchNode, PlanNode, QueryPlan } from '@apollo/query-planner';
+import { buildOperationContext, type GraphQLDataSource } from '@apollo/gateway';
+import { runQueryPlan, serviceMapOf } from './query-plan-run.ts';
+import type { DeferNode, FetchNode, PlanNode } from '@apollo/query-planner';
 import {
   Kind,
   parse,
@@ -83,43 +84,31 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
       ],
     };
     const operationContext = buildOperationContext({ schema: supergraph.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) });
-    const serviceMap: Record<string, GraphQLDataSource> = new Proxy({} as Record<string, GraphQLDataSource>, {
-      get: (_target, name) => {
-        if (name === RAW_SOURCE) return { process: async () => ({ data: raw }) };
-        const source = deps.dataSource(String(name));
-        if (!source) return undefined;
-        return {
-          process: async (options: Parameters<GraphQLDataSource['process']>[0]) => {
-            const response = await source.process(options);
-            // A root fetch's data is merged into the result by reference: its objects are the raw tree.
-            if ((options as { pathInIncomingRequest?: unknown[] }).pathInIncomingRequest?.length === 0 && response.data) {
-              for (const key of Object.keys(response.data)) if (!(key in raw)) raw[key] = response.data[key];
-            }
-            return response;
-          },
-        };
-      },
+    const serviceMap = serviceMapOf((name) => {
+      if (name === RAW_SOURCE) return { process: async () => ({ data: raw }) };
+      const source = deps.dataSource(name);
+      if (!source) return undefined;
+      return {
+        process: async (options: Parameters<GraphQLDataSource['process']>[0]) => {
+          const response = await source.process(options);
+          // A root fetch's data is merged into the result by reference: its objects are the raw tree.
+          if ((options as { pathInIncomingRequest?: unknown[] }).pathInIncomingRequest?.length === 0 && response.data) {
+            for (const key of Object.keys(response.data)) if (!(key in raw)) raw[key] = response.data[key];
+          }
+          return response;
+        },
+      };
     });
-    const queryPlan: QueryPlan = { kind: 'QueryPlan', node: fromRaw ? { kind: 'Sequence', nodes: [RAW_FETCH, node] } : node };
-    const requestContext = {
-      request: { query: print(document), operationName, variables: request.variables, http: undefined },
+    return runQueryPlan({
+      queryPlan: { kind: 'QueryPlan', node: fromRaw ? { kind: 'Sequence', nodes: [RAW_FETCH, node] } : node },
+      serviceMap,
+      operationContext,
+      supergraph,
+      request: { query: print(document), operationName, variables: request.variables },
       context: request.context,
       logger: deps.logger,
-      metrics: {},
-      overallCachePolicy: { restrict: () => undefined, replace: () => undefined, policyIfCacheable: () => null },
-    };
-    const result = await executeQueryPlan(
-      queryPlan,
-      serviceMap,
-      requestContext as unknown as Parameters<typeof executeQueryPlan>[2],
-      operationContext,
-      supergraph.supergraphSchema,
-      supergraph.federationApiSchema,
-    );
-    return {
-      ...(result.data !== undefined ? { data: result.data } : {}),
-      ...(result.errors ? { errors: result.errors.map((error) => deps.format(error)) } : {}),
-    };
+      format: deps.format,
+    });
   };
 
   const primary = await run(root.primary.node!, root.primary.subselection ?? '{ __typename }', false);

@@ -7,6 +7,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { createGatewayContext } from '../gateway-context.ts';
 import type { GatewayDoor } from '../gateway-door.ts';
 import type { LiveExecutor, PreparedLive } from './live-execution.ts';
+import { isRecord } from '../../lib/is-record.ts';
 
 /**
  * GraphQL over WebSocket (`graphql-transport-ws`, graphql-ws 6.4.2's makeServer) on the gateway's /graphql: the protocol
@@ -135,8 +136,5 @@ function limitError(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 

@@ -1,4 +1,5 @@
-import { buildOperationContext, executeQueryPlan, type GraphQLDataSource } from '@apollo/gateway';
+import { buildOperationContext, type GraphQLDataSource } from '@apollo/gateway';
+import { runQueryPlan, serviceMapOf } from './query-plan-run.ts';
 import type { PlanNode, QueryPlan } from '@apollo/query-planner';
 import {
   GraphQLError,
@@ -13,7 +14,8 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { ResolvedOperation } from '../../lib/graphql/graphql-operation-limits.ts';
-import { mapAsyncIterator } from '../../lib/graphql/map-async-iterator.ts';
+import { isAsyncIterable, mapAsyncIterator } from '../../lib/graphql/map-async-iterator.ts';
+import { rootArgumentGiven } from '../../lib/graphql/root-field.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics, SubscriptionTransport } from '../../lib/telemetry/metrics.ts';
 import type { GatewayContext } from '../gateway-context.ts';
@@ -286,45 +288,33 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
       // The primary fetch's answer is the event (the first fetch to that subgraph: the plan is `Sequence [primary, rest]`);
       // later fetches of `rest`, to any subgraph, go to the data sources.
       let eventTaken = false;
-      const serviceMap: Record<string, GraphQLDataSource> = new Proxy({} as Record<string, GraphQLDataSource>, {
-        get: (_target, name) => {
-          const source = deps.dataSource(String(name));
-          if (name !== state.primary.serviceName || eventTaken) return source;
-          return {
-            process: async (options: Parameters<GraphQLDataSource['process']>[0]) => {
-              if (eventTaken) return source!.process(options);
-              eventTaken = true;
-              return { ...primary, ...(primary.errors ? { errors: primary.errors.map((error) => ({ ...error })) } : {}) };
-            },
-          };
-        },
+      const serviceMap = serviceMapOf((name) => {
+        const source = deps.dataSource(name);
+        if (name !== state.primary.serviceName || eventTaken) return source;
+        return {
+          process: async (options: Parameters<GraphQLDataSource['process']>[0]) => {
+            if (eventTaken) return source!.process(options);
+            eventTaken = true;
+            return { ...primary, ...(primary.errors ? { errors: primary.errors.map((error) => ({ ...error })) } : {}) };
+          },
+        };
       });
-      const requestContext = {
-        request: { query: request.query, operationName: operationName, variables, http: undefined },
-        context,
-        logger: deps.logger,
-        metrics: {},
-        overallCachePolicy: { restrict: () => undefined, replace: () => undefined, policyIfCacheable: () => null },
-      };
-      const result = await executeQueryPlan(
+      return runQueryPlan({
         queryPlan,
         serviceMap,
-        requestContext as unknown as Parameters<typeof executeQueryPlan>[2],
         operationContext,
-        serving.supergraphSchema,
-        serving.federationApiSchema,
-      );
-      return {
-        ...(result.data !== undefined ? { data: result.data } : {}),
-        ...(result.errors ? { errors: result.errors.map(format) } : {}),
-        ...(result.extensions && Object.keys(result.extensions).length > 0 ? { extensions: result.extensions } : {}),
-      };
+        supergraph: serving,
+        request: { query: request.query, operationName, variables },
+        context,
+        logger: deps.logger,
+        format,
+      });
     };
 
     // The stream could not start (the subgraph refused: unknown object, no permission, a bad cursor): its errors, as a
     // query's would be placed.
-    if (!isAsyncIterator(started)) return (await complete(started)) ?? { data: null };
-    if (resumes(prepared, variables)) deps.metrics.observeSubscriptionResume(request.transport);
+    if (!isAsyncIterable(started)) return (await complete(started)) ?? { data: null };
+    if (rootArgumentGiven(prepared.operation, 'after', variables)) deps.metrics.observeSubscriptionResume(request.transport);
     const results = counted(
       mapAsyncIterator(started, async (primary) => {
         const result = await complete(primary);
@@ -356,19 +346,7 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
   };
 }
 
-/** Whether the subscription's root field is given a cursor to resume after (`after`, as a literal or a variable). */
-function resumes(prepared: PreparedLive, variables: Record<string, unknown>): boolean {
-  const field = prepared.operation.selectionSet.selections.find((selection) => selection.kind === Kind.FIELD);
-  const after = field?.kind === Kind.FIELD ? field.arguments?.find((argument) => argument.name.value === 'after') : undefined;
-  if (!after) return false;
-  if (after.value.kind === Kind.VARIABLE) return variables[after.value.name.value] !== undefined && variables[after.value.name.value] !== null;
-  return after.value.kind !== Kind.NULL;
-}
-
 function credentialOf(request: LiveRequest): string {
   return request.headers.authorization ?? '';
 }
 
-function isAsyncIterator<T>(value: AsyncIterableIterator<T> | object): value is AsyncIterableIterator<T> {
-  return typeof (value as Partial<AsyncIterableIterator<T>>).next === 'function';
-}

@@ -1,5 +1,6 @@
 import type { FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { LiveOutcome } from './live-execution.ts';
+import { isAsyncIterable } from '../../lib/graphql/map-async-iterator.ts';
 import type { DeferredPart } from './defer-execution.ts';
 
 /**
@@ -92,7 +93,7 @@ export function liveHttpReply(
   outcome: LiveOutcome,
   options: { heartbeatMs: number; rootKey: string | undefined },
 ): LiveReply {
-  const results: AsyncIterator<FormattedExecutionResult> = isIterator(outcome) ? outcome : once(outcome);
+  const results: AsyncIterator<FormattedExecutionResult> = isAsyncIterable(outcome) ? outcome : once(outcome);
   if (transport === 'multipart') {
     return {
       status: 200,
@@ -199,9 +200,6 @@ function cursorOf(result: FormattedExecutionResult, rootKey: string | undefined)
   return typeof cursor === 'string' && /^[0-9]{1,20}$/.test(cursor) ? cursor : undefined;
 }
 
-function isIterator(outcome: LiveOutcome): outcome is AsyncIterableIterator<FormattedExecutionResult> {
-  return typeof (outcome as Partial<AsyncIterableIterator<unknown>>).next === 'function';
-}
 
 function once(result: FormattedExecutionResult): AsyncIterator<FormattedExecutionResult> {
   let given = false;

@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { FastLaneOutcome } from '../../lib/telemetry/metrics.ts';
 import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
 import type { GatewayContext } from '../gateway-context.ts';
+import { isRecord } from '../../lib/is-record.ts';
 
 /**
  * Stand-in `operation-fast-lane` (lib/stand-ins/stand-in-registry.ts): a request whose document Apollo Server has
@@ -384,9 +385,6 @@ function hasKeys(object: object): boolean {
   return false;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 type CacheHint = { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' };
 

@@ -1,4 +1,12 @@
 /**
+ * Whether an outcome is a stream (a subscription's results) rather than one result: the one test every live path makes
+ * of what subscribe() returned.
+ */
+export function isAsyncIterable<V>(value: V): value is Extract<V, AsyncIterable<unknown>> {
+  return typeof (value as Partial<AsyncIterable<unknown>> | null | undefined)?.[Symbol.asyncIterator] === 'function';
+}
+
+/**
  * Maps each value of an async iterator, forwarding `return()` to the source at once — also while a `next()` is waiting
  * for the source (an async generator would queue the return behind the pending value, and hold a subscription open until
  * its next event came). `map` returning undefined skips the value.

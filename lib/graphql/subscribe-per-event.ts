@@ -2,12 +2,12 @@ import {
   createSourceEventStream,
   execute,
   GraphQLError,
-  Kind,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLSchema,
-  type OperationDefinitionNode,
 } from 'graphql';
+import { isAsyncIterable } from './map-async-iterator.ts';
+import { rootResponseKey } from './root-field.ts';
 
 /**
  * A subscription executed as graphql-js's `subscribe` does — the root field's `subscribe` resolver makes the source
@@ -97,19 +97,6 @@ export async function subscribePerEvent<TContext>(
   return iterator;
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === 'function';
-}
-
-/** The response key of the subscription's one root field (validation allows exactly one). */
-function rootResponseKey(document: DocumentNode, operationName: string | null | undefined): string | undefined {
-  const operation = document.definitions.find(
-    (definition): definition is OperationDefinitionNode =>
-      definition.kind === Kind.OPERATION_DEFINITION && (!operationName || definition.name?.value === operationName),
-  );
-  const field = operation?.selectionSet.selections.find((selection) => selection.kind === Kind.FIELD);
-  return field?.kind === Kind.FIELD ? (field.alias ?? field.name).value : undefined;
-}
 
 /** An error that ends the stream, at the root field as graphql-js places a resolver's error. */
 function rootError(error: unknown, rootKey: string | undefined): GraphQLError {

@@ -1,5 +1,5 @@
 import type { GraphQLFormattedError } from 'graphql';
-import { isRecord } from '../is-record.ts';
+import { isRecord } from '../../lib/is-record.ts';
 import { errorCodeFromGraphql } from '../../lib/errors.ts';
 import { LEGACY_SHAPED_REASONS, MEDIA_ERROR_REASONS, mediaReasonOf, type MediaErrorReason, type RateLimitState } from '../../contracts/media-upload.ts';
 

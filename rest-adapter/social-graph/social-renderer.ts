@@ -2,7 +2,7 @@ import { formatGraphTimestamp } from '../../lib/social-graph/graph-time.ts';
 import { serializeFields } from './graph-fields.ts';
 import { buildPaging, graphPage, type GraphPage } from './graph-paging.ts';
 import type { PlanField } from './social-operation-builder.ts';
-import { isRecord } from '../is-record.ts';
+import { isRecord } from '../../lib/is-record.ts';
 import type { SocialAccountInsightsQuery } from './generated/operations.ts';
 
 /**

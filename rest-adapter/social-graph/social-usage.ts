@@ -1,4 +1,4 @@
-import { isRecord } from '../is-record.ts';
+import { isRecord } from '../../lib/is-record.ts';
 
 /**
  * The Graph's usage headers from the usage the social services report with each call (`extensions.socialUsage`, made by

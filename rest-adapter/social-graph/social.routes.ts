@@ -51,7 +51,7 @@ import {
   readParams,
 } from './social-params.ts';
 import { connectionOf, renderEdge, renderInsight, renderNode } from './social-renderer.ts';
-import { isRecord } from '../is-record.ts';
+import { isRecord } from '../../lib/is-record.ts';
 import { mapSocialErrors } from './social-error-mapper.ts';
 import {
   SocialAccountInsightsDocument,

@@ -10,7 +10,7 @@ import {
 } from '../../lib/errors.ts';
 import { sendJson } from '../../lib/http/send-json.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { isRecord } from '../is-record.ts';
+import { isRecord } from '../../lib/is-record.ts';
 
 /**
  * Area A's REST error format: a google.rpc.Status in JSON, as grpc-gateway writes it — {code, message, details} with the

@@ -80,9 +80,7 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
         // event's comment shown only where a query would show it.
         admit: async (delivered, context) => {
           const { event, filter } = delivered as FeedEvent;
-          const viewer = await context.viewer();
-          await service.authorizeEvents(viewer, filter);
-          return service.admitsEvent(viewer, event, (await eventComment(context, event)) ?? undefined);
+          return service.admitsEvent(await context.viewer(), filter, event, (await eventComment(context, event)) ?? undefined);
         },
       }),
     close: () => events.close(),

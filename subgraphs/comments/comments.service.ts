@@ -195,12 +195,14 @@ export function createCommentsService(deps: CommentsServiceDeps) {
     },
 
     /**
-     * Whether the viewer sees an event it may follow (authorizeEvents): one of a comment a query would not show it (on a
-     * live video that has ended, on age-gated media of another account) is left out, as a query's list leaves the
-     * comment out. A deletion names only the comment's id, and is sent. `comment` is the event's comment as it is now
-     * (undefined: deleted since).
+     * Whether the viewer sees an event of a stream it follows, under the rules as they are now: the stream's access is
+     * checked again (authorizeEvents: a token stripped of a permission ends the stream with that refusal), and an event
+     * of a comment a query would not show it (on a live video that has ended, on age-gated media of another account) is
+     * left out, as a query's list leaves the comment out. A deletion names only the comment's id, and is sent. `comment`
+     * is the event's comment as it is now (undefined: deleted since).
      */
-    admitsEvent(viewer: Viewer, event: SocialEventRecord, comment: CommentRecord | undefined): boolean {
+    async admitsEvent(viewer: Viewer, filter: SocialEventFilter, event: SocialEventRecord, comment: CommentRecord | undefined): Promise<boolean> {
+      await this.authorizeEvents(viewer, filter);
       if (event.kind === 'comment_deleted') return true;
       if (event.kind === 'mentioned' && event.value.comment_id === undefined) return true;
       return comment !== undefined && !withheldFrom(viewer, comment);

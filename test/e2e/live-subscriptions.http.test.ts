@@ -4,6 +4,7 @@ import { createClient as createSseClient } from 'graphql-sse';
 import { lastEventPosition } from '../../subgraphs/shared/social-events/social-event.repository.ts';
 import { createGraphqlClient, type GraphqlClient } from '../support/graphql-client.ts';
 import { useSocialWorld, type SocialTestWorld } from '../support/social-fixture.ts';
+import { resultQueue } from '../support/subscription-client.ts';
 
 /**
  * Subscriptions over HTTP through the gateway's /graphql (issue 27), with the clients front-ends use, unmodified:
@@ -22,30 +23,6 @@ const MEDIA_EVENTS = `subscription MediaEvents($mediaId: ID!, $after: String) {
   mediaCommentEvents(mediaId: $mediaId, after: $after) { cursor action comment { text } media { caption } }
 }`;
 const CREATE = `mutation Create($mediaId: ID!, $message: String) { createMediaComment(mediaId: $mediaId, message: $message) { id } }`;
-
-/** Results pushed by a client, taken in order with a deadline. */
-function queue<T>() {
-  const items: T[] = [];
-  const waiters: ((item: T) => void)[] = [];
-  return {
-    push(item: T) {
-      const waiter = waiters.shift();
-      if (waiter) waiter(item);
-      else items.push(item);
-    },
-    next(timeoutMs = 10_000): Promise<T> {
-      const item = items.shift();
-      if (item !== undefined) return Promise.resolve(item);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`nothing within ${timeoutMs} ms`)), timeoutMs);
-        waiters.push((value) => {
-          clearTimeout(timer);
-          resolve(value);
-        });
-      });
-    },
-  };
-}
 
 const MODES = [
   { mode: 'embedded gateway', distributed: false },
@@ -70,7 +47,7 @@ describe.each(MODES)('subscriptions over HTTP through the $mode', ({ distributed
   it('streams events to graphql-sse’s client (GraphQL over SSE)', async () => {
     const mediaId = await world.newPost({ caption: 'SSE post' });
     const client = createSseClient({ url: world.system.gatewayUrl, headers: { Authorization: `Bearer ${own}` }, retryAttempts: 0 });
-    const results = queue<any>();
+    const results = resultQueue<any>();
     const dispose = client.subscribe(
       { query: MEDIA_EVENTS, variables: { mediaId, after: await lastEventPosition(world.tables) } },
       { next: (result) => results.push(result), error: (error) => results.push({ error }), complete: () => results.push({ complete: true }) },
@@ -93,7 +70,7 @@ describe.each(MODES)('subscriptions over HTTP through the $mode', ({ distributed
       link: new HttpLink({ uri: world.system.gatewayUrl, headers: { authorization: `Bearer ${own}` } }),
       cache: new InMemoryCache(),
     });
-    const results = queue<any>();
+    const results = resultQueue<any>();
     const subscription = client
       .subscribe({ query: gql(MEDIA_EVENTS), variables: { mediaId, after: await lastEventPosition(world.tables) } })
       .subscribe({ next: (result) => results.push(result), error: (error) => results.push({ error }) });

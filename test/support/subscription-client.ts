@@ -35,9 +35,36 @@ export function createSubscriptionClient(gatewayUrl: string, options: { token?: 
   });
 }
 
+/** Values a client pushes, taken in order, each wait within a deadline (a missing value fails the test, never hangs it). */
+export function resultQueue<T>() {
+  const items: T[] = [];
+  const waiters: ((item: T) => void)[] = [];
+  return {
+    push(item: T): void {
+      const waiter = waiters.shift();
+      if (waiter) waiter(item);
+      else items.push(item);
+    },
+    next(timeoutMs = 10_000): Promise<T> {
+      if (items.length > 0) return Promise.resolve(items.shift()!);
+      return new Promise((resolve, reject) => {
+        const wake = (item: T) => {
+          clearTimeout(timer);
+          resolve(item);
+        };
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(wake), 1);
+          reject(new Error(`nothing within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.push(wake);
+      });
+    },
+    pending: (): number => items.length,
+  };
+}
+
 export function subscribe(client: Client, query: string, variables: Record<string, unknown> = {}): TestSubscription {
-  const queue: ReceivedResult[] = [];
-  const waiters: ((result: ReceivedResult) => void)[] = [];
+  const results = resultQueue<ReceivedResult>();
   let settle!: { resolve(): void; reject(error: unknown): void };
   const ended = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
   // A test that never awaits `ended` must not see an unhandled rejection.
@@ -45,33 +72,10 @@ export function subscribe(client: Client, query: string, variables: Record<strin
   const dispose = client.subscribe(
     { query, variables },
     {
-      next: (result) => {
-        const waiter = waiters.shift();
-        if (waiter) waiter(result as ReceivedResult);
-        else queue.push(result as ReceivedResult);
-      },
+      next: (result) => results.push(result as ReceivedResult),
       error: (error) => settle.reject(error),
       complete: () => settle.resolve(),
     },
   );
-  return {
-    next(timeoutMs = 10_000) {
-      const queued = queue.shift();
-      if (queued) return Promise.resolve(queued);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(wake), 1);
-          reject(new Error(`no subscription result within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const wake = (result: ReceivedResult) => {
-          clearTimeout(timer);
-          resolve(result);
-        };
-        waiters.push(wake);
-      });
-    },
-    ended,
-    pending: () => queue.length,
-    dispose,
-  };
+  return { next: (timeoutMs) => results.next(timeoutMs), ended, pending: results.pending, dispose };
 }

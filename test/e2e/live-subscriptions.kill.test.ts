@@ -7,6 +7,7 @@ import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { lastEventPosition, readEventsAfter } from '../../subgraphs/shared/social-events/social-event.repository.ts';
 import { matchesFilter } from '../../subgraphs/shared/social-events/social-event-feed.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import { ensureCompiledBuild } from '../support/compiled-build.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { createSubscriptionClient, subscribe, type ReceivedResult } from '../support/subscription-client.ts';
@@ -30,6 +31,9 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('a subscription resumed
   const clients: Client[] = [];
 
   beforeAll(async () => {
+    // `npm start` runs the compiled build (dist/bin/start.js, made by `npm ci`), which also starts without a TypeScript
+    // loader transpiling the sources at every start: this test starts it twice, one start after the other.
+    await ensureCompiledBuild();
     throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_live_kill');
     database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
     await migrateToLatest(database.db, ALL_MIGRATIONS);
@@ -48,7 +52,7 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('a subscription resumed
       SOCIAL_PARENT_PORT: '0',
       GRPC_PORT: '0',
     };
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => {
     for (const client of clients) void client.dispose();
     await Promise.all(processes.map((service) => service.stop('SIGKILL')));
@@ -57,7 +61,7 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('a subscription resumed
   }, 60_000);
 
   const start = async () => {
-    const started = await startServiceProcess(`start-${processes.length + 1}`, 'bin/start.ts', [], env);
+    const started = await startServiceProcess(`start-${processes.length + 1}`, 'dist/bin/start.js', [], env);
     processes.push(started);
     return String(started.listening.graphql);
   };

@@ -4,6 +4,7 @@ import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/datab
 import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { graphErrorBody, RATE_LIMITS } from '../support/graph-error-expectations.ts';
 import { createGraphqlClient } from '../support/graphql-client.ts';
+import { ensureCompiledBuild } from '../support/compiled-build.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -79,6 +80,9 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('social rate limits acr
   const processes: ServiceProcess[] = [];
 
   beforeAll(async () => {
+    // `npm start` runs the compiled build (dist/bin/start.js, made by `npm ci`), which also starts without a TypeScript
+    // loader transpiling the sources in each process.
+    await ensureCompiledBuild();
     throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_rate_limits');
     database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
     await migrateToLatest(database.db, ALL_MIGRATIONS);
@@ -99,8 +103,8 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('social rate limits acr
       SOCIAL_RATE_USER_CALLS_PER_HOUR: '3',
       SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '1000',
     };
-    processes.push(...(await Promise.all([startServiceProcess('first', 'bin/start.ts', [], env), startServiceProcess('second', 'bin/start.ts', [], env)])));
-  }, 120_000);
+    processes.push(...(await Promise.all([startServiceProcess('first', 'dist/bin/start.js', [], env), startServiceProcess('second', 'dist/bin/start.js', [], env)])));
+  }, 180_000);
   afterAll(async () => {
     await Promise.all(processes.map((process) => process.stop()));
     await database?.close();

@@ -101,7 +101,7 @@ export interface PeersReport {
 }
 
 /** A process of the comparison: its pid, what it printed when ready, and how to stop it. */
-interface Child {
+export interface Child {
   pid: number;
   ready: string;
   stop(): Promise<void>;
@@ -157,7 +157,7 @@ async function spawnReady(
 }
 
 /** The compiled servers (a no-op when dist/ is current) and the peer gateways' script, as plain JavaScript. */
-async function buildScripts(): Promise<void> {
+export async function buildScripts(): Promise<void> {
   execFileSync(process.execPath, [BUILD, '--if-stale'], { cwd: REPO_ROOT, stdio: 'inherit' });
   const { default: ts } = await import('typescript');
   const { outputText } = ts.transpileModule(await readFile(PEER_GATEWAY_SOURCE, 'utf8'), {
@@ -240,10 +240,94 @@ async function checkRepliesEqual(urls: Record<GatewayName, string>, loads: Recor
   }
 }
 
-async function cpuOf(pids: readonly number[]): Promise<number> {
+export async function cpuOf(pids: readonly number[]): Promise<number> {
   let total = 0;
   for (const pid of pids) total += (await processCpuMs(pid)) ?? Number.NaN;
   return total;
+}
+
+/**
+ * The environment of the fleet's processes on a throwaway database: production mode, silent logs, fresh secrets, every
+ * port ephemeral; `extra` adds the seeding step's variables.
+ */
+export function fleetEnv(databaseUrl: string, blobDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    APOLLO_TELEMETRY_DISABLED: '1',
+    HOST: '127.0.0.1',
+    PUBLIC_HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    SOCIAL_CURSOR_SECRET: randomBytes(32).toString('hex'),
+    GRAPHQL_TRUSTED_CALLER_SECRET: randomBytes(24).toString('hex'),
+    MEDIA_BLOB_DIR: blobDir,
+    SUBGRAPH_PORT: '0',
+    SUBGRAPH_USERS_GRPC: 'false',
+    GATEWAY_PORT: '0',
+    REST_PORT: '0',
+    SOCIAL_PARENT_PORT: '0',
+    // The social graph's rate limits (per app, user, page and account) would refuse a load of one account's callers
+    // long before the window ends (every subgraph fetch is a call): raised so that the load measures the gateways.
+    SOCIAL_RATE_APP_CALLS_PER_HOUR: '1000000000',
+    SOCIAL_RATE_USER_CALLS_PER_HOUR: '1000000000',
+    SOCIAL_RATE_PAGE_CALLS_PER_HOUR: '1000000000',
+    SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '1000000000',
+    ...extra,
+  };
+}
+
+/** The four subgraph processes and the gateways in front of them, each its own OS process. */
+export interface Fleet<G extends GatewayName> {
+  subgraphs: Child[];
+  subgraphUrls: Record<SubgraphName, string>;
+  gateways: Record<G, Child>;
+  urls: Record<G, string>;
+}
+
+/**
+ * Starts the four subgraph processes (the production entrypoint, compiled: call buildScripts first) and the `names`
+ * gateways in front of them; every process started is pushed to `children` (the caller stops them, in reverse).
+ */
+export async function startFleet<G extends GatewayName>(
+  env: NodeJS.ProcessEnv,
+  names: readonly G[],
+  children: Child[],
+  peerNodeFlags: readonly string[] = [],
+): Promise<Fleet<G>> {
+  const subgraphFlags = scriptNodeFlags('start:subgraph');
+  const subgraphUrls = {} as Record<SubgraphName, string>;
+  const subgraphs = await Promise.all(
+    SUBGRAPH_NAMES.map((name) =>
+      spawnReady(START_SUBGRAPH, [name], env, (line) => new RegExp(`^subgraph ${name}: (\\S+)`).exec(line)?.[1], subgraphFlags),
+    ),
+  );
+  children.push(...subgraphs);
+  SUBGRAPH_NAMES.forEach((name, i) => (subgraphUrls[name] = subgraphs[i]!.ready));
+  const gatewayEnv: NodeJS.ProcessEnv = { ...env, GATEWAY_MODE: 'distributed' };
+  for (const name of SUBGRAPH_NAMES) gatewayEnv[`SUBGRAPH_${name.toUpperCase()}_URL`] = subgraphUrls[name];
+  // Hive's logger reads LOG_LEVEL too, and knows no "silent" (its logging is off by configuration).
+  const peerEnv: NodeJS.ProcessEnv = {
+    ...gatewayEnv,
+    LOG_LEVEL: undefined,
+    PEER_SUPERGRAPH_FILE: fileURLToPath(SUPERGRAPH_FILE),
+    PEER_TRUSTED_HEADER: TRUSTED_CALLER_HEADER,
+  };
+  const gateways = {} as Record<G, Child>;
+  for (const name of names) {
+    gateways[name] =
+      name === 'tributary'
+        ? await spawnReady(START_GATEWAY, [], gatewayEnv, (line) => /^GraphQL\s+(\S+)/.exec(line)?.[1], scriptNodeFlags('start:gateway'))
+        : await spawnReady(PEER_GATEWAY, [name], peerEnv, (line) => {
+            if (!line.startsWith('{')) return undefined;
+            const ready = JSON.parse(line) as { type?: string; url?: string };
+            return ready.type === 'ready' ? ready.url : undefined;
+          }, peerNodeFlags);
+    children.push(gateways[name]);
+  }
+  const urls = Object.fromEntries(names.map((name) => [name, gateways[name].ready])) as Record<G, string>;
+  return { subgraphs, subgraphUrls, gateways, urls };
 }
 
 export async function runPeers(options: PeersOptions, log: (line: string) => void = console.log): Promise<PeersReport> {
@@ -257,63 +341,15 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
   const blobDir = await mkdtemp(join(tmpdir(), 'tributary-peers-'));
   const children: Child[] = [];
   try {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      APOLLO_TELEMETRY_DISABLED: '1',
-      HOST: '127.0.0.1',
-      PUBLIC_HOST: '127.0.0.1',
-      DATABASE_URL: throwaway.url,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      SOCIAL_CURSOR_SECRET: randomBytes(32).toString('hex'),
-      GRAPHQL_TRUSTED_CALLER_SECRET: randomBytes(24).toString('hex'),
-      MEDIA_BLOB_DIR: blobDir,
-      SUBGRAPH_PORT: '0',
-      SUBGRAPH_USERS_GRPC: 'false',
-      GATEWAY_PORT: '0',
-      REST_PORT: '0',
-      SOCIAL_PARENT_PORT: '0',
-      BENCH_RECORDS: String(options.records),
-      BENCH_SOCIAL_TOKENS: String(callers - 1),
-    };
+    const env = fleetEnv(throwaway.url, blobDir, { BENCH_RECORDS: String(options.records), BENCH_SOCIAL_TOKENS: String(callers - 1) });
     log(`  peers: seeding ${options.records} records and the deep read on ${throwaway.url.replace(/\/\/[^@]*@/, '//')}`);
     const fixture = await seed(env);
     const jwt = loadConfig(env).jwt;
     const tokens = createTokenService(jwt);
     const adminTokens = Array.from({ length: callers }, (_, i) => tokens.mint({ sub: `bench-admin-${i}`, roles: [ADMIN_ROLE] }, { expiresIn: '2h' }));
 
-    const subgraphFlags = scriptNodeFlags('start:subgraph');
-    const subgraphUrls = {} as Record<SubgraphName, string>;
-    const subgraphs = await Promise.all(
-      SUBGRAPH_NAMES.map((name) =>
-        spawnReady(START_SUBGRAPH, [name], env, (line) => new RegExp(`^subgraph ${name}: (\\S+)`).exec(line)?.[1], subgraphFlags),
-      ),
-    );
-    children.push(...subgraphs);
-    SUBGRAPH_NAMES.forEach((name, i) => (subgraphUrls[name] = subgraphs[i]!.ready));
-    const gatewayEnv: NodeJS.ProcessEnv = { ...env, GATEWAY_MODE: 'distributed' };
-    for (const name of SUBGRAPH_NAMES) gatewayEnv[`SUBGRAPH_${name.toUpperCase()}_URL`] = subgraphUrls[name];
-
-    const gateways = {} as Record<GatewayName, Child>;
-    gateways.tributary = await spawnReady(START_GATEWAY, [], gatewayEnv, (line) => /^GraphQL\s+(\S+)/.exec(line)?.[1], scriptNodeFlags('start:gateway'));
-    children.push(gateways.tributary);
-    // Hive's logger reads LOG_LEVEL too, and knows no "silent" (its logging is off by configuration).
-    const peerEnv: NodeJS.ProcessEnv = {
-      ...gatewayEnv,
-      LOG_LEVEL: undefined,
-      PEER_SUPERGRAPH_FILE: fileURLToPath(SUPERGRAPH_FILE),
-      PEER_TRUSTED_HEADER: TRUSTED_CALLER_HEADER,
-    };
-    for (const peer of ['hive', 'hive-router'] as const) {
-      gateways[peer] = await spawnReady(PEER_GATEWAY, [peer], peerEnv, (line) => {
-        if (!line.startsWith('{')) return undefined;
-        const ready = JSON.parse(line) as { type?: string; url?: string };
-        return ready.type === 'ready' ? ready.url : undefined;
-      }, options.peerNodeFlags ?? []);
-      children.push(gateways[peer]);
-    }
-    const urls = Object.fromEntries(GATEWAYS.map((name) => [name, gateways[name].ready])) as Record<GatewayName, string>;
+    const fleet = await startFleet(env, GATEWAYS, children, options.peerNodeFlags);
+    const { subgraphs, gateways, urls } = fleet;
     log(`  peers: ${GATEWAYS.map((name) => `${name} ${urls[name]} (pid ${gateways[name].pid})`).join(', ')}`);
 
     const loads = queryLoads(fixture, adminTokens);

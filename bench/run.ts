@@ -36,6 +36,7 @@ import { measureStandIns, printStandIns, type StandInReport } from './stand-ins.
 import { printPeers, runPeers, type PeersReport } from './peers.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
+import { LIVE_SELECTIONS, printSubscriptions, runSubscriptions, type LiveSelection, type SubscriptionBenchReport } from './subscriptions.ts';
 import { printWebhooks, runWebhooks, type WebhookBenchReport } from './webhooks.ts';
 import { printUploadSummary, runUploads, UPLOAD_SCENARIO_NAMES, type RssCheck, type UploadReport } from './uploads.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
@@ -64,7 +65,7 @@ const TARGETS = {
 } as const;
 
 /** Sections that start servers of their own: with only these wanted, the main bench server is not started. */
-const STANDALONE_SECTIONS: readonly ScenarioName[] = ['observability', 'stand-ins', 'memory', 'peers', 'startup', 'webhooks'];
+const STANDALONE_SECTIONS: readonly ScenarioName[] = ['observability', 'stand-ins', 'memory', 'peers', 'startup', 'webhooks', 'subscriptions'];
 
 /** Number of probes in bench/layers.ts (printed before they run). */
 const LAYER_PROBE_COUNT = 6;
@@ -99,6 +100,9 @@ const SCENARIO_NAMES = [
   // Webhook deliveries from commit to verified receipt, a compiled accounts-subgraph process delivering (bench/webhooks.ts;
   // PostgreSQL only).
   'webhooks',
+  // Subscriptions through the distributed gateway beside Hive Gateway on the same subgraph processes, and @defer's first
+  // part against the whole reply (bench/subscriptions.ts; PostgreSQL only).
+  'subscriptions',
 ] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -152,6 +156,9 @@ function usage(): never {
                      [--memory-pglite-setting shared_buffers=16MB] [--memory-server-log FILE]
                      [--peer-rounds N] [--peer-node-options="--max-semi-space-size=64"] [--startup-runs N]
                      [--webhook-callbacks 10] [--webhook-events 1000] [--webhook-rate 100] [--webhook-seconds 10]
+                     [--live-subscriptions 1000] [--live-connections 1000] [--live-callers 100] [--live-media 50]
+                     [--live-rate 50] [--live-rest-rate 10] [--live-duration 20] [--live-warmup 3] [--defer-runs 40]
+                     [--live-selections comments,two-subgraphs]
                      [--stand-in-duration S] [--stand-in-warmup S] [--stand-in-rounds N]
 scenarios (positional names act as --only): ${SCENARIO_NAMES.join(', ')}`);
   process.exit(0);
@@ -186,6 +193,16 @@ function parseOptions() {
       'webhook-events': { type: 'string', default: '1000' },
       'webhook-rate': { type: 'string', default: '100' },
       'webhook-seconds': { type: 'string', default: '10' },
+      'live-subscriptions': { type: 'string', default: '1000' },
+      'live-connections': { type: 'string', default: '1000' },
+      'live-callers': { type: 'string', default: '100' },
+      'live-media': { type: 'string', default: '50' },
+      'live-rate': { type: 'string', default: '50' },
+      'live-rest-rate': { type: 'string', default: '10' },
+      'live-duration': { type: 'string', default: '20' },
+      'live-warmup': { type: 'string', default: '3' },
+      'defer-runs': { type: 'string', default: '40' },
+      'live-selections': { type: 'string', default: 'comments,two-subgraphs' },
       'stand-in-duration': { type: 'string', default: '4' },
       'stand-in-warmup': { type: 'string', default: '2' },
       'stand-in-rounds': { type: 'string', default: '1' },
@@ -219,6 +236,13 @@ function parseOptions() {
       process.exit(2);
     }
   }
+  const liveSelections = values['live-selections'].split(',').map((entry) => entry.trim()).filter(Boolean) as LiveSelection[];
+  for (const name of liveSelections) {
+    if (!(name in LIVE_SELECTIONS)) {
+      console.error(`--live-selections: unknown selection "${name}" (known: ${Object.keys(LIVE_SELECTIONS).join(', ')})`);
+      process.exit(2);
+    }
+  }
   const pairs = (option: string, entries: readonly string[] | undefined): Record<string, string> => {
     const result: Record<string, string> = {};
     for (const entry of entries ?? []) {
@@ -240,6 +264,18 @@ function parseOptions() {
       events: Math.round(positive('webhook-events', values['webhook-events'], 1)),
       rate: positive('webhook-rate', values['webhook-rate'], 1),
       seconds: positive('webhook-seconds', values['webhook-seconds'], 1),
+    },
+    live: {
+      subscriptions: Math.round(positive('live-subscriptions', values['live-subscriptions'], 1)),
+      connections: Math.round(positive('live-connections', values['live-connections'], 1)),
+      callers: Math.round(positive('live-callers', values['live-callers'], 1)),
+      media: Math.round(positive('live-media', values['live-media'], 1)),
+      rate: positive('live-rate', values['live-rate'], 1),
+      restRate: positive('live-rest-rate', values['live-rest-rate'], 1),
+      durationS: positive('live-duration', values['live-duration'], 1),
+      warmupS: positive('live-warmup', values['live-warmup'], 0),
+      deferRuns: Math.round(positive('defer-runs', values['defer-runs'], 2)),
+      selections: liveSelections,
     },
     standIns: {
       durationS: positive('stand-in-duration', values['stand-in-duration'], 1),
@@ -927,6 +963,13 @@ async function main(): Promise<void> {
     webhooks = await runWebhooks({ databaseUrl: process.env.DATABASE_URL || undefined, ...w });
   }
 
+  let subscriptions: SubscriptionBenchReport | { skipped: string } | undefined;
+  if (wanted.has('subscriptions')) {
+    const l = options.live;
+    console.log(`  subscriptions: ${l.subscriptions} on Tributary's gateway and on Hive Gateway in turn, ${l.rate} events/s for ${l.warmupS} s + ${l.durationS} s; @defer ${l.deferRuns} runs`);
+    subscriptions = await runSubscriptions({ databaseUrl: process.env.DATABASE_URL || undefined, ...l });
+  }
+
   // Last, alone on the machine: its figures are RSS, which another server process in the same window would not change,
   // but CPU contention would change the load it gets.
   let memory: MemoryReport[] = [];
@@ -1078,6 +1121,7 @@ async function main(): Promise<void> {
   printPeers(peers);
   printStartup(startup);
   printWebhooks(webhooks);
+  printSubscriptions(subscriptions);
   printMemory(memory);
   // Upload profiles: the highest connection count of each scenario and size (every window's file is written).
   const highest = Math.max(...options.uploadConnections);
@@ -1115,6 +1159,7 @@ async function main(): Promise<void> {
     peers,
     startup,
     webhooks,
+    subscriptions,
     targets: {
       restVsBaseline: { target: TARGETS.restVsBaseline, byCpu: byCpu.restVsBaseline, verdict: restVerdict },
       gatewayVsSubgraph: { target: TARGETS.gatewayVsSubgraph, byCpu: byCpu.gatewayVsSubgraph, verdict: gatewayVerdict },
@@ -1125,6 +1170,10 @@ async function main(): Promise<void> {
       peers: peers?.ratios,
       startup: startup && { fresh: startup.freshPass, existing: startup.existingPass },
       webhooks: webhooks && !('skipped' in webhooks) ? { throughput: webhooks.throughput.pass, latency: webhooks.latency.pass } : undefined,
+      subscriptions:
+        subscriptions && !('skipped' in subscriptions)
+          ? { verdicts: subscriptions.verdicts, deferFirstPart: subscriptions.defer.pass }
+          : undefined,
     },
   };
   await mkdir(RESULTS_DIR, { recursive: true });

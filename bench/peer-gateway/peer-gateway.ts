@@ -14,18 +14,48 @@
  * and X-Social-Host and the trusted-caller header go to every subgraph; no logging, no landing page or GraphiQL;
  * everything else (parsing and validation caches, error masking, request ids, the HTTP server) is Hive's default. Prints
  * one JSON line `{"type":"ready","url":…}` once it listens; stops on SIGTERM or when stdin closes.
+ *
+ * Subscriptions (bench/subscriptions.ts) as Hive's documentation sets them up: clients over graphql-ws on /graphql (the
+ * WebSocket server the `hive-gateway` CLI attaches, with the runtime's getGraphQLWSOptions), the gateway to the owning
+ * subgraph over graphql-ws (its WebSocket transport; Tributary's subgraph servers serve graphql-ws on /graphql), the
+ * caller's connection_init `authorization` passed on in the subgraph's connection_init and, for the fetches that complete
+ * each event, as the Authorization header — what Tributary's gateway does.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGatewayRuntime, type GatewayConfigSupergraph } from '@graphql-hive/gateway';
+import { createGatewayRuntime, getGraphQLWSOptions, type GatewayConfigSupergraph } from '@graphql-hive/gateway';
 import { unifiedGraphHandler } from '@graphql-hive/router-runtime';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
 
 const PEER_GATEWAYS = ['hive', 'hive-router'] as const;
 type PeerGatewayKind = (typeof PEER_GATEWAYS)[number];
 
 /** The headers a subgraph must see of the caller's request (as Tributary's gateway propagates them). */
 const PROPAGATED = ['authorization', 'x-social-host', 'x-request-id'] as const;
+
+/** The subgraphs that serve Subscription fields (over graphql-ws on their /graphql). */
+const SUBSCRIBING_SUBGRAPHS = ['comments'] as const;
+
+/** A header's value: the request's (HTTP), else the same name in graphql-ws's connection_init payload (WebSocket). */
+function callerValue(request: Request, context: unknown, name: string): string | null {
+  const fromHeader = request.headers.get(name);
+  if (fromHeader !== null) return fromHeader;
+  const params = (context as { connectionParams?: Record<string, unknown> } | undefined)?.connectionParams;
+  const value = params?.[name];
+  return typeof value === 'string' ? value : null;
+}
+
+/** The WebSocket upgrade request as a Fetch API Request (what @whatwg-node/server's normalizeNodeRequest makes of it). */
+function upgradeRequest(request: IncomingMessage, fetchApi: { Request: typeof Request }): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    for (const each of Array.isArray(value) ? value : [value]) headers.append(name, each);
+  }
+  return new fetchApi.Request(`http://${request.headers.host ?? '127.0.0.1'}${request.url ?? '/'}`, { headers });
+}
 
 /**
  * The committed supergraph with each subgraph's routing URL replaced by SUBGRAPH_<NAME>_URL: Hive Gateway routes by the
@@ -55,17 +85,43 @@ async function main(): Promise<void> {
     landingPage: false,
     graphiql: false,
     propagateHeaders: {
-      fromClientToSubgraphs: ({ request }) => {
+      fromClientToSubgraphs: ({ request, context }) => {
         const headers: Record<string, string | null> = {};
-        for (const name of PROPAGATED) headers[name] = request.headers.get(name);
+        for (const name of PROPAGATED) headers[name] = callerValue(request, context, name);
         if (trustedHeader && trustedSecret) headers[trustedHeader] = trustedSecret;
         return headers;
       },
     },
+    transportEntries: Object.fromEntries(
+      SUBSCRIBING_SUBGRAPHS.map((name) => [
+        name,
+        {
+          options: {
+            subscriptions: {
+              kind: 'ws',
+              location: '/graphql',
+              options: {
+                connectionParams: Object.fromEntries(PROPAGATED.map((header) => [header, `{context.connectionParams.${header}}`])),
+              },
+            },
+          },
+        },
+      ]),
+    ),
     ...(kind === 'hive-router' ? { unifiedGraphHandler } : {}),
   };
   const gateway = createGatewayRuntime(config);
   const server = createServer(gateway);
+  // As the hive-gateway CLI attaches it (@graphql-hive/gateway's startNodeHttpServer).
+  const wsServer = new WebSocketServer({ path: gateway.graphqlEndpoint, server });
+  const wsDisposable = useServer(
+    getGraphQLWSOptions(gateway, (ctx) => ({
+      req: ctx.extra.request,
+      socket: ctx.extra.socket,
+      request: upgradeRequest(ctx.extra.request, gateway.fetchAPI),
+    })),
+    wsServer,
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ type: 'ready', url: `http://127.0.0.1:${port}/graphql` })}\n`);
@@ -74,9 +130,10 @@ async function main(): Promise<void> {
   const stop = () => {
     if (stopping) return;
     stopping = true;
+    for (const client of wsServer.clients) client.terminate();
     server.closeAllConnections();
     server.close();
-    void Promise.resolve(gateway.dispose()).finally(() => process.exit(0));
+    void Promise.allSettled([wsDisposable.dispose(), gateway.dispose()]).finally(() => process.exit(0));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

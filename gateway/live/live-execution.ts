@@ -123,6 +123,10 @@ export interface LiveExecutor {
   defer(prepared: PreparedLive): AsyncIterableIterator<DeferredPart> | undefined;
 }
 
+/** How many checked documents the live door keeps per supergraph, and the longest query text it keeps one for. */
+const CHECKED_DOCUMENT_CACHE_SIZE = 200;
+const CHECKED_DOCUMENT_MAX_LENGTH = 16_384;
+
 export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
   const format = (error: unknown): GraphQLFormattedError => {
     const graphqlError = error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error instanceof Error ? error : undefined });
@@ -176,11 +180,30 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
 
   const plans = new WeakMap<PreparedLive, { supergraph: PlannedSupergraph; plan: SubscriptionPlan; variables: Record<string, unknown> }>();
 
+  /**
+   * Parsed and validated documents by query text, per supergraph: a client fleet reconnecting (a gateway restart, a
+   * deploy) subscribes with the same few documents a thousand times in a second, and validation was a third of the
+   * gateway's work then. Bounded in count, and only short documents are kept.
+   */
+  const checked = new WeakMap<PlannedSupergraph, Map<string, { document: DocumentNode | GraphQLError; errors: readonly GraphQLError[] }>>();
+  function checkedDocument(supergraph: PlannedSupergraph, query: string) {
+    let documents = checked.get(supergraph);
+    if (!documents) checked.set(supergraph, (documents = new Map()));
+    const cached = documents.get(query);
+    if (cached) return cached;
+    const document = parseDocument(query);
+    const entry = { document, errors: document instanceof GraphQLError ? [] : validate(supergraph.apiSchema, document, [...specifiedRules, ...deps.validationRules]) };
+    if (query.length <= CHECKED_DOCUMENT_MAX_LENGTH) {
+      if (documents.size >= CHECKED_DOCUMENT_CACHE_SIZE) documents.delete(documents.keys().next().value!);
+      documents.set(query, entry);
+    }
+    return entry;
+  }
+
   function prepare(request: LiveRequest): PreparedLive | LiveRefusal {
     const supergraph = deps.planner.current();
-    const document = parseDocument(request.query);
+    const { document, errors } = checkedDocument(supergraph, request.query);
     if (document instanceof GraphQLError) return { refused: [document], subscription: false };
-    const errors = validate(supergraph.apiSchema, document, [...specifiedRules, ...deps.validationRules]);
     const operation = operationOf(document, request.operationName);
     const subscription = operation?.operation === 'subscription';
     if (errors.length > 0) return { refused: errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED')), subscription };

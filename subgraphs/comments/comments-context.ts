@@ -32,14 +32,26 @@ export interface CommentsContext {
   listLoader: DataLoader<ListKey, Page<CommentRecord>, string>;
 }
 
-export function createCommentsContext(viewer: ViewerOf, call: SocialCallOf, comments: CommentsService, events: SocialEventFeed): CommentsContext {
+/** Where a context's comment and media loaders read from: the service (a statement per batch), or loaders shared wider. */
+export interface CommentReads {
+  loadComments(ids: readonly string[]): PromiseLike<ArrayLike<CommentRecord | undefined | Error>>;
+  loadMediaFacts(ids: readonly string[]): PromiseLike<ArrayLike<CommentMediaFacts | undefined | Error>>;
+}
+
+export function createCommentsContext(
+  viewer: ViewerOf,
+  call: SocialCallOf,
+  comments: CommentsService,
+  events: SocialEventFeed,
+  reads: CommentReads = comments,
+): CommentsContext {
   const context: CommentsContext = {
     viewer,
     call,
     comments,
     events,
-    commentLoader: new DataLoader((ids: readonly string[]) => comments.loadComments(ids)),
-    mediaLoader: new DataLoader((ids: readonly string[]) => comments.loadMediaFacts(ids)),
+    commentLoader: new DataLoader((ids: readonly string[]) => reads.loadComments(ids)),
+    mediaLoader: new DataLoader((ids: readonly string[]) => reads.loadMediaFacts(ids)),
     commentsCountLoader: new DataLoader((ids: readonly string[]) => comments.countComments(ids)),
     listLoader: new DataLoader(
       async (keys: readonly ListKey[]) => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
+import DataLoader from 'dataloader';
 import { parse } from 'graphql';
 import type { CursorCodec } from '../../lib/social-graph/cursor.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
@@ -15,7 +16,7 @@ import { createSocialEventSweeper, type SocialEventSweeper } from '../shared/soc
 import { createSocialEventFeed, type FeedEvent, type SocialEventFeed, type SocialEventFeedOptions } from '../shared/social-events/social-event-feed.ts';
 import { subscribePerEvent } from '../../lib/graphql/subscribe-per-event.ts';
 import { eventComment } from './comments.resolvers.ts';
-import { createCommentsContext, type CommentsContext } from './comments-context.ts';
+import { createCommentsContext, type CommentReads, type CommentsContext } from './comments-context.ts';
 import { commentsResolvers } from './comments.resolvers.ts';
 import { createCommentsService, type CommentsService } from './comments.service.ts';
 
@@ -57,8 +58,17 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
     logger: deps.logger,
     ...(deps.eventFeed ? { options: deps.eventFeed } : {}),
   });
-  const createContext = (request: SubgraphRequestInfo) =>
-    createCommentsContext(createViewerOf(deps.socialTokens, access, request), createSocialCallOf(deps.rateLimiter, request), service, events);
+  const createContext = (request: SubgraphRequestInfo, reads?: CommentReads) =>
+    createCommentsContext(createViewerOf(deps.socialTokens, access, request), createSocialCallOf(deps.rateLimiter, request), service, events, reads);
+  // An event reaches every subscription that follows it in the same tick, each reading it under a context of its own: the
+  // reads they make together (the event's comment, its media object's facts; the tokens, in the token service) go out
+  // as one statement for all of them instead of one per subscriber. Not cached: each event reads the rows as they are.
+  const sharedComments = new DataLoader((ids: readonly string[]) => service.loadComments(ids), { cache: false, maxBatchSize: 500 });
+  const sharedMediaFacts = new DataLoader((ids: readonly string[]) => service.loadMediaFacts(ids), { cache: false, maxBatchSize: 500 });
+  const eventReads: CommentReads = {
+    loadComments: (ids) => sharedComments.loadMany(ids),
+    loadMediaFacts: (ids) => sharedMediaFacts.loadMany(ids),
+  };
   return {
     name: 'comments',
     typeDefs: commentsTypeDefs,
@@ -75,12 +85,13 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
         document: operation.document,
         variableValues: operation.variables,
         operationName: operation.operationName,
-        createContext: () => createContext(request),
+        createContext: () => createContext(request, eventReads),
         // Each event under the rules of a query at that moment: the token read again, the access checked again, and the
         // event's comment shown only where a query would show it.
         admit: async (delivered, context) => {
           const { event, filter } = delivered as FeedEvent;
-          return service.admitsEvent(await context.viewer(), filter, event, (await eventComment(context, event)) ?? undefined);
+          const [viewer, comment] = await Promise.all([context.viewer(), eventComment(context, event)]);
+          return service.admitsEvent(viewer, filter, event, comment ?? undefined, (mediaId) => context.mediaLoader.load(mediaId));
         },
       }),
     close: () => events.close(),

@@ -48,8 +48,12 @@ export function mentionedUsernames(text: string): string[] {
 
 const positionOf = (comment: CommentRecord) => [toUnixSeconds(comment.timestamp), comment.id];
 
+/** How the event rules read a media object's facts: by default one statement; a subscription passes its shared loader. */
+export type MediaFactsOf = (mediaId: string) => Promise<CommentMediaFacts | undefined>;
+
 export function createCommentsService(deps: CommentsServiceDeps) {
   const { db, codec, now } = deps;
+  const readMediaFacts: MediaFactsOf = async (mediaId) => (await findMediaFacts(db, [mediaId]))[0];
 
   /**
    * Whether the viewer may see the comment at all: comments on media of an account it acts for, and comments its own
@@ -174,12 +178,12 @@ export function createCommentsService(deps: CommentsServiceDeps) {
      * Checks that the viewer may follow a filter's events, as it may read them by query: a media object's comments
      * (Media.comments), a comment's replies (Comment.replies), an account's mentions (Account.mentionedComment). Run when
      * a subscription starts and again for every event (a token expired, revoked or stripped of a permission since then
-     * ends the subscription with its error).
+     * ends the subscription with its error). `mediaFacts` reads the media object (a subscription's event shares one read).
      */
-    async authorizeEvents(viewer: Viewer, filter: SocialEventFilter): Promise<void> {
+    async authorizeEvents(viewer: Viewer, filter: SocialEventFilter, mediaFacts: MediaFactsOf = readMediaFacts): Promise<void> {
       switch (filter.kind) {
         case 'mediaComments': {
-          const [media] = isSocialId(filter.mediaId, 'media') ? await findMediaFacts(db, [filter.mediaId]) : [];
+          const media = isSocialId(filter.mediaId, 'media') ? await mediaFacts(filter.mediaId) : undefined;
           await this.authorizeMediaComments(viewer, media, filter.mediaId);
           return;
         }
@@ -201,8 +205,14 @@ export function createCommentsService(deps: CommentsServiceDeps) {
      * left out, as a query's list leaves the comment out. A deletion names only the comment's id, and is sent. `comment`
      * is the event's comment as it is now (undefined: deleted since).
      */
-    async admitsEvent(viewer: Viewer, filter: SocialEventFilter, event: SocialEventRecord, comment: CommentRecord | undefined): Promise<boolean> {
-      await this.authorizeEvents(viewer, filter);
+    async admitsEvent(
+      viewer: Viewer,
+      filter: SocialEventFilter,
+      event: SocialEventRecord,
+      comment: CommentRecord | undefined,
+      mediaFacts: MediaFactsOf = readMediaFacts,
+    ): Promise<boolean> {
+      await this.authorizeEvents(viewer, filter, mediaFacts);
       if (event.kind === 'comment_deleted') return true;
       if (event.kind === 'mentioned' && event.value.comment_id === undefined) return true;
       return comment !== undefined && !withheldFrom(viewer, comment);

@@ -73,4 +73,24 @@ describe('social access tokens', () => {
     expect(await tokens.revoke(token)).toBe(false);
     expect(await tokens.revoke('garbage')).toBe(false);
   });
+
+  it('reads the tokens checked in the same tick with one statement, each as it is at that moment', async () => {
+    const issued = await Promise.all(
+      [0, 1, 2].map(() => tokens.issue({ loginType: 'own', subjectId: '17840000000000025', permissions: ['social_basic'], expiresInSeconds: 3600 })),
+    );
+    const reads: string[] = [];
+    const stop = database().observeQueries((query) => {
+      if (query.sql.includes('"social_auth"."access_token"')) reads.push(query.sql);
+    });
+    try {
+      const checked = await Promise.all([...issued, issued[0]!, 'SBA' + 'x'.repeat(43)].map((token) => tokens.authenticate(token)));
+      expect(checked.map((credential) => credential.kind)).toEqual(['token', 'token', 'token', 'token', 'invalid']);
+      expect(reads).toHaveLength(1);
+      // Nothing is kept: revoked, the next check sees it.
+      expect(await tokens.revoke(issued[1]!)).toBe(true);
+      expect(await tokens.authenticate(issued[1]!)).toEqual({ kind: 'invalid', reason: 'revoked' });
+    } finally {
+      stop();
+    }
+  });
 });

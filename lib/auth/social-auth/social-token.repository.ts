@@ -55,21 +55,28 @@ export async function insertAccessToken(
     .execute();
 }
 
-export async function findAccessToken(db: SocialAuthDb, tokenHash: string): Promise<StoredToken | undefined> {
-  const row = await db
+/** The stored tokens of these hashes, in their order (undefined where none): one statement for all of them. */
+export async function findAccessTokens(db: SocialAuthDb, tokenHashes: readonly string[]): Promise<(StoredToken | undefined)[]> {
+  if (tokenHashes.length === 0) return [];
+  const rows = await db
     .selectFrom('social_auth.access_token')
-    .select(['login_type', 'subject_id', 'permissions', 'expires_at', 'revoked_at', 'app_id'])
-    .where('token_hash', '=', tokenHash)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  return {
-    loginType: row.login_type,
-    subjectId: String(row.subject_id),
-    permissions: row.permissions,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    appId: row.app_id === null ? null : String(row.app_id),
-  };
+    .select(['token_hash', 'login_type', 'subject_id', 'permissions', 'expires_at', 'revoked_at', 'app_id'])
+    .where('token_hash', 'in', [...new Set(tokenHashes)])
+    .execute();
+  const byHash = new Map(
+    rows.map((row) => [
+      row.token_hash,
+      {
+        loginType: row.login_type,
+        subjectId: String(row.subject_id),
+        permissions: row.permissions,
+        expiresAt: row.expires_at,
+        revokedAt: row.revoked_at,
+        appId: row.app_id === null ? null : String(row.app_id),
+      } satisfies StoredToken,
+    ]),
+  );
+  return tokenHashes.map((hash) => byHash.get(hash));
 }
 
 /** Marks a token revoked; false when no live token had that hash. */

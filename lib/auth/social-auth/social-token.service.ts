@@ -1,11 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import DataLoader from 'dataloader';
 import { isSocialId } from '../../social-graph/social-ids.ts';
-import { findAccessToken, findApps, insertAccessToken, insertApp, listApps, revokeAccessToken, type SocialAuthDb, type StoredApp } from './social-token.repository.ts';
+import { findAccessTokens, findApps, insertAccessToken, insertApp, listApps, revokeAccessToken, type SocialAuthDb, type StoredApp } from './social-token.repository.ts';
 
 /**
  * Access tokens of the social graph. A token is an opaque string — a prefix naming its login type (as the reference's
  * tokens do: parent-platform user tokens start "EAA") and 32 random bytes — that the service stores only as a SHA-256 hash,
- * so a database leak reveals no usable credential. Checking one is a single indexed read.
+ * so a database leak reveals no usable credential. Checking one is a single indexed read, shared by the tokens checked in
+ * the same tick (a subscription event reaches many subscribers at once, each with a token to check again).
  */
 
 export type LoginType = 'own' | 'parent';
@@ -72,6 +74,9 @@ function hashToken(token: string): string {
 
 export function createSocialTokenService(deps: { db: SocialAuthDb; now?: () => Date }): SocialTokenService {
   const now = deps.now ?? (() => new Date());
+  // No cache: every check reads the token as it is at that moment (a revocation counts at once); only the reads asked
+  // for in the same tick go out together, as one `token_hash in (…)` statement of at most 100 hashes.
+  const stored = new DataLoader((hashes: readonly string[]) => findAccessTokens(deps.db, hashes), { cache: false, maxBatchSize: 100 });
   return {
     async issue(request) {
       const token = `${TOKEN_PREFIXES[request.loginType]}${randomBytes(32).toString('base64url')}`;
@@ -98,20 +103,20 @@ export function createSocialTokenService(deps: { db: SocialAuthDb; now?: () => D
         return { kind: 'app', appId: app.id };
       }
       if (!TOKEN_SHAPE.test(token)) return { kind: 'invalid', reason: 'unparsable' };
-      const stored = await findAccessToken(deps.db, hashToken(token));
-      if (!stored) return { kind: 'invalid', reason: 'unparsable' };
-      if (stored.revokedAt) return { kind: 'invalid', reason: 'revoked' };
+      const found = await stored.load(hashToken(token));
+      if (!found) return { kind: 'invalid', reason: 'unparsable' };
+      if (found.revokedAt) return { kind: 'invalid', reason: 'revoked' };
       const at = now();
-      if (stored.expiresAt.getTime() <= at.getTime()) {
-        return { kind: 'invalid', reason: 'expired', expiredAt: stored.expiresAt, now: at };
+      if (found.expiresAt.getTime() <= at.getTime()) {
+        return { kind: 'invalid', reason: 'expired', expiredAt: found.expiresAt, now: at };
       }
       return {
         kind: 'token',
-        loginType: stored.loginType,
-        subjectId: stored.subjectId,
-        permissions: new Set(stored.permissions),
-        expiresAt: stored.expiresAt,
-        appId: stored.appId,
+        loginType: found.loginType,
+        subjectId: found.subjectId,
+        permissions: new Set(found.permissions),
+        expiresAt: found.expiresAt,
+        appId: found.appId,
       };
     },
 

@@ -184,7 +184,7 @@ function openSubscriptions(
             const event = (result.data as { mediaCommentEvents?: { commentId?: string } } | null | undefined)?.mediaCommentEvents;
             if (result.errors || !event?.commentId) {
               errors += 1;
-              onError(JSON.stringify(result).slice(0, 300));
+              onError(JSON.stringify(result.errors ?? result).slice(0, 300));
               return;
             }
             receipt(i, event.commentId, at);

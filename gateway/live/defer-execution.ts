@@ -69,8 +69,17 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
   const operationName = request.operation.name?.value;
   const variableDefinitions = request.operation.variableDefinitions ?? [];
 
-  /** Runs a plan node, keeping the data every root fetch returned (the raw tree), shaped by `shape` (a selection set). */
-  const run = async (node: PlanNode, shape: string, fromRaw: boolean): Promise<FormattedExecutionResult> => {
+  /**
+   * The document shaping a block, its operation context and its text: made once per block of a cached plan (the plan's
+   * nodes are the same objects for every request of the same query), so that executeQueryPlan's conversion of the
+   * document (memoised per operation definition: stand-ins/operation-cache.ts) is not redone per request — for the deep
+   * read's deferred block it cost more than the fetches.
+   */
+  const shaped = (node: PlanNode, shape: string) => {
+    let byShape = blockShapes.get(node);
+    if (!byShape) blockShapes.set(node, (byShape = new Map()));
+    const cached = byShape.get(shape);
+    if (cached) return cached;
     const document: DocumentNode = {
       kind: Kind.DOCUMENT,
       definitions: [
@@ -83,7 +92,18 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
         },
       ],
     };
-    const operationContext = buildOperationContext({ schema: supergraph.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) });
+    const made = {
+      operationContext: buildOperationContext({ schema: supergraph.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) }),
+      query: print(document),
+    };
+    // A plan's blocks are few; the bound only guards against a shape per request (none is: shapes come from the plan).
+    if (byShape.size < 8) byShape.set(shape, made);
+    return made;
+  };
+
+  /** Runs a plan node, keeping the data every root fetch returned (the raw tree), shaped by `shape` (a selection set). */
+  const run = async (node: PlanNode, shape: string, fromRaw: boolean): Promise<FormattedExecutionResult> => {
+    const { operationContext, query } = shaped(node, shape);
     const serviceMap = serviceMapOf((name) => {
       if (name === RAW_SOURCE) return { process: async () => ({ data: raw }) };
       const source = deps.dataSource(name);
@@ -104,7 +124,7 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
       serviceMap,
       operationContext,
       supergraph,
-      request: { query: print(document), operationName, variables: request.variables },
+      request: { query, operationName, variables: request.variables },
       context: request.context,
       logger: deps.logger,
       format: deps.format,
@@ -142,6 +162,9 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
     yield { incremental: items, hasNext };
   }
 }
+
+/** Per plan node of a cached plan, the shaping of its block (partsOf's `shaped`); dropped with the plan. */
+const blockShapes = new WeakMap<PlanNode, Map<string, { operationContext: ReturnType<typeof buildOperationContext>; query: string }>>();
 
 /** A first fetch that asks nothing: RAW_SOURCE answers it with the raw tree. */
 const RAW_FETCH: FetchNode = {

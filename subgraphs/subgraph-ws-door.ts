@@ -6,6 +6,7 @@ import { listenGraphqlWs, type GraphqlWsListener, type WsConnectionExtra } from 
 import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import { SIGNED_REQUEST_HEADER } from '../lib/auth/signed-request.ts';
 import type { Logger } from '../lib/logger.ts';
+import { isRecord } from '../lib/is-record.ts';
 import type { Subgraph, SubgraphRequestInfo } from './subgraph.ts';
 
 /**
@@ -67,12 +68,15 @@ export function attachSubgraphWs(deps: {
       if (getOperationAST(document, operationName)?.operation !== 'subscription') {
         return [new GraphQLError('Only subscriptions are served over WebSocket; queries and mutations go over HTTP.', { extensions: { code: 'BAD_REQUEST' } })];
       }
+      // The operation's own request id (the gateway sends it with each subscribe; the connection is the caller's).
+      const operationHeaders = payload.extensions?.headers;
+      const requestId = isRecord(operationHeaders) && typeof operationHeaders['x-request-id'] === 'string' ? operationHeaders['x-request-id'] : undefined;
       return {
         schema: subgraph.schema,
         document,
         operationName,
         variableValues: payload.variables ?? undefined,
-        contextValue: ctx.extra.info,
+        contextValue: requestId !== undefined ? { ...ctx.extra.info, requestId } : ctx.extra.info,
       } satisfies ExecutionArgs;
     },
     subscribe: async (args) => {

@@ -4,8 +4,8 @@ import type { LiveSubgraphResult } from './live-execution.ts';
 
 /**
  * Subscription fetches to subgraph servers over graphql-ws (distributed mode): graphql-ws's own client, one WebSocket
- * per instance and caller (the caller's credentials travel in connection_init, as a query's travel in its headers), many
- * subscriptions of that caller multiplexed on it, closed by the client as soon as the last of them ends (lazy). At most
+ * per instance and caller (the caller's credentials travel in connection_init, as a query's travel in its headers; the
+ * operation's request id in its subscribe message), many subscriptions of that caller multiplexed on it, closed by the client as soon as the last of them ends (lazy). At most
  * `maxClients` such clients are kept; the least recently used idle one goes first.
  *
  * A subscription whose connection fails (the subgraph instance stopped or restarted, a network cut) ends with one
@@ -26,6 +26,13 @@ interface Entry {
   client: Client;
   active: number;
 }
+
+/**
+ * Headers of one operation rather than of its caller (the request id, the trace context): sent with each subscribe, in
+ * its `extensions.headers`, and kept out of the connection's key — with them in it, every subscription had a WebSocket
+ * of its own to the subgraph.
+ */
+const PER_OPERATION_HEADERS = new Set(['x-request-id', 'traceparent', 'tracestate']);
 
 export function createSubgraphWsClients(options: { maxClients?: number; keepAliveMs?: number } = {}): SubgraphWsClients {
   const maxClients = options.maxClients ?? 10_000;
@@ -66,7 +73,10 @@ export function createSubgraphWsClients(options: { maxClients?: number; keepAliv
 
   return {
     subscribe(url, headers, request, unavailable) {
-      const entry = clientFor(url, headers);
+      const caller: Record<string, string> = {};
+      const operation: Record<string, string> = {};
+      for (const [name, value] of Object.entries(headers)) (PER_OPERATION_HEADERS.has(name.toLowerCase()) ? operation : caller)[name] = value;
+      const entry = clientFor(url, caller);
       entry.active += 1;
       let released = false;
       const release = () => {
@@ -78,6 +88,7 @@ export function createSubgraphWsClients(options: { maxClients?: number; keepAliv
         query: request.query,
         variables: request.variables,
         ...(request.operationName ? { operationName: request.operationName } : {}),
+        ...(Object.keys(operation).length > 0 ? { extensions: { headers: operation } } : {}),
       });
       let failed = false;
       const iterator: AsyncIterableIterator<LiveSubgraphResult> = {

@@ -1,16 +1,21 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
 import { createGraphqlClient } from '../support/graphql-client.ts';
 import { useSocialWorld, type SocialTestWorld } from '../support/social-fixture.ts';
+import { createSubscriptionClient, subscribe } from '../support/subscription-client.ts';
+import { insertComment } from '../../subgraphs/comments/comments.repository.ts';
+import { lastEventPosition } from '../../subgraphs/shared/social-events/social-event.repository.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 
 /**
  * @defer through the federated gateway (issue 27, item 5), as `multipart/mixed;deferSpec=20220824`: the first part of a
  * deep read is sent before its deferred fragments are fetched — observed by holding the comments subgraph's requests at
  * a gate in front of it (distributed topology) until the first part has arrived — and the parts merge, in @apollo/client
- * 4 (Defer20220824Handler), to the data of the same query without @defer. Labels and paths exact.
+ * 4 (Defer20220824Handler), to the data of the same query without @defer. Labels and paths exact. The same proxy counts
+ * the WebSocket connections the gateway opens to the subgraph for subscriptions: one per caller, not per subscription.
  */
 
 const DEFERRED = `query Deep {
@@ -28,13 +33,17 @@ const DEFERRED = `query Deep {
 }`;
 const UNDEFERRED = DEFERRED.replace(' @defer(label: "comments")', '');
 
-/** An HTTP proxy in front of a subgraph that holds every request while `held`, then forwards them. */
-async function startGate(target: string): Promise<{ url: string; held: boolean; waiting: number; release(): void; close(): Promise<void> }> {
+/**
+ * An HTTP proxy in front of a subgraph that holds every request while `held`, then forwards them; WebSocket upgrades pass
+ * through (counted in `upgrades`).
+ */
+async function startGate(target: string): Promise<{ url: string; held: boolean; waiting: number; upgrades: number; release(): void; close(): Promise<void> }> {
   const upstream = new URL(target);
   const queue: (() => void)[] = [];
   const gate = {
     url: '',
     held: false,
+    upgrades: 0,
     get waiting() {
       return queue.length;
     },
@@ -42,7 +51,11 @@ async function startGate(target: string): Promise<{ url: string; held: boolean; 
       gate.held = false;
       for (const forward of queue.splice(0)) forward();
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server: Server = createServer((req, res) => {
     const forward = () => {
@@ -55,6 +68,18 @@ async function startGate(target: string): Promise<{ url: string; held: boolean; 
     };
     if (gate.held) queue.push(forward);
     else forward();
+  });
+  server.on('upgrade', (req, socket, head) => {
+    gate.upgrades += 1;
+    const onward = connect(Number(upstream.port), upstream.hostname, () => {
+      const lines = [`${req.method} ${req.url} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      onward.write(`${lines.join('\r\n')}\r\n\r\n`);
+      onward.write(head);
+      socket.pipe(onward).pipe(socket);
+    });
+    onward.on('error', () => socket.destroy());
+    socket.on('error', () => onward.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   gate.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`;
@@ -197,5 +222,25 @@ describe('@defer through the distributed gateway', () => {
         extensions: expect.objectContaining({ code: 'FORBIDDEN', serviceName: 'comments' }),
       }),
     ]);
+  });
+
+  it('opens one WebSocket to the subgraph per caller, whatever the number of its subscriptions', async () => {
+    const db = world.system.database.db.withTables<SocialTables>();
+    const after = await lastEventPosition(db);
+    const before = gate!.upgrades;
+    const client = createSubscriptionClient(world.system.gatewayUrl, { token: world.fixture.tokens.own });
+    const query = `subscription($mediaId: ID!, $after: String) { mediaCommentEvents(mediaId: $mediaId, after: $after) { commentId } }`;
+    const streams = [0, 1, 2].map((i) => subscribe(client, query, { mediaId: world.fixture.posts[i], after }));
+    try {
+      // Each stream open all the way: an event each.
+      for (const [i, stream] of streams.entries()) {
+        const id = await insertComment(db, { mediaId: world.fixture.posts[i]!, authorId: world.fixture.accounts.fanOne, parentId: null, text: `multiplexed ${i}`, timestamp: new Date() }, []);
+        expect((await stream.next()).data.mediaCommentEvents.commentId).toBe(id);
+      }
+    } finally {
+      for (const stream of streams) stream.dispose();
+      await client.dispose();
+    }
+    expect(gate!.upgrades - before).toBe(1);
   });
 });

@@ -27,7 +27,7 @@ import type { AddressInfo } from 'node:net';
 import { createGatewayRuntime, getGraphQLWSOptions, type GatewayConfigSupergraph } from '@graphql-hive/gateway';
 import { unifiedGraphHandler } from '@graphql-hive/router-runtime';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 
 const PEER_GATEWAYS = ['hive', 'hive-router'] as const;
 type PeerGatewayKind = (typeof PEER_GATEWAYS)[number];
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   // As the hive-gateway CLI attaches it (@graphql-hive/gateway's startNodeHttpServer).
   const wsServer = new WebSocketServer({ path: gateway.graphqlEndpoint, server });
   const wsDisposable = useServer(
-    getGraphQLWSOptions(gateway, (ctx) => ({
+    getGraphQLWSOptions<Record<string, unknown>, { request: IncomingMessage; socket: WebSocket }>(gateway, (ctx) => ({
       req: ctx.extra.request,
       socket: ctx.extra.socket,
       request: upgradeRequest(ctx.extra.request, gateway.fetchAPI),

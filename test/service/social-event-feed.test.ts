@@ -68,6 +68,21 @@ describe('the social event feed', () => {
     expect(events.every(({ filter }) => filter.kind === 'accountMentions' && filter.accountId === '9001')).toBe(true);
   });
 
+  it('wakes a waiting stream only for its own events, however many of others pass the ring meanwhile', async () => {
+    const small = feed(3);
+    const quiet = await open(small, '9011');
+    const busy = await open(small, '9012');
+    // Streams wait at the log's end; ten events of another account go by (more than the ring holds), then one of ours.
+    await mention('9012', ...Array.from({ length: 10 }, (_, i) => `busy-${i}`));
+    expect(mediaOf(await take(busy, 10))).toEqual(Array.from({ length: 10 }, (_, i) => `busy-${i}`));
+    await mention('9011', 'ours');
+    expect(mediaOf(await take(quiet, 1))).toEqual(['ours']);
+    await mention('9012', 'again');
+    await mention('9011', 'ours-2');
+    expect(mediaOf(await take(quiet, 1))).toEqual(['ours-2']);
+    expect(mediaOf(await take(busy, 1))).toEqual(['again']);
+  });
+
   it('resumes after a cursor from memory and from the log (a ring smaller than the gap)', async () => {
     const small = feed(2);
     const first = await open(small, '9003');

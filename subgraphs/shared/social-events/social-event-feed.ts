@@ -28,6 +28,27 @@ export type SocialEventFilter =
   /** @mentions of an account, in comments and captions. */
   | { kind: 'accountMentions'; accountId: string };
 
+/** The key a stream waits under (filterKey), and the keys of the streams an event is for (eventKeys): matchesFilter's rule. */
+function filterKey(filter: SocialEventFilter): string {
+  switch (filter.kind) {
+    case 'mediaComments':
+      return `m:${filter.mediaId}`;
+    case 'commentReplies':
+      return `c:${filter.commentId}`;
+    case 'accountMentions':
+      return `a:${filter.accountId}`;
+  }
+}
+
+function eventKeys(event: SocialEventRecord): string[] {
+  if (event.kind === 'mentioned') return typeof event.accountId === 'string' ? [`a:${event.accountId}`] : [];
+  const keys: string[] = [];
+  const mediaId = (event.value.media as { id?: unknown } | undefined)?.id;
+  if (typeof mediaId === 'string') keys.push(`m:${mediaId}`);
+  if (typeof event.value.parent_id === 'string') keys.push(`c:${event.value.parent_id}`);
+  return keys;
+}
+
 export function matchesFilter(filter: SocialEventFilter, event: SocialEventRecord): boolean {
   switch (filter.kind) {
     case 'mediaComments':
@@ -90,8 +111,9 @@ const CURSOR = /^(?:0|[1-9][0-9]{0,18})$/;
 export function createSocialEventFeed(deps: SocialEventFeedDeps): SocialEventFeed {
   const options = { ...DEFAULT_SOCIAL_EVENT_FEED_OPTIONS, ...deps.options };
   const { db } = deps;
-  /** Events (ringBase, head], in order; `ring[offset]` is the first. */
+  /** Events (ringBase, head], in order; `ring[offset]` is the first; `positions[i]` is `ring[i]`'s, parsed once. */
   let ring: SocialEventRecord[] = [];
+  let positions: bigint[] = [];
   let offset = 0;
   let ringBase = 0n;
   let head = 0n;
@@ -102,9 +124,12 @@ export function createSocialEventFeed(deps: SocialEventFeedDeps): SocialEventFee
   let readAgain = false;
   let closed = false;
   let failing = false;
-  /** Resolved (and replaced) whenever the head moves or the feed closes: what waiting streams await. */
-  let advanced = signal();
   const streams = new Set<FeedStream>();
+  /**
+   * Streams that have read up to the head and wait, by the key of the events they carry: an event wakes only the streams
+   * it is for (a thousand subscriptions to fifty media objects: twenty woken per event, not a thousand scanning it).
+   */
+  const waiting = new Map<string, Set<FeedStream>>();
 
   function start(): Promise<void> {
     started ??= (async () => {
@@ -142,21 +167,33 @@ export function createSocialEventFeed(deps: SocialEventFeedDeps): SocialEventFee
       for (;;) {
         const page = await readEventsAfter(db, String(head), options.pageSize);
         if (page.length === 0) break;
-        ring.push(...page);
-        head = BigInt(page.at(-1)!.position);
+        const first = ring.length;
+        for (const event of page) {
+          ring.push(event);
+          positions.push(BigInt(event.position));
+        }
+        head = positions.at(-1)!;
+        // Each waiting stream this page has an event for, woken at the first such event (what lies before it in the
+        // page is none of its own: its cursor moves there at once).
+        for (let index = first; index < ring.length; index += 1) {
+          for (const key of eventKeys(ring[index]!)) {
+            const streamsOfKey = waiting.get(key);
+            if (!streamsOfKey) continue;
+            waiting.delete(key);
+            for (const stream of streamsOfKey) stream.wake(positions[index - 1] ?? ringBase);
+          }
+        }
         const excess = ring.length - offset - options.ringSize;
         if (excess > 0) {
           offset += excess;
-          ringBase = BigInt(ring[offset - 1]!.position);
+          ringBase = positions[offset - 1]!;
           // Compact once the dropped part is as large as the kept one: amortised O(1) per event.
           if (offset >= options.ringSize) {
             ring = ring.slice(offset);
+            positions = positions.slice(offset);
             offset = 0;
           }
         }
-        const woken = advanced;
-        advanced = signal();
-        woken.resolve();
         if (page.length < options.pageSize) break;
       }
       if (failing) deps.logger.info('event feed reading the log again');
@@ -174,7 +211,7 @@ export function createSocialEventFeed(deps: SocialEventFeedDeps): SocialEventFee
     let high = ring.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (BigInt(ring[middle]!.position) <= position) low = middle + 1;
+      if (positions[middle]! <= position) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -184,13 +221,24 @@ export function createSocialEventFeed(deps: SocialEventFeedDeps): SocialEventFee
     private cursor: bigint;
     private pending: SocialEventRecord[] = [];
     private done = false;
-    private readonly stopped = signal();
+    private readonly key: string;
+    /** Resolves the wait under way (an event for this stream came, or it was finished). */
+    private wakeUp: (() => void) | undefined;
 
     constructor(
       private readonly filter: SocialEventFilter,
       from: bigint,
     ) {
       this.cursor = from;
+      this.key = filterKey(filter);
+    }
+
+    /** An event for this stream was read; none after `before` and up to it is (the cursor may move there). */
+    wake(before: bigint): void {
+      if (before > this.cursor) this.cursor = before;
+      const wakeUp = this.wakeUp;
+      this.wakeUp = undefined;
+      wakeUp?.();
     }
 
     get position(): string {
@@ -224,9 +272,15 @@ export function createSocialEventFeed(deps: SocialEventFeedDeps): SocialEventFee
             return { value: { event, filter: this.filter }, done: false };
           }
         }
-        // Nothing of ours up to the head (a page read past it already may have taken the cursor further).
+        // Nothing of ours up to the head (a page read past it already may have taken the cursor further): wait under our
+        // key until the tail reads an event of ours (or the stream is finished).
         if (head > this.cursor) this.cursor = head;
-        await Promise.race([advanced.promise, this.stopped.promise]);
+        await new Promise<void>((resolve) => {
+          this.wakeUp = resolve;
+          let streamsOfKey = waiting.get(this.key);
+          if (!streamsOfKey) waiting.set(this.key, (streamsOfKey = new Set()));
+          streamsOfKey.add(this);
+        });
       }
       return { value: undefined, done: true };
     }
@@ -241,7 +295,10 @@ export function createSocialEventFeed(deps: SocialEventFeedDeps): SocialEventFee
       this.done = true;
       this.pending = [];
       streams.delete(this);
-      this.stopped.resolve();
+      const streamsOfKey = waiting.get(this.key);
+      streamsOfKey?.delete(this);
+      if (streamsOfKey?.size === 0) waiting.delete(this.key);
+      this.wake(this.cursor);
     }
   }
 
@@ -275,20 +332,8 @@ export function createSocialEventFeed(deps: SocialEventFeedDeps): SocialEventFee
       closed = true;
       clearInterval(poll);
       for (const stream of [...streams]) stream.finish();
-      advanced.resolve();
       await reading;
       await stopListening?.();
     },
   };
-}
-
-interface Signal {
-  promise: Promise<void>;
-  resolve(): void;
-}
-
-function signal(): Signal {
-  let resolve!: () => void;
-  const promise = new Promise<void>((settle) => (resolve = settle));
-  return { promise, resolve };
 }

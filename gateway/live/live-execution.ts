@@ -5,6 +5,7 @@ import {
   GraphQLError,
   Kind,
   parse,
+  print,
   specifiedRules,
   validate,
   type DocumentNode,
@@ -264,6 +265,7 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
     const planFor = (serving: PlannedSupergraph, servingPlan: SubscriptionPlan) => ({
       supergraph: serving,
       primary: servingPlan.primary,
+      direct: !servingPlan.rest && asksWhatClientAsks(servingPlan.primary, prepared.operation),
       operationContext: buildOperationContext({ schema: serving.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) }),
       queryPlan: {
         kind: 'QueryPlan',
@@ -306,6 +308,9 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
         ended = true;
         return { errors: [format(reloaded)] };
       }
+      // The subgraph was asked exactly what the client asked, and answered without an error: its data is the result, as
+      // executeQueryPlan would shape it (nothing to drop, nothing nulled, no path to rewrite).
+      if (state.direct && !primary.errors && primary.data) return { data: primary.data };
       const { supergraph: serving, operationContext, queryPlan } = state;
       const context = request.createContext();
       // The primary fetch's answer is the event (the first fetch to that subgraph: the plan is `Sequence [primary, rest]`);
@@ -367,6 +372,28 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
       return 'refused' in prepared ? refusal(prepared.refused) : run(prepared);
     },
   };
+}
+
+/**
+ * Whether a plan's primary fetch selects exactly what the client's operation selects (same fields, aliases, arguments
+ * and directives, in the same order): a subscription whose fields are all the owning subgraph's, which the planner sends
+ * on unchanged. Remembered per primary node and operation (the plan is cached; the document is the door's checked one).
+ */
+const sameSelection = new WeakMap<object, WeakMap<OperationDefinitionNode, boolean>>();
+function asksWhatClientAsks(primary: SubscriptionPlan['primary'], operation: OperationDefinitionNode): boolean {
+  let byOperation = sameSelection.get(primary);
+  if (!byOperation) sameSelection.set(primary, (byOperation = new WeakMap()));
+  let same = byOperation.get(operation);
+  if (same === undefined) {
+    try {
+      const fetched = parse(primary.operation, { noLocation: true }).definitions.find((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+      same = fetched !== undefined && operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD) && print(fetched.selectionSet) === print(operation.selectionSet);
+    } catch {
+      same = false;
+    }
+    byOperation.set(operation, same);
+  }
+  return same;
 }
 
 function credentialOf(request: LiveRequest): string {

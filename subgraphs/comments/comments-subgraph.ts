@@ -91,6 +91,8 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
         admit: async (delivered, context) => {
           const { event, filter } = delivered as FeedEvent;
           const [viewer, comment] = await Promise.all([context.viewer(), eventComment(context, event)]);
+          // The comment was read with its media object's facts: the access check needs no read of its own.
+          if (comment) context.mediaLoader.prime(comment.media.id, comment.media);
           return service.admitsEvent(viewer, filter, event, comment ?? undefined, (mediaId) => context.mediaLoader.load(mediaId));
         },
       }),

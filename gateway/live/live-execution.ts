@@ -265,7 +265,7 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
     const planFor = (serving: PlannedSupergraph, servingPlan: SubscriptionPlan) => ({
       supergraph: serving,
       primary: servingPlan.primary,
-      direct: !servingPlan.rest && asksWhatClientAsks(servingPlan.primary, prepared.operation),
+      direct: !servingPlan.rest && !hidesAnything(serving) && asksWhatClientAsks(servingPlan.primary, prepared.operation),
       operationContext: buildOperationContext({ schema: serving.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) }),
       queryPlan: {
         kind: 'QueryPlan',
@@ -372,6 +372,17 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
       return 'refused' in prepared ? refusal(prepared.refused) : run(prepared);
     },
   };
+}
+
+/**
+ * Whether a supergraph hides parts of its subgraphs from clients (@inaccessible): a subgraph's answer may then hold an
+ * enum value the API schema does not have, which executeQueryPlan's shaping removes — no event skips it there.
+ */
+const hiding = new WeakMap<PlannedSupergraph, boolean>();
+function hidesAnything(supergraph: PlannedSupergraph): boolean {
+  let hides = hiding.get(supergraph);
+  if (hides === undefined) hiding.set(supergraph, (hides = supergraph.sdl.includes('@inaccessible')));
+  return hides;
 }
 
 /**

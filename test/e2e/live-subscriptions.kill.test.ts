@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'graphql-ws';
-import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
+import type { DatabaseHandle } from '../../lib/database/database.ts';
 import { insertComment } from '../../subgraphs/comments/comments.repository.ts';
-import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { lastEventPosition, readEventsAfter } from '../../subgraphs/shared/social-events/social-event.repository.ts';
 import { matchesFilter } from '../../subgraphs/shared/social-events/social-event-feed.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
-import { ensureCompiledBuild } from '../support/compiled-build.ts';
+import { openNpmStartWorld, type NpmStartWorld } from '../support/npm-start-processes.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
-import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
+import type { SocialFixture } from '../support/social-fixture.ts';
 import { createSubscriptionClient, subscribe, type ReceivedResult } from '../support/subscription-client.ts';
 
 /**
@@ -23,7 +21,7 @@ const MEDIA_EVENTS = `subscription($mediaId: ID!, $after: String) { mediaComment
 const CREATE = `mutation($mediaId: ID!, $message: String) { createMediaComment(mediaId: $mediaId, message: $message) { id } }`;
 
 describe.runIf(process.env.TEST_DATABASE === 'postgres')('a subscription resumed after its gateway process was killed', () => {
-  let throwaway: ThrowawayDatabase;
+  let world: NpmStartWorld;
   let database: DatabaseHandle;
   let fixture: SocialFixture;
   let env: Record<string, string>;
@@ -31,33 +29,15 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('a subscription resumed
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    // `npm start` runs the compiled build (dist/bin/start.js, made by `npm ci`), which also starts without a TypeScript
-    // loader transpiling the sources at every start: this test starts it twice, one start after the other.
-    await ensureCompiledBuild();
-    throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_live_kill');
-    database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
-    await migrateToLatest(database.db, ALL_MIGRATIONS);
-    fixture = await createSocialFixture(database);
-    env = {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
-      PUBLIC_HOST: '127.0.0.1',
-      DATABASE_URL: throwaway.url,
-      DATABASE_POOL_MAX: '2',
-      JWT_SECRET: 'live-kill-processes-secret-0123456789abcdef',
-      SOCIAL_CURSOR_SECRET: 'live-kill-processes-cursor-0123456789abcdef',
-      GATEWAY_PORT: '0',
-      REST_PORT: '0',
-      SOCIAL_PARENT_PORT: '0',
-      GRPC_PORT: '0',
-    };
+    // This test starts npm start twice, one start after the other.
+    world = await openNpmStartWorld('live-kill');
+    ({ database, fixture } = world);
+    env = world.env();
   }, 180_000);
   afterAll(async () => {
     for (const client of clients) void client.dispose();
     await Promise.all(processes.map((service) => service.stop('SIGKILL')));
-    await database?.close();
-    await throwaway?.drop();
+    await world?.close();
   }, 60_000);
 
   const start = async () => {

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
-import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { graphErrorBody, RATE_LIMITS } from '../support/graph-error-expectations.ts';
 import { createGraphqlClient } from '../support/graphql-client.ts';
-import { ensureCompiledBuild } from '../support/compiled-build.ts';
+import { openNpmStartWorld, type NpmStartWorld } from '../support/npm-start-processes.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -74,41 +71,19 @@ describe('social rate limits on GraphQL, shared with REST', () => {
 
 // Separate OS processes need a database they can all open: PostgreSQL.
 describe.runIf(process.env.TEST_DATABASE === 'postgres')('social rate limits across two npm start processes on one database', () => {
-  let throwaway: ThrowawayDatabase;
-  let database: DatabaseHandle;
+  let world: NpmStartWorld;
   let fixture: SocialFixture;
   const processes: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    // `npm start` runs the compiled build (dist/bin/start.js, made by `npm ci`), which also starts without a TypeScript
-    // loader transpiling the sources in each process.
-    await ensureCompiledBuild();
-    throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_rate_limits');
-    database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
-    await migrateToLatest(database.db, ALL_MIGRATIONS);
-    fixture = await createSocialFixture(database);
-    const env = {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
-      PUBLIC_HOST: '127.0.0.1',
-      DATABASE_URL: throwaway.url,
-      DATABASE_POOL_MAX: '2',
-      JWT_SECRET: 'rate-limits-processes-secret-0123456789abcdef',
-      SOCIAL_CURSOR_SECRET: 'rate-limits-processes-cursor-0123456789abcdef',
-      GATEWAY_PORT: '0',
-      REST_PORT: '0',
-      SOCIAL_PARENT_PORT: '0',
-      GRPC_PORT: '0',
-      SOCIAL_RATE_USER_CALLS_PER_HOUR: '3',
-      SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '1000',
-    };
+    world = await openNpmStartWorld('rate-limits');
+    fixture = world.fixture;
+    const env = world.env({ SOCIAL_RATE_USER_CALLS_PER_HOUR: '3', SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '1000' });
     processes.push(...(await Promise.all([startServiceProcess('first', 'dist/bin/start.js', [], env), startServiceProcess('second', 'dist/bin/start.js', [], env)])));
   }, 180_000);
   afterAll(async () => {
     await Promise.all(processes.map((process) => process.stop()));
-    await database?.close();
-    await throwaway?.drop();
+    await world?.close();
   }, 60_000);
 
   it("counts a token's calls to either process against one limit", async () => {

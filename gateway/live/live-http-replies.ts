@@ -144,15 +144,30 @@ interface Framing {
 
 /**
  * The results as protocol text, with heartbeats while no result comes: a result's `next()` stays pending across
- * heartbeats (never called twice at once), and `return()` ends the results at once.
+ * heartbeats (never called twice at once), and `return()` ends the results at once. The pending result is watched by one
+ * handler, not raced against each heartbeat: a race per heartbeat left a reaction on it every 5 s for as long as no
+ * event came (hours, on a quiet object).
  */
 function framed(results: AsyncIterator<FormattedExecutionResult>, framing: Framing): AsyncIterableIterator<string> {
-  let pending: Promise<IteratorResult<FormattedExecutionResult>> | undefined;
+  let inFlight = false;
+  let outcome: { step: IteratorResult<FormattedExecutionResult> } | { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
   let started = false;
   let finished = false;
+  const ask = () => {
+    inFlight = true;
+    results.next().then(
+      (step) => (outcome = { step }),
+      (error: unknown) => (outcome = { error }),
+    ).finally(() => {
+      inFlight = false;
+      wake?.();
+    });
+  };
   const finish = async (): Promise<IteratorResult<string>> => {
     if (!finished) {
       finished = true;
+      wake?.();
       await results.return?.();
     }
     return { value: undefined, done: true };
@@ -167,26 +182,30 @@ function framed(results: AsyncIterator<FormattedExecutionResult>, framing: Frami
         started = true;
         if (framing.first !== undefined) return { value: framing.first, done: false };
       }
-      pending ??= results.next();
-      let timer: NodeJS.Timeout | undefined;
-      const beat = new Promise<'beat'>((resolve) => (timer = setTimeout(() => resolve('beat'), framing.heartbeatMs)));
-      try {
-        const step = await Promise.race([pending, beat]);
-        if (step === 'beat') return { value: framing.heartbeat, done: false };
-        pending = undefined;
-        if (step.done) {
-          finished = true;
-          return { value: framing.end, done: false };
-        }
-        return { value: framing.frame(step.value), done: false };
-      } catch (error) {
-        pending = undefined;
-        finished = true;
-        const message = error instanceof Error ? error.message : String(error);
-        return { value: framing.failure([{ message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }]) + framing.end, done: false };
-      } finally {
+      if (!outcome && !inFlight) ask();
+      if (!outcome) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, framing.heartbeatMs);
+        });
+        wake = undefined;
         clearTimeout(timer);
+        if (finished) return { value: undefined, done: true };
+        if (!outcome) return { value: framing.heartbeat, done: false };
       }
+      const settled = outcome;
+      outcome = undefined;
+      if ('error' in settled) {
+        finished = true;
+        const message = settled.error instanceof Error ? settled.error.message : String(settled.error);
+        return { value: framing.failure([{ message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }]) + framing.end, done: false };
+      }
+      if (settled.step.done) {
+        finished = true;
+        return { value: framing.end, done: false };
+      }
+      return { value: framing.frame(settled.step.value), done: false };
     },
     return: finish,
   };

@@ -39,7 +39,7 @@ import { createTelemetry } from '../lib/telemetry/telemetry.ts';
 import { createPasswordHasher } from '../lib/auth/password.ts';
 import { createThrowawayDatabase } from '../lib/database/throwaway-database.ts';
 import { readSupergraph } from '../schema/supergraph-file.ts';
-import { createLocalBlobStore } from '../subgraphs/shared/media-store/blob-store.ts';
+import { openBlobStore } from '../subgraphs/shared/media-store/open-blob-store.ts';
 import { createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
 import { deepReadBaseline, seedDeepRead } from './social-deep-read.ts';
 import { createSubgraphServer, type SubgraphServer } from '../subgraphs/subgraph-server.ts';
@@ -400,7 +400,7 @@ async function main(): Promise<void> {
     const database = system.database!;
 
     // Every subgraph, served over HTTP by its own server, on the SAME database handle as the embedded system.
-    const blobs = await createLocalBlobStore(config.media.blobDir);
+    const blobs = await openBlobStore(config.media);
     closers.push(() => blobs.close());
     // Metrics of their own; no tracing of their own (one trace provider per process: the embedded system's, when on).
     const telemetry = createTelemetry(

@@ -23,7 +23,8 @@ import { ALL_MIGRATIONS, createSocialTokens, createSubgraphs, type Subgraphs } f
 import { createWebhookDeliveryWorker } from '../subgraphs/shared/social-events/webhook-delivery-worker.ts';
 import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
 import { createCallbackClient } from '../lib/http/callback-client.ts';
-import { createLocalBlobStore, type BlobStore } from '../subgraphs/shared/media-store/blob-store.ts';
+import type { BlobStore } from '../subgraphs/shared/media-store/blob-store.ts';
+import { openBlobStore } from '../subgraphs/shared/media-store/open-blob-store.ts';
 import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
 import type { UserExampleService } from '../subgraphs/users/user-example.service.ts';
 import type { UsersSubgraph } from '../subgraphs/users/users-subgraph.ts';
@@ -205,9 +206,9 @@ async function openMedia(
   telemetry: Telemetry,
   lifecycle: Lifecycle,
 ): Promise<{ blobs: BlobStore; startSweeper(subgraphs: Partial<Subgraphs>): void }> {
-  const blobs = await createLocalBlobStore(config.media.blobDir);
+  const blobs = await openBlobStore(config.media);
   lifecycle.resource(() => blobs.close());
-  telemetry.readiness.add('blobStore', () => blobs.checkWritable());
+  telemetry.readiness.add('blobStore', (signal) => blobs.checkWritable(signal));
   return {
     blobs,
     startSweeper(subgraphs) {

@@ -241,8 +241,15 @@ export interface Config {
     base64BodyBytes: number;
     /** Lifetime of a media_id and its media_key. */
     expiresAfterSecs: number;
-    /** Directory of the local blob store; undefined: a temporary directory made at start and removed at close. */
+    /**
+     * Where uploaded bytes live: `local`, a directory (`blobDir`) every media process must see; `s3`, a bucket of an
+     * S3-compatible object store (`s3`), which any number of processes on any hosts share.
+     */
+    store: 'local' | 's3';
+    /** Directory of the local blob store; undefined: a temporary directory made at start and removed at close (or `store` is s3). */
     blobDir: string | undefined;
+    /** The bucket, with `store` s3; undefined otherwise. */
+    s3: S3StoreConfig | undefined;
     /** How often the sweeper removes the bytes of expired uploads. */
     sweepIntervalSecs: number;
     /** How far an OAuth 1.0a oauth_timestamp may be from the server's clock, either way. */
@@ -262,6 +269,26 @@ export interface Config {
       processingTimeoutMs: number;
     };
   };
+}
+
+/** An S3-compatible bucket that holds the uploaded bytes (MEDIA_STORE=s3; subgraphs/shared/media-store/s3-blob-store.ts). */
+export interface S3StoreConfig {
+  /** The store's URL (MinIO, Ceph, R2, a local s3rver…); undefined: AWS S3's own endpoint for `region`. */
+  endpoint: string | undefined;
+  region: string;
+  bucket: string;
+  /** Prepended to every blob's key (`media/`), so that one bucket can hold several deployments' blobs; may be empty. */
+  keyPrefix: string;
+  /**
+   * Given explicitly, always: the SDK's default credential chain would look for them in instance metadata, files and
+   * other places this configuration does not show.
+   */
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Temporary credentials' session token. */
+  sessionToken: string | undefined;
+  /** Buckets addressed as `endpoint/bucket/key` instead of `bucket.endpoint/key` (what most S3-compatible servers serve). */
+  forcePathStyle: boolean;
 }
 
 /** Raised when the environment is not a valid configuration; names the variable. */
@@ -368,6 +395,46 @@ function hostname(env: Env, name: string): string | undefined {
   return value;
 }
 
+/** S3 bucket names: 3–63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit. */
+const S3_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+/** Key prefixes of the characters S3 documents as safe in keys, not starting with a slash. */
+const S3_KEY_PREFIX = /^[A-Za-z0-9!_.*'()-][A-Za-z0-9!_.*'()/-]{0,255}$/;
+
+/** The MEDIA_S3_* variables: required and checked with MEDIA_STORE=s3, refused without it (they would do nothing). */
+function s3Store(env: Env, store: 'local' | 's3'): S3StoreConfig | undefined {
+  const names = ['MEDIA_S3_ENDPOINT', 'MEDIA_S3_REGION', 'MEDIA_S3_BUCKET', 'MEDIA_S3_KEY_PREFIX', 'MEDIA_S3_ACCESS_KEY_ID', 'MEDIA_S3_SECRET_ACCESS_KEY', 'MEDIA_S3_SESSION_TOKEN', 'MEDIA_S3_FORCE_PATH_STYLE'];
+  if (store !== 's3') {
+    const stray = names.find((name) => optionalText(env, name) !== undefined);
+    if (stray !== undefined) throw new ConfigError(stray, 'is set but MEDIA_STORE is not s3: set MEDIA_STORE=s3 to keep the bytes in the bucket, or remove it');
+    return undefined;
+  }
+  const required = (name: string) => {
+    const value = optionalText(env, name);
+    if (value === undefined) throw new ConfigError(name, 'is required when MEDIA_STORE=s3');
+    return value;
+  };
+  const endpoint = httpUrl(env, 'MEDIA_S3_ENDPOINT');
+  const bucket = required('MEDIA_S3_BUCKET');
+  if (!S3_BUCKET.test(bucket)) throw new ConfigError('MEDIA_S3_BUCKET', `must be a bucket name (3–63 lowercase letters, digits, dots and hyphens), got "${bucket}"`);
+  const region = text(env, 'MEDIA_S3_REGION', 'us-east-1');
+  if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError('MEDIA_S3_REGION', `must be a region name such as eu-west-1, got "${region}"`);
+  const keyPrefix = optionalText(env, 'MEDIA_S3_KEY_PREFIX') ?? '';
+  if (keyPrefix !== '' && !S3_KEY_PREFIX.test(keyPrefix)) {
+    throw new ConfigError('MEDIA_S3_KEY_PREFIX', `must be at most 256 letters, digits and !_.*'()/- not starting with a slash, got "${keyPrefix}"`);
+  }
+  return {
+    endpoint,
+    region,
+    bucket,
+    keyPrefix,
+    accessKeyId: required('MEDIA_S3_ACCESS_KEY_ID'),
+    secretAccessKey: required('MEDIA_S3_SECRET_ACCESS_KEY'),
+    sessionToken: optionalText(env, 'MEDIA_S3_SESSION_TOKEN'),
+    // S3-compatible servers (MinIO, s3rver…) mostly serve path-style only; AWS's own endpoint prefers virtual hosts.
+    forcePathStyle: boolean(env, 'MEDIA_S3_FORCE_PATH_STYLE', endpoint !== undefined),
+  };
+}
+
 /**
  * Parses the environment into a frozen configuration. Throws ConfigError naming the first bad variable.
  * @param env usually process.env; tests pass their own object.
@@ -420,6 +487,12 @@ export function loadConfig(env: Env = process.env): Config {
   // A GraphQL or REST body may carry the image as base64 (a third larger), plus the operation around it.
   const base64BodyBytes = Math.ceil(mediaMaxBytes / 3) * 4 + 65_536;
   const mediaBlobDir = optionalText(env, 'MEDIA_BLOB_DIR');
+  const mediaStore = oneOf(env, 'MEDIA_STORE', ['local', 's3'] as const, 'local');
+  const mediaS3 = s3Store(env, mediaStore);
+  if (mediaStore === 's3' && mediaBlobDir !== undefined) {
+    // Bytes an operator believes shared would otherwise land in one process's directory, or the other way round.
+    throw new ConfigError('MEDIA_BLOB_DIR', 'is set but MEDIA_STORE=s3 keeps the bytes in the bucket: remove one of them');
+  }
   const persistedMode = oneOf(env, 'GRAPHQL_PERSISTED_OPERATIONS', ['off', 'allow', 'require'] as const, 'off');
   const persistedManifest = optionalText(env, 'GRAPHQL_PERSISTED_OPERATIONS_MANIFEST');
   if (persistedMode !== 'off' && persistedManifest === undefined) {
@@ -579,7 +652,9 @@ export function loadConfig(env: Env = process.env): Config {
     media: {
       maxBytes: mediaMaxBytes,
       expiresAfterSecs: integer(env, 'MEDIA_EXPIRES_AFTER_SECS', 86_400, 1, 365 * 86_400),
-      blobDir: mediaBlobDir ?? (dataDir === ':memory:' ? undefined : `${dataDir.replace(/\/+$/, '')}/media`),
+      store: mediaStore,
+      blobDir: mediaStore === 's3' ? undefined : (mediaBlobDir ?? (dataDir === ':memory:' ? undefined : `${dataDir.replace(/\/+$/, '')}/media`)),
+      s3: mediaS3,
       base64BodyBytes,
       sweepIntervalSecs: integer(env, 'MEDIA_SWEEP_INTERVAL_SECS', 60, 1, 86_400),
       oauthTimestampSkewSecs: integer(env, 'MEDIA_OAUTH_TIMESTAMP_SKEW_SECS', 300, 1, 86_400),

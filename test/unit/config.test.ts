@@ -139,3 +139,51 @@ describe('loadConfig: GraphQL hardening', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('loadConfig: the media blob store', () => {
+  const S3 = { MEDIA_STORE: 's3', MEDIA_S3_BUCKET: 'tributary-media', MEDIA_S3_ACCESS_KEY_ID: 'AKIDEXAMPLE', MEDIA_S3_SECRET_ACCESS_KEY: 'secret' };
+
+  it('keeps the bytes in the local directory by default (DATA_DIR/media, or a temporary one in memory)', () => {
+    expect(loadConfig({}).media).toMatchObject({ store: 'local', blobDir: './data/media', s3: undefined });
+    expect(loadConfig({ DATA_DIR: ':memory:' }).media).toMatchObject({ store: 'local', blobDir: undefined });
+    expect(loadConfig({ MEDIA_BLOB_DIR: '/srv/media' }).media.blobDir).toBe('/srv/media');
+  });
+
+  it('reads the bucket, its endpoint, region, prefix and credentials with MEDIA_STORE=s3', () => {
+    expect(loadConfig(S3).media).toMatchObject({
+      store: 's3',
+      blobDir: undefined,
+      s3: {
+        endpoint: undefined,
+        region: 'us-east-1',
+        bucket: 'tributary-media',
+        keyPrefix: '',
+        accessKeyId: 'AKIDEXAMPLE',
+        secretAccessKey: 'secret',
+        sessionToken: undefined,
+        forcePathStyle: false,
+      },
+    });
+    const config = loadConfig({ ...S3, MEDIA_S3_ENDPOINT: 'http://minio:9000', MEDIA_S3_REGION: 'eu-west-3', MEDIA_S3_KEY_PREFIX: 'media/', MEDIA_S3_SESSION_TOKEN: 'token' });
+    // An endpoint of its own is an S3-compatible server: path-style unless told otherwise.
+    expect(config.media.s3).toMatchObject({ endpoint: 'http://minio:9000', region: 'eu-west-3', keyPrefix: 'media/', sessionToken: 'token', forcePathStyle: true });
+    expect(loadConfig({ ...S3, MEDIA_S3_ENDPOINT: 'http://minio:9000', MEDIA_S3_FORCE_PATH_STYLE: 'false' }).media.s3?.forcePathStyle).toBe(false);
+    expect(Object.isFrozen(config.media.s3)).toBe(true);
+  });
+
+  it.each([
+    [{ MEDIA_STORE: 'gcs' }, 'configuration: MEDIA_STORE must be one of local, s3, got "gcs"'],
+    [{ ...S3, MEDIA_S3_BUCKET: '' }, 'configuration: MEDIA_S3_BUCKET is required when MEDIA_STORE=s3'],
+    [{ ...S3, MEDIA_S3_ACCESS_KEY_ID: undefined }, 'configuration: MEDIA_S3_ACCESS_KEY_ID is required when MEDIA_STORE=s3'],
+    [{ ...S3, MEDIA_S3_SECRET_ACCESS_KEY: undefined }, 'configuration: MEDIA_S3_SECRET_ACCESS_KEY is required when MEDIA_STORE=s3'],
+    [{ ...S3, MEDIA_S3_BUCKET: 'Media_Bucket' }, 'configuration: MEDIA_S3_BUCKET must be a bucket name (3–63 lowercase letters, digits, dots and hyphens), got "Media_Bucket"'],
+    [{ ...S3, MEDIA_S3_ENDPOINT: 'ftp://minio:9000' }, 'configuration: MEDIA_S3_ENDPOINT must be an http(s) URL, got "ftp://minio:9000"'],
+    [{ ...S3, MEDIA_S3_REGION: 'EU West' }, 'configuration: MEDIA_S3_REGION must be a region name such as eu-west-1, got "EU West"'],
+    [{ ...S3, MEDIA_S3_KEY_PREFIX: '/media/' }, `configuration: MEDIA_S3_KEY_PREFIX must be at most 256 letters, digits and !_.*'()/- not starting with a slash, got "/media/"`],
+    [{ ...S3, MEDIA_S3_FORCE_PATH_STYLE: 'sometimes' }, 'configuration: MEDIA_S3_FORCE_PATH_STYLE must be true or false, got "sometimes"'],
+    [{ ...S3, MEDIA_BLOB_DIR: '/srv/media' }, 'configuration: MEDIA_BLOB_DIR is set but MEDIA_STORE=s3 keeps the bytes in the bucket: remove one of them'],
+    [{ MEDIA_S3_BUCKET: 'tributary-media' }, 'configuration: MEDIA_S3_BUCKET is set but MEDIA_STORE is not s3: set MEDIA_STORE=s3 to keep the bytes in the bucket, or remove it'],
+  ])('names the bad variable: %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

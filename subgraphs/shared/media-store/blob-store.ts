@@ -27,8 +27,11 @@ export interface BlobStore {
   /** Removes a blob; removing one that is not there is not an error (sweepers in several processes may race). */
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
-  /** Throws unless new blobs can be written (readiness: a shared volume that went away, a read-only mount). */
-  checkWritable(): Promise<void>;
+  /**
+   * Throws unless new blobs can be written (readiness: a shared volume that went away, a read-only mount, a bucket
+   * deleted or out of reach). `signal` ends a check that is taking too long.
+   */
+  checkWritable(signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -120,6 +123,11 @@ async function openFileReader(path: string): Promise<BlobReader> {
 
 const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** Whether `key` is one a store made (a UUID): anything else (a path in disguise) is refused before it reaches storage. */
+export function isBlobKey(key: string): boolean {
+  return KEY.test(key);
+}
+
 /**
  * Blobs as files under `dir`, fanned out by the key's first two characters. Writes go to `dir/tmp` first and are renamed
  * into place (atomic on one file system). With no `dir`, a temporary directory is made and removed on close (tests,
@@ -132,7 +140,7 @@ export async function createLocalBlobStore(dir: string | undefined): Promise<Blo
   await mkdir(staging, { recursive: true });
   const pathOf = (key: string) => {
     // Keys are made here; anything else (a path in disguise) is refused before it reaches the file system.
-    if (!KEY.test(key)) throw new TypeError(`not a blob key: ${key}`);
+    if (!isBlobKey(key)) throw new TypeError(`not a blob key: ${key}`);
     return join(root, key.slice(0, 2), key);
   };
   return {

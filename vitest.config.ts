@@ -8,6 +8,13 @@ import { defineConfig } from 'vitest/config';
  */
 /** One migrated template per run and database kind, which every test database starts from. */
 const DATABASE_TEMPLATES_SETUP = './test/support/database-templates.global-setup.ts';
+/**
+ * The run's local S3-compatible server (s3rver), for the projects whose test systems keep their media in S3: the e2e
+ * project on PostgreSQL (below), so that the media suite runs on the S3 store and on the local one (PGlite) without a
+ * third run of the suite.
+ */
+const S3_SERVER_SETUP = './test/support/s3-server.global-setup.ts';
+const MEDIA_ON_S3 = { TEST_MEDIA_STORE: 's3' };
 
 const onDatabase = (name: string, database: 'pglite' | 'postgres', folder: 'e2e' | 'service', env: Record<string, string> = {}) => ({
   extends: true as const,
@@ -15,7 +22,7 @@ const onDatabase = (name: string, database: 'pglite' | 'postgres', folder: 'e2e'
     name,
     include: [`test/${folder}/**/*.test.ts`],
     env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1', ...env },
-    globalSetup: [DATABASE_TEMPLATES_SETUP],
+    globalSetup: [DATABASE_TEMPLATES_SETUP, ...(env.TEST_MEDIA_STORE === 's3' ? [S3_SERVER_SETUP] : [])],
     // A worker keeps its modules from one file to the next: each file otherwise starts a process that loads Apollo, the
     // subgraphs and PGlite again (about half of the e2e project's time). Files still run one at a time per worker and
     // start systems of their own; what a file leaves behind must not reach the next (test/README.md).
@@ -67,16 +74,16 @@ export default defineConfig({
       onDatabase('service-pglite', 'pglite', 'service'),
       ...(process.env.DATABASE_URL ? [onDatabase('service-postgres', 'postgres', 'service')] : []),
       onDatabase('e2e-pglite', 'pglite', 'e2e'),
-      // The front-door suite on PostgreSQL. With TEST_STAND_INS_OFF (CI, .ci/run) it runs with every stand-in off — the
-      // libraries' own routes (gateway/stand-ins/README.md); tests that compare a stand-in with its library switch it on
-      // themselves — so that CI proves both databases and both routes in two runs of the suite instead of three: the
-      // stand-ins on PGlite (above), on PostgreSQL in the fuzz doors and the fleet. Without PostgreSQL, the stand-ins-off
-      // run is on PGlite.
+      // The front-door suite on PostgreSQL, its media in S3 (MEDIA_ON_S3). With TEST_STAND_INS_OFF (CI, .ci/run) it runs
+      // with every stand-in off — the libraries' own routes (gateway/stand-ins/README.md); tests that compare a stand-in
+      // with its library switch it on themselves — so that CI proves both databases, both routes and both blob stores in
+      // two runs of the suite instead of three: the stand-ins on PGlite (above), on PostgreSQL in the fuzz doors and the
+      // fleet. Without PostgreSQL, the stand-ins-off run is on PGlite.
       ...(process.env.DATABASE_URL
         ? [
             process.env.TEST_STAND_INS_OFF
-              ? onDatabase('e2e-postgres-stand-ins-off', 'postgres', 'e2e', { STAND_INS: 'off' })
-              : onDatabase('e2e-postgres', 'postgres', 'e2e'),
+              ? onDatabase('e2e-postgres-stand-ins-off', 'postgres', 'e2e', { STAND_INS: 'off', ...MEDIA_ON_S3 })
+              : onDatabase('e2e-postgres', 'postgres', 'e2e', MEDIA_ON_S3),
           ]
         : process.env.TEST_STAND_INS_OFF
           ? [onDatabase('e2e-pglite-stand-ins-off', 'pglite', 'e2e', { STAND_INS: 'off' })]

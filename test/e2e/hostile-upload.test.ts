@@ -1,12 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaTables } from '../../subgraphs/shared/media-store/media-upload.repository.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { bearerAuthorization, MEDIA_UPLOAD_PATH, mediaMultipartBody, mediaUploadUrl, sendMediaRequest } from '../support/media-client.ts';
 import { multipartBody, rawRequest } from '../support/raw-http.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
+import { createTestBlobStore, type TestBlobStore } from '../support/test-blob-store.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
@@ -22,15 +20,15 @@ const HTML_TAIL = Buffer.from('<html><body><script>document.location="https://ev
 describe('upload under hostile input', () => {
   let system: TestSystem;
   let world: SocialFixture;
-  let blobDir: string;
+  let blobs: TestBlobStore;
   beforeAll(async () => {
-    blobDir = await mkdtemp(join(tmpdir(), 'tributary-hostile-upload-'));
-    system = await startTestSystem({ MEDIA_BLOB_DIR: blobDir });
+    blobs = await createTestBlobStore();
+    system = await startTestSystem(blobs.env);
     world = await createSocialFixture(system.database);
   });
   afterAll(async () => {
     await system?.close();
-    await rm(blobDir, { recursive: true, force: true });
+    await blobs?.close();
   });
 
   async function storedBytes(mediaId: string): Promise<Buffer> {
@@ -40,7 +38,7 @@ describe('upload under hostile input', () => {
       .select('blob_key')
       .where('id', '=', mediaId)
       .executeTakeFirstOrThrow();
-    return readFile(join(blobDir, row.blob_key.slice(0, 2), row.blob_key));
+    return blobs.read(row.blob_key);
   }
 
   it.each([

@@ -8,20 +8,22 @@ import { HANG_MS, LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { bearerAuthorization, mediaFormData, mediaUploadUrl, sendMediaRequest, type MediaPart, type MediaReply } from '../support/media-client.ts';
 import { createSocialFixture } from '../support/social-fixture.ts';
+import { createTestBlobStore, type TestBlobStore } from '../support/test-blob-store.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 import { mp4Video } from '../support/video-fixtures.ts';
 
 /**
  * A chunked upload outlives the process that received its first segments: segments are in the blob store and the
  * database, never only in memory. The system is stopped and started again on the same data (PGlite under DATA_DIR, or
- * one PostgreSQL database kept across both runs, with the blobs under DATA_DIR/media) between APPENDs, and between
- * FINALIZE and the end of processing.
+ * one PostgreSQL database kept across both runs, and one blob store: a directory, or a key prefix in the run's S3
+ * bucket) between APPENDs, and between FINALIZE and the end of processing.
  */
 
 const describeReply = (reply: MediaReply) => `HTTP ${reply.status}: ${reply.text.slice(0, 300)}`;
 
 describe('a chunked upload across a restart', () => {
   let dataDir: string;
+  let blobs: TestBlobStore | undefined;
   let throwaway: ThrowawayDatabase | undefined;
   let env: Record<string, string>;
   let authorization: string;
@@ -30,8 +32,9 @@ describe('a chunked upload across a restart', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'tributary-chunked-'));
     if (process.env.TEST_DATABASE === 'postgres') throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_restart');
+    blobs = await createTestBlobStore();
     // The sweeper runs every second, so work it takes up shows within the test.
-    env = { DATA_DIR: dataDir, MEDIA_SWEEP_INTERVAL_SECS: '1', ...(throwaway ? { DATABASE_URL: throwaway.url } : {}) };
+    env = { DATA_DIR: dataDir, ...blobs.env, MEDIA_SWEEP_INTERVAL_SECS: '1', ...(throwaway ? { DATABASE_URL: throwaway.url } : {}) };
     system = await startTestSystem(env);
     const world = await createSocialFixture(system.database);
     authorization = bearerAuthorization(world.tokens.own);
@@ -40,6 +43,7 @@ describe('a chunked upload across a restart', () => {
   afterAll(async () => {
     await system?.close();
     await throwaway?.drop();
+    await blobs?.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 

@@ -1,6 +1,3 @@
-import { access, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaTables, UploadRow } from '../../subgraphs/shared/media-store/media-upload.repository.ts';
 import { expectGraphError, invalidParameter } from '../support/graph-error-expectations.ts';
@@ -9,13 +6,15 @@ import { uploadMultipart, type UploadedMediaJson } from '../support/graphql-uplo
 import { HANG_MS } from '../support/hang-bounds.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
+import { createTestBlobStore, type TestBlobStore } from '../support/test-blob-store.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
  * An uploaded image's id used elsewhere: a publishing container (Area C) takes `upload_media_id` — a media_id or a
  * media_key — instead of image_url, over REST (POST /v21.0/{account}/media) and GraphQL (createMediaContainer). The id
  * lives MEDIA_EXPIRES_AFTER_SECS (60 here, to make expiry obvious); afterwards it is refused and the sweeper (every second
- * here) removes the bytes of uploads no container took. Blobs go to a fresh directory per system, read directly.
+ * here) removes the bytes of uploads no container took. Blobs go to a fresh blob store per system (a directory, or a key
+ * prefix in the run's S3 bucket), looked up directly.
  *
  * Both gateway modes run: embedded, and distributed (the media subgraph is its own server and the one sweeping; the
  * accounts subgraph claims uploads through the shared database). The clock is ours and only moves forward within a mode;
@@ -75,16 +74,10 @@ const expiredMessage = (mediaId: string, expiredAt: Date) => `The media id ${med
 const notFoundMessage = (reference: string) => `The media id ${reference} was not found.`;
 const notOwnerMessage = (userId: string, mediaId: string) => `User id ${userId} doesn't own media id ${mediaId}.`;
 
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
-
 describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode gateway)', ({ start }) => {
   let system: TestSystem;
   let world: SocialFixture;
-  let blobDir: string;
+  let blobs: TestBlobStore;
   let bluebottle: string;
   let roaster: string;
   /** Set once a request got no answer: later requests of this mode fail at once. */
@@ -165,17 +158,15 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
 
   const media = () => system.database.db.withTables<MediaTables>();
   const row = (id: string): Promise<UploadRow> => media().selectFrom('media.upload').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const blobPath = async (id: string) => {
-    const key = (await row(id)).blob_key;
-    return join(blobDir, key.slice(0, 2), key);
-  };
+  const blobKey = async (id: string) => (await row(id)).blob_key;
+  const exists = (key: string) => blobs.exists(key);
 
   /** Polls until the upload's bytes are gone and its row says swept, or the deadline passes. */
   async function waitUntilSwept(id: string): Promise<{ fileGone: boolean; sweptAt: Date | null }> {
-    const path = await blobPath(id);
+    const key = await blobKey(id);
     const deadline = Date.now() + SWEEP_DEADLINE_MS;
     for (;;) {
-      const state = { fileGone: !(await exists(path)), sweptAt: (await row(id)).swept_at };
+      const state = { fileGone: !(await exists(key)), sweptAt: (await row(id)).swept_at };
       if ((state.fileGone && state.sweptAt !== null) || Date.now() > deadline) return state;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -184,8 +175,8 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
   beforeAll(async () => {
     clock = T0;
     stuck = undefined;
-    blobDir = await mkdtemp(join(tmpdir(), 'tributary-media-expiry-'));
-    system = await start({ MEDIA_BLOB_DIR: blobDir, MEDIA_SWEEP_INTERVAL_SECS: '1', MEDIA_EXPIRES_AFTER_SECS: String(EXPIRES_AFTER_SECS) });
+    blobs = await createTestBlobStore();
+    system = await start({ ...blobs.env, MEDIA_SWEEP_INTERVAL_SECS: '1', MEDIA_EXPIRES_AFTER_SECS: String(EXPIRES_AFTER_SECS) });
     world = await createSocialFixture(system.database, { now });
     bluebottle = world.accounts.bluebottle;
     roaster = world.accounts.roaster;
@@ -196,7 +187,7 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([system?.close(), new Promise((resolve) => (timer = setTimeout(resolve, 3_000)))]);
     clearTimeout(timer);
-    if (blobDir) await rm(blobDir, { recursive: true, force: true });
+    await blobs?.close();
   });
 
   // -- clock: T0 → T0 + 61 s ------------------------------------------------------------------------------------------
@@ -207,15 +198,15 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
     expect(expiring.expiresAfterSecs).toBe(EXPIRES_AFTER_SECS);
     clock = at(30);
     const younger = await upload(world.tokens.own);
-    const expiringPath = await blobPath(expiring.mediaId);
-    const youngerPath = await blobPath(younger.mediaId);
-    expect(await exists(expiringPath)).toBe(true);
-    expect(await exists(youngerPath)).toBe(true);
+    const expiringKey = await blobKey(expiring.mediaId);
+    const youngerKey = await blobKey(younger.mediaId);
+    expect(await exists(expiringKey)).toBe(true);
+    expect(await exists(youngerKey)).toBe(true);
     expect((await row(expiring.mediaId)).swept_at).toBeNull();
 
     clock = at(61);
     expect(await waitUntilSwept(expiring.mediaId)).toEqual({ fileGone: true, sweptAt: at(61) });
-    expect(await exists(youngerPath)).toBe(true);
+    expect(await exists(youngerKey)).toBe(true);
     expect((await row(younger.mediaId)).swept_at).toBeNull();
   });
 
@@ -346,14 +337,14 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
     const taken = await upload(world.tokens.own);
     const unused = await upload(world.tokens.own);
     expectContainer(await createByRest(bluebottle, world.tokens.own, { upload_media_id: taken.mediaId }));
-    const takenPath = await blobPath(taken.mediaId);
-    expect(await exists(takenPath)).toBe(true);
-    expect(await exists(await blobPath(unused.mediaId))).toBe(true);
+    const takenKey = await blobKey(taken.mediaId);
+    expect(await exists(takenKey)).toBe(true);
+    expect(await exists(await blobKey(unused.mediaId))).toBe(true);
 
     clock = at(300 + EXPIRES_AFTER_SECS + 1);
     // Once the unused upload is swept, the sweeper has passed this expiry; the taken one must still be whole.
     expect(await waitUntilSwept(unused.mediaId)).toEqual({ fileGone: true, sweptAt: at(361) });
-    expect(await exists(takenPath)).toBe(true);
+    expect(await exists(takenKey)).toBe(true);
     expect((await row(taken.mediaId)).swept_at).toBeNull();
   });
 });

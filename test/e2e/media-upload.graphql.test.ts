@@ -1,7 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOAuthCredentialStore } from '../../subgraphs/index.ts';
@@ -17,6 +14,7 @@ import {
 } from '../support/graphql-upload-client.ts';
 import { fixture, png, pngChunk, truncate } from '../support/image-fixtures.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
+import { createTestBlobStore, type TestBlobStore } from '../support/test-blob-store.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
@@ -99,7 +97,7 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
   let system: TestSystem;
   let world: SocialFixture;
   let url: string;
-  let blobDir: string;
+  let blobs: TestBlobStore;
   let bluebottle: string;
   let roaster: string;
   let own: string;
@@ -109,17 +107,14 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
   const media = () => system.database.db.withTables<MediaTables>();
   const row = (id: string): Promise<UploadRow> => media().selectFrom('media.upload').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const rowCount = async () => Number((await media().selectFrom('media.upload').select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
-  /** Every file under the blob directory (stored blobs and anything left in its staging folder). */
-  const blobFiles = async () => (await readdir(blobDir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).length;
-  const storedBytes = async (id: string) => {
-    const key = (await row(id)).blob_key;
-    return readFile(join(blobDir, key.slice(0, 2), key));
-  };
+  /** Every blob the store holds (and, on the local store, anything left in its staging folder). */
+  const blobFiles = async () => (await blobs.keys()).length;
+  const storedBytes = async (id: string) => blobs.read((await row(id)).blob_key);
 
   beforeAll(async () => {
     clock = T0;
-    blobDir = await mkdtemp(join(tmpdir(), 'tributary-upload-graphql-'));
-    system = await start({ MEDIA_BLOB_DIR: blobDir });
+    blobs = await createTestBlobStore();
+    system = await start(blobs.env);
     world = await createSocialFixture(system.database, { now });
     url = system.gatewayUrl;
     bluebottle = world.accounts.bluebottle;
@@ -134,7 +129,7 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
 
   afterAll(async () => {
     await system?.close();
-    if (blobDir) await rm(blobDir, { recursive: true, force: true });
+    await blobs?.close();
   });
 
   describe('success', () => {

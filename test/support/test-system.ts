@@ -13,10 +13,13 @@ import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { DestinationStream } from 'pino';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
+import { runMediaStoreEnv } from './test-blob-store.ts';
 
 /**
  * Starts Tributary for a test file on ephemeral ports and a database of its own: in-memory PGlite, or — in the
- * e2e-postgres project — a fresh PostgreSQL database created on the DATABASE_URL server and dropped afterwards.
+ * e2e-postgres project — a fresh PostgreSQL database created on the DATABASE_URL server and dropped afterwards. The
+ * media's bytes go to a temporary directory, or — in that project too — to a key prefix of its own in the run's local
+ * S3 bucket (test-blob-store.ts).
  */
 export interface TestSystem {
   gatewayUrl: string;
@@ -80,7 +83,8 @@ async function createTestDatabase(): Promise<ThrowawayDatabase | undefined> {
 }
 
 function testConfig(extra: Record<string, string | undefined> = {}): Config {
-  return loadConfig({ ...BASE_ENV, ...extra });
+  // On an S3 run (TEST_MEDIA_STORE=s3) the media go to the run's bucket, under a key prefix per system.
+  return loadConfig({ ...BASE_ENV, ...runMediaStoreEnv(extra), ...extra });
 }
 
 function withTokens(system: RunningSystem, database: DatabaseHandle, throwaway: { drop(): Promise<void> } | undefined, extra: Partial<TestSystem> = {}): TestSystem {

@@ -15,6 +15,7 @@
  * PostgreSQL only: the four subgraph processes share one database, which an in-process PGlite cannot be.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -40,6 +41,7 @@ const BUILD = fileURLToPath(new URL('../bin/build.mjs', import.meta.url));
 /** The production entrypoints, compiled (npm run build): what `npm run start:subgraph` and `start:gateway` run. */
 const START_SUBGRAPH = fileURLToPath(new URL('../dist/bin/start-subgraph.js', import.meta.url));
 const START_GATEWAY = fileURLToPath(new URL('../dist/bin/start-gateway.js', import.meta.url));
+const START_EMBEDDED = fileURLToPath(new URL('../dist/bin/start.js', import.meta.url));
 const PEER_GATEWAY_SOURCE = fileURLToPath(new URL('./peer-gateway/peer-gateway.ts', import.meta.url));
 /** The peer gateways' script, transpiled beside its source (git-ignored), so that they too run plain JavaScript. */
 const PEER_GATEWAY = fileURLToPath(new URL('./peer-gateway/.build/peer-gateway.mjs', import.meta.url));
@@ -125,9 +127,12 @@ async function spawnReady(
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const recent: string[] = [];
+  // BENCH_FLEET_STDOUT_DIR: each child's stdout kept there as <pid>.log (with BENCH_FLEET_NODE_FLAGS=--trace-gc, say).
+  const kept = process.env.BENCH_FLEET_STDOUT_DIR ? createWriteStream(join(process.env.BENCH_FLEET_STDOUT_DIR, `${child.pid}.log`)) : undefined;
   const ready = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} ${args.join(' ')} was not ready within 120 s:\n${recent.join('\n')}`)), 120_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      kept?.write(`${line}\n`);
       recent.push(line);
       if (recent.length > 20) recent.shift();
       const value = readyLine(line);
@@ -137,6 +142,7 @@ async function spawnReady(
       }
     });
     void exited.then((code) => {
+      kept?.end();
       clearTimeout(timer);
       reject(new Error(`${script} ${args.join(' ')} exited with code ${code} before it was ready:\n${recent.join('\n')}`));
     });
@@ -278,6 +284,30 @@ export function fleetEnv(databaseUrl: string, blobDir: string, extra: Record<str
   };
 }
 
+/**
+ * BENCH_FLEET_NODE_FLAGS: Node flags for Tributary's processes, after npm start's own (a later V8 flag wins), to look
+ * inside a run: `--cpu-prof --cpu-prof-dir=/tmp/profiles` (each process writes a CPU profile when it stops).
+ */
+function extraNodeFlags(): string[] {
+  return (process.env.BENCH_FLEET_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+}
+
+/**
+ * `npm start`'s process (the embedded gateway, every subgraph in it) on `env`'s database, its listeners on ephemeral
+ * ports; `ready` is its GraphQL URL.
+ */
+export async function startEmbedded(env: NodeJS.ProcessEnv, children: Child[]): Promise<Child> {
+  const child = await spawnReady(
+    START_EMBEDDED,
+    [],
+    { ...env, GRPC_PORT: '0', GRPC_STATUS_PORT: '0' },
+    (line) => /^\s+GraphQL\s+(\S+)/.exec(line)?.[1],
+    [...scriptNodeFlags('start'), ...extraNodeFlags()],
+  );
+  children.push(child);
+  return child;
+}
+
 /** The four subgraph processes and the gateways in front of them, each its own OS process. */
 export interface Fleet<G extends GatewayName> {
   subgraphs: Child[];
@@ -296,7 +326,7 @@ export async function startFleet<G extends GatewayName>(
   children: Child[],
   peerNodeFlags: readonly string[] = [],
 ): Promise<Fleet<G>> {
-  const subgraphFlags = scriptNodeFlags('start:subgraph');
+  const subgraphFlags = [...scriptNodeFlags('start:subgraph'), ...extraNodeFlags()];
   const subgraphUrls = {} as Record<SubgraphName, string>;
   const subgraphs = await Promise.all(
     SUBGRAPH_NAMES.map((name) =>
@@ -318,7 +348,7 @@ export async function startFleet<G extends GatewayName>(
   for (const name of names) {
     gateways[name] =
       name === 'tributary'
-        ? await spawnReady(START_GATEWAY, [], gatewayEnv, (line) => /^GraphQL\s+(\S+)/.exec(line)?.[1], scriptNodeFlags('start:gateway'))
+        ? await spawnReady(START_GATEWAY, [], gatewayEnv, (line) => /^GraphQL\s+(\S+)/.exec(line)?.[1], [...scriptNodeFlags('start:gateway'), ...extraNodeFlags()])
         : await spawnReady(PEER_GATEWAY, [name], peerEnv, (line) => {
             if (!line.startsWith('{')) return undefined;
             const ready = JSON.parse(line) as { type?: string; url?: string };

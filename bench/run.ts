@@ -966,7 +966,7 @@ async function main(): Promise<void> {
   let subscriptions: SubscriptionBenchReport | { skipped: string } | undefined;
   if (wanted.has('subscriptions')) {
     const l = options.live;
-    console.log(`  subscriptions: ${l.subscriptions} on Tributary's gateway and on Hive Gateway in turn, ${l.rate} events/s for ${l.warmupS} s + ${l.durationS} s; @defer ${l.deferRuns} runs`);
+    console.log(`  subscriptions: ${l.subscriptions} on Tributary's gateway and on Hive Gateway in turn, then on npm start's process, ${l.rate} events/s for ${l.warmupS} s + ${l.durationS} s; @defer ${l.deferRuns} runs`);
     subscriptions = await runSubscriptions({ databaseUrl: process.env.DATABASE_URL || undefined, ...l });
   }
 

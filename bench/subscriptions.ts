@@ -33,18 +33,21 @@ import { createSocialGraphBuilder } from '../subgraphs/shared/social-graph/socia
 import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
 import { machineTimes } from './load.ts';
 import { seed } from './memory.ts';
-import { buildScripts, cpuOf, fleetEnv, startFleet, type Child } from './peers.ts';
+import { buildScripts, cpuOf, fleetEnv, startEmbedded, startFleet, type Child } from './peers.ts';
 import { backendsCpuBetween, backendsCpuByPid, processRss } from './proc-stat.ts';
 import { DEEP_QUERY } from './social-deep-read.ts';
 
 export const SUBSCRIPTION_TARGETS = { p99Ms: 100, cpuVersusHive: 0.67, deferFirstPart: 0.3 } as const;
 
+/** The gateways in front of the same four subgraph processes. */
 const LIVE_GATEWAYS = ['tributary', 'hive'] as const;
-type LiveGateway = (typeof LIVE_GATEWAYS)[number];
+/** Those, and npm start's single process (the embedded gateway, its subgraphs in it), measured after them. */
+type LiveGateway = (typeof LIVE_GATEWAYS)[number] | 'embedded';
 
 const GATEWAY_TITLES: Record<LiveGateway, string> = {
   tributary: 'Tributary (distributed gateway)',
   hive: 'Hive Gateway 2.15 (JS)',
+  embedded: 'Tributary (npm start, embedded)',
 };
 
 /**
@@ -121,8 +124,19 @@ export interface DeferFigures {
 export interface SubscriptionBenchReport {
   options: Omit<SubscriptionBenchOptions, 'databaseUrl'>;
   windows: LiveWindow[];
-  /** Per selection: Tributary's p99 (and nothing missing) against the target, its gateway CPU per delivery ÷ Hive's. */
-  verdicts: { selection: LiveSelection; p99Ms: number; p99Pass: boolean; cpuRatio: number; cpuPass: boolean }[];
+  /**
+   * Per selection: Tributary's p99 (and nothing missing) against the target, distributed (beside Hive Gateway) and
+   * embedded (npm start); its distributed gateway's CPU per delivery ÷ Hive's.
+   */
+  verdicts: {
+    selection: LiveSelection;
+    p99Ms: number;
+    p99Pass: boolean;
+    embeddedP99Ms: number;
+    embeddedP99Pass: boolean;
+    cpuRatio: number;
+    cpuPass: boolean;
+  }[];
   defer: DeferFigures;
 }
 
@@ -244,8 +258,8 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
 
     const windows: LiveWindow[] = [];
     const perMedia = options.subscriptions / options.media;
-    for (const selection of options.selections) for (const gateway of LIVE_GATEWAYS) {
-      const pid = fleet.gateways[gateway].pid;
+    /** One window: the subscriptions opened on `url` (served by process `pid`), probed, warmed, driven and measured. */
+    const measure = async (gateway: LiveGateway, selection: LiveSelection, url: string, pid: number, subgraphPids: readonly number[]) => {
       const before = await processRss(pid);
       // comment id → receive times (one per subscriber).
       const receipts = new Map<string, number[]>();
@@ -264,10 +278,10 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
       let firstError: string | undefined;
       // A query first: Hive Gateway loads its supergraph on its first HTTP request, and a graphql-ws subscribe before that
       // fails with "Expected null to be a GraphQL schema" (2.15.1).
-      const warm = await fetch(fleet.urls[gateway], { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      const warm = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
       if (!warm.ok) throw new Error(`${gateway}: HTTP ${warm.status} to { __typename }`);
       await warm.text();
-      const open = openSubscriptions(fleet.urls[gateway], LIVE_SELECTIONS[selection], options, tokens, mediaIds, receipt, (message) => (firstError ??= message));
+      const open = openSubscriptions(url, LIVE_SELECTIONS[selection], options, tokens, mediaIds, receipt, (message) => (firstError ??= message));
       /** Resolves once each of `ids` has reached all its subscribers, or after `timeoutMs`. */
       const delivered = (ids: readonly string[], timeoutMs: number) =>
         new Promise<void>((resolve) => {
@@ -377,19 +391,33 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
         // The gateway and the subgraph let go of the closed streams before the next gateway's turn.
         await sleep(2_000);
       }
+    };
+    for (const selection of options.selections) {
+      for (const gateway of LIVE_GATEWAYS) await measure(gateway, selection, fleet.urls[gateway], fleet.gateways[gateway].pid, subgraphPids);
     }
 
     const defer = await measureDefer(fleet.urls.tributary, fixture.social.accountId, fixture.social.token, options.deferRuns);
     log(`  live: @defer first part ${defer.firstPartMedianMs.toFixed(1)} ms (median), whole reply ${defer.wholeMedianMs.toFixed(1)} ms: ${defer.ratio.toFixed(2)} ×`);
 
+    // npm start's topology on the same database: one process, the comments subgraph's streams in the gateway's process
+    // (no hop between processes per delivery). The fleet is stopped first, so that its processes take no share.
+    await Promise.allSettled(children.splice(0).reverse().map((child) => child.stop()));
+    const embedded = await startEmbedded(env, children);
+    log(`  live: embedded ${embedded.ready} (pid ${embedded.pid})`);
+    for (const selection of options.selections) await measure('embedded', selection, embedded.ready, embedded.pid, []);
+
     const verdicts = options.selections.map((selection) => {
       const tributary = windows.find((w) => w.selection === selection && w.gateway === 'tributary')!;
       const hive = windows.find((w) => w.selection === selection && w.gateway === 'hive')!;
+      const embedded = windows.find((w) => w.selection === selection && w.gateway === 'embedded')!;
       const cpuRatio = tributary.gatewayCpuMicrosPerDelivery / hive.gatewayCpuMicrosPerDelivery;
+      const p99Pass = (w: LiveWindow) => w.p99Ms <= SUBSCRIPTION_TARGETS.p99Ms && w.missing === 0 && w.errors === 0;
       return {
         selection,
         p99Ms: tributary.p99Ms,
-        p99Pass: tributary.p99Ms <= SUBSCRIPTION_TARGETS.p99Ms && tributary.missing === 0 && tributary.errors === 0,
+        p99Pass: p99Pass(tributary),
+        embeddedP99Ms: embedded.p99Ms,
+        embeddedP99Pass: p99Pass(embedded),
         cpuRatio,
         cpuPass: cpuRatio <= SUBSCRIPTION_TARGETS.cpuVersusHive,
       };
@@ -488,7 +516,7 @@ const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toF
 
 export function printSubscriptions(report: SubscriptionBenchReport | { skipped: string } | undefined): void {
   if (!report) return;
-  console.log('\nsubscriptions and @defer (distributed gateway; the same four subgraph processes; PostgreSQL):');
+  console.log('\nsubscriptions and @defer (the gateways in front of the same four subgraph processes, then npm start\'s one process; PostgreSQL):');
   if ('skipped' in report) {
     console.log(`  skipped: ${report.skipped}`);
     return;
@@ -512,7 +540,8 @@ export function printSubscriptions(report: SubscriptionBenchReport | { skipped: 
     );
   }
   for (const v of report.verdicts) {
-    console.log(`${v.selection}: Tributary p99 commit → client ${fixed(v.p99Ms, 1)} ms (target ≤ ${SUBSCRIPTION_TARGETS.p99Ms}, none missing) ${v.p99Pass ? 'PASS' : 'MISS'}`);
+    console.log(`${v.selection}: Tributary p99 commit → client, distributed ${fixed(v.p99Ms, 1)} ms (target ≤ ${SUBSCRIPTION_TARGETS.p99Ms}, none missing) ${v.p99Pass ? 'PASS' : 'MISS'}`);
+    console.log(`${v.selection}: Tributary p99 commit → client, embedded (npm start) ${fixed(v.embeddedP99Ms, 1)} ms (target ≤ ${SUBSCRIPTION_TARGETS.p99Ms}, none missing) ${v.embeddedP99Pass ? 'PASS' : 'MISS'}`);
     console.log(`${v.selection}: Tributary gateway CPU per delivery ÷ Hive Gateway's ${fixed(v.cpuRatio, 2)} (target ≤ ${SUBSCRIPTION_TARGETS.cpuVersusHive}) ${v.cpuPass ? 'PASS' : 'MISS'}`);
   }
   const d = report.defer;

@@ -45,15 +45,34 @@ export function createCommentsContext(
   events: SocialEventFeed,
   reads: CommentReads = comments,
 ): CommentsContext {
+  // The loaders are made when first asked for: a subscription event runs under a context of its own per subscriber
+  // (a thousand per second in the bench), and most of its selections use one loader or none.
+  let commentLoader: CommentsContext['commentLoader'] | undefined;
+  let mediaLoader: CommentsContext['mediaLoader'] | undefined;
+  let commentsCountLoader: CommentsContext['commentsCountLoader'] | undefined;
+  let listLoader: CommentsContext['listLoader'] | undefined;
   const context: CommentsContext = {
     viewer,
     call,
     comments,
     events,
-    commentLoader: new DataLoader((ids: readonly string[]) => reads.loadComments(ids)),
-    mediaLoader: new DataLoader((ids: readonly string[]) => reads.loadMediaFacts(ids)),
-    commentsCountLoader: new DataLoader((ids: readonly string[]) => comments.countComments(ids)),
-    listLoader: new DataLoader(
+    get commentLoader() {
+      return (commentLoader ??= new DataLoader((ids: readonly string[]) => reads.loadComments(ids)));
+    },
+    get mediaLoader() {
+      return (mediaLoader ??= new DataLoader((ids: readonly string[]) => reads.loadMediaFacts(ids)));
+    },
+    get commentsCountLoader() {
+      return (commentsCountLoader ??= new DataLoader((ids: readonly string[]) => comments.countComments(ids)));
+    },
+    get listLoader() {
+      return (listLoader ??= createListLoader());
+    },
+  };
+  return context;
+
+  function createListLoader(): CommentsContext['listLoader'] {
+    return new DataLoader(
       async (keys: readonly ListKey[]) => {
         // Group the keys by page request; each group is one windowed SELECT over all its parents.
         const groups = new Map<string, ListKey[]>();
@@ -91,9 +110,8 @@ export function createCommentsContext(
         return keys.map((key) => pages.get(key)!);
       },
       { cacheKeyFn: (key) => `${pageKey(key)}|${key.parentId}` },
-    ),
-  };
-  return context;
+    );
+  }
 }
 
 /**

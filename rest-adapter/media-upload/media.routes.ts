@@ -1,15 +1,23 @@
-import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import type { GraphQLFormattedError } from 'graphql';
 import express, { type Request, type Response, type Router } from 'express';
-import { Upload, WriteStream } from 'graphql-upload-ts';
-import { discard } from '../../lib/graphql/graphql-upload-request.ts';
-import { multipartBoundaryProblem } from '../../lib/http/multipart-boundary.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../../lib/auth/signed-request.ts';
-import type { RateLimitState } from '../../contracts/media-upload.ts';
 import type { OperationVariables, TypedQuery } from '../../gateway/gateway-door.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
 import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedUpload } from './urlencoded-upload-reader.ts';
+import {
+  BodyError,
+  FIELD_BYTES,
+  MAX_FIELDS,
+  mediaDataChars,
+  queryPairsOf,
+  readBody,
+  readMultipart,
+  setRateLimitHeaders,
+  uploadOf,
+  type MultipartLimits,
+  type UploadRequest,
+} from './media-request.ts';
 import { mapMediaErrors, METADATA_PATH, standardError, UPLOAD_PATH, type MediaReply } from './media-error-mapper.ts';
 import {
   MediaMetadataCreateDocument,
@@ -33,36 +41,15 @@ import {
  * everything else — credentials, sizes, types, categories, owners — and its errors come back in the reference's shapes.
  */
 
-export interface MediaRoutesDeps {
+export interface MediaRoutesDeps extends MultipartLimits {
   executor: GraphQLExecutor;
   logger: Logger;
-  /** The media rule's byte limit; the transport stops reading a file one byte past it (the service then refuses it). */
-  maxBytes: number;
-  /** Largest urlencoded body or multipart text field (`media_data` carries the image in base64). */
-  base64BodyBytes: number;
 }
 
 /** What an upload answers with (the reference's media object). */
 type UploadedMedia = MediaUploadMutation['uploadMedia'];
 
-/** What a request carried, whatever its body type. */
-interface UploadRequest {
-  /** Parameters from the body (first occurrence wins), then from the query string. */
-  params: Map<string, string>;
-  file: { capacitor: WriteStream; filename: string; mimetype: string; encoding: string } | undefined;
-  signedRequest: SignedRequest;
-}
 
-class BodyError extends Error {}
-
-/** Largest text parameter other than media_data (names, categories, a hundred 19-digit owners fit many times over). */
-const FIELD_BYTES = 65_536;
-const MAX_FIELDS = 100;
-
-/** Base64 characters of an image one byte past the limit: a longer media_data cannot hold an acceptable image. */
-function mediaDataChars(maxBytes: number): number {
-  return Math.ceil((maxBytes + 1) / 3) * 4;
-}
 
 export function createMediaRoutes(deps: MediaRoutesDeps): Router {
   const router = express.Router();
@@ -320,54 +307,17 @@ const METADATA_BODY_BYTES = 65_536;
  * A JSON body of at most `limit` bytes. A media_id written as a bare JSON number is read as its digits (JSON.parse would
  * round a 19-digit id).
  */
-function readJsonBody(req: Request, limit: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      if (failed) return;
-      size += chunk.length;
-      if (size > limit) {
-        failed = true;
-        reject(new BodyError(`the request body is larger than ${limit} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('error', () => {
-      if (!failed) reject(new BodyError('the request body ended early'));
-      failed = true;
-    });
-    req.on('end', () => {
-      if (failed) return;
-      const text = Buffer.concat(chunks).toString('utf8').replace(/("media_id"\s*:\s*)(\d+)(?=\s*[,}])/, '$1"$2"');
-      try {
-        resolve(JSON.parse(text));
-      } catch {
-        reject(new BodyError('the request body is not valid JSON: send {"media_id":"…","alt_text":{"text":"…"}}'));
-      }
-    });
-  });
+async function readJsonBody(req: Request, limit: number): Promise<unknown> {
+  const text = (await readBody(req, limit)).toString('utf8').replace(/("media_id"\s*:\s*)(\d+)(?=\s*[,}])/, '$1"$2"');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BodyError('the request body is not valid JSON: send {"media_id":"…","alt_text":{"text":"…"}}');
+  }
 }
 
-function uploadOf(file: NonNullable<UploadRequest['file']>): Upload {
-  const upload = new Upload();
-  upload.resolve({
-    filename: file.filename,
-    fieldName: 'media',
-    mimetype: file.mimetype,
-    encoding: file.encoding,
-    capacitor: file.capacitor,
-    createReadStream: (options) => file.capacitor.createReadStream(options),
-  });
-  return upload;
-}
 
-function queryPairsOf(req: Request): [string, string][] {
-  const index = req.originalUrl.indexOf('?');
-  return index < 0 ? [] : [...new URLSearchParams(req.originalUrl.slice(index + 1))];
-}
+
 
 async function readRequest(req: Request, res: Response, deps: MediaRoutesDeps): Promise<UploadRequest> {
   const signedRequest: SignedRequest = { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) };
@@ -409,97 +359,7 @@ async function readRequest(req: Request, res: Response, deps: MediaRoutesDeps): 
   return { params, file: undefined, signedRequest };
 }
 
-/**
- * Reads a multipart body: text fields, and the part named `media` spooled to a temporary file as it arrives (even
- * without a filename, as the reference accepts). Reading stops one byte past the media rule's limit; the rest of that
- * part is discarded unread into memory.
- */
-function readMultipart(req: Request, res: Response, deps: MediaRoutesDeps): Promise<{ fields: [string, string][]; file: UploadRequest['file'] }> {
-  return new Promise((resolve, reject) => {
-    const fields: [string, string][] = [];
-    let file: UploadRequest['file'];
-    let parser: BusboyInstance;
-    const boundaryProblem = multipartBoundaryProblem(req.headers['content-type']);
-    if (boundaryProblem) {
-      req.resume();
-      reject(new BodyError(`the request body is not valid multipart/form-data: ${boundaryProblem}`));
-      return;
-    }
-    try {
-      parser = new Busboy({
-        headers: req.headers as BusboyHeaders,
-        defCharset: 'utf8',
-        isPartAFile: (name, _contentType, filename) => name === 'media' || filename !== undefined,
-        limits: { fileSize: deps.maxBytes + 1, fieldSize: deps.base64BodyBytes, files: 10, fields: 100, parts: 110 },
-      });
-    } catch (error) {
-      req.resume();
-      reject(new BodyError(`the request body is not valid multipart/form-data: ${(error as Error).message}`));
-      return;
-    }
-    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
-      // A media_data part this long cannot hold an acceptable image: what was kept goes on, for the service to refuse
-      // as too large (a multipart body is never signed, so nothing else needs the rest).
-      if (valueTruncated && name !== 'media_data') {
-        fail(new BodyError(`the ${name} parameter is larger than ${deps.base64BodyBytes} bytes`));
-        return;
-      }
-      fields.push([name, valueTruncated ? value.slice(0, mediaDataChars(deps.maxBytes)) : value]);
-    });
-    parser.on('file', (name, stream, filename, encoding, mimetype) => {
-      if (name !== 'media' || file) {
-        // Only one file matters; others are drained.
-        discard(stream);
-        return;
-      }
-      const capacitor = new WriteStream();
-      // A failed copy (the part cut short, the temporary file not writable) fails its readers' streams, where the upload
-      // is answered; the copy's own 'error' event needs a listener, or it would end the process.
-      capacitor.on('error', () => undefined);
-      file = { capacitor, filename: filename ?? '', mimetype, encoding };
-      // The temporary copy goes when the reply has gone or the client has, even if that happens before the body is read.
-      if (res.closed) capacitor.release();
-      else res.once('close', () => capacitor.release());
-      stream.pipe(capacitor);
-      // A part cut short or malformed is the client's fault: the service answers it as a broken upload (a 4xx), never
-      // as an internal error.
-      stream.on('error', (error: Error) => capacitor.destroy(Object.assign(new Error(`the media part did not arrive whole: ${error.message}`), { status: 400 })));
-    });
-    parser.on('finish', () => {
-      // The closing delimiter may come before the body ends (a body of `--b--` and then more): what follows is read and
-      // thrown away, so that the reply is not left waiting behind an unread body on a kept-alive connection.
-      req.unpipe(parser);
-      req.resume();
-      resolve({ fields, file });
-    });
-    // Past busboy's limits nothing more is parsed; the request is answered at once instead of stalling on the rest.
-    parser.on('fieldsLimit', () => fail(new BodyError('the request has more than 100 parameters')));
-    parser.on('partsLimit', () => fail(new BodyError('the request has too many parts')));
-    parser.on('filesLimit', () => fail(new BodyError('the request has more than 10 files')));
-    parser.on('error', (error: unknown) => fail(new BodyError(`the request body is not valid multipart/form-data: ${(error as Error).message}`)));
-    let failed = false;
-    function fail(error: Error) {
-      if (failed) return;
-      failed = true;
-      file?.capacitor.release();
-      req.unpipe(parser);
-      req.resume();
-      reject(error);
-    }
-    // A client that goes away mid-body never lets the parser finish: give up instead of waiting forever.
-    req.once('close', () => {
-      if (!req.readableEnded) fail(new BodyError('the request body ended early'));
-    });
-    req.pipe(parser);
-  });
-}
 
-function setRateLimitHeaders(res: Response, rateLimit: RateLimitState | undefined): void {
-  if (!rateLimit) return;
-  res.setHeader('x-rate-limit-limit', String(rateLimit.limit));
-  res.setHeader('x-rate-limit-remaining', String(rateLimit.remaining));
-  res.setHeader('x-rate-limit-reset', String(rateLimit.reset));
-}
 
 function send(res: Response, reply: MediaReply): void {
   setRateLimitHeaders(res, reply.rateLimit);

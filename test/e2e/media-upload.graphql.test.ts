@@ -14,7 +14,7 @@ import {
 } from '../support/graphql-upload-client.ts';
 import { fixture, png, pngChunk, truncate } from '../support/image-fixtures.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
-import { createTestBlobStore, type TestBlobStore } from '../support/test-blob-store.ts';
+import { createTestBlobStore, runMediaStore, type TestBlobStore } from '../support/test-blob-store.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
@@ -133,6 +133,12 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
   });
 
   describe('success', () => {
+    it("keeps the bytes in the run's blob store (an S3 bucket in the e2e project on PostgreSQL)", async () => {
+      expect(system.config.media.store).toBe(runMediaStore());
+      const uploaded = expectUploaded(await uploadMultipart(url, fixture('image.png'), { token: own }));
+      expect(await blobs.keys()).toContain((await row(uploaded.mediaId)).blob_key);
+    });
+
     it.each([
       { file: 'baseline.jpg', category: 'tweet_image', imageType: 'image/jpeg', w: 320, h: 240 },
       { file: 'image.png', category: 'TWEET_IMAGE', imageType: 'image/png', w: 50, h: 40 },

@@ -2,23 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { S3StoreConfig } from '../../lib/config.ts';
-import { s3Client, S3RVER_CREDENTIALS } from './s3-server.ts';
 
 /**
  * Which blob store the run's test systems keep their media in: the local directory, or — in the projects that set
  * TEST_MEDIA_STORE=s3 (vitest.config.ts: the e2e project on PostgreSQL, so that the media suite runs on both stores
  * without a third run) — a bucket of the run's s3rver (s3-server.global-setup.ts), under a key prefix per system.
  */
-export const RUN_MEDIA_STORE: 'local' | 's3' = process.env.TEST_MEDIA_STORE === 's3' ? 's3' : 'local';
+export function runMediaStore(): 'local' | 's3' {
+  // Read at each call: a worker keeps this module from one file to the next (isolate: false).
+  return process.env.TEST_MEDIA_STORE === 's3' ? 's3' : 'local';
+}
 
-/** The run's S3 server and bucket, as a store configuration with `keyPrefix`. */
+/** The run's S3 server and bucket (TEST_S3_*, from s3-server.global-setup.ts), as a store configuration with `keyPrefix`. */
 function runS3Config(keyPrefix: string): S3StoreConfig {
-  const endpoint = process.env.TEST_S3_ENDPOINT;
-  const bucket = process.env.TEST_S3_BUCKET;
-  if (!endpoint || !bucket) throw new Error('TEST_MEDIA_STORE=s3 needs the S3 global setup (test/support/s3-server.global-setup.ts) in its project');
-  return { endpoint, region: 'us-east-1', bucket, keyPrefix, ...S3RVER_CREDENTIALS, sessionToken: undefined, forcePathStyle: true };
+  const { TEST_S3_ENDPOINT: endpoint, TEST_S3_BUCKET: bucket, TEST_S3_ACCESS_KEY_ID: accessKeyId, TEST_S3_SECRET_ACCESS_KEY: secretAccessKey } = process.env;
+  if (!endpoint || !bucket || !accessKeyId || !secretAccessKey) {
+    throw new Error('TEST_MEDIA_STORE=s3 needs the S3 global setup (test/support/s3-server.global-setup.ts) in its project');
+  }
+  return { endpoint, region: 'us-east-1', bucket, keyPrefix, accessKeyId, secretAccessKey, sessionToken: undefined, forcePathStyle: true };
 }
 
 const freshPrefix = () => `systems/${randomUUID()}/`;
@@ -29,7 +31,7 @@ const freshPrefix = () => `systems/${randomUUID()}/`;
  * that names a blob directory or a store itself keeps what it named.
  */
 export function runMediaStoreEnv(env: Record<string, string | undefined>): Record<string, string> {
-  if (RUN_MEDIA_STORE !== 's3' || env.MEDIA_BLOB_DIR !== undefined || env.MEDIA_STORE !== undefined) return {};
+  if (runMediaStore() !== 's3' || env.MEDIA_BLOB_DIR !== undefined || env.MEDIA_STORE !== undefined) return {};
   const config = runS3Config(env.MEDIA_S3_KEY_PREFIX ?? freshPrefix());
   return {
     MEDIA_STORE: 's3',
@@ -61,7 +63,13 @@ export interface TestBlobStore {
 }
 
 export async function createTestBlobStore(): Promise<TestBlobStore> {
-  if (RUN_MEDIA_STORE === 's3') {
+  if (runMediaStore() === 's3') {
+    // Loaded only on an S3 run: every test system's module graph reaches this file, and the SDK takes a tenth of a
+    // second to import (in each fuzz door's child process too).
+    const [{ DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command }, { s3Client }] = await Promise.all([
+      import('@aws-sdk/client-s3'),
+      import('./s3-server.ts'),
+    ]);
     const config = runS3Config(freshPrefix());
     const client = s3Client(config);
     const Bucket = config.bucket;

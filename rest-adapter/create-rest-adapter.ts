@@ -11,6 +11,7 @@ import { standardError } from './media-upload/media-error-mapper.ts';
 import type { SocialHost } from '../contracts/social-graph.ts';
 import { createApiDocsRoutes } from './docs/api-docs.routes.ts';
 import { createMediaRoutes } from './media-upload/media.routes.ts';
+import { createMediaV2Routes } from './media-upload/media-v2.routes.ts';
 import { createSocialRoutes } from './social-graph/social.routes.ts';
 import { createUserExampleRoutes } from './user-records/user-example.routes.ts';
 import { createRestFastPath } from './stand-ins/rest-fast-path.ts';
@@ -129,6 +130,7 @@ export function createRestAdapter(deps: RestAdapterDeps): RestAdapter {
   if (userExample) {
     app.use(userExample.router);
     app.use(createMediaRoutes({ executor: deps.executor, logger: deps.logger, ...deps.media }));
+    app.use(createMediaV2Routes({ executor: deps.executor, logger: deps.logger, ...deps.media }));
   }
   app.use(
     createSocialRoutes({

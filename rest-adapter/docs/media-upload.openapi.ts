@@ -26,6 +26,18 @@ const RATE_HEADERS = {
   'x-rate-limit-reset': { description: 'Unix time (seconds) when the window resets.', schema: { type: 'integer' } },
 };
 
+/** The processing state of an animated GIF or video (both API versions). */
+const PROCESSING_INFO = {
+  type: 'object',
+  required: ['state'],
+  properties: {
+    state: { type: 'string', enum: ['pending', 'in_progress', 'succeeded', 'failed'] },
+    check_after_secs: { type: 'integer' },
+    progress_percent: { type: 'integer' },
+    error: { type: 'object', required: ['code', 'name', 'message'], properties: { code: { type: 'integer' }, name: { type: 'string' }, message: { type: 'string' } } },
+  },
+};
+
 /** Components of the upload: its reply and its error bodies. */
 export function mediaComponentSchemas(): Record<string, Schema> {
   return {
@@ -92,16 +104,7 @@ export function mediaComponentSchemas(): Record<string, Schema> {
         expires_after_secs: { type: 'integer' },
         image: { type: 'object', required: ['image_type', 'w', 'h'], properties: { image_type: { type: 'string' }, w: { type: 'integer' }, h: { type: 'integer' } } },
         video: { type: 'object', required: ['video_type'], properties: { video_type: { type: 'string', enum: ['video/mp4'] } } },
-        processing_info: {
-          type: 'object',
-          required: ['state'],
-          properties: {
-            state: { type: 'string', enum: ['pending', 'in_progress', 'succeeded', 'failed'] },
-            check_after_secs: { type: 'integer' },
-            progress_percent: { type: 'integer' },
-            error: { type: 'object', required: ['code', 'name', 'message'], properties: { code: { type: 'integer' }, name: { type: 'string' }, message: { type: 'string' } } },
-          },
-        },
+        processing_info: PROCESSING_INFO,
       },
     },
   };
@@ -234,4 +237,198 @@ export function buildMediaMetadataPath(): { path: string; item: Schema } {
       },
     },
   };
+}
+
+/** The v2 media endpoints' components: their `data` replies and the problem body (media-v2-problems.ts). */
+export function mediaV2ComponentSchemas(): Record<string, Schema> {
+  const image = { type: 'object', required: ['image_type', 'w', 'h'], properties: { image_type: { type: 'string' }, w: { type: 'integer' }, h: { type: 'integer' } } };
+  return {
+    MediaV2Upload: {
+      type: 'object',
+      description: 'v2 media: id a string (no media_id number); media_key only with a media_category; processing_info for animated GIFs and videos.',
+      required: ['id'],
+      properties: {
+        id: { type: 'string', pattern: '^[0-9]{1,19}$' },
+        media_key: { type: 'string' },
+        size: { type: 'integer' },
+        expires_after_secs: { type: 'integer' },
+        processing_info: PROCESSING_INFO,
+        image,
+        video: { type: 'object', required: ['video_type'], properties: { video_type: { type: 'string', enum: ['video/mp4'] } } },
+      },
+    },
+    MediaV2Problem: {
+      type: 'object',
+      description:
+        'An RFC 7807 problem as X API v2 sends it: 400 invalid-request (the problems in `errors`, each with `message` and the ' +
+        '`parameters` it is about), 404 resource-not-found (unknown or expired upload id), 403 not-authorized-for-resource ' +
+        '(another user’s upload) or unsupported-authentication (app-only credentials), 401/429/500/503 with type about:blank.',
+      required: ['title', 'detail', 'type'],
+      properties: {
+        title: { type: 'string' },
+        detail: { type: 'string' },
+        type: { type: 'string', example: 'https://api.twitter.com/2/problems/invalid-request' },
+        status: { type: 'integer' },
+        errors: { type: 'array', items: { type: 'object' } },
+      },
+    },
+  };
+}
+
+/** The path items of X API v2's media endpoints (rest-adapter/media-upload/media-v2.routes.ts). */
+export function buildMediaV2Paths(): { path: string; item: Schema }[] {
+  const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('MediaV2Problem') } } });
+  const problems = {
+    400: problem('invalid-request: a parameter, a body or media the rules refuse.'),
+    401: { ...problem('Unauthorized: missing or bad credentials.'), headers: { 'WWW-Authenticate': { schema: { type: 'string', example: 'Bearer realm="Tributary", OAuth realm="Tributary"' } } } },
+    403: problem('unsupported-authentication (app-only credentials), or not-authorized-for-resource (another user’s upload).'),
+    429: { ...problem('Too Many Requests: the upload rate limit (shared with the 1.1 endpoints).'), headers: RATE_HEADERS },
+    500: problem('Internal Server Error.'),
+    503: problem('Service Unavailable (the database is unavailable).'),
+  };
+  const withId = { ...problems, 404: problem('resource-not-found: an unknown or expired upload id.') };
+  const data = (description: string, schema: Schema) => ({
+    description,
+    headers: RATE_HEADERS,
+    content: { 'application/json': { schema: { type: 'object', required: ['data'], properties: { data: schema } } } },
+  });
+  const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]{1,19}$' } };
+  const security = [{ UploadAuthorization: [] }];
+  const json = (schema: Schema) => ({ required: true, content: { 'application/json': { schema } } });
+  return [
+    {
+      path: '/2/media/upload/initialize',
+      item: {
+        post: {
+          tags: ['media v2'],
+          operationId: 'initializeMediaUploadV2',
+          summary: 'Opens a chunked upload (the same sessions as 1.1 command=INIT).',
+          security,
+          requestBody: json({
+            type: 'object',
+            additionalProperties: false,
+            required: ['media_type', 'total_bytes'],
+            properties: {
+              media_type: { type: 'string', enum: ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/pjpeg', 'video/mp4'] },
+              total_bytes: { type: 'integer', minimum: 0, maximum: 17_179_869_184 },
+              media_category: { type: 'string', enum: ['tweet_image', 'tweet_gif', 'tweet_video', 'amplify_video'] },
+              shared: { type: 'boolean' },
+              additional_owners: { type: 'array', items: { type: 'string', pattern: '^[0-9]{1,19}$' } },
+            },
+          }),
+          responses: { 200: data('The new upload id.', ref('MediaV2Upload')), ...problems },
+        },
+      },
+    },
+    {
+      path: '/2/media/upload/{id}/append',
+      item: {
+        post: {
+          tags: ['media v2'],
+          operationId: 'appendMediaUploadV2',
+          summary: 'Adds one segment (segment_index 0–999, at most 5,242,880 bytes) as multipart, or as JSON with base64.',
+          security,
+          parameters: [idParameter],
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: { type: 'object', required: ['segment_index', 'media'], properties: { segment_index: { type: 'integer' }, media: { type: 'string', format: 'binary' } } },
+              },
+              'application/json': {
+                schema: { type: 'object', additionalProperties: false, required: ['segment_index', 'media'], properties: { segment_index: { type: 'integer' }, media: { type: 'string', format: 'byte' } } },
+              },
+            },
+          },
+          responses: {
+            200: data('Stored; the upload takes commands until expires_at.', { type: 'object', required: ['expires_at'], properties: { expires_at: { type: 'integer', description: 'Unix seconds.' } } }),
+            ...withId,
+          },
+        },
+      },
+    },
+    {
+      path: '/2/media/upload/{id}/finalize',
+      item: {
+        post: {
+          tags: ['media v2'],
+          operationId: 'finalizeMediaUploadV2',
+          summary: 'Completes a chunked upload: the media, with processing_info for animated GIFs and videos (poll STATUS).',
+          description: 'No body is needed; twitter-api-v2 sends `{}`, which is read and ignored.',
+          security,
+          parameters: [idParameter],
+          responses: { 200: data('The media.', ref('MediaV2Upload')), ...withId },
+        },
+      },
+    },
+    {
+      path: '/2/media/upload',
+      item: {
+        get: {
+          tags: ['media v2'],
+          operationId: 'mediaUploadStatusV2',
+          summary: 'The state of a finalized upload (command=STATUS, optional): poll every check_after_secs until succeeded or failed.',
+          security,
+          parameters: [
+            { name: 'media_id', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9]{1,19}$' } },
+            { name: 'command', in: 'query', required: false, schema: { type: 'string', enum: ['STATUS'] } },
+          ],
+          responses: { 200: data('The media.', ref('MediaV2Upload')), ...withId },
+        },
+        post: {
+          tags: ['media v2'],
+          operationId: 'uploadMediaV2',
+          summary: 'Uploads an image in one request: JSON with base64 `media`, or multipart with the bytes in part `media`.',
+          description: 'The older command=INIT|APPEND|FINALIZE form of this path is not served (400 naming the dedicated paths).',
+          security,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['media', 'media_category'],
+                  properties: { media: { type: 'string', format: 'byte' }, media_category: { type: 'string', enum: ['tweet_image'] }, media_type: { type: 'string' }, shared: { type: 'boolean' } },
+                },
+              },
+              'multipart/form-data': {
+                schema: { type: 'object', required: ['media', 'media_category'], properties: { media: { type: 'string', format: 'binary' }, media_category: { type: 'string', enum: ['tweet_image'] } } },
+              },
+            },
+          },
+          responses: { 200: data('The uploaded image.', ref('MediaV2Upload')), ...problems },
+        },
+      },
+    },
+    {
+      path: '/2/media/metadata',
+      item: {
+        post: {
+          tags: ['media v2'],
+          operationId: 'createMediaMetadataV2',
+          summary: 'Sets the alt text of an uploaded media (uploader or additional owner; at most 1,000 characters).',
+          description: 'Only alt_text is kept; the spec’s other metadata keys are refused with a problem saying so.',
+          security,
+          requestBody: json({
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'metadata'],
+            properties: {
+              id: { type: 'string', pattern: '^[0-9]{1,19}$' },
+              metadata: { type: 'object', required: ['alt_text'], properties: { alt_text: { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 1000 } } } } },
+            },
+          }),
+          responses: {
+            200: data('Stored.', {
+              type: 'object',
+              required: ['id', 'associated_metadata'],
+              properties: { id: { type: 'string' }, associated_metadata: { type: 'object', properties: { alt_text: { type: 'object', properties: { text: { type: 'string' } } } } } },
+            }),
+            ...withId,
+          },
+        },
+      },
+    },
+  ];
 }

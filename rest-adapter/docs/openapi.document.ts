@@ -1,4 +1,4 @@
-import { buildMediaMetadataPath, buildMediaUploadPath, mediaComponentSchemas } from './media-upload.openapi.ts';
+import { buildMediaMetadataPath, buildMediaUploadPath, buildMediaV2Paths, mediaComponentSchemas, mediaV2ComponentSchemas } from './media-upload.openapi.ts';
 import { buildGraphPaths, graphComponentResponses, graphComponentSchemas } from './social.openapi.ts';
 import type { GraphHost } from './social-openapi-parts.ts';
 import {
@@ -87,6 +87,7 @@ export function buildOpenApiDocument(servers: OpenApiServers, graphSchemas: Reco
   paths[upload.path] = { ...onlyOn('own'), ...upload.item };
   const metadata = buildMediaMetadataPath();
   paths[metadata.path] = { ...onlyOn('own'), ...metadata.item };
+  for (const v2 of buildMediaV2Paths()) paths[v2.path] = { ...onlyOn('own'), ...v2.item };
   for (const entry of buildGraphPaths()) {
     paths[entry.path] = { ...(entry.hosts?.length === 1 ? onlyOn(entry.hosts[0]!) : {}), ...entry.operations };
   }
@@ -118,11 +119,12 @@ export function buildOpenApiDocument(servers: OpenApiServers, graphSchemas: Reco
       { name: 'userExample', description: 'Area A: user records (Bearer JWT).' },
       { name: 'comments', description: 'Area B: comments of the social graph.' },
       { name: 'accounts', description: 'Area C: professional accounts of the social graph, and their edges.' },
-      { name: 'media', description: 'Area D: simple image upload.' },
+      { name: 'media', description: 'Area D: image upload, chunked upload and alt text (API 1.1).' },
+      { name: 'media v2', description: 'Area D on X API v2’s paths: the same uploads, sessions and limits, with v2’s data replies and problems.' },
     ],
     paths,
     components: {
-      schemas: { ...asComponents(userExampleDefinitions()), ...graphSchemas, ...graphComponentSchemas(), ...mediaComponentSchemas() },
+      schemas: { ...asComponents(userExampleDefinitions()), ...graphSchemas, ...graphComponentSchemas(), ...mediaComponentSchemas(), ...mediaV2ComponentSchemas() },
       responses: { ...rpcResponses, ...graphComponentResponses() },
       securitySchemes: {
         [BEARER_AUTH]: {

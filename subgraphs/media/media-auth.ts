@@ -32,8 +32,11 @@ export interface MediaAuthenticator {
   authenticate(request: MediaAuthRequest): Promise<MediaCaller>;
 }
 
-/** The entry points whose signatures the upload accepts: its REST paths and the GraphQL endpoint (see SignedRequest). */
-const UPLOAD_PATHS = /^\/(?:1\.1\/media\/(?:upload|metadata\/create)\.json|graphql)$/;
+/**
+ * The entry points whose signatures the upload accepts: the REST paths of both API versions (v2:
+ * rest-adapter/media-upload/media-v2.routes.ts) and the GraphQL endpoint (see SignedRequest).
+ */
+const UPLOAD_PATHS = /^\/(?:1\.1\/media\/(?:upload|metadata\/create)\.json|2\/media\/(?:upload(?:\/initialize|\/\d{1,19}\/(?:append|finalize))?|metadata)|graphql)$/;
 
 const SIGNED_METHODS = new Set(['POST', 'GET']);
 

@@ -41,6 +41,7 @@ export const mediaResolvers: Resolvers = {
   },
   MediaUploadSegment: {
     mediaIdString: (outcome) => outcome.mediaId,
+    expiresAt: (outcome) => outcome.expiresAt.toISOString(),
   },
   MediaProcessingInfo: {
     state: (info) => info.state.toUpperCase() as MediaProcessingState,

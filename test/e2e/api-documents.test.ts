@@ -10,6 +10,7 @@ import { createRestAdapter } from '../../rest-adapter/create-rest-adapter.ts';
 import { API_DOCS_PATHS } from '../../rest-adapter/docs/api-docs.routes.ts';
 import type { GraphQLExecutor } from '../../rest-adapter/graphql-executor.ts';
 import { UPLOAD_PATH } from '../../rest-adapter/media-upload/media-error-mapper.ts';
+import { V2_APPEND_PATH, V2_FINALIZE_PATH, V2_INITIALIZE_PATH, V2_METADATA_PATH, V2_UPLOAD_PATH } from '../../rest-adapter/media-upload/media-v2.routes.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { SOCIAL_ROUTES, type SocialRouteKind } from '../../rest-adapter/social-graph/social-route-table.ts';
 import {
@@ -258,6 +259,9 @@ function graphRoutes(host: Host): string[] {
   return keys;
 }
 
+/** The v2 media paths, whose catch-alls answer v2's method-not-allowed problem. */
+const V2_MEDIA_PATHS = new Set([V2_UPLOAD_PATH, V2_INITIALIZE_PATH, V2_APPEND_PATH, V2_FINALIZE_PATH, V2_METADATA_PATH]);
+
 /** What a listener serves, as comparable keys; throws on a catch-all it cannot classify. */
 function servedKeys(app: ReturnType<typeof testAdapters>['own'], host: Host): string[] {
   const keys: string[] = [];
@@ -266,7 +270,9 @@ function servedKeys(app: ReturnType<typeof testAdapters>['own'], host: Host): st
     if (route.method === 'ALL') {
       // The catch-alls: the Graph dispatcher (expanded from its table) and Area D's not-found/not-allowed replies.
       if (String(path) === String(/.*/)) keys.push(...graphRoutes(host));
-      else if (path !== UPLOAD_PATH && String(path) !== String(/^\/1\.1(\/|$)/)) throw new Error(`unclassified catch-all route ${String(path)}`);
+      else if (path !== UPLOAD_PATH && !V2_MEDIA_PATHS.has(String(path)) && String(path) !== String(/^\/1\.1(\/|$)/) && String(path) !== String(/^\/2(\/|$)/)) {
+        throw new Error(`unclassified catch-all route ${String(path)}`);
+      }
       continue;
     }
     if (typeof path !== 'string') throw new Error(`unclassified route ${route.method} ${String(path)}`);
@@ -290,7 +296,7 @@ function hostsOf(item: JsonObject): Host[] {
 function documentedKeys(): string[] {
   const keys: string[] = [];
   for (const { path, method, operation, item } of operationsOf(openapi)) {
-    if (path.startsWith('/api/') || path.startsWith('/1.1/')) {
+    if (path.startsWith('/api/') || path.startsWith('/1.1/') || path.startsWith('/2/')) {
       keys.push(`${method.toUpperCase()} ${path}`);
       continue;
     }
@@ -457,6 +463,24 @@ async function probeEveryOperation(): Promise<ProbeResult[]> {
 }
 
 /** A PNG uploaded by the media owner: in one request, or through the chunked commands (INIT, APPEND, FINALIZE). */
+/** A v2 upload session of a small PNG, with its one segment appended when `appended` (ready to finalize). */
+async function openedSession(appended: boolean): Promise<string> {
+  const bytes = png(8, 8);
+  const post = async (path: string, body: unknown) => {
+    const reply = await fetch(new URL(path, system.restUrl), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${social.tokens.own}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const parsed = (await reply.json()) as { data: { id: string } };
+    expect(reply.status, JSON.stringify(parsed)).toBe(200);
+    return parsed;
+  };
+  const { data } = await post(V2_INITIALIZE_PATH, { media_type: 'image/png', total_bytes: bytes.length });
+  if (appended) await post(`/2/media/upload/${data.id}/append`, { media: Buffer.from(bytes).toString('base64'), segment_index: 0 });
+  return data.id;
+}
+
 async function uploadedMediaId(chunked: boolean): Promise<string> {
   const bytes = png(8, 8);
   const send = async (fields: Record<string, string>, file?: Uint8Array) => {
@@ -498,7 +522,8 @@ async function probe(request: {
   };
   const values: Record<string, () => Promise<string>> = {
     'api-version': async () => VERSION,
-    id: async () => (method === 'delete' ? freshRecord() : request.record),
+    // Area A's records; on the v2 media paths, an open upload session with its one segment appended (finalize) or none.
+    id: async () => (request.path.startsWith('/2/') ? openedSession(request.path.endsWith('/finalize')) : method === 'delete' ? freshRecord() : request.record),
     'comment-id': async () => social.comments.fanComment,
     'media-id': async () => (request.path.endsWith('/children') ? social.media.carousel : social.posts[0]!),
     'account-id': async () => social.accounts.bluebottle,
@@ -522,7 +547,7 @@ async function probe(request: {
     creation_id: freshContainer,
     image_url: async () => 'https://cdn.example.com/probe.jpg',
     // The chunked upload's STATUS takes a finalized upload's id; the Graph edges a social media id.
-    media_id: async () => (request.path === UPLOAD_PATH ? uploadedMediaId(true) : social.media.roasterPost),
+    media_id: async () => (request.path === UPLOAD_PATH || request.path === V2_UPLOAD_PATH ? uploadedMediaId(true) : social.media.roasterPost),
     title: async () => 'Probe event',
     start_time: async () => new Date(Date.now() + 86_400_000).toISOString(),
     account_id: async () => acmeAdAccount,
@@ -560,7 +585,18 @@ async function probe(request: {
 
   let body: string | FormData | undefined;
   const content = ((operation.requestBody as JsonObject | undefined)?.content ?? {}) as JsonObject;
-  if ('multipart/form-data' in content) {
+  if (request.path.startsWith('/2/') && 'application/json' in content) {
+    // v2 media: JSON bodies (the one-shot upload and append take multipart too).
+    const bodies: Record<string, unknown> = {
+      initializeMediaUploadV2: { media_type: 'image/png', total_bytes: png(8, 8).length },
+      appendMediaUploadV2: { media: Buffer.from(png(8, 8)).toString('base64'), segment_index: 0 },
+      uploadMediaV2: { media: Buffer.from(png(8, 8)).toString('base64'), media_category: 'tweet_image' },
+      createMediaMetadataV2: { id: await uploadedMediaId(false), metadata: { alt_text: { text: 'Probe' } } },
+    };
+    if (!(operationId in bodies)) problems.push(`no probe body for ${operationId}`);
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(bodies[operationId]);
+  } else if ('multipart/form-data' in content) {
     const form = new FormData();
     form.set('media', new Blob([png(8, 8)], { type: 'image/png' }), 'probe.png');
     body = form;

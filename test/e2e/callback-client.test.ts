@@ -329,8 +329,8 @@ describe('the webhook callback client', () => {
     let requests = 0;
     const server = createHttpsServer(
       {
-        key: readFileSync(new URL('upload-x-com.key', tls)),
-        cert: readFileSync(new URL('upload-x-com.crt', tls)),
+        key: readFileSync(new URL('x-com.key', tls)),
+        cert: readFileSync(new URL('x-com.crt', tls)),
         SNICallback: (name, callback) => {
           serverNames.push(name);
           callback(null);

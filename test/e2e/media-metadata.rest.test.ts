@@ -3,6 +3,7 @@ import { fixture } from '../support/image-fixtures.ts';
 import { bearerAuthorization, mediaFormData, mediaUploadUrl, sendMediaRequest, type MediaReply } from '../support/media-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { containerAltText } from '../support/media-containers.ts';
 
 /**
  * POST /1.1/media/metadata/create.json: alt text on an uploaded image (JSON body {"media_id","alt_text":{"text"}}), by
@@ -46,21 +47,6 @@ for (const mode of ['embedded', 'distributed'] as const) {
       return reply.body.media_id_string as string;
     }
 
-    async function containerAltText(mediaId: string, token: string, accountId: string, extra: Record<string, string> = {}): Promise<unknown> {
-      const created = await fetch(new URL(`/v21.0/${accountId}/media`, system.restUrl), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ upload_media_id: mediaId, caption: 'With alt text', ...extra }),
-      });
-      const { id } = (await created.json()) as { id: string };
-      expect(created.status).toBe(200);
-      const read = await fetch(new URL(`/v21.0/${id}?fields=id,alt_text&access_token=${token}`, system.restUrl));
-      const body = (await read.json()) as Record<string, unknown>;
-      expect(read.status, JSON.stringify(body)).toBe(200);
-      expect(body.id).toBe(id);
-      return body.alt_text;
-    }
-
     it('stores alt text (200, no body) that the container made from the image shows, over REST and GraphQL', async () => {
       const mediaId = await uploaded();
       const text = 'A flat white in a blue cup, seen from above — latte art shaped like a leaf 🍃';
@@ -68,7 +54,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
       expect(reply.status, describeReply(reply)).toBe(200);
       expect(reply.text).toBe('');
       expect(reply.headers.get('x-rate-limit-remaining')).toMatch(/^\d+$/);
-      expect(await containerAltText(mediaId, world.tokens.own, world.accounts.bluebottle)).toBe(text);
+      expect(await containerAltText(system.restUrl, mediaId, world.tokens.own, world.accounts.bluebottle)).toBe(text);
 
       const response = await fetch(system.gatewayUrl, {
         method: 'POST',
@@ -83,15 +69,15 @@ for (const mode of ['embedded', 'distributed'] as const) {
       const mediaId = await uploaded();
       expect((await setAltText({ media_id: mediaId, alt_text: { text: 'first' } })).status).toBe(200);
       expect((await setAltText({ media_id: mediaId, alt_text: { text: 'second' } })).status).toBe(200);
-      expect(await containerAltText(mediaId, world.tokens.own, world.accounts.bluebottle)).toBe('second');
-      expect(await containerAltText(mediaId, world.tokens.own, world.accounts.bluebottle, { alt_text: 'the post says so' })).toBe('the post says so');
+      expect(await containerAltText(system.restUrl, mediaId, world.tokens.own, world.accounts.bluebottle)).toBe('second');
+      expect(await containerAltText(system.restUrl, mediaId, world.tokens.own, world.accounts.bluebottle, { alt_text: 'the post says so' })).toBe('the post says so');
     });
 
     it('reads a media_id written as a bare JSON number digit for digit', async () => {
       const mediaId = await uploaded();
       const reply = await setAltText(`{"media_id":${mediaId},"alt_text":{"text":"number id"}}`);
       expect(reply.status, describeReply(reply)).toBe(200);
-      expect(await containerAltText(mediaId, world.tokens.own, world.accounts.bluebottle)).toBe('number id');
+      expect(await containerAltText(system.restUrl, mediaId, world.tokens.own, world.accounts.bluebottle)).toBe('number id');
     });
 
     it('lets an additional owner set it, and refuses anyone else with the ownership error', async () => {

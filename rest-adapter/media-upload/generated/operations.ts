@@ -183,7 +183,7 @@ export type MediaUploadAppendMutationVariables = Exact<{
 }>;
 
 
-export type MediaUploadAppendMutation = { appendMediaUpload: { segmentIndex: number, size: number, rateLimit: { limit: number, remaining: number, reset: number } } };
+export type MediaUploadAppendMutation = { appendMediaUpload: { segmentIndex: number, size: number, expiresAt: string, rateLimit: { limit: number, remaining: number, reset: number } } };
 
 export type MediaUploadFinalizeMutationVariables = Exact<{
   mediaId: Scalars['String']['input'];
@@ -205,7 +205,7 @@ export type MediaMetadataCreateMutationVariables = Exact<{
 }>;
 
 
-export type MediaMetadataCreateMutation = { createMediaMetadata: { mediaIdString: string, rateLimit: { limit: number, remaining: number, reset: number } } };
+export type MediaMetadataCreateMutation = { createMediaMetadata: { mediaIdString: string, altText: string, rateLimit: { limit: number, remaining: number, reset: number } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -300,6 +300,7 @@ export const MediaUploadAppendDocument = new TypedDocumentString(`
   ) {
     segmentIndex
     size
+    expiresAt
     rateLimit {
       limit
       remaining
@@ -378,6 +379,7 @@ export const MediaMetadataCreateDocument = new TypedDocumentString(`
     mutation MediaMetadataCreate($mediaId: String!, $altText: String) {
   createMediaMetadata(mediaId: $mediaId, altText: $altText) {
     mediaIdString
+    altText
     rateLimit {
       limit
       remaining

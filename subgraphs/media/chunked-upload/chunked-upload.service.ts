@@ -91,6 +91,8 @@ export interface AppendOutcome {
   mediaId: string;
   segmentIndex: number;
   size: number;
+  /** When the session expires. */
+  expiresAt: Date;
   rateLimit: RateLimitState;
 }
 
@@ -280,7 +282,7 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
             throw mediaErrors.parameterInvalid('segment_index', `segment ${segmentIndex} of media id ${id} was already received`);
           }
           stored = undefined;
-          return { mediaId: id, segmentIndex, size, rateLimit };
+          return { mediaId: id, segmentIndex, size, expiresAt: session.expires_at, rateLimit };
         } catch (error) {
           await discard(input.media);
           if (stored !== undefined) await removeBlob(stored);

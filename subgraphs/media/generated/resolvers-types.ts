@@ -68,6 +68,8 @@ export type MediaProcessingState =
 /** One segment received by APPEND. */
 export type MediaUploadSegment = {
   __typename?: 'MediaUploadSegment';
+  /** When the upload stops taking commands, ISO 8601 in UTC (v2's append answers it as expires_at, in Unix seconds). */
+  expiresAt: Scalars['String']['output'];
   mediaIdString: Scalars['String']['output'];
   rateLimit: UploadRateLimit;
   segmentIndex: Scalars['Int']['output'];
@@ -357,6 +359,7 @@ export type MediaProcessingInfoResolvers<ContextType = MediaContext, ParentType 
 };
 
 export type MediaUploadSegmentResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['MediaUploadSegment'] = ResolversParentTypes['MediaUploadSegment']> = {
+  expiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   mediaIdString?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   rateLimit?: Resolver<ResolversTypes['UploadRateLimit'], ParentType, ContextType>;
   segmentIndex?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;

@@ -336,3 +336,32 @@ describe('media v2 (embedded gateway)', () => {
     });
   });
 });
+
+describe('media v2 under the upload rate limit (2 per window, shared with 1.1)', () => {
+  let system: TestSystem;
+  let world: SocialFixture;
+
+  beforeAll(async () => {
+    system = await startTestSystem({ MEDIA_RATE_UPLOADS_PER_WINDOW: '2' });
+    world = await createSocialFixture(system.database);
+  }, 60_000);
+
+  afterAll(async () => {
+    await system?.close();
+  });
+
+  it('counts v1.1 and v2 requests in one window and answers the third with 429 Too Many Requests and the limit headers', async () => {
+    const authorization = bearerAuthorization(world.tokens.own);
+    const init = await sendMediaRequest(mediaUploadUrl(system.restUrl, { command: 'INIT', total_bytes: '100', media_type: 'image/png' }), { authorization });
+    expect(init.status, init.text).toBe(202);
+    const initialize = () =>
+      sendMediaRequest(new URL('/2/media/upload/initialize', system.restUrl).toString(), { authorization, body: '{"media_type":"image/png","total_bytes":100}', contentType: 'application/json' });
+    const second = await initialize();
+    expect(second.status, second.text).toBe(200);
+    expect(second.headers.get('x-rate-limit-remaining')).toBe('0');
+    const third = await initialize();
+    expectProblem(third, 429, { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 });
+    expect([third.headers.get('x-rate-limit-limit'), third.headers.get('x-rate-limit-remaining')]).toEqual(['2', '0']);
+    expect(third.headers.get('x-rate-limit-reset')).toBe(second.headers.get('x-rate-limit-reset'));
+  });
+});

@@ -2,12 +2,13 @@ import type { OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.t
 import { isConnectionFailure } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { BlobStore } from '../shared/media-store/blob-store.ts';
-import { deleteWindowsBefore, findSweepable, markSwept, type MediaDb } from '../shared/media-store/media-upload.repository.ts';
+import { deleteWindowsBefore, findCollectableBlobs, findSweepable, forgetBlobs, markSwept, type MediaDb } from '../shared/media-store/media-upload.repository.ts';
 import { deleteSession, findAbandonedSessions, listSegments } from '../shared/media-store/media-session.repository.ts';
 
 /**
  * Removes what expiry leaves behind: the bytes of expired uploads (not those a container has taken), chunked uploads
- * abandoned before FINALIZE, OAuth nonces too old to be replayed, and finished rate-limit windows. Safe to run in several processes at once: every step is
+ * abandoned before FINALIZE, blobs no row holds (a crash between writing and recording, or after FINALIZE before its
+ * segments went: the ledger of blob-ledger.ts), OAuth nonces too old to be replayed, and finished rate-limit windows. Safe to run in several processes at once: every step is
  * idempotent (deleting a missing blob is not an error; a swept row is marked once).
  */
 export interface MediaSweeper {
@@ -50,6 +51,16 @@ export function createMediaSweeper(deps: {
       for (const segment of await listSegments(deps.db, session.id)) await deps.blobs.delete(segment.blob_key);
       await deleteSession(deps.db, session.id);
     }
+    // Blobs no row holds (blob-ledger.ts): writes a stopped process never recorded, segments a FINALIZE left behind.
+    let collected = 0;
+    for (;;) {
+      const keys = await findCollectableBlobs(deps.db, now, BATCH);
+      for (const key of keys) await deps.blobs.delete(key);
+      await forgetBlobs(deps.db, keys);
+      collected += keys.length;
+      if (keys.length < BATCH) break;
+    }
+    if (collected > 0) deps.logger.info({ collected }, 'unrecorded blobs removed');
     await deps.resumeProcessing?.();
     await deps.credentials.purgeNonces(new Date(now.getTime() - deps.nonceHorizonMs));
     await deleteWindowsBefore(deps.db, new Date(now.getTime() - 2 * deps.rateWindowMs));

@@ -5,6 +5,7 @@ import { isAppError, type AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/telemetry/metrics.ts';
 import type { BlobStore } from '../shared/media-store/blob-store.ts';
+import { createBlobLedger } from '../shared/media-store/blob-ledger.ts';
 import { insertUpload, type MediaDb, type UploadRow } from '../shared/media-store/media-upload.repository.ts';
 import { ImageInspector, ImageRejectedError, type ImageProblem } from './image-inspector.ts';
 import type { MediaAuthenticator, MediaAuthRequest } from './media-auth.ts';
@@ -71,6 +72,8 @@ const CATEGORIES: Record<string, 'tweet_image' | 'chunked'> = {
 };
 
 export function createMediaService(deps: MediaServiceDeps): MediaService {
+  // The upload's blob goes through the ledger, so a crash between writing it and recording it orphans nothing.
+  const ledger = createBlobLedger({ db: deps.db, blobs: deps.blobs, now: deps.now, logger: deps.logger });
   return {
     async upload(request, input) {
       const mediaData = given(input.mediaData);
@@ -120,7 +123,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     const inspector = new ImageInspector({ maxBytes: deps.maxBytes, minDimension: MIN_DIMENSION, maxDimension: MAX_DIMENSION });
     let key: string;
     try {
-      ({ key } = await deps.blobs.write(pipeline(source, inspector, () => undefined)));
+      ({ key } = await ledger.write(pipeline(source, inspector, () => undefined)));
     } catch (error) {
       source.destroy();
       throw rejection(error, deps.maxBytes);
@@ -143,7 +146,7 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
         expires_at: new Date(now.getTime() + deps.expiresAfterSecs * 1000),
       });
     } catch (error) {
-      await deps.blobs.delete(key).catch((cleanup: unknown) => deps.logger.warn({ err: cleanup, key }, 'could not remove an orphaned blob'));
+      await ledger.remove(key);
       throw error;
     }
     return {

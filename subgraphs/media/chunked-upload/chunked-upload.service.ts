@@ -4,6 +4,7 @@ import { isAppError, type AppError } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { RateLimitState } from '../../../contracts/media-upload.ts';
 import type { BlobStore } from '../../shared/media-store/blob-store.ts';
+import { createBlobLedger } from '../../shared/media-store/blob-ledger.ts';
 import {
   findSession,
   finalizeSession,
@@ -138,6 +139,8 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/pjpeg', 'image/png', 'image/we
 const VIDEO_TYPES = new Set(['video/mp4']);
 
 export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUploadService {
+  // Every blob written here (segments, assembled files) goes through the ledger, so a crash between steps orphans none.
+  const ledger = createBlobLedger({ db: deps.db, blobs: deps.blobs, now: deps.now, logger: deps.logger });
   /** Authenticates and counts the command; a refusal carries no rate-limit state (none was counted). */
   async function admit(request: Credentials, mediaData?: string): Promise<{ caller: MediaCaller; rateLimit: RateLimitState }> {
     const caller = await deps.auth.authenticate({ ...request, mediaData });
@@ -269,7 +272,7 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
           const counter = new SegmentCounter(deps.segmentMaxBytes, room, Number(session.total_bytes));
           let size: number;
           try {
-            const written = await deps.blobs.write(pipeline(source, counter, () => undefined));
+            const written = await ledger.write(pipeline(source, counter, () => undefined));
             stored = written.key;
             size = written.bytes;
           } catch (error) {
@@ -319,7 +322,7 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
         const inspector = kind === 'image' ? new ImageInspector({ maxBytes: limit, minDimension: MIN_DIMENSION, maxDimension: MAX_DIMENSION }) : undefined;
         let key: string;
         try {
-          ({ key } = await deps.blobs.write(inspector ? pipeline(assembled, inspector, () => undefined) : assembled));
+          ({ key } = await ledger.write(inspector ? pipeline(assembled, inspector, () => undefined) : assembled));
         } catch (error) {
           assembled.destroy();
           // A FINALIZE racing this one won and removed the segments being read: this one is the second.
@@ -379,7 +382,7 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
   };
 
   async function removeBlob(key: string): Promise<void> {
-    await deps.blobs.delete(key).catch((error: unknown) => deps.logger.warn({ err: error, key }, 'could not remove a segment blob'));
+    await ledger.remove(key);
   }
 }
 

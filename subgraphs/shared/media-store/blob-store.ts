@@ -13,10 +13,12 @@ import { pipeline } from 'node:stream/promises';
  */
 export interface BlobStore {
   /**
-   * Streams `source` into a new blob and returns its key. The blob becomes visible only once the whole stream has been
-   * written; if the source fails (a refused image, a client gone) nothing is left behind and the error is rethrown.
+   * Streams `source` into a new blob and returns its key (`key` when given: one of {@link newBlobKey}'s, noted before the
+   * write so that a crash mid-write leaves something to find it by). The blob becomes visible only once the whole stream
+   * has been written; if the source fails (a refused image, a client gone) nothing is left behind and the error is
+   * rethrown.
    */
-  write(source: Readable): Promise<{ key: string; bytes: number }>;
+  write(source: Readable, key?: string): Promise<{ key: string; bytes: number }>;
   /** The blob's bytes, or those from `start` to `end` inclusive, as one stream. */
   read(key: string, range?: { start: number; end: number }): Readable;
   /**
@@ -121,6 +123,11 @@ async function openFileReader(path: string): Promise<BlobReader> {
   }
 }
 
+/** A new blob key (a random UUID), for a caller that notes the key before writing its blob. */
+export function newBlobKey(): string {
+  return randomUUID();
+}
+
 const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Whether `key` is one a store made (a UUID): anything else (a path in disguise) is refused before it reaches storage. */
@@ -144,8 +151,8 @@ export async function createLocalBlobStore(dir: string | undefined): Promise<Blo
     return join(root, key.slice(0, 2), key);
   };
   return {
-    async write(source) {
-      const key = randomUUID();
+    async write(source, given) {
+      const key = given ?? newBlobKey();
       const staged = join(staging, key);
       let bytes: number;
       try {

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { MediaDb, NewUpload, UploadRow, UploadSegmentTable, UploadSessionTable } from './media-upload.repository.ts';
+import { claimOrThrow, discardBlobs, type MediaDb, type NewUpload, type UploadRow, type UploadSegmentTable, type UploadSessionTable } from './media-upload.repository.ts';
 
 /** SQL of the chunked upload: sessions (INIT), their segments (APPEND), FINALIZE, and the processing state machine. */
 
@@ -19,15 +19,22 @@ export async function findSession(db: MediaDb, id: string): Promise<SessionRow |
   return db.selectFrom('media.upload_session').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Records a segment; false when the session already has one at that index (the row is left as it was). */
+/**
+ * Records a segment, its blob claimed off the ledger in the same transaction (blob-ledger.ts); false when the session
+ * already has one at that index (the row is left as it was, and the blob stays on the ledger for the caller to remove).
+ */
 export async function insertSegment(db: MediaDb, row: SegmentRow): Promise<boolean> {
-  const inserted = await db
-    .insertInto('media.upload_segment')
-    .values(row)
-    .onConflict((conflict) => conflict.columns(['session_id', 'segment_index']).doNothing())
-    .returning('segment_index')
-    .executeTakeFirst();
-  return inserted !== undefined;
+  return db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('media.upload_segment')
+      .values(row)
+      .onConflict((conflict) => conflict.columns(['session_id', 'segment_index']).doNothing())
+      .returning('segment_index')
+      .executeTakeFirst();
+    if (inserted === undefined) return false;
+    await claimOrThrow(trx, row.blob_key);
+    return true;
+  });
 }
 
 /** How many segments a session holds and their total size. */
@@ -64,7 +71,11 @@ export async function finalizeSession(
       .returning('id')
       .executeTakeFirst();
     if (!closed) return undefined;
-    await trx.deleteFrom('media.upload_segment').where('session_id', '=', sessionId).execute();
+    // The segments' blobs go on the ledger as their rows go: whoever deletes them after this commit (the caller, or the
+    // sweeper if the process stops first) finds them there.
+    const segments = await trx.deleteFrom('media.upload_segment').where('session_id', '=', sessionId).returning('blob_key').execute();
+    await discardBlobs(trx, segments.map((segment) => segment.blob_key), at);
+    await claimOrThrow(trx, upload.blob_key);
     return trx
       .insertInto('media.upload')
       .values({ ...upload, id: sessionId, swept_at: null })

@@ -50,8 +50,15 @@ export interface UploadSegmentTable {
   blob_key: string;
 }
 
+/** A blob no row holds (migrations/2026-11-27-001-pending-blobs.ts). */
+export interface PendingBlobTable {
+  blob_key: string;
+  collect_after: Date;
+}
+
 export type MediaTables = {
   'media.upload': UploadTable;
+  'media.pending_blob': PendingBlobTable;
   'media.rate_counter': RateCounterTable;
   'media.upload_session': UploadSessionTable;
   'media.upload_segment': UploadSegmentTable;
@@ -66,13 +73,15 @@ export type NewUpload = Omit<
   'id' | 'retained' | 'swept_at' | 'processing_state' | 'processing_progress' | 'processing_error' | 'processing_lease_until' | 'alt_text'
 >;
 
-/** Inserts an upload's metadata; the database makes the id (a snowflake, see the migration). */
+/**
+ * Inserts an upload's metadata, its blob claimed off the ledger in the same transaction (blob-ledger.ts); the database
+ * makes the id (a snowflake, see the migration).
+ */
 export async function insertUpload(db: MediaDb, row: NewUpload): Promise<UploadRow> {
-  return db
-    .insertInto('media.upload')
-    .values({ ...row, swept_at: null })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return db.transaction().execute(async (trx) => {
+    await claimOrThrow(trx, row.blob_key);
+    return trx.insertInto('media.upload').values({ ...row, swept_at: null }).returningAll().executeTakeFirstOrThrow();
+  });
 }
 
 export async function findUpload(db: MediaDb, id: string): Promise<UploadRow | undefined> {
@@ -115,4 +124,59 @@ export async function countInWindow(db: MediaDb, subject: string, windowStart: D
 
 export async function deleteWindowsBefore(db: MediaDb, before: Date): Promise<void> {
   await db.deleteFrom('media.rate_counter').where('window_start', '<', before).execute();
+}
+
+/**
+ * How long a blob may be written before something records it: a key still pending this long after its write began was
+ * left by a process that stopped mid-write or before recording it (the largest write, a 512 MiB video's assembly, takes
+ * minutes). The sweeper removes it then.
+ */
+export const PENDING_BLOB_GRACE_MS = 60 * 60 * 1000;
+
+/** The sweeper removed a blob before the row meant to hold it was recorded (its write outlasted the grace). */
+export class BlobCollectedError extends Error {
+  constructor(readonly key: string) {
+    super(`blob ${key} was collected before it was recorded`);
+  }
+}
+
+/** claimPendingBlob, refusing (and so rolling the caller's transaction back) when the blob was collected. */
+export async function claimOrThrow(db: MediaDb, key: string): Promise<void> {
+  if (!(await claimPendingBlob(db, key))) throw new BlobCollectedError(key);
+}
+
+/** Notes `key` before its blob is written: collected after `collectAfter` unless claimed by then. */
+export async function notePendingBlob(db: MediaDb, key: string, collectAfter: Date): Promise<void> {
+  await db.insertInto('media.pending_blob').values({ blob_key: key, collect_after: collectAfter }).execute();
+}
+
+/**
+ * Takes `key` off the ledger as the row that holds the blob is recorded (in that row's transaction). False when it was
+ * not there: the sweeper judged the write abandoned and removed the blob, so the caller must not record it.
+ */
+export async function claimPendingBlob(db: MediaDb, key: string): Promise<boolean> {
+  const claimed = await db.deleteFrom('media.pending_blob').where('blob_key', '=', key).returning('blob_key').executeTakeFirst();
+  return claimed !== undefined;
+}
+
+/** Puts blobs rows no longer hold on the ledger, to be deleted from `collectAfter` on (by the caller first, the sweeper else). */
+export async function discardBlobs(db: MediaDb, keys: readonly string[], collectAfter: Date): Promise<void> {
+  if (keys.length === 0) return;
+  await db
+    .insertInto('media.pending_blob')
+    .values(keys.map((key) => ({ blob_key: key, collect_after: collectAfter })))
+    .onConflict((conflict) => conflict.column('blob_key').doUpdateSet({ collect_after: collectAfter }))
+    .execute();
+}
+
+/** Keys due for collection, oldest first. */
+export async function findCollectableBlobs(db: MediaDb, now: Date, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('media.pending_blob').select('blob_key').where('collect_after', '<=', now).orderBy('collect_after').limit(limit).execute();
+  return rows.map((row) => row.blob_key);
+}
+
+/** Takes keys off the ledger once their blobs are gone. */
+export async function forgetBlobs(db: MediaDb, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db.deleteFrom('media.pending_blob').where('blob_key', 'in', keys).execute();
 }

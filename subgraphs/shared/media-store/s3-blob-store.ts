@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { PassThrough, pipeline, Transform, type Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3StoreConfig } from '../../../lib/config.ts';
-import { isBlobKey, type BlobReader, type BlobStore } from './blob-store.ts';
+import { isBlobKey, newBlobKey, type BlobReader, type BlobStore } from './blob-store.ts';
 
 /**
  * A multipart upload's part: S3's smallest (every part but the last must be at least 5 MiB). A write of unknown length
@@ -58,8 +57,8 @@ export function createS3BlobStore(config: S3StoreConfig): BlobStore {
   };
 
   return {
-    async write(source) {
-      const key = randomUUID();
+    async write(source, given) {
+      const key = given ?? newBlobKey();
       let bytes = 0;
       // The source's own error is what the caller must see (a refused image, a size limit): lib-storage rethrows it,
       // unless aborting the multipart upload fails as well, when it throws the abort's error instead.

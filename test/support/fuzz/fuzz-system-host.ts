@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { finalizeSession, insertSession } from '../../../subgraphs/shared/media-store/media-session.repository.ts';
-import type { MediaTables } from '../../../subgraphs/shared/media-store/media-upload.repository.ts';
+import { notePendingBlob, type MediaTables } from '../../../subgraphs/shared/media-store/media-upload.repository.ts';
 import { appAccessToken } from '../../../lib/auth/social-auth/social-token.service.ts';
 import { createOAuthCredentialStore, createSocialTokens } from '../../../subgraphs/index.ts';
 import { OWN_PERMISSIONS, PARENT_PERMISSIONS, createSocialFixture } from '../social-fixture.ts';
@@ -101,6 +101,8 @@ async function seedExpiredMedia(system: TestSystem, uploaderId: string): Promise
     });
   const open = await session('image/png');
   const finished = await session('image/png');
+  // As the media service does: the blob's key on the ledger first, claimed by FINALIZE's transaction.
+  await notePendingBlob(db, 'fuzz-expired-upload-has-no-blob', created);
   await finalizeSession(db, finished.id, created, {
     uploader_id: uploaderId,
     additional_owners: [],

@@ -1,5 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import express, { type Request, type Response, type Router } from 'express';
+import { UnavailableError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../../lib/auth/signed-request.ts';
 import type { OperationVariables, TypedQuery } from '../../gateway/gateway-door.ts';
@@ -91,8 +92,7 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
       }
       sendUploaded(res, media);
     } catch (error) {
-      deps.logger.error({ err: error }, 'media upload failed');
-      send(res, { status: 500, body: standardError(131, 'Internal error') });
+      send(res, failureReply(deps, error, 'media upload failed'));
     }
   });
 
@@ -110,8 +110,7 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
     try {
       await runChunkedCommand(req, res, deps, { params, file: undefined, signedRequest }, command);
     } catch (error) {
-      deps.logger.error({ err: error }, 'media upload STATUS failed');
-      send(res, { status: 500, body: standardError(131, 'Internal error') });
+      send(res, failureReply(deps, error, 'media upload STATUS failed'));
     }
   });
 
@@ -151,8 +150,7 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
       setRateLimitHeaders(res, data.rateLimit);
       res.status(200).end();
     } catch (error) {
-      deps.logger.error({ err: error }, 'media metadata failed');
-      send(res, { status: 500, body: standardError(131, 'Internal error') });
+      send(res, failureReply(deps, error, 'media metadata failed'));
     }
   });
   // Other methods on the upload path, and other paths of the reference's 1.1 API: its own not-found reply.
@@ -164,6 +162,19 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
     send(res, { status: 404, body: standardError(34, 'Sorry, that page does not exist') });
   });
   return router;
+}
+
+/**
+ * The reply to a failure of ours: the gateway unreachable (a REST adapter process whose GATEWAY_URL does not answer) is
+ * the reference's 503 over capacity, anything else its 500 internal error (logged).
+ */
+function failureReply(deps: MediaRoutesDeps, error: unknown, label: string): MediaReply {
+  if (error instanceof UnavailableError) {
+    deps.logger.warn({ err: error }, `${label}: the gateway is unavailable`);
+    return { status: 503, body: standardError(130, 'Over capacity') };
+  }
+  deps.logger.error({ err: error }, label);
+  return { status: 500, body: standardError(131, 'Internal error') };
 }
 
 /** The chunked upload's commands, each with the method it is sent with. */

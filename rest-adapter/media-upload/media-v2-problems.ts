@@ -59,6 +59,8 @@ function plain(status: number, title: string): ProblemReply {
 /** A path or method the v2 media API does not have. */
 export const notFoundProblem = (): ProblemReply => plain(404, 'Not Found');
 export const methodNotAllowedProblem = (): ProblemReply => plain(405, 'Method Not Allowed');
+/** A failure of ours (logged where it happened; nothing of it in the reply). */
+export const internalErrorProblem = (): ProblemReply => plain(500, 'Internal Server Error');
 
 const UNAUTHORIZED: readonly MediaErrorReason[] = ['AUTH_MISSING', 'SIGNATURE_INVALID', 'TOKEN_INVALID', 'TIMESTAMP_OUT_OF_BOUNDS'];
 const GONE: readonly MediaErrorReason[] = ['MEDIA_ID_INVALID', 'MEDIA_ID_EXPIRED'];

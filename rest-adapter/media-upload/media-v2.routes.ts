@@ -1,4 +1,4 @@
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER } from '../../lib/auth/signed-request.ts';
 import { isRecord } from '../../lib/is-record.ts';
 import type { OperationVariables, TypedQuery } from '../../gateway/gateway-door.ts';
@@ -15,6 +15,7 @@ import {
 import { BodyError, mediaDataChars, queryPairsOf, readBody, readMultipart, setRateLimitHeaders, uploadOf, type UploadRequest } from './media-request.ts';
 import type { MediaRoutesDeps } from './media.routes.ts';
 import {
+  internalErrorProblem,
   invalidRequest,
   mapMediaErrorsV2,
   methodNotAllowedProblem,
@@ -43,6 +44,8 @@ export const V2_APPEND_PATH = '/2/media/upload/:id/append';
 export const V2_FINALIZE_PATH = '/2/media/upload/:id/finalize';
 export const V2_METADATA_PATH = '/2/media/metadata';
 
+/** Every path under /2/: v2's media API answers them all, in its own shapes. */
+const V2_PATHS = /^\/2(\/|$)/;
 /** A v2 media id (the spec's pattern). */
 const MEDIA_ID = /^[0-9]{1,19}$/;
 /** The largest total_bytes initialize accepts (the spec's bound; the media service's own limits are lower). */
@@ -114,7 +117,7 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
         if (error instanceof RequestProblems) return sendProblem(res, invalidRequest(error.problems));
         if (error instanceof BodyError) return sendProblem(res, invalidRequest([{ message: capitalised(error.message) }]));
         deps.logger.error({ err: error }, `media v2 ${name} failed`);
-        sendProblem(res, { status: 500, body: { title: 'Internal Server Error', detail: 'Internal Server Error', type: 'about:blank', status: 500 } });
+        sendProblem(res, internalErrorProblem());
       }
     };
 
@@ -321,9 +324,22 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
     res.setHeader('Allow', 'GET, POST');
     sendProblem(res, methodNotAllowedProblem());
   });
-  router.all(/^\/2(\/|$)/, (req, res) => {
+  router.all(V2_PATHS, (req, res) => {
     req.resume();
     sendProblem(res, notFoundProblem());
+  });
+  // A path whose `{id}` does not decode (`/2/media/upload/%zz/append`) fails in Express's matching, before any route
+  // runs; its error would reach the application's handler, which answers in Area A's format.
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (!V2_PATHS.test(req.path) || res.headersSent) return next(error);
+    req.resume();
+    const status = (error as { status?: unknown }).status;
+    if (error instanceof URIError || (typeof status === 'number' && status >= 400 && status < 500)) {
+      const id = /^\/2\/media\/upload\/([^/]*)\/(?:append|finalize)\/?$/.exec(req.path)?.[1];
+      return sendProblem(res, invalidRequest([id === undefined ? { message: 'The request path is not valid.' } : { message: `The \`id\` path parameter value [${id}] is not valid.`, parameter: 'id', value: id }]));
+    }
+    deps.logger.error({ err: error }, 'media v2 request failed');
+    sendProblem(res, internalErrorProblem());
   });
   return router;
 }

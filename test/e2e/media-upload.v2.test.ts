@@ -326,6 +326,15 @@ describe('media v2 (embedded gateway)', () => {
       expectProblem(await send('/2/media/elsewhere', { method: 'GET' }), 404, { title: 'Not Found', detail: 'Not Found', type: 'about:blank', status: 404 });
     });
 
+    it('answers an append or finalize whose path id does not decode (%zz) with invalid-request (found by fuzzing)', async () => {
+      // Express fails to decode the path parameter before any route runs: the error must not reach Area A's handler.
+      for (const step of ['append', 'finalize']) {
+        const reply = await send(`/2/media/upload/%zz/${step}`, { json: {} });
+        expectProblem(reply, 400, invalid('The `id` path parameter value [%zz] is not valid.', 'id', ['%zz']));
+      }
+      expectProblem(await send('/2/media/upload/%zz/append', { method: 'GET' }), 400, invalid('The `id` path parameter value [%zz] is not valid.', 'id', ['%zz']));
+    });
+
     // Last: the clock moves a day on.
     it('answers an expired session with 404 resource-not-found', async () => {
       const id = await initialize({ media_type: 'image/png', total_bytes: 100 });

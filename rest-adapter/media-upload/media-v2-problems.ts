@@ -61,6 +61,7 @@ export const notFoundProblem = (): ProblemReply => plain(404, 'Not Found');
 export const methodNotAllowedProblem = (): ProblemReply => plain(405, 'Method Not Allowed');
 /** A failure of ours (logged where it happened; nothing of it in the reply). */
 export const internalErrorProblem = (): ProblemReply => plain(500, 'Internal Server Error');
+export const unavailableProblem = (): ProblemReply => plain(503, 'Service Unavailable');
 
 const UNAUTHORIZED: readonly MediaErrorReason[] = ['AUTH_MISSING', 'SIGNATURE_INVALID', 'TOKEN_INVALID', 'TIMESTAMP_OUT_OF_BOUNDS'];
 const GONE: readonly MediaErrorReason[] = ['MEDIA_ID_INVALID', 'MEDIA_ID_EXPIRED'];
@@ -89,7 +90,7 @@ export function mapMediaErrorsV2(errors: readonly GraphQLFormattedError[], idPar
   if (reason === undefined) {
     // A variable the schema refuses (a wrong type in a parameter) is the request's fault.
     if (extensions.code === 'BAD_USER_INPUT' || extensions.code === 'GRAPHQL_VALIDATION_FAILED') return invalidRequest([{ message: error.message }]);
-    return errorCodeFromGraphql(extensions.code) === 'UNAVAILABLE' ? plain(503, 'Service Unavailable') : plain(500, 'Internal Server Error');
+    return errorCodeFromGraphql(extensions.code) === 'UNAVAILABLE' ? unavailableProblem() : internalErrorProblem();
   }
   if (UNAUTHORIZED.includes(reason)) return withLimit(plain(401, 'Unauthorized'));
   if (reason === 'APP_ONLY') {

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER } from '../../lib/auth/signed-request.ts';
+import { UnavailableError } from '../../lib/errors.ts';
 import { isRecord } from '../../lib/is-record.ts';
 import type { OperationVariables, TypedQuery } from '../../gateway/gateway-door.ts';
 import type { RateLimitState } from '../../contracts/media-upload.ts';
@@ -16,6 +17,7 @@ import { BodyError, mediaDataChars, queryPairsOf, readBody, readMultipart, setRa
 import type { MediaRoutesDeps } from './media.routes.ts';
 import {
   internalErrorProblem,
+  unavailableProblem,
   invalidRequest,
   mapMediaErrorsV2,
   methodNotAllowedProblem,
@@ -116,6 +118,11 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
         if (res.headersSent) return;
         if (error instanceof RequestProblems) return sendProblem(res, invalidRequest(error.problems));
         if (error instanceof BodyError) return sendProblem(res, invalidRequest([{ message: capitalised(error.message) }]));
+        if (error instanceof UnavailableError) {
+          // A REST adapter process whose GATEWAY_URL does not answer: the service is unavailable, not the request wrong.
+          deps.logger.warn({ err: error }, `media v2 ${name}: the gateway is unavailable`);
+          return sendProblem(res, unavailableProblem());
+        }
         deps.logger.error({ err: error }, `media v2 ${name} failed`);
         sendProblem(res, internalErrorProblem());
       }

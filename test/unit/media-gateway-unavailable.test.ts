@@ -60,4 +60,24 @@ describe('the media routes with the gateway unreachable', () => {
     ];
     for (const reply of replies) expect({ status: reply.status, body: reply.body }, reply.text).toEqual({ status: 503, body: OVER_CAPACITY });
   });
+
+  it('answers the v2 endpoints with 503 Service Unavailable problems', async () => {
+    const authorization = 'Bearer some-token';
+    const json = (path: string, body: unknown) => sendMediaRequest(new URL(path, base).toString(), { authorization, body: JSON.stringify(body), contentType: 'application/json' });
+    const replies = [
+      await json('/2/media/upload/initialize', { media_type: 'image/png', total_bytes: 10 }),
+      await json('/2/media/upload/1/append', { media: 'AAAA', segment_index: 0 }),
+      await json('/2/media/upload/1/finalize', {}),
+      await sendMediaRequest(new URL('/2/media/upload?media_id=1', base).toString(), { method: 'GET', authorization }),
+      await json('/2/media/upload', { media: fixture('image.png').toString('base64'), media_category: 'tweet_image' }),
+      await json('/2/media/metadata', { id: '1', metadata: { alt_text: { text: 'x' } } }),
+    ];
+    for (const reply of replies) {
+      expect({ status: reply.status, body: reply.body }, reply.text).toEqual({
+        status: 503,
+        body: { title: 'Service Unavailable', detail: 'Service Unavailable', type: 'about:blank', status: 503 },
+      });
+      expect(reply.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+    }
+  });
 });

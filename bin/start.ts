@@ -1,9 +1,17 @@
 /** npm start: the whole system in one process (embedded gateway), on PGlite under ./data unless DATABASE_URL is set. */
 import { exitOnSignals, shutdownDeadlineMs, keepServingOnEscapedErrors, prepareProcess } from './process.ts';
+import { DatabaseInUseError } from '../lib/database/database.ts';
 import { startEmbeddedSystem } from './system.ts';
 
 const { config, logger } = prepareProcess('tributary');
-const system = await startEmbeddedSystem(config, logger);
+const system = await startEmbeddedSystem(config, logger).catch((error: unknown) => {
+  // Expected conditions get one line saying what to do, not a stack trace: another process holds the embedded database
+  // (a second npm start on the same ./data), or a port is taken.
+  const line = expectedStartFailure(error);
+  if (line === undefined) throw error;
+  console.error(`npm start: ${line}`);
+  process.exit(1);
+});
 // Only once it serves: a failure to start must still end the process with an error.
 keepServingOnEscapedErrors(logger);
 exitOnSignals(() => system.close(), logger, shutdownDeadlineMs(config.telemetry));
@@ -25,3 +33,13 @@ console.log(
     .filter(Boolean)
     .join('\n'),
 );
+
+/** The one line for a start that failed as it may (the database or a port in use), or undefined for anything else. */
+function expectedStartFailure(error: unknown): string | undefined {
+  if (error instanceof DatabaseInUseError) return error.message;
+  const { code, port } = error as { code?: unknown; port?: unknown };
+  if (code === 'EADDRINUSE') {
+    return `port ${typeof port === 'number' ? port : '(one of GATEWAY_PORT, REST_PORT, SOCIAL_PARENT_PORT, GRPC_PORT)'} is in use (is npm start running already?); stop that process, or choose other ports in .env`;
+  }
+  return undefined;
+}

@@ -26,9 +26,10 @@ interface Started {
   rest: string;
 }
 
-async function start(dataDir: string): Promise<Started> {
+/** npm start's process on `dataDir` (the embedded database), every port ephemeral. */
+function spawnStart(dataDir: string): ChildProcess {
   const { DATABASE_URL: _ignored, ...env } = process.env;
-  const child = spawn(process.execPath, [START], {
+  return spawn(process.execPath, [START], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -45,6 +46,10 @@ async function start(dataDir: string): Promise<Started> {
       JWT_SECRET,
     },
   });
+}
+
+async function start(dataDir: string): Promise<Started> {
+  const child = spawnStart(dataDir);
   const logs: Started['logs'] = [];
   const listening = await new Promise<Started['logs'][number]>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('dist/bin/start.js did not listen within 60 s')), 60_000);
@@ -122,6 +127,21 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('npm start runs the co
       const read = await fetch(`${second.rest}/api/v1/userExample/${id}`, { headers: { authorization: `Bearer ${admin}` } });
       expect(read.status).toBe(200);
       expect(((await read.json()) as { userExample: { id: string; name: string } }).userExample).toMatchObject({ id, name: 'Compiled' });
+
+      // A second npm start on the same ./data while this one runs: one line saying what holds it, and a failing exit.
+      const another = spawnStart(dataDir);
+      let stderr = '';
+      another.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      another.stdout!.resume();
+      const code = await new Promise<number | null>((resolve) => another.once('exit', resolve));
+      expect({ code, lines: stderr.trimEnd().split('\n') }).toEqual({
+        code: 1,
+        lines: [
+          expect.stringMatching(
+            new RegExp(`^npm start: the embedded database \\S+ is in use by process ${second.child.pid} \\(is npm start running\\?\\); stop it first, or use DATABASE_URL$`),
+          ),
+        ],
+      });
     } finally {
       expect(await stop(second)).toBe(0);
     }

@@ -3,18 +3,26 @@ import { checkDoor, runFuzzCase } from '../support/fuzz/fuzz-property.ts';
 import { propertyTestTimeoutMs } from '../support/fuzz/fuzz-settings.ts';
 import { useFuzzSystem } from '../support/fuzz/fuzz-suite.ts';
 import { createUploadDoor, uploadRequests } from '../support/fuzz/upload-door.ts';
+import { createUploadV2Door, v2UploadRequests } from '../support/fuzz/upload-v2-door.ts';
 
 /**
  * Fuzz of the image upload (Area D): every reply to a hostile multipart or urlencoded request is a media object or one of
  * the reference's two error bodies (no 5xx, no code 131), within the bound; a real upload still works afterwards on the
  * same and on a fresh connection; a refused upload stores nothing (no media row, beyond the reference's own bookkeeping).
+ * The same on the v2 one-shot upload (POST /2/media/upload, JSON or multipart), judged by v2's rules: 200 `{"data": …}`
+ * with the image, or a problem (application/problem+json) — on the same system, one media service under both versions.
  */
 
 const door = createUploadDoor();
-const suite = useFuzzSystem('upload', 1, {}, () => door.close());
+const v2Door = createUploadV2Door();
+const suite = useFuzzSystem('upload', 2, {}, () => {
+  door.close();
+  v2Door.close();
+});
 
 describe('the image upload under hostile requests', () => {
   it('answers hostile multipart and urlencoded uploads', () => checkDoor('uploads', door, suite.system, uploadRequests, suite.tally), propertyTestTimeoutMs());
+  it('answers hostile v2 one-shot uploads (JSON and multipart)', () => checkDoor('v2 uploads', v2Door, suite.system, v2UploadRequests, suite.tally), propertyTestTimeoutMs());
 });
 
 /**

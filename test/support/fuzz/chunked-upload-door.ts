@@ -112,7 +112,7 @@ export interface ChunkedCase {
 // Files and their pieces
 
 /** The files a case uploads, with the media_type and media_category a client would announce them with. */
-const FILES: Record<string, { type: string; category: string | null; bytes: () => Buffer }> = {
+export const FILES: Record<string, { type: string; category: string | null; bytes: () => Buffer }> = {
   png: { type: 'image/png', category: null, bytes: () => png(8, 8) },
   largePng: { type: 'image/png', category: 'tweet_image', bytes: () => png(40, 30, { padToBytes: 40_000 }) },
   jpeg: { type: 'image/jpeg', category: null, bytes: () => fixture('baseline.jpg') },
@@ -127,17 +127,17 @@ const FILES: Record<string, { type: string; category: string | null; bytes: () =
   text: { type: 'image/png', category: null, bytes: () => Buffer.from('hello, this is not an image\n') },
 };
 
-type FileKind = string;
+export type FileKind = string;
 
 const fileCache = new Map<FileKind, Buffer>();
-function fileOf(kind: FileKind): Buffer {
+export function fileOf(kind: FileKind): Buffer {
   let bytes = fileCache.get(kind);
   if (!bytes) fileCache.set(kind, (bytes = FILES[kind]!.bytes()));
   return bytes;
 }
 
 /** Piece `index` of the file cut in `pieces` (an index past the last piece repeats the pieces from the start). */
-function pieceOf(file: Buffer, pieces: number, index: number): Buffer {
+export function pieceOf(file: Buffer, pieces: number, index: number): Buffer {
   const size = Math.ceil(file.length / pieces);
   const at = (index % pieces) * size;
   return file.subarray(at, Math.min(file.length, at + size));
@@ -145,13 +145,13 @@ function pieceOf(file: Buffer, pieces: number, index: number): Buffer {
 
 /** One byte past the segment limit (5 MiB): made once, and only when a case asks for it. */
 let oversize: Buffer | undefined;
-const oversizeBytes = () => (oversize ??= Buffer.alloc(5_242_881, 0x41));
+export const oversizeBytes = () => (oversize ??= Buffer.alloc(5_242_881, 0x41));
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Arbitraries
 
 /** Mostly `usual`, sometimes one of `hostile`. */
-function usually<T>(usual: T, hostile: fc.Arbitrary<T>, weight = 6): fc.Arbitrary<T> {
+export function usually<T>(usual: T, hostile: fc.Arbitrary<T>, weight = 6): fc.Arbitrary<T> {
   return fc.oneof({ weight, arbitrary: fc.constant(usual) }, { weight: 1, arbitrary: hostile });
 }
 
@@ -169,7 +169,7 @@ const carrier: fc.Arbitrary<Carrier> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Carrier>('query') },
 );
 
-const ID_TEXTS = [
+export const ID_TEXTS = [
   '0',
   '1',
   '-1',
@@ -207,7 +207,7 @@ const totalBytes: fc.Arbitrary<number | string | null> = fc.oneof(
   { weight: 1, arbitrary: fc.oneof(hostileString({ maxLength: 70_000 }), fc.constant(null)) },
 );
 
-const MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/pjpeg', 'image/gif', 'image/webp', 'video/mp4', 'IMAGE/PNG', ' image/png ', 'image/svg+xml', 'image/bmp', 'video/quicktime', 'text/plain', 'image/png; charset=x', 'image/', '*/*'];
+export const MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/pjpeg', 'image/gif', 'image/webp', 'video/mp4', 'IMAGE/PNG', ' image/png ', 'image/svg+xml', 'image/bmp', 'video/quicktime', 'text/plain', 'image/png; charset=x', 'image/', '*/*'];
 const mediaType: fc.Arbitrary<'file' | { text: string } | null> = fc.oneof(
   { weight: 10, arbitrary: fc.constant<'file'>('file') },
   { weight: 2, arbitrary: fc.constantFrom(...MEDIA_TYPES, ...PROTOTYPE_NAMES).map((text) => ({ text })) },
@@ -229,7 +229,7 @@ const owners: fc.Arbitrary<string | null> = fc.oneof(
 
 const shared: fc.Arbitrary<string | null> = usually<string | null>(null, fc.constantFrom('true', 'false', '1', 'TRUE', 'yes', '', '\u0000'), 8);
 
-const SEGMENT_TEXTS = ['-1', '999', '1000', '4294967296', '9007199254740993', '1e2', '0x1', '00', '007', ' 1', '1 ', '1.0', 'NaN', '', '+0'];
+export const SEGMENT_TEXTS = ['-1', '999', '1000', '4294967296', '9007199254740993', '1e2', '0x1', '00', '007', ' 1', '1 ', '1.0', 'NaN', '', '+0'];
 const segmentIndex: fc.Arbitrary<'piece' | { text: string } | null> = fc.oneof(
   { weight: 12, arbitrary: fc.constant<'piece'>('piece') },
   { weight: 2, arbitrary: fc.constantFrom(...SEGMENT_TEXTS).map((text) => ({ text })) },
@@ -358,7 +358,7 @@ const metadataStep: fc.Arbitrary<Step> = fc.record({
   body: metadataBody,
 });
 
-const fileKind = fc.oneof(
+export const fileKind = fc.oneof(
   { weight: 6, arbitrary: fc.constant<FileKind>('png') },
   { weight: 4, arbitrary: fc.constantFrom<FileKind>(...Object.keys(FILES)) },
 );
@@ -822,8 +822,8 @@ function labelOf(reply: ReplyView): string {
 }
 
 /** Steps grouped by `together`: each group is sent at once. */
-function batchesOf(steps: readonly Step[]): Step[][] {
-  const batches: Step[][] = [];
+export function batchesOf<T extends { together: boolean }>(steps: readonly T[]): T[][] {
+  const batches: T[][] = [];
   for (const step of steps) {
     if (step.together && batches.length > 0) batches.at(-1)!.push(step);
     else batches.push([step]);
@@ -852,7 +852,7 @@ function metadataRequest(info: SystemInfo, id: string, text: string): HttpReques
  * A whole, correct chunked upload of an 8×8 PNG in two segments (INIT, APPEND 0, APPEND 1, FINALIZE): the door's
  * known-good request, and the fuzz cases' way to a finished media id.
  */
-async function completeUpload(info: SystemInfo, user: 'own' | 'roaster', mediaCategory: string | null, agent: Agent | undefined): Promise<{ id: string | undefined; problem: Problem | undefined; note: string }> {
+export async function completeUpload(info: SystemInfo, user: 'own' | 'roaster', mediaCategory: string | null, agent: Agent | undefined): Promise<{ id: string | undefined; problem: Problem | undefined; note: string }> {
   const { requestTimeoutMs } = fuzzSettings();
   const file = fileOf('png');
   const send = async (fields: Record<string, string>, bytes?: Buffer) => {

@@ -6,6 +6,7 @@
  *   Area A REST   google.rpc.Status JSON {code, message, details[]} with the HTTP status grpc-gateway gives that code
  *   Graph hosts   {"error": {message, type, code, …, fbtrace_id}}
  *   upload        {"errors": [{code, message}]}, or the reference's legacy {"request", "error"} (media it cannot recognise)
+ *   upload v2     application/problem+json {title, detail, type} (invalid-request with an `errors` list); 200 {"data": {…}}
  *   GraphQL       a GraphQL response: {data} and/or {errors: [{message, extensions: {code}}]}
  *   gRPC          a status that is not INTERNAL or UNKNOWN, with a message
  *
@@ -219,6 +220,58 @@ export function addMediaErrorProblems(problems: Problem[], reply: ReplyView, pat
   for (const problem of mediaErrorProblems(reply, path)) {
     if (problem.kind !== '5xx' || !problems.some((known) => known.kind === '5xx')) problems.push(problem);
   }
+}
+
+/** The host of X's v2 problem types (media-v2-problems.ts; reference §10.2, decision 10.4.5). */
+const V2_PROBLEM_TYPES = 'https://api.twitter.com/2/problems/';
+
+/**
+ * Area D under API v2 (/2/media/…, reference §10): a success is 200 `{"data": {…}}` and nothing else; every error is
+ * an RFC 7807 problem sent as application/problem+json — `title`, `detail` and `type` strings, `type` about:blank or one
+ * of v2's problem types (never internal-error), `status` (when present) the HTTP status, and an invalid-request with its
+ * problems in a non-empty `errors` list of objects with a `message`.
+ */
+export function judgeMediaV2Reply(reply: ReplyView, method: string): Judgement {
+  const problems: Problem[] = [];
+  const unavailable = reply.status === 503;
+  problems.push(...serverError(reply, unavailable));
+  const ok = reply.status >= 200 && reply.status < 300;
+  if (method.toUpperCase() === 'HEAD') return { problems, rejected: !ok, unavailable };
+  if (ok) {
+    problems.push(...mediaV2DataProblems(reply));
+    return { problems, rejected: false, unavailable };
+  }
+  if (reply.status < 500) problems.push(...mediaV2ProblemProblems(reply));
+  return { problems, rejected: true, unavailable };
+}
+
+/** What is wrong with a v2 success: it must be a 200 whose JSON body is exactly `{"data": {…}}`. */
+export function mediaV2DataProblems(reply: ReplyView): Problem[] {
+  const body = reply.json;
+  const wellFormed = reply.status === 200 && isJsonContentType(reply.headers) && isObject(body) && Object.keys(body).length === 1 && isObject(body.data);
+  return wellFormed ? [] : [{ kind: 'format', detail: `a ${reply.status} that is not v2's {"data": {…}}: ${describeReply(reply)}` }];
+}
+
+/** What is wrong with a v2 error reply: see judgeMediaV2Reply. */
+export function mediaV2ProblemProblems(reply: ReplyView): Problem[] {
+  const body = reply.json;
+  const wrong = (why: string): Problem[] => [{ kind: 'format', detail: `not a v2 problem (${why}): ${describeReply(reply)}` }];
+  if (!/^application\/problem\+json\b/i.test(reply.headers['content-type'] ?? '')) return wrong('content type');
+  if (!isObject(body)) return wrong('not a JSON object');
+  for (const key of ['title', 'detail', 'type'] as const) {
+    if (typeof body[key] !== 'string' || body[key] === '') return wrong(`no ${key}`);
+  }
+  const type = body.type as string;
+  if (type !== 'about:blank' && !(type.startsWith(V2_PROBLEM_TYPES) && /^[a-z-]+$/.test(type.slice(V2_PROBLEM_TYPES.length)))) return wrong(`type ${type}`);
+  if (type.endsWith('/internal-error')) return [{ kind: '5xx', detail: `an internal-error problem: ${describeReply(reply)}` }];
+  if (body.status !== undefined && body.status !== reply.status) return wrong(`status ${String(body.status)} sent with HTTP ${reply.status}`);
+  const errors = body.errors;
+  if (type.endsWith('/invalid-request') && errors === undefined) return wrong('invalid-request without errors');
+  if (errors !== undefined) {
+    if (!Array.isArray(errors) || errors.length === 0 || !errors.every(isObject)) return wrong('errors is not a non-empty list of objects');
+    if (type.endsWith('/invalid-request') && !errors.every((error) => typeof error.message === 'string' && error.message !== '')) return wrong('an invalid-request error without a message');
+  }
+  return [];
 }
 
 /** GraphQL error codes that mean the server failed, not the request. */

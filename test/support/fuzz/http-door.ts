@@ -54,17 +54,19 @@ export function outcomeSummary(outcome: HttpOutcome): string {
   }
 }
 
-/** A reply's class for the run's statistics: status and the error's code and first words. */
+/** A reply's class for the run's statistics: status and the error's code (a problem's type) and first words. */
 export function replyLabel(reply: ReplyView): string {
   const body = reply.json as Record<string, any> | undefined;
   const error =
-    body?.error?.code !== undefined
-      ? `code ${body.error.code}${body.error.error_subcode ? `/${body.error.error_subcode}` : ''}: ${String(body.error.error_user_msg ?? body.error.message)}`
-      : body?.errors?.[0] !== undefined
-        ? `${body.errors[0].extensions?.code ?? body.errors[0].code}: ${String(body.errors[0].message)}`
-        : typeof body?.code === 'number'
-          ? `code ${body.code}: ${String(body.message)}`
-          : '';
+    typeof body?.type === 'string' && typeof body.title === 'string'
+      ? `${body.type.replace(/^.*\//, '')}: ${String(body.errors?.[0]?.message ?? body.errors?.[0]?.detail ?? body.detail)}`
+      : body?.error?.code !== undefined
+        ? `code ${body.error.code}${body.error.error_subcode ? `/${body.error.error_subcode}` : ''}: ${String(body.error.error_user_msg ?? body.error.message)}`
+        : body?.errors?.[0] !== undefined
+          ? `${body.errors[0].extensions?.code ?? body.errors[0].code}: ${String(body.errors[0].message)}`
+          : typeof body?.code === 'number'
+            ? `code ${body.code}: ${String(body.message)}`
+            : '';
   return `${reply.status} ${error.replace(/\d{6,}/g, 'N').replace(/"[^"]{20,}"/g, '"…"').slice(0, 90)}`;
 }
 

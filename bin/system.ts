@@ -68,8 +68,8 @@ export interface SystemOptions {
   standIns?: StandIns;
   /** A database handle to share (two systems of one test on one database); not closed here. */
   database?: DatabaseHandle;
-  /** The template a new embedded database starts from; by default the build's (dist/pglite-template.tar). */
-  pgliteTemplate?: string;
+  /** The template a new embedded database starts from (a file, or one already read); by default the build's (dist/pglite-template.tar). */
+  pgliteTemplate?: string | Blob;
 }
 
 /** What a process has started, stopped in two steps (see above). */
@@ -175,7 +175,7 @@ async function openDatabase(
   logger: Logger,
   telemetry: Telemetry,
   lifecycle: Lifecycle,
-  pgliteTemplate: string = PGLITE_TEMPLATE,
+  pgliteTemplate: string | Blob = PGLITE_TEMPLATE,
 ): Promise<DatabaseHandle> {
   const database = await createDatabase(config.database, { pgliteTemplate });
   lifecycle.resource(() => database.close());

@@ -62,9 +62,10 @@ export interface DatabaseOptions {
   /**
    * PGlite only: a data directory made by writePgliteTemplate (an empty database, migrated), unpacked when the configured
    * directory is new instead of running initdb and every migration (what that saves: bench/README.md, "Start-up").
-   * Ignored when the file is missing or the directory already holds a database.
+   * Ignored when the file is missing or the directory already holds a database. A Blob is the template already read (the
+   * tests keep one per worker, from which they start a hundred databases).
    */
-  pgliteTemplate?: string | undefined;
+  pgliteTemplate?: string | Blob | undefined;
 }
 
 /**
@@ -209,7 +210,8 @@ async function isNewDataDir(dir: string | undefined): Promise<boolean> {
   }
 }
 
-async function readTemplate(file: string): Promise<Blob | undefined> {
+async function readTemplate(file: string | Blob): Promise<Blob | undefined> {
+  if (typeof file !== 'string') return file;
   try {
     return new Blob([await readFile(file)]);
   } catch (error) {

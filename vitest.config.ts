@@ -34,7 +34,9 @@ const onDatabase = (name: string, database: 'pglite' | 'postgres', folder: 'e2e'
 
 /**
  * The fuzz suite (test/fuzz, fast-check): each door file starts its own system in a child process. `npm test` runs the
- * short run (FUZZ_RUNS unset); `npm run fuzz -- --runs N` (bin/fuzz.ts) runs these projects alone, longer.
+ * short run (FUZZ_RUNS unset); `npm run fuzz -- --runs N` (bin/fuzz.ts) runs these projects alone, longer. A worker keeps
+ * its modules from one door file to the next, and with them the child process the last door left: the next door starts
+ * its own system there instead of loading the whole system into a new process (test/support/fuzz/fuzz-system.ts).
  */
 const fuzz = (name: string, database: 'pglite' | 'postgres') => ({
   extends: true as const,
@@ -43,6 +45,7 @@ const fuzz = (name: string, database: 'pglite' | 'postgres') => ({
     include: ['test/fuzz/**/*.fuzz.test.ts'],
     env: { TEST_DATABASE: database, APOLLO_TELEMETRY_DISABLED: '1' },
     globalSetup: [DATABASE_TEMPLATES_SETUP],
+    isolate: false,
     // Each property sets its own timeout from the run's size (test/support/fuzz/fuzz-settings.ts).
     testTimeout: 600_000,
     hookTimeout: 180_000,

@@ -4,8 +4,8 @@ import { fuzzSettings, runsPerProperty } from './fuzz-settings.ts';
 import { startFuzzSystem, type FuzzSystem, type FuzzSystemOptions } from './fuzz-system.ts';
 
 /**
- * A door file's lifecycle: one system (its own process) started before the properties and closed after them, and the
- * run's tally printed at the end — seed, cases, and failing cases per kind (crashes, hangs, unexpected 5xx, replies
+ * A door file's lifecycle: one system (in a process of its own, fuzz-system.ts) started before the properties and closed
+ * after them, and the run's tally printed at the end — seed, cases, and failing cases per kind (crashes, hangs, unexpected 5xx, replies
  * outside the format, stored changes).
  */
 export interface FuzzSuite {

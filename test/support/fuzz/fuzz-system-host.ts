@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { sql } from 'kysely';
 import { finalizeSession, insertSession } from '../../../subgraphs/shared/media-store/media-session.repository.ts';
 import { notePendingBlob, type MediaTables } from '../../../subgraphs/shared/media-store/media-upload.repository.ts';
@@ -14,12 +15,11 @@ import type { HostReply, HostRequest, SystemInfo, Topology } from './fuzz-system
  * allocation) is seen as what it is — the process gone — and the harness can report it and start a fresh one, while a
  * request that blocks its event loop cannot block the runner's own timers.
  *
- * It answers the parent over IPC: a digest of every table (to prove a rejected request stored nothing), the rows of a
- * table that a door reads back, and close.
+ * It answers the parent over IPC: start a system (a topology and its configuration), a digest of every table (to prove a
+ * rejected request stored nothing), the rows of a table that a door reads back, stop the system, and close. One system
+ * runs at a time; after a stop the process, its modules loaded, starts the next door's system — a fresh database, seed
+ * and servers — in a second or two instead of the several a new process takes to load them.
  */
-
-const topology = (process.env.FUZZ_TOPOLOGY ?? 'embedded') as Topology;
-const overrides = JSON.parse(process.env.FUZZ_SYSTEM_ENV ?? '{}') as Record<string, string>;
 
 /** Long enough for any fuzz run: the fixture's own tokens last an hour, and a 10 000-run door can take longer. */
 const TOKEN_LIFETIME_SECONDS = 14 * 24 * 3600;
@@ -121,13 +121,18 @@ async function seedExpiredMedia(system: TestSystem, uploaderId: string): Promise
   return { expiredSessionId: String(open.id), expiredUploadId: String(finished.id) };
 }
 
-async function main(): Promise<void> {
+/** Starts a system, seeds it, and says what a door needs to know of it. */
+async function start(topology: Topology, overrides: Record<string, string>): Promise<{ system: TestSystem; info: SystemInfo }> {
   const system = topology === 'distributed' ? await startDistributedTestSystem({}, overrides) : await startTestSystem(overrides);
-  let closing: Promise<void> | undefined;
-  const close = () => (closing ??= system.close().catch(() => undefined));
-  // The runner went away (or killed its worker): leave nothing running and drop the throwaway database.
-  process.on('disconnect', () => void close().then(() => process.exit(0)));
+  try {
+    return { system, info: await seed(system, topology) };
+  } catch (error) {
+    await system.close().catch(() => undefined);
+    throw error;
+  }
+}
 
+async function seed(system: TestSystem, topology: Topology): Promise<SystemInfo> {
   const fixture = await createSocialFixture(system.database);
   const socialTokens = createSocialTokens(system.database);
   const longToken = (loginType: 'own' | 'parent', subjectId: string, permissions: readonly string[]) =>
@@ -196,29 +201,66 @@ async function main(): Promise<void> {
       },
     },
   };
+  return info;
+}
 
-  process.on('message', (message: HostRequest) => {
+let running: { system: TestSystem; info: SystemInfo; blobDir: string | undefined } | undefined;
+let stopping: Promise<void> | undefined;
+
+/** Closes the running system (dropping its throwaway database) and removes its blob store's directory. */
+function stop(): Promise<void> {
+  const current = running;
+  running = undefined;
+  if (!current) return stopping ?? Promise.resolve();
+  stopping = current.system
+    .close()
+    .catch(() => undefined)
+    .finally(() => {
+      if (current.blobDir) rmSync(current.blobDir, { recursive: true, force: true });
+    });
+  return stopping;
+}
+
+function failed(id: number, error: unknown): void {
+  send({ type: 'failed', id, message: (error as Error).stack ?? String(error) });
+}
+
+// The runner went away (or killed its worker): leave nothing running and drop the throwaway database.
+process.on('disconnect', () => void stop().then(() => process.exit(0)));
+
+process.on('message', (message: HostRequest) => {
+  if (message.type === 'start') {
+    if (running) return failed(message.id, new Error('a system is already running in this process'));
+    void (stopping ?? Promise.resolve())
+      .then(() => start(message.topology, message.env))
+      .then(
+        ({ system, info }) => {
+          running = { system, info, blobDir: message.env.MEDIA_BLOB_DIR };
+          send({ type: 'started', id: message.id, info });
+        },
+        (error: unknown) => failed(message.id, error),
+      );
+  } else if (message.type === 'digest' || message.type === 'rows') {
+    const system = running?.system;
+    if (!system) return failed(message.id, new Error('no system is running'));
     if (message.type === 'digest') {
       digest(system).then(
         (tables) => send({ type: 'digest', id: message.id, tables }),
-        (error: unknown) => send({ type: 'failed', id: message.id, message: (error as Error).stack ?? String(error) }),
+        (error: unknown) => failed(message.id, error),
       );
-    } else if (message.type === 'rows') {
+    } else {
       rowsOf(system, message.table, message.column, message.value).then(
         (rows) => send({ type: 'rows', id: message.id, rows }),
-        (error: unknown) => send({ type: 'failed', id: message.id, message: (error as Error).stack ?? String(error) }),
+        (error: unknown) => failed(message.id, error),
       );
-    } else if (message.type === 'close') {
-      void close().then(() => {
-        send({ type: 'closed', id: message.id });
-        process.exit(0);
-      });
     }
-  });
-  send({ type: 'ready', info });
-}
-
-main().catch((error: unknown) => {
-  console.error('fuzz system failed to start:', error);
-  process.exit(3);
+  } else if (message.type === 'stop') {
+    void stop().then(() => send({ type: 'stopped', id: message.id }));
+  } else if (message.type === 'close') {
+    void stop().then(() => {
+      send({ type: 'closed', id: message.id });
+      process.exit(0);
+    });
+  }
 });
+send({ type: 'loaded' });

@@ -72,14 +72,21 @@ export interface SystemInfo {
 }
 
 export type HostRequest =
+  /** Starts a system (one at a time), with test-system.ts's configuration and these overrides. */
+  | { type: 'start'; id: number; topology: Topology; env: Record<string, string> }
   | { type: 'digest'; id: number }
   /** The rows of `table` (schema.table) whose `column`, as text, is `value`: what a door reads back of what it stored. */
   | { type: 'rows'; id: number; table: string; column: string; value: string }
+  /** Closes the system (its throwaway database dropped, its blob directory removed); the process waits for the next start. */
+  | { type: 'stop'; id: number }
   | { type: 'close'; id: number };
 
 export type HostReply =
-  | { type: 'ready'; info: SystemInfo }
+  /** The process has loaded its modules and takes requests. */
+  | { type: 'loaded' }
+  | { type: 'started'; id: number; info: SystemInfo }
   | { type: 'digest'; id: number; tables: Record<string, string> }
   | { type: 'rows'; id: number; rows: Record<string, unknown>[] }
   | { type: 'failed'; id: number; message: string }
+  | { type: 'stopped'; id: number }
   | { type: 'closed'; id: number };

@@ -8,10 +8,17 @@ import pg from 'pg';
 import type { HostReply, HostRequest, SystemInfo, Topology } from './fuzz-system-protocol.ts';
 
 /**
- * The test runner's side of a system under fuzz: forks fuzz-system-host.ts, waits for it to listen, asks it for table
+ * The test runner's side of a system under fuzz: forks fuzz-system-host.ts, has it start a system, asks it for table
  * digests, and watches it die. When a request kills it, `death()` says how (exit code, signal, the last lines it wrote)
- * and the next case gets a fresh system (`ensureRunning`), so one crash is reported as a failure of the property that
- * caused it rather than the end of the door's run. A system that stops answering is killed and replaced the same way.
+ * and the next case gets a fresh system in a fresh process (`ensureRunning`), so one crash is reported as a failure of
+ * the property that caused it rather than the end of the door's run. A system that stops answering is killed and
+ * replaced the same way.
+ *
+ * A door file that ends stops its system (its database dropped) and leaves the process, its modules loaded, to the next
+ * door file of the same worker, which starts its own system there: a fresh database, seed and servers, as before, without
+ * loading Apollo, the subgraphs and PGlite again (several seconds of CPU per door and database). Files run one at a time
+ * in a worker, so a process serves one door at a time, and whatever goes wrong in it — a crash, a hang — happens during
+ * that door's own cases. A process is reused only under the environment it was forked with.
  */
 
 export interface ProcessDeath {
@@ -55,6 +62,8 @@ const HOST = fileURLToPath(new URL('./fuzz-system-host.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const LOG_LINES_KEPT = 400;
 const DIGEST_TIMEOUT_MS = 30_000;
+/** How long a system may take to close before its process is killed instead of kept for the next door. */
+const STOP_TIMEOUT_MS = 15_000;
 
 /**
  * Rate limits and sweeps out of the way: a fuzz run sends thousands of requests with the same few tokens, and a run
@@ -74,15 +83,185 @@ const FUZZ_ENV: Record<string, string> = {
   HTTP_HEADERS_TIMEOUT_MS: '3000',
   HTTP_REQUEST_TIMEOUT_MS: '5000',
   HTTP_SOCKET_IDLE_TIMEOUT_MS: '8000',
+  // A door's system is closed when the door ends and its process starts the next door's: connections a hostile case left
+  // open hold that close no longer than this (graceful shutdown is not under fuzz; test/e2e covers it).
+  SHUTDOWN_GRACE_MS: '1000',
 };
 
-interface Incarnation {
+type Waiter = { resolve(reply: HostReply): void; reject(error: Error): void };
+
+/** One forked fuzz-system-host.ts. */
+interface HostProcess {
   child: ChildProcess;
+  /** The environment it was forked with: it serves only a runner whose environment is the same. */
+  key: string;
+  death: ProcessDeath | undefined;
+  exited: Promise<void>;
+  /** Its last stderr lines since its current system started (a crash's stack is there). */
+  stderrTail: string[];
+  /** Where its output goes: the log of the FuzzSystem it serves. */
+  onLine: (line: string) => void;
+  pending: Map<number, Waiter>;
+  nextId: number;
+}
+
+/** The worker's process left by the last door file, waiting for the next one. */
+let idleHost: HostProcess | undefined;
+
+/** The runner's environment as a forked process inherits it, apart from vitest's own (which names the file or worker). */
+function hostKey(): string {
+  return JSON.stringify(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST')).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+async function forkHost(startTimeoutMs: number): Promise<HostProcess> {
+  const child = fork(HOST, [], {
+    cwd: REPO_ROOT,
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, APOLLO_TELEMETRY_DISABLED: '1' },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    serialization: 'advanced',
+  });
+  const host: HostProcess = {
+    child,
+    key: hostKey(),
+    death: undefined,
+    exited: Promise.resolve(),
+    stderrTail: [],
+    onLine: () => undefined,
+    pending: new Map(),
+    nextId: 1,
+  };
+  // An IPC channel that breaks when the process dies reports here; the death itself is seen through 'exit'.
+  child.on('error', () => undefined);
+  const reader = (stream: NodeJS.ReadableStream | null, tail: boolean) => {
+    let buffered = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      buffered += chunk;
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        host.onLine(line);
+        if (tail) {
+          host.stderrTail.push(line);
+          if (host.stderrTail.length > 60) host.stderrTail.shift();
+        }
+      }
+    });
+  };
+  reader(child.stdout, false);
+  reader(child.stderr, true);
+  host.exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      host.death = { code, signal, stderr: host.stderrTail.join('\n') };
+      for (const [id, waiter] of host.pending) {
+        host.pending.delete(id);
+        waiter.reject(new Error(`the system process ended (code ${code}, signal ${signal})`));
+      }
+      resolve();
+    });
+  });
+  const loaded = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the fuzz system process did not load within ${startTimeoutMs} ms:\n${host.stderrTail.join('\n')}`));
+    }, startTimeoutMs);
+    void host.exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the fuzz system process exited before it loaded (${host.death?.code}):\n${host.stderrTail.join('\n')}`));
+    });
+    child.on('message', (message: HostReply) => {
+      if (message.type === 'loaded') {
+        clearTimeout(timer);
+        resolve();
+        return;
+      }
+      const waiter = host.pending.get(message.id);
+      if (!waiter) return;
+      host.pending.delete(message.id);
+      waiter.resolve(message);
+    });
+  });
+  await loaded;
+  return host;
+}
+
+function ask(
+  host: HostProcess,
+  request: HostRequest extends infer R ? (R extends HostRequest ? Omit<R, 'id'> : never) : never,
+  timeoutMs: number,
+): Promise<HostReply> {
+  if (host.death) return Promise.reject(new Error('the system process is not running'));
+  const id = host.nextId++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      host.pending.delete(id);
+      reject(new Error(`the system process did not answer ${request.type} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    host.pending.set(id, {
+      resolve: (reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      },
+      reject: (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    });
+    // A process that has just died cannot be written to: its 'exit' rejects the waiter, and the failed write must not
+    // become an uncaught error in the test runner.
+    if (!host.child.connected) {
+      host.pending.delete(id);
+      clearTimeout(timer);
+      reject(new Error('the system process is not running'));
+      return;
+    }
+    host.child.send({ ...request, id } as HostRequest, (error) => {
+      if (!error) return;
+      const waiter = host.pending.get(id);
+      host.pending.delete(id);
+      waiter?.reject(new Error(`the system process cannot be reached: ${error.message}`));
+    });
+  });
+}
+
+async function killHost(host: HostProcess): Promise<void> {
+  if (!host.death) {
+    host.child.kill('SIGKILL');
+    await host.exited;
+  }
+}
+
+/** The worker's waiting process when it was forked under this environment and still runs; otherwise a new one. */
+async function takeHost(startTimeoutMs: number, reuse: boolean): Promise<HostProcess> {
+  const waiting = idleHost;
+  idleHost = undefined;
+  if (waiting && reuse && !waiting.death && waiting.key === hostKey()) {
+    waiting.child.ref();
+    waiting.child.channel?.ref();
+    return waiting;
+  }
+  if (waiting) await killHost(waiting);
+  return forkHost(startTimeoutMs);
+}
+
+/** Keeps a process whose system has stopped for the worker's next door file (one at most; a second is killed). */
+function keepHost(host: HostProcess): void {
+  if (host.death) return;
+  if (idleHost) void killHost(idleHost);
+  host.onLine = () => undefined;
+  // A waiting process must not keep the worker alive: it ends by itself when the worker does (IPC disconnect).
+  host.child.unref();
+  host.child.channel?.unref();
+  idleHost = host;
+}
+
+interface Incarnation {
+  host: HostProcess;
   /** The blob store's directory (MEDIA_BLOB_DIR), made here so that it can be read between requests and removed after. */
   blobDir: string;
   info: SystemInfo;
-  death: ProcessDeath | undefined;
-  exited: Promise<void>;
 }
 
 export async function startFuzzSystem(options: FuzzSystemOptions = {}): Promise<FuzzSystem> {
@@ -90,8 +269,6 @@ export async function startFuzzSystem(options: FuzzSystemOptions = {}): Promise<
   const startTimeoutMs = options.startTimeoutMs ?? 120_000;
   const logs: string[] = [];
   let logCount = 0;
-  let nextId = 1;
-  const pending = new Map<number, { resolve(reply: HostReply): void; reject(error: Error): void }>();
   let generation = 0;
   let current: Incarnation | undefined;
   let closed = false;
@@ -102,113 +279,24 @@ export async function startFuzzSystem(options: FuzzSystemOptions = {}): Promise<
     if (logs.length > LOG_LINES_KEPT) logs.shift();
   }
 
-  async function spawnOne(): Promise<Incarnation> {
+  /** A system in the worker's waiting process, or in a new one (`fresh`: after a crash or a hang, always a new one). */
+  async function spawnOne(fresh: boolean): Promise<Incarnation> {
+    const host = await takeHost(startTimeoutMs, !fresh);
+    host.onLine = keepLog;
+    host.stderrTail.length = 0;
     const blobDir = mkdtempSync(join(tmpdir(), 'tributary-fuzz-blobs-'));
-    const child = fork(HOST, [], {
-      cwd: REPO_ROOT,
-      execArgv: ['--import', 'tsx'],
-      env: {
-        ...process.env,
-        APOLLO_TELEMETRY_DISABLED: '1',
-        FUZZ_TOPOLOGY: topology,
-        FUZZ_SYSTEM_ENV: JSON.stringify({ ...FUZZ_ENV, MEDIA_BLOB_DIR: blobDir, ...options.env }),
-      },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'advanced',
-    });
-    const stderrTail: string[] = [];
-    // An IPC channel that breaks when the process dies reports here; the death itself is seen through 'exit'.
-    child.on('error', () => undefined);
-    const reader = (stream: NodeJS.ReadableStream | null, tail?: string[]) => {
-      let buffered = '';
-      stream?.setEncoding('utf8');
-      stream?.on('data', (chunk: string) => {
-        buffered += chunk;
-        let newline: number;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, newline);
-          buffered = buffered.slice(newline + 1);
-          keepLog(line);
-          if (tail) {
-            tail.push(line);
-            if (tail.length > 60) tail.shift();
-          }
-        }
-      });
-    };
-    reader(child.stdout);
-    reader(child.stderr, stderrTail);
-    const incarnation: Incarnation = { child, blobDir, info: undefined as unknown as SystemInfo, death: undefined, exited: Promise.resolve() };
-    incarnation.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        incarnation.death = { code, signal, stderr: stderrTail.join('\n') };
-        for (const [id, waiter] of pending) {
-          pending.delete(id);
-          waiter.reject(new Error(`the system process ended (code ${code}, signal ${signal})`));
-        }
-        resolve();
-      });
-    });
-    child.on('message', (message: HostReply) => {
-      if (message.type === 'ready') return;
-      const waiter = pending.get(message.id);
-      if (!waiter) return;
-      pending.delete(message.id);
-      waiter.resolve(message);
-    });
-    incarnation.info = await new Promise<SystemInfo>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`the fuzz system did not start within ${startTimeoutMs} ms:\n${stderrTail.join('\n')}`));
-      }, startTimeoutMs);
-      child.on('message', (message: HostReply) => {
-        if (message.type !== 'ready') return;
-        clearTimeout(timer);
-        resolve(message.info);
-      });
-      void incarnation.exited.then(() => {
-        clearTimeout(timer);
-        reject(new Error(`the fuzz system exited before it was ready (${incarnation.death?.code}):\n${stderrTail.join('\n')}`));
-      });
-    });
-    generation++;
-    return incarnation;
-  }
-
-  function ask(request: HostRequest extends infer R ? (R extends HostRequest ? Omit<R, 'id'> : never) : never, timeoutMs: number): Promise<HostReply> {
-    const incarnation = current;
-    if (!incarnation || incarnation.death) return Promise.reject(new Error('the system process is not running'));
-    const id = nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        pending.delete(id);
-        reject(new Error(`the system process did not answer ${request.type} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      pending.set(id, {
-        resolve: (reply) => {
-          clearTimeout(timer);
-          resolve(reply);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
-      // A process that has just died cannot be written to: its 'exit' rejects the waiter, and the failed write must not
-      // become an uncaught error in the test runner.
-      if (!incarnation.child.connected) {
-        pending.delete(id);
-        clearTimeout(timer);
-        reject(new Error('the system process is not running'));
-        return;
-      }
-      incarnation.child.send({ ...request, id } as HostRequest, (error) => {
-        if (!error) return;
-        const waiter = pending.get(id);
-        pending.delete(id);
-        waiter?.reject(new Error(`the system process cannot be reached: ${error.message}`));
-      });
-    });
+    try {
+      const reply = await ask(host, { type: 'start', topology, env: { ...FUZZ_ENV, MEDIA_BLOB_DIR: blobDir, ...options.env } }, startTimeoutMs);
+      if (reply.type === 'failed') throw new Error(`the fuzz system did not start: ${reply.message}`);
+      if (reply.type !== 'started') throw new Error(`unexpected reply ${reply.type}`);
+      generation++;
+      return { host, blobDir, info: reply.info };
+    } catch (error) {
+      await killHost(host);
+      rmSync(blobDir, { recursive: true, force: true });
+      if (!fresh) return spawnOne(true);
+      throw new Error(`${(error as Error).message}\n${host.stderrTail.join('\n')}`, { cause: error });
+    }
   }
 
   /** A process that died (or was killed) cannot drop its throwaway database: do it here. */
@@ -229,12 +317,17 @@ export async function startFuzzSystem(options: FuzzSystemOptions = {}): Promise<
   }
 
   async function kill(incarnation: Incarnation): Promise<void> {
-    if (!incarnation.death) {
-      incarnation.child.kill('SIGKILL');
-      await incarnation.exited;
-    }
+    await killHost(incarnation.host);
     rmSync(incarnation.blobDir, { recursive: true, force: true });
-    if (incarnation.info) await dropOrphanDatabase(incarnation.info);
+    await dropOrphanDatabase(incarnation.info);
+  }
+
+  /** The system closed in its process, which waits for the next door file; killed when that fails. */
+  async function stop(incarnation: Incarnation): Promise<void> {
+    const reply = await ask(incarnation.host, { type: 'stop' }, STOP_TIMEOUT_MS).catch(() => undefined);
+    if (reply?.type !== 'stopped') return kill(incarnation);
+    rmSync(incarnation.blobDir, { recursive: true, force: true });
+    keepHost(incarnation.host);
   }
 
   /** The stored blobs (not the staging directory of uploads in progress), as one more "table" of the digest. */
@@ -247,57 +340,65 @@ export async function startFuzzSystem(options: FuzzSystemOptions = {}): Promise<
     return `${files.length}:${createHash('md5').update(files.sort().join('\n')).digest('hex')}`;
   }
 
-  current = await spawnOne();
+  function running(): Incarnation {
+    if (!current) throw new Error('the system process is not running');
+    return current;
+  }
+
+  current = await spawnOne(false);
 
   const system: FuzzSystem = {
     get info() {
-      return current!.info;
+      return running().info;
     },
     get generation() {
       return generation;
     },
-    death: () => current?.death,
+    death: () => current?.host.death,
     async diesWithin(ms) {
       const incarnation = current;
       if (!incarnation) return false;
-      if (incarnation.death) return true;
+      if (incarnation.host.death) return true;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-      const died = await Promise.race([incarnation.exited.then(() => true as const), timeout]);
+      const died = await Promise.race([incarnation.host.exited.then(() => true as const), timeout]);
       clearTimeout(timer);
       return died;
     },
     logMark: () => logCount,
     logsSince: (mark) => logs.slice(Math.max(0, logs.length - (logCount - mark))),
     async digest() {
-      const reply = await ask({ type: 'digest' }, DIGEST_TIMEOUT_MS);
+      const incarnation = running();
+      const reply = await ask(incarnation.host, { type: 'digest' }, DIGEST_TIMEOUT_MS);
       if (reply.type === 'failed') throw new Error(`digest failed in the system process: ${reply.message}`);
       if (reply.type !== 'digest') throw new Error(`unexpected reply ${reply.type}`);
-      return { ...reply.tables, 'blob store files': blobDigest(current!.blobDir) };
+      return { ...reply.tables, 'blob store files': blobDigest(incarnation.blobDir) };
     },
     async rows(table, column, value) {
-      const reply = await ask({ type: 'rows', table, column, value }, DIGEST_TIMEOUT_MS);
+      const reply = await ask(running().host, { type: 'rows', table, column, value }, DIGEST_TIMEOUT_MS);
       if (reply.type === 'failed') throw new Error(`reading ${table} failed in the system process: ${reply.message}`);
       if (reply.type !== 'rows') throw new Error(`unexpected reply ${reply.type}`);
       return reply.rows;
     },
     async ensureRunning() {
       if (closed) throw new Error('the fuzz system is closed');
-      if (current && !current.death) return;
+      if (current && !current.host.death) return;
       if (current) await kill(current);
-      current = await spawnOne();
+      current = undefined;
+      current = await spawnOne(true);
     },
     async recycle(reason) {
       keepLog(`[fuzz harness] replacing the system process: ${reason}`);
       if (current) await kill(current);
-      current = await spawnOne();
+      current = undefined;
+      current = await spawnOne(true);
     },
     async close() {
       if (closed) return;
       closed = true;
-      // Killed rather than shut down: its graceful shutdown is not under test here (test/e2e covers it), and waiting for
-      // it to drain every connection a fuzz run left behind would cost the short run seconds per door.
-      if (current) await kill(current);
+      const incarnation = current;
+      current = undefined;
+      if (incarnation) await stop(incarnation);
     },
   };
   return system;

@@ -28,8 +28,11 @@ export interface BenchServerInfo {
   usersReadBatchMax: number;
   /** Which stand-ins serve in this process (the switches, then the gate's check of the installed releases). */
   standIns: Record<StandInId, { enabled: true } | { enabled: false; reason: string }>;
-  /** Area D: the bare upload handler's URL (POST multipart, file in part `media`) and an own-login social user token. */
-  uploads: { baselineUrl: string; token: string; userId: string };
+  /**
+   * Area D: the bare upload handler's URL (POST multipart, file in part `media`), an own-login social user token, and
+   * where the served system keeps the media (MEDIA_STORE: the run's directory, or a bucket of the bench's s3rver).
+   */
+  uploads: { baselineUrl: string; token: string; userId: string; mediaStore: 'local' | 's3' };
   pid: number;
   node: string;
 }

@@ -8,7 +8,9 @@
  * figures to bench/results/latest.json (and <database>.json). DATABASE_URL set: a throwaway database on that PostgreSQL
  * server; unset: in-memory PGlite. --profile writes a CPU profile of the server for each measured window and summarises it;
  * --layers adds the in-process CPU cost of each layer of a GetByID (bench/layers.ts). The upload scenarios (Area D,
- * bench/uploads.ts) run last, each at several connection counts, with the server's peak RSS. The `memory` section
+ * bench/uploads.ts) run last, each at several connection counts, with the server's peak RSS; their S3 variants (`-s3`)
+ * on a second server child whose media go to a bucket of s3rver, run in a child process of its own (bench/s3-store.ts),
+ * both started for them and stopped after. The `memory` section
  * (bench/memory.ts) starts `npm start`'s own process on PGlite and, with DATABASE_URL, on PostgreSQL, and checks its RSS
  * under a steady mixed load; `npm run bench -- memory` (or `--only memory`) runs it alone. REST and gRPC GetByID are
  * compared with two bare baselines: a statement per read (`baseline`, the targets' reference) and reads coalesced as the
@@ -38,7 +40,18 @@ import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
 import { LIVE_SELECTIONS, printSubscriptions, runSubscriptions, type LiveSelection, type SubscriptionBenchReport } from './subscriptions.ts';
 import { printWebhooks, runWebhooks, type WebhookBenchReport } from './webhooks.ts';
-import { printUploadSummary, runUploads, UPLOAD_SCENARIO_NAMES, type RssCheck, type UploadReport } from './uploads.ts';
+import {
+  printUploadSummary,
+  runUploads,
+  s3Comparisons,
+  S3_UPLOAD_SCENARIO_NAMES,
+  S3_VS_LOCAL_TARGET,
+  UPLOAD_SCENARIO_NAMES,
+  type RssCheck,
+  type UploadReport,
+  type UploadRunDeps,
+} from './uploads.ts';
+import { startS3StoreProcess } from './s3-store.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import {
   PROTO_LOADER_OPTIONS,
@@ -338,6 +351,8 @@ async function startServer(options: Options, extraEnv: Record<string, string> = 
         NODE_ENV: 'production',
         APOLLO_TELEMETRY_DISABLED: '1',
         BENCH_RECORDS: String(options.records),
+        // Media in the run's directory, whatever this shell says; the S3 variants' server is given MEDIA_STORE=s3.
+        MEDIA_STORE: undefined,
         ...extraEnv,
       },
     },
@@ -815,6 +830,7 @@ async function main(): Promise<void> {
   const options = parseOptions();
   const wanted = options.only.length > 0 ? new Set(options.only) : new Set<ScenarioName>(SCENARIO_NAMES);
   const startedAt = new Date();
+  const loadAverageAtStart = loadavg();
   console.log(
     `Tributary bench: ${options.connections} connections, ${options.warmupS} s warm-up + ${options.durationS} s per scenario, ${options.records} records`,
   );
@@ -822,6 +838,7 @@ async function main(): Promise<void> {
   const label: BenchServerInfo['database'] = process.env.DATABASE_URL ? 'postgres' : 'pglite';
   let info: BenchServerInfo | undefined;
   const closers: (() => void)[] = [];
+  const stoppers: (() => Promise<void>)[] = [];
   const reports: ScenarioReport[] = [];
   let uploadReports: UploadReport[] = [];
   let layers: LayerResult[] | undefined;
@@ -848,6 +865,18 @@ async function main(): Promise<void> {
         console.log(
           `  uploads: ${options.uploadWarmupS} s warm-up + ${options.uploadDurationS} s at ${options.uploadConnections.join(', ')} connections each`,
         );
+        let s3: UploadRunDeps['s3'];
+        if (S3_UPLOAD_SCENARIO_NAMES.some((name) => wanted.has(name))) {
+          // The S3 variants' server: the same bench server with its media in a bucket of s3rver, a process of its own.
+          const store = await startS3StoreProcess();
+          stoppers.push(() => store.stop());
+          const s3Server = await startServer(options, store.serverEnv);
+          stoppers.push(() => s3Server.stop());
+          const s3Info = s3Server.info;
+          if (s3Info.uploads.mediaStore !== 's3') throw new Error('the S3 variants\' server does not keep its media in S3');
+          console.log(`  S3 store: s3rver pid ${store.pid} at ${store.endpoint}, bucket ${store.bucket}; its server pid ${s3Info.pid}`);
+          s3 = { info: s3Info, control: (path) => control(s3Info, path), settle: () => settle(s3Info), store };
+        }
         uploadReports = await runUploads({
           info: serverInfo,
           wanted,
@@ -857,10 +886,13 @@ async function main(): Promise<void> {
           control: (path) => control(serverInfo, path),
           settle: () => settle(serverInfo),
           ...(options.profile ? { profileFile: (window: string) => `${RESULTS_DIR}profiles/${label}-${window}.cpuprofile` } : {}),
+          ...(s3 && { s3 }),
         });
       }
     } finally {
       for (const close of closers) close();
+      // The S3 variants' server before its store, then the run's server.
+      for (const stop of stoppers.reverse()) await stop();
       await server.stop();
     }
   }
@@ -1139,6 +1171,7 @@ async function main(): Promise<void> {
     machine: {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model,
+      loadAverageAtStart,
       loadAverageAtEnd: loadavg(),
       node: process.version,
       platform: `${process.platform} ${process.arch}`,
@@ -1152,7 +1185,10 @@ async function main(): Promise<void> {
     ratios: { restVsBaseline, ...againstBaselines, gatewayVsSubgraph, remoteGatewayVsSubgraph, deepRead: deep },
     ratiosByCpu: byCpu,
     layers,
-    uploads: uploadReports.length > 0 ? { scenarios: uploadReports, rssChecks } : undefined,
+    uploads:
+      uploadReports.length > 0
+        ? { scenarios: uploadReports, rssChecks, s3VsLocal: { target: S3_VS_LOCAL_TARGET, windows: s3Comparisons(uploadReports) } }
+        : undefined,
     observability,
     standIns,
     memory: memory.length > 0 || memoryFailure ? { reports: memory, failure: memoryFailure } : undefined,

@@ -70,6 +70,17 @@ function standInSwitchesOf(source: NodeJS.ProcessEnv): Record<string, string> {
   return switches;
 }
 
+/**
+ * Where the served system keeps its media: the run's directory, or — MEDIA_STORE=s3 with MEDIA_S3_* in this process's
+ * environment, as bench/run.ts starts the server of the upload scenarios' S3 variants — a bucket of the bench's s3rver
+ * (bench/s3-store.ts).
+ */
+function mediaStoreOf(source: NodeJS.ProcessEnv, blobDir: string): Record<string, string | undefined> {
+  if (source.MEDIA_STORE !== 's3') return { MEDIA_BLOB_DIR: blobDir };
+  const names = ['MEDIA_S3_ENDPOINT', 'MEDIA_S3_REGION', 'MEDIA_S3_BUCKET', 'MEDIA_S3_KEY_PREFIX', 'MEDIA_S3_ACCESS_KEY_ID', 'MEDIA_S3_SECRET_ACCESS_KEY', 'MEDIA_S3_FORCE_PATH_STYLE'];
+  return { MEDIA_STORE: 's3', ...Object.fromEntries(names.map((name) => [name, source[name]])) };
+}
+
 function redactedServer(serverUrl: string | undefined): string | undefined {
   if (!serverUrl) return undefined;
   const url = new URL(serverUrl);
@@ -341,8 +352,8 @@ async function main(): Promise<void> {
   const serverUrl = process.env.DATABASE_URL || undefined;
   // A database of its own on the configured PostgreSQL server, dropped at exit; none on PGlite.
   const throwaway = serverUrl ? await createThrowawayDatabase(serverUrl, 'tributary_bench') : undefined;
-  // Area D: one temporary directory for the run — the blob store (MEDIA_BLOB_DIR), the upload baseline's files, and this
-  // process's TMPDIR, where graphql-upload-ts spools each uploaded file — removed at exit.
+  // Area D: one temporary directory for the run — the blob store (MEDIA_BLOB_DIR, unless MEDIA_STORE=s3), the upload
+  // baseline's files, and this process's TMPDIR, where graphql-upload-ts spools each uploaded file — removed at exit.
   const uploadRoot = await mkdtemp(join(tmpdir(), 'tributary-bench-uploads-'));
   const uploadDirs = { blobs: join(uploadRoot, 'blobs'), baseline: join(uploadRoot, 'baseline'), spool: join(uploadRoot, 'spool') };
   for (const dir of Object.values(uploadDirs)) await mkdir(dir, { recursive: true });
@@ -363,7 +374,7 @@ async function main(): Promise<void> {
     DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX,
     JWT_SECRET: randomBytes(32).toString('hex'),
     PASSWORD_SCRYPT_LOG_N: logN,
-    MEDIA_BLOB_DIR: uploadDirs.blobs,
+    ...mediaStoreOf(process.env, uploadDirs.blobs),
     // The default (500 uploads per user per 15 min) would refuse most of the run with 429.
     MEDIA_RATE_UPLOADS_PER_WINDOW: '1000000000',
     // The observability comparison (bench/observability-cost.ts) starts servers with these set.
@@ -519,7 +530,7 @@ async function main(): Promise<void> {
       standIns: Object.fromEntries(
         standIns.decisions().map((decision) => [decision.id, decision.enabled ? { enabled: true } : { enabled: false, reason: decision.reason }]),
       ) as BenchServerInfo['standIns'],
-      uploads: { baselineUrl: `${baseline.url}/upload`, token: uploadToken, userId: uploadUserId },
+      uploads: { baselineUrl: `${baseline.url}/upload`, token: uploadToken, userId: uploadUserId, mediaStore: config.media.store },
       pid: process.pid,
       node: process.version,
     };

@@ -3,7 +3,9 @@
  * of bench/server.ts. Each scenario sends one multipart body, built once, at 1, 4 and 16 connections; each measured window
  * reports uploads/s, MB/s, p50/p99, × the bare busboy-to-disk baseline at the same size and connections, CPU per upload
  * and the server's RSS before and at its peak. Then the check of the issue: peak RSS must not grow beyond about twice the
- * bytes in flight as concurrency rises. See bench/README.md, "Uploads (Area D)".
+ * bytes in flight as concurrency rises. The S3 variants (`-s3`, issue 28) run the same REST uploads against a second server
+ * child whose media go to a bucket of s3rver in a process of its own (bench/s3-store.ts), each right after its local
+ * scenario, and are judged against it: S3 ÷ local throughput ≥ S3_VS_LOCAL_TARGET. See bench/README.md, "Uploads (Area D)".
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -12,6 +14,7 @@ import { png } from '../test/support/image-fixtures.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import { machineTimes, runBodyLoad, type LoadResult } from './load.ts';
 import { summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.ts';
+import type { S3StoreProcess } from './s3-store.ts';
 
 export const UPLOAD_SCENARIO_NAMES = [
   'upload-baseline',
@@ -20,8 +23,22 @@ export const UPLOAD_SCENARIO_NAMES = [
   'upload-graphql-1mb',
   'upload-graphql-5mb',
   'upload-graphql-http-5mb',
+  'upload-rest-1mb-s3',
+  'upload-rest-5mb-s3',
 ] as const;
 export type UploadScenarioName = (typeof UPLOAD_SCENARIO_NAMES)[number];
+
+/** The S3 variants (issue 28), each with the local-store scenario it is judged against. */
+export const S3_UPLOAD_SCENARIOS = {
+  'upload-rest-1mb-s3': 'upload-rest-1mb',
+  'upload-rest-5mb-s3': 'upload-rest-5mb',
+} as const satisfies Partial<Record<UploadScenarioName, UploadScenarioName>>;
+type S3ScenarioName = keyof typeof S3_UPLOAD_SCENARIOS;
+export const S3_UPLOAD_SCENARIO_NAMES = Object.keys(S3_UPLOAD_SCENARIOS) as S3ScenarioName[];
+const isS3Scenario = (name: string): name is S3ScenarioName => name in S3_UPLOAD_SCENARIOS;
+
+/** Issue 28: upload throughput on the S3 store at least this share of the local store's, at the same connections. */
+export const S3_VS_LOCAL_TARGET = 0.8;
 
 /** The two file sizes: 1 MiB, and 5,000,000 bytes (under the media rule's 5,242,880). */
 export const UPLOAD_SIZES = { '1mb': 1_048_576, '5mb': 5_000_000 } as const;
@@ -42,10 +59,15 @@ export const UPLOAD_DESCRIPTIONS: Record<UploadScenarioName, string> = {
   'upload-graphql-5mb': 'the same with a 5,000,000-byte PNG',
   'upload-graphql-http-5mb':
     'the 5,000,000-byte GraphQL upload to the distributed-mode gateway, which re-streams it as multipart over HTTP to the media subgraph server',
+  'upload-rest-1mb-s3':
+    'upload-rest-1mb on a server with MEDIA_STORE=s3: the blob goes to a bucket of s3rver (127.0.0.1, a process of its own, fresh directory)',
+  'upload-rest-5mb-s3': 'the same with a 5,000,000-byte PNG',
 };
 
 interface UploadTarget {
   scenario: UploadScenarioName;
+  /** The server child it is sent to: the run's one (media in a directory), or the S3 variants' one. */
+  store: 'local' | 's3';
   size: SizeName;
   url: string;
   headers: Record<string, string>;
@@ -84,8 +106,11 @@ function parse(text: string): unknown {
   }
 }
 
-/** The targets of the wanted scenarios, in run order: by size, the baseline first. */
-function buildTargets(info: BenchServerInfo, wanted: ReadonlySet<string>): UploadTarget[] {
+/**
+ * The targets of the wanted scenarios, in run order: by size, the baseline first, each S3 variant right after its local
+ * scenario (so that the two see the machine alike). `s3Info`: the S3 variants' server.
+ */
+function buildTargets(info: BenchServerInfo, s3Info: BenchServerInfo | undefined, wanted: ReadonlySet<string>): UploadTarget[] {
   const files: Record<SizeName, Buffer> = {
     '1mb': png(320, 240, { padToBytes: UPLOAD_SIZES['1mb'] }),
     '5mb': png(320, 240, { padToBytes: UPLOAD_SIZES['5mb'] }),
@@ -106,9 +131,14 @@ function buildTargets(info: BenchServerInfo, wanted: ReadonlySet<string>): Uploa
       const reply = parse(text) as { data?: { uploadMedia?: { mediaId?: unknown; size?: unknown } }; errors?: unknown } | undefined;
       return !reply?.errors && typeof reply?.data?.uploadMedia?.mediaId === 'string' && reply.data.uploadMedia.size === bytes;
     };
+    const restOk = (text: string) => {
+      const reply = parse(text) as { media_id_string?: unknown; size?: unknown } | undefined;
+      return typeof reply?.media_id_string === 'string' && reply.size === bytes;
+    };
     const candidates: UploadTarget[] = [
       {
         scenario: 'upload-baseline',
+        store: 'local',
         size,
         url: info.uploads.baselineUrl,
         headers: { 'content-type': rest.contentType },
@@ -117,17 +147,36 @@ function buildTargets(info: BenchServerInfo, wanted: ReadonlySet<string>): Uploa
       },
       {
         scenario: `upload-rest-${size}`,
+        store: 'local',
         size,
         url: `${info.restUrl}/1.1/media/upload.json`,
         headers: { ...auth, 'content-type': rest.contentType },
         body: rest.body,
-        verify: (text) => {
-          const reply = parse(text) as { media_id_string?: unknown; size?: unknown } | undefined;
-          return typeof reply?.media_id_string === 'string' && reply.size === bytes;
-        },
+        verify: restOk,
       },
-      { scenario: `upload-graphql-${size}`, size, url: info.gatewayUrl, headers: graphqlHeaders, body: graphql.body, verify: graphqlOk },
-      { scenario: `upload-graphql-http-${size}` as UploadScenarioName, size, url: info.remoteGatewayUrl, headers: graphqlHeaders, body: graphql.body, verify: graphqlOk },
+      ...(s3Info
+        ? [
+            {
+              scenario: `upload-rest-${size}-s3`,
+              store: 's3',
+              size,
+              url: `${s3Info.restUrl}/1.1/media/upload.json`,
+              headers: { authorization: `Bearer ${s3Info.uploads.token}`, 'content-type': rest.contentType },
+              body: rest.body,
+              verify: restOk,
+            } satisfies UploadTarget,
+          ]
+        : []),
+      { scenario: `upload-graphql-${size}`, store: 'local', size, url: info.gatewayUrl, headers: graphqlHeaders, body: graphql.body, verify: graphqlOk },
+      {
+        scenario: `upload-graphql-http-${size}` as UploadScenarioName,
+        store: 'local',
+        size,
+        url: info.remoteGatewayUrl,
+        headers: graphqlHeaders,
+        body: graphql.body,
+        verify: graphqlOk,
+      },
     ];
     for (const target of candidates) if (wanted.has(target.scenario)) targets.push(target);
   }
@@ -136,6 +185,8 @@ function buildTargets(info: BenchServerInfo, wanted: ReadonlySet<string>): Uploa
 
 export interface UploadReport {
   scenario: UploadScenarioName;
+  /** Where the server kept the uploads: its directory, or a bucket of the bench's s3rver. */
+  store: 'local' | 's3';
   size: SizeName;
   bytes: number;
   connections: number;
@@ -152,8 +203,12 @@ export interface UploadReport {
   serverCpuMsPerUpload?: number;
   databaseCpuMsPerUpload?: number;
   clientCpuPercent?: number;
-  /** Cores busy outside the server, the database and the load generator during the window (noise). */
+  /** Cores busy outside the server, the database, the S3 server and the load generator during the window (noise). */
   otherCores?: number;
+  /** S3 variants: CPU of the s3rver process per successful upload (its own process; a remote store's work elsewhere). */
+  storeCpuMsPerUpload?: number;
+  /** S3 variants: the s3rver process's RSS at the window's end and its peak so far (kernel), MiB. */
+  storeRss?: { rssMiB: number; peakMiB: number };
   /**
    * Spool files (graphql-upload-ts's capacitor-*.tmp in the server's TMPDIR) that the window left behind: still there once
    * the server was idle again, minus those there before it. The window's end aborts the uploads in flight, so this counts
@@ -186,6 +241,14 @@ export interface RssCheck {
   verdict: 'PASS' | 'MISS';
 }
 
+/** A server child the upload windows are sent to, as the run reaches it. */
+export interface UploadServerSide {
+  info: BenchServerInfo;
+  control<T>(path: string): Promise<T>;
+  /** Waits until the server is idle again. */
+  settle(): Promise<void>;
+}
+
 export interface UploadRunDeps {
   info: BenchServerInfo;
   wanted: ReadonlySet<string>;
@@ -197,6 +260,8 @@ export interface UploadRunDeps {
   settle(): Promise<void>;
   /** With --profile: where to write each window's CPU profile (the server writes it), by window label. */
   profileFile?(label: string): string;
+  /** The S3 variants' server (MEDIA_STORE=s3) and the s3rver process that holds its bucket; absent: none is wanted. */
+  s3?: UploadServerSide & { store: S3StoreProcess };
 }
 
 async function preflight(target: UploadTarget): Promise<void> {
@@ -211,73 +276,110 @@ export async function runUploads(deps: UploadRunDeps): Promise<UploadReport[]> {
   const reports: UploadReport[] = [];
   const label = (target: UploadTarget, c?: number) =>
     `${target.scenario === 'upload-baseline' ? `upload-baseline-${target.size}` : target.scenario}${c === undefined ? '' : ` c=${c}`}`.padEnd(30);
-  for (const target of buildTargets(deps.info, deps.wanted)) {
-    const base = { scenario: target.scenario, size: target.size, bytes: UPLOAD_SIZES[target.size] };
+  const s3 = deps.s3;
+  const baseOf = (target: UploadTarget) => ({ scenario: target.scenario, store: target.store, size: target.size, bytes: UPLOAD_SIZES[target.size] });
+  // Each scenario's windows in turn, except that an S3 variant shares its local scenario's turn: at each connection
+  // count, the local window and then the S3 one, so that the two see the machine alike (other sessions' load comes and
+  // goes over the minutes the windows take).
+  const turns: UploadTarget[][] = [];
+  const targets = buildTargets(deps.info, s3?.info, deps.wanted);
+  for (const target of targets) {
     try {
       await preflight(target);
     } catch (error) {
       console.log(`  ${label(target)} FAILED — ${(error as Error).message}`);
-      for (const connections of deps.connections) reports.push({ ...base, connections, broken: true, skipped: (error as Error).message });
+      for (const connections of deps.connections) reports.push({ ...baseOf(target), connections, broken: true, skipped: (error as Error).message });
       continue;
     }
-    const load = (connections: number, durationS: number) =>
-      runBodyLoad({ url: target.url, headers: target.headers, body: target.body, connections, durationS, verifyBody: target.verify });
+    const local = isS3Scenario(target.scenario) ? S3_UPLOAD_SCENARIOS[target.scenario] : undefined;
+    const turn = local === undefined ? undefined : turns.find((candidate) => candidate[0]!.scenario === local);
+    if (turn) turn.push(target);
+    else turns.push([target]);
+  }
+  for (const turn of turns) {
     for (const connections of deps.connections) {
-      if (deps.warmupS > 0) {
-        await load(connections, deps.warmupS);
-        await deps.settle();
-      }
-      // Stored uploads go between windows: the disk stays small and the kernel has little to write back.
-      await deps.control('/uploads/clear');
-      const { files: spooledBefore } = await deps.control<{ files: number }>('/uploads/spooled');
-      const profileFile = deps.profileFile?.(`${target.scenario === 'upload-baseline' ? `upload-baseline-${target.size}` : target.scenario}-c${connections}`);
-      if (profileFile) await deps.control('/profile/start');
-      await deps.control('/window/start?rss=5');
-      const clientCpu = process.cpuUsage();
-      const machineBefore = machineTimes();
-      const result = await load(connections, deps.durationS);
-      const machineAfter = machineTimes();
-      const clientUsed = process.cpuUsage(clientCpu);
-      const server = await deps.control<ServerWindow>('/window/stop');
-      let profile: UploadReport['profile'];
-      if (profileFile) {
-        await deps.control(`/profile/stop?file=${encodeURIComponent(profileFile)}`);
-        profile = { file: profileFile, summary: summariseProfile(JSON.parse(await readFile(profileFile, 'utf8')) as CpuProfile, 15) };
-      }
-      await deps.settle();
-      const { files: spooledAfter } = await deps.control<{ files: number }>('/uploads/spooled');
-      const spoolLeaked = spooledAfter - spooledBefore;
-
-      const total = machineAfter.total - machineBefore.total;
-      const busyShare = total > 0 ? 1 - (machineAfter.idle - machineBefore.idle) / total : Number.NaN;
-      const serverCores = (server.cpuUserMs + server.cpuSystemMs) / server.elapsedMs;
-      const clientCores = (clientUsed.user + clientUsed.system) / 1000 / server.elapsedMs;
-      const databaseCores = (server.databaseCpuMs ?? 0) / server.elapsedMs;
-      const ok = result.ok;
-      const report: UploadReport = {
-        ...base,
-        connections,
-        result,
-        uploadsPerSecond: result.requestsPerSecond,
-        megabytesPerSecond: (result.requestsPerSecond * base.bytes) / 1e6,
-        server,
-        serverCpuMsPerUpload: ok > 0 ? (server.cpuUserMs + server.cpuSystemMs) / ok : Number.NaN,
-        databaseCpuMsPerUpload:
-          deps.info.database === 'pglite' ? 0 : server.databaseCpuMs !== undefined && ok > 0 ? server.databaseCpuMs / ok : undefined,
-        clientCpuPercent: Math.round(clientCores * 100),
-        otherCores: Math.round((busyShare * cpus().length - serverCores - clientCores - databaseCores) * 100) / 100,
-        spoolLeaked,
-        ...(profile ? { profile } : {}),
-      };
-      reports.push(report);
-      const failures = result.failed > 0 ? `  (${result.failed} failed: ${result.firstFailure})` : '';
-      const rss = server.rss ? `  RSS ${server.rss.rssBeforeMiB} → peak ${server.rss.rssPeakMiB} MiB` : '';
-      console.log(
-        `  ${label(target, connections)} ${fixed(result.requestsPerSecond, 1).padStart(7)} uploads/s  ${fixed(report.megabytesPerSecond, 1).padStart(6)} MB/s  p50 ${fixed(result.p50Ms, 0)} ms  p99 ${fixed(result.p99Ms, 0)} ms${rss}${failures}`,
-      );
+      for (const target of turn) reports.push(await measureWindow(target, connections));
     }
   }
+  // Reported scenario by scenario, in the targets' order (each S3 variant after its local scenario).
+  const order = (report: UploadReport) => targets.findIndex((target) => target.scenario === report.scenario && target.size === report.size);
+  reports.sort((a, b) => order(a) - order(b));
+
+  async function measureWindow(target: UploadTarget, connections: number): Promise<UploadReport> {
+    const base = baseOf(target);
+    const side: UploadServerSide = target.store === 's3' && s3 ? s3 : deps;
+    const store = target.store === 's3' ? s3?.store : undefined;
+    const load = (c: number, durationS: number) =>
+      runBodyLoad({ url: target.url, headers: target.headers, body: target.body, connections: c, durationS, verifyBody: target.verify });
+    if (deps.warmupS > 0) {
+      await load(connections, deps.warmupS);
+      await side.settle();
+    }
+    // Stored uploads go between windows: the disk stays small and the kernel has little to write back.
+    await side.control('/uploads/clear');
+    await store?.clear();
+    const { files: spooledBefore } = await side.control<{ files: number }>('/uploads/spooled');
+    const profileFile = deps.profileFile?.(`${target.scenario === 'upload-baseline' ? `upload-baseline-${target.size}` : target.scenario}-c${connections}`);
+    if (profileFile) await side.control('/profile/start');
+    await side.control('/window/start?rss=5');
+    const storeCpuBefore = await store?.cpuMs();
+    const clientCpu = process.cpuUsage();
+    const machineBefore = machineTimes();
+    const result = await load(connections, deps.durationS);
+    const machineAfter = machineTimes();
+    const clientUsed = process.cpuUsage(clientCpu);
+    const storeCpuAfter = await store?.cpuMs();
+    const server = await side.control<ServerWindow>('/window/stop');
+    const storeRss = await store?.rss();
+    let profile: UploadReport['profile'];
+    if (profileFile) {
+      await side.control(`/profile/stop?file=${encodeURIComponent(profileFile)}`);
+      profile = { file: profileFile, summary: summariseProfile(JSON.parse(await readFile(profileFile, 'utf8')) as CpuProfile, 15) };
+    }
+    await side.settle();
+    const { files: spooledAfter } = await side.control<{ files: number }>('/uploads/spooled');
+    const spoolLeaked = spooledAfter - spooledBefore;
+
+    const total = machineAfter.total - machineBefore.total;
+    const busyShare = total > 0 ? 1 - (machineAfter.idle - machineBefore.idle) / total : Number.NaN;
+    const serverCores = (server.cpuUserMs + server.cpuSystemMs) / server.elapsedMs;
+    const clientCores = (clientUsed.user + clientUsed.system) / 1000 / server.elapsedMs;
+    const databaseCores = (server.databaseCpuMs ?? 0) / server.elapsedMs;
+    const storeCpuMs = storeCpuBefore !== undefined && storeCpuAfter !== undefined ? storeCpuAfter - storeCpuBefore : undefined;
+    const storeCores = (storeCpuMs ?? 0) / server.elapsedMs;
+    const ok = result.ok;
+    const report: UploadReport = {
+      ...base,
+      connections,
+      result,
+      uploadsPerSecond: result.requestsPerSecond,
+      megabytesPerSecond: (result.requestsPerSecond * base.bytes) / 1e6,
+      server,
+      serverCpuMsPerUpload: ok > 0 ? (server.cpuUserMs + server.cpuSystemMs) / ok : Number.NaN,
+      databaseCpuMsPerUpload:
+        side.info.database === 'pglite' ? 0 : server.databaseCpuMs !== undefined && ok > 0 ? server.databaseCpuMs / ok : undefined,
+      clientCpuPercent: Math.round(clientCores * 100),
+      otherCores: Math.round((busyShare * cpus().length - serverCores - clientCores - databaseCores - storeCores) * 100) / 100,
+      ...(store && {
+        storeCpuMsPerUpload: storeCpuMs !== undefined && ok > 0 ? storeCpuMs / ok : Number.NaN,
+        ...(storeRss && { storeRss: { rssMiB: round(storeRss.rss), peakMiB: round(storeRss.peak) } }),
+      }),
+      spoolLeaked,
+      ...(profile ? { profile } : {}),
+    };
+    const failures = result.failed > 0 ? `  (${result.failed} failed: ${result.firstFailure})` : '';
+    const rss = server.rss ? `  RSS ${server.rss.rssBeforeMiB} → peak ${server.rss.rssPeakMiB} MiB` : '';
+    const s3rver = store ? `  s3rver ${fixed(report.storeCpuMsPerUpload, 1)} ms/upload` : '';
+    console.log(
+      `  ${label(target, connections)} ${fixed(result.requestsPerSecond, 1).padStart(7)} uploads/s  ${fixed(report.megabytesPerSecond, 1).padStart(6)} MB/s  p50 ${fixed(result.p50Ms, 0)} ms  p99 ${fixed(result.p99Ms, 0)} ms${rss}${s3rver}${failures}`,
+    );
+    return report;
+  }
   await deps.control('/uploads/clear');
+  if (s3) {
+    await s3.control('/uploads/clear');
+    await s3.store.clear();
+  }
   for (const report of reports) {
     if (!report.result || report.scenario === 'upload-baseline') continue;
     const baseline = reports.find(
@@ -326,6 +428,56 @@ export function rssChecks(reports: readonly UploadReport[]): RssCheck[] {
   return checks;
 }
 
+/** One S3 window beside its local-store window at the same connections (issue 28). */
+export interface S3Comparison {
+  scenario: S3ScenarioName;
+  local: UploadScenarioName;
+  size: SizeName;
+  connections: number;
+  localUploadsPerSecond: number;
+  s3UploadsPerSecond: number;
+  /** S3 ÷ local uploads/s: the issue's figure, held to S3_VS_LOCAL_TARGET. */
+  throughputRatio: number;
+  verdict: 'PASS' | 'MISS';
+  /** Server CPU per upload, local ÷ S3: what the S3 path costs the server itself (a remote store's work is elsewhere). */
+  serverCpuRatio: number;
+  localServerCpuMsPerUpload: number;
+  s3ServerCpuMsPerUpload: number;
+  /** s3rver's CPU per upload (its own process, on this machine's cores too). */
+  storeCpuMsPerUpload: number | undefined;
+  localPeakRssMiB: number | undefined;
+  s3PeakRssMiB: number | undefined;
+}
+
+/** Each S3 window beside its local one (same size and connections). */
+export function s3Comparisons(reports: readonly UploadReport[]): S3Comparison[] {
+  const comparisons: S3Comparison[] = [];
+  for (const report of reports) {
+    if (!isS3Scenario(report.scenario) || !report.result) continue;
+    const localName = S3_UPLOAD_SCENARIOS[report.scenario];
+    const local = reports.find((other) => other.scenario === localName && other.connections === report.connections && other.result);
+    if (!local) continue;
+    const throughputRatio = (report.uploadsPerSecond ?? Number.NaN) / (local.uploadsPerSecond ?? Number.NaN);
+    comparisons.push({
+      scenario: report.scenario,
+      local: localName,
+      size: report.size,
+      connections: report.connections,
+      localUploadsPerSecond: round(local.uploadsPerSecond ?? Number.NaN),
+      s3UploadsPerSecond: round(report.uploadsPerSecond ?? Number.NaN),
+      throughputRatio: round(throughputRatio, 2),
+      verdict: throughputRatio >= S3_VS_LOCAL_TARGET ? 'PASS' : 'MISS',
+      serverCpuRatio: round((local.serverCpuMsPerUpload ?? Number.NaN) / (report.serverCpuMsPerUpload ?? Number.NaN), 2),
+      localServerCpuMsPerUpload: round(local.serverCpuMsPerUpload ?? Number.NaN),
+      s3ServerCpuMsPerUpload: round(report.serverCpuMsPerUpload ?? Number.NaN),
+      storeCpuMsPerUpload: report.storeCpuMsPerUpload === undefined ? undefined : round(report.storeCpuMsPerUpload),
+      localPeakRssMiB: local.server?.rss?.rssPeakMiB,
+      s3PeakRssMiB: report.server?.rss?.rssPeakMiB,
+    });
+  }
+  return comparisons;
+}
+
 function round(value: number, digits = 1): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
@@ -348,6 +500,7 @@ export function uploadTable(reports: readonly UploadReport[]): string {
     'failed',
     'server ms/upload',
     'db ms/upload',
+    's3rver ms/upload',
     'server ELU',
     'RSS before MiB',
     'peak RSS MiB',
@@ -370,6 +523,7 @@ export function uploadTable(reports: readonly UploadReport[]): string {
           String(report.result.failed),
           fixed(report.serverCpuMsPerUpload, 2),
           fixed(report.databaseCpuMsPerUpload, 2),
+          fixed(report.storeCpuMsPerUpload, 2),
           fixed(report.server?.eventLoopUtilization, 2),
           fixed(report.server?.rss?.rssBeforeMiB, 0),
           fixed(report.server?.rss?.rssPeakMiB, 0),
@@ -394,7 +548,8 @@ export function printUploadSummary(reports: readonly UploadReport[]): RssCheck[]
   console.log('/ the PostgreSQL backends per successful upload. RSS before: after a full GC at the start of the window; peak RSS:');
   console.log('largest of process.memoryUsage.rss() sampled every 5 ms (worker thread) during it; kernel peak: VmHWM, reset at the start of the');
   console.log("window. spool leaked: temporary upload files (graphql-upload-ts's capacitor-*.tmp in the server's TMPDIR) that the");
-  console.log('window left behind once the server was idle again; its end aborts the uploads in flight.\n');
+  console.log('window left behind once the server was idle again; its end aborts the uploads in flight. s3rver ms/upload: CPU of the');
+  console.log("S3 variants' s3rver process (127.0.0.1, a process of its own) per successful upload; its cores are not counted as other.\n");
   const noisy = reports.filter((report) => (report.otherCores ?? 0) > 0.25);
   if (noisy.length > 0) {
     console.log(
@@ -422,6 +577,20 @@ export function printUploadSummary(reports: readonly UploadReport[]): RssCheck[]
       );
     }
     console.log('');
+  }
+  const comparisons = s3Comparisons(reports);
+  if (comparisons.length > 0) {
+    console.log(`On the S3 store (issue 28): each -s3 window beside its local-store window, S3 ÷ local throughput ≥ ${S3_VS_LOCAL_TARGET}:`);
+    for (const c of comparisons) {
+      console.log(
+        `  ${`${c.local} c=${c.connections}`.padEnd(22)} local ${fixed(c.localUploadsPerSecond, 1).padStart(5)}  S3 ${fixed(c.s3UploadsPerSecond, 1).padStart(5)} uploads/s` +
+          `  S3 ÷ local ${fixed(c.throughputRatio, 2)} ${c.verdict}` +
+          `   server ms/upload ${fixed(c.localServerCpuMsPerUpload, 1)} → ${fixed(c.s3ServerCpuMsPerUpload, 1)} (by CPU ${fixed(c.serverCpuRatio, 2)})` +
+          `  + s3rver ${fixed(c.storeCpuMsPerUpload, 1)}   peak RSS ${fixed(c.localPeakRssMiB, 0)} → ${fixed(c.s3PeakRssMiB, 0)} MiB`,
+      );
+    }
+    const misses = comparisons.filter((c) => c.verdict === 'MISS').length;
+    console.log(`  ${misses === 0 ? 'PASS' : 'MISS'}: ${comparisons.length - misses} of ${comparisons.length} windows at ≥ ${S3_VS_LOCAL_TARGET} × the local store's throughput\n`);
   }
   return checks;
 }

@@ -35,6 +35,17 @@ export function createMediaSweeper(deps: {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
 
+  async function collectBlobs(now: Date): Promise<number> {
+    let collected = 0;
+    for (;;) {
+      const keys = await findCollectableBlobs(deps.db, now, BATCH);
+      for (const key of keys) await deps.blobs.delete(key);
+      await forgetBlobs(deps.db, keys);
+      collected += keys.length;
+      if (keys.length < BATCH) return collected;
+    }
+  }
+
   async function sweep(): Promise<number> {
     const now = deps.now();
     let swept = 0;
@@ -51,17 +62,16 @@ export function createMediaSweeper(deps: {
       for (const segment of await listSegments(deps.db, session.id)) await deps.blobs.delete(segment.blob_key);
       await deleteSession(deps.db, session.id);
     }
-    // Blobs no row holds (blob-ledger.ts): writes a stopped process never recorded, segments a FINALIZE left behind.
-    let collected = 0;
-    for (;;) {
-      const keys = await findCollectableBlobs(deps.db, now, BATCH);
-      for (const key of keys) await deps.blobs.delete(key);
-      await forgetBlobs(deps.db, keys);
-      collected += keys.length;
-      if (keys.length < BATCH) break;
-    }
-    if (collected > 0) deps.logger.info({ collected }, 'unrecorded blobs removed');
     await deps.resumeProcessing?.();
+    // Blobs no row holds (blob-ledger.ts): writes a stopped process never recorded, segments a FINALIZE left behind. A
+    // store that fails here must not hold up the rest of the pass (the next pass tries again).
+    try {
+      const collected = await collectBlobs(now);
+      if (collected > 0) deps.logger.info({ collected }, 'unrecorded blobs removed');
+    } catch (error) {
+      if (isConnectionFailure(error)) throw error;
+      deps.logger.warn({ err: error }, 'could not remove unrecorded blobs; will retry');
+    }
     await deps.credentials.purgeNonces(new Date(now.getTime() - deps.nonceHorizonMs));
     await deleteWindowsBefore(deps.db, new Date(now.getTime() - 2 * deps.rateWindowMs));
     if (swept > 0) deps.logger.info({ swept }, 'expired uploads swept');

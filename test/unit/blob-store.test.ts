@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalBlobStore } from '../../subgraphs/shared/media-store/blob-store.ts';
 import { createS3BlobStore } from '../../subgraphs/shared/media-store/s3-blob-store.ts';
@@ -99,6 +100,28 @@ describe('the S3 blob store', () => {
       } finally {
         await reader.close();
       }
+    } finally {
+      await close();
+    }
+  });
+
+  it('writes blobs up to one part as one PutObject and longer ones in parts, several at once, each read back as written', async () => {
+    const { store, close } = await bucketStore();
+    try {
+      const part = 5 * 1024 * 1024;
+      // Different bytes at once: each write's buffer is another's next, so a buffer reused too early would show.
+      const sizes = [part, part + 1, part - 1, 1, 300_000, 3_000_000];
+      const blobs = sizes.map((size, seed) => patterned(size, seed));
+      const written = await Promise.all(blobs.map((bytes) => store.write(chunked(bytes))));
+      const again = await store.write(chunked(blobs[4]!));
+      for (const [index, { key, bytes }] of [...written.entries(), [4, again] as const]) {
+        expect(bytes).toBe(blobs[index]!.length);
+        expect((await buffer(store.read(key))).equals(blobs[index]!)).toBe(true);
+      }
+      const ofKey = (key: string) => server.requests.filter((request) => request.path.includes(key) && request.method !== 'GET');
+      // A blob of one part exactly is still one PutObject; one byte more makes a multipart upload.
+      expect(ofKey(written[0]!.key).map((request) => request.method)).toEqual(['PUT']);
+      expect(ofKey(written[1]!.key).map((request) => request.method)).toEqual(['POST', 'PUT', 'PUT', 'POST']);
     } finally {
       await close();
     }

@@ -1,5 +1,14 @@
-import { PassThrough, pipeline, Transform, type Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { PassThrough, pipeline, Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  type PutObjectCommandInput,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3StoreConfig } from '../../../lib/config.ts';
 import { isBlobKey, newBlobKey, type BlobReader, type BlobStore } from './blob-store.ts';
@@ -7,9 +16,11 @@ import { isBlobKey, newBlobKey, type BlobReader, type BlobStore } from './blob-s
 /**
  * A multipart upload's part: S3's smallest (every part but the last must be at least 5 MiB). A write of unknown length
  * holds at most PART_QUEUE + 1 parts in memory: one being filled while the others are sent. A blob no larger than one
- * part is sent with one PutObject.
+ * part is sent with one PutObject, gathered in a slab (slabPool).
  */
 const PART_BYTES = 5 * 1024 * 1024;
+/** How long the slabs of the single-PutObject writes are kept once none is in use (slabPool). */
+const SLAB_KEEP_IDLE_MS = 10_000;
 /** Parts sent at once: the next part is read from the source while one is on the wire. */
 const PART_QUEUE = 2;
 /**
@@ -21,10 +32,11 @@ const READ_THROUGH_BYTES = 1024 * 1024;
 
 /**
  * Blobs as objects of one bucket of an S3-compatible store, keyed `keyPrefix` + the blob key (the same UUIDs as the
- * local store). Bytes stream both ways: a write is a multipart upload fed as the source arrives (@aws-sdk/lib-storage),
- * a read is the GET's body, a reader one ranged GET read forward. Objects appear whole or not at all (PutObject and
- * CompleteMultipartUpload are atomic), so a failed source leaves nothing behind; the parts of a multipart upload whose
- * abort fails too are left to the bucket's lifecycle rule (README, "Configuration").
+ * local store). Bytes stream both ways: a write of up to one part is one PutObject, a longer one a multipart upload fed
+ * as the source arrives (@aws-sdk/lib-storage); a read is the GET's body, a reader one ranged GET read forward. Objects
+ * appear whole or not at all (PutObject and CompleteMultipartUpload are atomic), so a failed source leaves nothing
+ * behind; the parts of a multipart upload whose abort fails too are left to the bucket's lifecycle rule (README,
+ * "Configuration").
  *
  * Nothing is fetched at creation: the first request, or readiness (HeadBucket), finds out whether the bucket answers.
  */
@@ -50,6 +62,7 @@ export function createS3BlobStore(config: S3StoreConfig): BlobStore {
     requestHandler: { connectionTimeout: 5_000, socketTimeout: 120_000 },
   });
   const Bucket = config.bucket;
+  const slabs = slabPool(PART_BYTES, SLAB_KEEP_IDLE_MS);
   const objectKey = (key: string) => {
     // Keys are made here; anything else is refused before it reaches the store (as the local store does).
     if (!isBlobKey(key)) throw new TypeError(`not a blob key: ${key}`);
@@ -59,24 +72,64 @@ export function createS3BlobStore(config: S3StoreConfig): BlobStore {
   return {
     async write(source, given) {
       const key = given ?? newBlobKey();
+      const Key = objectKey(key);
+      // Up to one part is read first, copied into a slab as it arrives. A blob that ends within it — every image of the
+      // simple upload, every segment — is sent from the slab as one PutObject (putWhole); a longer one goes to
+      // lib-storage as a multipart upload, those bytes first. A source that fails here has sent nothing: its error is
+      // thrown as it is.
+      const pieces = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+      const head: Buffer[] = [];
       let bytes = 0;
+      const slab = slabs.take();
+      try {
+        // The payload's hash for the PutObject's signature, taken as the pieces arrive.
+        const hash = createHash('sha256');
+        for (;;) {
+          const next = await pieces.next();
+          if (next.done) {
+            await putWhole(client, { Bucket, Key }, slab.subarray(0, bytes), hash.digest('hex'));
+            return { key, bytes };
+          }
+          const piece = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+          if (bytes + piece.length > PART_BYTES) {
+            head.push(Buffer.from(slab.subarray(0, bytes)), piece);
+            bytes += piece.length;
+            break;
+          }
+          piece.copy(slab, bytes);
+          hash.update(piece);
+          bytes += piece.length;
+        }
+      } finally {
+        slabs.give(slab);
+      }
       // The source's own error is what the caller must see (a refused image, a size limit): lib-storage rethrows it,
       // unless aborting the multipart upload fails as well, when it throws the abort's error instead.
       let sourceError: unknown;
-      source.once('error', (error) => (sourceError ??= error));
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          bytes += chunk.length;
-          done(null, chunk);
-        },
-      });
-      const body = pipeline(source, counter, () => undefined);
-      const upload = new Upload({ client, params: { Bucket, Key: objectKey(key), Body: body }, partSize: PART_BYTES, queueSize: PART_QUEUE });
+      const body = Readable.from(
+        (async function* () {
+          // Handed on, not kept: lib-storage holds what it has not sent yet.
+          yield* head.splice(0);
+          try {
+            for (let next = await pieces.next(); !next.done; next = await pieces.next()) {
+              const piece = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+              bytes += piece.length;
+              yield piece;
+            }
+          } catch (error) {
+            sourceError ??= error;
+            throw error;
+          }
+        })(),
+        { objectMode: false },
+      );
+      const upload = new Upload({ client, params: { Bucket, Key, Body: body }, partSize: PART_BYTES, queueSize: PART_QUEUE });
       try {
         await upload.done();
       } catch (error) {
         // lib-storage stops reading when a part fails: end the source rather than leave it paused.
         body.destroy();
+        await pieces.return?.();
         throw sourceError ?? error;
       }
       return { key, bytes };
@@ -144,9 +197,62 @@ export function createS3BlobStore(config: S3StoreConfig): BlobStore {
     },
 
     async close() {
+      slabs.clear();
       client.destroy();
     },
   };
+}
+
+/**
+ * Buffers of one part each for the single-PutObject writes, reused from write to write. A blob under a part is held
+ * whole until its PutObject (S3 wants its length first); held as the source's own pieces, those pieces outlive V8's
+ * young generation and are freed only by full collections — in a server with a large heap, one every few uploads,
+ * which cost it more than the upload itself (bench/README.md, "On the S3 store"). Copied into a slab as they arrive,
+ * the pieces die young, and the slab is the next write's. Slabs stay while writes go on — as many as were in use at
+ * once, each a part's size when it has carried that much — and go back to the garbage collector once none has been in
+ * use for `keepIdleMs`.
+ */
+function slabPool(size: number, keepIdleMs: number) {
+  const idle: Buffer[] = [];
+  let inUse = 0;
+  let trim: NodeJS.Timeout | undefined;
+  const clear = () => {
+    clearTimeout(trim);
+    trim = undefined;
+    idle.length = 0;
+  };
+  return {
+    take(): Buffer {
+      clearTimeout(trim);
+      trim = undefined;
+      inUse += 1;
+      return idle.pop() ?? Buffer.allocUnsafeSlow(size);
+    },
+    /** Back to the pool once nothing reads it any more (its PutObject settled). */
+    give(slab: Buffer): void {
+      inUse -= 1;
+      idle.push(slab);
+      if (inUse === 0) trim = setTimeout(clear, keepIdleMs).unref();
+    },
+    clear,
+  };
+}
+
+/**
+ * One PutObject of a blob already read, from its slab: one buffer, which the SDK can send again when it retries. The
+ * payload is signed as the SDK signs a buffer, but with the SHA-256 (`payloadHash`, hex) the caller took as the pieces
+ * arrived: set in x-amz-content-sha256, it is what the signer uses instead of hashing the body once more.
+ */
+async function putWhole(client: S3Client, target: Pick<PutObjectCommandInput, 'Bucket' | 'Key'>, body: Buffer, payloadHash: string): Promise<void> {
+  const command = new PutObjectCommand({ ...target, Body: body });
+  command.middlewareStack.add(
+    (next) => (args) => {
+      (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = payloadHash;
+      return next(args);
+    },
+    { step: 'build', name: 'tributaryPayloadHash' },
+  );
+  await client.send(command);
 }
 
 /** The HTTP status of an S3 error reply, if it is one. */

@@ -5,6 +5,7 @@ import { createGateway, type GatewayServer } from '../gateway/create-gateway.ts'
 import { createTokenService, type TokenService } from '../lib/auth/auth.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../lib/database/database.ts';
+import type { PgliteTemplateImage } from '../lib/database/pglite-template-image.ts';
 import { createSubgraphErrorFormatter } from '../lib/graphql/graphql-errors.ts';
 import { graphqlClientErrorFormat, type ClientErrorFormat } from '../lib/http/http-client-errors.ts';
 import { listen, type ListenOptions, type RunningHttpServer } from '../lib/http/http-server.ts';
@@ -69,7 +70,7 @@ export interface SystemOptions {
   /** A database handle to share (two systems of one test on one database); not closed here. */
   database?: DatabaseHandle;
   /** The template a new embedded database starts from (a file, or one already read); by default the build's (dist/pglite-template.tar). */
-  pgliteTemplate?: string | Blob;
+  pgliteTemplate?: string | PgliteTemplateImage;
 }
 
 /** What a process has started, stopped in two steps (see above). */
@@ -175,7 +176,7 @@ async function openDatabase(
   logger: Logger,
   telemetry: Telemetry,
   lifecycle: Lifecycle,
-  pgliteTemplate: string | Blob = PGLITE_TEMPLATE,
+  pgliteTemplate: string | PgliteTemplateImage = PGLITE_TEMPLATE,
 ): Promise<DatabaseHandle> {
   const database = await createDatabase(config.database, { pgliteTemplate });
   lifecycle.resource(() => database.close());

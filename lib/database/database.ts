@@ -7,6 +7,7 @@ import type { DatabaseConfig } from '../config.ts';
 import { isConnectionFailure } from '../errors.ts';
 import { withStatementGuard } from './database-statement-guard.ts';
 import { listenOnPostgres } from './notification-listener.ts';
+import { PgliteTemplateImage } from './pglite-template-image.ts';
 
 /**
  * One database connection for the process. Each subgraph narrows it to its own tables with `db.withTables<…>()` and owns a
@@ -62,10 +63,10 @@ export interface DatabaseOptions {
   /**
    * PGlite only: a data directory made by writePgliteTemplate (an empty database, migrated), unpacked when the configured
    * directory is new instead of running initdb and every migration (what that saves: bench/README.md, "Start-up").
-   * Ignored when the file is missing or the directory already holds a database. A Blob is the template already read (the
-   * tests keep one per worker, from which they start a hundred databases).
+   * Ignored when the file is missing or the directory already holds a database. An image is the template already read
+   * and unpacked (pglite-template-image.ts: the tests keep one per worker, from which they start a hundred databases).
    */
-  pgliteTemplate?: string | Blob | undefined;
+  pgliteTemplate?: string | PgliteTemplateImage | undefined;
 }
 
 /**
@@ -157,10 +158,14 @@ export async function createDatabase(config: DatabaseConfig, options: DatabaseOp
     };
   }
 
-  const template = options.pgliteTemplate && (await isNewDataDir(config.pgliteDir)) ? await readTemplate(options.pgliteTemplate) : undefined;
+  const source = options.pgliteTemplate && (await isNewDataDir(config.pgliteDir)) ? options.pgliteTemplate : undefined;
+  // In memory from an image: its files copied into the new filesystem. Otherwise PGlite unpacks the tar.
+  const image = source instanceof PgliteTemplateImage && !config.pgliteDir ? source : undefined;
+  const template = source && !image ? await readTemplate(source) : undefined;
   const releaseLock = config.pgliteDir ? await lockDataDir(config.pgliteDir) : async () => undefined;
   const pglite = new PGlite({
     ...(config.pgliteDir ? { dataDir: config.pgliteDir } : {}),
+    ...(image ? { fs: image.filesystem() } : {}),
     ...(template ? { loadDataDir: template } : {}),
     parsers: PGLITE_PARSERS,
   });
@@ -210,8 +215,8 @@ async function isNewDataDir(dir: string | undefined): Promise<boolean> {
   }
 }
 
-async function readTemplate(file: string | Blob): Promise<Blob | undefined> {
-  if (typeof file !== 'string') return file;
+async function readTemplate(file: string | PgliteTemplateImage): Promise<Blob | undefined> {
+  if (typeof file !== 'string') return file.blob();
   try {
     return new Blob([await readFile(file)]);
   } catch (error) {

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import {
   startEmbeddedSystem,
@@ -10,6 +9,7 @@ import {
 import { ADMIN_ROLE, type TokenService } from '../../lib/auth/auth.ts';
 import { loadConfig, type Config } from '../../lib/config.ts';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';
+import { PgliteTemplateImage } from '../../lib/database/pglite-template-image.ts';
 import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { DestinationStream } from 'pino';
@@ -73,16 +73,16 @@ export const STAND_INS_ON = { STAND_INS: 'on' } as const;
 
 /** The run's migrated PGlite template (test/support/database-templates.global-setup.ts), when the run made one. */
 const PGLITE_TEMPLATE_FILE = process.env.TEST_PGLITE_TEMPLATE;
-let pgliteTemplateBlob: Blob | undefined;
+let pgliteTemplateImage: PgliteTemplateImage | undefined;
 
 /**
- * The template, read once per worker: a worker starts dozens of PGlite databases from the same file, and reading it again
- * for each (and copying it into a new Blob) was a tenth of their start.
+ * The template, read and unpacked once per worker (lib/database/pglite-template-image.ts): a worker starts dozens of
+ * PGlite databases from the same file, and PGlite reading and unpacking the tar again for each was half of their start.
  */
-function pgliteTemplate(): Blob | undefined {
+function pgliteTemplate(): PgliteTemplateImage | undefined {
   if (PGLITE_TEMPLATE_FILE === undefined) return undefined;
-  pgliteTemplateBlob ??= new Blob([readFileSync(PGLITE_TEMPLATE_FILE)]);
-  return pgliteTemplateBlob;
+  pgliteTemplateImage ??= PgliteTemplateImage.fromFile(PGLITE_TEMPLATE_FILE);
+  return pgliteTemplateImage;
 }
 
 /** A throwaway PostgreSQL database for the postgres projects, copied from the run's migrated template when there is one. */

@@ -209,9 +209,14 @@ export function decodeBase64(text: string): Buffer {
   return Buffer.from(compact, 'base64');
 }
 
+/** How much of an upload's spool file one read takes (fileStream). */
+const SPOOL_READ_BYTES = 256 * 1024;
+
 export async function fileStream(file: Promise<FileUpload>, maxBytes: number): Promise<Readable> {
   try {
-    return (await file).createReadStream();
+    // 256 KiB reads of the spool file instead of the stream default (16 KiB on Node 20): a 5 MB image is 20 reads on
+    // the thread pool rather than 300, each a fresh buffer and a tick of its own.
+    return (await file).createReadStream({ highWaterMark: SPOOL_READ_BYTES });
   } catch (error) {
     throw rejection(error, maxBytes);
   }

@@ -22,7 +22,7 @@ import type { CreateUserExampleInput } from '../subgraphs/users/user-example.typ
  * back again); tokens and OAuth credentials are new on every run (old ones stay valid until they expire).
  *
  * Called by `npm run seed` on a database it opened itself, and — on the embedded database, which one process at a time
- * may open — by the running `npm start` when the seed command asks it to (bin/seed-channel.ts). Tokens are minted with the
+ * may open — by the running `npm start` when the seed command asks it to (bin/command-channel.ts). Tokens are minted with the
  * configuration of whoever runs it, so they are valid against the servers of that configuration.
  */
 

@@ -29,8 +29,8 @@ import { openBlobStore } from '../subgraphs/shared/media-store/open-blob-store.t
 import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
 import type { UserExampleService } from '../subgraphs/users/user-example.service.ts';
 import type { UsersSubgraph } from '../subgraphs/users/users-subgraph.ts';
-import { startSeedChannel } from './seed-channel.ts';
-import { seedDemoData } from './seed-demo-data.ts';
+import { channelCommandHandlers } from './channel-commands.ts';
+import { startCommandChannel } from './command-channel.ts';
 
 /**
  * The composition root: wires configuration, database, subgraphs, gateway, REST adapter and gRPC server into the
@@ -355,16 +355,18 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     const rest = await startRest(config, logger, gateway.door, telemetry, lifecycle, standIns);
     const grpcAddress = await startGrpc(config, subgraphs.users!.service, tokens, logger, telemetry, lifecycle);
 
-    // The embedded database admits this process alone: `npm run seed` asks it to seed (bin/seed-channel.ts), with the
-    // URLs it listens on and its own secrets, so the tokens printed work against it.
-    // A convenience: without it the system still serves (the seed command then says the database is in use).
+    // The embedded database admits this process alone: `npm run seed`, `social-token` and `social-app` ask it to run
+    // their command (bin/command-channel.ts, bin/channel-commands.ts), with the URLs it listens on and its own secrets,
+    // so the tokens printed work against it. A convenience: without it the system still serves (the tools then say the
+    // database is in use).
     if (database.kind === 'pglite' && config.database.pgliteDir) {
       const urls = { ownLogin: rest.own.url, parentPlatform: rest.parent.url };
       try {
-        const channel = await startSeedChannel(config.database.pgliteDir, () => seedDemoData({ config, database, tokens, logger, urls }), logger);
+        const handlers = channelCommandHandlers({ config, database, tokens, logger, urls });
+        const channel = await startCommandChannel(config.database.pgliteDir, handlers, logger);
         lifecycle.listener(() => channel.close());
       } catch (error) {
-        logger.warn({ err: error }, 'seed channel not offered: npm run seed cannot reach this process');
+        logger.warn({ err: error }, 'command channel not offered: npm run seed, social-token and social-app cannot reach this process');
       }
     }
 

@@ -1,7 +1,7 @@
 /**
  * `npm run seed` on the embedded database, with and without `npm start` running on it (issue 14): while the compiled
  * system runs on a data directory — which PGlite lets one process at a time open — the seed command asks it to seed over
- * its seed channel (bin/seed-channel.ts) and prints the same JSON as when it seeds the directory itself; the printed
+ * its command channel (bin/command-channel.ts) and prints the same JSON as when it seeds the directory itself; the printed
  * tokens work against the running servers, a second seed keeps every record, and stale announcements are ignored.
  */
 import { execFile } from 'node:child_process';
@@ -122,10 +122,10 @@ describe.skipIf(SKIP)('npm run seed while npm start runs on the embedded databas
     const graphql = system.listening.graphql as string;
 
     // The channel: a socket only this user can reach, announced beside the database's lock.
-    const announcement = JSON.parse(await readFile(`${pgliteDir}.seed.json`, 'utf8')) as { pid: number; socket: string };
-    expect(announcement.socket).toBe(join(`${pgliteDir}.seed`, 'seed.sock'));
-    expect((await stat(`${pgliteDir}.seed.json`)).mode & 0o777).toBe(0o600);
-    expect((await stat(`${pgliteDir}.seed`)).mode & 0o777).toBe(0o700);
+    const announcement = JSON.parse(await readFile(`${pgliteDir}.commands.json`, 'utf8')) as { pid: number; socket: string };
+    expect(announcement.socket).toBe(join(`${pgliteDir}.commands`, 'commands.sock'));
+    expect((await stat(`${pgliteDir}.commands.json`)).mode & 0o777).toBe(0o600);
+    expect((await stat(`${pgliteDir}.commands`)).mode & 0o777).toBe(0o700);
     const socketStats = await stat(announcement.socket);
     expect(socketStats.isSocket()).toBe(true);
     expect(socketStats.mode & 0o777).toBe(0o600);
@@ -182,23 +182,26 @@ describe.skipIf(SKIP)('npm run seed while npm start runs on the embedded databas
     expect(second.json.social.tokens.ownLogin.mediaOwner).not.toBe(ownToken);
     expect(shapeOf(second.json)).toEqual(shapeOf(out));
 
-    // The channel answers only its one request, bounded.
-    expect(JSON.parse(await exchange(announcement.socket, '{"command":"drop"}\n'))).toEqual({ ok: false, error: 'unknown request: send {"command":"seed"}' });
-    expect(JSON.parse(await exchange(announcement.socket, 'x'.repeat(4096)))).toEqual({ ok: false, error: 'the request is larger than 1024 bytes' });
+    // The channel answers only the requests of its closed set, bounded (database-tools-while-running.test.ts: the rest).
+    expect(JSON.parse(await exchange(announcement.socket, '{"command":"drop"}\n'))).toEqual({
+      ok: false,
+      error: 'unknown request: send {"command":<one of "seed", "social-token", "social-app">,"args":[<string>, …]}',
+    });
+    expect(JSON.parse(await exchange(announcement.socket, 'x'.repeat(8192)))).toEqual({ ok: false, error: 'the request is larger than 4096 bytes' });
 
     // Stopped: the announcement and the socket go with it, and the seed opens the directory itself — the same JSON.
     expect(await system.stop()).toBe(0);
     system = undefined;
-    expect(existsSync(`${pgliteDir}.seed.json`)).toBe(false);
-    expect(existsSync(`${pgliteDir}.seed`)).toBe(false);
+    expect(existsSync(`${pgliteDir}.commands.json`)).toBe(false);
+    expect(existsSync(`${pgliteDir}.commands`)).toBe(false);
 
     // What a killed process leaves: a lock and an announcement of a process that is gone; and an announcement whose
     // process is alive (here: this test runner, as a reused pid would be) but whose socket nobody serves.
     await writeFile(`${pgliteDir}.pid`, '999999999');
-    await writeFile(`${pgliteDir}.seed.json`, JSON.stringify({ pid: 999_999_999, socket: announcement.socket }));
+    await writeFile(`${pgliteDir}.commands.json`, JSON.stringify({ pid: 999_999_999, socket: announcement.socket }));
     const afterCrash = await runSeed(dataDir);
     expect({ code: afterCrash.code, stderr: afterCrash.stderr }).toEqual({ code: 0, stderr: '' });
-    await writeFile(`${pgliteDir}.seed.json`, JSON.stringify({ pid: process.pid, socket: announcement.socket }));
+    await writeFile(`${pgliteDir}.commands.json`, JSON.stringify({ pid: process.pid, socket: announcement.socket }));
     const direct = await runSeed(dataDir);
     expect({ code: direct.code, stderr: direct.stderr }).toEqual({ code: 0, stderr: '' });
 

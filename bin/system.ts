@@ -29,6 +29,7 @@ import { openBlobStore } from '../subgraphs/shared/media-store/open-blob-store.t
 import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
 import type { UserExampleService } from '../subgraphs/users/user-example.service.ts';
 import type { UsersSubgraph } from '../subgraphs/users/users-subgraph.ts';
+import { createListenerHomePages, type ListenerHomePages } from './listener-home-pages.ts';
 import { channelCommandHandlers } from './channel-commands.ts';
 import { startCommandChannel } from './command-channel.ts';
 
@@ -338,6 +339,7 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
 
     const standIns = options.standIns ?? createStandIns(config.standIns, logger);
     telemetry.metrics.trackStandIns(() => standIns.decisions());
+    const homePages = createListenerHomePages(config);
     const gateway = await createGateway({
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
       logger,
@@ -346,13 +348,15 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
       formatSubgraphError: createSubgraphErrorFormatter(logger),
       telemetry,
       standIns,
+      homePage: homePages.gateway,
     });
     lifecycle.resource(() => gateway.stop());
     addSupergraphCheck(telemetry, gateway);
     const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));
     lifecycle.http(gatewayHttp);
+    homePages.listening('gateway', gatewayHttp.port);
 
-    const rest = await startRest(config, logger, gateway.door, telemetry, lifecycle, standIns);
+    const rest = await startRest(config, logger, gateway.door, telemetry, lifecycle, standIns, homePages);
     const grpcAddress = await startGrpc(config, subgraphs.users!.service, tokens, logger, telemetry, lifecycle);
 
     // The embedded database admits this process alone: `npm run seed`, `social-token` and `social-app` ask it to run
@@ -408,6 +412,7 @@ async function startRest(
   telemetry: Telemetry,
   lifecycle: Lifecycle,
   standIns: StandIns,
+  homePages: ListenerHomePages,
 ): Promise<{ own: RunningHttpServer; parent: RunningHttpServer }> {
   const common = {
     standIns,
@@ -425,16 +430,18 @@ async function startRest(
   // Each listener's API documents name the other host too, known once it listens (ports may be 0).
   const sibling: { parentUrl?: string } = {};
   const own = await listen(
-    createRestAdapter({ ...common, socialHost: 'own', siblingUrl: () => sibling.parentUrl }).listener,
+    createRestAdapter({ ...common, socialHost: 'own', siblingUrl: () => sibling.parentUrl, homePage: homePages.rest('own') }).listener,
     listenOptions(config, config.rest.port, restClientErrorFormat('own')),
   );
   lifecycle.http(own);
+  homePages.listening('own', own.port);
   const parent = await listen(
-    createRestAdapter({ ...common, socialHost: 'parent', siblingUrl: () => own.url }).listener,
+    createRestAdapter({ ...common, socialHost: 'parent', siblingUrl: () => own.url, homePage: homePages.rest('parent') }).listener,
     listenOptions(config, config.social.parentPort, restClientErrorFormat('parent')),
   );
   sibling.parentUrl = parent.url;
   lifecycle.http(parent);
+  homePages.listening('parent', parent.port);
   return { own, parent };
 }
 
@@ -529,6 +536,7 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
     const tokens = createTokenService(config.jwt);
     const standIns = options.standIns ?? createStandIns(config.standIns, logger);
     telemetry.metrics.trackStandIns(() => standIns.decisions());
+    const homePages = createListenerHomePages(config);
     const gateway: GatewayServer = await createGateway({
       config,
       logger,
@@ -537,6 +545,7 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
       formatSubgraphError: createSubgraphErrorFormatter(logger),
       telemetry,
       standIns,
+      homePage: homePages.gateway,
     });
     lifecycle.resource(() => gateway.stop());
     addSupergraphCheck(telemetry, gateway);
@@ -549,6 +558,7 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
     }
     const gatewayHttp = await listen(gateway.httpServer, listenOptions(config, config.gateway.port, graphqlClientErrorFormat));
     lifecycle.http(gatewayHttp);
+    homePages.listening('gateway', gatewayHttp.port);
     let executor: GraphQLExecutor;
     if (config.rest.gatewayUrl) {
       executor = createHttpExecutor(config.rest.gatewayUrl, telemetry.tracing, config.graphql.trustedCallerSecret);
@@ -556,7 +566,7 @@ export async function startGatewayProcess(config: Config, logger: Logger, option
     } else {
       executor = gateway.door;
     }
-    const rest = await startRest(config, logger, executor, telemetry, lifecycle, standIns);
+    const rest = await startRest(config, logger, executor, telemetry, lifecycle, standIns, homePages);
     return runningSystem(config, tokens, telemetry, lifecycle, {
       gatewayUrl: `${gatewayHttp.url}/graphql`,
       reloadSupergraph: (trigger) => gateway.reloadSupergraph(trigger),

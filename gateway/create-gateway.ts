@@ -8,7 +8,7 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { graphqlClientErrorFormat } from '../lib/http/http-client-errors.ts';
 import { createHttpServer } from '../lib/http/http-server.ts';
 import { writeStreamReply } from '../lib/http/stream-reply.ts';
@@ -92,6 +92,8 @@ export interface GatewayDeps {
   telemetry: Telemetry;
   /** Which stand-ins serve (lib/stand-ins/); by default the configuration's switches, gated once here. */
   standIns?: StandIns;
+  /** The page `/` shows a browser (lib/http/home-page.ts); API clients get the 404 below. None when absent. */
+  homePage?: RequestHandler;
 }
 
 export interface GatewayServer {
@@ -267,6 +269,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   }
   app.use(deps.telemetry.http('gateway'));
   app.use(deps.telemetry.routes());
+  if (deps.homePage) app.use(deps.homePage);
   // The offline GraphQL IDE follows the landing page's setting (GRAPHQL_LANDING_PAGE; off in production by default).
   if (config.gateway.landingPage) app.use(createGraphiqlRoutes({ graphqlPath: '/graphql' }));
   app.use('/graphql', (_req, res, next) => {

@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
@@ -42,6 +42,8 @@ export interface RestAdapterDeps {
   fields?: { maxObjects: number; maxEdges: number; timeoutMs: number };
   /** Which stand-ins serve (lib/stand-ins/): the REST fast path is one. None when absent: Express serves every route. */
   standIns?: StandIns;
+  /** The page `/` shows a browser (lib/http/home-page.ts); API clients get the area's answer as before. None when absent. */
+  homePage?: RequestHandler;
 }
 
 /** Paths of Area A and the methods each answers, for 405 replies with an Allow header. */
@@ -105,6 +107,7 @@ export function createRestAdapter(deps: RestAdapterDeps): RestAdapter {
   app.use(deps.telemetry.http(listener));
   if (deps.corsOrigins.length > 0) app.use(createCors(deps.corsOrigins));
   app.use(deps.telemetry.routes());
+  if (deps.homePage) app.use(deps.homePage);
   // Express answers OPTIONS by itself on any path one of its routers serves (HTTP 200, the text "POST"). Area A and the
   // API documents answer it as any other method they do not serve: 405 with Allow, in google.rpc.Status. (The social and
   // upload paths handle every method in their own routers and formats; a CORS preflight was answered just above.)

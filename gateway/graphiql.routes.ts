@@ -8,10 +8,24 @@ import { packageAsset, sendPackageAsset } from '../lib/http/package-asset.ts';
  * editor (Authorization), and passes Apollo Server's CSRF prevention: JSON POSTs plus `Apollo-Require-Preflight: true`.
  * Subscriptions go over the gateway's WebSocket (graphql-ws's own browser client), the Headers editor's Authorization in
  * connection_init; each result shows as it arrives.
+ *
+ * Opened by the landing page's fallback (`?sandbox=<reason>`), its first line says why Apollo Sandbox is not there.
  */
 
 /** Where the IDE is served (the landing page links to it and falls back to it). */
 export const GRAPHIQL_PATH = '/graphiql';
+
+/** The query parameter by which the landing page says why it opened this IDE instead of Apollo Sandbox. */
+export const SANDBOX_FALLBACK_PARAM = 'sandbox';
+
+/** Why the landing page fell back, and the one line the IDE shows for it. */
+const SANDBOX_FALLBACK_LINES = {
+  unreachable: "Apollo Sandbox could not be loaded (Apollo's CDN is unreachable: offline?) — this is the offline GraphiQL IDE.",
+  timeout: "Apollo Sandbox could not be loaded (Apollo's CDN did not answer in time: offline?) — this is the offline GraphiQL IDE.",
+  unexpected: "Apollo Sandbox could not be loaded (Apollo's CDN sent something else) — this is the offline GraphiQL IDE.",
+} as const;
+
+export type SandboxFallbackReason = keyof typeof SANDBOX_FALLBACK_LINES;
 
 const ASSETS: Readonly<Record<string, readonly [packageName: string, file: string]>> = {
   'react.production.min.js': ['react', 'umd/react.production.min.js'],
@@ -68,9 +82,15 @@ const GRAPHIQL_HTML = `<!DOCTYPE html>
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>Tributary GraphQL (GraphiQL, offline)</title>
     <link rel="stylesheet" href="${GRAPHIQL_PATH}/assets/graphiql.min.css">
-    <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>
+    <style>
+      body { margin: 0; height: 100vh; display: flex; flex-direction: column; }
+      #graphiql { flex: 1; min-height: 0; }
+      #sandbox-notice { padding: 6px 12px; font: 13px/20px system-ui, sans-serif; background: #0f172a; color: #e2e8f0; }
+      #sandbox-notice a { color: #93c5fd; margin-left: 8px; }
+    </style>
   </head>
   <body>
+    <div id="sandbox-notice" role="status" hidden></div>
     <div id="graphiql">Loading GraphiQL…</div>
     <script src="${GRAPHIQL_PATH}/assets/react.production.min.js"></script>
     <script src="${GRAPHIQL_PATH}/assets/react-dom.production.min.js"></script>
@@ -103,6 +123,18 @@ query Records {
 function startScript(graphqlPath: string): string {
   return `(function () {
   var url = new URL(${JSON.stringify(graphqlPath)}, window.location.href);
+  // Opened by the landing page instead of Apollo Sandbox: say why, in one line, with the way back to Sandbox.
+  var fallbackLines = ${JSON.stringify(SANDBOX_FALLBACK_LINES)};
+  var fallback = new URLSearchParams(window.location.search).get(${JSON.stringify(SANDBOX_FALLBACK_PARAM)});
+  if (fallback && Object.prototype.hasOwnProperty.call(fallbackLines, fallback)) {
+    var notice = document.getElementById('sandbox-notice');
+    notice.textContent = fallbackLines[fallback];
+    var retry = document.createElement('a');
+    retry.href = url.pathname;
+    retry.textContent = 'Try Sandbox again';
+    notice.appendChild(retry);
+    notice.hidden = false;
+  }
   var httpFetcher = GraphiQL.createFetcher({
     url: url.href,
     // JSON POSTs already pass CSRF prevention; the header keeps any other request shape working too.

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { ApolloServerPlugin } from '@apollo/server';
+import { SANDBOX_FALLBACK_PARAM, type SandboxFallbackReason } from './graphiql.routes.ts';
 
 /**
  * The gateway's development landing page (GET /graphql from a browser): Apollo Sandbox, as Apollo Server's
  * ApolloServerPluginLandingPageLocalDefault embeds it — but Sandbox exists only on Apollo's CDN, so this page also links
  * to the offline IDE (GraphiQL served by the gateway itself, gateway/graphiql.routes.ts) and switches to it when the
  * Sandbox script fails to load or has not loaded within `sandboxTimeoutMs` (offline machines, closed networks, blocked
- * CDN). The server itself never calls out; only the browser tries the CDN.
+ * CDN). The server itself never calls out; only the browser tries the CDN. The switch is never silent: the offline IDE
+ * is opened with `?sandbox=<reason>` and says in one line at its top why Sandbox is not there.
  */
 
 /** Apollo's embeddable Sandbox, the version Apollo Server 5's default landing page loads. */
@@ -34,6 +36,9 @@ export function createLandingPagePlugin(options: LandingPageOptions): ApolloServ
     },
   };
 }
+
+/** A reason the offline IDE explains (graphiql.routes.ts), checked against its list at compile time. */
+const reasonCode = (reason: SandboxFallbackReason): SandboxFallbackReason => reason;
 
 function landingPageHtml(nonce: string, localIdePath: string, timeoutMs: number): string {
   const csp = [
@@ -77,20 +82,20 @@ function landingPageHtml(nonce: string, localIdePath: string, timeoutMs: number)
       (function () {
         var localIde = ${json(localIdePath)};
         var settled = false;
-        function fallback(reason) {
+        function fallback(reason, code) {
           if (settled) return;
           settled = true;
           document.getElementById('status').textContent = 'Apollo Sandbox could not load (' + reason + '): opening the offline GraphQL IDE…';
-          window.location.replace(localIde);
+          window.location.replace(localIde + '?' + ${json(SANDBOX_FALLBACK_PARAM)} + '=' + code);
         }
-        var timer = setTimeout(function () { fallback('no answer in ${Math.round(timeoutMs / 1000)} s'); }, ${timeoutMs});
+        var timer = setTimeout(function () { fallback('no answer in ${Math.round(timeoutMs / 1000)} s', ${json(reasonCode('timeout'))}); }, ${timeoutMs});
         var script = document.createElement('script');
         script.nonce = ${json(nonce)};
         script.src = ${json(SANDBOX_SCRIPT_URL)};
-        script.onerror = function () { clearTimeout(timer); fallback('the CDN is unreachable'); };
+        script.onerror = function () { clearTimeout(timer); fallback('the CDN is unreachable', ${json(reasonCode('unreachable'))}); };
         script.onload = function () {
           clearTimeout(timer);
-          if (settled || typeof window.EmbeddedSandbox !== 'function') return fallback('unexpected script');
+          if (settled || typeof window.EmbeddedSandbox !== 'function') return fallback('unexpected script', ${json(reasonCode('unexpected'))});
           settled = true;
           document.getElementById('status').textContent = 'Apollo Sandbox';
           var config = ${json(sandboxConfig)};

@@ -205,7 +205,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the browser tools, in chromium', () =
     // The network is closed: anything that is not on this machine fails at once.
     await page.route((url) => !isLocal(url.href), (route) => route.abort('internetdisconnected'));
     await page.goto(system.gatewayUrl);
-    await page.waitForURL(`**${GRAPHIQL_PATH}`);
+    // The IDE is opened with the reason, and says it (test/browser/listener-home-pages.browser.test.ts reads the line).
+    await page.waitForURL((url) => url.pathname === GRAPHIQL_PATH && url.searchParams.get('sandbox') === 'unreachable');
     await page.locator('.graphiql-container').waitFor();
     expect(requested.filter((url) => !isLocal(url)).map((url) => url.split('?')[0])).toEqual([SANDBOX_SCRIPT_URL]);
   });

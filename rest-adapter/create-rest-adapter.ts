@@ -4,10 +4,11 @@ import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import type { GraphQLExecutor } from './graphql-executor.ts';
-import type { ClientErrorFormat } from '../lib/http/http-client-errors.ts';
+import { TypedErrorBody, type ClientErrorFormat } from '../lib/http/http-client-errors.ts';
 import { rpcStatus, sendRpcStatus, sendThrownError } from './user-records/google-rpc-status.ts';
 import { GRAPH_ERRORS } from './social-graph/graph-errors.ts';
 import { standardError } from './media-upload/media-error-mapper.ts';
+import { clientErrorProblem, PROBLEM_JSON } from './media-upload/media-v2-problems.ts';
 import type { SocialHost } from '../contracts/social-graph.ts';
 import { createApiDocsRoutes } from './docs/api-docs.routes.ts';
 import { createMediaRoutes } from './media-upload/media.routes.ts';
@@ -78,6 +79,8 @@ function unmatched(req: Request, res: Response): void {
 export function restClientErrorFormat(socialHost: SocialHost): ClientErrorFormat {
   return ({ status, message, path }) => {
     if (socialHost === 'own' && path?.startsWith('/1.1/')) return standardError(status === 431 || status === 413 ? 324 : 44, message);
+    // X API v2's media paths: a problem, as every other refusal there (media-v2-problems.ts).
+    if (socialHost === 'own' && path?.startsWith('/2/')) return new TypedErrorBody(PROBLEM_JSON, clientErrorProblem(status, message));
     if (path === undefined || /^\/(api|1\.1)(\/|$)/.test(path)) {
       // A method no route serves (CONNECT) is grpc-gateway's routing answer: 405 with UNIMPLEMENTED, as unmatched() sends it.
       return status === 405 ? { code: 12, message, details: [] } : rpcStatus('INVALID_ARGUMENT', message);

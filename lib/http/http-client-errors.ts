@@ -16,8 +16,21 @@ export interface ClientErrorReply {
   path: string | undefined;
 }
 
-/** Renders a refusal as the listener's error body (a JSON value). */
+/**
+ * Renders a refusal as the listener's error body: a JSON value, sent as `application/json`, or a {@link TypedErrorBody}
+ * for a door whose errors have a media type of their own (X API v2's problems).
+ */
 export type ClientErrorFormat = (reply: ClientErrorReply) => unknown;
+
+/** An error body with its own media type (a JSON value all the same). */
+export class TypedErrorBody {
+  constructor(
+    readonly contentType: string,
+    readonly body: unknown,
+  ) {}
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const REASONS: Record<ClientErrorReply['status'], string> = {
   400: 'Bad Request',
@@ -49,19 +62,22 @@ function pathOf(raw: unknown): string | undefined {
   return match?.[1];
 }
 
-/** `format`'s body for a refusal, as JSON text (a format that throws still gives a body). */
-function bodyOf(format: ClientErrorFormat, reply: ClientErrorReply): string {
+/** `format`'s body for a refusal, as JSON text with its media type (a format that throws still gives a body). */
+function bodyOf(format: ClientErrorFormat, reply: ClientErrorReply): { text: string; contentType: string } {
   try {
-    return JSON.stringify(format(reply));
+    const formatted = format(reply);
+    return formatted instanceof TypedErrorBody
+      ? { text: JSON.stringify(formatted.body), contentType: formatted.contentType }
+      : { text: JSON.stringify(formatted), contentType: JSON_TYPE };
   } catch {
-    return JSON.stringify({ message: reply.message });
+    return { text: JSON.stringify({ message: reply.message }), contentType: JSON_TYPE };
   }
 }
 
 /** Writes a whole refusal on a raw socket and closes it (the parser cannot read on past what it refused). */
-function refuseOnSocket(socket: Duplex, status: ClientErrorReply['status'], body: string, extraHeaders = ''): void {
+function refuseOnSocket(socket: Duplex, status: ClientErrorReply['status'], { text: body, contentType }: { text: string; contentType: string }, extraHeaders = ''): void {
   socket.end(
-    `HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n${extraHeaders}` +
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\nContent-Type: ${contentType}\r\n${extraHeaders}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   // A client that does not read its reply does not keep the socket.
@@ -109,7 +125,8 @@ export function answerClientErrors(server: Server, format: ClientErrorFormat, ma
   });
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const reply: ClientErrorReply = { status: 417, message: `the expectation "${String(request.headers.expect)}" is not supported`, path: pathname(request.url) };
-    response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', connection: 'close' }).end(bodyOf(format, reply));
+    const { text, contentType } = bodyOf(format, reply);
+    response.writeHead(417, { 'content-type': contentType, connection: 'close' }).end(text);
   });
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const reply: ClientErrorReply = { status: 405, message: 'CONNECT is not supported: this is not a proxy', path: undefined };
@@ -145,7 +162,8 @@ export function requireHost(handler: RequestListener, format: ClientErrorFormat)
     if (problem !== undefined) {
       const reply: ClientErrorReply = { status: 400, message: problem, path: pathname(request.url) };
       request.resume();
-      response.writeHead(400, { 'content-type': 'application/json; charset=utf-8', connection: 'close' }).end(bodyOf(format, reply));
+      const { text, contentType } = bodyOf(format, reply);
+      response.writeHead(400, { 'content-type': contentType, connection: 'close' }).end(text);
       return;
     }
     handler(request, response);

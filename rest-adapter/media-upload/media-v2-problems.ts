@@ -22,6 +22,9 @@ import { MEDIA_ERROR_REASONS, mediaReasonOf, type MediaErrorReason, type RateLim
 
 const PROBLEMS = 'https://api.twitter.com/2/problems/';
 
+/** The media type of every problem these endpoints send. */
+export const PROBLEM_JSON = 'application/problem+json; charset=utf-8';
+
 export interface ProblemReply {
   status: number;
   body: Record<string, unknown>;
@@ -54,6 +57,23 @@ export function invalidRequest(problems: readonly InvalidParameter[]): ProblemRe
 /** A problem of X's generic kind (`about:blank`), whose title and detail are the HTTP status's words. */
 function plain(status: number, title: string): ProblemReply {
   return { status, body: { title, detail: title, type: 'about:blank', status } };
+}
+
+const CLIENT_ERROR_TITLES: Record<number, string> = {
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  413: 'Payload Too Large',
+  417: 'Expectation Failed',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * A request the listener refuses before any route runs (lib/http/http-client-errors.ts), on a v2 path: framing it
+ * cannot read is an invalid request; the other refusals are X's generic problem for their status, with what was wrong.
+ */
+export function clientErrorProblem(status: number, message: string): Record<string, unknown> {
+  const title = CLIENT_ERROR_TITLES[status];
+  return title === undefined ? invalidRequest([{ message }]).body : { title, detail: message, type: 'about:blank', status };
 }
 
 /** A path or method the v2 media API does not have. */

@@ -24,6 +24,7 @@ import {
   notFoundProblem,
   type InvalidParameter,
   type ProblemReply,
+  PROBLEM_JSON,
 } from './media-v2-problems.ts';
 
 /**
@@ -421,7 +422,7 @@ function sendProblem(res: Response, reply: ProblemReply): void {
   setRateLimitHeaders(res, reply.rateLimit);
   // HTTP asks a 401 to name the schemes it takes: v2 takes both user-context forms.
   if (reply.status === 401) res.setHeader('www-authenticate', 'Bearer realm="Tributary", OAuth realm="Tributary"');
-  res.status(reply.status).type('application/problem+json; charset=utf-8').send(JSON.stringify(reply.body));
+  res.status(reply.status).type(PROBLEM_JSON).send(JSON.stringify(reply.body));
 }
 
 function capitalised(message: string): string {

@@ -48,6 +48,22 @@ describe('HTTP framing and limits', () => {
       expect(reply.json).toEqual({ errors: [{ code: 324, message: HEADERS_TOO_LARGE }] });
     });
 
+    it("X API v2's media paths: a problem", async () => {
+      const reply = await rawRequest(system.restUrl, request('/2/media/upload?command=STATUS&media_id=1', BIG_HEADER));
+      expect(reply.status).toBe(431);
+      expect(reply.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(reply.json).toEqual({ title: 'Request Header Fields Too Large', detail: HEADERS_TOO_LARGE, type: 'about:blank', status: 431 });
+      const framing = await rawRequest(system.restUrl, 'POST /2/media/upload/initialize HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n');
+      expect(framing.status).toBe(400);
+      expect(framing.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(framing.json).toEqual({
+        errors: [{ message: expect.stringMatching(/^the request is not valid HTTP\/1\.1 \(HPE_[A-Z_]+\)$/) }],
+        title: 'Invalid Request',
+        detail: 'One or more parameters to your request was invalid.',
+        type: 'https://api.twitter.com/2/problems/invalid-request',
+      });
+    });
+
     it('GraphQL: a GraphQL error', async () => {
       const reply = await rawRequest(system.gatewayUrl, request('/graphql', BIG_HEADER));
       expect(reply.status).toBe(431);

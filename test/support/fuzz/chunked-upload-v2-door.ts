@@ -148,9 +148,8 @@ const ID_TEXTS_V2 = [...ID_TEXTS, '00000000000000000001', '1234567890123456789',
 /*
  * Texts that go into a path or a query string are bounded (an id at most 1,000 characters, 6 KB percent-encoded; extra
  * query parameters 400), so that with the largest credential header a request's head stays under Node's 16 KiB: past it
- * the listener refuses the request before any route runs (the raw-http door's ground), and under /2/ that refusal is
- * not yet v2's problem but the Graph envelope (rest-adapter/create-rest-adapter.ts restClientErrorFormat; found by this
- * door, seed 1417948359 on PostgreSQL, left open).
+ * the listener refuses the request before any route runs (the raw-http door's ground; under /2/ as v2's problem since
+ * this door found it answered in the Graph envelope, seed 1417948359 on PostgreSQL — test/e2e/hostile-http.test.ts).
  */
 
 const target: fc.Arbitrary<Target> = fc.oneof(

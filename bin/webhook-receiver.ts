@@ -1,12 +1,13 @@
 /**
- * npm run webhook-receiver -- --secret <app secret> [--verify-token T] [--port 9000] [--host 127.0.0.1]
+ * npm run webhook-receiver -- --secret <app secret> [--verify-token T] [--port 9000] [--host 127.0.0.1] [--deliveries N]
  *
  * A local webhook receiver, so that a newcomer sees an event arrive (issue 26): it answers the verification request
  * (§6.2: `hub.mode=subscribe`, the challenge echoed when `hub.verify_token` matches, 403 otherwise), and prints each
  * delivery whose X-Hub-Signature-256 verifies with the app secret as one JSON line (the delivery identity, then the
  * body); a delivery whose signature does not verify is printed as refused and answered 403. Bodies past 1 MiB are
- * refused. Subscribe it with `callback_url=http://127.0.0.1:<port>/` — loopback callbacks need
- * WEBHOOK_ALLOWED_HOSTS=127.0.0.1 in the server's environment (production refuses them).
+ * refused. Subscribe it with `callback_url=http://127.0.0.1:<port>/` — loopback callbacks are allowed in development;
+ * elsewhere they need WEBHOOK_ALLOWED_HOSTS=127.0.0.1 in the server's environment (production refuses them). With
+ * `--deliveries N` it stops once it has printed N verified deliveries (a script can `wait` for it: README "Webhooks").
  */
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -18,12 +19,20 @@ const { values } = parseArgs({
     'verify-token': { type: 'string', default: 'tributary' },
     port: { type: 'string', default: '9000' },
     host: { type: 'string', default: '127.0.0.1' },
+    deliveries: { type: 'string' },
   },
 });
+const USAGE = 'usage: npm run webhook-receiver -- --secret <app secret> [--verify-token T] [--port 9000] [--host 127.0.0.1] [--deliveries N]';
 if (!values.secret) {
-  console.error('usage: npm run webhook-receiver -- --secret <app secret> [--verify-token T] [--port 9000] [--host 127.0.0.1]');
+  console.error(USAGE);
   process.exit(2);
 }
+const stopAfter = values.deliveries === undefined ? undefined : Number(values.deliveries);
+if (stopAfter !== undefined && !(Number.isInteger(stopAfter) && stopAfter >= 1)) {
+  console.error(`--deliveries must be a whole number of at least 1. ${USAGE}`);
+  process.exit(2);
+}
+let delivered = 0;
 const secret = values.secret;
 const verifyToken = values['verify-token'];
 const MAX_BODY = 1 << 20;
@@ -67,6 +76,9 @@ const server = createServer((req, res) => {
     }
     console.log(JSON.stringify({ delivery: identity ?? null, verified: true, body }));
     res.writeHead(200, { 'content-type': 'text/plain' }).end('EVENT_RECEIVED');
+    delivered += 1;
+    // The answer goes out first, so the server records the delivery as made.
+    if (delivered === stopAfter) res.once('finish', () => server.close(() => process.exit(0)));
   });
 });
 server.listen(Number(values.port), values.host, () => {

@@ -626,7 +626,9 @@ export function loadConfig(env: Env = process.env): Config {
       },
       webhooks: {
         allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
-        allowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? '')
+        // In development a callback on this machine (a receiver beside `npm start`, README "Webhooks") is allowed by
+        // default; production and tests refuse loopback unless it is listed.
+        allowedHosts: (env.WEBHOOK_ALLOWED_HOSTS ?? (envName === 'development' ? '127.0.0.1,::1,localhost' : ''))
           .split(',')
           .map((host) => host.trim().toLowerCase())
           .filter((host) => host !== ''),

@@ -18,6 +18,13 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config.gateway)).toBe(true);
   });
 
+  it('allows webhook callbacks on this machine by default in development only', () => {
+    expect(loadConfig({}).social.webhooks.allowedHosts).toEqual(['127.0.0.1', '::1', 'localhost']);
+    expect(loadConfig({ NODE_ENV: 'test' }).social.webhooks.allowedHosts).toEqual([]);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SOCIAL_CURSOR_SECRET: 'y'.repeat(32) }).social.webhooks.allowedHosts).toEqual([]);
+    expect(loadConfig({ WEBHOOK_ALLOWED_HOSTS: '' }).social.webhooks.allowedHosts).toEqual([]);
+  });
+
   it("bounds V8's heap growth by default, and lets 0 hand it back to V8", () => {
     expect(loadConfig({}).heapGrowingPercent).toBe(20);
     expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);

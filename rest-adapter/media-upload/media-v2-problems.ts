@@ -171,7 +171,22 @@ export function mapMediaErrorsV2(errors: readonly GraphQLFormattedError[], idPar
   }
   // Every other reason is a request the rules refuse: a parameter, the media's bytes, the session's state.
   const parameter = typeof extensions.parameter === 'string' ? v2Parameter(extensions.parameter, idParameter) : undefined;
-  return withLimit(invalidRequest([{ message: error.message, ...(parameter !== undefined ? { parameter } : {}) }]));
+  return withLimit(invalidRequest([{ message: v2Words(error.message), ...(parameter !== undefined ? { parameter } : {}) }]));
+}
+
+/**
+ * The service words its rules as v1.1 names them (one service for both versions); on v2's paths the commands are
+ * paths and the base64 parameter is `media`. Only these phrases differ; the rest of a message is the same in both.
+ */
+const V2_WORDS: readonly (readonly [RegExp, string])[] = [
+  [/send command=FINALIZE first/g, 'send POST /2/media/upload/{id}/finalize first'],
+  [/it takes no more APPEND or FINALIZE commands/g, 'it takes no more append or finalize requests'],
+  [/the chunked upload \(command=INIT, APPEND, FINALIZE\)/g, 'the chunked upload (POST /2/media/upload/initialize, then {id}/append and {id}/finalize)'],
+  [/\bmedia_data\b/g, 'media'],
+];
+
+function v2Words(message: string): string {
+  return V2_WORDS.reduce((text, [phrase, words]) => text.replace(phrase, words), message);
 }
 
 /** The v2 name of a parameter the service names as v1.1 does (media_id → the id's place in the v2 request). */

@@ -273,7 +273,7 @@ describe('media v2 (embedded gateway)', () => {
       expect((await appendPart(whole, '0', png)).status).toBe(200);
       const first = await send(`/2/media/upload/${whole}/finalize`, { json: {} });
       expect(first.status, first.text).toBe(200);
-      expectProblem(await send(`/2/media/upload/${whole}/finalize`, { json: {} }), 400, invalid(`Media id ${whole} is already finalized: it takes no more APPEND or FINALIZE commands`));
+      expectProblem(await send(`/2/media/upload/${whole}/finalize`, { json: {} }), 400, invalid(`Media id ${whole} is already finalized: it takes no more append or finalize requests`));
       expectProblem(await send('/2/media/upload/99x/finalize', { json: {} }), 400, invalid('The `id` path parameter value [99x] is not valid.', 'id', ['99x']));
     });
 
@@ -319,6 +319,25 @@ describe('media v2 (embedded gateway)', () => {
         invalid('The command form of /2/media/upload is not served: use POST /2/media/upload/initialize, /2/media/upload/{id}/append and /2/media/upload/{id}/finalize.', 'command', ['INIT']),
       );
       expectProblem(await send('/2/media/upload', { json: { media: Buffer.from('not an image at all').toString('base64'), media_category: 'tweet_image' } }), 400, invalid('media type unrecognized.'));
+    });
+
+    it("words the rules as v2's paths name them, not v1.1's commands and parameters", async () => {
+      const png = fixture('image.png');
+      expectProblem(await send('/2/media/upload', { json: { media: 'not base64!', media_category: 'tweet_image' } }), 400, invalid('media parameter is invalid: it is not base64', 'media'));
+      expectProblem(
+        await send('/2/media/upload', { json: { media: png.toString('base64'), media_category: 'tweet_video' } }),
+        400,
+        invalid(
+          'media_category parameter is invalid: tweet_video is for videos and animated GIFs, which need the chunked upload (POST /2/media/upload/initialize, then {id}/append and {id}/finalize); this endpoint takes images only',
+          'media_category',
+        ),
+      );
+      const open = await initialize({ media_type: 'image/png', total_bytes: png.length });
+      expectProblem(
+        await send(`/2/media/upload?command=STATUS&media_id=${open}`, { method: 'GET' }),
+        400,
+        invalid(`Media id ${open} is not finalized: send POST /2/media/upload/{id}/finalize first`),
+      );
     });
 
     it('answers paths and methods v2 does not have with its own problems', async () => {

@@ -29,7 +29,7 @@ import { openBlobStore } from '../subgraphs/shared/media-store/open-blob-store.t
 import { createSubgraphServer } from '../subgraphs/subgraph-server.ts';
 import type { UserExampleService } from '../subgraphs/users/user-example.service.ts';
 import type { UsersSubgraph } from '../subgraphs/users/users-subgraph.ts';
-import { createListenerHomePages, type ListenerHomePages } from './listener-home-pages.ts';
+import { createListenerHomePages, grpcStatusHomePage, subgraphHomePage, type ListenerHomePages } from './listener-home-pages.ts';
 import { channelCommandHandlers } from './channel-commands.ts';
 import { startCommandChannel } from './command-channel.ts';
 
@@ -474,7 +474,13 @@ export async function startSubgraphProcess(
     startEventSweeper(config, built, lifecycle);
     await startWebhookDelivery(config, database, built, telemetry, logger, lifecycle);
     const subgraph = built[name]!;
-    const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry, logger });
+    const server = await createSubgraphServer(subgraph, {
+      config,
+      formatError: createSubgraphErrorFormatter(logger),
+      telemetry,
+      logger,
+      homePage: subgraphHomePage(config, name),
+    });
     lifecycle.resource(() => server.stop());
     const http = await listen(server.httpServer, listenOptions(config, config.subgraph.port ?? 4001, graphqlClientErrorFormat));
     lifecycle.http(http);
@@ -507,6 +513,7 @@ export async function startGrpcProcess(config: Config, logger: Logger): Promise<
     app.disable('x-powered-by');
     app.use(telemetry.http('grpc-status'));
     app.use(telemetry.routes());
+    app.use(grpcStatusHomePage(config, grpcAddress));
     // The probes are all it serves: anything else is a 404 in the shape of the other answers (google.rpc.Status).
     app.use((req: express.Request, res: express.Response) => {
       res.status(404).json(rpcStatus('NOT_FOUND', `no route for ${req.method} ${req.path}: this listener serves /health, /ready and /metrics`));

@@ -51,6 +51,8 @@ export async function createSubgraphServer(
     /** The process's metrics, traces and probes (/health, /ready, /metrics are served beside /graphql). */
     telemetry: Telemetry;
     logger: Logger;
+    /** The page `/` shows a browser (lib/http/home-page.ts); API clients get the 404 below. None when absent. */
+    homePage?: express.RequestHandler;
   },
 ): Promise<SubgraphServer> {
   const app = express();
@@ -106,6 +108,7 @@ export async function createSubgraphServer(
   await apollo.start();
   app.use(deps.telemetry.http(`subgraph-${subgraph.name}`));
   app.use(deps.telemetry.routes());
+  if (deps.homePage) app.use(deps.homePage);
   const header = (req: express.Request, name: string) => (typeof req.headers[name] === 'string' ? req.headers[name] : undefined);
   app.use(
     '/graphql',

@@ -4,12 +4,16 @@ import { API_DOCS_PATHS } from '../../rest-adapter/docs/api-docs.routes.ts';
 import { expectGraphError, noToken } from '../support/graph-error-expectations.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import type { RestReply } from '../support/rest-client.ts';
-import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { startGrpcProcess, type RunningSystem } from '../../bin/system.ts';
+import { loadConfig } from '../../lib/config.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
  * The root of each HTTP listener (the gateway, the REST adapter's own-login and parent-platform hosts): a browser gets a
  * page saying what the listener is and where to go — the GraphQL IDEs, Swagger UI and the API documents, the other
  * listeners — while an API client (curl's `*\/*`, JSON, no Accept) gets exactly what it got before, in the area's format.
+ * The distributed topology's subgraph servers and the gRPC process's status listener say what they are too.
  */
 
 /** What Chromium and Firefox send when a page is opened. */
@@ -161,5 +165,61 @@ describe('the root of the REST hosts behind one proxy (SOCIAL_OWN_HOSTNAME, SOCI
     expect(hrefs).toContain('http://graph.own.test/');
     // The gateway has no configured name: its port on the request's host name.
     expect(hrefs).toContain(`http://graph.parent.test:${new URL(system.gatewayUrl).port}${GRAPHIQL_PATH}`);
+  });
+});
+
+describe('the root of the processes without a public HTTP API (a subgraph server, the gRPC status listener)', () => {
+  let distributed: TestSystem;
+  let grpc: RunningSystem;
+  beforeAll(async () => {
+    distributed = await startDistributedTestSystem();
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      HOST: '127.0.0.1',
+      PUBLIC_HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      GRPC_STATUS_PORT: '0',
+      DATA_DIR: ':memory:',
+      JWT_SECRET: 'test-secret-that-is-at-least-32-characters-long',
+    });
+    grpc = await startGrpcProcess(config, createLogger({ level: 'silent' }));
+  });
+  afterAll(async () => {
+    await grpc?.close();
+    await distributed?.close();
+  });
+
+  it('a subgraph server says what it is to a browser and answers API clients with GraphQL’s 404 as before', async () => {
+    const origin = new URL(distributed.subgraphs!.comments.subgraphUrls.comments!).origin;
+    const page = await get(`${origin}/`, BROWSER_ACCEPT);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<title>Tributary — the comments subgraph</title>');
+    expect(links(page.text)).toEqual([`${origin}/health`, `${origin}/ready`, `${origin}/metrics`]);
+    for (const accept of API_ACCEPTS) {
+      const reply = await get(`${origin}/`, accept);
+      expect([reply.status, reply.text]).toEqual([404, JSON.stringify(GATEWAY_ROOT_BODY)]);
+    }
+  });
+
+  it('the gateway process of the distributed topology serves the same pages as npm start', async () => {
+    const gateway = new URL(distributed.gatewayUrl).origin;
+    const page = await get(`${gateway}/`, BROWSER_ACCEPT);
+    expect(page.status).toBe(200);
+    expect(links(page.text)).toContain(`${distributed.restUrl}${API_DOCS_PATHS.ui}`);
+    expect((await get(`${distributed.socialParentUrl}/`, BROWSER_ACCEPT)).text).toContain('<title>Tributary — REST, parent-platform host</title>');
+  });
+
+  it('the gRPC status listener names the gRPC address to a browser and answers API clients with google.rpc.Status as before', async () => {
+    const origin = grpc.grpcStatusUrl!;
+    const page = await get(`${origin}/`, BROWSER_ACCEPT);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<title>Tributary — gRPC status listener</title>');
+    expect(page.text).toContain(grpc.grpcAddress!);
+    for (const accept of API_ACCEPTS) {
+      const reply = await get(`${origin}/`, accept);
+      expect(reply.status).toBe(404);
+      expect(reply.body).toEqual({ code: 5, message: 'no route for GET /: this listener serves /health, /ready and /metrics', details: [] });
+    }
   });
 });

@@ -108,7 +108,8 @@ const SCENARIO_NAMES = [
   // Tributary's distributed gateway beside Hive Gateway and its router runtime, each a process of its own in front of the
   // same four subgraph processes (bench/peers.ts; PostgreSQL only).
   'peers',
-  // `npm start` until every port answers, on a fresh and on an existing ./data (bench/startup.ts).
+  // npm start's process until every listener is ready, on a fresh and on an existing ./data; npm start itself once
+  // (bench/startup.ts).
   'startup',
   // Webhook deliveries from commit to verified receipt, a compiled accounts-subgraph process delivering (bench/webhooks.ts;
   // PostgreSQL only).
@@ -201,7 +202,7 @@ function parseOptions() {
       'memory-pglite-setting': { type: 'string', multiple: true },
       'peer-rounds': { type: 'string', default: '1' },
       'peer-node-options': { type: 'string', default: '' },
-      'startup-runs': { type: 'string', default: '3' },
+      'startup-runs': { type: 'string', default: '5' },
       'webhook-callbacks': { type: 'string', default: '10' },
       'webhook-events': { type: 'string', default: '1000' },
       'webhook-rate': { type: 'string', default: '100' },
@@ -984,7 +985,7 @@ async function main(): Promise<void> {
   }
   let startup: StartupReport | undefined;
   if (wanted.has('startup')) {
-    console.log(`  startup: npm start on a fresh and an existing ./data, ${options.startupRuns} run(s) each`);
+    console.log(`  startup: npm start's process on a fresh and an existing ./data, ${options.startupRuns} run(s) each, then npm start once on each`);
     startup = await runStartup(options.startupRuns);
   }
 

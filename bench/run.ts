@@ -172,7 +172,7 @@ function usage(): never {
                      [--webhook-callbacks 10] [--webhook-events 1000] [--webhook-rate 100] [--webhook-seconds 10]
                      [--live-subscriptions 1000] [--live-connections 1000] [--live-callers 100] [--live-media 50]
                      [--live-rate 50] [--live-rest-rate 10] [--live-duration 20] [--live-warmup 3] [--defer-runs 40]
-                     [--live-selections comments,two-subgraphs]
+                     [--live-selections comments,two-subgraphs] [--live-embedded-only]
                      [--stand-in-duration S] [--stand-in-warmup S] [--stand-in-rounds N]
 scenarios (positional names act as --only): ${SCENARIO_NAMES.join(', ')}`);
   process.exit(0);
@@ -217,6 +217,7 @@ function parseOptions() {
       'live-warmup': { type: 'string', default: '3' },
       'defer-runs': { type: 'string', default: '40' },
       'live-selections': { type: 'string', default: 'comments,two-subgraphs' },
+      'live-embedded-only': { type: 'boolean', default: false },
       'stand-in-duration': { type: 'string', default: '4' },
       'stand-in-warmup': { type: 'string', default: '2' },
       'stand-in-rounds': { type: 'string', default: '1' },
@@ -290,6 +291,7 @@ function parseOptions() {
       warmupS: positive('live-warmup', values['live-warmup'], 0),
       deferRuns: Math.round(positive('defer-runs', values['defer-runs'], 2)),
       selections: liveSelections,
+      embeddedOnly: values['live-embedded-only'],
     },
     standIns: {
       durationS: positive('stand-in-duration', values['stand-in-duration'], 1),
@@ -1209,7 +1211,7 @@ async function main(): Promise<void> {
       webhooks: webhooks && !('skipped' in webhooks) ? { throughput: webhooks.throughput.pass, latency: webhooks.latency.pass } : undefined,
       subscriptions:
         subscriptions && !('skipped' in subscriptions)
-          ? { verdicts: subscriptions.verdicts, deferFirstPart: subscriptions.defer.pass }
+          ? { verdicts: subscriptions.verdicts, deferFirstPart: subscriptions.defer?.pass }
           : undefined,
     },
   };

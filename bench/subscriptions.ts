@@ -83,6 +83,8 @@ export interface SubscriptionBenchOptions {
   warmupS: number;
   deferRuns: number;
   selections: readonly LiveSelection[];
+  /** Only npm start's single process (no fleet, no Hive Gateway, no @defer): to work on its figures alone. */
+  embeddedOnly?: boolean;
 }
 
 export interface LiveWindow {
@@ -130,14 +132,16 @@ export interface SubscriptionBenchReport {
    */
   verdicts: {
     selection: LiveSelection;
-    p99Ms: number;
-    p99Pass: boolean;
+    /** The distributed gateway's and Hive Gateway's figures: absent with `embeddedOnly`. */
+    p99Ms?: number;
+    p99Pass?: boolean;
     embeddedP99Ms: number;
     embeddedP99Pass: boolean;
-    cpuRatio: number;
-    cpuPass: boolean;
+    cpuRatio?: number;
+    cpuPass?: boolean;
   }[];
-  defer: DeferFigures;
+  /** Absent with `embeddedOnly`. */
+  defer?: DeferFigures;
 }
 
 /** Resolves once `done()` holds (checked every 50 ms), or after `timeoutMs`. */
@@ -244,9 +248,9 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
     const mediaIds: string[] = [];
     for (let i = 0; i < options.media; i++) mediaIds.push(await g.media(fixture.social.accountId, { caption: `Live post ${i}`, timestamp: new Date(Date.now() - i * 60_000) }));
 
-    const fleet = await startFleet(env, LIVE_GATEWAYS, children);
-    log(`  live: ${LIVE_GATEWAYS.map((name) => `${name} ${fleet.urls[name]} (pid ${fleet.gateways[name].pid})`).join(', ')}`);
-    const subgraphPids = fleet.subgraphs.map((child) => child.pid);
+    const fleet = options.embeddedOnly ? undefined : await startFleet(env, LIVE_GATEWAYS, children);
+    if (fleet) log(`  live: ${LIVE_GATEWAYS.map((name) => `${name} ${fleet.urls[name]} (pid ${fleet.gateways[name].pid})`).join(', ')}`);
+    const subgraphPids = fleet?.subgraphs.map((child) => child.pid) ?? [];
 
     let written = 0;
     const commit = async () => {
@@ -392,12 +396,14 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
         await sleep(2_000);
       }
     };
-    for (const selection of options.selections) {
-      for (const gateway of LIVE_GATEWAYS) await measure(gateway, selection, fleet.urls[gateway], fleet.gateways[gateway].pid, subgraphPids);
+    let defer: DeferFigures | undefined;
+    if (fleet) {
+      for (const selection of options.selections) {
+        for (const gateway of LIVE_GATEWAYS) await measure(gateway, selection, fleet.urls[gateway], fleet.gateways[gateway].pid, subgraphPids);
+      }
+      defer = await measureDefer(fleet.urls.tributary, fixture.social.accountId, fixture.social.token, options.deferRuns);
+      log(`  live: @defer first part ${defer.firstPartMedianMs.toFixed(1)} ms (median), whole reply ${defer.wholeMedianMs.toFixed(1)} ms: ${defer.ratio.toFixed(2)} ×`);
     }
-
-    const defer = await measureDefer(fleet.urls.tributary, fixture.social.accountId, fixture.social.token, options.deferRuns);
-    log(`  live: @defer first part ${defer.firstPartMedianMs.toFixed(1)} ms (median), whole reply ${defer.wholeMedianMs.toFixed(1)} ms: ${defer.ratio.toFixed(2)} ×`);
 
     // npm start's topology on the same database: one process, the comments subgraph's streams in the gateway's process
     // (no hop between processes per delivery). The fleet is stopped first, so that its processes take no share.
@@ -407,23 +413,21 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
     for (const selection of options.selections) await measure('embedded', selection, embedded.ready, embedded.pid, []);
 
     const verdicts = options.selections.map((selection) => {
-      const tributary = windows.find((w) => w.selection === selection && w.gateway === 'tributary')!;
-      const hive = windows.find((w) => w.selection === selection && w.gateway === 'hive')!;
+      const tributary = windows.find((w) => w.selection === selection && w.gateway === 'tributary');
+      const hive = windows.find((w) => w.selection === selection && w.gateway === 'hive');
       const embedded = windows.find((w) => w.selection === selection && w.gateway === 'embedded')!;
-      const cpuRatio = tributary.gatewayCpuMicrosPerDelivery / hive.gatewayCpuMicrosPerDelivery;
       const p99Pass = (w: LiveWindow) => w.p99Ms <= SUBSCRIPTION_TARGETS.p99Ms && w.missing === 0 && w.errors === 0;
+      const cpuRatio = tributary && hive ? tributary.gatewayCpuMicrosPerDelivery / hive.gatewayCpuMicrosPerDelivery : undefined;
       return {
         selection,
-        p99Ms: tributary.p99Ms,
-        p99Pass: p99Pass(tributary),
+        ...(tributary && { p99Ms: tributary.p99Ms, p99Pass: p99Pass(tributary) }),
         embeddedP99Ms: embedded.p99Ms,
         embeddedP99Pass: p99Pass(embedded),
-        cpuRatio,
-        cpuPass: cpuRatio <= SUBSCRIPTION_TARGETS.cpuVersusHive,
+        ...(cpuRatio !== undefined && { cpuRatio, cpuPass: cpuRatio <= SUBSCRIPTION_TARGETS.cpuVersusHive }),
       };
     });
     const { databaseUrl: _unused, ...shown } = options;
-    return { options: shown, windows, verdicts, defer };
+    return { options: shown, windows, verdicts, ...(defer && { defer }) };
   } finally {
     await Promise.allSettled(children.reverse().map((child) => child.stop()));
     await database?.close();
@@ -540,11 +544,12 @@ export function printSubscriptions(report: SubscriptionBenchReport | { skipped: 
     );
   }
   for (const v of report.verdicts) {
-    console.log(`${v.selection}: Tributary p99 commit → client, distributed ${fixed(v.p99Ms, 1)} ms (target ≤ ${SUBSCRIPTION_TARGETS.p99Ms}, none missing) ${v.p99Pass ? 'PASS' : 'MISS'}`);
+    if (v.p99Ms !== undefined) console.log(`${v.selection}: Tributary p99 commit → client, distributed ${fixed(v.p99Ms, 1)} ms (target ≤ ${SUBSCRIPTION_TARGETS.p99Ms}, none missing) ${v.p99Pass ? 'PASS' : 'MISS'}`);
     console.log(`${v.selection}: Tributary p99 commit → client, embedded (npm start) ${fixed(v.embeddedP99Ms, 1)} ms (target ≤ ${SUBSCRIPTION_TARGETS.p99Ms}, none missing) ${v.embeddedP99Pass ? 'PASS' : 'MISS'}`);
-    console.log(`${v.selection}: Tributary gateway CPU per delivery ÷ Hive Gateway's ${fixed(v.cpuRatio, 2)} (target ≤ ${SUBSCRIPTION_TARGETS.cpuVersusHive}) ${v.cpuPass ? 'PASS' : 'MISS'}`);
+    if (v.cpuRatio !== undefined) console.log(`${v.selection}: Tributary gateway CPU per delivery ÷ Hive Gateway's ${fixed(v.cpuRatio, 2)} (target ≤ ${SUBSCRIPTION_TARGETS.cpuVersusHive}) ${v.cpuPass ? 'PASS' : 'MISS'}`);
   }
   const d = report.defer;
+  if (!d) return;
   console.log(
     `@defer deep read, ${d.runs} runs: first part ${fixed(d.firstPartMedianMs, 1)} ms median (p90 ${fixed(d.firstPartP90Ms, 1)}), all parts ${fixed(d.deferredTotalMedianMs, 1)} ms; ` +
       `the whole reply without @defer ${fixed(d.wholeMedianMs, 1)} ms (p90 ${fixed(d.wholeP90Ms, 1)}): ${fixed(d.ratio, 2)} × (target ≤ ${SUBSCRIPTION_TARGETS.deferFirstPart}) ${d.pass ? 'PASS' : 'MISS'}`,

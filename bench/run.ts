@@ -1,6 +1,6 @@
 /**
  * npm run bench [-- --duration 10 --warmup 2 --connections 50 --only rest-get,baseline --records 1000 --profile --layers]
- *               [-- --upload-duration 5 --upload-warmup 1 --upload-connections 1,4,16]
+ *               [-- --upload-duration 5 --upload-warmup 1 --upload-connections 1,4,16 --upload-store-core]
  *
  * Starts the server side (bench/server.ts) in a child process, then loads each scenario in turn from this process with the
  * same connections and duration, after a warm-up, rotating record ids across requests. Prints requests/s, p50 and p99, each
@@ -51,6 +51,7 @@ import {
   type UploadReport,
   type UploadRunDeps,
 } from './uploads.ts';
+import { pinStoreApart } from './store-core.ts';
 import { startS3StoreProcess } from './s3-store.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import {
@@ -164,7 +165,7 @@ interface ScenarioReport {
 
 function usage(): never {
   console.log(`usage: npm run bench -- [scenario…] [--duration S] [--warmup S] [--connections N] [--only a,b] [--records N] [--profile] [--layers]
-                     [--upload-duration S] [--upload-warmup S] [--upload-connections 1,4,16]
+                     [--upload-duration S] [--upload-warmup S] [--upload-connections 1,4,16] [--upload-store-core]
                      [--memory-duration S] [--memory-connections N] [--memory-after S] [--memory-databases pglite,postgres]
                      [--memory-node-options="--max-semi-space-size=4"] [--memory-env NAME=value]
                      [--memory-pglite-setting shared_buffers=16MB] [--memory-server-log FILE]
@@ -192,6 +193,7 @@ function parseOptions() {
       'upload-duration': { type: 'string', default: '5' },
       'upload-warmup': { type: 'string', default: '1' },
       'upload-connections': { type: 'string', default: '1,4,16' },
+      'upload-store-core': { type: 'boolean', default: false },
       'memory-duration': { type: 'string', default: '60' },
       'memory-connections': { type: 'string', default: '8' },
       'memory-after': { type: 'string', default: '10' },
@@ -311,6 +313,7 @@ function parseOptions() {
     uploadDurationS: positive('upload-duration', values['upload-duration'], 1),
     uploadWarmupS: positive('upload-warmup', values['upload-warmup'], 0),
     uploadConnections: [...new Set(uploadConnections)].sort((a, b) => a - b),
+    uploadStoreCore: values['upload-store-core'],
     durationS: positive('duration', values.duration, 1),
     warmupS: positive('warmup', values.warmup, 0),
     connections: Math.round(positive('connections', values.connections, 1)),
@@ -879,6 +882,12 @@ async function main(): Promise<void> {
           if (s3Info.uploads.mediaStore !== 's3') throw new Error('the S3 variants\' server does not keep its media in S3');
           console.log(`  S3 store: s3rver pid ${store.pid} at ${store.endpoint}, bucket ${store.bucket}; its server pid ${s3Info.pid}`);
           s3 = { info: s3Info, control: (path) => control(s3Info, path), settle: () => settle(s3Info), store };
+          if (options.uploadStoreCore) {
+            // Every upload window, the local store's too, with the system on the same cores (bench/store-core.ts).
+            const pinning = pinStoreApart([serverInfo.pid, s3Info.pid, process.pid], store.pid, serverInfo.database === 'postgres');
+            stoppers.push(async () => pinning.restore());
+            console.log(`  --upload-store-core: ${pinning.description}`);
+          }
         }
         uploadReports = await runUploads({
           info: serverInfo,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
 import { PassThrough, pipeline, Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
@@ -82,12 +82,11 @@ export function createS3BlobStore(config: S3StoreConfig): BlobStore {
       let bytes = 0;
       const slab = slabs.take();
       try {
-        // The payload's hash for the PutObject's signature, taken as the pieces arrive.
-        const hash = createHash('sha256');
         for (;;) {
           const next = await pieces.next();
           if (next.done) {
-            await putWhole(client, { Bucket, Key }, slab.subarray(0, bytes), hash.digest('hex'));
+            const body = slab.subarray(0, bytes);
+            await putWhole(client, { Bucket, Key }, body, await payloadHash(body));
             return { key, bytes };
           }
           const piece = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
@@ -97,7 +96,6 @@ export function createS3BlobStore(config: S3StoreConfig): BlobStore {
             break;
           }
           piece.copy(slab, bytes);
-          hash.update(piece);
           bytes += piece.length;
         }
       } finally {
@@ -240,19 +238,28 @@ function slabPool(size: number, keepIdleMs: number) {
 
 /**
  * One PutObject of a blob already read, from its slab: one buffer, which the SDK can send again when it retries. The
- * payload is signed as the SDK signs a buffer, but with the SHA-256 (`payloadHash`, hex) the caller took as the pieces
- * arrived: set in x-amz-content-sha256, it is what the signer uses instead of hashing the body once more.
+ * payload is signed as the SDK signs a buffer, but with the SHA-256 (`sha256Hex`) the caller took off the event loop
+ * (payloadHash): set in x-amz-content-sha256, it is what the signer uses instead of hashing the body on the loop.
  */
-async function putWhole(client: S3Client, target: Pick<PutObjectCommandInput, 'Bucket' | 'Key'>, body: Buffer, payloadHash: string): Promise<void> {
+async function putWhole(client: S3Client, target: Pick<PutObjectCommandInput, 'Bucket' | 'Key'>, body: Buffer, sha256Hex: string): Promise<void> {
   const command = new PutObjectCommand({ ...target, Body: body });
   command.middlewareStack.add(
     (next) => (args) => {
-      (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = payloadHash;
+      (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = sha256Hex;
       return next(args);
     },
     { step: 'build', name: 'tributaryPayloadHash' },
   );
   await client.send(command);
+}
+
+/**
+ * The payload's SHA-256 (hex) for the PutObject's signature, taken on libuv's thread pool (WebCrypto's digest runs
+ * there, on a copy) rather than on the event loop: 5–6 ms of the server's main thread per 5 MB upload otherwise, in
+ * the thread every request waits for (bench/README.md, "On the S3 store").
+ */
+async function payloadHash(body: Buffer): Promise<string> {
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', body)).toString('hex');
 }
 
 /** The HTTP status of an S3 error reply, if it is one. */

@@ -49,6 +49,8 @@ export interface ServerWindow {
    * database server runs on this machine); undefined on PGlite, whose work is already in cpuUserMs.
    */
   databaseCpuMs: number | undefined;
+  /** The server's GC pauses during the window by kind, ms (V8's, as perf_hooks reports them). */
+  gcMs?: { scavenge: number; markCompact: number; other: number };
   /** When the window was started with ?rss=<ms>: the RSS before it and its peak (bench/upload-server.ts). */
   rss?: RssWindow;
 }

@@ -20,7 +20,7 @@ import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
-import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { constants as perfConstants, performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { startEmbeddedSystem, startGatewayProcess, type RunningSystem } from '../bin/system.ts';
 import { fixedSupergraph } from '../gateway/supergraph-source.ts';
@@ -244,8 +244,10 @@ function controlHandler(
         at: number;
         backends: Map<number, number> | undefined;
         rss: { stop(): Promise<RssWindow> } | undefined;
+        gc: GcTotals;
       }
     | undefined;
+  const gc = observeGc();
   let session: Session | undefined;
   return (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://control');
@@ -265,7 +267,7 @@ function controlHandler(
         (async () => {
           const rss = rssEvery > 0 ? await startRssSampler(Math.max(1, rssEvery)) : undefined;
           const backends = await backendCpu(database);
-          window = { cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), at: performance.now(), backends, rss };
+          window = { cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), at: performance.now(), backends, rss, gc: { ...gc } };
         })().then(() => reply({}), fail);
         return;
       }
@@ -291,6 +293,7 @@ function controlHandler(
             eventLoopUtilization: round(elu.utilization, 3),
             rssMiB: round(process.memoryUsage().rss / 2 ** 20),
             databaseCpuMs,
+            gcMs: { scavenge: round(gc.scavenge - started.gc.scavenge), markCompact: round(gc.markCompact - started.gc.markCompact), other: round(gc.other - started.gc.other) },
             ...(rssWindow ? { rss: rssWindow } : {}),
           };
           reply(result);
@@ -563,3 +566,24 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+/** Pause time of V8's collections so far, by kind, in ms (main thread; concurrent marking is not in it). */
+interface GcTotals {
+  scavenge: number;
+  markCompact: number;
+  other: number;
+}
+
+/** Adds up the process's GC pauses as V8 reports them (perf_hooks 'gc' entries), from now on. */
+function observeGc(): GcTotals {
+  const totals: GcTotals = { scavenge: 0, markCompact: 0, other: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = ((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) totals.scavenge += entry.duration;
+      else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) totals.markCompact += entry.duration;
+      else totals.other += entry.duration;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return totals;
+}

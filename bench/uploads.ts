@@ -447,6 +447,15 @@ export interface S3Comparison {
   storeCpuMsPerUpload: number | undefined;
   localPeakRssMiB: number | undefined;
   s3PeakRssMiB: number | undefined;
+  /** The server's GC pauses per upload, local and S3, ms. */
+  localGcMsPerUpload: number | undefined;
+  s3GcMsPerUpload: number | undefined;
+}
+
+function gcPerUpload(report: UploadReport): number | undefined {
+  const gc = report.server?.gcMs;
+  const ok = report.result?.ok ?? 0;
+  return gc && ok > 0 ? round((gc.scavenge + gc.markCompact + gc.other) / ok, 1) : undefined;
 }
 
 /** Each S3 window beside its local one (same size and connections). */
@@ -473,6 +482,8 @@ export function s3Comparisons(reports: readonly UploadReport[]): S3Comparison[] 
       storeCpuMsPerUpload: report.storeCpuMsPerUpload === undefined ? undefined : round(report.storeCpuMsPerUpload),
       localPeakRssMiB: local.server?.rss?.rssPeakMiB,
       s3PeakRssMiB: report.server?.rss?.rssPeakMiB,
+      localGcMsPerUpload: gcPerUpload(local),
+      s3GcMsPerUpload: gcPerUpload(report),
     });
   }
   return comparisons;
@@ -586,7 +597,8 @@ export function printUploadSummary(reports: readonly UploadReport[]): RssCheck[]
         `  ${`${c.local} c=${c.connections}`.padEnd(22)} local ${fixed(c.localUploadsPerSecond, 1).padStart(5)}  S3 ${fixed(c.s3UploadsPerSecond, 1).padStart(5)} uploads/s` +
           `  S3 ÷ local ${fixed(c.throughputRatio, 2)} ${c.verdict}` +
           `   server ms/upload ${fixed(c.localServerCpuMsPerUpload, 1)} → ${fixed(c.s3ServerCpuMsPerUpload, 1)} (by CPU ${fixed(c.serverCpuRatio, 2)})` +
-          `  + s3rver ${fixed(c.storeCpuMsPerUpload, 1)}   peak RSS ${fixed(c.localPeakRssMiB, 0)} → ${fixed(c.s3PeakRssMiB, 0)} MiB`,
+          `  + s3rver ${fixed(c.storeCpuMsPerUpload, 1)}   GC ms/upload ${fixed(c.localGcMsPerUpload, 1)} → ${fixed(c.s3GcMsPerUpload, 1)}` +
+          `   peak RSS ${fixed(c.localPeakRssMiB, 0)} → ${fixed(c.s3PeakRssMiB, 0)} MiB`,
       );
     }
     const misses = comparisons.filter((c) => c.verdict === 'MISS').length;

@@ -138,9 +138,11 @@ describe.runIf(onPostgres)('webhook delivery across processes', () => {
     answer = 'hang';
     // The response timeout outlasts the test's wait; the lease, short, is what frees the batch.
     const timing = { WEBHOOK_RESPONSE_TIMEOUT_MS: '30000', WEBHOOK_LEASE_MS: '31000' };
-    const doomed = await start('accounts-doomed', timing);
-    const seen = new Promise<void>((resolve) => (hangingSeen = resolve));
+    // Both events are in the log before any process delivers, so the first batch holds both: written while a process
+    // ran, the first could be sent alone (its NOTIFY wakes the deliverer before the second commits).
     const written = [await comment('in flight 1'), await comment('in flight 2')];
+    const seen = new Promise<void>((resolve) => (hangingSeen = resolve));
+    const doomed = await start('accounts-doomed', timing);
     await seen;
     expect(await doomed.stop('SIGKILL')).toBe(null);
     answer = 'ok';

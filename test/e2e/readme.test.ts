@@ -6,19 +6,18 @@
  * system's ports are ephemeral: `localhost:8080`, `:8081`, `:4000` and `:9090` in the commands and in what they print
  * are rewritten to them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCompiledBuild } from '../support/compiled-build.ts';
+import { freePort } from '../support/free-port.ts';
+import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 import { readmeBlocks, readmeFailures, readmeRuns, readmeScript, type ReadmeCommand } from '../support/readme-runner.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const START = join(ROOT, 'dist', 'bin', 'start.js');
 /** What the README's shell may take, all commands together (each npm run of a tsx script costs seconds). */
 const SCRIPT_TIMEOUT_MS = 240_000;
 /** Left out of the shell's directory: a checkout's own data and settings are not a newcomer's. */
@@ -39,45 +38,33 @@ interface Ports {
 
 let root: string;
 let work: string;
-let system: ChildProcess | undefined;
+let system: ServiceProcess | undefined;
 let ports: Ports;
 
-/** The environment of npm start and of the README's shell alike: the checkout's defaults, the embedded database. */
+/** The README's shell's environment: the checkout's defaults and npm start's data directory (the embedded database). */
 function environment(): NodeJS.ProcessEnv {
   const { DATABASE_URL: _database, JWT_SECRET: _secret, ...env } = process.env;
   return { ...env, NODE_ENV: 'development', DATA_DIR: join(root, 'data'), LOG_LEVEL: 'info', APOLLO_TELEMETRY_DISABLED: '1', NO_COLOR: '1' };
 }
 
-async function startSystem(): Promise<{ child: ChildProcess; ports: Ports }> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', START], {
-    cwd: work,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...environment(), HOST: '127.0.0.1', PUBLIC_HOST: 'localhost', GATEWAY_PORT: '0', REST_PORT: '0', SOCIAL_PARENT_PORT: '0', GRPC_PORT: '0' },
+/** npm start's compiled process, on the shell's data directory and defaults, every port ephemeral. */
+async function startSystem(): Promise<{ system: ServiceProcess; ports: Ports }> {
+  const started = await startServiceProcess('npm start', 'dist/bin/start.js', [], {
+    NODE_ENV: 'development',
+    DATA_DIR: join(root, 'data'),
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    PUBLIC_HOST: 'localhost',
+    GATEWAY_PORT: '0',
+    REST_PORT: '0',
+    SOCIAL_PARENT_PORT: '0',
+    GRPC_PORT: '0',
   });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const listening = await new Promise<Record<string, string>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('npm start did not listen within 60 s')), 60_000);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (!line.startsWith('{')) return;
-      const entry = JSON.parse(line) as Record<string, string>;
-      if (entry.msg === 'listening') {
-        clearTimeout(timer);
-        resolve(entry);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${stderr}`)));
-  });
-  const port = (url: string) => new URL(url.includes('://') ? url : `http://${url}`).port;
+  const port = (address: unknown) => new URL(String(address).includes('://') ? String(address) : `http://${String(address)}`).port;
+  const { graphql, rest, restParent, grpc } = started.listening;
   return {
-    child,
-    ports: {
-      graphql: port(listening.graphql!),
-      rest: port(listening.rest!),
-      restParent: port(listening.restParent!),
-      grpc: port(listening.grpc!),
-      receiver: await freePort(),
-    },
+    system: started,
+    ports: { graphql: port(graphql), rest: port(rest), restParent: port(restParent), grpc: port(grpc), receiver: String(await freePort()) },
   };
 }
 
@@ -90,14 +77,6 @@ function rewritePorts(text: string): string {
   return text
     .replace(/\b(localhost|127\.0\.0\.1):(4000|8080|8081|9090|9000)\b/g, (_match, host: string, port: string) => `${host}:${mapped[port]}`)
     .replace(/--port 9000\b/g, `--port ${ports.receiver}`);
-}
-
-async function freePort(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return String(port);
 }
 
 /** Runs `commands` in one bash shell in the work directory; returns the failures (README.md:line and why). */
@@ -123,15 +102,11 @@ beforeAll(async () => {
   for (const entry of await readdir(ROOT)) {
     if (!NOT_LINKED.has(entry)) await symlink(join(ROOT, entry), join(work, entry));
   }
-  ({ child: system, ports } = await startSystem());
+  ({ system, ports } = await startSystem());
 }, 120_000);
 
 afterAll(async () => {
-  if (system && system.exitCode === null) {
-    const exited = new Promise((resolve) => system!.once('exit', resolve));
-    system.kill('SIGTERM');
-    await exited;
-  }
+  await system?.stop();
   if (root) await rm(root, { recursive: true, force: true });
 });
 

@@ -6,66 +6,22 @@
  * refused at once. `npm run token` needs no database and works beside it. Bad arguments, a refusal and a database held by
  * a process that serves no channel are one line on stderr and a failing exit, never a stack trace.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCompiledBuild } from '../support/compiled-build.ts';
+import { exchangeLine, runTool, TOOLS_JWT_SECRET as JWT_SECRET } from '../support/database-tools.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 const SKIP = process.env.TEST_DATABASE === 'postgres';
 const SOCIAL_TOKEN_USAGE =
   'usage: npm run social-token -- [--login own|parent] [--subject <id or name>] [--permission P]... [--expires-in SECONDS] | --revoke <token>';
 const OWN_TOKEN = /^SBA[A-Za-z0-9_-]{43}\n$/;
 const PARENT_TOKEN = /^EAA[A-Za-z0-9_-]{43}\n$/;
 
-interface ToolRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** A tool as its npm script runs it (`tsx bin/<tool>.ts …`), a process of its own with a newcomer's environment. */
-function runTool(tool: string, args: readonly string[], dataDir: string): Promise<ToolRun> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'bin', `${tool}.ts`), ...args],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          TMPDIR: process.env.TMPDIR ?? '/tmp',
-          NODE_ENV: 'test',
-          LOG_LEVEL: 'warn',
-          DATA_DIR: dataDir,
-          JWT_SECRET,
-        },
-        timeout: 120_000,
-        maxBuffer: 4 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
 /** One request line on the command channel's socket, and the reply. */
-function exchange(socketPath: string, request: string): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(socketPath);
-    const chunks: Buffer[] = [];
-    socket.on('connect', () => socket.write(request));
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-  });
-}
+const exchange = async (socketPath: string, request: string): Promise<unknown> => JSON.parse(await exchangeLine(socketPath, request)) as unknown;
 
 let root: string;
 

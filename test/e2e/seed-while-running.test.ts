@@ -4,20 +4,16 @@
  * its command channel (bin/command-channel.ts) and prints the same JSON as when it seeds the directory itself; the printed
  * tokens work against the running servers, a second seed keeps every record, and stale announcements are ignored.
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCompiledBuild } from '../support/compiled-build.ts';
+import { exchangeLine, runTool, TOOLS_JWT_SECRET as JWT_SECRET } from '../support/database-tools.ts';
 import { png } from '../support/image-fixtures.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 const SKIP = process.env.TEST_DATABASE === 'postgres';
 
 /** The environment both processes get: the same data directory and secrets, as a newcomer's shell gives them. */
@@ -34,29 +30,16 @@ interface SeedRun {
   json: any;
 }
 
-/** `npm run seed`'s command (tsx bin/seed.ts), as a process of its own. */
-function runSeed(dataDir: string): Promise<SeedRun> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'bin', 'seed.ts')],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', LOG_LEVEL: 'warn', ...env(dataDir) },
-        timeout: 120_000,
-        maxBuffer: 4 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        let json: unknown;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
-      },
-    );
-  });
+/** `npm run seed`'s command (tsx bin/seed.ts), as a process of its own, and its JSON. */
+async function runSeed(dataDir: string): Promise<SeedRun> {
+  const run = await runTool('seed', [], dataDir);
+  let json: unknown;
+  try {
+    json = JSON.parse(run.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { ...run, json };
 }
 
 /** The JSON's shape: every key, recursively, with the type of each leaf (arrays by their first item). */
@@ -70,18 +53,6 @@ function shapeOf(value: unknown): unknown {
 function recordsOf(output: any) {
   const { created: _created, ...ids } = output.social.ids as Record<string, unknown>;
   return { users: (output.areaA.userExamples as { id: string; email: string }[]).map(({ id, email }) => ({ id, email })), social: ids };
-}
-
-/** One request line on a Unix socket, and the reply. */
-function exchange(socketPath: string, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(socketPath);
-    const chunks: Buffer[] = [];
-    socket.on('connect', () => socket.write(request));
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
 }
 
 let root: string;
@@ -183,11 +154,11 @@ describe.skipIf(SKIP)('npm run seed while npm start runs on the embedded databas
     expect(shapeOf(second.json)).toEqual(shapeOf(out));
 
     // The channel answers only the requests of its closed set, bounded (database-tools-while-running.test.ts: the rest).
-    expect(JSON.parse(await exchange(announcement.socket, '{"command":"drop"}\n'))).toEqual({
+    expect(JSON.parse(await exchangeLine(announcement.socket, '{"command":"drop"}\n'))).toEqual({
       ok: false,
       error: 'unknown request: send {"command":<one of "seed", "social-token", "social-app">,"args":[<string>, …]}',
     });
-    expect(JSON.parse(await exchange(announcement.socket, 'x'.repeat(8192)))).toEqual({ ok: false, error: 'the request is larger than 4096 bytes' });
+    expect(JSON.parse(await exchangeLine(announcement.socket, 'x'.repeat(8192)))).toEqual({ ok: false, error: 'the request is larger than 4096 bytes' });
 
     // Stopped: the announcement and the socket go with it, and the seed opens the directory itself — the same JSON.
     expect(await system.stop()).toBe(0);

@@ -3,6 +3,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../lib/logger.ts';
+import { isProcessAlive } from '../lib/is-process-alive.ts';
 
 /**
  * How the command-line tools that write to the database (`npm run seed`, `npm run social-token`, `npm run social-app`)
@@ -222,14 +223,6 @@ async function readAnnouncement(file: string): Promise<Announcement | undefined>
   return undefined;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Asks the process that announced a command channel for `pgliteDir` to run `command` with `args`, and returns what it
@@ -239,7 +232,7 @@ function isAlive(pid: number): boolean {
  */
 export async function requestOverCommandChannel(pgliteDir: string, command: string, args: readonly string[]): Promise<string | undefined> {
   const announced = await readAnnouncement(commandAnnouncementFile(pgliteDir));
-  if (!announced || announced.pid === process.pid || !isAlive(announced.pid)) return undefined;
+  if (!announced || announced.pid === process.pid || !isProcessAlive(announced.pid)) return undefined;
   const reply = await exchange(announced.socket, `${JSON.stringify({ command, args })}\n`).catch((error: NodeJS.ErrnoException) => {
     // Nobody listens there (the announcing process is gone and its pid reused): as if nothing were announced.
     if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') return undefined;

@@ -8,6 +8,7 @@ import { isConnectionFailure } from '../errors.ts';
 import { withStatementGuard } from './database-statement-guard.ts';
 import { listenOnPostgres } from './notification-listener.ts';
 import { PgliteTemplateImage } from './pglite-template-image.ts';
+import { isProcessAlive } from '../is-process-alive.ts';
 
 /**
  * One database connection for the process. Each subgraph narrows it to its own tables with `db.withTables<…>()` and owns a
@@ -240,7 +241,7 @@ async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const holder = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
-    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isProcessAlive(holder)) {
       throw new DatabaseInUseError(
         `the embedded database ${dir} is in use by process ${holder} (is npm start running?); stop it first, or use DATABASE_URL`,
       );
@@ -250,14 +251,6 @@ async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   return () => rm(lockFile, { force: true });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A subgraph's migrations, applied in the order of their names, recorded in the subgraph's own schema. */
 export interface SubgraphMigrations {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { isProcessAlive } from '../../lib/is-process-alive.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,7 +25,7 @@ export async function ensureCompiledBuild(timeoutMs = 100_000): Promise<void> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-      if (!isAlive(holder)) await rm(lock, { force: true });
+      if (!isProcessAlive(holder)) await rm(lock, { force: true });
       else if (Date.now() > deadline) throw new Error(`dist/ is being built by process ${holder} for too long (lock ${lock})`, { cause: error });
       else await sleep(200);
     }
@@ -36,12 +37,3 @@ export async function ensureCompiledBuild(timeoutMs = 100_000): Promise<void> {
   }
 }
 
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

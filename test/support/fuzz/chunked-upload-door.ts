@@ -245,7 +245,7 @@ const payload: fc.Arbitrary<Payload> = fc.oneof(
   { weight: 1, arbitrary: fc.boolean().map((base64): Payload => ({ kind: 'oversize', base64 })) },
 );
 
-const together = fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
+export const together = fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
 
 const initStep: fc.Arbitrary<Step> = fc.record({
   op: fc.constant('INIT' as const),
@@ -429,12 +429,12 @@ interface KnownMedia {
 }
 
 /** What a case has learnt so far: the media ids its INITs obtained, and which of them are finalized. */
-interface CaseState {
+export interface CaseState {
   ids: KnownMedia[];
   finalized: Set<string>;
 }
 
-interface Keepers {
+export interface Keepers {
   generation: number;
   chunked: { id: string; size: number; w: number; h: number };
   simpleId: string;
@@ -443,7 +443,7 @@ interface Keepers {
 /** An id no INIT ever returns (the snowflake ids are far larger), for commands sent before the case has one. */
 const UNKNOWN_ID = '4242';
 
-function resolve(at: Target, state: CaseState, info: SystemInfo, keepers: Keepers | undefined): string | undefined {
+export function resolve(at: Target, state: CaseState, info: SystemInfo, keepers: Keepers | undefined): string | undefined {
   switch (at.kind) {
     case 'case':
       return state.ids.length === 0 ? UNKNOWN_ID : state.ids[at.n % state.ids.length]!.id;
@@ -599,7 +599,7 @@ function requestOf(step: Exclude<Step, { op: 'COMPLETE' }>, model: ChunkedCase, 
 // ---------------------------------------------------------------------------------------------------------------------
 // Judging one reply
 
-type Judged = { problems: Problem[]; refused: boolean; mediaId: string | undefined; processing: string | undefined };
+export type Judged = { problems: Problem[]; refused: boolean; mediaId: string | undefined; processing: string | undefined };
 
 /** The command a request on the upload path carries, as the route reads it (body first, then the query). */
 function commandOf(step: Exclude<Step, { op: 'COMPLETE' }>): string | undefined {
@@ -831,7 +831,7 @@ export function batchesOf<T extends { together: boolean }>(steps: readonly T[]):
   return batches;
 }
 
-function bearerOf(info: SystemInfo, user: 'own' | 'roaster'): string {
+export function bearerOf(info: SystemInfo, user: 'own' | 'roaster'): string {
   return `Bearer ${user === 'own' ? info.social.tokens.own : info.social.tokens.roasterOwn}`;
 }
 

@@ -4,6 +4,7 @@ import { png } from '../image-fixtures.ts';
 import { mediaMultipartBody } from '../media-client.ts';
 import {
   batchesOf,
+  bearerOf,
   completeUpload,
   fileKind,
   fileOf,
@@ -12,9 +13,14 @@ import {
   MEDIA_TYPES,
   oversizeBytes,
   pieceOf,
+  resolve,
   SEGMENT_TEXTS,
+  together,
   usually,
+  type CaseState,
   type FileKind,
+  type Judged,
+  type Keepers,
   type Target,
 } from './chunked-upload-door.ts';
 import { excerpt, judgeMediaV2Reply, type Problem, type ReplyView } from './error-formats.ts';
@@ -140,7 +146,6 @@ export interface V2ChunkedCase {
 // Arbitraries
 
 const usualCredential = usually<V2Credential>({ kind: 'bearer' }, v2Credential, 5);
-const together = fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
 
 /** Ids that are no v2 media id, or are one nobody has: non-digits, 20 digits and more, signs, spaces, escapes. */
 const ID_TEXTS_V2 = [...ID_TEXTS, '00000000000000000001', '1234567890123456789', '12345678901234567890', '9'.repeat(40), '1'.repeat(4_000), '1.0', '+1', '1,2'];
@@ -495,44 +500,6 @@ export const v2MetadataSequences: fc.Arbitrary<V2ChunkedCase> = fc
 // ---------------------------------------------------------------------------------------------------------------------
 // Requests
 
-interface KnownMedia {
-  id: string;
-  user: 'own' | 'roaster';
-}
-
-interface CaseState {
-  ids: KnownMedia[];
-  finalized: Set<string>;
-}
-
-interface Keepers {
-  generation: number;
-  chunked: { id: string; size: number; w: number; h: number };
-  simpleId: string;
-}
-
-/** An id no initialize returns (the snowflake ids are far larger), for commands sent before the case has one. */
-const UNKNOWN_ID = '4242';
-
-function resolve(at: Target, state: CaseState, info: SystemInfo, keepers: Keepers | undefined): string | undefined {
-  switch (at.kind) {
-    case 'case':
-      return state.ids.length === 0 ? UNKNOWN_ID : state.ids[at.n % state.ids.length]!.id;
-    case 'keeper':
-      return keepers?.chunked.id ?? UNKNOWN_ID;
-    case 'simple-keeper':
-      return keepers?.simpleId ?? UNKNOWN_ID;
-    case 'expired-session':
-      return info.media.expiredSessionId;
-    case 'expired-upload':
-      return info.media.expiredUploadId;
-    case 'text':
-      return at.text;
-    case 'absent':
-      return undefined;
-  }
-}
-
 /** The id as it goes into the path: percent-encoded (a lone surrogate as U+FFFD), or as written for a raw target. */
 function pathIdOf(at: PathTarget, state: CaseState, info: SystemInfo, keepers: Keepers | undefined): string {
   if (at.kind === 'raw') return at.text;
@@ -548,10 +515,6 @@ function pathIdValue(at: PathTarget, state: CaseState, info: SystemInfo, keepers
 
 function userOf(cred: V2Credential): 'own' | 'roaster' | undefined {
   return cred.kind === 'roaster' ? 'roaster' : cred.kind === 'bearer' || cred.kind === 'oauth1' ? 'own' : undefined;
-}
-
-function bearerOf(info: SystemInfo, user: 'own' | 'roaster'): string {
-  return `Bearer ${user === 'own' ? info.social.tokens.own : info.social.tokens.roasterOwn}`;
 }
 
 function jsonRequest(info: SystemInfo, cred: V2Credential, method: string, path: string, body: string | undefined, contentType: string | undefined): HttpRequestSpec {
@@ -716,8 +679,6 @@ function requestOf(step: Exclude<V2Step, { op: 'COMPLETE' }>, model: V2ChunkedCa
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Judging one reply
-
-type Judged = { problems: Problem[]; refused: boolean; mediaId: string | undefined; processing: string | undefined };
 
 const isObject = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const MEDIA_ID = /^\d{1,19}$/;

@@ -1,12 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_DOCS_PATHS, SWAGGER_UI_DOCUMENT_NAMES } from '../../rest-adapter/docs/api-docs.routes.ts';
 import { GRAPHIQL_PATH } from '../../gateway/graphiql.routes.ts';
 import { SANDBOX_SCRIPT_URL } from '../../gateway/landing-page.plugin.ts';
 import { createSocialFixture } from '../support/social-fixture.ts';
+import { HAVE_CHROMIUM, IN_CI, isLocal, launchChromium, type Chromium } from '../support/chromium.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
@@ -20,40 +18,19 @@ import { startTestSystem, type TestSystem } from '../support/test-system.ts';
  * in CI (CI=true), where .ci/run installs it.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
-
-/** Without these, chromium keeps trying to reach Google's services on a closed network. */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const isLocal = (url: string) => /^(https?|wss?):\/\/(127\.0\.0\.1|localhost)(:\d+)?\//.test(url) || /^(data|blob):/.test(url);
-
 describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the browser tools, in chromium', () => {
   let system: TestSystem;
+  let browser: Chromium | undefined;
   let context: BrowserContext;
-  let profile: string;
 
   beforeAll(async () => {
-    if (!HAVE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install --no-install-recommends chromium)`);
     system = await startTestSystem();
-    profile = mkdtempSync(join(tmpdir(), 'tributary-chromium-'));
-    // A persistent context is how Playwright takes a user data directory: a fresh one per run.
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
+    context = browser.context;
   });
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await system?.close();
   });
 

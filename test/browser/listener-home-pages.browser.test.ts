@@ -1,11 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHIQL_PATH } from '../../gateway/graphiql.routes.ts';
 import { SANDBOX_SCRIPT_URL } from '../../gateway/landing-page.plugin.ts';
 import { API_DOCS_PATHS } from '../../rest-adapter/docs/api-docs.routes.ts';
+import { HAVE_CHROMIUM, IN_CI, isLocal, launchChromium, type Chromium } from '../support/chromium.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 
 /**
@@ -15,40 +13,22 @@ import { startTestSystem, type TestSystem } from '../support/test-system.ts';
  * in one line why. The pages break no Content-Security-Policy rule and load nothing from outside localhost.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const isLocal = (url: string) => /^(https?|wss?):\/\/(127\.0\.0\.1|localhost)(:\d+)?\//.test(url) || /^(data|blob):/.test(url);
-
 /** The line the offline IDE shows when the landing page could not load Sandbox's script (gateway/graphiql.routes.ts). */
 const FALLBACK_LINE = "Apollo Sandbox could not be loaded (Apollo's CDN is unreachable: offline?) — this is the offline GraphiQL IDE.";
 
 describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the root of each listener, in chromium', () => {
   let system: TestSystem;
+  let browser: Chromium | undefined;
   let context: BrowserContext;
-  let profile: string;
 
   beforeAll(async () => {
-    if (!HAVE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install --no-install-recommends chromium)`);
     system = await startTestSystem();
-    profile = mkdtempSync(join(tmpdir(), 'tributary-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
+    context = browser.context;
   });
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await system?.close();
   });
 

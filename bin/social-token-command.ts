@@ -1,4 +1,5 @@
 import type { LoginType } from '../lib/auth/social-auth/social-token.service.ts';
+import { findAccountByUsername, findPlatformUserByName } from '../subgraphs/accounts/accounts.repository.ts';
 import { createSocialTokens } from '../subgraphs/index.ts';
 import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../subgraphs/shared/social-graph/social-demo-graph.ts';
 import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
@@ -65,8 +66,8 @@ export const socialTokenCommand: CliCommand<SocialTokenRequest> = {
     const row = /^\d+$/.test(subject)
       ? { id: subject }
       : login === 'own'
-        ? await db.selectFrom('social.account').select('id').where('username', '=', subject).executeTakeFirst()
-        : await db.selectFrom('social.platform_user').select('id').where('name', '=', subject).executeTakeFirst();
+        ? await findAccountByUsername(db, subject)
+        : await findPlatformUserByName(db, subject);
     if (!row) throw new ExpectedCommandError(`no ${login === 'own' ? 'account' : 'parent-platform user'} "${subject}" (run npm run seed first)`);
     const token = await tokens.issue({
       loginType: login,

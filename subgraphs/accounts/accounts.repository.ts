@@ -259,6 +259,12 @@ export async function findPlatformUser(db: SocialDb, id: string): Promise<Platfo
   return row ? { id: String(row.id), name: row.name } : undefined;
 }
 
+/** The first parent-platform user of this name (names are not unique; the id orders them), for the token tool. */
+export async function findPlatformUserByName(db: SocialDb, name: string): Promise<PlatformUserRecord | undefined> {
+  const row = await db.selectFrom('social.platform_user').select(['id', 'name']).where('name', '=', name).orderBy('id').executeTakeFirst();
+  return row ? { id: String(row.id), name: row.name } : undefined;
+}
+
 export interface UserPageRecord {
   id: string;
   name: string;

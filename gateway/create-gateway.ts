@@ -11,6 +11,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { graphqlClientErrorFormat } from '../lib/http/http-client-errors.ts';
 import { createHttpServer } from '../lib/http/http-server.ts';
+import { jsonBodyParser } from '../lib/http/json-body.ts';
 import { writeStreamReply } from '../lib/http/stream-reply.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
 import { createCors } from '../lib/http/cors.ts';
@@ -42,6 +43,7 @@ import type { StandInId } from '../lib/stand-ins/stand-in-registry.ts';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { attachGraphqlWs } from './live/graphql-ws-door.ts';
 import { createLiveExecutor } from './live/live-execution.ts';
+import { deferLabelsRule } from './live/defer-labels-rule.ts';
 import { createSubscriptionPlanner } from './live/subscription-planner.ts';
 
 /**
@@ -169,6 +171,8 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       onRetry: (subgraph) => deps.telemetry.metrics.observeSubgraphRetry(subgraph),
       tracing: deps.telemetry.tracing,
       trustedCallerSecret: config.graphql.trustedCallerSecret,
+      // The subgraph servers of a deployment share its configuration: their bounds on one connection are these.
+      subscriptionLimits: { perConnection: config.subscriptions.perConnection, maxMessageBytes: config.subscriptions.maxMessageBytes },
     });
     remotes.push(remote);
     return remote;
@@ -230,11 +234,13 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   const live = createLiveExecutor({
     planner,
     dataSource: (name) => services.get(name),
-    validationRules: [exactInt64LiteralsRule, ...hardening.validationRules],
+    validationRules: [exactInt64LiteralsRule, deferLabelsRule, ...hardening.validationRules],
     checkResolvedOperation: hardening.checkResolvedOperation,
     formatError: hardening.formatError,
     maxTokens: config.graphql.limits.maxTokens,
     perToken: config.subscriptions.perToken,
+    maxSubscriptionBytes: config.subscriptions.maxMessageBytes,
+    hideSuggestions: !config.graphql.fieldSuggestions,
     metrics: deps.telemetry.metrics,
     logger,
   });
@@ -253,6 +259,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     live,
     door,
     limits: config.subscriptions,
+    maxJsonDepth: config.graphql.maxJsonDepth,
     logger,
     onSlowConsumer: () => deps.telemetry.metrics.observeSlowConsumerClose('websocket'),
   });
@@ -263,6 +270,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       telemetry: deps.telemetry,
       logger,
       bodyLimitBytes: config.gateway.bodyLimitBytes,
+      maxJsonDepth: config.graphql.maxJsonDepth,
       middleware: hardening.middleware,
       leanJsonBody: standIns.enabled('lean-json-body'),
     });
@@ -281,11 +289,15 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     '/graphql',
     // GraphQL multipart requests (uploads); Apollo Server's CSRF prevention makes them send Apollo-Require-Preflight.
     uploadMiddleware(config),
-    express.json({ limit: config.gateway.bodyLimitBytes }),
+    jsonBodyParser({ limitBytes: config.gateway.bodyLimitBytes, maxDepth: config.graphql.maxJsonDepth }),
     ...hardening.middleware,
     (req: Request, res: Response, next: NextFunction) => {
+      // The door owns the body from here: a streamed reply keeps the request for as long as a subscription is open, and
+      // the request must not keep the body with it (the operation keeps what it needs: live/live-execution.ts).
+      const body: unknown = req.body;
+      req.body = undefined;
       door
-        .serveHttp({ method: req.method, url: req.originalUrl, search: searchOf(req.url), headers: req.headers, body: req.body })
+        .serveHttp({ method: req.method, url: req.originalUrl, search: searchOf(req.url), headers: req.headers, body })
         .then((reply) => sendExpressReply(res, reply))
         .catch(next);
     },

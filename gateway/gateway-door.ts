@@ -7,7 +7,7 @@ import { createGatewayContext, type GatewayContext } from './gateway-context.ts'
 import type { LaneHeaders, OperationFastLane } from './stand-ins/operation-fast-lane.ts';
 import type { SubscriptionTransport } from '../lib/telemetry/metrics.ts';
 import type { LiveExecutor } from './live/live-execution.ts';
-import { acceptsDefer, deferHttpReply, liveHttpReply, liveTransportOf } from './live/live-http-replies.ts';
+import { acceptsDefer, acceptsJson, deferHttpReply, liveHttpReply, liveTransportOf, singleDeferPart } from './live/live-http-replies.ts';
 import { isRecord } from '../lib/is-record.ts';
 import { rootArgumentVariable, rootResponseKey } from '../lib/graphql/root-field.ts';
 
@@ -166,11 +166,10 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
       'x-social-host': incoming.get('x-social-host'),
     };
     const transport = liveTransportOf(incoming.get('accept'));
-    const variables = isRecord(body.variables) ? { ...body.variables } : {};
     const prepared = live.executor.prepare({
       query: body.query,
       operationName: typeof body.operationName === 'string' ? body.operationName : undefined,
-      variables,
+      variables: isRecord(body.variables) ? body.variables : undefined,
       headers: callerHeaders,
       createContext: () => createGatewayContext(callerHeaders),
       transport: transport ?? 'multipart',
@@ -178,7 +177,7 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
     if ('refused' in prepared) {
       // A subscription's request errors, or a deferring document's, are answered here (the pipeline would only say it
       // cannot stream the one, and knows no @defer for the other).
-      return prepared.subscription || hasDefer ? jsonReply(400, { errors: prepared.refused.map((error) => live.executor.format(error)) }) : undefined;
+      return prepared.subscription || hasDefer ? jsonReply(prepared.status, { errors: prepared.refused.map((error) => live.executor.format(error)) }) : undefined;
     }
     if (prepared.operation.operation !== 'subscription') {
       if (!hasDefer) return undefined;
@@ -188,8 +187,19 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
         return { status: reply.status, headers: reply.headers, body: { kind: 'chunked', asyncIterator: reply.chunks } };
       }
       // Nothing to stream (the client takes no incremental delivery, @defer(if: false), a defer the gateway does not
-      // split): the operation without its @defer directives, as one result — what a server may always do.
-      return door.serveHttp({ ...request, body: { ...body, query: print(withoutDefer(prepared.document)) } });
+      // split): the operation without its @defer directives, as one result — what a server may always do. A client
+      // that takes only multipart gets that result as the one part of a multipart reply (a request error stays JSON,
+      // as Apollo Server answers one whatever the Accept).
+      const onlyMultipart = deferring && !acceptsJson(incoming.get('accept'));
+      const whole = await door.serveHttp({
+        ...request,
+        headers: onlyMultipart ? { ...request.headers, accept: 'application/json' } : request.headers,
+        body: { ...body, query: print(withoutDefer(prepared.document)) },
+      });
+      if (!onlyMultipart || whole.status !== 200 || whole.body.kind !== 'complete') return whole;
+      // Streamed as the split replies are (one chunk), so that no writer re-types it (Express's res.send would).
+      const part = singleDeferPart(whole.body.string);
+      return { status: 200, headers: part.headers, body: { kind: 'chunked', asyncIterator: (async function* () { yield part.body; })() } };
     }
     if (!transport) {
       return jsonReply(406, {
@@ -205,6 +215,7 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
     // An EventSource that reconnects names the last event it got: the cursor to resume after, when the client gave none.
     const lastEventId = incoming.get('last-event-id');
     const afterVariable = rootArgumentVariable(prepared.operation, 'after');
+    const { variables } = prepared.held;
     if (transport === 'sse' && lastEventId && afterVariable && variables[afterVariable] == null) variables[afterVariable] = lastEventId;
     const outcome = await live.executor.run(prepared);
     const reply = liveHttpReply(transport, outcome, { heartbeatMs: live.heartbeatMs, rootKey: rootResponseKey(prepared.operation) });
@@ -261,10 +272,23 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
   return door;
 }
 
-/** The document with every @defer directive removed (its fragments then run with the rest). */
+/**
+ * The document with every @defer directive removed (its fragments then run with the rest), and the variables only a
+ * @defer used (`if: $defer`) no longer declared — a declared variable nothing uses fails validation.
+ */
 function withoutDefer(document: DocumentNode): DocumentNode {
-  return visit(document, {
+  const stripped = visit(document, {
     Directive: (node) => (node.name.value === 'defer' ? null : undefined),
+  });
+  const used = new Set<string>();
+  visit(stripped, {
+    VariableDefinition: () => false,
+    Variable: (node) => {
+      used.add(node.name.value);
+    },
+  });
+  return visit(stripped, {
+    VariableDefinition: (node) => (used.has(node.variable.name.value) ? undefined : null),
   });
 }
 

@@ -17,7 +17,13 @@ import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-exec
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 
+/**
+ * Distinct subgraph queries kept parsed, validated and compiled: at most this many, each of at most this many characters.
+ * A longer one (a client's long aliases or arguments come through in it) is parsed and validated for each fetch and run
+ * on graphql-js: its compiled code — several times its text — would otherwise stay in the cache, 500 of them at a time.
+ */
 const DOCUMENT_CACHE_SIZE = 500;
+const DOCUMENT_CACHE_MAX_LENGTH = 16_384;
 
 /** A subgraph query parsed, validated and — where the other engine takes it — compiled, once per distinct text and operation name. */
 interface PreparedQuery {
@@ -142,6 +148,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     }
     const errors = validate(this.subgraph.schema, document);
     if (errors.length > 0) throw withCode(errors[0]!, 'GRAPHQL_VALIDATION_FAILED');
+    if (source.length > DOCUMENT_CACHE_MAX_LENGTH) return { document, run: undefined };
     if (this.prepared.size >= DOCUMENT_CACHE_SIZE) {
       // Drop the oldest entry (Map keeps insertion order).
       this.prepared.delete(this.prepared.keys().next().value!);

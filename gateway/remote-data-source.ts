@@ -42,6 +42,11 @@ export interface RemoteDataSourceOptions {
   tracing?: Tracing | undefined;
   /** GRAPHQL_TRUSTED_CALLER_SECRET: lets the fetches past the subgraph servers' operation limits (lib/http/trusted-caller.ts). */
   trustedCallerSecret?: string | undefined;
+  /**
+   * The subgraph servers' SUBSCRIPTIONS_PER_CONNECTION and SUBSCRIPTION_MAX_MESSAGE_BYTES: how many subscription fetches
+   * may share one WebSocket to them, and the message size their bound is made from (live/subgraph-ws-client.ts).
+   */
+  subscriptionLimits?: { perConnection: number; maxMessageBytes: number };
 }
 
 /** Attempts of one query's fetch: the first and at most two more, after a refused or reset connection. */
@@ -74,6 +79,7 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
   private readonly exposeReasons: boolean;
   private readonly incidents: SubgraphIncidents;
   private readonly onRetry: (subgraph: string) => void;
+  private readonly subscriptionLimits: RemoteDataSourceOptions['subscriptionLimits'];
   /** Subscription fetches over graphql-ws (live/subgraph-ws-client.ts), made on first use. */
   private wsClients: SubgraphWsClients | undefined;
 
@@ -86,6 +92,7 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     this.exposeReasons = options.exposeReasons;
     this.incidents = options.incidents;
     this.onRetry = options.onRetry ?? (() => undefined);
+    this.subscriptionLimits = options.subscriptionLimits;
     this.tracing = options.tracing;
     this.trustedCallerSecret = options.trustedCallerSecret;
   }
@@ -197,7 +204,7 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     request: { query: string; operationName: string | undefined; variables: Record<string, unknown> },
     context: GatewayContext,
   ): Promise<AsyncIterableIterator<LiveSubgraphResult>> {
-    this.wsClients ??= createSubgraphWsClients();
+    this.wsClients ??= createSubgraphWsClients(this.subscriptionLimits ?? {});
     const endpoint = this.endpoints[this.instances.pick()]!;
     return this.wsClients.subscribe(endpoint.url, this.outgoingHeaders(context), request, (reason) => {
       const { errors } = this.unavailable(reason);

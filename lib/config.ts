@@ -93,6 +93,11 @@ export interface Config {
     limits: OperationLimits;
     /** "Did you mean …?" in error messages; off in production, where it would map the schema that introspection hides. */
     fieldSuggestions: boolean;
+    /**
+     * How deep the JSON of one request (a body, a WebSocket message, a `variables` parameter) may nest arrays and objects,
+     * checked on its bytes before it is parsed (lib/http/json-nesting.ts), at the gateway and at the subgraph servers.
+     */
+    maxJsonDepth: number;
     /** The safelist (lib/graphql/graphql-persisted-operations.ts): `off`, `allow` (listed operations run by id), `require` (only them). */
     persistedOperations: { mode: 'off' | 'allow' | 'require'; manifestPath: string | undefined };
     /**
@@ -549,6 +554,7 @@ export function loadConfig(env: Env = process.env): Config {
         costListSize: integer(env, 'GRAPHQL_COST_LIST_SIZE', 25, 1, 100_000),
       },
       fieldSuggestions: boolean(env, 'GRAPHQL_FIELD_SUGGESTIONS', !production),
+      maxJsonDepth: integer(env, 'GRAPHQL_MAX_JSON_DEPTH', 32, 4, 1000),
       persistedOperations: { mode: persistedMode, manifestPath: persistedManifest },
       trustedCallerSecret,
     },

@@ -14,6 +14,7 @@ import express from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import { graphqlClientErrorFormat } from '../lib/http/http-client-errors.ts';
 import { createHttpServer } from '../lib/http/http-server.ts';
+import { jsonBodyParser } from '../lib/http/json-body.ts';
 import type { Config } from '../lib/config.ts';
 import { createGraphqlHardening } from '../lib/graphql/graphql-hardening.ts';
 import { graphqlHttpFallbacks } from '../lib/graphql/graphql-http-fallbacks.ts';
@@ -118,7 +119,7 @@ export async function createSubgraphServer(
     },
     // GraphQL multipart requests (the gateway forwards uploads that way); CSRF prevention still asks for a preflight header.
     uploadMiddleware(deps.config),
-    express.json({ limit: deps.config.gateway.bodyLimitBytes }),
+    jsonBodyParser({ limitBytes: deps.config.gateway.bodyLimitBytes, maxDepth: deps.config.graphql.maxJsonDepth }),
     ...hardening.middleware,
     expressMiddleware(apollo, {
       context: async ({ req }) =>
@@ -140,6 +141,7 @@ export async function createSubgraphServer(
     httpServer,
     subgraph,
     limits: deps.config.subscriptions,
+    maxJsonDepth: deps.config.graphql.maxJsonDepth,
     maxTokens: deps.config.graphql.limits.maxTokens,
     validationRules: hardening.validationRules,
     formatError: (formatted, error) => hardening.formatError(deps.formatError(formatted, error), error),

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { makeServer } from 'graphql-ws';
 import { GraphQLError, parse, specifiedRules, validate, getOperationAST, type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql';
 import type { Config } from '../lib/config.ts';
-import { listenGraphqlWs, type GraphqlWsListener, type WsConnectionExtra } from '../lib/http/graphql-ws-listener.ts';
+import { listenGraphqlWs, SUBGRAPH_MESSAGE_BYTES_FACTOR, type GraphqlWsListener, type WsConnectionExtra } from '../lib/http/graphql-ws-listener.ts';
 import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import { SIGNED_REQUEST_HEADER } from '../lib/auth/signed-request.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -24,6 +24,8 @@ export function attachSubgraphWs(deps: {
   httpServer: Server;
   subgraph: Subgraph;
   limits: Config['subscriptions'];
+  /** How deep a message's JSON may nest (GRAPHQL_MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
   maxTokens: number;
   validationRules: readonly ValidationRule[];
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
@@ -93,7 +95,8 @@ export function attachSubgraphWs(deps: {
   return listenGraphqlWs({
     httpServer: deps.httpServer,
     path: '/graphql',
-    limits: deps.limits,
+    // The gateway's fetches are larger than its clients' messages (SUBGRAPH_MESSAGE_BYTES_FACTOR).
+    limits: { ...deps.limits, maxMessageBytes: deps.limits.maxMessageBytes * SUBGRAPH_MESSAGE_BYTES_FACTOR, maxJsonDepth: deps.maxJsonDepth },
     server,
     extra: (socket, request) => ({ socket, request, info: { authorization: undefined, requestId: undefined, socialHost: undefined, signedRequest: undefined } }),
     logger: deps.logger,

@@ -1,6 +1,6 @@
 import { buildOperationContext, type GraphQLDataSource } from '@apollo/gateway';
 import { runQueryPlan, serviceMapOf } from './query-plan-run.ts';
-import type { DeferNode, FetchNode, PlanNode } from '@apollo/query-planner';
+import type { DeferNode, DeferredNode, FetchNode, PlanNode } from '@apollo/query-planner';
 import {
   Kind,
   parse,
@@ -60,7 +60,9 @@ export function executeDeferred(supergraph: PlannedSupergraph, request: DeferReq
   const plan = supergraph.planDefer(request.document, operationName);
   const root = plan.node;
   if (root?.kind !== 'Defer' || root.deferred.some((block) => block.node && containsDefer(block.node))) return undefined;
-  if (!root.primary.node || containsDefer(root.primary.node)) return undefined;
+  if (root.primary.node && containsDefer(root.primary.node)) return undefined;
+  // A block that waits for another deferred block (a defer nested in a defer): the whole result instead.
+  if (root.deferred.some((block) => block.depends.some((dependency) => dependency.deferLabel !== undefined))) return undefined;
   return partsOf(supergraph, root, request, deps);
 }
 
@@ -75,9 +77,9 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
    * document (memoised per operation definition: stand-ins/operation-cache.ts) is not redone per request — for the deep
    * read's deferred block it cost more than the fetches.
    */
-  const shaped = (node: PlanNode, shape: string) => {
-    let byShape = blockShapes.get(node);
-    if (!byShape) blockShapes.set(node, (byShape = new Map()));
+  const shaped = (block: object, shape: string) => {
+    let byShape = blockShapes.get(block);
+    if (!byShape) blockShapes.set(block, (byShape = new Map()));
     const cached = byShape.get(shape);
     if (cached) return cached;
     const document: DocumentNode = {
@@ -101,9 +103,14 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
     return made;
   };
 
-  /** Runs a plan node, keeping the data every root fetch returned (the raw tree), shaped by `shape` (a selection set). */
-  const run = async (node: PlanNode, shape: string, fromRaw: boolean): Promise<FormattedExecutionResult> => {
-    const { operationContext, query } = shaped(node, shape);
+  /**
+   * Runs a plan node, keeping the data every root fetch returned (the raw tree), shaped by `shape` (a selection set). A
+   * deferred block without a node (its fields came with the primary block's fetches, from the same subgraph) is the raw
+   * tree alone, shaped.
+   */
+  const run = async (block: DeferNode['primary'] | DeferredNode, shape: string, fromRaw: boolean): Promise<FormattedExecutionResult> => {
+    const { node } = block;
+    const { operationContext, query } = shaped(block, shape);
     const serviceMap = serviceMapOf((name) => {
       if (name === RAW_SOURCE) return { process: async () => ({ data: raw }) };
       const source = deps.dataSource(name);
@@ -119,8 +126,9 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
         },
       };
     });
+    const planned: PlanNode = fromRaw ? { kind: 'Sequence', nodes: node ? [RAW_FETCH, node] : [RAW_FETCH] } : node!;
     return runQueryPlan({
-      queryPlan: { kind: 'QueryPlan', node: fromRaw ? { kind: 'Sequence', nodes: [RAW_FETCH, node] } : node },
+      queryPlan: { kind: 'QueryPlan', node: planned },
       serviceMap,
       operationContext,
       supergraph,
@@ -131,12 +139,19 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
     });
   };
 
-  const primary = await run(root.primary.node!, root.primary.subselection ?? '{ __typename }', false);
-  const blocks = root.deferred.filter((block) => block.node !== undefined);
-  yield { data: primary.data ?? null, ...(primary.errors ? { errors: primary.errors } : {}), hasNext: blocks.length > 0 };
+  // Every field deferred at the root: the first part is an empty object (fetched, with no subselection, only for the
+  // raw tree the blocks read), and the blocks fetch or shape everything.
+  const primaryShape = root.primary.subselection;
+  const primary = root.primary.node ? await run(root.primary, primaryShape ?? '{ __typename }', false) : { data: {} };
+  const blocks = root.deferred;
+  const primaryData = (primaryShape === undefined && primary.data ? {} : (primary.data ?? null)) as Record<string, unknown> | null;
+  // The objects the deferred fragments go into are in the first part even when nothing but deferred fields was asked of
+  // them (`replies { ... @defer { pageInfo } }` is `"replies": {}` at first), so that each item has a place to merge.
+  if (primaryData) for (const block of blocks) openPath(primaryData, raw, block.queryPath);
+  yield { data: primaryData, ...(primary.errors ? { errors: primary.errors } : {}), hasNext: blocks.length > 0 };
   for (const [index, block] of blocks.entries()) {
     const shape = pathSelection(request.operation, block.queryPath, block.subselection ?? '{ __typename }');
-    const result = shape === undefined ? { errors: [deps.format(new Error(`the deferred path ${block.queryPath.join('.')} is not in the operation`))] } : await run(block.node!, shape, true);
+    const result = shape === undefined ? { errors: [deps.format(new Error(`the deferred path ${block.queryPath.join('.')} is not in the operation`))] } : await run(block, shape, true);
     const items = cut(result.data as Record<string, unknown> | null | undefined, block.queryPath).map((item) => ({
       data: item.data,
       path: item.path,
@@ -163,8 +178,8 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
   }
 }
 
-/** Per plan node of a cached plan, the shaping of its block (partsOf's `shaped`); dropped with the plan. */
-const blockShapes = new WeakMap<PlanNode, Map<string, { operationContext: ReturnType<typeof buildOperationContext>; query: string }>>();
+/** Per block of a cached plan (its primary, each deferred node), the block's shaping (partsOf's `shaped`); dropped with the plan. */
+const blockShapes = new WeakMap<object, Map<string, { operationContext: ReturnType<typeof buildOperationContext>; query: string }>>();
 
 /** A first fetch that asks nothing: RAW_SOURCE answers it with the raw tree. */
 const RAW_FETCH: FetchNode = {
@@ -228,6 +243,30 @@ function findField(selectionSet: SelectionSetNode, key: string): FieldNode | und
     }
   }
   return undefined;
+}
+
+/**
+ * Along `path` in the shaped `data`, the objects the raw tree has there and the shaped data lacks, as empty objects (lists
+ * as lists of them, nulls as nulls): the places a deferred fragment's items merge into.
+ */
+function openPath(data: Record<string, unknown>, raw: Record<string, unknown>, path: readonly string[]): void {
+  const empty = (value: unknown): unknown => (Array.isArray(value) ? value.map(empty) : value === null || typeof value !== 'object' ? value : {});
+  const walk = (target: unknown, source: unknown, depth: number) => {
+    if (depth === path.length || target === null || typeof target !== 'object' || source === null || typeof source !== 'object') return;
+    if (Array.isArray(target)) {
+      if (Array.isArray(source)) target.forEach((item, index) => walk(item, source[index], depth));
+      return;
+    }
+    const key = path[depth]!;
+    const from = (source as Record<string, unknown>)[key];
+    const into = target as Record<string, unknown>;
+    if (!Object.hasOwn(into, key)) {
+      if (from === undefined) return;
+      into[key] = empty(from);
+    }
+    walk(into[key], from, depth + 1);
+  };
+  walk(data, raw, 0);
 }
 
 /** The objects at `path` in `data` (lists expanded), each with its path (list indices included). */

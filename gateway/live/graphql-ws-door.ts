@@ -28,6 +28,8 @@ export interface GraphqlWsDoorDeps {
   live: LiveExecutor;
   door: GatewayDoor;
   limits: Config['subscriptions'];
+  /** How deep a message's JSON may nest (GRAPHQL_MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
   logger: Logger;
   /** A connection closed for reading too slowly. */
   onSlowConsumer?(): void;
@@ -63,6 +65,13 @@ export function attachGraphqlWs(deps: GraphqlWsDoorDeps): GraphqlWsDoor {
       };
       const prepared = live.prepare(request);
       if ('refused' in prepared) return prepared.refused;
+      // graphql-ws keeps the message this payload came in until the operation ends (for its hooks): what the operation
+      // needs is prepared, so the payload keeps no more than that — not the client's text or variables, which may be a
+      // whole message's worth of padding.
+      const kept = payload as { query: string; variables?: unknown; extensions?: unknown };
+      kept.query = prepared.held.query;
+      kept.variables = prepared.held.variables;
+      delete kept.extensions;
       // graphql-ws needs the document and a schema; the rest is ours (execute/subscribe below read `contextValue`).
       return {
         schema: undefined as unknown as ExecutionArgs['schema'],
@@ -80,7 +89,7 @@ export function attachGraphqlWs(deps: GraphqlWsDoorDeps): GraphqlWsDoor {
 
   /** A query or mutation over the socket: the HTTP door's POST /graphql, its JSON reply as the result. */
   async function runThroughDoor(prepared: PreparedLive): Promise<FormattedExecutionResult> {
-    const { request } = prepared;
+    const { held: request } = prepared;
     const reply = await deps.door.serveHttp({
       method: 'POST',
       url: '/graphql',
@@ -88,8 +97,8 @@ export function attachGraphqlWs(deps: GraphqlWsDoorDeps): GraphqlWsDoor {
       headers: { ...request.headers, 'content-type': 'application/json', accept: 'application/graphql-response+json' },
       body: {
         query: request.query,
-        ...(request.operationName !== undefined && request.operationName !== null ? { operationName: request.operationName } : {}),
-        ...(request.variables ? { variables: request.variables } : {}),
+        ...(request.operationName !== undefined ? { operationName: request.operationName } : {}),
+        variables: request.variables,
       },
     });
     let text = '';
@@ -105,7 +114,7 @@ export function attachGraphqlWs(deps: GraphqlWsDoorDeps): GraphqlWsDoor {
   return listenGraphqlWs({
     httpServer: deps.httpServer,
     path: '/graphql',
-    limits,
+    limits: { ...limits, maxJsonDepth: deps.maxJsonDepth },
     server,
     extra: (socket, request) => ({ socket, request, headers: {} }),
     logger: deps.logger,

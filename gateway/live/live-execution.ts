@@ -2,6 +2,7 @@ import { buildOperationContext, type GraphQLDataSource } from '@apollo/gateway';
 import { runQueryPlan, serviceMapOf } from './query-plan-run.ts';
 import type { PlanNode, QueryPlan } from '@apollo/query-planner';
 import {
+  getVariableValues,
   GraphQLError,
   Kind,
   parse,
@@ -17,6 +18,8 @@ import {
 import type { ResolvedOperation } from '../../lib/graphql/graphql-operation-limits.ts';
 import { isAsyncIterable, mapAsyncIterator } from '../../lib/graphql/map-async-iterator.ts';
 import { rootArgumentGiven } from '../../lib/graphql/root-field.ts';
+import { bearerToken } from '../../lib/auth/bearer-token.ts';
+import { withoutSuggestion } from '../../lib/graphql/graphql-suggestion-masking.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics, SubscriptionTransport } from '../../lib/telemetry/metrics.ts';
 import type { GatewayContext } from '../gateway-context.ts';
@@ -70,6 +73,23 @@ export interface LiveRequest {
   transport: SubscriptionTransport;
 }
 
+/**
+ * What a prepared operation keeps of its request while it runs — for a subscription, for as long as it is open: the
+ * checked document (its own text, printed without comments or padding when the client's was long), the variables its
+ * operation defines (coerced against their types first; any others dropped), the caller's headers. Never the request
+ * itself: a client's body or message may be megabytes of which the operation needs a few bytes.
+ */
+export interface LiveHeld {
+  /** The document's text: the client's when short (shared with the checked-document cache), else the printed document. */
+  readonly query: string;
+  readonly operationName: string | undefined;
+  /** The variables the operation defines, as the client sent them (the subgraphs get them unchanged, as @apollo/gateway sends them). */
+  readonly variables: Record<string, unknown>;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  createContext(): GatewayContext;
+  readonly transport: SubscriptionTransport;
+}
+
 export interface LiveExecutorDeps {
   planner: SubscriptionPlanner;
   /** The data source serving a subgraph (the gateway's, one per subgraph). */
@@ -84,6 +104,13 @@ export interface LiveExecutorDeps {
   maxTokens: number;
   /** Subscriptions one credential may hold open at once in this process, over every transport. */
   perToken: number;
+  /**
+   * The most bytes a subscription's document and variables may take, on every transport (SUBSCRIPTION_MAX_MESSAGE_BYTES:
+   * a WebSocket message is no larger, so an HTTP body may be no larger either).
+   */
+  maxSubscriptionBytes: number;
+  /** Remove "Did you mean …?" from the errors it answers (GRAPHQL_FIELD_SUGGESTIONS off, as the HTTP door does). */
+  hideSuggestions: boolean;
   /** Open subscriptions, results sent and resumes, by transport. */
   metrics: Pick<Metrics, 'observeSubscriptionOpen' | 'observeSubscriptionEvent' | 'observeSubscriptionResume'>;
   logger: Logger;
@@ -95,11 +122,13 @@ export type LiveOutcome = AsyncIterableIterator<FormattedExecutionResult> | Form
 export interface LiveRefusal {
   refused: GraphQLError[];
   subscription: boolean;
+  /** The HTTP status the refusal is answered with: 400, or 413 for a subscription past the size bound. */
+  status: 400 | 413;
 }
 
-/** A subscription parsed, validated, checked against the limits and planned: ready to run. */
+/** An operation parsed, validated, its variables coerced, checked against the limits — a subscription planned too: ready to run. */
 export interface PreparedLive {
-  readonly request: LiveRequest;
+  readonly held: LiveHeld;
   readonly document: DocumentNode;
   readonly operation: OperationDefinitionNode;
 }
@@ -133,7 +162,8 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
     const graphqlError = error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error instanceof Error ? error : undefined });
     const json = graphqlError.toJSON();
     const formatted = json.extensions?.code === undefined ? { ...json, extensions: { ...json.extensions, code: 'INTERNAL_SERVER_ERROR' } } : json;
-    return deps.formatError(formatted, graphqlError);
+    const answered = deps.formatError(formatted, graphqlError);
+    return deps.hideSuggestions ? { ...answered, message: withoutSuggestion(answered.message) } : answered;
   };
   const refusal = (errors: readonly unknown[]): FormattedExecutionResult => ({ errors: errors.map(format) });
   const withCode = (error: GraphQLError, code: string) =>
@@ -153,15 +183,34 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
     return operations.length === 1 ? operations[0] : undefined;
   }
 
-  /** Subscriptions open per credential (its Authorization header; '' for none). */
-  const held = new Map<string, number>();
+  /** Subscriptions open per credential (its token, however the header spelled it; '' for none). */
+  const openPerCredential = new Map<string, number>();
 
-  /** Counts a subscription against its credential while it is open. */
-  function counted(results: AsyncIterableIterator<FormattedExecutionResult>, request: LiveRequest): AsyncIterableIterator<FormattedExecutionResult> {
-    const credential = credentialOf(request);
-    held.set(credential, (held.get(credential) ?? 0) + 1);
+  const perTokenRefusal = () => new GraphQLError(`At most ${deps.perToken} subscriptions per credential are open at once.`, { extensions: { code: 'BAD_REQUEST' } });
+
+  /**
+   * Takes one of a credential's places (undefined when it has none left), synchronously: subscriptions started at once
+   * on many connections cannot all pass the check before any is counted. The place is given back once.
+   */
+  function takePlace(request: LiveHeld): (() => void) | undefined {
+    const credential = credentialOf(request.headers);
+    const open = openPerCredential.get(credential) ?? 0;
+    if (open >= deps.perToken) return undefined;
+    openPerCredential.set(credential, open + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (openPerCredential.get(credential) ?? 1) - 1;
+      if (left === 0) openPerCredential.delete(credential);
+      else openPerCredential.set(credential, left);
+    };
+  }
+
+  /** Counts an open subscription (its place taken, the metrics) until it ends. */
+  function counted(results: AsyncIterableIterator<FormattedExecutionResult>, request: LiveHeld, giveBack: () => void): AsyncIterableIterator<FormattedExecutionResult> {
     deps.metrics.observeSubscriptionOpen(request.transport, 1);
-    let released = false;
+    let ended = false;
     return mapAsyncIterator(
       results,
       (result) => {
@@ -169,17 +218,15 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
         return result;
       },
       () => {
-        if (released) return;
-        released = true;
-        const left = (held.get(credential) ?? 1) - 1;
-        if (left === 0) held.delete(credential);
-        else held.set(credential, left);
+        if (ended) return;
+        ended = true;
+        giveBack();
         deps.metrics.observeSubscriptionOpen(request.transport, -1);
       },
     );
   }
 
-  const plans = new WeakMap<PreparedLive, { supergraph: PlannedSupergraph; plan: SubscriptionPlan; variables: Record<string, unknown> }>();
+  const plans = new WeakMap<PreparedLive, { supergraph: PlannedSupergraph; plan: SubscriptionPlan }>();
 
   /**
    * Parsed and validated documents by query text, per supergraph: a client fleet reconnecting (a gateway restart, a
@@ -203,45 +250,78 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
 
   function prepare(request: LiveRequest): PreparedLive | LiveRefusal {
     const supergraph = deps.planner.current();
-    const { document, errors } = checkedDocument(supergraph, request.query);
-    if (document instanceof GraphQLError) return { refused: [document], subscription: false };
-    const operation = operationOf(document, request.operationName);
-    const subscription = operation?.operation === 'subscription';
-    if (errors.length > 0) return { refused: errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED')), subscription };
-    if (!operation) {
-      return {
-        refused: [
+    const refused = (errors: GraphQLError[], subscription: boolean, status: 400 | 413 = 400): LiveRefusal => ({ refused: errors, subscription, status });
+    const { document: checked, errors } = checkedDocument(supergraph, request.query);
+    if (checked instanceof GraphQLError) return refused([checked], false);
+    const checkedOperation = operationOf(checked, request.operationName);
+    const subscription = checkedOperation?.operation === 'subscription';
+    if (errors.length > 0) return refused(errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED')), subscription);
+    if (!checkedOperation) {
+      return refused(
+        [
           new GraphQLError(request.operationName ? `Unknown operation named "${request.operationName}".` : 'Must provide operation name if query contains multiple operations.', {
             extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
           }),
         ],
-        subscription: false,
-      };
+        false,
+      );
     }
-    const variables = request.variables ?? {};
+    // A subscription holds what it was sent for as long as it is open: over HTTP it is held to the size a WebSocket
+    // message may have, so that no transport lets one stream hold more than another.
+    if (subscription && requestBytes(request) > deps.maxSubscriptionBytes) {
+      return refused(
+        [
+          new GraphQLError(
+            `A subscription's document and variables are at most ${deps.maxSubscriptionBytes} bytes (SUBSCRIPTION_MAX_MESSAGE_BYTES), over HTTP as in a WebSocket message.`,
+            { extensions: { code: 'BAD_REQUEST' } },
+          ),
+        ],
+        true,
+        413,
+      );
+    }
+    // Variables coerced against the operation's definitions here, at the gateway, for every transport — before anything
+    // is planned or held — as Apollo Server's pipeline coerces a query's (graphql-js's own check and words). Only the
+    // variables the operation defines are kept, as the client sent them.
+    const sent = request.variables ?? {};
+    const coerced = getVariableValues(supergraph.apiSchema, checkedOperation.variableDefinitions ?? [], sent, { maxErrors: 50 });
+    if (coerced.errors) return refused(coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT')), subscription);
+    const variables: Record<string, unknown> = {};
+    for (const definition of checkedOperation.variableDefinitions ?? []) {
+      const name = definition.variable.name.value;
+      if (Object.hasOwn(sent, name)) variables[name] = sent[name];
+    }
     try {
       deps.checkResolvedOperation({
         schema: supergraph.apiSchema,
-        document,
-        operation,
+        document: checked,
+        operation: checkedOperation,
         variables,
         http: { headers: { get: (name) => request.headers[name.toLowerCase()] } },
       });
     } catch (error) {
-      return { refused: [error instanceof GraphQLError ? error : new GraphQLError(String(error))], subscription };
+      return refused([error instanceof GraphQLError ? error : new GraphQLError(String(error))], subscription);
     }
-    const prepared: PreparedLive = { request, document, operation };
-    if (operation.operation !== 'subscription') return prepared;
-    if ((held.get(credentialOf(request)) ?? 0) >= deps.perToken) {
-      return {
-        refused: [new GraphQLError(`At most ${deps.perToken} subscriptions per credential are open at once.`, { extensions: { code: 'BAD_REQUEST' } })],
-        subscription,
-      };
-    }
+    // A long document (not kept in the checked-document cache) is held as its printed form: a comment or padding that
+    // made it long goes with the request.
+    const compact = request.query.length > CHECKED_DOCUMENT_MAX_LENGTH;
+    const document = compact ? parse(print(checked)) : checked;
+    const operation = compact ? operationOf(document, request.operationName)! : checkedOperation;
+    const held: LiveHeld = {
+      query: compact ? document.loc!.source.body : request.query,
+      operationName: request.operationName ?? undefined,
+      variables,
+      headers: request.headers,
+      createContext: request.createContext,
+      transport: request.transport,
+    };
+    const prepared: PreparedLive = { held, document, operation };
+    if (!subscription) return prepared;
+    if ((openPerCredential.get(credentialOf(request.headers)) ?? 0) >= deps.perToken) return refused([perTokenRefusal()], subscription);
     try {
-      plans.set(prepared, { supergraph, plan: supergraph.plan(document, operation.name?.value), variables });
+      plans.set(prepared, { supergraph, plan: supergraph.plan(document, operation.name?.value) });
     } catch (error) {
-      return { refused: [error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error))], subscription };
+      return refused([error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error))], subscription);
     }
     return prepared;
   }
@@ -249,19 +329,30 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
   async function run(prepared: PreparedLive): Promise<LiveOutcome> {
     const planned = plans.get(prepared);
     if (!planned) return refusal([new GraphQLError('Not a subscription operation.', { extensions: { code: 'BAD_REQUEST' } })]);
-    const { supergraph, plan, variables } = planned;
-    const { request, document } = prepared;
+    const { supergraph, plan } = planned;
+    const { held: request, document } = prepared;
+    const { variables } = request;
     const operationName = prepared.operation.name?.value;
     const primarySource = deps.dataSource(plan.primary.serviceName);
     if (!canSubscribe(primarySource)) {
       return refusal([new GraphQLError(`Subgraph ${plan.primary.serviceName} cannot serve subscriptions.`, { extensions: { code: 'SERVICE_UNAVAILABLE' } })]);
     }
+    // The credential's place is taken before the subgraph is asked (and given back if no stream starts).
+    const giveBack = takePlace(request);
+    if (!giveBack) return refusal([perTokenRefusal()]);
     const fetchVariables: Record<string, unknown> = {};
     for (const name of plan.primary.variableUsages ?? []) if (variables[name] !== undefined) fetchVariables[name] = variables[name];
-    const started = await primarySource.subscribe(
-      { query: plan.primary.operation, operationName: plan.primary.operationName, variables: fetchVariables },
-      request.createContext(),
-    );
+    let started: Awaited<ReturnType<SubscribingDataSource['subscribe']>>;
+    try {
+      started = await primarySource.subscribe(
+        { query: plan.primary.operation, operationName: plan.primary.operationName, variables: fetchVariables },
+        request.createContext(),
+      );
+    } catch (error) {
+      giveBack();
+      throw error;
+    }
+    if (!isAsyncIterable(started)) giveBack();
     const planFor = (serving: PlannedSupergraph, servingPlan: SubscriptionPlan) => ({
       supergraph: serving,
       primary: servingPlan.primary,
@@ -351,6 +442,7 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
         return result;
       }),
       request,
+      giveBack,
     );
     return results;
   }
@@ -363,7 +455,7 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
       if (prepared.operation.operation !== 'query') return undefined;
       return executeDeferred(
         deps.planner.current(),
-        { document: prepared.document, operation: prepared.operation, variables: prepared.request.variables ?? {}, context: prepared.request.createContext() },
+        { document: prepared.document, operation: prepared.operation, variables: prepared.held.variables, context: prepared.held.createContext() },
         { dataSource: deps.dataSource, format, logger: deps.logger },
       );
     },
@@ -407,7 +499,14 @@ function asksWhatClientAsks(primary: SubscriptionPlan['primary'], operation: Ope
   return same;
 }
 
-function credentialOf(request: LiveRequest): string {
-  return request.headers.authorization ?? '';
+/** The credential a subscription counts against: the token, however its header spelled it ('' for none). */
+function credentialOf(headers: LiveHeld['headers']): string {
+  return bearerToken(headers.authorization) ?? '';
+}
+
+/** The bytes of a request's document and variables, as a WebSocket message would carry them. */
+function requestBytes(request: LiveRequest): number {
+  const documentBytes = Buffer.byteLength(request.query);
+  return request.variables ? documentBytes + Buffer.byteLength(JSON.stringify(request.variables)) : documentBytes;
 }
 

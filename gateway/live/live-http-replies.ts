@@ -1,4 +1,5 @@
 import type { FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
+import Negotiator from 'negotiator';
 import type { LiveOutcome } from './live-execution.ts';
 import { isAsyncIterable } from '../../lib/graphql/map-async-iterator.ts';
 import type { DeferredPart } from './defer-execution.ts';
@@ -62,6 +63,23 @@ export function deferHttpReply(parts: AsyncIterableIterator<DeferredPart>): Live
     },
   };
   return { status: 200, headers: [['content-type', DEFER_TYPE], ['cache-control', 'no-store']], chunks };
+}
+
+/** Whether an Accept header also takes a plain JSON reply (application/json, application/graphql-response+json, a wildcard). */
+export function acceptsJson(accept: string | undefined): boolean {
+  return accept === undefined || new Negotiator({ headers: { accept } }).mediaType(JSON_TYPES) !== undefined;
+}
+const JSON_TYPES = ['application/json', 'application/graphql-response+json'];
+
+/**
+ * A whole result's JSON as the one part of a `deferSpec=20220824` reply — `{…result, "hasNext": false}` — for a client
+ * that takes only multipart: the reply's headers and its complete body. The result's own text is kept (closed with
+ * hasNext), so none of its numbers passes through a JavaScript number.
+ */
+export function singleDeferPart(resultJson: string): { headers: [string, string][]; body: string } {
+  const json = resultJson.trimEnd();
+  const part = json === '{}' ? '{"hasNext":false}' : `${json.slice(0, -1)},"hasNext":false}`;
+  return { headers: [['content-type', DEFER_TYPE], ['cache-control', 'no-store']], body: `\r\n---${deferPart(part)}--\r\n` };
 }
 
 /** Which HTTP subscription protocol an Accept header asks for (none: the request is not one of them). */

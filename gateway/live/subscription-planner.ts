@@ -40,8 +40,13 @@ export interface SubscriptionPlanner {
   loaded(sdl: string): void;
 }
 
-/** Plans kept per supergraph: subscription documents are few and repeated. */
+/**
+ * Plans kept per supergraph: subscription documents are few and repeated. Only plans of documents up to
+ * PLAN_CACHE_MAX_LENGTH characters are kept (a plan holds its document's text, and its fetches' texts, several times
+ * over): a client's long documents, each different, cannot fill the cache with megabytes; theirs are made per request.
+ */
 const PLAN_CACHE_SIZE = 200;
+const PLAN_CACHE_MAX_LENGTH = 16_384;
 
 export function createSubscriptionPlanner(): SubscriptionPlanner {
   let sdl: string | undefined;
@@ -69,8 +74,10 @@ export function createSubscriptionPlanner(): SubscriptionPlanner {
         const node = queryPlan.node;
         if (node?.kind !== 'Subscription') throw new Error('not a subscription operation');
         const plan = { primary: node.primary, rest: node.rest };
-        if (plans.size >= PLAN_CACHE_SIZE) plans.delete(plans.keys().next().value!);
-        plans.set(key, plan);
+        if (key.length <= PLAN_CACHE_MAX_LENGTH) {
+          if (plans.size >= PLAN_CACHE_SIZE) plans.delete(plans.keys().next().value!);
+          plans.set(key, plan);
+        }
         return plan;
       },
       planDefer(document, operationName) {
@@ -79,8 +86,10 @@ export function createSubscriptionPlanner(): SubscriptionPlanner {
         if (cached) return cached;
         deferPlanner ??= new QueryPlanner(supergraph, { incrementalDelivery: { enableDefer: true } });
         const plan = deferPlanner.buildQueryPlan(operationFromDocument(apiSchema, document, operationName ? { operationName } : {}));
-        if (deferPlans.size >= PLAN_CACHE_SIZE) deferPlans.delete(deferPlans.keys().next().value!);
-        deferPlans.set(key, plan);
+        if (key.length <= PLAN_CACHE_MAX_LENGTH) {
+          if (deferPlans.size >= PLAN_CACHE_SIZE) deferPlans.delete(deferPlans.keys().next().value!);
+          deferPlans.set(key, plan);
+        }
         return plan;
       },
     };

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { jsonBodyParser } from '../../lib/http/json-body.ts';
 import { answerBodyFailure } from '../../lib/graphql/graphql-http-fallbacks.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
@@ -13,6 +14,8 @@ export interface HttpFastPathDeps {
   telemetry: Telemetry;
   logger: Logger;
   bodyLimitBytes: number;
+  /** How deep a body's JSON may nest (checked on its bytes before parsing). */
+  maxJsonDepth: number;
   /** The hardening middleware the Express route runs between the JSON parser and the door, in the same order. */
   middleware: readonly RequestHandler[];
   /** Whether the lean JSON body reader (stand-in `lean-json-body`) reads the bodies; otherwise body-parser does. */
@@ -32,14 +35,21 @@ const JSON_BODY = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
  * test/e2e/gateway-fast-path.test.ts, which compares every reply with the Express route's.
  */
 export function createHttpFastPath(deps: HttpFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const parseJson = express.json({ limit: deps.bodyLimitBytes });
-  const steps: readonly RequestHandler[] = [deps.leanJsonBody ? leanJsonBody(parseJson, deps.bodyLimitBytes) : parseJson, ...deps.middleware];
+  const parseJson = jsonBodyParser({ limitBytes: deps.bodyLimitBytes, maxDepth: deps.maxJsonDepth });
+  const steps: readonly RequestHandler[] = [
+    deps.leanJsonBody ? leanJsonBody(parseJson, { limitBytes: deps.bodyLimitBytes, maxDepth: deps.maxJsonDepth }) : parseJson,
+    ...deps.middleware,
+  ];
 
   const fail = (res: ServerResponse, error: unknown) => answerBodyFailure(res, error, deps);
 
+  // The door owns the body from here (as on the Express route): a streamed reply must not keep it with the request. The
+  // request to the door is made in a function of its own, so that nothing of it stays in the frame that awaits the
+  // reply's end (a suspended async function keeps its locals and temporaries, used or not).
+  const serve = (req: IncomingMessage & { body?: unknown }) =>
+    deps.door.serveHttp({ method: 'POST', url: req.url ?? '/graphql', search: '', headers: req.headers, body: takeBody(req) });
   const execute = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
-    const reply = await deps.door.serveHttp({ method: 'POST', url: req.url ?? '/graphql', search: '', headers: req.headers, body: req.body });
-    await sendReply(res, reply);
+    await sendReply(res, await serve(req));
   };
 
   /** Runs the steps in order, as Express would, then the door; an error from any goes to `fail`. */
@@ -92,4 +102,11 @@ export function takesFastPath(req: Pick<IncomingMessage, 'method' | 'url' | 'hea
   if (type === undefined || !JSON_BODY.test(type)) return false;
   const encoding = req.headers['content-encoding'];
   return encoding === undefined || encoding.toLowerCase() === 'identity';
+}
+
+/** The parsed body, taken from the request (which a streamed reply keeps open for as long as it lasts). */
+export function takeBody(req: { body?: unknown }): unknown {
+  const body = req.body;
+  req.body = undefined;
+  return body;
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { RequestHandler } from 'express';
+import { jsonNestsDeeperThan } from '../../lib/http/json-nesting.ts';
 
 /** body-parser's test for a strict JSON body: the first character that is not JSON whitespace (space, tab, LF, CR). */
 const FIRST_CHARACTER = /^[ \t\n\r]*([^ \t\n\r]|$)/;
@@ -11,13 +12,14 @@ const FIRST_CHARACTER = /^[ \t\n\r]*([^ \t\n\r]|$)/;
  * reads without body-parser's streams, decoders and type checks (bench/README.md, "Stand-ins").
  *
  * The common case, and only it: a Content-Length body (no Transfer-Encoding) of 1 byte up to the limit, holding a JSON
- * object. Its bytes are read as they come, decoded as UTF-8 with a leading byte-order mark dropped (as body-parser's
- * decoder does) and parsed with JSON.parse. Anything else — no length, an empty body or one over the limit, a body that
- * is not an object or does not parse — is body-parser's, unread (the request is handed to it) or, once read, replayed to
+ * object. Its bytes are read as they come, checked for nesting past `maxDepth` (the check `parseJson` makes in
+ * body-parser's verify hook: lib/http/json-body.ts), decoded as UTF-8 with a leading byte-order mark dropped (as
+ * body-parser's decoder does) and parsed with JSON.parse. Anything else — no length, an empty body or one over the limit, a body that
+ * is not an object, nests too deep or does not parse — is body-parser's, unread (the request is handed to it) or, once read, replayed to
  * it from the bytes, so every answer other than a parsed object is body-parser's own, word for word. The caller has
  * checked the content type (JSON, UTF-8) and the content coding (identity).
  */
-export function leanJsonBody(parseJson: RequestHandler, limitBytes: number): RequestHandler {
+export function leanJsonBody(parseJson: RequestHandler, { limitBytes, maxDepth }: { limitBytes: number; maxDepth: number }): RequestHandler {
   return (req, res, next) => {
     const length = declaredLength(req);
     if (length === undefined || length === 0 || length > limitBytes) {
@@ -33,6 +35,10 @@ export function leanJsonBody(parseJson: RequestHandler, limitBytes: number): Req
     const onEnd = () => {
       cleanup();
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      if (jsonNestsDeeperThan(bytes, maxDepth)) {
+        replay(req, bytes, parseJson, res, next);
+        return;
+      }
       let text = bytes.toString('utf8');
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (FIRST_CHARACTER.exec(text)?.[1] === '{') {

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { operationLimitsCheck, operationLimitsPlugin, tokenLimitMiddleware, type ResolvedOperation } from './graphql-operation-limits.ts';
 import { knownOperationTypesRule, labelClientErrors, operationResolutionPlugin } from './graphql-request-errors.ts';
 import { suggestionMaskingPlugin } from './graphql-suggestion-masking.ts';
+import { getJsonDepthMiddleware } from './graphql-get-json-depth.ts';
 import { createTrustedCallerCheck, trustedOperation, trustedRequest } from '../http/trusted-caller.ts';
 
 export type { ResolvedOperation };
@@ -49,8 +50,9 @@ export function createGraphqlHardening(config: Config['graphql'], role: 'gateway
   const limited = role === 'gateway' || config.trustedCallerSecret !== undefined;
   const persisted = role === 'gateway' ? loadPersistedOperations(config.persistedOperations) : undefined;
   const plugins: ApolloServerPlugin<object>[] = [operationResolutionPlugin()];
-  const middleware: RequestHandler[] = [];
-  // The safelist goes first: it turns listed ids into text, and refuses unlisted operations before anything reads them.
+  // A GET's JSON parameters meet the nesting bound the body parsers keep, before anything parses them.
+  const middleware: RequestHandler[] = [getJsonDepthMiddleware(config.maxJsonDepth)];
+  // The safelist goes next: it turns listed ids into text, and refuses unlisted operations before anything reads them.
   if (persisted) middleware.push(persistedOperationsMiddleware(persisted, trustedRequest(check)));
   const checkLimits = limited ? operationLimitsCheck(config.limits, trustedOperation(check)) : undefined;
   if (checkLimits) {

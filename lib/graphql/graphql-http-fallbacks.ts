@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logger.ts';
 import { sendGraphqlError } from './graphql-operation-limits.ts';
+import { JSON_TOO_DEEP } from '../http/json-body.ts';
 
 /**
  * The last two handlers of a GraphQL server's Express app (the gateway's, each subgraph server's), so that nothing it
@@ -40,7 +41,9 @@ function bodyFailureReply(error: unknown, bodyLimitBytes: number): { status: num
   const code = tooLarge ? 413 : clientFault ? (status as number) : 500;
   const message = tooLarge
     ? `request body exceeds the limit of ${bodyLimitBytes} bytes`
-    : clientFault
+    : type === JSON_TOO_DEEP
+      ? `request body refused: ${(error as Error).message}`
+      : clientFault
       ? `malformed request body: ${(error as Error).message}`
       : 'internal error';
   return { status: code, code: code === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST', message, unexpected: !tooLarge && !clientFault };

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Busboy, type BusboyHeaders } from '@fastify/busboy';
 import { Upload, WriteStream, type FileUpload } from 'graphql-upload-ts';
+import { jsonTextNestsDeeperThan } from '../http/json-nesting.ts';
 
 /**
  * The GraphQL multipart request (https://github.com/jaydenseric/graphql-multipart-request-spec) as graphql-upload-ts's
@@ -22,6 +23,8 @@ export interface UploadRequestOptions {
   /** Largest `operations` or `map` field (an operation may carry a file in base64 in its variables). */
   maxFieldSize: number;
   maxFiles: number;
+  /** How deep the `operations` and `map` fields' JSON may nest (checked before they are parsed). */
+  maxJsonDepth: number;
 }
 
 /** A request error with the HTTP status graphql-upload-ts would give it (400 malformed, 413 too many, 499 gone). */
@@ -100,6 +103,9 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
     parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
       if (valueTruncated) return exit(new UploadRequestError(413, `The ‘${name}’ multipart field value exceeds the ${options.maxFieldSize} byte size limit.`));
       if (name === 'operations') {
+        if (jsonTextNestsDeeperThan(value, options.maxJsonDepth)) {
+          return exit(new UploadRequestError(400, `The ‘operations’ multipart field nests arrays and objects deeper than ${options.maxJsonDepth} levels (GRAPHQL_MAX_JSON_DEPTH).`));
+        }
         try {
           operations = JSON.parse(value);
         } catch {
@@ -111,6 +117,9 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
       if (name !== 'map') return;
       if (operations === undefined) return malformed('Disordered multipart fields; ‘map’ should follow ‘operations’');
       let parsed: unknown;
+      if (jsonTextNestsDeeperThan(value, options.maxJsonDepth)) {
+        return exit(new UploadRequestError(400, `The ‘map’ multipart field nests arrays and objects deeper than ${options.maxJsonDepth} levels (GRAPHQL_MAX_JSON_DEPTH).`));
+      }
       try {
         parsed = JSON.parse(value);
       } catch {

@@ -1,8 +1,9 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, type makeServer } from 'graphql-ws';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Logger } from '../logger.ts';
+import { jsonNestsDeeperThan } from './json-nesting.ts';
 
 /**
  * A graphql-ws server (`graphql-transport-ws`, graphql-ws 6.4.2's makeServer) on an HTTP server's upgrade requests to
@@ -21,6 +22,8 @@ export interface GraphqlWsLimits {
   maxConnections: number;
   keepAliveMs: number;
   maxBufferedBytes: number;
+  /** How deep a message's JSON may nest (checked on its bytes before it is parsed; deeper closes 4400). */
+  maxJsonDepth: number;
 }
 
 /** What each connection of the graphql-ws server knows of its socket and upgrade request. */
@@ -34,6 +37,15 @@ export interface GraphqlWsListener {
   /** Closes every connection (1001 going away) and stops taking upgrades. */
   close(): Promise<void>;
 }
+
+/**
+ * How much larger than a client's message (SUBSCRIPTION_MAX_MESSAGE_BYTES) a subgraph server takes one on its WebSocket:
+ * the gateway's subscription fetch is the client's document and variables as the planner writes them again (key fields
+ * added, fragments inlined) with the caller's headers around them, so a client's message at the bound makes a larger one
+ * — which, refused, would close the connection every subscription of that caller shares. The gateway holds its own
+ * fetches to the same bound (gateway/live/subgraph-ws-client.ts).
+ */
+export const SUBGRAPH_MESSAGE_BYTES_FACTOR = 4;
 
 export const SLOW_CONSUMER_CLOSE = { code: 1013, reason: 'Too slow: resubscribe with after = the last cursor received' } as const;
 
@@ -88,7 +100,12 @@ export function listenGraphqlWs<E extends WsConnectionExtra>(options: {
         onMessage: (handle) =>
           socket.on('message', (data, isBinary) => {
             // A binary frame is no protocol message: '' fails to parse and closes the connection 4400.
-            handle(isBinary ? '' : String(data)).catch((error: unknown) => {
+            const message = isBinary ? '' : parsedMessage(bytesOf(data), limits.maxJsonDepth);
+            if (message instanceof Error) {
+              socket.close(CloseCode.BadRequest, message.message);
+              return;
+            }
+            handle(message as string).catch((error: unknown) => {
               // A message type only a server sends (next, error, connection_ack…), which graphql-ws 6.4.2 throws on:
               // the client's mistake, closed as its other protocol errors are (4400), not as the server's own.
               const message = error instanceof Error ? error.message : '';
@@ -132,4 +149,25 @@ export function listenGraphqlWs<E extends WsConnectionExtra>(options: {
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+}
+
+/** A message's bytes as ws hands them (one Buffer, fragments, or an ArrayBuffer). */
+function bytesOf(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+}
+
+/**
+ * A text frame's message, parsed here once — refused first if it nests past the bound, before anything is built of it
+ * — or the close reason (4400) when it cannot be read, in graphql-ws's words. graphql-ws 6.4.2's parseMessage takes an
+ * object as it is (only a string is parsed, `typeof data === "string" ? JSON.parse(data) : data`, then validated): so the
+ * handler, whose argument graphql-ws keeps for as long as a subscription of the message runs, keeps no copy of its text.
+ */
+function parsedMessage(bytes: Buffer, maxDepth: number): unknown {
+  if (jsonNestsDeeperThan(bytes, maxDepth)) return new Error(`Invalid message received: JSON nested deeper than ${maxDepth} levels`);
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    return new Error('Invalid message received');
+  }
 }

@@ -10,13 +10,14 @@ import { multipartBoundaryProblem } from './multipart-boundary.ts';
  * an oversized file with its own error, in the gateway and in the subgraph alike. A malformed multipart body is answered
  * in GraphQL's error shape, never Express's HTML page.
  */
-export function uploadMiddleware(config: Pick<Config, 'media' | 'gateway'>): RequestHandler {
+export function uploadMiddleware(config: Pick<Config, 'media' | 'gateway' | 'graphql'>): RequestHandler {
   const options = {
     maxFileSize: config.media.maxBytes + 1,
     maxFiles: 1,
     // The operations field is held to the JSON body's limit (GRAPHQL_BODY_LIMIT_BYTES, by default room for an image in
     // base64), so a multipart request is no way around it.
     maxFieldSize: config.gateway.bodyLimitBytes,
+    maxJsonDepth: config.graphql.maxJsonDepth,
   };
   return (req: Request, res: Response, next: NextFunction) => {
     if (!req.is('multipart/form-data')) {

@@ -1,30 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
+import { connectWs as connect } from '../support/ws-conversation.ts';
 
 /**
  * The gateway's WebSocket door under hostile clients (issue 27, item 4; regressions of the live fuzz door): each bound
  * closes or refuses with the protocol's own code and words, never the server's internal-error code.
  */
-
-interface Conversation {
-  messages: { type: string; id?: string; payload?: any }[];
-  closed: Promise<{ code: number; reason: string }>;
-  send(message: unknown): void;
-  socket: WebSocket;
-}
-
-function connect(url: string, protocol: string | null = 'graphql-transport-ws'): Promise<Conversation> {
-  const socket = protocol === null ? new WebSocket(url) : new WebSocket(url, protocol);
-  const messages: Conversation['messages'] = [];
-  socket.on('message', (data) => messages.push(JSON.parse(String(data)) as Conversation['messages'][number]));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
-  return new Promise((resolve, reject) => {
-    socket.once('open', () => resolve({ messages, closed, socket, send: (message) => socket.send(typeof message === 'string' ? message : JSON.stringify(message)) }));
-    socket.once('error', reject);
-  });
-}
 
 describe('the WebSocket door under hostile clients', () => {
   let system: TestSystem;

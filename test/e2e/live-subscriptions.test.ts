@@ -248,3 +248,30 @@ describe.each(MODES)('subscriptions over graphql-ws through the $mode', ({ distr
 function logEnd(world: SocialTestWorld): Promise<string> {
   return lastEventPosition(world.tables);
 }
+
+describe('one caller’s subscriptions past what a subgraph connection takes (distributed gateway)', () => {
+  // Two per connection, at the gateway and at the subgraph servers alike (one deployment, one configuration).
+  const socialWorld = useSocialWorld({ distributed: true, env: { SUBSCRIPTIONS_PER_CONNECTION: '2' } });
+
+  it('opens another connection to the subgraph: six subscriptions of one token each get their event', async () => {
+    const world = socialWorld();
+    const clients = [0, 1, 2].map(() => createSubscriptionClient(world.system.gatewayUrl, { token: world.fixture.tokens.own }));
+    try {
+      const mediaId = await world.newPost({ caption: 'Busy post' });
+      const after = await logEnd(world);
+      // The gateway multiplexes one caller's subscription fetches on one WebSocket to the comments subgraph, whose own
+      // bound is two: the third and later went to a connection that refused them ("At most 2 subscriptions per connection").
+      const streams = clients.flatMap((each) => [subscribe(each, MEDIA_EVENTS, { mediaId, after }), subscribe(each, MEDIA_EVENTS, { mediaId, after })]);
+      const reply = await createGraphqlClient(world.system.gatewayUrl).request(CREATE, { variables: { mediaId, message: 'for all six' }, token: world.fixture.tokens.own });
+      expect(reply.errors).toBeUndefined();
+      for (const stream of streams) {
+        const result = await stream.next();
+        expect(result.errors).toBeUndefined();
+        expect(result.data.mediaCommentEvents.comment.text).toBe('for all six');
+      }
+      for (const stream of streams) stream.dispose();
+    } finally {
+      for (const each of clients) await each.dispose();
+    }
+  });
+});

@@ -82,6 +82,7 @@ describe('loadConfig: GraphQL hardening', () => {
     expect(loadConfig({}).graphql).toEqual({
       limits: { maxDepth: 12, maxAliases: 30, maxRootFields: 20, maxTokens: 1000, maxCost: 50_000, costListSize: 25 },
       fieldSuggestions: true,
+      maxJsonDepth: 32,
       persistedOperations: { mode: 'off', manifestPath: undefined },
       trustedCallerSecret: undefined,
     });
@@ -101,6 +102,7 @@ describe('loadConfig: GraphQL hardening', () => {
       GRAPHQL_MAX_TOKENS: '500',
       GRAPHQL_MAX_COST: '2000',
       GRAPHQL_COST_LIST_SIZE: '10',
+      GRAPHQL_MAX_JSON_DEPTH: '8',
       GRAPHQL_PERSISTED_OPERATIONS: 'require',
       GRAPHQL_PERSISTED_OPERATIONS_MANIFEST: './manifest.json',
       GRAPHQL_TRUSTED_CALLER_SECRET: 's'.repeat(32),
@@ -108,6 +110,7 @@ describe('loadConfig: GraphQL hardening', () => {
     expect(graphql).toEqual({
       limits: { maxDepth: 8, maxAliases: 0, maxRootFields: 5, maxTokens: 500, maxCost: 2000, costListSize: 10 },
       fieldSuggestions: true,
+      maxJsonDepth: 8,
       persistedOperations: { mode: 'require', manifestPath: './manifest.json' },
       trustedCallerSecret: 's'.repeat(32),
     });

@@ -3,7 +3,7 @@ import { kindOfSocialId } from '../../../lib/social-graph/social-ids.ts';
 import type { SubgraphRequestInfo } from '../../subgraph.ts';
 import { socialErrors } from './social-errors.ts';
 import { RATE_LIMIT_MESSAGES, type SocialAdmission, type SocialRateLimiter, type SocialUsage } from './social-rate-limits.ts';
-import { bearerToken } from './social-request.ts';
+import { bearerToken } from '../../../lib/auth/bearer-token.ts';
 
 /**
  * One request to a social subgraph as a call the rate limits count: admitted once, by the first root field that runs

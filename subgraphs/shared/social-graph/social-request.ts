@@ -3,6 +3,7 @@ import type { SubgraphRequestInfo } from '../../subgraph.ts';
 import type { SocialAccess, Viewer } from './social-access.ts';
 import type { SocialHost } from '../../../contracts/social-graph.ts';
 import { socialErrors } from './social-errors.ts';
+import { bearerToken } from '../../../lib/auth/bearer-token.ts';
 
 /**
  * The viewer of one request to a social subgraph, looked up at most once (the token read and, on the parent host, the page
@@ -27,12 +28,6 @@ export function withViewer<T>(viewerOf: ViewerOf, work: (viewer: Viewer) => T): 
   return viewer !== undefined ? work(viewer) : viewerOf().then(work);
 }
 
-/** The bearer token of an Authorization header (`Bearer` or the Graph API's older `OAuth` scheme, any case). */
-export function bearerToken(authorization: string | undefined): string | undefined {
-  if (authorization === undefined) return undefined;
-  const match = /^(?:bearer|oauth)[ \t]+(\S+)[ \t]*$/i.exec(authorization);
-  return match ? match[1] : authorization.trim() === '' ? undefined : '\u0000unparsable';
-}
 
 function hostOf(value: string | undefined): SocialHost | undefined | 'invalid' {
   if (value === undefined || value === '') return undefined;

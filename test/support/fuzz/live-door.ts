@@ -17,14 +17,29 @@ import { hostileString, rawJsonValue, type RawJson } from './hostile-values.ts';
  * sends is a protocol message whose errors carry a message and extensions.code, never INTERNAL_SERVER_ERROR; an HTTP
  * reply is never 5xx and is the stream the Accept asked for or a GraphQL error reply; nothing is stored (subscriptions
  * read only). The gateway's memory is checked after each property by the door file.
+ *
+ * Since issue 41 also: the token spelled every way a client may (`bearer`, `BEARER`, tabs, doubled or trailing spaces,
+ * `OAuth`), on the HTTP doors and in connection_init, and connections that each spell it differently and subscribe past
+ * the per-token cap (judged: never more open than the cap); bodies whose variables the operation never uses nest deep
+ * (within the bound and past it, judged: past it a 400 in GraphQL's shape); deferred fragments the planner keeps in one
+ * subgraph (judged: their fields arrive).
  */
 
 /** Fuzz-system settings that keep cases short: connection_init waited for 0.3 s, small bounds soon reached. */
 export const LIVE_SYSTEM_ENV = {
   SUBSCRIPTION_INIT_TIMEOUT_MS: '300',
   SUBSCRIPTIONS_PER_CONNECTION: '5',
+  SUBSCRIPTIONS_PER_TOKEN: '6',
   SUBSCRIPTION_MAX_MESSAGE_BYTES: '16384',
 } as const;
+const PER_TOKEN = Number(LIVE_SYSTEM_ENV.SUBSCRIPTIONS_PER_TOKEN);
+
+/** How a client may write its token's header: every one is the same credential. */
+type Spelling = 'Bearer' | 'bearer' | 'BEARER' | 'double space' | 'tab' | 'trailing space' | 'OAuth';
+const spelling = fc.constantFrom<Spelling>('Bearer', 'Bearer', 'bearer', 'BEARER', 'double space', 'tab', 'trailing space', 'OAuth');
+function spelled(token: string, how: Spelling): string {
+  return { Bearer: `Bearer ${token}`, bearer: `bearer ${token}`, BEARER: `BEARER ${token}`, 'double space': `Bearer  ${token}`, tab: `Bearer\t${token}`, 'trailing space': `Bearer ${token} `, OAuth: `OAuth ${token}` }[how];
+}
 
 /** Close codes a graphql-ws server may use (graphql-ws's CloseCode), plus ws's own for a frame too large and going away. */
 const ALLOWED_CLOSE_CODES = new Set([1000, 1001, 1005, 1006, 1009, 1013, 4400, 4401, 4403, 4406, 4408, 4409, 4429]);
@@ -33,14 +48,15 @@ type Credential = 'own' | 'parent' | 'none' | 'junk' | 'expired';
 
 /** A subscription (or not) the door sends: a template filled with the system's ids and a hostile value here and there. */
 interface LiveDocument {
-  template: 'media' | 'replies' | 'mentions' | 'query' | 'invalid' | 'garbage' | 'two-roots' | 'deferred' | 'deferred-broken';
+  template: 'media' | 'replies' | 'mentions' | 'query' | 'invalid' | 'garbage' | 'two-roots' | 'deferred' | 'deferred-broken' | 'deferred-same';
   id: 'post' | 'comment' | 'account' | 'unknown' | 'hostile';
   after: 'none' | 'zero' | 'big' | 'hostile' | 'negative';
   hostile: string;
 }
 
 type WsStep =
-  | { kind: 'init'; credential: Credential; shape: 'Authorization' | 'headers' | 'array' | 'string' }
+  | { kind: 'init'; credential: Credential; shape: 'Authorization' | 'headers' | 'array' | 'string'; spelling: Spelling }
+  | { kind: 'spellings'; spellings: Spelling[]; each: number }
   | { kind: 'subscribe'; id: string; document: LiveDocument; variablesJson: boolean }
   | { kind: 'complete'; id: string }
   | { kind: 'ping' | 'pong' }
@@ -51,11 +67,22 @@ type WsStep =
 
 export type LiveInput =
   | { door: 'ws'; protocol: 'graphql-transport-ws' | 'graphql-ws' | 'none'; steps: WsStep[]; read: boolean; holdMs: number }
-  | { door: 'http'; accept: 'sse' | 'multipart' | 'json' | 'both' | 'defer'; document: LiveDocument; credential: Credential; readMs: number; bodyShape: 'json' | 'raw'; rawVariables: RawJson };
+  | {
+      door: 'http';
+      accept: 'sse' | 'multipart' | 'json' | 'both' | 'defer';
+      document: LiveDocument;
+      credential: Credential;
+      spelling: Spelling;
+      readMs: number;
+      bodyShape: 'json' | 'raw' | 'nested';
+      rawVariables: RawJson;
+      /** For `nested`: how deep the unused variable's arrays go (past GRAPHQL_MAX_JSON_DEPTH, 32, some of the time). */
+      nesting: number;
+    };
 
 const credential = fc.constantFrom<Credential>('own', 'own', 'parent', 'none', 'junk', 'expired');
 const liveDocument: fc.Arbitrary<LiveDocument> = fc.record({
-  template: fc.constantFrom<LiveDocument['template']>('media', 'media', 'replies', 'mentions', 'query', 'invalid', 'garbage', 'two-roots', 'deferred', 'deferred', 'deferred-broken'),
+  template: fc.constantFrom<LiveDocument['template']>('media', 'media', 'replies', 'mentions', 'query', 'invalid', 'garbage', 'two-roots', 'deferred', 'deferred', 'deferred-broken', 'deferred-same', 'deferred-same'),
   id: fc.constantFrom<LiveDocument['id']>('post', 'post', 'comment', 'account', 'unknown', 'hostile'),
   after: fc.constantFrom<LiveDocument['after']>('none', 'none', 'zero', 'big', 'hostile', 'negative'),
   hostile: hostileString({ maxLength: 200 }),
@@ -63,7 +90,8 @@ const liveDocument: fc.Arbitrary<LiveDocument> = fc.record({
 const subscriptionId = fc.oneof(fc.constantFrom('1', '2', '1'), hostileString({ maxLength: 64 }));
 
 const wsStep: fc.Arbitrary<WsStep> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('init' as const), credential, shape: fc.constantFrom('Authorization', 'headers', 'array', 'string') }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('init' as const), credential, shape: fc.constantFrom('Authorization', 'headers', 'array', 'string'), spelling }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('spellings' as const), spellings: fc.array(spelling, { minLength: 2, maxLength: 4 }), each: fc.integer({ min: 1, max: 5 }) }) },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('subscribe' as const), id: subscriptionId, document: liveDocument, variablesJson: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('complete' as const), id: subscriptionId }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('ping' as const, 'pong' as const) }) },
@@ -95,9 +123,11 @@ export const httpCases: fc.Arbitrary<LiveInput> = fc.record({
   accept: fc.constantFrom<'sse' | 'multipart' | 'json' | 'both' | 'defer'>('sse', 'multipart', 'json', 'both', 'defer', 'defer'),
   document: liveDocument,
   credential,
+  spelling,
   readMs: fc.integer({ min: 0, max: 600 }),
-  bodyShape: fc.constantFrom<'json' | 'raw'>('json', 'json', 'json', 'raw'),
+  bodyShape: fc.constantFrom<'json' | 'raw' | 'nested'>('json', 'json', 'json', 'raw', 'nested'),
   rawVariables: rawJsonValue(),
+  nesting: fc.oneof(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 31, max: 5000 })),
 });
 
 function tokenOf(which: Credential, info: SystemInfo): string | undefined {
@@ -148,12 +178,74 @@ function documentOf(document: LiveDocument, info: SystemInfo): { query: string; 
       };
     case 'deferred-broken':
       return { query: `query { me { ... @defer(label: ${JSON.stringify(document.hostile)}, if: $nope) { id } } }`, variables };
+    case 'deferred-same':
+      // Fields the planner fetches with the primary block, from the same subgraph: the deferred block has no fetch of its own.
+      return { query: 'query S($id: ID!) { comment(id: $id) { id ... @defer(label: "same") { text likeCount } } me { id ... @defer(label: "me") { username } } }', variables };
+  }
+}
+
+/** What must arrive of a deferred document whose fragments stay in one subgraph, once its parts are merged. */
+function judgeSameSubgraphDefer(document: LiveDocument, parts: { data?: any; incremental?: { data?: any; path: (string | number)[] }[] }[], problems: Problem[]): void {
+  if (document.template !== 'deferred-same' || parts.length < 2) return;
+  const merged = structuredClone(parts[0]!.data ?? {}) as Record<string, any>;
+  for (const part of parts.slice(1)) {
+    for (const item of part.incremental ?? []) {
+      const target = item.path.reduce<any>((at, key) => at?.[key], merged);
+      if (target && item.data) Object.assign(target, item.data);
+    }
+  }
+  if (merged.comment && !('text' in merged.comment)) problems.push({ kind: 'format', detail: `a deferred fragment of one subgraph never arrived (comment.text): ${excerpt(JSON.stringify(parts), 400)}` });
+  if (merged.me && !('username' in merged.me)) problems.push({ kind: 'format', detail: `a deferred fragment of one subgraph never arrived (me.username): ${excerpt(JSON.stringify(parts), 400)}` });
+}
+
+/** GRAPHQL_MAX_JSON_DEPTH's default (the fuzz systems keep it). */
+const MAX_JSON_DEPTH = 32;
+
+/**
+ * Connections that each spell the same token another way and subscribe: however many they ask for, no more than the
+ * per-token cap may be open at once (it was one count per spelling).
+ */
+async function spellingsPastTheCap(step: Extract<WsStep, { kind: 'spellings' }>, info: SystemInfo): Promise<Problem[]> {
+  const url = info.gatewayUrl.replace(/^http/, 'ws');
+  const query = 'subscription S($id: ID!) { mediaCommentEvents(mediaId: $id) { cursor } }';
+  const sockets = step.spellings.map((how) => ({ how, socket: new WebSocket(url, 'graphql-transport-ws'), refused: new Set<string>(), ponged: false }));
+  try {
+    await Promise.all(
+      sockets.map(
+        (entry) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 3000);
+            entry.socket.on('error', () => resolve());
+            entry.socket.once('open', () => entry.socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: spelled(info.social.tokens.own, entry.how) } })));
+            entry.socket.on('message', (data) => {
+              const message = JSON.parse(String(data)) as { type: string; id?: string; payload?: { errors?: unknown } };
+              if (message.type === 'connection_ack') {
+                for (let index = 0; index < step.each; index += 1) {
+                  entry.socket.send(JSON.stringify({ type: 'subscribe', id: `s${index}`, payload: { query, variables: { id: info.social.posts[index % 3] } } }));
+                }
+                entry.socket.send(JSON.stringify({ type: 'ping' }));
+              } else if (message.type === 'error' || (message.type === 'next' && message.payload?.errors)) {
+                entry.refused.add(message.id!);
+              } else if (message.type === 'pong') {
+                entry.ponged = true;
+                clearTimeout(timer);
+                // A subscription refused as it started (others of the token started in the same moment) says so just after.
+                setTimeout(resolve, 200);
+              }
+            });
+          }),
+      ),
+    );
+    const open = sockets.filter((entry) => entry.ponged).reduce((sum, entry) => sum + step.each - entry.refused.size, 0);
+    return open > PER_TOKEN ? [{ kind: 'format', detail: `${open} subscriptions of one token open at once, spelled ${step.spellings.join(', ')} (the cap is ${PER_TOKEN})` }] : [];
+  } finally {
+    for (const entry of sockets) entry.socket.terminate();
   }
 }
 
 function initPayload(step: Extract<WsStep, { kind: 'init' }>, info: SystemInfo): unknown {
   const token = tokenOf(step.credential, info);
-  const authorization = token === undefined ? undefined : `Bearer ${token}`;
+  const authorization = token === undefined ? undefined : spelled(token, step.spelling);
   switch (step.shape) {
     case 'Authorization':
       return authorization === undefined ? {} : { Authorization: authorization };
@@ -276,8 +368,11 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
           }
           break;
         }
+        case 'spellings':
+          break;
       }
     }
+    for (const step of input.steps) if (step.kind === 'spellings') problems.push(...(await spellingsPastTheCap(step, info)));
     // Hold the connection a while (a half-open one, never initialised, must be closed by the server within its bound).
     await Promise.race([done, new Promise((resolve) => setTimeout(resolve, input.holdMs))]);
     if (!closed) {
@@ -305,14 +400,21 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
     }[input.accept];
     const token = tokenOf(input.credential, info);
     const controller = new AbortController();
-    const body = input.bodyShape === 'json' ? JSON.stringify({ query, variables }) : `{"query":${JSON.stringify(query)},"variables":${input.rawVariables}}`;
+    const body =
+      input.bodyShape === 'json'
+        ? JSON.stringify({ query, variables })
+        : input.bodyShape === 'nested'
+          ? `{"query":${JSON.stringify(query)},"variables":${JSON.stringify(variables).slice(0, -1)}${Object.keys(variables).length > 0 ? ',' : ''}"unused":${'['.repeat(input.nesting)}${']'.repeat(input.nesting)}}}`
+          : `{"query":${JSON.stringify(query)},"variables":${input.rawVariables}}`;
+    // {"variables":{"unused":[…]}}: the body's object and the variables' are two levels above the arrays.
+    const pastTheBound = input.bodyShape === 'nested' && input.nesting + 2 > MAX_JSON_DEPTH;
     let status = 0;
     let contentType = '';
     let text = '';
     try {
       const response = await fetch(info.gatewayUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept, ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
+        headers: { 'content-type': 'application/json', accept, ...(token !== undefined ? { authorization: spelled(token, input.spelling) } : {}) },
         body,
         signal: controller.signal,
       });
@@ -338,6 +440,7 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
       if (status === 0) problems.push({ kind: 'dropped', detail: `no reply: ${(error as Error).message}` });
     }
     if (status >= 500) problems.push({ kind: '5xx', detail: `HTTP ${status}: ${excerpt(text)}` });
+    if (pastTheBound && status !== 400) problems.push({ kind: 'format', detail: `a body nested past the bound answered ${status}: ${excerpt(text)}` });
     if (status === 200 && /^text\/event-stream/.test(contentType)) {
       for (const block of text.split('\n\n')) {
         const data = /^data: (.+)$/m.exec(block)?.[1];
@@ -351,11 +454,13 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
       }
     } else if (status === 200 && /^multipart\/mixed/.test(contentType)) {
       const boundary = /boundary="?([^";]+)"?/.exec(contentType)?.[1] ?? 'graphql';
+      const parts: Parameters<typeof judgeSameSubgraphDefer>[1] = [];
       for (const part of text.split(`\r\n--${boundary}`)) {
         const json = part.split('\r\n\r\n')[1];
         if (!json || part.startsWith('--')) continue;
         try {
-          const parsed = JSON.parse(json) as { payload?: { errors?: unknown } | null; errors?: unknown; incremental?: { errors?: unknown }[] };
+          const parsed = JSON.parse(json) as { payload?: { errors?: unknown } | null; errors?: unknown; incremental?: { errors?: unknown; data?: unknown; path: (string | number)[] }[] };
+          parts.push(parsed);
           judgeErrors(parsed.payload?.errors, json, problems);
           judgeErrors(parsed.errors, json, problems);
           for (const item of parsed.incremental ?? []) judgeErrors(item.errors, json, problems);
@@ -364,6 +469,8 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
           if (json.length > 0 && text.endsWith(`--${boundary}`)) problems.push({ kind: 'format', detail: `a multipart part that is not JSON: ${excerpt(part, 300)}` });
         }
       }
+      // A whole reply (its closing delimiter read) of a deferring document: what was deferred arrived.
+      if (/deferSpec/.test(contentType) && text.endsWith(`--${boundary}--\r\n`)) judgeSameSubgraphDefer(input.document, parts, problems);
     } else if (status !== 0) {
       if (!/^application\/(graphql-response\+)?json/.test(contentType)) {
         problems.push({ kind: 'format', detail: `HTTP ${status} ${contentType}: ${excerpt(text)}` });
@@ -421,7 +528,8 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
   describe(input: LiveInput, info: SystemInfo): string {
     if (input.door === 'http') {
       const { query, variables } = documentOf(input.document, info);
-      return `POST ${info.gatewayUrl} accept=${input.accept} credential=${input.credential} read ${input.readMs} ms body=${input.bodyShape === 'json' ? JSON.stringify({ query, variables }) : `raw variables ${input.rawVariables}`}`;
+      const body = input.bodyShape === 'json' ? JSON.stringify({ query, variables }) : input.bodyShape === 'nested' ? `${JSON.stringify({ query, variables })} + an unused variable ${input.nesting} arrays deep` : `raw variables ${input.rawVariables}`;
+    return `POST ${info.gatewayUrl} accept=${input.accept} credential=${input.credential} spelled ${input.spelling} read ${input.readMs} ms body=${body}`;
     }
     const steps = input.steps.map((step) => {
       switch (step.kind) {
@@ -430,7 +538,7 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
         case 'raw':
           return `raw ${JSON.stringify(step.text)}`;
         case 'init':
-          return `init ${step.credential} as ${step.shape}`;
+          return `init ${step.credential} as ${step.shape}, spelled ${step.spelling}`;
         case 'flood':
           return `flood ${step.count} × ${JSON.stringify(documentOf(step.document, info))}`;
         default:

@@ -39,6 +39,7 @@ import { printPeers, runPeers, type PeersReport } from './peers.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
 import { LIVE_SELECTIONS, printSubscriptions, runSubscriptions, type LiveSelection, type SubscriptionBenchReport } from './subscriptions.ts';
+import { printLiveMemory, runLiveMemory, type LiveMemoryReport } from './live-memory.ts';
 import { printWebhooks, runWebhooks, type WebhookBenchReport } from './webhooks.ts';
 import {
   printUploadSummary,
@@ -79,7 +80,7 @@ const TARGETS = {
 } as const;
 
 /** Sections that start servers of their own: with only these wanted, the main bench server is not started. */
-const STANDALONE_SECTIONS: readonly ScenarioName[] = ['observability', 'stand-ins', 'memory', 'peers', 'startup', 'webhooks', 'subscriptions'];
+const STANDALONE_SECTIONS: readonly ScenarioName[] = ['observability', 'stand-ins', 'memory', 'peers', 'startup', 'webhooks', 'subscriptions', 'live-memory'];
 
 /** Number of probes in bench/layers.ts (printed before they run). */
 const LAYER_PROBE_COUNT = 6;
@@ -118,6 +119,9 @@ const SCENARIO_NAMES = [
   // Subscriptions through the distributed gateway beside Hive Gateway on the same subgraph processes, and @defer's first
   // part against the whole reply (bench/subscriptions.ts; PostgreSQL only).
   'subscriptions',
+  // The gateway process's RSS per idle subscription by transport, realistic and hostile requests, on npm start's process
+  // and on the distributed gateway (bench/live-memory.ts; PostgreSQL only).
+  'live-memory',
 ] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -174,6 +178,7 @@ function usage(): never {
                      [--live-subscriptions 1000] [--live-connections 1000] [--live-callers 100] [--live-media 50]
                      [--live-rate 50] [--live-rest-rate 10] [--live-duration 20] [--live-warmup 3] [--defer-runs 40]
                      [--live-selections comments,two-subgraphs] [--live-embedded-only]
+                     [--live-memory-realistic 500] [--live-memory-hostile 150]
                      [--stand-in-duration S] [--stand-in-warmup S] [--stand-in-rounds N]
 scenarios (positional names act as --only): ${SCENARIO_NAMES.join(', ')}`);
   process.exit(0);
@@ -220,6 +225,8 @@ function parseOptions() {
       'defer-runs': { type: 'string', default: '40' },
       'live-selections': { type: 'string', default: 'comments,two-subgraphs' },
       'live-embedded-only': { type: 'boolean', default: false },
+      'live-memory-realistic': { type: 'string', default: '500' },
+      'live-memory-hostile': { type: 'string', default: '150' },
       'stand-in-duration': { type: 'string', default: '4' },
       'stand-in-warmup': { type: 'string', default: '2' },
       'stand-in-rounds': { type: 'string', default: '1' },
@@ -294,6 +301,10 @@ function parseOptions() {
       deferRuns: Math.round(positive('defer-runs', values['defer-runs'], 2)),
       selections: liveSelections,
       embeddedOnly: values['live-embedded-only'],
+    },
+    liveMemory: {
+      realistic: Math.round(positive('live-memory-realistic', values['live-memory-realistic'], 1)),
+      hostile: Math.round(positive('live-memory-hostile', values['live-memory-hostile'], 1)),
     },
     standIns: {
       durationS: positive('stand-in-duration', values['stand-in-duration'], 1),
@@ -1014,6 +1025,13 @@ async function main(): Promise<void> {
     subscriptions = await runSubscriptions({ databaseUrl: process.env.DATABASE_URL || undefined, ...l });
   }
 
+  let liveMemory: LiveMemoryReport | { skipped: string } | undefined;
+  if (wanted.has('live-memory')) {
+    const m = options.liveMemory;
+    console.log(`  live-memory: ${m.realistic} realistic and ${m.hostile} hostile subscriptions per transport, on npm start's process and the distributed gateway`);
+    liveMemory = await runLiveMemory({ databaseUrl: process.env.DATABASE_URL || undefined, ...m });
+  }
+
   // Last, alone on the machine: its figures are RSS, which another server process in the same window would not change,
   // but CPU contention would change the load it gets.
   let memory: MemoryReport[] = [];
@@ -1166,6 +1184,7 @@ async function main(): Promise<void> {
   printStartup(startup);
   printWebhooks(webhooks);
   printSubscriptions(subscriptions);
+  printLiveMemory(liveMemory);
   printMemory(memory);
   // Upload profiles: the highest connection count of each scenario and size (every window's file is written).
   const highest = Math.max(...options.uploadConnections);
@@ -1208,6 +1227,7 @@ async function main(): Promise<void> {
     startup,
     webhooks,
     subscriptions,
+    liveMemory,
     targets: {
       restVsBaseline: { target: TARGETS.restVsBaseline, byCpu: byCpu.restVsBaseline, verdict: restVerdict },
       gatewayVsSubgraph: { target: TARGETS.gatewayVsSubgraph, byCpu: byCpu.gatewayVsSubgraph, verdict: gatewayVerdict },

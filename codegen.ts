@@ -73,12 +73,7 @@ function restOperations(area: string, name: string): CodegenConfig['generates'][
   return {
     schema: apiSchema,
     documents: `rest-adapter/${area}/${name}.operations.graphql`,
-    plugins: [
-      { add: { content: operationsHeader(name) } },
-      'typescript',
-      'typescript-operations',
-      'typed-document-node',
-    ],
+    plugins: [{ add: { content: operationsHeader(name) } }, 'typescript', 'typescript-operations', 'typed-document-node'],
     config: {
       useTypeImports: true,
       enumsAsTypes: true,

@@ -39,7 +39,7 @@ const LIBRARY_INTERNALS_LOADED = [
     message: LIBRARY_INTERNALS.message,
   },
   {
-    selector: "ImportExpression > Literal[value=/(^@apollo\\/federation-internals|\\/dist\\/)/]",
+    selector: 'ImportExpression > Literal[value=/(^@apollo\\/federation-internals|\\/dist\\/)/]',
     message: LIBRARY_INTERNALS.message,
   },
 ];
@@ -63,7 +63,17 @@ const GATEWAY_WALL = wall(
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', 'data/**', 'coverage/**', '.scratch/**', 'subgraphs/*/generated/**', 'rest-adapter/*/generated/**', 'test/fixtures/**', 'dist/**', 'bench/peer-gateway/.build/**'],
+    ignores: [
+      'node_modules/**',
+      'data/**',
+      'coverage/**',
+      '.scratch/**',
+      'subgraphs/*/generated/**',
+      'rest-adapter/*/generated/**',
+      'test/fixtures/**',
+      'dist/**',
+      'bench/peer-gateway/.build/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

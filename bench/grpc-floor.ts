@@ -59,8 +59,13 @@ async function measure(): Promise<void> {
   const metadata = new grpc.Metadata();
   metadata.set('authorization', `Bearer ${'x'.repeat(150)}`);
   const request = Buffer.alloc(6, 1);
-  const get = (client as unknown as { Get: (r: Buffer, m: grpc.Metadata, o: grpc.CallOptions, cb: (e: Error | null) => void) => void }).Get.bind(client);
-  const call = () => new Promise<void>((resolve, reject) => get(request, metadata, { deadline: Date.now() + 30_000 }, (error) => (error ? reject(error) : resolve())));
+  const get = (
+    client as unknown as { Get: (r: Buffer, m: grpc.Metadata, o: grpc.CallOptions, cb: (e: Error | null) => void) => void }
+  ).Get.bind(client);
+  const call = () =>
+    new Promise<void>((resolve, reject) =>
+      get(request, metadata, { deadline: Date.now() + 30_000 }, (error) => (error ? reject(error) : resolve())),
+    );
   const stopAt = Date.now() + WARMUP_MS + MEASURE_MS + 500;
   let measuring = false;
   let calls = 0;
@@ -80,7 +85,9 @@ async function measure(): Promise<void> {
   await Promise.all(workers);
   client.close();
   child.kill();
-  console.log(`grpc-js unary floor: ${calls} calls in ${MEASURE_MS / 1000} s, ${(calls / (MEASURE_MS / 1000)).toFixed(0)} calls/s, server ${(cpuMicros / calls).toFixed(1)} µs CPU per call`);
+  console.log(
+    `grpc-js unary floor: ${calls} calls in ${MEASURE_MS / 1000} s, ${(calls / (MEASURE_MS / 1000)).toFixed(0)} calls/s, server ${(cpuMicros / calls).toFixed(1)} µs CPU per call`,
+  );
 }
 
 if (process.argv[2] === 'server') serve();

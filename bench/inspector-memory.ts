@@ -54,7 +54,9 @@ export async function inspectProcess(pid: number): Promise<MemoryInspector> {
     async collectAndRead() {
       await call('HeapProfiler.collectGarbage');
       await call('HeapProfiler.collectGarbage');
-      const evaluated = (await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as { result: { value: string } };
+      const evaluated = (await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as {
+        result: { value: string };
+      };
       const usage = JSON.parse(evaluated.result.value) as { rss: number; heapUsed: number };
       return { rssMiB: usage.rss / 1_048_576, heapUsedMiB: usage.heapUsed / 1_048_576 };
     },

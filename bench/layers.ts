@@ -68,14 +68,24 @@ export function createLayerProbes(deps: LayerProbeDeps): LayerProbe[] {
     {
       name: 'graphql-js execute on the subgraph schema (+ context with JWT verify, resolvers)',
       run: async (id) => {
-        const contextValue = deps.users.createContext({ authorization: deps.authorization, requestId: undefined, socialHost: undefined, signedRequest: undefined });
+        const contextValue = deps.users.createContext({
+          authorization: deps.authorization,
+          requestId: undefined,
+          socialHost: undefined,
+          signedRequest: undefined,
+        });
         expectRecord(await execute({ schema: deps.users.schema, document, variableValues: { id }, contextValue }));
       },
     },
     {
       name: 'subgraph ApolloServer.executeOperation (+ Apollo request pipeline)',
       run: async (id) => {
-        const contextValue = deps.users.createContext({ authorization: deps.authorization, requestId: undefined, socialHost: undefined, signedRequest: undefined });
+        const contextValue = deps.users.createContext({
+          authorization: deps.authorization,
+          requestId: undefined,
+          socialHost: undefined,
+          signedRequest: undefined,
+        });
         const response = await deps.subgraphApollo.executeOperation(
           { query: GET_QUERY, operationName: 'GetByID', variables: { id } },
           { contextValue },

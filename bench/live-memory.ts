@@ -21,7 +21,11 @@ import { sql } from 'kysely';
 import { createDatabase } from '../lib/database/database.ts';
 import { createThrowawayDatabase } from '../lib/database/throwaway-database.ts';
 import { startStreamHolder, type HolderCommand } from '../test/support/stream-holder.ts';
-import { hostileSubscriptionRequests, realisticSubscriptionRequests, subscribeMessageOverhead } from '../test/support/subscription-requests.ts';
+import {
+  hostileSubscriptionRequests,
+  realisticSubscriptionRequests,
+  subscribeMessageOverhead,
+} from '../test/support/subscription-requests.ts';
 import { seed } from './memory.ts';
 import { buildScripts, fleetEnv, startEmbedded, startFleet, type Child } from './peers.ts';
 import { inspectProcess } from './inspector-memory.ts';
@@ -77,7 +81,10 @@ async function untilGauge(url: string, transport: Transport, count: number): Pro
   }
 }
 
-export async function runLiveMemory(options: LiveMemoryOptions, log: (line: string) => void = console.log): Promise<LiveMemoryReport | { skipped: string }> {
+export async function runLiveMemory(
+  options: LiveMemoryOptions,
+  log: (line: string) => void = console.log,
+): Promise<LiveMemoryReport | { skipped: string }> {
   if (!options.databaseUrl) return { skipped: 'PostgreSQL only: set DATABASE_URL (the subgraph processes share one database)' };
   await buildScripts();
   const throwaway = await createThrowawayDatabase(options.databaseUrl, 'tributary_bench_live_memory');
@@ -87,8 +94,18 @@ export async function runLiveMemory(options: LiveMemoryOptions, log: (line: stri
   try {
     const env = fleetEnv(throwaway.url, blobDir, { BENCH_RECORDS: '10' });
     const fixture = await seed(env);
-    const database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 30_000 });
-    const { rows } = await sql<{ id: string }>`select id::text as id from social.media where owner_id = ${fixture.social.accountId}::bigint order by id limit 25`.execute(database.db);
+    const database = await createDatabase({
+      url: throwaway.url,
+      pgliteDir: undefined,
+      poolMax: 2,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 30_000,
+    });
+    const { rows } = await sql<{
+      id: string;
+    }>`select id::text as id from social.media where owner_id = ${fixture.social.accountId}::bigint order by id limit 25`.execute(
+      database.db,
+    );
     await database.close();
     const mediaIds = rows.map((row) => row.id);
 
@@ -108,7 +125,8 @@ export async function runLiveMemory(options: LiveMemoryOptions, log: (line: stri
                     count,
                     tag: `r${round}_`,
                     mediaIds,
-                    limitBytes: (index) => (transport === 'websocket' ? MAX_MESSAGE_BYTES - subscribeMessageOverhead(index) : MAX_MESSAGE_BYTES),
+                    limitBytes: (index) =>
+                      transport === 'websocket' ? MAX_MESSAGE_BYTES - subscribeMessageOverhead(index) : MAX_MESSAGE_BYTES,
                     maxJsonDepth: MAX_JSON_DEPTH,
                   });
             const command: Extract<HolderCommand, { kind: 'open' }> =
@@ -155,7 +173,12 @@ export async function runLiveMemory(options: LiveMemoryOptions, log: (line: stri
     log(`  live-memory: npm start's process ${embedded.ready} (pid ${embedded.pid})`);
     await measure('embedded', embedded.ready, embedded.pid, false);
     await measure('embedded', embedded.ready, embedded.pid, true);
-    await Promise.allSettled(children.splice(0).reverse().map((child) => child.stop()));
+    await Promise.allSettled(
+      children
+        .splice(0)
+        .reverse()
+        .map((child) => child.stop()),
+    );
 
     const fleet = await startFleet(env, ['tributary'], children);
     log(`  live-memory: distributed gateway ${fleet.urls.tributary} (pid ${fleet.gateways.tributary.pid})`);
@@ -176,7 +199,7 @@ const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toF
 
 export function printLiveMemory(report: LiveMemoryReport | { skipped: string } | undefined): void {
   if (!report) return;
-  console.log('\nlive memory: the gateway process\'s RSS per idle subscription, by transport and request (PostgreSQL):');
+  console.log("\nlive memory: the gateway process's RSS per idle subscription, by transport and request (PostgreSQL):");
   if ('skipped' in report) {
     console.log(`  skipped: ${report.skipped}`);
     return;

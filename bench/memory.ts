@@ -124,11 +124,15 @@ interface ServerProcess {
 async function startServer(env: NodeJS.ProcessEnv, nodeOptions: readonly string[], logFile: string | undefined): Promise<ServerProcess> {
   const spawnedAt = performance.now();
   // npm start's own Node flags first, then the ones under trial (a later flag wins).
-  const child: ChildProcess = spawn(process.execPath, [...scriptNodeFlags('start'), ...nodeOptions, '--import', 'tsx', '--import', PROBE, START], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    env,
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...scriptNodeFlags('start'), ...nodeOptions, '--import', 'tsx', '--import', PROBE, START],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      env,
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const recent: string[] = [];
   let errors = 0;
@@ -265,48 +269,145 @@ function buildOperations(urls: ServerProcess['urls'], fixture: MemoryFixture): {
     { name: 'map', contentType: 'application/json', data: JSON.stringify({ 0: ['variables.f'] }) },
     { name: '0', filename: 'small.png', contentType: 'image/png', data: upload },
   ]);
-  const listBody = JSON.stringify({ params: { page: 0, limit: 10, sort: '-age,name', columns: [{ name: 'age', exp: 'gte', value: '30' }] } });
+  const listBody = JSON.stringify({
+    params: { page: 0, limit: 10, sort: '-age,name', columns: [{ name: 'age', exp: 'gte', value: '30' }] },
+  });
   const { accountId, commentId } = fixture.social;
   let hidden = false;
   let signUps = 0;
   const run = Date.now().toString(36);
 
   const weighted: [number, Operation][] = [
-    [4, { name: 'rest-get', run: () => http(`${urls.rest}/api/v1/userExample/${nextId()}`, { headers: admin }, (b) => !!(b as { userExample?: unknown }).userExample) }],
-    [1, { name: 'rest-list', run: () => http(`${urls.rest}/api/v1/userExample/list`, { method: 'POST', headers: json(admin), body: listBody }) }],
-    [1, { name: 'rest-update', run: () => http(`${urls.rest}/api/v1/userExample/${nextId()}`, { method: 'PUT', headers: json(admin), body: JSON.stringify({ age: 20 + (counter % 60) }) }) }],
+    [
+      4,
+      {
+        name: 'rest-get',
+        run: () =>
+          http(`${urls.rest}/api/v1/userExample/${nextId()}`, { headers: admin }, (b) => !!(b as { userExample?: unknown }).userExample),
+      },
+    ],
+    [
+      1,
+      {
+        name: 'rest-list',
+        run: () => http(`${urls.rest}/api/v1/userExample/list`, { method: 'POST', headers: json(admin), body: listBody }),
+      },
+    ],
+    [
+      1,
+      {
+        name: 'rest-update',
+        run: () =>
+          http(`${urls.rest}/api/v1/userExample/${nextId()}`, {
+            method: 'PUT',
+            headers: json(admin),
+            body: JSON.stringify({ age: 20 + (counter % 60) }),
+          }),
+      },
+    ],
     [2, { name: 'graphql-get', run: () => graphql(admin, GET_QUERY, { id: nextId() }) }],
-    [1, { name: 'graphql-list', run: () => graphql(admin, 'query List($p: ListParamsInput) { userExamples(params: $p) { total userExamples { id name age } } }', { p: { limit: 10, sort: 'name' } }) }],
-    [1, { name: 'graphql-update', run: () => graphql(admin, 'mutation Up($id: UInt64!, $in: UpdateUserExampleInput!) { updateUserExample(id: $id, input: $in) { id } }', { id: nextId(), in: { status: counter % 3 } }) }],
+    [
+      1,
+      {
+        name: 'graphql-list',
+        run: () =>
+          graphql(admin, 'query List($p: ListParamsInput) { userExamples(params: $p) { total userExamples { id name age } } }', {
+            p: { limit: 10, sort: 'name' },
+          }),
+      },
+    ],
+    [
+      1,
+      {
+        name: 'graphql-update',
+        run: () =>
+          graphql(admin, 'mutation Up($id: UInt64!, $in: UpdateUserExampleInput!) { updateUserExample(id: $id, input: $in) { id } }', {
+            id: nextId(),
+            in: { status: counter % 3 },
+          }),
+      },
+    ],
     [2, { name: 'grpc-get', run: async () => void (await unary('GetByID', { id: nextId() })) }],
     [1, { name: 'grpc-list', run: async () => void (await unary('List', { params: { page: 0, limit: 10, sort: '-id' } })) }],
     [1, { name: 'grpc-update', run: async () => void (await unary('UpdateByID', { id: nextId(), age: 30 })) }],
-    [1, { name: 'social-rest-deep', run: () => http(`${urls.rest}/v25.0/${accountId}?fields=${encodeURIComponent(DEEP_FIELDS)}`, { headers: social }) }],
-    [1, { name: 'social-rest-me', run: () => http(`${urls.rest}/v25.0/me?fields=id,username,media_count,followers_count`, { headers: social }) }],
-    [1, {
-      name: 'social-rest-media',
-      run: () => http(`${urls.rest}/v25.0/me/media?fields=${encodeURIComponent('caption,comments_count,comments.limit(2){text,username,replies{text}}')}&limit=5`, { headers: social }),
-    }],
-    [1, { name: 'social-rest-comment', run: () => http(`${urls.rest}/v25.0/${commentId}?fields=id,text,timestamp,hidden,media{id},replies{text}`, { headers: social }) }],
-    [1, {
-      name: 'social-rest-hide',
-      run: () => {
-        hidden = !hidden;
-        return http(`${urls.rest}/v25.0/${commentId}?hide=${hidden}`, { method: 'POST', headers: social });
+    [
+      1,
+      {
+        name: 'social-rest-deep',
+        run: () => http(`${urls.rest}/v25.0/${accountId}?fields=${encodeURIComponent(DEEP_FIELDS)}`, { headers: social }),
       },
-    }],
+    ],
+    [
+      1,
+      {
+        name: 'social-rest-me',
+        run: () => http(`${urls.rest}/v25.0/me?fields=id,username,media_count,followers_count`, { headers: social }),
+      },
+    ],
+    [
+      1,
+      {
+        name: 'social-rest-media',
+        run: () =>
+          http(
+            `${urls.rest}/v25.0/me/media?fields=${encodeURIComponent('caption,comments_count,comments.limit(2){text,username,replies{text}}')}&limit=5`,
+            { headers: social },
+          ),
+      },
+    ],
+    [
+      1,
+      {
+        name: 'social-rest-comment',
+        run: () => http(`${urls.rest}/v25.0/${commentId}?fields=id,text,timestamp,hidden,media{id},replies{text}`, { headers: social }),
+      },
+    ],
+    [
+      1,
+      {
+        name: 'social-rest-hide',
+        run: () => {
+          hidden = !hidden;
+          return http(`${urls.rest}/v25.0/${commentId}?hide=${hidden}`, { method: 'POST', headers: social });
+        },
+      },
+    ],
     [1, { name: 'social-graphql-deep', run: () => graphql(social, DEEP_QUERY, { id: accountId }) }],
-    [1, { name: 'social-graphql-comment', run: () => graphql(social, 'query C($id: ID!) { comment(id: $id) { id text hidden } }', { id: commentId }) }],
-    [1, { name: 'upload-rest', run: () => http(`${urls.rest}/1.1/media/upload.json`, { method: 'POST', headers: { ...uploader, 'content-type': restUpload.contentType }, body: restUpload.body }) }],
-    [1, {
-      name: 'upload-graphql',
-      run: () =>
-        http(
-          urls.graphql,
-          { method: 'POST', headers: { ...uploader, 'content-type': graphqlUpload.contentType, 'apollo-require-preflight': 'true' }, body: graphqlUpload.body },
-          (b) => !(b as { errors?: unknown }).errors,
-        ),
-    }],
+    [
+      1,
+      {
+        name: 'social-graphql-comment',
+        run: () => graphql(social, 'query C($id: ID!) { comment(id: $id) { id text hidden } }', { id: commentId }),
+      },
+    ],
+    [
+      1,
+      {
+        name: 'upload-rest',
+        run: () =>
+          http(`${urls.rest}/1.1/media/upload.json`, {
+            method: 'POST',
+            headers: { ...uploader, 'content-type': restUpload.contentType },
+            body: restUpload.body,
+          }),
+      },
+    ],
+    [
+      1,
+      {
+        name: 'upload-graphql',
+        run: () =>
+          http(
+            urls.graphql,
+            {
+              method: 'POST',
+              headers: { ...uploader, 'content-type': graphqlUpload.contentType, 'apollo-require-preflight': 'true' },
+              body: graphqlUpload.body,
+            },
+            (b) => !(b as { errors?: unknown }).errors,
+          ),
+      },
+    ],
   ];
   // Interleaved (a, b, c, a, b, a, …) so that no door gets a burst of its own.
   const cycle: Operation[] = [];
@@ -336,11 +437,7 @@ function buildOperations(urls: ServerProcess['urls'], fixture: MemoryFixture): {
 const SIGN_UP_EVERY = 200;
 
 /** Keeps `connections` operations in flight for `durationS`, going round the cycle. */
-async function runMix(
-  ops: ReturnType<typeof buildOperations>,
-  connections: number,
-  durationS: number,
-): Promise<MemoryReport['requests']> {
+async function runMix(ops: ReturnType<typeof buildOperations>, connections: number, durationS: number): Promise<MemoryReport['requests']> {
   const byOperation: Record<string, OperationCount> = {};
   let firstFailure: string | undefined;
   let issued = 0;
@@ -492,80 +589,80 @@ async function measure(prepared: PreparedServer, options: MemoryOptions, log: (l
   const ask = async (type: ProbeRequest['type']) => (await server.ask(type)).sample!;
   log(`    ${database}: ${options.durationS} s of mixed load at ${options.connections} in flight...`);
   await server.ask('reset-peak');
-    const timeline: MemoryReport['timeline'] = [];
-    const loadStart = performance.now();
-    const cpuBefore = {
-      server: (await processCpuMs(server.pid)) ?? Number.NaN,
-      backends: await backendsCpuMs(throwaway?.url),
-      client: process.cpuUsage(),
-      machine: machineTimes(),
-    };
-    let polledPeak = 0;
-    let sampling = true;
-    const sampler = (async () => {
-      let nextSample = options.sampleEveryS * 1000;
-      while (sampling) {
-        await sleep(250);
-        const rss = round((await processRss(server.pid)).rss);
-        if (rss > polledPeak) polledPeak = rss;
-        const t = performance.now() - loadStart;
-        if (sampling && t >= nextSample) {
-          nextSample += options.sampleEveryS * 1000;
-          const sample = await ask('sample');
-          timeline.push({ t: Math.round(t / 1000), sample, answeredInMs: Math.round(performance.now() - loadStart - t) });
-        }
+  const timeline: MemoryReport['timeline'] = [];
+  const loadStart = performance.now();
+  const cpuBefore = {
+    server: (await processCpuMs(server.pid)) ?? Number.NaN,
+    backends: await backendsCpuMs(throwaway?.url),
+    client: process.cpuUsage(),
+    machine: machineTimes(),
+  };
+  let polledPeak = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    let nextSample = options.sampleEveryS * 1000;
+    while (sampling) {
+      await sleep(250);
+      const rss = round((await processRss(server.pid)).rss);
+      if (rss > polledPeak) polledPeak = rss;
+      const t = performance.now() - loadStart;
+      if (sampling && t >= nextSample) {
+        nextSample += options.sampleEveryS * 1000;
+        const sample = await ask('sample');
+        timeline.push({ t: Math.round(t / 1000), sample, answeredInMs: Math.round(performance.now() - loadStart - t) });
       }
-    })();
-    const load = runMix(ops, options.connections, options.durationS);
-    // The end sample is taken as the load's time runs out, while its last requests are still in flight.
-    await sleep(options.durationS * 1000);
-    const end = await ask('sample');
-    const requests = await load;
-    sampling = false;
-    await sampler;
-    const elapsedMs = performance.now() - loadStart;
-    const serverCpuMs = ((await processCpuMs(server.pid)) ?? Number.NaN) - cpuBefore.server;
-    const serverCores = serverCpuMs / elapsedMs;
-    const backendCores = ((await backendsCpuMs(throwaway?.url)) - cpuBefore.backends) / elapsedMs;
-    const client = process.cpuUsage(cpuBefore.client);
-    const clientCores = (client.user + client.system) / 1000 / elapsedMs;
-    const machine = machineTimes();
-    const busy = 1 - (machine.idle - cpuBefore.machine.idle) / (machine.total - cpuBefore.machine.total);
-    const otherCores = round(busy * cpus().length - serverCores - backendCores - clientCores, 2);
+    }
+  })();
+  const load = runMix(ops, options.connections, options.durationS);
+  // The end sample is taken as the load's time runs out, while its last requests are still in flight.
+  await sleep(options.durationS * 1000);
+  const end = await ask('sample');
+  const requests = await load;
+  sampling = false;
+  await sampler;
+  const elapsedMs = performance.now() - loadStart;
+  const serverCpuMs = ((await processCpuMs(server.pid)) ?? Number.NaN) - cpuBefore.server;
+  const serverCores = serverCpuMs / elapsedMs;
+  const backendCores = ((await backendsCpuMs(throwaway?.url)) - cpuBefore.backends) / elapsedMs;
+  const client = process.cpuUsage(cpuBefore.client);
+  const clientCores = (client.user + client.system) / 1000 / elapsedMs;
+  const machine = machineTimes();
+  const busy = 1 - (machine.idle - cpuBefore.machine.idle) / (machine.total - cpuBefore.machine.total);
+  const otherCores = round(busy * cpus().length - serverCores - backendCores - clientCores, 2);
 
-    await sleep(options.afterS * 1000);
-    const after = await ask('sample');
-    const afterGc = await ask('gc');
-    const peakRss = Math.max(end.peakRss, polledPeak);
-    const ratio = end.rss / rest.rss;
-    const report: MemoryReport = {
-      database,
-      nodeOptions: options.nodeOptions,
-      pgliteSettings: database === 'pglite' ? options.pgliteSettings : {},
-      connections: options.connections,
-      durationS: options.durationS,
-      started,
-      rest,
-      idle,
-      end,
-      after,
-      afterGc,
-      peakRss,
-      timeline,
-      requests,
-      serverErrors: server.errorLines(),
-      ratio: round(ratio, 3),
-      verdict: Math.abs(ratio - 1) <= MEMORY_TOLERANCE ? 'PASS' : 'MISS',
-      cores: { server: round(serverCores, 2), database: round(backendCores, 2), client: round(clientCores, 2) },
-      serverCpuMicrosPerRequest: Math.round((serverCpuMs * 1000) / requests.ok),
-      gc: { msPerSecond: round((end.gcMs - rest.gcMs) / options.durationS), majorGcs: end.majorGcs - rest.majorGcs },
-      otherCores,
-    };
-    log(
-      `    ${database}: ${requests.perSecond} req/s (${requests.failed} failed), RSS peak ${peakRss}, end ${end.rss}, ` +
-        `${options.afterS} s after ${after.rss}, after a full GC ${afterGc.rss} MiB; end / rest ${report.ratio.toFixed(2)} ${report.verdict}`,
-    );
-    return report;
+  await sleep(options.afterS * 1000);
+  const after = await ask('sample');
+  const afterGc = await ask('gc');
+  const peakRss = Math.max(end.peakRss, polledPeak);
+  const ratio = end.rss / rest.rss;
+  const report: MemoryReport = {
+    database,
+    nodeOptions: options.nodeOptions,
+    pgliteSettings: database === 'pglite' ? options.pgliteSettings : {},
+    connections: options.connections,
+    durationS: options.durationS,
+    started,
+    rest,
+    idle,
+    end,
+    after,
+    afterGc,
+    peakRss,
+    timeline,
+    requests,
+    serverErrors: server.errorLines(),
+    ratio: round(ratio, 3),
+    verdict: Math.abs(ratio - 1) <= MEMORY_TOLERANCE ? 'PASS' : 'MISS',
+    cores: { server: round(serverCores, 2), database: round(backendCores, 2), client: round(clientCores, 2) },
+    serverCpuMicrosPerRequest: Math.round((serverCpuMs * 1000) / requests.ok),
+    gc: { msPerSecond: round((end.gcMs - rest.gcMs) / options.durationS), majorGcs: end.majorGcs - rest.majorGcs },
+    otherCores,
+  };
+  log(
+    `    ${database}: ${requests.perSecond} req/s (${requests.failed} failed), RSS peak ${peakRss}, end ${end.rss}, ` +
+      `${options.afterS} s after ${after.rss}, after a full GC ${afterGc.rss} MiB; end / rest ${report.ratio.toFixed(2)} ${report.verdict}`,
+  );
+  return report;
 }
 
 /**
@@ -602,7 +699,10 @@ export async function runMemory(options: MemoryOptions, log: (line: string) => v
   } finally {
     // Every server is stopped, a preparation still under way when an earlier step failed included (dispose runs once).
     for (const preparation of preparations.values()) {
-      await preparation.then((prepared) => prepared.dispose(), () => undefined);
+      await preparation.then(
+        (prepared) => prepared.dispose(),
+        () => undefined,
+      );
     }
   }
   return reports;
@@ -615,7 +715,9 @@ function fixed(value: number, digits = 0): string {
 /** The tables of the section: one per database, then the verdicts. */
 export function printMemory(reports: readonly MemoryReport[]): void {
   if (reports.length === 0) return;
-  console.log(`\nMemory of the embedded stack (npm start) — MiB; the check: RSS at the end of the load within ±${MEMORY_TOLERANCE * 100} % of RSS at rest`);
+  console.log(
+    `\nMemory of the embedded stack (npm start) — MiB; the check: RSS at the end of the load within ±${MEMORY_TOLERANCE * 100} % of RSS at rest`,
+  );
   for (const report of reports) {
     const settings = Object.entries(report.pgliteSettings).map(([name, value]) => `${name}=${value}`);
     const flags =
@@ -625,7 +727,18 @@ export function printMemory(reports: readonly MemoryReport[]): void {
       `\n${report.database}: ${report.durationS} s of mixed load at ${report.connections} in flight, ${report.requests.perSecond} req/s, ` +
         `${report.requests.failed} failed${report.requests.firstFailure ? ` (first: ${report.requests.firstFailure})` : ''}${flags}`,
     );
-    const header = ['', 'RSS', 'anon', 'V8 heap used', 'V8 committed', 'new space', 'old space', 'external', 'wasm (resident)', 'rest of anon'];
+    const header = [
+      '',
+      'RSS',
+      'anon',
+      'V8 heap used',
+      'V8 committed',
+      'new space',
+      'old space',
+      'external',
+      'wasm (resident)',
+      'rest of anon',
+    ];
     const row = (label: string, s: MemorySample, rss = s.rss) => [
       label,
       fixed(rss),
@@ -649,7 +762,8 @@ export function printMemory(reports: readonly MemoryReport[]): void {
       row('after a full GC', report.afterGc),
     ];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((cells) => cells[column]!.length)));
-    const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+    const line = (cells: string[]) =>
+      cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
     console.log([line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n'));
     console.log(`RSS every few seconds of the load: ${report.timeline.map(({ t, sample }) => `${t}s ${fixed(sample.rss)}`).join(', ')}`);
     console.log(

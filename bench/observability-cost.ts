@@ -87,7 +87,8 @@ export async function measureObservability(deps: ObservabilityDeps): Promise<Obs
     const off = rows.find((other) => other.variant === 'off' && other.scenario === row.scenario)?.measure;
     if (!row.measure || !off) continue;
     row.vsOff = row.measure.requestsPerSecond / off.requestsPerSecond;
-    if (row.measure.cpuMicrosPerRequest && off.cpuMicrosPerRequest) row.cpuVsOff = off.cpuMicrosPerRequest / row.measure.cpuMicrosPerRequest;
+    if (row.measure.cpuMicrosPerRequest && off.cpuMicrosPerRequest)
+      row.cpuVsOff = off.cpuMicrosPerRequest / row.measure.cpuMicrosPerRequest;
   }
   const { spans, requests } = sink.counts();
   return { rows, spansExported: spans, exportRequests: requests };
@@ -100,7 +101,9 @@ function fixed(value: number | undefined, digits: number): string {
 export function printObservability(report: ObservabilityReport): void {
   console.log('\nObservability cost: the same scenarios on fresh servers with everything off, metrics on (the default), and');
   console.log('metrics + tracing (every trace sampled, exported over OTLP/HTTP to a local sink)\n');
-  console.log(`${'variant'.padEnd(17)} ${'scenario'.padEnd(17)} ${'req/s'.padStart(7)} ${'p99 ms'.padStart(7)} ${'server µs/req'.padStart(14)} ${'× off'.padStart(6)} ${'by CPU'.padStart(7)}`);
+  console.log(
+    `${'variant'.padEnd(17)} ${'scenario'.padEnd(17)} ${'req/s'.padStart(7)} ${'p99 ms'.padStart(7)} ${'server µs/req'.padStart(14)} ${'× off'.padStart(6)} ${'by CPU'.padStart(7)}`,
+  );
   for (const row of report.rows) {
     console.log(
       `${row.variant.padEnd(17)} ${row.scenario.padEnd(17)} ${fixed(row.measure?.requestsPerSecond, 0).padStart(7)} ${fixed(row.measure?.p99Ms, 1).padStart(7)} ` +

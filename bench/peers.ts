@@ -128,9 +128,14 @@ async function spawnReady(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const recent: string[] = [];
   // BENCH_FLEET_STDOUT_DIR: each child's stdout kept there as <pid>.log (with BENCH_FLEET_NODE_FLAGS=--trace-gc, say).
-  const kept = process.env.BENCH_FLEET_STDOUT_DIR ? createWriteStream(join(process.env.BENCH_FLEET_STDOUT_DIR, `${child.pid}.log`)) : undefined;
+  const kept = process.env.BENCH_FLEET_STDOUT_DIR
+    ? createWriteStream(join(process.env.BENCH_FLEET_STDOUT_DIR, `${child.pid}.log`))
+    : undefined;
   const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} ${args.join(' ')} was not ready within 120 s:\n${recent.join('\n')}`)), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${script} ${args.join(' ')} was not ready within 120 s:\n${recent.join('\n')}`)),
+      120_000,
+    );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       kept?.write(`${line}\n`);
       recent.push(line);
@@ -197,7 +202,9 @@ function queryLoads(fixture: MemoryFixture, adminTokens: readonly string[]): Rec
       check: (reply) => {
         const problem = hasNoErrors(reply);
         if (problem) return problem;
-        return typeof (reply as { data: { userExample?: { id?: unknown } } }).data.userExample?.id === 'string' ? undefined : 'no userExample.id';
+        return typeof (reply as { data: { userExample?: { id?: unknown } } }).data.userExample?.id === 'string'
+          ? undefined
+          : 'no userExample.id';
       },
     },
     deep: {
@@ -206,8 +213,11 @@ function queryLoads(fixture: MemoryFixture, adminTokens: readonly string[]): Rec
       check: (reply) => {
         const problem = hasNoErrors(reply);
         if (problem) return problem;
-        const media = (reply as { data: { account?: { media?: { nodes?: { comments?: { nodes?: unknown[] } }[] } } } }).data.account?.media?.nodes;
-        return media?.length === 25 && media.every((node) => node.comments?.nodes?.length === 25) ? undefined : 'not 25 media × 25 comments';
+        const media = (reply as { data: { account?: { media?: { nodes?: { comments?: { nodes?: unknown[] } }[] } } } }).data.account?.media
+          ?.nodes;
+        return media?.length === 25 && media.every((node) => node.comments?.nodes?.length === 25)
+          ? undefined
+          : 'not 25 media × 25 comments';
       },
     },
   };
@@ -239,7 +249,9 @@ async function checkRepliesEqual(urls: Record<GatewayName, string>, loads: Recor
       const expected = replies.get('tributary');
       for (const [gateway, reply] of replies) {
         if (reply !== expected) {
-          throw new Error(`${query} query: ${gateway} answered differently from tributary:\n  ${reply.slice(0, 400)}\n  ${expected?.slice(0, 400)}`);
+          throw new Error(
+            `${query} query: ${gateway} answered differently from tributary:\n  ${reply.slice(0, 400)}\n  ${expected?.slice(0, 400)}`,
+          );
         }
       }
     }
@@ -348,12 +360,21 @@ export async function startFleet<G extends GatewayName>(
   for (const name of names) {
     gateways[name] =
       name === 'tributary'
-        ? await spawnReady(START_GATEWAY, [], gatewayEnv, (line) => /^GraphQL\s+(\S+)/.exec(line)?.[1], [...scriptNodeFlags('start:gateway'), ...extraNodeFlags()])
-        : await spawnReady(PEER_GATEWAY, [name], peerEnv, (line) => {
-            if (!line.startsWith('{')) return undefined;
-            const ready = JSON.parse(line) as { type?: string; url?: string };
-            return ready.type === 'ready' ? ready.url : undefined;
-          }, peerNodeFlags);
+        ? await spawnReady(START_GATEWAY, [], gatewayEnv, (line) => /^GraphQL\s+(\S+)/.exec(line)?.[1], [
+            ...scriptNodeFlags('start:gateway'),
+            ...extraNodeFlags(),
+          ])
+        : await spawnReady(
+            PEER_GATEWAY,
+            [name],
+            peerEnv,
+            (line) => {
+              if (!line.startsWith('{')) return undefined;
+              const ready = JSON.parse(line) as { type?: string; url?: string };
+              return ready.type === 'ready' ? ready.url : undefined;
+            },
+            peerNodeFlags,
+          );
     children.push(gateways[name]);
   }
   const urls = Object.fromEntries(names.map((name) => [name, gateways[name].ready])) as Record<G, string>;
@@ -376,7 +397,9 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
     const fixture = await seed(env);
     const jwt = loadConfig(env).jwt;
     const tokens = createTokenService(jwt);
-    const adminTokens = Array.from({ length: callers }, (_, i) => tokens.mint({ sub: `bench-admin-${i}`, roles: [ADMIN_ROLE] }, { expiresIn: '2h' }));
+    const adminTokens = Array.from({ length: callers }, (_, i) =>
+      tokens.mint({ sub: `bench-admin-${i}`, roles: [ADMIN_ROLE] }, { expiresIn: '2h' }),
+    );
 
     const fleet = await startFleet(env, GATEWAYS, children, options.peerNodeFlags);
     const { subgraphs, gateways, urls } = fleet;
@@ -387,7 +410,10 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
     log('  peers: the three gateways answer both queries with the same data');
 
     const subgraphPids = subgraphs.map((child) => child.pid);
-    const totals = new Map<string, { result: LoadResult[]; gatewayMs: number; subgraphsMs: number; databaseMs: number; otherCores: number[] }>();
+    const totals = new Map<
+      string,
+      { result: LoadResult[]; gatewayMs: number; subgraphsMs: number; databaseMs: number; otherCores: number[] }
+    >();
     for (let round = 0; round < options.rounds; round++) {
       for (const query of PEER_QUERIES) {
         const order = round % 2 === 0 ? GATEWAYS : [...GATEWAYS].reverse();

@@ -36,7 +36,9 @@ export async function backendsCpuByPid(databaseUrl: string): Promise<Map<number,
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const { rows } = await client.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
     const usage = new Map<number, number>();
     for (const { pid } of rows) {
       const ms = await processCpuMs(pid);

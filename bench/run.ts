@@ -38,7 +38,13 @@ import { measureStandIns, printStandIns, type StandInReport } from './stand-ins.
 import { printPeers, runPeers, type PeersReport } from './peers.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
-import { LIVE_SELECTIONS, printSubscriptions, runSubscriptions, type LiveSelection, type SubscriptionBenchReport } from './subscriptions.ts';
+import {
+  LIVE_SELECTIONS,
+  printSubscriptions,
+  runSubscriptions,
+  type LiveSelection,
+  type SubscriptionBenchReport,
+} from './subscriptions.ts';
 import { printLiveMemory, runLiveMemory, type LiveMemoryReport } from './live-memory.ts';
 import { printWebhooks, runWebhooks, type WebhookBenchReport } from './webhooks.ts';
 import {
@@ -55,16 +61,11 @@ import {
 import { pinStoreApart } from './store-core.ts';
 import { startS3StoreProcess } from './s3-store.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
-import {
-  PROTO_LOADER_OPTIONS,
-  PROTO_ROOT,
-  USER_EXAMPLE_PROTO,
-} from '../subgraphs/users/grpc/user-example.proto-package.ts';
+import { PROTO_LOADER_OPTIONS, PROTO_ROOT, USER_EXAMPLE_PROTO } from '../subgraphs/users/grpc/user-example.proto-package.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const GRPC_SERVICE = 'api.serverNameExample.v1.userExample';
-
 
 /**
  * Targets of issue 13, each a ratio of CPU per request (server + database backends), so that the competition of the load
@@ -80,7 +81,16 @@ const TARGETS = {
 } as const;
 
 /** Sections that start servers of their own: with only these wanted, the main bench server is not started. */
-const STANDALONE_SECTIONS: readonly ScenarioName[] = ['observability', 'stand-ins', 'memory', 'peers', 'startup', 'webhooks', 'subscriptions', 'live-memory'];
+const STANDALONE_SECTIONS: readonly ScenarioName[] = [
+  'observability',
+  'stand-ins',
+  'memory',
+  'peers',
+  'startup',
+  'webhooks',
+  'subscriptions',
+  'live-memory',
+];
 
 /** Number of probes in bench/layers.ts (printed before they run). */
 const LAYER_PROBE_COUNT = 6;
@@ -243,7 +253,10 @@ function parseOptions() {
     }
     return value;
   };
-  const only = [...(values.only ?? []), ...positionals].flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter(Boolean);
+  const only = [...(values.only ?? []), ...positionals]
+    .flatMap((entry) => entry.split(','))
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const name of only) {
     if (!(SCENARIO_NAMES as readonly string[]).includes(name)) {
       console.error(`--only: unknown scenario "${name}" (known: ${SCENARIO_NAMES.join(', ')})`);
@@ -253,14 +266,20 @@ function parseOptions() {
   const uploadConnections = values['upload-connections']
     .split(',')
     .map((entry) => Math.round(positive('upload-connections', entry.trim(), 1)));
-  const memoryDatabases = values['memory-databases'].split(',').map((entry) => entry.trim()).filter(Boolean);
+  const memoryDatabases = values['memory-databases']
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const name of memoryDatabases) {
     if (name !== 'pglite' && name !== 'postgres') {
       console.error(`--memory-databases: unknown database "${name}" (known: pglite, postgres)`);
       process.exit(2);
     }
   }
-  const liveSelections = values['live-selections'].split(',').map((entry) => entry.trim()).filter(Boolean) as LiveSelection[];
+  const liveSelections = values['live-selections']
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean) as LiveSelection[];
   for (const name of liveSelections) {
     if (!(name in LIVE_SELECTIONS)) {
       console.error(`--live-selections: unknown selection "${name}" (known: ${Object.keys(LIVE_SELECTIONS).join(', ')})`);
@@ -352,7 +371,10 @@ async function startServer(options: Options, extraEnv: Record<string, string> = 
   // Once per run: the servers a run starts one after another (the stand-ins' and the observability's variants) then run
   // the same build, even when the sources change while the bench runs.
   if (!serverBuilt) {
-    execFileSync(process.execPath, [fileURLToPath(new URL('../bin/build.mjs', import.meta.url)), '--if-stale'], { cwd: REPO_ROOT, stdio: 'inherit' });
+    execFileSync(process.execPath, [fileURLToPath(new URL('../bin/build.mjs', import.meta.url)), '--if-stale'], {
+      cwd: REPO_ROOT,
+      stdio: 'inherit',
+    });
     serverBuilt = true;
   }
   const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
@@ -430,8 +452,7 @@ async function expectJson(response: Response, check: (body: unknown) => boolean,
   if (!response.ok || !check(body)) throw new Error(`${what}: unexpected reply HTTP ${response.status} ${text.slice(0, 300)}`);
 }
 
-const hasRecord = (body: unknown): boolean =>
-  typeof (body as { userExample?: { id?: unknown } } | undefined)?.userExample?.id === 'string';
+const hasRecord = (body: unknown): boolean => typeof (body as { userExample?: { id?: unknown } } | undefined)?.userExample?.id === 'string';
 const hasGraphqlRecord = (body: unknown): boolean => {
   const reply = body as { data?: { userExample?: { id?: unknown } }; errors?: unknown } | undefined;
   return !reply?.errors && typeof reply?.data?.userExample?.id === 'string';
@@ -520,7 +541,8 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
     return media?.length === 25 && media.every((m) => m.comments?.data?.length === 25);
   };
   const hasDeepGraphql = (body: unknown) => {
-    const media = (body as { data?: { account?: { media?: { nodes?: { comments?: { nodes?: unknown[] } }[] } } } }).data?.account?.media?.nodes;
+    const media = (body as { data?: { account?: { media?: { nodes?: { comments?: { nodes?: unknown[] } }[] } } } }).data?.account?.media
+      ?.nodes;
     return media?.length === 25 && media.every((m) => m.comments?.nodes?.length === 25);
   };
   const socialScenarios: Scenario[] = [
@@ -532,7 +554,15 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         return undefined;
       },
       load: (durationS, amount) =>
-        runHttpLoad({ url: info.baselineUrl, method: 'GET', headers: {}, connections: options.connections, durationS, amount, next: () => ({ path: `/deep/${info.social.accountId}` }) }),
+        runHttpLoad({
+          url: info.baselineUrl,
+          method: 'GET',
+          headers: {},
+          connections: options.connections,
+          durationS,
+          amount,
+          next: () => ({ path: `/deep/${info.social.accountId}` }),
+        }),
     },
     {
       name: 'social-rest-deep',
@@ -542,13 +572,25 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         return undefined;
       },
       load: (durationS, amount) =>
-        runHttpLoad({ url: info.restUrl, method: 'GET', headers: socialAuth, connections: options.connections, durationS, amount, next: () => ({ path: deepPath }) }),
+        runHttpLoad({
+          url: info.restUrl,
+          method: 'GET',
+          headers: socialAuth,
+          connections: options.connections,
+          durationS,
+          amount,
+          next: () => ({ path: deepPath }),
+        }),
     },
     {
       name: 'social-graphql-deep',
       description: 'the same deep read as one GraphQL query to the gateway (embedded mode)',
       preflight: async () => {
-        const response = await fetch(info.gatewayUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...socialAuth }, body: deepGraphqlBody });
+        const response = await fetch(info.gatewayUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...socialAuth },
+          body: deepGraphqlBody,
+        });
         await expectJson(response, hasDeepGraphql, 'social-graphql-deep');
         return undefined;
       },
@@ -890,7 +932,7 @@ async function main(): Promise<void> {
           const s3Server = await startServer(options, store.serverEnv);
           stoppers.push(() => s3Server.stop());
           const s3Info = s3Server.info;
-          if (s3Info.uploads.mediaStore !== 's3') throw new Error('the S3 variants\' server does not keep its media in S3');
+          if (s3Info.uploads.mediaStore !== 's3') throw new Error("the S3 variants' server does not keep its media in S3");
           console.log(`  S3 store: s3rver pid ${store.pid} at ${store.endpoint}, bucket ${store.bucket}; its server pid ${s3Info.pid}`);
           s3 = { info: s3Info, control: (path) => control(s3Info, path), settle: () => settle(s3Info), store };
           if (options.uploadStoreCore) {
@@ -930,7 +972,12 @@ async function main(): Promise<void> {
         const scenarios = buildScenarios(child.info, options, childClosers);
         return {
           run: async (name) => {
-            const report = await runScenario(scenarios.find((scenario) => scenario.name === name)!, child.info, options, `${label}-observability`);
+            const report = await runScenario(
+              scenarios.find((scenario) => scenario.name === name)!,
+              child.info,
+              options,
+              `${label}-observability`,
+            );
             if (!report.result) return undefined;
             return {
               requestsPerSecond: report.result.requestsPerSecond,
@@ -973,7 +1020,10 @@ async function main(): Promise<void> {
             return result.requestsPerSecond;
           },
           run: async (name, amount) => {
-            const report = await runScenario(scenarioOf(name), child.info, windowOptions, `${label}-stand-ins-${side}`, { title: `${name} (${side})`, amount });
+            const report = await runScenario(scenarioOf(name), child.info, windowOptions, `${label}-stand-ins-${side}`, {
+              title: `${name} (${side})`,
+              amount,
+            });
             if (!report.result || !report.server) return undefined;
             return {
               ok: report.result.ok,
@@ -995,7 +1045,9 @@ async function main(): Promise<void> {
 
   let peers: PeersReport | undefined;
   if (wanted.has('peers')) {
-    console.log(`  peers: Tributary, Hive Gateway and Hive + router runtime, ${options.peerRounds} round(s) of ${options.warmupS} s + ${options.durationS} s each`);
+    console.log(
+      `  peers: Tributary, Hive Gateway and Hive + router runtime, ${options.peerRounds} round(s) of ${options.warmupS} s + ${options.durationS} s each`,
+    );
     peers = await runPeers({
       durationS: options.durationS,
       warmupS: options.warmupS,
@@ -1007,7 +1059,9 @@ async function main(): Promise<void> {
   }
   let startup: StartupReport | undefined;
   if (wanted.has('startup')) {
-    console.log(`  startup: npm start's process on a fresh and an existing ./data, ${options.startupRuns} run(s) each, then npm start once on each`);
+    console.log(
+      `  startup: npm start's process on a fresh and an existing ./data, ${options.startupRuns} run(s) each, then npm start once on each`,
+    );
     startup = await runStartup(options.startupRuns);
   }
 
@@ -1021,14 +1075,18 @@ async function main(): Promise<void> {
   let subscriptions: SubscriptionBenchReport | { skipped: string } | undefined;
   if (wanted.has('subscriptions')) {
     const l = options.live;
-    console.log(`  subscriptions: ${l.subscriptions} on Tributary's gateway and on Hive Gateway in turn, then on npm start's process, ${l.rate} events/s for ${l.warmupS} s + ${l.durationS} s; @defer ${l.deferRuns} runs`);
+    console.log(
+      `  subscriptions: ${l.subscriptions} on Tributary's gateway and on Hive Gateway in turn, then on npm start's process, ${l.rate} events/s for ${l.warmupS} s + ${l.durationS} s; @defer ${l.deferRuns} runs`,
+    );
     subscriptions = await runSubscriptions({ databaseUrl: process.env.DATABASE_URL || undefined, ...l });
   }
 
   let liveMemory: LiveMemoryReport | { skipped: string } | undefined;
   if (wanted.has('live-memory')) {
     const m = options.liveMemory;
-    console.log(`  live-memory: ${m.realistic} realistic and ${m.hostile} hostile subscriptions per transport, on npm start's process and the distributed gateway`);
+    console.log(
+      `  live-memory: ${m.realistic} realistic and ${m.hostile} hostile subscriptions per transport, on npm start's process and the distributed gateway`,
+    );
     liveMemory = await runLiveMemory({ databaseUrl: process.env.DATABASE_URL || undefined, ...m });
   }
 
@@ -1118,25 +1176,55 @@ async function main(): Promise<void> {
     }
   }
   if (baseline !== undefined && coalesced !== undefined) {
-    line('coalescing baseline / baseline', againstBaselines.coalescedVsBaseline, byCpu.coalescedVsBaseline, 'what sharing statements buys the bare handler');
+    line(
+      'coalescing baseline / baseline',
+      againstBaselines.coalescedVsBaseline,
+      byCpu.coalescedVsBaseline,
+      'what sharing statements buys the bare handler',
+    );
   }
   if (baseline !== undefined || rps('graphql-gateway') !== undefined) {
     line('REST GetByID / baseline', restVsBaseline, byCpu.restVsBaseline, `target ≥ ${TARGETS.restVsBaseline} by CPU  ${restVerdict}`);
   }
   if (coalesced !== undefined && rps('rest-get') !== undefined) {
-    line('REST GetByID / coalescing baseline', againstBaselines.restVsCoalescedBaseline, byCpu.restVsCoalescedBaseline, 'the limit with reads coalesced (no target)');
+    line(
+      'REST GetByID / coalescing baseline',
+      againstBaselines.restVsCoalescedBaseline,
+      byCpu.restVsCoalescedBaseline,
+      'the limit with reads coalesced (no target)',
+    );
   }
   if (grpcVsBaselineByCpu !== undefined) {
-    line('gRPC GetByID / baseline', byName('grpc-get')?.vsBaseline, grpcVsBaselineByCpu, `target ≥ ${TARGETS.grpcVsBaseline} by CPU  ${grpcVerdict}`);
+    line(
+      'gRPC GetByID / baseline',
+      byName('grpc-get')?.vsBaseline,
+      grpcVsBaselineByCpu,
+      `target ≥ ${TARGETS.grpcVsBaseline} by CPU  ${grpcVerdict}`,
+    );
   }
   if (byCpu.grpcVsCoalescedBaseline !== undefined) {
-    line('gRPC GetByID / coalescing baseline', againstBaselines.grpcVsCoalescedBaseline, byCpu.grpcVsCoalescedBaseline, 'the limit with reads coalesced (no target)');
+    line(
+      'gRPC GetByID / coalescing baseline',
+      againstBaselines.grpcVsCoalescedBaseline,
+      byCpu.grpcVsCoalescedBaseline,
+      'the limit with reads coalesced (no target)',
+    );
   }
   if (baseline !== undefined || rps('graphql-gateway') !== undefined) {
-    line('GraphQL through gateway / straight to subgraph', gatewayVsSubgraph, byCpu.gatewayVsSubgraph, `target ≥ ${TARGETS.gatewayVsSubgraph} by CPU  ${gatewayVerdict}`);
+    line(
+      'GraphQL through gateway / straight to subgraph',
+      gatewayVsSubgraph,
+      byCpu.gatewayVsSubgraph,
+      `target ≥ ${TARGETS.gatewayVsSubgraph} by CPU  ${gatewayVerdict}`,
+    );
   }
   if (!Number.isNaN(remoteGatewayVsSubgraph)) {
-    line('distributed gateway (HTTP hop) / subgraph', remoteGatewayVsSubgraph, byCpu.remoteGatewayVsSubgraph, `target ≥ ${TARGETS.remoteGatewayVsSubgraph} by CPU  ${remoteGatewayVerdict}`);
+    line(
+      'distributed gateway (HTTP hop) / subgraph',
+      remoteGatewayVsSubgraph,
+      byCpu.remoteGatewayVsSubgraph,
+      `target ≥ ${TARGETS.remoteGatewayVsSubgraph} by CPU  ${remoteGatewayVerdict}`,
+    );
   }
   const proxyVsSubgraph = (rps('graphql-proxy-http') ?? Number.NaN) / (rps('graphql-subgraph') ?? Number.NaN);
   if (!Number.isNaN(proxyVsSubgraph)) {
@@ -1156,8 +1244,18 @@ async function main(): Promise<void> {
   const deepRestVerdict = verdict(deep.restVsBaselineByCpu, TARGETS.deepRestVsBaseline);
   const deepGraphqlVerdict = verdict(deep.graphqlVsBaselineByCpu, TARGETS.deepGraphqlVsBaseline);
   if (deep.restVsBaseline !== undefined) {
-    line('deep read: REST / hand-written SQL', deep.restVsBaseline, deep.restVsBaselineByCpu, `target ≥ ${TARGETS.deepRestVsBaseline} by CPU  ${deepRestVerdict}`);
-    line('deep read: GraphQL / hand-written SQL', deep.graphqlVsBaseline, deep.graphqlVsBaselineByCpu, `target ≥ ${TARGETS.deepGraphqlVsBaseline} by CPU  ${deepGraphqlVerdict}`);
+    line(
+      'deep read: REST / hand-written SQL',
+      deep.restVsBaseline,
+      deep.restVsBaselineByCpu,
+      `target ≥ ${TARGETS.deepRestVsBaseline} by CPU  ${deepRestVerdict}`,
+    );
+    line(
+      'deep read: GraphQL / hand-written SQL',
+      deep.graphqlVsBaseline,
+      deep.graphqlVsBaselineByCpu,
+      `target ≥ ${TARGETS.deepGraphqlVsBaseline} by CPU  ${deepGraphqlVerdict}`,
+    );
   }
   if (layers) {
     console.log(`\nCPU per GetByID by layer, in-process (no HTTP, no load generator; ${options.connections} in flight):`);
@@ -1171,9 +1269,12 @@ async function main(): Promise<void> {
     const layer = (prefix: string) => layers?.find((entry) => entry.name.startsWith(prefix))?.cpuMicrosPerOperation;
     const restHttp = (server('rest-get') ?? Number.NaN) - (layer('gateway') ?? Number.NaN);
     const subgraphHttp = (server('graphql-subgraph') ?? Number.NaN) - (layer('subgraph') ?? Number.NaN);
-    if (!Number.isNaN(restHttp)) console.log(`  ${fixed(restHttp, 0).padStart(6)} µs  HTTP + Express of rest-get (scenario µs/req − gateway row)`);
+    if (!Number.isNaN(restHttp))
+      console.log(`  ${fixed(restHttp, 0).padStart(6)} µs  HTTP + Express of rest-get (scenario µs/req − gateway row)`);
     if (!Number.isNaN(subgraphHttp)) {
-      console.log(`  ${fixed(subgraphHttp, 0).padStart(6)} µs  HTTP + Express + JSON body of graphql-subgraph (scenario µs/req − subgraph row)`);
+      console.log(
+        `  ${fixed(subgraphHttp, 0).padStart(6)} µs  HTTP + Express + JSON body of graphql-subgraph (scenario µs/req − subgraph row)`,
+      );
     }
   }
   let rssChecks: RssCheck[] = [];
@@ -1190,7 +1291,9 @@ async function main(): Promise<void> {
   const highest = Math.max(...options.uploadConnections);
   for (const report of uploadReports) {
     if (report.profile && report.connections === highest) {
-      console.log(`\nprofile of ${report.scenario} ${report.size} c=${report.connections} (${report.profile.file}):\n${formatSummary(report.profile.summary)}`);
+      console.log(
+        `\nprofile of ${report.scenario} ${report.size} c=${report.connections} (${report.profile.file}):\n${formatSummary(report.profile.summary)}`,
+      );
     }
   }
   for (const report of reports) {
@@ -1231,7 +1334,11 @@ async function main(): Promise<void> {
     targets: {
       restVsBaseline: { target: TARGETS.restVsBaseline, byCpu: byCpu.restVsBaseline, verdict: restVerdict },
       gatewayVsSubgraph: { target: TARGETS.gatewayVsSubgraph, byCpu: byCpu.gatewayVsSubgraph, verdict: gatewayVerdict },
-      remoteGatewayVsSubgraph: { target: TARGETS.remoteGatewayVsSubgraph, byCpu: byCpu.remoteGatewayVsSubgraph, verdict: remoteGatewayVerdict },
+      remoteGatewayVsSubgraph: {
+        target: TARGETS.remoteGatewayVsSubgraph,
+        byCpu: byCpu.remoteGatewayVsSubgraph,
+        verdict: remoteGatewayVerdict,
+      },
       grpcVsBaseline: { target: TARGETS.grpcVsBaseline, byCpu: grpcVsBaselineByCpu, verdict: grpcVerdict },
       deepRestVsBaseline: { target: TARGETS.deepRestVsBaseline, byCpu: deep.restVsBaselineByCpu, verdict: deepRestVerdict },
       deepGraphqlVsBaseline: { target: TARGETS.deepGraphqlVsBaseline, byCpu: deep.graphqlVsBaselineByCpu, verdict: deepGraphqlVerdict },

@@ -120,7 +120,8 @@ async function main(): Promise<void> {
           const onS3 = variant !== 'local';
           await writeLoop(writers[variant], c, warmupMs);
           // Between windows, as the upload scenarios: the local store's fan-out directories (its staging one stays), the bucket.
-          for (const name of await readdir(localDir)) if (/^[0-9a-f]{2}$/.test(name)) await rm(join(localDir, name), { recursive: true, force: true });
+          for (const name of await readdir(localDir))
+            if (/^[0-9a-f]{2}$/.test(name)) await rm(join(localDir, name), { recursive: true, force: true });
           await store3.clear();
           const cpu = process.cpuUsage();
           const storeBefore = onS3 ? await store3.cpuMs() : undefined;

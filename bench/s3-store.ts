@@ -120,12 +120,11 @@ async function serve(): Promise<void> {
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {
     if (line.trim() !== 'clear') return;
-    queue = queue.then(
-      () =>
-        clear().then(
-          (removed) => void process.stdout.write(`${JSON.stringify({ type: 'cleared', removed })}\n`),
-          (error: unknown) => void process.stdout.write(`${JSON.stringify({ type: 'error', error: String(error) })}\n`),
-        ),
+    queue = queue.then(() =>
+      clear().then(
+        (removed) => void process.stdout.write(`${JSON.stringify({ type: 'cleared', removed })}\n`),
+        (error: unknown) => void process.stdout.write(`${JSON.stringify({ type: 'error', error: String(error) })}\n`),
+      ),
     );
   });
   lines.once('close', () => {

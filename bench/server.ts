@@ -43,12 +43,7 @@ import { openBlobStore } from '../subgraphs/shared/media-store/open-blob-store.t
 import { createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
 import { deepReadBaseline, seedDeepRead } from './social-deep-read.ts';
 import { createSubgraphServer, type SubgraphServer } from '../subgraphs/subgraph-server.ts';
-import {
-  findUserExampleById,
-  findUserExamplesByIds,
-  type UsersDb,
-  type UsersTables,
-} from '../subgraphs/users/user-example.repository.ts';
+import { findUserExampleById, findUserExamplesByIds, type UsersDb, type UsersTables } from '../subgraphs/users/user-example.repository.ts';
 import type { UserExample } from '../subgraphs/users/user-example.types.ts';
 import { inIdOrder } from '../lib/in-id-order.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
@@ -77,7 +72,15 @@ function standInSwitchesOf(source: NodeJS.ProcessEnv): Record<string, string> {
  */
 function mediaStoreOf(source: NodeJS.ProcessEnv, blobDir: string): Record<string, string | undefined> {
   if (source.MEDIA_STORE !== 's3') return { MEDIA_BLOB_DIR: blobDir };
-  const names = ['MEDIA_S3_ENDPOINT', 'MEDIA_S3_REGION', 'MEDIA_S3_BUCKET', 'MEDIA_S3_KEY_PREFIX', 'MEDIA_S3_ACCESS_KEY_ID', 'MEDIA_S3_SECRET_ACCESS_KEY', 'MEDIA_S3_FORCE_PATH_STYLE'];
+  const names = [
+    'MEDIA_S3_ENDPOINT',
+    'MEDIA_S3_REGION',
+    'MEDIA_S3_BUCKET',
+    'MEDIA_S3_KEY_PREFIX',
+    'MEDIA_S3_ACCESS_KEY_ID',
+    'MEDIA_S3_SECRET_ACCESS_KEY',
+    'MEDIA_S3_FORCE_PATH_STYLE',
+  ];
   return { MEDIA_STORE: 's3', ...Object.fromEntries(names.map((name) => [name, source[name]])) };
 }
 
@@ -219,9 +222,7 @@ function bareGraphqlProxy(client: SubgraphHttpClient) {
 /** CPU milliseconds so far of each PostgreSQL backend connected to this bench's database (local server only). */
 async function backendCpu(database: DatabaseHandle): Promise<Map<number, number> | undefined> {
   if (database.kind !== 'postgres') return undefined;
-  const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(
-    database.db,
-  );
+  const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(database.db);
   const usage = new Map<number, number>();
   for (const { pid } of rows) {
     const ms = await processCpuMs(pid);
@@ -267,7 +268,14 @@ function controlHandler(
         (async () => {
           const rss = rssEvery > 0 ? await startRssSampler(Math.max(1, rssEvery)) : undefined;
           const backends = await backendCpu(database);
-          window = { cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), at: performance.now(), backends, rss, gc: { ...gc } };
+          window = {
+            cpu: process.cpuUsage(),
+            elu: performance.eventLoopUtilization(),
+            at: performance.now(),
+            backends,
+            rss,
+            gc: { ...gc },
+          };
         })().then(() => reply({}), fail);
         return;
       }
@@ -293,7 +301,11 @@ function controlHandler(
             eventLoopUtilization: round(elu.utilization, 3),
             rssMiB: round(process.memoryUsage().rss / 2 ** 20),
             databaseCpuMs,
-            gcMs: { scavenge: round(gc.scavenge - started.gc.scavenge), markCompact: round(gc.markCompact - started.gc.markCompact), other: round(gc.other - started.gc.other) },
+            gcMs: {
+              scavenge: round(gc.scavenge - started.gc.scavenge),
+              markCompact: round(gc.markCompact - started.gc.markCompact),
+              other: round(gc.other - started.gc.other),
+            },
             ...(rssWindow ? { rss: rssWindow } : {}),
           };
           reply(result);
@@ -418,7 +430,11 @@ async function main(): Promise<void> {
     closers.push(() => blobs.close());
     // Metrics of their own; no tracing of their own (one trace provider per process: the embedded system's, when on).
     const telemetry = createTelemetry(
-      { metricsEnabled: config.telemetry.metricsEnabled, tracing: { ...config.telemetry.tracing, endpoint: undefined }, readyTimeoutMs: 2000 },
+      {
+        metricsEnabled: config.telemetry.metricsEnabled,
+        tracing: { ...config.telemetry.tracing, endpoint: undefined },
+        readyTimeoutMs: 2000,
+      },
       'bench-subgraphs',
       logger,
     );
@@ -449,13 +465,16 @@ async function main(): Promise<void> {
     const userBaseline = baselineHandler((id) => findUserExampleById(usersDb, id));
     const deepBaseline = deepReadBaseline(database);
     const uploadBaseline = uploadBaselineHandler(uploadDirs.baseline);
-    const baseline: RunningHttpServer = await listen((req, res) => {
-      if (!uploadBaseline(req, res) && !deepBaseline(req, res)) userBaseline(req, res);
-    }, {
-      port: 0,
-      host: config.host,
-      publicHost: config.publicHost,
-    });
+    const baseline: RunningHttpServer = await listen(
+      (req, res) => {
+        if (!uploadBaseline(req, res) && !deepBaseline(req, res)) userBaseline(req, res);
+      },
+      {
+        port: 0,
+        host: config.host,
+        publicHost: config.publicHost,
+      },
+    );
     closers.push(() => baseline.close());
     // The second baseline on a listener of its own, so that both serve the same path with nothing else in front.
     const coalescedBaseline: RunningHttpServer = await listen(baselineHandler(coalescingReader(usersDb, config.users.readBatchMax)), {
@@ -531,7 +550,9 @@ async function main(): Promise<void> {
       scrypt,
       usersReadBatchMax: config.users.readBatchMax,
       standIns: Object.fromEntries(
-        standIns.decisions().map((decision) => [decision.id, decision.enabled ? { enabled: true } : { enabled: false, reason: decision.reason }]),
+        standIns
+          .decisions()
+          .map((decision) => [decision.id, decision.enabled ? { enabled: true } : { enabled: false, reason: decision.reason }]),
       ) as BenchServerInfo['standIns'],
       uploads: { baselineUrl: `${baseline.url}/upload`, token: uploadToken, userId: uploadUserId, mediaStore: config.media.store },
       pid: process.pid,

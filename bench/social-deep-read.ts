@@ -34,7 +34,8 @@ export async function seedDeepRead(database: DatabaseHandle): Promise<DeepReadFi
   const fan = await g.account({ username: 'bench_fan', accountType: 'PERSONAL' });
   const base = Date.now() - 30 * 24 * 3_600_000;
   const posts: string[] = [];
-  for (let i = 0; i < POSTS; i++) posts.push(await g.media(accountId, { caption: `Bench post ${i}`, timestamp: new Date(base - i * 3_600_000) }));
+  for (let i = 0; i < POSTS; i++)
+    posts.push(await g.media(accountId, { caption: `Bench post ${i}`, timestamp: new Date(base - i * 3_600_000) }));
   await sql`
     insert into social.comment (media_id, author_id, text, timestamp)
     select p.id::bigint, ${fan}::bigint, 'comment ' || n, to_timestamp(${Math.floor(base / 1000)}) + (n || ' minutes')::interval
@@ -118,7 +119,9 @@ async function deepRead(db: Kysely<SocialTables>, accountId: string): Promise<un
             text: c.text,
             username: c.username,
             timestamp: formatGraphTimestamp(c.timestamp),
-            replies: { data: (repliesByComment.get(String(c.id)) ?? []).map((r) => ({ text: r.text, username: r.username, id: String(r.id) })) },
+            replies: {
+              data: (repliesByComment.get(String(c.id)) ?? []).map((r) => ({ text: r.text, username: r.username, id: String(r.id) })),
+            },
           })),
         },
       })),

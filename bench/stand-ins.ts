@@ -155,7 +155,9 @@ function measureOf(samples: readonly StandInSample[]): StandInMeasure | undefine
 async function startVariant(deps: StandInDeps, variant: StandInVariant): Promise<StandInServer> {
   const startedAt = performance.now();
   const server = await deps.start(variant, switchesOf(variant));
-  console.log(`    ${variant === 'all on' || variant === 'all off' ? variant : `${variant} off`}: server ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  console.log(
+    `    ${variant === 'all on' || variant === 'all off' ? variant : `${variant} off`}: server ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`,
+  );
   for (const mismatch of mismatchesOf(variant, server.info)) console.log(`    WARNING: ${mismatch}`);
   return server;
 }
@@ -208,7 +210,9 @@ export async function measureStandIns(deps: StandInDeps): Promise<StandInReport>
         const on = measureOf(onSamples);
         const offMeasure = measureOf(offSamples);
         const withDatabase = (measure: StandInMeasure | undefined) =>
-          measure?.databaseCpuMicrosPerRequest === undefined ? Number.NaN : measure.cpuMicrosPerRequest + measure.databaseCpuMicrosPerRequest;
+          measure?.databaseCpuMicrosPerRequest === undefined
+            ? Number.NaN
+            : measure.cpuMicrosPerRequest + measure.databaseCpuMicrosPerRequest;
         rows.push({
           standIn: variant,
           scenario,
@@ -262,13 +266,16 @@ export function printStandIns(report: StandInReport | undefined): void {
     ];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  const line = (row: string[]) =>
+    row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
   console.log(line(header));
   console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   for (const row of cells) console.log(line(row));
   const noisy = report.rows.filter((row) => Math.max(row.on?.otherCores ?? 0, row.off?.otherCores ?? 0) > 0.25);
   if (noisy.length > 0) {
-    console.log(`\nWARNING: other processes used CPU during ${noisy.map((row) => `${row.standIn}/${row.scenario}`).join(', ')}; those figures are noisy.`);
+    console.log(
+      `\nWARNING: other processes used CPU during ${noisy.map((row) => `${row.standIn}/${row.scenario}`).join(', ')}; those figures are noisy.`,
+    );
   }
   const failed = report.rows.filter((row) => (row.on?.failed ?? 0) + (row.off?.failed ?? 0) > 0);
   if (failed.length > 0) console.log(`WARNING: requests failed in ${failed.map((row) => `${row.standIn}/${row.scenario}`).join(', ')}.`);

@@ -156,13 +156,18 @@ async function startOnce(dataDir: string, launcher: Launcher): Promise<StartupRu
       void exited.then(() => reject(new Error('the server exited before it listened')));
     });
     const listeningMs = performance.now() - started;
-    const probes = [new URL('/ready', listening.graphql), new URL('/ready', listening.rest), new URL('/ready', listening.restParent)].map(String);
+    const probes = [new URL('/ready', listening.graphql), new URL('/ready', listening.rest), new URL('/ready', listening.restParent)].map(
+      String,
+    );
     const grpcClient = createUserExampleGrpcClient(listening.grpc);
     try {
       for (;;) {
         const answers = await Promise.all([
           ...probes.map(ready),
-          grpcClient.health().then((status) => status === 'SERVING', () => false),
+          grpcClient.health().then(
+            (status) => status === 'SERVING',
+            () => false,
+          ),
         ]);
         if (answers.every(Boolean)) {
           const readyMs = performance.now() - started;
@@ -170,7 +175,8 @@ async function startOnce(dataDir: string, launcher: Launcher): Promise<StartupRu
           const figures = launcher.kind === 'node' ? processFigures(child.pid!) : {};
           return { readyMs, listeningMs, loadAverage1m, ...figures };
         }
-        if (performance.now() - started > DEADLINE_MS) throw new Error(`not every listener was ready within ${DEADLINE_MS / 1000} s: ${JSON.stringify(answers)}`);
+        if (performance.now() - started > DEADLINE_MS)
+          throw new Error(`not every listener was ready within ${DEADLINE_MS / 1000} s: ${JSON.stringify(answers)}`);
         await sleep(10);
       }
     } finally {
@@ -266,7 +272,9 @@ export function printStartup(report: StartupReport | undefined): void {
   };
   row('fresh', report.fresh, STARTUP_TARGETS.freshMs, report.freshPass);
   row('existing', report.existing, STARTUP_TARGETS.existingMs, report.existingPass);
-  console.log(`  (median listening ms: the process's "listening" log line; CPU ms: its CPU time, every thread, when ready; peak RSS: VmHWM when ready)`);
+  console.log(
+    `  (median listening ms: the process's "listening" log line; CPU ms: its CPU time, every thread, when ready; peak RSS: VmHWM when ready)`,
+  );
   console.log(
     `npm start (through npm, prestart check included, once): fresh ./data ${fixed(report.npm.fresh.readyMs)} ms, ` +
       `existing ./data ${fixed(report.npm.existing.readyMs)} ms (load ${fixed(report.npm.fresh.loadAverage1m, 2)}, ${fixed(report.npm.existing.loadAverage1m, 2)})`,

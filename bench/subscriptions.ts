@@ -226,7 +226,10 @@ function openSubscriptions(
   };
 }
 
-export async function runSubscriptions(options: SubscriptionBenchOptions, log: (line: string) => void = console.log): Promise<SubscriptionBenchReport | { skipped: string }> {
+export async function runSubscriptions(
+  options: SubscriptionBenchOptions,
+  log: (line: string) => void = console.log,
+): Promise<SubscriptionBenchReport | { skipped: string }> {
   if (!options.databaseUrl) return { skipped: 'PostgreSQL only: set DATABASE_URL (the subgraph processes share one database)' };
   if (options.subscriptions % options.media !== 0) throw new Error('--live-subscriptions must be a multiple of --live-media');
   await buildScripts();
@@ -239,14 +242,23 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
     log(`  live: seeding the deep read and ${options.callers} tokens on ${throwaway.url.replace(/\/\/[^@]*@/, '//')}`);
     const fixture = await seed(env);
     const tokens = [fixture.social.token, ...fixture.social.tokens];
-    database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 10, connectTimeoutMs: 5000, statementTimeoutMs: 30_000 });
+    database = await createDatabase({
+      url: throwaway.url,
+      pgliteDir: undefined,
+      poolMax: 10,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 30_000,
+    });
     const tables = database.db.withTables<SocialTables>();
-    const { rows: fanRows } = await sql<{ id: string }>`select id::text as id from social.account where username = 'bench_fan'`.execute(database.db);
+    const { rows: fanRows } = await sql<{ id: string }>`select id::text as id from social.account where username = 'bench_fan'`.execute(
+      database.db,
+    );
     const fanId = fanRows[0]!.id;
     // Media of their own for the subscriptions (the deep read's 25 stay as they are for @defer).
     const g = createSocialGraphBuilder(tables);
     const mediaIds: string[] = [];
-    for (let i = 0; i < options.media; i++) mediaIds.push(await g.media(fixture.social.accountId, { caption: `Live post ${i}`, timestamp: new Date(Date.now() - i * 60_000) }));
+    for (let i = 0; i < options.media; i++)
+      mediaIds.push(await g.media(fixture.social.accountId, { caption: `Live post ${i}`, timestamp: new Date(Date.now() - i * 60_000) }));
 
     const fleet = options.embeddedOnly ? undefined : await startFleet(env, LIVE_GATEWAYS, children);
     if (fleet) log(`  live: ${LIVE_GATEWAYS.map((name) => `${name} ${fleet.urls[name]} (pid ${fleet.gateways[name].pid})`).join(', ')}`);
@@ -256,7 +268,11 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
     const commit = async () => {
       const index = written++;
       const mediaId = mediaIds[index % mediaIds.length]!;
-      const id = await insertComment(tables, { mediaId, authorId: fanId, parentId: null, text: `live ${index}`, timestamp: new Date() }, []);
+      const id = await insertComment(
+        tables,
+        { mediaId, authorId: fanId, parentId: null, text: `live ${index}`, timestamp: new Date() },
+        [],
+      );
       return { id, at: performance.now(), mediaId };
     };
 
@@ -282,10 +298,22 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
       let firstError: string | undefined;
       // A query first: Hive Gateway loads its supergraph on its first HTTP request, and a graphql-ws subscribe before that
       // fails with "Expected null to be a GraphQL schema" (2.15.1).
-      const warm = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      const warm = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{ __typename }"}',
+      });
       if (!warm.ok) throw new Error(`${gateway}: HTTP ${warm.status} to { __typename }`);
       await warm.text();
-      const open = openSubscriptions(url, LIVE_SELECTIONS[selection], options, tokens, mediaIds, receipt, (message) => (firstError ??= message));
+      const open = openSubscriptions(
+        url,
+        LIVE_SELECTIONS[selection],
+        options,
+        tokens,
+        mediaIds,
+        receipt,
+        (message) => (firstError ??= message),
+      );
       /** Resolves once each of `ids` has reached all its subscribers, or after `timeoutMs`. */
       const delivered = (ids: readonly string[], timeoutMs: number) =>
         new Promise<void>((resolve) => {
@@ -314,7 +342,9 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
           await until(() => opened.size === options.subscriptions, 5_000);
           if (opened.size === options.subscriptions) break;
           if (performance.now() > openedBy) {
-            throw new Error(`${gateway}: ${options.subscriptions - opened.size} subscriptions had no event after 120 s${firstError ? ` (${firstError})` : ''}`);
+            throw new Error(
+              `${gateway}: ${options.subscriptions - opened.size} subscriptions had no event after 120 s${firstError ? ` (${firstError})` : ''}`,
+            );
           }
         }
         await until(() => performance.now() - lastReceipt > 1_000, 60_000);
@@ -333,13 +363,22 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
             writes.push(commit());
           }
           const committed = await Promise.all(writes);
-          await delivered(committed.map((each) => each.id), 30_000);
+          await delivered(
+            committed.map((each) => each.id),
+            30_000,
+          );
           return committed;
         };
         if (options.warmupS > 0) await drive(options.warmupS);
         await sleep(500);
         const errorsBefore = open.errors();
-        const cpuBefore = { gateway: await cpuOf([pid]), subgraphs: await cpuOf(subgraphPids), database: await backendsCpuByPid(throwaway.url), machine: machineTimes(), self: process.cpuUsage() };
+        const cpuBefore = {
+          gateway: await cpuOf([pid]),
+          subgraphs: await cpuOf(subgraphPids),
+          database: await backendsCpuByPid(throwaway.url),
+          machine: machineTimes(),
+          self: process.cpuUsage(),
+        };
         const windowStart = performance.now();
         const committed = await drive(options.durationS);
         const elapsedMs = performance.now() - windowStart;
@@ -399,15 +438,23 @@ export async function runSubscriptions(options: SubscriptionBenchOptions, log: (
     let defer: DeferFigures | undefined;
     if (fleet) {
       for (const selection of options.selections) {
-        for (const gateway of LIVE_GATEWAYS) await measure(gateway, selection, fleet.urls[gateway], fleet.gateways[gateway].pid, subgraphPids);
+        for (const gateway of LIVE_GATEWAYS)
+          await measure(gateway, selection, fleet.urls[gateway], fleet.gateways[gateway].pid, subgraphPids);
       }
       defer = await measureDefer(fleet.urls.tributary, fixture.social.accountId, fixture.social.token, options.deferRuns);
-      log(`  live: @defer first part ${defer.firstPartMedianMs.toFixed(1)} ms (median), whole reply ${defer.wholeMedianMs.toFixed(1)} ms: ${defer.ratio.toFixed(2)} ×`);
+      log(
+        `  live: @defer first part ${defer.firstPartMedianMs.toFixed(1)} ms (median), whole reply ${defer.wholeMedianMs.toFixed(1)} ms: ${defer.ratio.toFixed(2)} ×`,
+      );
     }
 
     // npm start's topology on the same database: one process, the comments subgraph's streams in the gateway's process
     // (no hop between processes per delivery). The fleet is stopped first, so that its processes take no share.
-    await Promise.allSettled(children.splice(0).reverse().map((child) => child.stop()));
+    await Promise.allSettled(
+      children
+        .splice(0)
+        .reverse()
+        .map((child) => child.stop()),
+    );
     const embedded = await startEmbedded(env, children);
     log(`  live: embedded ${embedded.ready} (pid ${embedded.pid})`);
     for (const selection of options.selections) await measure('embedded', selection, embedded.ready, embedded.pid, []);
@@ -451,7 +498,8 @@ async function measureDefer(url: string, accountId: string, token: string, runs:
       body: JSON.stringify({ query: DEEP_DEFERRED_QUERY, variables: { id: accountId } }),
       signal: AbortSignal.timeout(30_000),
     });
-    if (!response.ok || !response.headers.get('content-type')?.startsWith('multipart/mixed')) throw new Error(`@defer: HTTP ${response.status} ${response.headers.get('content-type')}`);
+    if (!response.ok || !response.headers.get('content-type')?.startsWith('multipart/mixed'))
+      throw new Error(`@defer: HTTP ${response.status} ${response.headers.get('content-type')}`);
     const decoder = new TextDecoder();
     let text = '';
     let firstPartMs: number | undefined;
@@ -463,7 +511,8 @@ async function measureDefer(url: string, accountId: string, token: string, runs:
         if (first) {
           firstPartMs = performance.now() - started;
           const part = JSON.parse(first[1]!) as { data?: { account?: { id?: string } }; hasNext?: boolean };
-          if (part.hasNext !== true || part.data?.account?.id !== accountId) throw new Error(`@defer: unexpected first part ${first[1]!.slice(0, 200)}`);
+          if (part.hasNext !== true || part.data?.account?.id !== accountId)
+            throw new Error(`@defer: unexpected first part ${first[1]!.slice(0, 200)}`);
         }
       }
     }
@@ -520,7 +569,9 @@ const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toF
 
 export function printSubscriptions(report: SubscriptionBenchReport | { skipped: string } | undefined): void {
   if (!report) return;
-  console.log('\nsubscriptions and @defer (the gateways in front of the same four subgraph processes, then npm start\'s one process; PostgreSQL):');
+  console.log(
+    "\nsubscriptions and @defer (the gateways in front of the same four subgraph processes, then npm start's one process; PostgreSQL):",
+  );
   if ('skipped' in report) {
     console.log(`  skipped: ${report.skipped}`);
     return;
@@ -544,9 +595,17 @@ export function printSubscriptions(report: SubscriptionBenchReport | { skipped: 
     );
   }
   for (const v of report.verdicts) {
-    if (v.p99Ms !== undefined) console.log(`${v.selection}: Tributary p99 commit → client, distributed ${fixed(v.p99Ms, 1)} ms (target ≤ ${SUBSCRIPTION_TARGETS.p99Ms}, none missing) ${v.p99Pass ? 'PASS' : 'MISS'}`);
-    console.log(`${v.selection}: Tributary p99 commit → client, embedded (npm start) ${fixed(v.embeddedP99Ms, 1)} ms (target ≤ ${SUBSCRIPTION_TARGETS.p99Ms}, none missing) ${v.embeddedP99Pass ? 'PASS' : 'MISS'}`);
-    if (v.cpuRatio !== undefined) console.log(`${v.selection}: Tributary gateway CPU per delivery ÷ Hive Gateway's ${fixed(v.cpuRatio, 2)} (target ≤ ${SUBSCRIPTION_TARGETS.cpuVersusHive}) ${v.cpuPass ? 'PASS' : 'MISS'}`);
+    if (v.p99Ms !== undefined)
+      console.log(
+        `${v.selection}: Tributary p99 commit → client, distributed ${fixed(v.p99Ms, 1)} ms (target ≤ ${SUBSCRIPTION_TARGETS.p99Ms}, none missing) ${v.p99Pass ? 'PASS' : 'MISS'}`,
+      );
+    console.log(
+      `${v.selection}: Tributary p99 commit → client, embedded (npm start) ${fixed(v.embeddedP99Ms, 1)} ms (target ≤ ${SUBSCRIPTION_TARGETS.p99Ms}, none missing) ${v.embeddedP99Pass ? 'PASS' : 'MISS'}`,
+    );
+    if (v.cpuRatio !== undefined)
+      console.log(
+        `${v.selection}: Tributary gateway CPU per delivery ÷ Hive Gateway's ${fixed(v.cpuRatio, 2)} (target ≤ ${SUBSCRIPTION_TARGETS.cpuVersusHive}) ${v.cpuPass ? 'PASS' : 'MISS'}`,
+      );
   }
   const d = report.defer;
   if (!d) return;

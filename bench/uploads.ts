@@ -53,7 +53,8 @@ const MiB = 2 ** 20;
 export const UPLOAD_DESCRIPTIONS: Record<UploadScenarioName, string> = {
   'upload-baseline':
     'POST /upload on a bare node:http handler: @fastify/busboy parses the same multipart body and pipes part `media` to a new file; 200 {"size":n}',
-  'upload-rest-1mb': 'POST /1.1/media/upload.json, 1 MiB PNG in part `media`, Bearer user token: REST → gateway → media subgraph (in-process)',
+  'upload-rest-1mb':
+    'POST /1.1/media/upload.json, 1 MiB PNG in part `media`, Bearer user token: REST → gateway → media subgraph (in-process)',
   'upload-rest-5mb': 'the same with a 5,000,000-byte PNG',
   'upload-graphql-1mb': 'GraphQL multipart request of uploadMedia(media: $f) to the gateway (embedded mode), 1 MiB PNG',
   'upload-graphql-5mb': 'the same with a 5,000,000-byte PNG',
@@ -167,7 +168,15 @@ function buildTargets(info: BenchServerInfo, s3Info: BenchServerInfo | undefined
             } satisfies UploadTarget,
           ]
         : []),
-      { scenario: `upload-graphql-${size}`, store: 'local', size, url: info.gatewayUrl, headers: graphqlHeaders, body: graphql.body, verify: graphqlOk },
+      {
+        scenario: `upload-graphql-${size}`,
+        store: 'local',
+        size,
+        url: info.gatewayUrl,
+        headers: graphqlHeaders,
+        body: graphql.body,
+        verify: graphqlOk,
+      },
       {
         scenario: `upload-graphql-http-${size}` as UploadScenarioName,
         store: 'local',
@@ -275,9 +284,16 @@ async function preflight(target: UploadTarget): Promise<void> {
 export async function runUploads(deps: UploadRunDeps): Promise<UploadReport[]> {
   const reports: UploadReport[] = [];
   const label = (target: UploadTarget, c?: number) =>
-    `${target.scenario === 'upload-baseline' ? `upload-baseline-${target.size}` : target.scenario}${c === undefined ? '' : ` c=${c}`}`.padEnd(30);
+    `${target.scenario === 'upload-baseline' ? `upload-baseline-${target.size}` : target.scenario}${c === undefined ? '' : ` c=${c}`}`.padEnd(
+      30,
+    );
   const s3 = deps.s3;
-  const baseOf = (target: UploadTarget) => ({ scenario: target.scenario, store: target.store, size: target.size, bytes: UPLOAD_SIZES[target.size] });
+  const baseOf = (target: UploadTarget) => ({
+    scenario: target.scenario,
+    store: target.store,
+    size: target.size,
+    bytes: UPLOAD_SIZES[target.size],
+  });
   // Each scenario's windows in turn, except that an S3 variant shares its local scenario's turn: at each connection
   // count, the local window and then the S3 one, so that the two see the machine alike (other sessions' load comes and
   // goes over the minutes the windows take).
@@ -288,7 +304,8 @@ export async function runUploads(deps: UploadRunDeps): Promise<UploadReport[]> {
       await preflight(target);
     } catch (error) {
       console.log(`  ${label(target)} FAILED — ${(error as Error).message}`);
-      for (const connections of deps.connections) reports.push({ ...baseOf(target), connections, broken: true, skipped: (error as Error).message });
+      for (const connections of deps.connections)
+        reports.push({ ...baseOf(target), connections, broken: true, skipped: (error as Error).message });
       continue;
     }
     const local = isS3Scenario(target.scenario) ? S3_UPLOAD_SCENARIOS[target.scenario] : undefined;
@@ -319,7 +336,9 @@ export async function runUploads(deps: UploadRunDeps): Promise<UploadReport[]> {
     await side.control('/uploads/clear');
     await store?.clear();
     const { files: spooledBefore } = await side.control<{ files: number }>('/uploads/spooled');
-    const profileFile = deps.profileFile?.(`${target.scenario === 'upload-baseline' ? `upload-baseline-${target.size}` : target.scenario}-c${connections}`);
+    const profileFile = deps.profileFile?.(
+      `${target.scenario === 'upload-baseline' ? `upload-baseline-${target.size}` : target.scenario}-c${connections}`,
+    );
     if (profileFile) await side.control('/profile/start');
     await side.control('/window/start?rss=5');
     const storeCpuBefore = await store?.cpuMs();
@@ -543,7 +562,13 @@ export function uploadTable(reports: readonly UploadReport[]): string {
           fixed(report.otherCores, 2),
           String(report.spoolLeaked ?? '—'),
         ]
-      : [report.scenario, report.size, String(report.connections), report.broken ? 'FAILED' : 'skipped', ...new Array<string>(header.length - 4).fill('')],
+      : [
+          report.scenario,
+          report.size,
+          String(report.connections),
+          report.broken ? 'FAILED' : 'skipped',
+          ...new Array<string>(header.length - 4).fill(''),
+        ],
   );
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) =>
@@ -557,7 +582,9 @@ export function printUploadSummary(reports: readonly UploadReport[]): RssCheck[]
   console.log(`${uploadTable(reports)}\n`);
   console.log('× baseline: uploads/s ÷ upload-baseline at the same size and connections. server/db ms/upload: CPU of the server process');
   console.log('/ the PostgreSQL backends per successful upload. RSS before: after a full GC at the start of the window; peak RSS:');
-  console.log('largest of process.memoryUsage.rss() sampled every 5 ms (worker thread) during it; kernel peak: VmHWM, reset at the start of the');
+  console.log(
+    'largest of process.memoryUsage.rss() sampled every 5 ms (worker thread) during it; kernel peak: VmHWM, reset at the start of the',
+  );
   console.log("window. spool leaked: temporary upload files (graphql-upload-ts's capacitor-*.tmp in the server's TMPDIR) that the");
   console.log('window left behind once the server was idle again; its end aborts the uploads in flight. s3rver ms/upload: CPU of the');
   console.log("S3 variants' s3rver process (127.0.0.1, a process of its own) per successful upload; its cores are not counted as other.\n");
@@ -577,7 +604,7 @@ export function printUploadSummary(reports: readonly UploadReport[]): RssCheck[]
   if (checks.length > 0) {
     console.log(`Peak RSS must not grow beyond about ${RSS_GROWTH_FACTOR}× the bytes in flight as concurrency rises:`);
     console.log('  peakRSS(c) − peakRSS(lowest c) ≤ 2 × (c − lowest c) × file size; "within windows": the same with each');
-    console.log('  window\'s rise (peak − RSS before) in place of its peak, which memory kept from earlier windows cannot hide');
+    console.log("  window's rise (peak − RSS before) in place of its peak, which memory kept from earlier windows cannot hide");
     for (const check of checks) {
       const product = check.scenario === 'upload-baseline' ? '  (baseline, for reference)' : '';
       console.log(
@@ -591,7 +618,9 @@ export function printUploadSummary(reports: readonly UploadReport[]): RssCheck[]
   }
   const comparisons = s3Comparisons(reports);
   if (comparisons.length > 0) {
-    console.log(`On the S3 store (issue 28): each -s3 window beside its local-store window, S3 ÷ local throughput ≥ ${S3_VS_LOCAL_TARGET}:`);
+    console.log(
+      `On the S3 store (issue 28): each -s3 window beside its local-store window, S3 ÷ local throughput ≥ ${S3_VS_LOCAL_TARGET}:`,
+    );
     for (const c of comparisons) {
       console.log(
         `  ${`${c.local} c=${c.connections}`.padEnd(22)} local ${fixed(c.localUploadsPerSecond, 1).padStart(5)}  S3 ${fixed(c.s3UploadsPerSecond, 1).padStart(5)} uploads/s` +
@@ -602,7 +631,9 @@ export function printUploadSummary(reports: readonly UploadReport[]): RssCheck[]
       );
     }
     const misses = comparisons.filter((c) => c.verdict === 'MISS').length;
-    console.log(`  ${misses === 0 ? 'PASS' : 'MISS'}: ${comparisons.length - misses} of ${comparisons.length} windows at ≥ ${S3_VS_LOCAL_TARGET} × the local store's throughput\n`);
+    console.log(
+      `  ${misses === 0 ? 'PASS' : 'MISS'}: ${comparisons.length - misses} of ${comparisons.length} windows at ≥ ${S3_VS_LOCAL_TARGET} × the local store's throughput\n`,
+    );
   }
   return checks;
 }

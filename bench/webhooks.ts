@@ -48,7 +48,13 @@ export async function runWebhooks(options: WebhookBenchOptions): Promise<Webhook
   if (!options.databaseUrl) return { skipped: 'PostgreSQL only: set DATABASE_URL' };
   await ensureCompiledBuild();
   const throwaway = await createThrowawayDatabase(options.databaseUrl, 'tributary_bench_webhooks');
-  const database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 10, connectTimeoutMs: 5000, statementTimeoutMs: 30_000 });
+  const database = await createDatabase({
+    url: throwaway.url,
+    pgliteDir: undefined,
+    poolMax: 10,
+    connectTimeoutMs: 5000,
+    statementTimeoutMs: 30_000,
+  });
   let receiver: Server | undefined;
   let deliverer: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
   try {
@@ -100,7 +106,14 @@ export async function runWebhooks(options: WebhookBenchOptions): Promise<Webhook
     for (const [index, app] of apps.entries()) {
       await saveAppSubscription(
         tables,
-        { appId: app.id, object: 'social', callbackUrl: `http://127.0.0.1:${port}/cb/${index}`, verifyToken: 'bench', includeValues: true, fields: ['comments'] },
+        {
+          appId: app.id,
+          object: 'social',
+          callbackUrl: `http://127.0.0.1:${port}/cb/${index}`,
+          verifyToken: 'bench',
+          includeValues: true,
+          fields: ['comments'],
+        },
         new Date(),
       );
       await saveSubscribedApp(tables, world.accounts.bluebottle, app.id, ['comments']);
@@ -166,7 +179,8 @@ export async function runWebhooks(options: WebhookBenchOptions): Promise<Webhook
     await Promise.all(writes);
     await allReceived(base + total * options.callbacks);
     const latencies: number[] = [];
-    for (const [id, at] of committed) for (const time of receipts.get(id) ?? []) if (time !== undefined) latencies.push(Math.max(0, time - at));
+    for (const [id, at] of committed)
+      for (const time of receipts.get(id) ?? []) if (time !== undefined) latencies.push(Math.max(0, time - at));
     latencies.sort((a, b) => a - b);
     const quantile = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
     const p99Ms = quantile(0.99);

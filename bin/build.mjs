@@ -51,7 +51,9 @@ function walk(dir, files = []) {
 }
 
 function inputs() {
-  const sources = SOURCE_DIRS.flatMap((dir) => walk(dir)).filter((file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || ASSET.test(file));
+  const sources = SOURCE_DIRS.flatMap((dir) => walk(dir)).filter(
+    (file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || ASSET.test(file),
+  );
   const assets = ASSET_DIRS.flatMap((dir) => walk(dir));
   return { sources, assets, all: [...sources, ...assets, ...SETTINGS] };
 }
@@ -100,7 +102,11 @@ async function build({ sources, assets, all }) {
       reportDiagnostics: true,
     });
     if (diagnostics && diagnostics.length > 0) {
-      const text = ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (name) => name, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' });
+      const text = ts.formatDiagnostics(diagnostics, {
+        getCanonicalFileName: (name) => name,
+        getCurrentDirectory: () => ROOT,
+        getNewLine: () => '\n',
+      });
       throw new Error(`build: ${file} does not compile:\n${text}`);
     }
     writeFileSync(target, outputText);
@@ -118,7 +124,9 @@ async function build({ sources, assets, all }) {
   execFileSync(process.execPath, [join(OUT, 'bin', 'make-pglite-template.js'), join(OUT, 'pglite-template.tar')], { stdio: 'inherit' });
   writeFileSync(STAMP, JSON.stringify(fingerprint(all)));
   const ms = Math.round(performance.now() - started);
-  console.error(`build: ${compiled} modules and ${sources.length - compiled + assets.length} assets → ${relative(process.cwd(), OUT) || OUT} in ${ms} ms`);
+  console.error(
+    `build: ${compiled} modules and ${sources.length - compiled + assets.length} assets → ${relative(process.cwd(), OUT) || OUT} in ${ms} ms`,
+  );
 }
 
 const files = inputs();

@@ -127,7 +127,10 @@ function listenOn(server: Server, path: string): Promise<void> {
 }
 
 /** The request line as a command of the closed set and its arguments, or the reason it is none. */
-function parseRequest(line: string, handlers: ReadonlyMap<string, CommandHandler>): { command: string; args: string[] } | { error: string } {
+function parseRequest(
+  line: string,
+  handlers: ReadonlyMap<string, CommandHandler>,
+): { command: string; args: string[] } | { error: string } {
   const names = [...handlers.keys()].map((name) => JSON.stringify(name)).join(', ');
   const unknown = { error: `unknown request: send {"command":<one of ${names}>,"args":[<string>, …]}` };
   let parsed: unknown;
@@ -223,7 +226,6 @@ async function readAnnouncement(file: string): Promise<Announcement | undefined>
   return undefined;
 }
 
-
 /**
  * Asks the process that announced a command channel for `pgliteDir` to run `command` with `args`, and returns what it
  * answers (the tool's output); undefined when no live process announces one (none runs, or it died: the caller may open
@@ -246,7 +248,9 @@ export async function requestOverCommandChannel(pgliteDir: string, command: stri
     throw new ExpectedCommandError(`the running process ${announced.pid} answered something that is not JSON`);
   }
   if (parsed.ok === true && typeof parsed.output === 'string') return parsed.output;
-  throw new ExpectedCommandError(typeof parsed.error === 'string' ? parsed.error : `the running process ${announced.pid} answered no output`);
+  throw new ExpectedCommandError(
+    typeof parsed.error === 'string' ? parsed.error : `the running process ${announced.pid} answered no output`,
+  );
 }
 
 /** Sends `request` on the socket and reads the one reply line, bounded in size and time. */

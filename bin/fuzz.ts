@@ -51,7 +51,12 @@ for (const door of values.door ?? []) if (!doors.includes(door)) fail(`unknown d
 const database = values.database ?? 'both';
 if (!['pglite', 'postgres', 'both'].includes(database)) fail('--database must be pglite, postgres or both');
 if (database === 'postgres' && !process.env.DATABASE_URL) fail('--database postgres needs DATABASE_URL');
-const projects = database === 'pglite' || !process.env.DATABASE_URL ? ['fuzz-pglite'] : database === 'postgres' ? ['fuzz-postgres'] : ['fuzz-pglite', 'fuzz-postgres'];
+const projects =
+  database === 'pglite' || !process.env.DATABASE_URL
+    ? ['fuzz-pglite']
+    : database === 'postgres'
+      ? ['fuzz-postgres']
+      : ['fuzz-pglite', 'fuzz-postgres'];
 
 const env: NodeJS.ProcessEnv = { ...process.env, APOLLO_TELEMETRY_DISABLED: '1' };
 if (runs !== undefined) env.FUZZ_RUNS = runs;
@@ -70,6 +75,8 @@ const args = [
   ...(values.door ?? []).map((door) => `test/fuzz/${door}.fuzz.test.ts`),
   ...(values.grep !== undefined ? ['-t', values.grep] : []),
 ];
-console.log(`fuzz: ${runs ?? 'default (short run)'} runs per property, seed ${seed ?? 'new'}, ${projects.join(' + ')}, doors: ${(values.door ?? doors).join(', ')}`);
+console.log(
+  `fuzz: ${runs ?? 'default (short run)'} runs per property, seed ${seed ?? 'new'}, ${projects.join(' + ')}, doors: ${(values.door ?? doors).join(', ')}`,
+);
 const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -32,11 +32,15 @@ export interface ListenerHomePages {
 }
 
 /** The README's sections these pages point to (the README is not served: it is read in the repository). */
-const README_POINTER = 'README.md in the repository: “Run it” and “Explore” walk through every listener, “API documents” lists the documents.';
+const README_POINTER =
+  'README.md in the repository: “Run it” and “Explore” walk through every listener, “API documents” lists the documents.';
 
 export function createListenerHomePages(config: Config): ListenerHomePages {
   const ports: Partial<Record<HomeListener, number>> = {};
-  const hostnames: Partial<Record<HomeListener, string | undefined>> = { own: config.social.ownHostname, parent: config.social.parentHostname };
+  const hostnames: Partial<Record<HomeListener, string | undefined>> = {
+    own: config.social.ownHostname,
+    parent: config.social.parentHostname,
+  };
 
   /** The origin of `listener` as seen from this request (undefined while it does not listen). */
   function originOf(req: Request, here: URL, hereListener: HomeListener, listener: HomeListener): string | undefined {
@@ -61,27 +65,51 @@ export function createListenerHomePages(config: Config): ListenerHomePages {
         ? {
             heading: 'GraphQL IDE (on the gateway)',
             links: [
-              { href: `${gateway}/graphql`, text: 'Apollo Sandbox', note: "loaded from Apollo's CDN; offline, the page switches to the offline IDE and says why" },
-              { href: `${gateway}${GRAPHIQL_PATH}`, text: 'GraphiQL, the offline GraphQL IDE', note: 'served by the gateway from local packages, no network needed' },
+              {
+                href: `${gateway}/graphql`,
+                text: 'Apollo Sandbox',
+                note: "loaded from Apollo's CDN; offline, the page switches to the offline IDE and says why",
+              },
+              {
+                href: `${gateway}${GRAPHIQL_PATH}`,
+                text: 'GraphiQL, the offline GraphQL IDE',
+                note: 'served by the gateway from local packages, no network needed',
+              },
             ],
-            lines: ['Most operations need a token (npm run token for Area A, npm run social-token for the social graph): put {"Authorization": "Bearer <token>"} in the IDE\'s headers.'],
+            lines: [
+              'Most operations need a token (npm run token for Area A, npm run social-token for the social graph): put {"Authorization": "Bearer <token>"} in the IDE\'s headers.',
+            ],
           }
-        : { heading: 'GraphQL IDE', links: [], lines: ['The GraphQL IDEs are off on this deployment (GRAPHQL_LANDING_PAGE; off in production by default).'] };
+        : {
+            heading: 'GraphQL IDE',
+            links: [],
+            lines: ['The GraphQL IDEs are off on this deployment (GRAPHQL_LANDING_PAGE; off in production by default).'],
+          };
     const documents: HomePage['sections'][number] =
       config.rest.apiDocs && docs !== undefined
         ? {
             heading: 'REST API documents',
             links: [
-              { href: `${docs}${API_DOCS_PATHS.ui}`, text: 'Swagger UI', note: 'both documents below; "Try it out" calls the REST listener that served it' },
+              {
+                href: `${docs}${API_DOCS_PATHS.ui}`,
+                text: 'Swagger UI',
+                note: 'both documents below; "Try it out" calls the REST listener that served it',
+              },
               { href: `${docs}${API_DOCS_PATHS.openapi}`, text: 'OpenAPI 3: every REST path (Areas A to D)' },
               { href: `${docs}${API_DOCS_PATHS.swagger}`, text: 'Swagger 2.0: Area A (userExample)' },
             ],
           }
         : { heading: 'REST API documents', links: [], lines: ['The API documents are off on this deployment (REST_API_DOCS=false).'] };
     const listeners: HomePageLink[] = [
-      ...(hereListener !== 'gateway' && gateway !== undefined ? [{ href: `${gateway}/graphql`, text: 'GraphQL gateway', note: 'POST /graphql' }] : []),
-      ...(hereListener !== 'own' && own !== undefined ? [{ href: `${own}/`, text: 'REST, own-login host', note: "Area A, the social graph's own-login host, image upload" }] : []),
-      ...(hereListener !== 'parent' && parent !== undefined ? [{ href: `${parent}/`, text: 'REST, parent-platform host', note: "the social graph's parent-platform host" }] : []),
+      ...(hereListener !== 'gateway' && gateway !== undefined
+        ? [{ href: `${gateway}/graphql`, text: 'GraphQL gateway', note: 'POST /graphql' }]
+        : []),
+      ...(hereListener !== 'own' && own !== undefined
+        ? [{ href: `${own}/`, text: 'REST, own-login host', note: "Area A, the social graph's own-login host, image upload" }]
+        : []),
+      ...(hereListener !== 'parent' && parent !== undefined
+        ? [{ href: `${parent}/`, text: 'REST, parent-platform host', note: "the social graph's parent-platform host" }]
+        : []),
     ];
     const probes: HomePageLink[] = [
       { href: `${here.origin}/health`, text: '/health', note: 'alive' },
@@ -108,7 +136,11 @@ export function createListenerHomePages(config: Config): ListenerHomePages {
         // As the API documents decide it (rest-adapter/docs/api-docs.routes.ts): a configured host name wins over the port.
         const name = req.hostname?.toLowerCase();
         const listener: SocialHost =
-          hostnames.parent !== undefined && name === hostnames.parent ? 'parent' : hostnames.own !== undefined && name === hostnames.own ? 'own' : socialHost;
+          hostnames.parent !== undefined && name === hostnames.parent
+            ? 'parent'
+            : hostnames.own !== undefined && name === hostnames.own
+              ? 'own'
+              : socialHost;
         return page(req, listener);
       });
     },
@@ -170,7 +202,9 @@ export function subgraphHomePage(config: Config, name: SubgraphName): RequestHan
       title: `Tributary — the ${name} subgraph`,
       summary: `This listener serves the ${name} subgraph's GraphQL at /graphql, for the gateway (SUBGRAPH_${name.toUpperCase()}_URL), not for people or API clients. API clients get GraphQL's JSON here, never this page.`,
     },
-    ['The GraphQL IDE, Swagger UI and the API documents are on the gateway’s process (npm run start:gateway): open its listeners’ / in a browser.'],
+    [
+      'The GraphQL IDE, Swagger UI and the API documents are on the gateway’s process (npm run start:gateway): open its listeners’ / in a browser.',
+    ],
   );
 }
 
@@ -182,6 +216,8 @@ export function grpcStatusHomePage(config: Config, grpcAddress: string): Request
       title: 'Tributary — gRPC status listener',
       summary: `This listener answers the gRPC process's probes. The gRPC service (api.serverNameExample.v1.userExample, with server reflection) is at ${grpcAddress}, over HTTP/2. API clients get google.rpc.Status JSON here, never this page.`,
     },
-    [`List the services: npx buf curl --protocol grpc --http2-prior-knowledge --list-services http://${grpcAddress} (or grpcurl -plaintext list ${grpcAddress}).`],
+    [
+      `List the services: npx buf curl --protocol grpc --http2-prior-knowledge --list-services http://${grpcAddress} (or grpcurl -plaintext list ${grpcAddress}).`,
+    ],
   );
 }

@@ -27,10 +27,42 @@ import type { CreateUserExampleInput } from '../subgraphs/users/user-example.typ
  */
 
 const DEMO_USERS: CreateUserExampleInput[] = [
-  { name: 'Li Wei', email: 'li.wei@example.com', password: 'demo-password-1', phone: '13800138001', avatar: 'https://example.com/avatars/li.png', age: 34, gender: 1 },
-  { name: 'Zhang Min', email: 'zhang.min@example.com', password: 'demo-password-2', phone: '13900139002', avatar: 'https://example.com/avatars/zhang.png', age: 28, gender: 2 },
-  { name: 'Chen Jie', email: 'chen.jie@example.com', password: 'demo-password-3', phone: '15000150003', avatar: 'https://example.com/avatars/chen.png', age: 45, gender: 0 },
-  { name: 'Wang Fang', email: 'wang.fang@example.com', password: 'demo-password-4', phone: '18600186004', avatar: 'https://example.com/avatars/wang.png', age: 19, gender: 2 },
+  {
+    name: 'Li Wei',
+    email: 'li.wei@example.com',
+    password: 'demo-password-1',
+    phone: '13800138001',
+    avatar: 'https://example.com/avatars/li.png',
+    age: 34,
+    gender: 1,
+  },
+  {
+    name: 'Zhang Min',
+    email: 'zhang.min@example.com',
+    password: 'demo-password-2',
+    phone: '13900139002',
+    avatar: 'https://example.com/avatars/zhang.png',
+    age: 28,
+    gender: 2,
+  },
+  {
+    name: 'Chen Jie',
+    email: 'chen.jie@example.com',
+    password: 'demo-password-3',
+    phone: '15000150003',
+    avatar: 'https://example.com/avatars/chen.png',
+    age: 45,
+    gender: 0,
+  },
+  {
+    name: 'Wang Fang',
+    email: 'wang.fang@example.com',
+    password: 'demo-password-4',
+    phone: '18600186004',
+    avatar: 'https://example.com/avatars/wang.png',
+    age: 19,
+    gender: 2,
+  },
 ];
 
 export interface SeedDemoDataDeps {
@@ -81,10 +113,14 @@ async function seedSocialGraph(config: Config, database: DatabaseHandle, urls: {
   const db = database.db.withTables<SocialTables>();
   const graph = await loadSocialDemoGraph(db, createSocialGraphBuilder(db));
   // Events, hashtag searches, agencies, ad accounts and 35 days of insights (idempotent).
-  const edges = await seedDemoEdges({ db, codec: createCursorCodec(config.social.cursorSecret), now: () => new Date() }, graph.accounts.bluebottle);
+  const edges = await seedDemoEdges(
+    { db, codec: createCursorCodec(config.social.cursorSecret), now: () => new Date() },
+    graph.accounts.bluebottle,
+  );
   const socialTokens = createSocialTokens(database);
   // The demo app (kept across runs): the tokens below are issued to it, and its secret signs its webhook deliveries.
-  const app = (await socialTokens.listApps()).find((found) => found.name === DEMO_APP_NAME) ?? (await socialTokens.createApp(DEMO_APP_NAME));
+  const app =
+    (await socialTokens.listApps()).find((found) => found.name === DEMO_APP_NAME) ?? (await socialTokens.createApp(DEMO_APP_NAME));
   const issue = (loginType: 'own' | 'parent', subjectId: string, permissions: readonly string[], label: string) =>
     socialTokens.issue({ loginType, subjectId, permissions, expiresInSeconds: config.social.tokenLifetimeSeconds, label, appId: app.id });
   const own = (permissions: readonly string[], label: string, subject = graph.accounts.bluebottle) =>

@@ -17,7 +17,8 @@ export const socialAppCommand: CliCommand<SocialAppRequest> = {
   name: 'social-app',
   parse(args) {
     const values = parseCommandLine(args, { create: { type: 'string' }, list: { type: 'boolean' } }, USAGE);
-    if ((values.create === undefined) === (values.list !== true)) throw new CommandUsageError(`give --create "<name>" or --list; usage: ${USAGE}`);
+    if ((values.create === undefined) === (values.list !== true))
+      throw new CommandUsageError(`give --create "<name>" or --list; usage: ${USAGE}`);
     if (values.create === undefined) return { list: true };
     const name = values.create.trim();
     if (name === '' || name.length > 100) throw new CommandUsageError(`the app name must be 1 to 100 characters; usage: ${USAGE}`);

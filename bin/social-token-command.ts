@@ -11,8 +11,7 @@ const USAGE =
 
 /** What the command line asks for: a token to issue, or one to revoke. */
 export type SocialTokenRequest =
-  | { revoke: string }
-  | { login: LoginType; subject: string; permissions: string[] | undefined; expiresInSeconds: number | undefined };
+  { revoke: string } | { login: LoginType; subject: string; permissions: string[] | undefined; expiresInSeconds: number | undefined };
 
 /** The longest subject, permission or token the command takes (a username is at most 30 characters, a token 46). */
 const MAX_VALUE_LENGTH = 200;
@@ -38,7 +37,9 @@ export const socialTokenCommand: CliCommand<SocialTokenRequest> = {
       },
       USAGE,
     );
-    const tooLong = [values.subject, values.revoke, ...(values.permission ?? [])].some((value) => value !== undefined && value.length > MAX_VALUE_LENGTH);
+    const tooLong = [values.subject, values.revoke, ...(values.permission ?? [])].some(
+      (value) => value !== undefined && value.length > MAX_VALUE_LENGTH,
+    );
     if (tooLong) throw new CommandUsageError(`a value longer than ${MAX_VALUE_LENGTH} characters; usage: ${USAGE}`);
     const { revoke, ...issue } = values;
     if (revoke !== undefined) {
@@ -48,7 +49,7 @@ export const socialTokenCommand: CliCommand<SocialTokenRequest> = {
     const login = issue.login ?? 'own';
     if (login !== 'own' && login !== 'parent') throw new CommandUsageError(`--login must be own or parent; usage: ${USAGE}`);
     const expiresIn = issue['expires-in'];
-    if (expiresIn !== undefined && !(/^[1-9][0-9]{0,9}$/.test(expiresIn))) {
+    if (expiresIn !== undefined && !/^[1-9][0-9]{0,9}$/.test(expiresIn)) {
       throw new CommandUsageError(`--expires-in must be a positive number of seconds; usage: ${USAGE}`);
     }
     return {
@@ -68,7 +69,8 @@ export const socialTokenCommand: CliCommand<SocialTokenRequest> = {
       : login === 'own'
         ? await findAccountByUsername(db, subject)
         : await findPlatformUserByName(db, subject);
-    if (!row) throw new ExpectedCommandError(`no ${login === 'own' ? 'account' : 'parent-platform user'} "${subject}" (run npm run seed first)`);
+    if (!row)
+      throw new ExpectedCommandError(`no ${login === 'own' ? 'account' : 'parent-platform user'} "${subject}" (run npm run seed first)`);
     const token = await tokens.issue({
       loginType: login,
       subjectId: String(row.id),

@@ -6,6 +6,13 @@ const { config, logger } = prepareProcess('gateway');
 const system = await startGatewayProcess(config, logger);
 // Only once it serves: a failure to start must still end the process with an error.
 keepServingOnEscapedErrors(logger);
-exitOnSignals(() => system.close(), logger, shutdownDeadlineMs(config.telemetry), async () => system.reloadSupergraph?.('signal'));
+exitOnSignals(
+  () => system.close(),
+  logger,
+  shutdownDeadlineMs(config.telemetry),
+  async () => system.reloadSupergraph?.('signal'),
+);
 logger.info({ graphql: system.gatewayUrl, rest: system.restUrl, restParent: system.socialParentUrl }, 'listening');
-console.log(`GraphQL ${system.gatewayUrl}\nREST    ${system.restUrl}\nREST    ${system.socialParentUrl}   (social graph, parent-platform host)`);
+console.log(
+  `GraphQL ${system.gatewayUrl}\nREST    ${system.restUrl}\nREST    ${system.socialParentUrl}   (social graph, parent-platform host)`,
+);

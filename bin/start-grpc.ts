@@ -8,4 +8,6 @@ const system = await startGrpcProcess(config, logger);
 keepServingOnEscapedErrors(logger);
 exitOnSignals(() => system.close(), logger, shutdownDeadlineMs(config.telemetry));
 logger.info({ grpc: system.grpcAddress, status: system.grpcStatusUrl }, 'listening');
-console.log(`gRPC   ${system.grpcAddress}   (api.serverNameExample.v1.userExample, reflection on)\nstatus ${system.grpcStatusUrl}   (/health, /ready, /metrics)`);
+console.log(
+  `gRPC   ${system.grpcAddress}   (api.serverNameExample.v1.userExample, reflection on)\nstatus ${system.grpcStatusUrl}   (/health, /ready, /metrics)`,
+);

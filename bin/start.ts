@@ -15,8 +15,12 @@ const system = await startEmbeddedSystem(config, logger).catch((error: unknown) 
 // Only once it serves: a failure to start must still end the process with an error.
 keepServingOnEscapedErrors(logger);
 exitOnSignals(() => system.close(), logger, shutdownDeadlineMs(config.telemetry));
-logger.info({ graphql: system.gatewayUrl, rest: system.restUrl, restParent: system.socialParentUrl, grpc: system.grpcAddress }, 'listening');
-const database = system.database?.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite (${config.database.pgliteDir ?? 'in memory'})`;
+logger.info(
+  { graphql: system.gatewayUrl, rest: system.restUrl, restParent: system.socialParentUrl, grpc: system.grpcAddress },
+  'listening',
+);
+const database =
+  system.database?.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite (${config.database.pgliteDir ?? 'in memory'})`;
 const origin = new URL(system.gatewayUrl!).origin;
 console.log(
   [

@@ -17,7 +17,12 @@ import { rpcStatus } from '../rest-adapter/user-records/google-rpc-status.ts';
 import { createHttpExecutor, type GraphQLExecutor } from '../rest-adapter/graphql-executor.ts';
 import { createStandIns, type StandIns } from '../lib/stand-ins/stand-in-gate.ts';
 import { SUPERGRAPH_FILE } from '../schema/supergraph-file.ts';
-import { fileSupergraph, type SupergraphReloadOutcome, type SupergraphReloadTrigger, type SupergraphSource } from '../gateway/supergraph-source.ts';
+import {
+  fileSupergraph,
+  type SupergraphReloadOutcome,
+  type SupergraphReloadTrigger,
+  type SupergraphSource,
+} from '../gateway/supergraph-source.ts';
 import { bindGrpcServer } from '../subgraphs/users/grpc/bind-grpc-server.ts';
 import { createUserExampleGrpcServer } from '../subgraphs/users/grpc/user-example.grpc-server.ts';
 import { ALL_MIGRATIONS, createSocialTokens, createSubgraphs, type Subgraphs } from '../subgraphs/index.ts';
@@ -516,9 +521,14 @@ export async function startGrpcProcess(config: Config, logger: Logger): Promise<
     app.use(grpcStatusHomePage(config, grpcAddress));
     // The probes are all it serves: anything else is a 404 in the shape of the other answers (google.rpc.Status).
     app.use((req: express.Request, res: express.Response) => {
-      res.status(404).json(rpcStatus('NOT_FOUND', `no route for ${req.method} ${req.path}: this listener serves /health, /ready and /metrics`));
+      res
+        .status(404)
+        .json(rpcStatus('NOT_FOUND', `no route for ${req.method} ${req.path}: this listener serves /health, /ready and /metrics`));
     });
-    const status = await listen(app, listenOptions(config, config.grpc.statusPort, ({ message }) => rpcStatus('INVALID_ARGUMENT', message)));
+    const status = await listen(
+      app,
+      listenOptions(config, config.grpc.statusPort, ({ message }) => rpcStatus('INVALID_ARGUMENT', message)),
+    );
     lifecycle.http(status);
     return runningSystem(config, tokens, telemetry, lifecycle, {
       database,
@@ -536,7 +546,11 @@ export async function startGrpcProcess(config: Config, logger: Logger): Promise<
  * adapter calls the gateway in-process, or over HTTP when GATEWAY_URL names another gateway. Ready when the supergraph is
  * loaded (and that other gateway is ready) and some subgraph is ready; DEGRADED, naming them, while others are not.
  */
-export async function startGatewayProcess(config: Config, logger: Logger, options: Pick<SystemOptions, 'standIns'> = {}): Promise<RunningSystem> {
+export async function startGatewayProcess(
+  config: Config,
+  logger: Logger,
+  options: Pick<SystemOptions, 'standIns'> = {},
+): Promise<RunningSystem> {
   const telemetry = startTelemetry(config, 'gateway', logger);
   const lifecycle = new Lifecycle(telemetry, logger, config.telemetry.shutdownDelayMs);
   try {

@@ -22,7 +22,8 @@ const { values } = parseArgs({
     deliveries: { type: 'string' },
   },
 });
-const USAGE = 'usage: npm run webhook-receiver -- --secret <app secret> [--verify-token T] [--port 9000] [--host 127.0.0.1] [--deliveries N]';
+const USAGE =
+  'usage: npm run webhook-receiver -- --secret <app secret> [--verify-token T] [--port 9000] [--host 127.0.0.1] [--deliveries N]';
 if (!values.secret) {
   console.error(USAGE);
   process.exit(2);
@@ -41,7 +42,9 @@ const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://receiver');
   if (req.method === 'GET') {
     const ok = url.searchParams.get('hub.mode') === 'subscribe' && url.searchParams.get('hub.verify_token') === verifyToken;
-    console.log(JSON.stringify({ verification: ok ? 'answered' : 'refused (verify token)', challenge: url.searchParams.get('hub.challenge') }));
+    console.log(
+      JSON.stringify({ verification: ok ? 'answered' : 'refused (verify token)', challenge: url.searchParams.get('hub.challenge') }),
+    );
     res.writeHead(ok ? 200 : 403, { 'content-type': 'text/plain' }).end(ok ? (url.searchParams.get('hub.challenge') ?? '') : '');
     return;
   }

@@ -32,7 +32,12 @@ export const MEDIA_ERROR_REASONS = [
 export type MediaErrorReason = (typeof MEDIA_ERROR_REASONS)[number];
 
 /** Reasons the reference answers in its older body shape, `{"request": <path>, "error": <message>}`, without a code. */
-export const LEGACY_SHAPED_REASONS: readonly MediaErrorReason[] = ['MEDIA_UNRECOGNIZED', 'FILE_TOO_LARGE', 'SEGMENT_TOO_LARGE', 'SEGMENTS_INVALID'];
+export const LEGACY_SHAPED_REASONS: readonly MediaErrorReason[] = [
+  'MEDIA_UNRECOGNIZED',
+  'FILE_TOO_LARGE',
+  'SEGMENT_TOO_LARGE',
+  'SEGMENTS_INVALID',
+];
 
 /** The state of the caller's rate-limit window, as the x-rate-limit-* headers give it. */
 export interface RateLimitState {
@@ -44,5 +49,7 @@ export interface RateLimitState {
 
 export function mediaReasonOf(details: Readonly<Record<string, unknown>> | undefined): MediaErrorReason | undefined {
   const reason = details?.reason;
-  return typeof reason === 'string' && (MEDIA_ERROR_REASONS as readonly string[]).includes(reason) ? (reason as MediaErrorReason) : undefined;
+  return typeof reason === 'string' && (MEDIA_ERROR_REASONS as readonly string[]).includes(reason)
+    ? (reason as MediaErrorReason)
+    : undefined;
 }

@@ -192,7 +192,10 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   // Operation limits, the persisted-operations safelist, suggestions hidden in production (lib/graphql/graphql-hardening.ts).
   const hardening = createGraphqlHardening(config.graphql, 'gateway');
   if (hardening.persistedOperations) {
-    logger.info({ mode: hardening.persistedOperations.mode, operations: hardening.persistedOperations.size }, 'persisted-operations safelist loaded');
+    logger.info(
+      { mode: hardening.persistedOperations.mode, operations: hardening.persistedOperations.size },
+      'persisted-operations safelist loaded',
+    );
   }
 
   // Repeated documents skip Apollo Server's pipeline (stand-in operation-fast-lane.ts). It must do what the plugins below

@@ -177,7 +177,9 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
     if ('refused' in prepared) {
       // A subscription's request errors, or a deferring document's, are answered here (the pipeline would only say it
       // cannot stream the one, and knows no @defer for the other).
-      return prepared.subscription || hasDefer ? jsonReply(prepared.status, { errors: prepared.refused.map((error) => live.executor.format(error)) }) : undefined;
+      return prepared.subscription || hasDefer
+        ? jsonReply(prepared.status, { errors: prepared.refused.map((error) => live.executor.format(error)) })
+        : undefined;
     }
     if (prepared.operation.operation !== 'subscription') {
       if (!hasDefer) return undefined;
@@ -199,7 +201,16 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
       if (!onlyMultipart || whole.status !== 200 || whole.body.kind !== 'complete') return whole;
       // Streamed as the split replies are (one chunk), so that no writer re-types it (Express's res.send would).
       const part = singleDeferPart(whole.body.string);
-      return { status: 200, headers: part.headers, body: { kind: 'chunked', asyncIterator: (async function* () { yield part.body; })() } };
+      return {
+        status: 200,
+        headers: part.headers,
+        body: {
+          kind: 'chunked',
+          asyncIterator: (async function* () {
+            yield part.body;
+          })(),
+        },
+      };
     }
     if (!transport) {
       return jsonReply(406, {
@@ -237,7 +248,8 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
       const liveReply = await serveLive(request, incoming);
       if (liveReply) return liveReply;
       const context = createGatewayContext(headers, { method, url: addressedUrl({ headers, path: url }) });
-      const laneTakes = lane !== undefined && method === 'POST' && search === '' && JSON_MEDIA_TYPE.test(incoming.get('content-type') ?? '');
+      const laneTakes =
+        lane !== undefined && method === 'POST' && search === '' && JSON_MEDIA_TYPE.test(incoming.get('content-type') ?? '');
       return laneElsePipeline<GatewayHttpReply>(
         laneTakes
           ? async () => {
@@ -319,7 +331,9 @@ class IncomingHeaders implements LaneHeaders {
 }
 
 function jsonReply(status: number, body: unknown): GatewayHttpReply {
-  return { status, headers: [['content-type', 'application/json; charset=utf-8']], body: { kind: 'complete', string: JSON.stringify(body) } };
+  return {
+    status,
+    headers: [['content-type', 'application/json; charset=utf-8']],
+    body: { kind: 'complete', string: JSON.stringify(body) },
+  };
 }
-
-

@@ -115,7 +115,12 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     // caller's headers over it, as the base class applies them (willSendRequest after the request's own).
     if (request.http?.headers) for (const [name, value] of request.http.headers) headers[name.toLowerCase()] = value;
     Object.assign(headers, this.outgoingHeaders(context));
-    const body = JSON.stringify({ query: request.query, variables: request.variables, operationName: request.operationName, extensions: request.extensions });
+    const body = JSON.stringify({
+      query: request.query,
+      variables: request.variables,
+      operationName: request.operationName,
+      extensions: request.extensions,
+    });
     const sent = await this.send(body, headers, isQuery(request.query));
     if ('unavailable' in sent) return this.unavailable(sent.unavailable);
     const { reply } = sent;
@@ -145,7 +150,11 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
    * instance restarting between its listener closing and its replacement opening), so it still runs at most once. Each
    * instance's circuit learns from each attempt.
    */
-  private async send(body: string, headers: Record<string, string>, idempotent: boolean): Promise<{ reply: SubgraphReply } | { unavailable: string }> {
+  private async send(
+    body: string,
+    headers: Record<string, string>,
+    idempotent: boolean,
+  ): Promise<{ reply: SubgraphReply } | { unavailable: string }> {
     const tried = new Set<number>();
     let reason = '';
     const attempts = QUERY_ATTEMPTS;

@@ -41,13 +41,17 @@ export class SubgraphFetchError extends Error {
 
 /** The node:http keep-alive agent for a subgraph's multipart uploads (LIFO: the most recently used connections stay busy). */
 export function uploadAgent(url: URL): HttpAgent {
-  return url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }) : new HttpAgent({ keepAlive: true, scheduling: 'lifo' });
+  return url.protocol === 'https:'
+    ? new HttpsAgent({ keepAlive: true, scheduling: 'lifo' })
+    : new HttpAgent({ keepAlive: true, scheduling: 'lifo' });
 }
 
 /** The timeout's failure, in the words of the other network failures (before the reply's head, or in its body). */
 export function timeoutError(url: string, timeoutMs: number, replying: boolean): SubgraphFetchError {
   const reason = `no reply within ${timeoutMs} ms`;
-  const message = replying ? `Invalid response body while trying to fetch ${url}: ${reason}` : `request to ${url} failed, reason: ${reason}`;
+  const message = replying
+    ? `Invalid response body while trying to fetch ${url}: ${reason}`
+    : `request to ${url} failed, reason: ${reason}`;
   return new SubgraphFetchError(message, 'ETIMEDOUT');
 }
 

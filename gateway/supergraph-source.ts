@@ -72,7 +72,11 @@ export function fileSupergraph(options: FileSupergraphOptions): SupergraphSource
     try {
       text = await readFile(path, 'utf8');
     } catch (error) {
-      return refuse(hashOf(`unreadable:${(error as NodeJS.ErrnoException).code ?? ''}`), trigger, `the file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      return refuse(
+        hashOf(`unreadable:${(error as NodeJS.ErrnoException).code ?? ''}`),
+        trigger,
+        `the file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
     const hash = hashOf(text);
     if (hash === serving) {

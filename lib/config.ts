@@ -376,7 +376,10 @@ function httpUrls(env: Env, name: string): string[] | undefined {
 function corsOrigins(env: Env, name: string): string[] {
   const raw = optionalText(env, name);
   if (raw === undefined) return [];
-  const origins = raw.split(',').map((origin) => origin.trim()).filter(Boolean);
+  const origins = raw
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
   for (const origin of origins) {
     if (origin === '*') continue;
     let url: URL | undefined;
@@ -396,7 +399,8 @@ function hostname(env: Env, name: string): string | undefined {
   const raw = optionalText(env, name);
   if (raw === undefined) return undefined;
   const value = raw.trim().toLowerCase();
-  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(value)) throw new ConfigError(name, `must be a host name such as graph.example.com, got "${raw}"`);
+  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(value))
+    throw new ConfigError(name, `must be a host name such as graph.example.com, got "${raw}"`);
   return value;
 }
 
@@ -407,10 +411,20 @@ const S3_KEY_PREFIX = /^[A-Za-z0-9!_.*'()-][A-Za-z0-9!_.*'()/-]{0,255}$/;
 
 /** The MEDIA_S3_* variables: required and checked with MEDIA_STORE=s3, refused without it (they would do nothing). */
 function s3Store(env: Env, store: 'local' | 's3'): S3StoreConfig | undefined {
-  const names = ['MEDIA_S3_ENDPOINT', 'MEDIA_S3_REGION', 'MEDIA_S3_BUCKET', 'MEDIA_S3_KEY_PREFIX', 'MEDIA_S3_ACCESS_KEY_ID', 'MEDIA_S3_SECRET_ACCESS_KEY', 'MEDIA_S3_SESSION_TOKEN', 'MEDIA_S3_FORCE_PATH_STYLE'];
+  const names = [
+    'MEDIA_S3_ENDPOINT',
+    'MEDIA_S3_REGION',
+    'MEDIA_S3_BUCKET',
+    'MEDIA_S3_KEY_PREFIX',
+    'MEDIA_S3_ACCESS_KEY_ID',
+    'MEDIA_S3_SECRET_ACCESS_KEY',
+    'MEDIA_S3_SESSION_TOKEN',
+    'MEDIA_S3_FORCE_PATH_STYLE',
+  ];
   if (store !== 's3') {
     const stray = names.find((name) => optionalText(env, name) !== undefined);
-    if (stray !== undefined) throw new ConfigError(stray, 'is set but MEDIA_STORE is not s3: set MEDIA_STORE=s3 to keep the bytes in the bucket, or remove it');
+    if (stray !== undefined)
+      throw new ConfigError(stray, 'is set but MEDIA_STORE is not s3: set MEDIA_STORE=s3 to keep the bytes in the bucket, or remove it');
     return undefined;
   }
   const required = (name: string) => {
@@ -420,12 +434,17 @@ function s3Store(env: Env, store: 'local' | 's3'): S3StoreConfig | undefined {
   };
   const endpoint = httpUrl(env, 'MEDIA_S3_ENDPOINT');
   const bucket = required('MEDIA_S3_BUCKET');
-  if (!S3_BUCKET.test(bucket)) throw new ConfigError('MEDIA_S3_BUCKET', `must be a bucket name (3–63 lowercase letters, digits, dots and hyphens), got "${bucket}"`);
+  if (!S3_BUCKET.test(bucket))
+    throw new ConfigError('MEDIA_S3_BUCKET', `must be a bucket name (3–63 lowercase letters, digits, dots and hyphens), got "${bucket}"`);
   const region = text(env, 'MEDIA_S3_REGION', 'us-east-1');
-  if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError('MEDIA_S3_REGION', `must be a region name such as eu-west-1, got "${region}"`);
+  if (!/^[a-z0-9-]{1,64}$/.test(region))
+    throw new ConfigError('MEDIA_S3_REGION', `must be a region name such as eu-west-1, got "${region}"`);
   const keyPrefix = optionalText(env, 'MEDIA_S3_KEY_PREFIX') ?? '';
   if (keyPrefix !== '' && !S3_KEY_PREFIX.test(keyPrefix)) {
-    throw new ConfigError('MEDIA_S3_KEY_PREFIX', `must be at most 256 letters, digits and !_.*'()/- not starting with a slash, got "${keyPrefix}"`);
+    throw new ConfigError(
+      'MEDIA_S3_KEY_PREFIX',
+      `must be at most 256 letters, digits and !_.*'()/- not starting with a slash, got "${keyPrefix}"`,
+    );
   }
   return {
     endpoint,
@@ -513,10 +532,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
   // The standard OpenTelemetry variables: a traces endpoint as it is, or a base endpoint to which /v1/traces is added.
   const otlpBase = httpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
-  const otlpTraces = httpUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? (otlpBase ? `${otlpBase.replace(/\/+$/, '')}/v1/traces` : undefined);
+  const otlpTraces =
+    httpUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? (otlpBase ? `${otlpBase.replace(/\/+$/, '')}/v1/traces` : undefined);
   const sampleRatioText = optionalText(env, 'OTEL_TRACES_SAMPLER_ARG');
   const sampleRatio = sampleRatioText === undefined ? 1 : Number(sampleRatioText);
-  if (!(sampleRatio >= 0 && sampleRatio <= 1)) throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', `must be a ratio from 0 to 1, got "${sampleRatioText}"`);
+  if (!(sampleRatio >= 0 && sampleRatio <= 1))
+    throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', `must be a ratio from 0 to 1, got "${sampleRatioText}"`);
 
   const config: Config = {
     env: envName,
@@ -645,7 +666,13 @@ export function loadConfig(env: Env = process.env): Config {
         delivery: boolean(env, 'WEBHOOK_DELIVERY', true),
         concurrency: integer(env, 'WEBHOOK_DELIVERY_CONCURRENCY', 4, 1, 256),
         // Past the longest delivery (the response timeout) with room for its statements, by default.
-        leaseMs: integer(env, 'WEBHOOK_LEASE_MS', integer(env, 'WEBHOOK_RESPONSE_TIMEOUT_MS', 10_000, 100, 120_000) + 30_000, 1_000, 600_000),
+        leaseMs: integer(
+          env,
+          'WEBHOOK_LEASE_MS',
+          integer(env, 'WEBHOOK_RESPONSE_TIMEOUT_MS', 10_000, 100, 120_000) + 30_000,
+          1_000,
+          600_000,
+        ),
         pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 5_000, 50, 600_000),
         // The reference retries "over the next 36 hours".
         retryWindowHours: integer(env, 'WEBHOOK_RETRY_WINDOW_HOURS', 36, 1, 24 * 30),
@@ -661,7 +688,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: mediaMaxBytes,
       expiresAfterSecs: integer(env, 'MEDIA_EXPIRES_AFTER_SECS', 86_400, 1, 365 * 86_400),
       store: mediaStore,
-      blobDir: mediaStore === 's3' ? undefined : (mediaBlobDir ?? (dataDir === ':memory:' ? undefined : `${dataDir.replace(/\/+$/, '')}/media`)),
+      blobDir:
+        mediaStore === 's3' ? undefined : (mediaBlobDir ?? (dataDir === ':memory:' ? undefined : `${dataDir.replace(/\/+$/, '')}/media`)),
       s3: mediaS3,
       base64BodyBytes,
       sweepIntervalSecs: integer(env, 'MEDIA_SWEEP_INTERVAL_SECS', 60, 1, 86_400),
@@ -680,7 +708,10 @@ export function loadConfig(env: Env = process.env): Config {
   const { webhooks } = config.social;
   if (webhooks.leaseMs <= webhooks.responseTimeoutMs) {
     // A lease that ends before its delivery can would let a second process send the same batch while the first waits.
-    throw new ConfigError('WEBHOOK_LEASE_MS', `must be longer than WEBHOOK_RESPONSE_TIMEOUT_MS (${webhooks.responseTimeoutMs}), got ${webhooks.leaseMs}`);
+    throw new ConfigError(
+      'WEBHOOK_LEASE_MS',
+      `must be longer than WEBHOOK_RESPONSE_TIMEOUT_MS (${webhooks.responseTimeoutMs}), got ${webhooks.leaseMs}`,
+    );
   }
   return deepFreeze(config);
 }

@@ -28,9 +28,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 const CODE_BY_GRAPHQL = new Map<string, ErrorCode>(
   (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [ERROR_CODES[code].graphql, code]),
 );
-const CODE_BY_GRPC = new Map<number, ErrorCode>(
-  (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [ERROR_CODES[code].grpc, code]),
-);
+const CODE_BY_GRPC = new Map<number, ErrorCode>((Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [ERROR_CODES[code].grpc, code]));
 
 /** The error code behind a GraphQL `extensions.code`; unknown codes are internal errors. */
 export function errorCodeFromGraphql(code: unknown): ErrorCode {
@@ -71,7 +69,10 @@ export class InvalidArgumentError extends AppError {
     this.violations =
       violations.length <= MAX_VIOLATIONS
         ? violations
-        : [...violations.slice(0, MAX_VIOLATIONS), { field: '', description: `${violations.length - MAX_VIOLATIONS} more violation(s) not listed` }];
+        : [
+            ...violations.slice(0, MAX_VIOLATIONS),
+            { field: '', description: `${violations.length - MAX_VIOLATIONS} more violation(s) not listed` },
+          ];
   }
 
   /** Builds the error from violations, with a message that lists them all. */
@@ -135,7 +136,9 @@ export function isConnectionFailure(error: unknown): boolean {
   // pg-pool's own wording when no connection could be made within connectionTimeoutMillis (the database is down).
   return (
     typeof message === 'string' &&
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      message,
+    )
   );
 }
 

@@ -32,7 +32,10 @@ export function composeSchemas(): ComposedSchemas {
   if (result.errors) {
     throw new Error(`supergraph composition failed:\n${result.errors.map((error) => `- ${error.message}`).join('\n')}`);
   }
-  return { supergraphSdl: withNewline(result.supergraphSdl), apiSchemaSdl: withNewline(printSchema(result.schema.toAPISchema().toGraphQLJSSchema())) };
+  return {
+    supergraphSdl: withNewline(result.supergraphSdl),
+    apiSchemaSdl: withNewline(printSchema(result.schema.toAPISchema().toGraphQLJSSchema())),
+  };
 }
 
 /** The composed supergraph SDL. */

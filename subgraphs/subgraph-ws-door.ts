@@ -1,8 +1,24 @@
 import type { Server } from 'node:http';
 import { makeServer } from 'graphql-ws';
-import { GraphQLError, parse, specifiedRules, validate, getOperationAST, type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  getOperationAST,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+  type ValidationRule,
+} from 'graphql';
 import type { Config } from '../lib/config.ts';
-import { listenGraphqlWs, SUBGRAPH_MESSAGE_BYTES_FACTOR, type GraphqlWsListener, type WsConnectionExtra } from '../lib/http/graphql-ws-listener.ts';
+import {
+  listenGraphqlWs,
+  SUBGRAPH_MESSAGE_BYTES_FACTOR,
+  type GraphqlWsListener,
+  type WsConnectionExtra,
+} from '../lib/http/graphql-ws-listener.ts';
 import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import { SIGNED_REQUEST_HEADER } from '../lib/auth/signed-request.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -56,7 +72,9 @@ export function attachSubgraphWs(deps: {
     },
     onSubscribe: (ctx, _id, payload) => {
       if (Object.keys(ctx.subscriptions).length > deps.limits.perConnection) {
-        return [new GraphQLError(`At most ${deps.limits.perConnection} subscriptions per connection.`, { extensions: { code: 'BAD_REQUEST' } })];
+        return [
+          new GraphQLError(`At most ${deps.limits.perConnection} subscriptions per connection.`, { extensions: { code: 'BAD_REQUEST' } }),
+        ];
       }
       let document;
       try {
@@ -68,11 +86,16 @@ export function attachSubgraphWs(deps: {
       if (errors.length > 0) return errors;
       const operationName = payload.operationName ?? undefined;
       if (getOperationAST(document, operationName)?.operation !== 'subscription') {
-        return [new GraphQLError('Only subscriptions are served over WebSocket; queries and mutations go over HTTP.', { extensions: { code: 'BAD_REQUEST' } })];
+        return [
+          new GraphQLError('Only subscriptions are served over WebSocket; queries and mutations go over HTTP.', {
+            extensions: { code: 'BAD_REQUEST' },
+          }),
+        ];
       }
       // The operation's own request id (the gateway sends it with each subscribe; the connection is the caller's).
       const operationHeaders = payload.extensions?.headers;
-      const requestId = isRecord(operationHeaders) && typeof operationHeaders['x-request-id'] === 'string' ? operationHeaders['x-request-id'] : undefined;
+      const requestId =
+        isRecord(operationHeaders) && typeof operationHeaders['x-request-id'] === 'string' ? operationHeaders['x-request-id'] : undefined;
       return {
         schema: subgraph.schema,
         document,
@@ -96,9 +119,17 @@ export function attachSubgraphWs(deps: {
     httpServer: deps.httpServer,
     path: '/graphql',
     // The gateway's fetches are larger than its clients' messages (SUBGRAPH_MESSAGE_BYTES_FACTOR).
-    limits: { ...deps.limits, maxMessageBytes: deps.limits.maxMessageBytes * SUBGRAPH_MESSAGE_BYTES_FACTOR, maxJsonDepth: deps.maxJsonDepth },
+    limits: {
+      ...deps.limits,
+      maxMessageBytes: deps.limits.maxMessageBytes * SUBGRAPH_MESSAGE_BYTES_FACTOR,
+      maxJsonDepth: deps.maxJsonDepth,
+    },
     server,
-    extra: (socket, request) => ({ socket, request, info: { authorization: undefined, requestId: undefined, socialHost: undefined, signedRequest: undefined } }),
+    extra: (socket, request) => ({
+      socket,
+      request,
+      info: { authorization: undefined, requestId: undefined, socialHost: undefined, signedRequest: undefined },
+    }),
     logger: deps.logger,
   });
 }

@@ -35,7 +35,12 @@ import type { PlannedSupergraph } from './subscription-planner.ts';
 export interface DeferredPart {
   data?: Record<string, unknown> | null;
   errors?: readonly GraphQLFormattedError[];
-  incremental?: { data: Record<string, unknown> | null; path: (string | number)[]; label?: string; errors?: readonly GraphQLFormattedError[] }[];
+  incremental?: {
+    data: Record<string, unknown> | null;
+    path: (string | number)[];
+    label?: string;
+    errors?: readonly GraphQLFormattedError[];
+  }[];
   hasNext: boolean;
 }
 
@@ -55,7 +60,11 @@ export interface DeferExecutorDeps {
 /** The data source every continuation's first fetch asks: it answers with the raw tree so far. */
 const RAW_SOURCE = '#raw';
 
-export function executeDeferred(supergraph: PlannedSupergraph, request: DeferRequest, deps: DeferExecutorDeps): AsyncIterableIterator<DeferredPart> | undefined {
+export function executeDeferred(
+  supergraph: PlannedSupergraph,
+  request: DeferRequest,
+  deps: DeferExecutorDeps,
+): AsyncIterableIterator<DeferredPart> | undefined {
   const operationName = request.operation.name?.value;
   const plan = supergraph.planDefer(request.document, operationName);
   const root = plan.node;
@@ -66,7 +75,12 @@ export function executeDeferred(supergraph: PlannedSupergraph, request: DeferReq
   return partsOf(supergraph, root, request, deps);
 }
 
-async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request: DeferRequest, deps: DeferExecutorDeps): AsyncGenerator<DeferredPart> {
+async function* partsOf(
+  supergraph: PlannedSupergraph,
+  root: DeferNode,
+  request: DeferRequest,
+  deps: DeferExecutorDeps,
+): AsyncGenerator<DeferredPart> {
   const raw: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const operationName = request.operation.name?.value;
   const variableDefinitions = request.operation.variableDefinitions ?? [];
@@ -95,7 +109,11 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
       ],
     };
     const made = {
-      operationContext: buildOperationContext({ schema: supergraph.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) }),
+      operationContext: buildOperationContext({
+        schema: supergraph.apiSchema,
+        operationDocument: document,
+        ...(operationName ? { operationName } : {}),
+      }),
       query: print(document),
     };
     // A plan's blocks are few; the bound only guards against a shape per request (none is: shapes come from the plan).
@@ -151,7 +169,10 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
   yield { data: primaryData, ...(primary.errors ? { errors: primary.errors } : {}), hasNext: blocks.length > 0 };
   for (const [index, block] of blocks.entries()) {
     const shape = pathSelection(request.operation, block.queryPath, block.subselection ?? '{ __typename }');
-    const result = shape === undefined ? { errors: [deps.format(new Error(`the deferred path ${block.queryPath.join('.')} is not in the operation`))] } : await run(block, shape, true);
+    const result =
+      shape === undefined
+        ? { errors: [deps.format(new Error(`the deferred path ${block.queryPath.join('.')} is not in the operation`))] }
+        : await run(block, shape, true);
     const items = cut(result.data as Record<string, unknown> | null | undefined, block.queryPath).map((item) => ({
       data: item.data,
       path: item.path,
@@ -171,7 +192,13 @@ async function* partsOf(supergraph: PlannedSupergraph, root: DeferNode, request:
       }
       if (unplaced.length > 0) {
         if (items.length > 0) ((items[0] as { errors?: GraphQLFormattedError[] }).errors ??= []).push(...unplaced);
-        else items.push({ data: null, path: [...block.queryPath], ...(block.label !== undefined ? { label: block.label } : {}), errors: unplaced } as never);
+        else
+          items.push({
+            data: null,
+            path: [...block.queryPath],
+            ...(block.label !== undefined ? { label: block.label } : {}),
+            errors: unplaced,
+          } as never);
       }
     }
     yield { incremental: items, hasNext };
@@ -201,7 +228,9 @@ function containsDefer(node: PlanNode): boolean {
     case 'Flatten':
       return containsDefer(node.node);
     case 'Condition':
-      return (node.ifClause !== undefined && containsDefer(node.ifClause)) || (node.elseClause !== undefined && containsDefer(node.elseClause));
+      return (
+        (node.ifClause !== undefined && containsDefer(node.ifClause)) || (node.elseClause !== undefined && containsDefer(node.elseClause))
+      );
     default:
       return false;
   }
@@ -250,7 +279,8 @@ function findField(selectionSet: SelectionSetNode, key: string): FieldNode | und
  * as lists of them, nulls as nulls): the places a deferred fragment's items merge into.
  */
 function openPath(data: Record<string, unknown>, raw: Record<string, unknown>, path: readonly string[]): void {
-  const empty = (value: unknown): unknown => (Array.isArray(value) ? value.map(empty) : value === null || typeof value !== 'object' ? value : {});
+  const empty = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(empty) : value === null || typeof value !== 'object' ? value : {};
   const walk = (target: unknown, source: unknown, depth: number) => {
     if (depth === path.length || target === null || typeof target !== 'object' || source === null || typeof source !== 'object') return;
     if (Array.isArray(target)) {
@@ -270,7 +300,10 @@ function openPath(data: Record<string, unknown>, raw: Record<string, unknown>, p
 }
 
 /** The objects at `path` in `data` (lists expanded), each with its path (list indices included). */
-function cut(data: Record<string, unknown> | null | undefined, path: readonly string[]): { data: Record<string, unknown>; path: (string | number)[] }[] {
+function cut(
+  data: Record<string, unknown> | null | undefined,
+  path: readonly string[],
+): { data: Record<string, unknown>; path: (string | number)[] }[] {
   const found: { data: Record<string, unknown>; path: (string | number)[] }[] = [];
   const walk = (value: unknown, depth: number, at: (string | number)[]) => {
     if (value === null || value === undefined) return;

@@ -25,7 +25,9 @@ export function deferLabelsRule(context: ValidationContext): ASTVisitor {
       if (label.kind !== Kind.STRING) return;
       if (label.value.length > MAX_DEFER_LABEL_LENGTH) {
         context.reportError(
-          new GraphQLError(`Directive "${node.name.value}"'s label argument is longer than ${MAX_DEFER_LABEL_LENGTH} characters.`, { nodes: node }),
+          new GraphQLError(`Directive "${node.name.value}"'s label argument is longer than ${MAX_DEFER_LABEL_LENGTH} characters.`, {
+            nodes: node,
+          }),
         );
         return;
       }

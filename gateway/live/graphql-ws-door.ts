@@ -123,7 +123,10 @@ export function attachGraphqlWs(deps: GraphqlWsDoorDeps): GraphqlWsDoor {
 }
 
 /** The caller's headers: connection_init's credentials (the shapes clients send), else the upgrade request's. */
-function credentialsOf(params: Record<string, unknown> | undefined, request: WsConnectionExtra['request']): Record<string, string | undefined> {
+function credentialsOf(
+  params: Record<string, unknown> | undefined,
+  request: WsConnectionExtra['request'],
+): Record<string, string | undefined> {
   const fromParams = (source: unknown, name: string): string | undefined => {
     if (!isRecord(source)) return undefined;
     for (const [key, value] of Object.entries(source)) if (key.toLowerCase() === name && typeof value === 'string') return value;
@@ -144,6 +147,3 @@ function credentialsOf(params: Record<string, unknown> | undefined, request: WsC
 function limitError(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } });
 }
-
-
-

@@ -159,15 +159,26 @@ const CHECKED_DOCUMENT_MAX_LENGTH = 16_384;
 
 export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
   const format = (error: unknown): GraphQLFormattedError => {
-    const graphqlError = error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error instanceof Error ? error : undefined });
+    const graphqlError =
+      error instanceof GraphQLError
+        ? error
+        : new GraphQLError(error instanceof Error ? error.message : String(error), {
+            originalError: error instanceof Error ? error : undefined,
+          });
     const json = graphqlError.toJSON();
-    const formatted = json.extensions?.code === undefined ? { ...json, extensions: { ...json.extensions, code: 'INTERNAL_SERVER_ERROR' } } : json;
+    const formatted =
+      json.extensions?.code === undefined ? { ...json, extensions: { ...json.extensions, code: 'INTERNAL_SERVER_ERROR' } } : json;
     const answered = deps.formatError(formatted, graphqlError);
     return deps.hideSuggestions ? { ...answered, message: withoutSuggestion(answered.message) } : answered;
   };
   const refusal = (errors: readonly unknown[]): FormattedExecutionResult => ({ errors: errors.map(format) });
   const withCode = (error: GraphQLError, code: string) =>
-    new GraphQLError(error.message, { nodes: error.nodes ?? null, source: error.source ?? null, positions: error.positions ?? null, extensions: { ...error.extensions, code } });
+    new GraphQLError(error.message, {
+      nodes: error.nodes ?? null,
+      source: error.source ?? null,
+      positions: error.positions ?? null,
+      extensions: { ...error.extensions, code },
+    });
 
   function parseDocument(query: string): DocumentNode | GraphQLError {
     try {
@@ -178,7 +189,9 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
   }
 
   function operationOf(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
-    const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+    const operations = document.definitions.filter(
+      (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+    );
     if (operationName) return operations.find((operation) => operation.name?.value === operationName);
     return operations.length === 1 ? operations[0] : undefined;
   }
@@ -186,7 +199,8 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
   /** Subscriptions open per credential (its token, however the header spelled it; '' for none). */
   const openPerCredential = new Map<string, number>();
 
-  const perTokenRefusal = () => new GraphQLError(`At most ${deps.perToken} subscriptions per credential are open at once.`, { extensions: { code: 'BAD_REQUEST' } });
+  const perTokenRefusal = () =>
+    new GraphQLError(`At most ${deps.perToken} subscriptions per credential are open at once.`, { extensions: { code: 'BAD_REQUEST' } });
 
   /**
    * Takes one of a credential's places (undefined when it has none left), synchronously: subscriptions started at once
@@ -208,7 +222,11 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
   }
 
   /** Counts an open subscription (its place taken, the metrics) until it ends. */
-  function counted(results: AsyncIterableIterator<FormattedExecutionResult>, request: LiveHeld, giveBack: () => void): AsyncIterableIterator<FormattedExecutionResult> {
+  function counted(
+    results: AsyncIterableIterator<FormattedExecutionResult>,
+    request: LiveHeld,
+    giveBack: () => void,
+  ): AsyncIterableIterator<FormattedExecutionResult> {
     deps.metrics.observeSubscriptionOpen(request.transport, 1);
     let ended = false;
     return mapAsyncIterator(
@@ -240,7 +258,11 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
     const cached = documents.get(query);
     if (cached) return cached;
     const document = parseDocument(query);
-    const entry = { document, errors: document instanceof GraphQLError ? [] : validate(supergraph.apiSchema, document, [...specifiedRules, ...deps.validationRules]) };
+    const entry = {
+      document,
+      errors:
+        document instanceof GraphQLError ? [] : validate(supergraph.apiSchema, document, [...specifiedRules, ...deps.validationRules]),
+    };
     if (query.length <= CHECKED_DOCUMENT_MAX_LENGTH) {
       if (documents.size >= CHECKED_DOCUMENT_CACHE_SIZE) documents.delete(documents.keys().next().value!);
       documents.set(query, entry);
@@ -250,18 +272,31 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
 
   function prepare(request: LiveRequest): PreparedLive | LiveRefusal {
     const supergraph = deps.planner.current();
-    const refused = (errors: GraphQLError[], subscription: boolean, status: 400 | 413 = 400): LiveRefusal => ({ refused: errors, subscription, status });
+    const refused = (errors: GraphQLError[], subscription: boolean, status: 400 | 413 = 400): LiveRefusal => ({
+      refused: errors,
+      subscription,
+      status,
+    });
     const { document: checked, errors } = checkedDocument(supergraph, request.query);
     if (checked instanceof GraphQLError) return refused([checked], false);
     const checkedOperation = operationOf(checked, request.operationName);
     const subscription = checkedOperation?.operation === 'subscription';
-    if (errors.length > 0) return refused(errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED')), subscription);
+    if (errors.length > 0)
+      return refused(
+        errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED')),
+        subscription,
+      );
     if (!checkedOperation) {
       return refused(
         [
-          new GraphQLError(request.operationName ? `Unknown operation named "${request.operationName}".` : 'Must provide operation name if query contains multiple operations.', {
-            extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
-          }),
+          new GraphQLError(
+            request.operationName
+              ? `Unknown operation named "${request.operationName}".`
+              : 'Must provide operation name if query contains multiple operations.',
+            {
+              extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
+            },
+          ),
         ],
         false,
       );
@@ -285,7 +320,11 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
     // variables the operation defines are kept, as the client sent them.
     const sent = request.variables ?? {};
     const coerced = getVariableValues(supergraph.apiSchema, checkedOperation.variableDefinitions ?? [], sent, { maxErrors: 50 });
-    if (coerced.errors) return refused(coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT')), subscription);
+    if (coerced.errors)
+      return refused(
+        coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT')),
+        subscription,
+      );
     const variables: Record<string, unknown> = {};
     for (const definition of checkedOperation.variableDefinitions ?? []) {
       const name = definition.variable.name.value;
@@ -321,7 +360,10 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
     try {
       plans.set(prepared, { supergraph, plan: supergraph.plan(document, operation.name?.value) });
     } catch (error) {
-      return refused([error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error))], subscription);
+      return refused(
+        [error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error))],
+        subscription,
+      );
     }
     return prepared;
   }
@@ -335,7 +377,11 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
     const operationName = prepared.operation.name?.value;
     const primarySource = deps.dataSource(plan.primary.serviceName);
     if (!canSubscribe(primarySource)) {
-      return refusal([new GraphQLError(`Subgraph ${plan.primary.serviceName} cannot serve subscriptions.`, { extensions: { code: 'SERVICE_UNAVAILABLE' } })]);
+      return refusal([
+        new GraphQLError(`Subgraph ${plan.primary.serviceName} cannot serve subscriptions.`, {
+          extensions: { code: 'SERVICE_UNAVAILABLE' },
+        }),
+      ]);
     }
     // The credential's place is taken before the subgraph is asked (and given back if no stream starts).
     const giveBack = takePlace(request);
@@ -357,10 +403,16 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
       supergraph: serving,
       primary: servingPlan.primary,
       direct: !servingPlan.rest && !hidesAnything(serving) && asksWhatClientAsks(servingPlan.primary, prepared.operation),
-      operationContext: buildOperationContext({ schema: serving.apiSchema, operationDocument: document, ...(operationName ? { operationName } : {}) }),
+      operationContext: buildOperationContext({
+        schema: serving.apiSchema,
+        operationDocument: document,
+        ...(operationName ? { operationName } : {}),
+      }),
       queryPlan: {
         kind: 'QueryPlan',
-        node: servingPlan.rest ? { kind: 'Sequence', nodes: [servingPlan.primary, servingPlan.rest] } : (servingPlan.primary satisfies PlanNode),
+        node: servingPlan.rest
+          ? { kind: 'Sequence', nodes: [servingPlan.primary, servingPlan.rest] }
+          : (servingPlan.primary satisfies PlanNode),
       } satisfies QueryPlan,
     });
     let state = planFor(supergraph, plan);
@@ -374,9 +426,12 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
       const serving = deps.planner.current();
       if (serving === state.supergraph) return undefined;
       const changed = (why: string) =>
-        new GraphQLError(`The supergraph changed and this subscription no longer runs on it (${why}). Resubscribe with after = the last cursor received.`, {
-          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
-        });
+        new GraphQLError(
+          `The supergraph changed and this subscription no longer runs on it (${why}). Resubscribe with after = the last cursor received.`,
+          {
+            extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+          },
+        );
       const errors = validate(serving.apiSchema, document, [...specifiedRules, ...deps.validationRules]);
       if (errors.length > 0) return changed(errors[0]!.message);
       let servingPlan: SubscriptionPlan;
@@ -455,7 +510,12 @@ export function createLiveExecutor(deps: LiveExecutorDeps): LiveExecutor {
       if (prepared.operation.operation !== 'query') return undefined;
       return executeDeferred(
         deps.planner.current(),
-        { document: prepared.document, operation: prepared.operation, variables: prepared.held.variables, context: prepared.held.createContext() },
+        {
+          document: prepared.document,
+          operation: prepared.operation,
+          variables: prepared.held.variables,
+          context: prepared.held.createContext(),
+        },
         { dataSource: deps.dataSource, format, logger: deps.logger },
       );
     },
@@ -489,8 +549,13 @@ function asksWhatClientAsks(primary: SubscriptionPlan['primary'], operation: Ope
   let same = byOperation.get(operation);
   if (same === undefined) {
     try {
-      const fetched = parse(primary.operation, { noLocation: true }).definitions.find((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
-      same = fetched !== undefined && operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD) && print(fetched.selectionSet) === print(operation.selectionSet);
+      const fetched = parse(primary.operation, { noLocation: true }).definitions.find(
+        (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+      );
+      same =
+        fetched !== undefined &&
+        operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD) &&
+        print(fetched.selectionSet) === print(operation.selectionSet);
     } catch {
       same = false;
     }
@@ -509,4 +574,3 @@ function requestBytes(request: LiveRequest): number {
   const documentBytes = Buffer.byteLength(request.query);
   return request.variables ? documentBytes + Buffer.byteLength(JSON.stringify(request.variables)) : documentBytes;
 }
-

@@ -53,7 +53,11 @@ export function deferHttpReply(parts: AsyncIterableIterator<DeferredPart>): Live
       } catch (error) {
         finished = true;
         const message = error instanceof Error ? error.message : String(error);
-        return { value: deferPart(JSON.stringify({ hasNext: false, errors: [{ message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] })) + '--\r\n', done: false };
+        return {
+          value:
+            deferPart(JSON.stringify({ hasNext: false, errors: [{ message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] })) + '--\r\n',
+          done: false,
+        };
       }
     },
     async return() {
@@ -62,7 +66,14 @@ export function deferHttpReply(parts: AsyncIterableIterator<DeferredPart>): Live
       return { value: undefined, done: true };
     },
   };
-  return { status: 200, headers: [['content-type', DEFER_TYPE], ['cache-control', 'no-store']], chunks };
+  return {
+    status: 200,
+    headers: [
+      ['content-type', DEFER_TYPE],
+      ['cache-control', 'no-store'],
+    ],
+    chunks,
+  };
 }
 
 /** Whether an Accept header also takes a plain JSON reply (application/json, application/graphql-response+json, a wildcard). */
@@ -79,7 +90,13 @@ const JSON_TYPES = ['application/json', 'application/graphql-response+json'];
 export function singleDeferPart(resultJson: string): { headers: [string, string][]; body: string } {
   const json = resultJson.trimEnd();
   const part = json === '{}' ? '{"hasNext":false}' : `${json.slice(0, -1)},"hasNext":false}`;
-  return { headers: [['content-type', DEFER_TYPE], ['cache-control', 'no-store']], body: `\r\n---${deferPart(part)}--\r\n` };
+  return {
+    headers: [
+      ['content-type', DEFER_TYPE],
+      ['cache-control', 'no-store'],
+    ],
+    body: `\r\n---${deferPart(part)}--\r\n`,
+  };
 }
 
 /** Which HTTP subscription protocol an Accept header asks for (none: the request is not one of them). */
@@ -174,13 +191,16 @@ function framed(results: AsyncIterator<FormattedExecutionResult>, framing: Frami
   let finished = false;
   const ask = () => {
     inFlight = true;
-    results.next().then(
-      (step) => (outcome = { step }),
-      (error: unknown) => (outcome = { error }),
-    ).finally(() => {
-      inFlight = false;
-      wake?.();
-    });
+    results
+      .next()
+      .then(
+        (step) => (outcome = { step }),
+        (error: unknown) => (outcome = { error }),
+      )
+      .finally(() => {
+        inFlight = false;
+        wake?.();
+      });
   };
   const finish = async (): Promise<IteratorResult<string>> => {
     if (!finished) {
@@ -236,7 +256,6 @@ function cursorOf(result: FormattedExecutionResult, rootKey: string | undefined)
   const cursor = (root as { cursor?: unknown } | null | undefined)?.cursor;
   return typeof cursor === 'string' && /^[0-9]{1,20}$/.test(cursor) ? cursor : undefined;
 }
-
 
 function once(result: FormattedExecutionResult): AsyncIterator<FormattedExecutionResult> {
   let given = false;

@@ -37,7 +37,9 @@ interface Entry {
  */
 const PER_OPERATION_HEADERS = new Set(['x-request-id', 'traceparent', 'tracestate']);
 
-export function createSubgraphWsClients(options: { maxClients?: number; keepAliveMs?: number; perConnection?: number; maxMessageBytes?: number } = {}): SubgraphWsClients {
+export function createSubgraphWsClients(
+  options: { maxClients?: number; keepAliveMs?: number; perConnection?: number; maxMessageBytes?: number } = {},
+): SubgraphWsClients {
   const maxClients = options.maxClients ?? 10_000;
   const perConnection = options.perConnection ?? 100;
   // The subgraph servers' bound on one message: a larger subscribe would close the connection the caller's other
@@ -86,7 +88,8 @@ export function createSubgraphWsClients(options: { maxClients?: number; keepAliv
     subscribe(url, headers, request, unavailable) {
       const caller: Record<string, string> = {};
       const operation: Record<string, string> = {};
-      for (const [name, value] of Object.entries(headers)) (PER_OPERATION_HEADERS.has(name.toLowerCase()) ? operation : caller)[name] = value;
+      for (const [name, value] of Object.entries(headers))
+        (PER_OPERATION_HEADERS.has(name.toLowerCase()) ? operation : caller)[name] = value;
       const payload = {
         query: request.query,
         variables: request.variables,
@@ -95,7 +98,12 @@ export function createSubgraphWsClients(options: { maxClients?: number; keepAliv
       };
       if (Buffer.byteLength(JSON.stringify({ id: '00000000-0000-0000-0000-000000000000', type: 'subscribe', payload })) > maxMessageBytes) {
         return once({
-          errors: [{ message: `This subscription's fetch is larger than the subgraph's servers take in one message (${maxMessageBytes} bytes).`, extensions: { code: 'BAD_REQUEST' } }],
+          errors: [
+            {
+              message: `This subscription's fetch is larger than the subgraph's servers take in one message (${maxMessageBytes} bytes).`,
+              extensions: { code: 'BAD_REQUEST' },
+            },
+          ],
         });
       }
       const entry = clientFor(url, caller);

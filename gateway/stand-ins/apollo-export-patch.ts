@@ -27,7 +27,11 @@ function load(target: ApolloExport): Record<string, unknown> {
  * Puts `wrap(Apollo's own)` in place of the export (`on`), or Apollo's own back (`on` false). Installing again wraps
  * Apollo's own, never a replacement. Throws when the file does not export a function of that name (the caller falls back).
  */
-export function setApolloExport<F extends (...args: never[]) => unknown>(target: ApolloExport, on: boolean, wrap: (original: F) => F): void {
+export function setApolloExport<F extends (...args: never[]) => unknown>(
+  target: ApolloExport,
+  on: boolean,
+  wrap: (original: F) => F,
+): void {
   // Off: only a file already loaded can carry a replacement (made by this module, or by another copy of it — a test
   // runner gives each test file its own copy over one require cache); nothing is loaded to find out.
   const module = on ? load(target) : loaded(target);

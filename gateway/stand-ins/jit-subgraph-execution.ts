@@ -113,12 +113,15 @@ interface OperationShape {
 }
 
 function operationShape(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): OperationShape | undefined {
-  const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+  const operations = document.definitions.filter(
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+  );
   const operation = operationName === undefined ? operations[0] : operations.find((candidate) => candidate.name?.value === operationName);
   const root = operation && schema.getRootType(operation.operation);
   if (!operation || !root) return undefined;
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   return { schema, root, selectionSet: operation.selectionSet, fragments };
 }
 
@@ -146,7 +149,9 @@ function firstErrorPerNulledPosition(errors: readonly GraphQLError[], shape: Ope
 function nullablePositions(shape: OperationShape, path: readonly (string | number)[]): boolean[] | undefined {
   const nullable: boolean[] = [];
   let type: GraphQLOutputType = shape.root;
-  let selections: { parent: GraphQLCompositeType; selectionSet: SelectionSetNode }[] = [{ parent: shape.root, selectionSet: shape.selectionSet }];
+  let selections: { parent: GraphQLCompositeType; selectionSet: SelectionSetNode }[] = [
+    { parent: shape.root, selectionSet: shape.selectionSet },
+  ];
   for (const segment of path) {
     if (typeof segment === 'number') {
       const list = getNullableType(type);
@@ -180,7 +185,8 @@ function fieldsWithKey(
     if (selection.kind === Kind.FIELD) {
       if ((selection.alias ?? selection.name).value !== key) continue;
       const name = selection.name.value;
-      const definition = name === '__typename' ? undefined : isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+      const definition =
+        name === '__typename' ? undefined : isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
       if (name === '__typename') found.push({ node: selection, type: shape.schema.getType('String') as GraphQLOutputType });
       else if (definition) found.push({ node: selection, type: definition.type });
       continue;

@@ -19,7 +19,10 @@ const FIRST_CHARACTER = /^[ \t\n\r]*([^ \t\n\r]|$)/;
  * it from the bytes, so every answer other than a parsed object is body-parser's own, word for word. The caller has
  * checked the content type (JSON, UTF-8) and the content coding (identity).
  */
-export function leanJsonBody(parseJson: RequestHandler, { limitBytes, maxDepth }: { limitBytes: number; maxDepth: number }): RequestHandler {
+export function leanJsonBody(
+  parseJson: RequestHandler,
+  { limitBytes, maxDepth }: { limitBytes: number; maxDepth: number },
+): RequestHandler {
   return (req, res, next) => {
     const length = declaredLength(req);
     if (length === undefined || length === 0 || length > limitBytes) {
@@ -55,7 +58,15 @@ export function leanJsonBody(parseJson: RequestHandler, { limitBytes, maxDepth }
     // The client went away mid-body: nobody reads the answer, and raw-body's words for it are used.
     const onAborted = () => {
       cleanup();
-      next(Object.assign(new Error('request aborted'), { status: 400, statusCode: 400, expose: true, type: 'request.aborted', code: 'ECONNABORTED' }));
+      next(
+        Object.assign(new Error('request aborted'), {
+          status: 400,
+          statusCode: 400,
+          expose: true,
+          type: 'request.aborted',
+          code: 'ECONNABORTED',
+        }),
+      );
     };
     const onError = (error: Error) => {
       cleanup();
@@ -86,7 +97,13 @@ function declaredLength(req: IncomingMessage): number | undefined {
 }
 
 /** Hands bytes already read to body-parser as a request of their own, and its outcome (body or error) back to `req`. */
-function replay(req: IncomingMessage, bytes: Buffer, parseJson: RequestHandler, res: Parameters<RequestHandler>[1], next: Parameters<RequestHandler>[2]): void {
+function replay(
+  req: IncomingMessage,
+  bytes: Buffer,
+  parseJson: RequestHandler,
+  res: Parameters<RequestHandler>[1],
+  next: Parameters<RequestHandler>[2],
+): void {
   const copy = Object.assign(Readable.from([bytes], { objectMode: false }), { headers: req.headers, method: req.method, url: req.url });
   parseJson(copy as unknown as Parameters<RequestHandler>[0], res, (error?: unknown) => {
     (req as { body?: unknown }).body = (copy as { body?: unknown }).body;

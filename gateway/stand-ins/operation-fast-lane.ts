@@ -144,7 +144,11 @@ export interface OperationFastLaneDeps {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** Apollo Server's choices for a single result, in its order of preference (5.5.1's ApolloServer.ts, MEDIA_TYPES). */
-const SINGLE_RESULT_TYPES = [JSON_TYPE, 'application/graphql-response+json; charset=utf-8', 'application/json; callbackSpec=1.0; charset=utf-8'];
+const SINGLE_RESULT_TYPES = [
+  JSON_TYPE,
+  'application/graphql-response+json; charset=utf-8',
+  'application/json; callbackSpec=1.0; charset=utf-8',
+];
 /** Distinct Accept headers whose negotiated type is remembered (clients send a handful; more are negotiated each time). */
 const ACCEPT_MEMO_ENTRIES = 64;
 
@@ -337,7 +341,9 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
     // The reply's type is settled before anything runs: a request the pipeline would answer 406 is the pipeline's.
     const contentType = request ? contentTypeFor(headers.get('accept')) : null;
     const result = counted(
-      request && contentType !== null && open ? await runOperation(request.query, request.operationName, request.variables, headers, context) : 'declined',
+      request && contentType !== null && open
+        ? await runOperation(request.query, request.operationName, request.variables, headers, context)
+        : 'declined',
     );
     if (!result) return undefined;
     const { cacheable } = result;
@@ -371,7 +377,9 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
 }
 
 /** The operation fields of a POST body the lane takes; undefined for anything the pipeline should look at itself. */
-function laneRequest(body: unknown): { query: string; operationName: string | undefined; variables: Record<string, unknown> | undefined } | undefined {
+function laneRequest(
+  body: unknown,
+): { query: string; operationName: string | undefined; variables: Record<string, unknown> | undefined } | undefined {
   if (!isRecord(body)) return undefined;
   const { query, operationName, variables } = body;
   if (typeof query !== 'string' || query === '' || body.extensions !== undefined) return undefined;
@@ -384,7 +392,6 @@ function hasKeys(object: object): boolean {
   for (const key in object) if (Object.hasOwn(object, key)) return true;
   return false;
 }
-
 
 type CacheHint = { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' };
 

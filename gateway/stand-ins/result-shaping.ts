@@ -147,7 +147,8 @@ function ifValue(directive: Directive, variables: Record<string, unknown>): bool
   const ifArg = (directive.arguments() as { if: unknown }).if;
   if (ifArg instanceof Variable) {
     const value = variables[ifArg.name];
-    if (!(value !== undefined && typeof value === 'boolean')) assert(false, () => `Unexpected value ${String(value)} for variable ${String(ifArg)} of ${String(directive)}`);
+    if (!(value !== undefined && typeof value === 'boolean'))
+      assert(false, () => `Unexpected value ${String(value)} for variable ${String(ifArg)} of ${String(directive)}`);
     return value as boolean;
   }
   return ifArg as boolean;
@@ -179,7 +180,13 @@ function compile(walk: Walk, selectionSet: SelectionSet): Entry[] {
       } else if (field.name === typenameFieldName) {
         entries.push({ kind: EntryKind.Typename, responseName, inherited });
       } else {
-        entries.push({ kind: EntryKind.Field, responseName, inherited, type: field.definition.type!, selectionSet: selection.selectionSet });
+        entries.push({
+          kind: EntryKind.Field,
+          responseName,
+          inherited,
+          type: field.definition.type!,
+          selectionSet: selection.selectionSet,
+        });
       }
     } else {
       entries.push({
@@ -216,7 +223,14 @@ function typeConditionApplies(walk: Walk, entry: FragmentEntry, typename: string
 }
 
 /** Returns false where Apollo returns ApplyResult.NULL_BUBBLE_UP. */
-function applySelectionSet(walk: Walk, input: Output, selectionSet: SelectionSet, output: Output, path: Path, parentType: CompositeType): boolean {
+function applySelectionSet(
+  walk: Walk,
+  input: Output,
+  selectionSet: SelectionSet,
+  output: Output,
+  path: Path,
+  parentType: CompositeType,
+): boolean {
   const entries = compile(walk, selectionSet);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
@@ -266,7 +280,9 @@ function applySelectionSet(walk: Walk, input: Output, selectionSet: SelectionSet
 function pathLastElementDescription(path: Path, currentType: Type, parentType: CompositeType): string {
   const element = path[path.length - 1];
   assert(element !== undefined, 'Should not have been called on an empty path');
-  return typeof element === 'string' ? `field ${String(parentType)}.${element}` : `array element of type ${String(currentType)} at index ${element}`;
+  return typeof element === 'string'
+    ? `field ${String(parentType)}.${element}`
+    : `array element of type ${String(currentType)} at index ${element}`;
 }
 
 /** Sets the flags of its result on walk (isInvalid, hasErrors) and returns the updated value. */
@@ -295,9 +311,12 @@ function updateOutputValue(
       if (updated === null) {
         if (!walk.hasErrors) {
           walk.errors.push(
-            ERRORS.INVALID_GRAPHQL.err(`Cannot return null for non-nullable ${pathLastElementDescription(path, type.ofType, parentType)}.`, {
-              path: Array.from(path),
-            }),
+            ERRORS.INVALID_GRAPHQL.err(
+              `Cannot return null for non-nullable ${pathLastElementDescription(path, type.ofType, parentType)}.`,
+              {
+                path: Array.from(path),
+              },
+            ),
           );
         }
         return done(walk, null, true, true);
@@ -306,17 +325,28 @@ function updateOutputValue(
     }
     case 'ListType': {
       if (inputValue === null) return done(walk, null, false, false);
-      if (!Array.isArray(inputValue)) assert(false, () => `Invalid non-list value ${String(inputValue)} returned by subgraph for list type ${String(type)}`);
-      if (!(outputValue === undefined || Array.isArray(outputValue))) assert(false, () => `Invalid non-list value ${String(outputValue)} returned by subgraph for list type ${String(type)}`);
+      if (!Array.isArray(inputValue))
+        assert(false, () => `Invalid non-list value ${String(inputValue)} returned by subgraph for list type ${String(type)}`);
+      if (!(outputValue === undefined || Array.isArray(outputValue)))
+        assert(false, () => `Invalid non-list value ${String(outputValue)} returned by subgraph for list type ${String(type)}`);
       const length = inputValue.length;
       const outputList = outputValue as unknown[] | undefined;
-      if (!(outputList === undefined || length === outputList.length)) assert(false, () => `[${String(inputValue)}].length (${length}) !== [${String(outputList)}].length (${outputList!.length})`);
+      if (!(outputList === undefined || length === outputList.length))
+        assert(false, () => `[${String(inputValue)}].length (${length}) !== [${String(outputList)}].length (${outputList!.length})`);
       let shouldNullify = false;
       let hasErrors = false;
       const updated = new Array<unknown>(length);
       for (let idx = 0; idx < length; idx++) {
         path.push(idx);
-        updated[idx] = updateOutputValue(walk, outputList === undefined ? undefined : outputList[idx], type.ofType, inputValue[idx], selectionSet, path, parentType);
+        updated[idx] = updateOutputValue(
+          walk,
+          outputList === undefined ? undefined : outputList[idx],
+          type.ofType,
+          inputValue[idx],
+          selectionSet,
+          path,
+          parentType,
+        );
         path.pop();
         if (walk.isInvalid) shouldNullify = true;
         if (walk.hasErrors) hasErrors = true;
@@ -328,15 +358,21 @@ function updateOutputValue(
     case 'UnionType': {
       if (inputValue === null) return done(walk, null, false, false);
       if (!selectionSet) assert(false, () => `Invalid empty selection set for composite type ${String(type)}`);
-      if (typeof inputValue !== 'object') assert(false, () => `Invalid non-object value ${String(inputValue)} returned by subgraph for composite type ${String(type)}`);
-      if (!(outputValue === undefined || typeof outputValue === 'object')) assert(false, () => `Invalid non-object value ${String(inputValue)} returned by subgraph for composite type ${String(type)}`);
+      if (typeof inputValue !== 'object')
+        assert(false, () => `Invalid non-object value ${String(inputValue)} returned by subgraph for composite type ${String(type)}`);
+      if (!(outputValue === undefined || typeof outputValue === 'object'))
+        assert(false, () => `Invalid non-object value ${String(inputValue)} returned by subgraph for composite type ${String(type)}`);
       const input = inputValue as Output;
       const inputTypename = input[typenameFieldName];
-      if (!(inputTypename === undefined || typeof inputTypename === 'string')) assert(false, () => `Invalid non-string value ${String(inputTypename)} for __typename at ${String(path)}`);
+      if (!(inputTypename === undefined || typeof inputTypename === 'string'))
+        assert(false, () => `Invalid non-string value ${String(inputTypename)} for __typename at ${String(path)}`);
       let objType: CompositeType = type;
       if (inputTypename) {
         const typenameType = walk.schema.type(inputTypename as string);
-        if (!typenameType || !(typenameType.kind === 'ObjectType' || typenameType.kind === 'InterfaceType' || typenameType.kind === 'UnionType')) {
+        if (
+          !typenameType ||
+          !(typenameType.kind === 'ObjectType' || typenameType.kind === 'InterfaceType' || typenameType.kind === 'UnionType')
+        ) {
           walk.errors.push(
             ERRORS.INVALID_GRAPHQL.err(`Invalid __typename found for object at ${pathLastElementDescription(path, type, parentType)}.`, {
               path: Array.from(path),
@@ -352,12 +388,15 @@ function updateOutputValue(
     }
     default: {
       if (inputValue === null) return done(walk, null, false, false);
-      if (outputValue !== undefined) assert(false, () => `Excepted output to be undefined but got ${String(type)} for type ${String(type)}`);
+      if (outputValue !== undefined)
+        assert(false, () => `Excepted output to be undefined but got ${String(type)} for type ${String(type)}`);
       // A field's type is an output type: what is left here is a scalar or an enum.
       const isValidValue = isValidLeafValue(walk.schema, inputValue, type as ScalarType | EnumType);
       if (!isValidValue) {
         walk.errors.push(
-          ERRORS.INVALID_GRAPHQL.err(`Invalid value found for ${pathLastElementDescription(path, type, parentType)}.`, { path: Array.from(path) }),
+          ERRORS.INVALID_GRAPHQL.err(`Invalid value found for ${pathLastElementDescription(path, type, parentType)}.`, {
+            path: Array.from(path),
+          }),
         );
       }
       return done(walk, isValidValue ? inputValue : null, false, !isValidValue);

@@ -94,6 +94,8 @@ function fetchError(url: string, replying: boolean, error: Error & { code?: stri
   const closed = error.code === 'UND_ERR_SOCKET' || error.code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || error.code === 'ECONNRESET';
   const reason = closed && error.code !== 'ECONNRESET' ? (replying ? 'aborted' : 'socket hang up') : error.message;
   const code = closed ? 'ECONNRESET' : error.code;
-  const message = replying ? `Invalid response body while trying to fetch ${url}: ${reason}` : `request to ${url} failed, reason: ${reason}`;
+  const message = replying
+    ? `Invalid response body while trying to fetch ${url}: ${reason}`
+    : `request to ${url} failed, reason: ${reason}`;
   return new SubgraphFetchError(message, code);
 }

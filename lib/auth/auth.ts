@@ -8,9 +8,7 @@ import { PermissionDeniedError, UnauthenticatedError } from '../errors.ts';
  * operation demands (see requireUser), so the rule is the same on GraphQL, REST and gRPC.
  */
 export type Actor =
-  | { kind: 'anonymous' }
-  | { kind: 'invalid'; error: UnauthenticatedError }
-  | { kind: 'user'; subject: string; roles: readonly string[] };
+  { kind: 'anonymous' } | { kind: 'invalid'; error: UnauthenticatedError } | { kind: 'user'; subject: string; roles: readonly string[] };
 
 export type UserActor = Extract<Actor, { kind: 'user' }>;
 

@@ -33,11 +33,7 @@ export function createPasswordHasher({ logN }: { logN: number }): PasswordHasher
       const [scheme, logNText, rText, pText, saltText, keyText] = stored.split('$');
       if (scheme !== 'scrypt' || !logNText || !rText || !pText || !saltText || !keyText) return false;
       const expected = Buffer.from(keyText, 'base64url');
-      const actual = await derive(
-        password,
-        Buffer.from(saltText, 'base64url'),
-        optionsFor(Number(logNText), Number(rText), Number(pText)),
-      );
+      const actual = await derive(password, Buffer.from(saltText, 'base64url'), optionsFor(Number(logNText), Number(rText), Number(pText)));
       return actual.length === expected.length && timingSafeEqual(actual, expected);
     },
   };

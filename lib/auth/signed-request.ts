@@ -37,7 +37,13 @@ export function decodeSignedRequest(text: string | undefined): SignedRequest | u
     if (typeof value !== 'object' || value === null) return undefined;
     if (typeof value.method !== 'string' || typeof value.url !== 'string') return undefined;
     const pairs = value.bodyParams;
-    if (pairs !== undefined && !(Array.isArray(pairs) && pairs.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string')))) {
+    if (
+      pairs !== undefined &&
+      !(
+        Array.isArray(pairs) &&
+        pairs.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'))
+      )
+    ) {
       return undefined;
     }
     return {

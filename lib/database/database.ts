@@ -251,7 +251,6 @@ async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   return () => rm(lockFile, { force: true });
 }
 
-
 /** A subgraph's migrations, applied in the order of their names, recorded in the subgraph's own schema. */
 export interface SubgraphMigrations {
   schema: string;

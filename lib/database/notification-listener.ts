@@ -53,7 +53,11 @@ export async function listenOnPostgres(
 
   async function connect(): Promise<void> {
     if (closed) return;
-    const candidate = new pg.Client({ connectionString: options.connectionString, connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true });
+    const candidate = new pg.Client({
+      connectionString: options.connectionString,
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      keepAlive: true,
+    });
     // A lost connection emits 'error' and then 'end'; without an 'error' listener it would end the process.
     candidate.on('error', () => undefined);
     candidate.on('notification', (message) => {

@@ -97,13 +97,15 @@ function untar(tar: Uint8Array): TemplateEntry[] {
     const prefix = field(at + 345, 155);
     const size = octal(at + 124, 12);
     const type = String.fromCharCode(tar[at + 156]!);
-    if (type !== '0' && type !== '\0' && type !== '5') throw new Error(`PGlite template: entry ${name} is of type "${type}", not a file or a directory`);
+    if (type !== '0' && type !== '\0' && type !== '5')
+      throw new Error(`PGlite template: entry ${name} is of type "${type}", not a file or a directory`);
     const path = `${prefix ? `${prefix}/` : ''}${name}`.replace(/^\/+|\/+$/g, '');
     if (path === '' && type === '5') {
       at += 512;
       continue;
     }
-    if (path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) throw new Error(`PGlite template: unexpected path "${path}"`);
+    if (path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..'))
+      throw new Error(`PGlite template: unexpected path "${path}"`);
     const start = at + 512;
     if (start + size > tar.length) throw new Error(`PGlite template: entry ${path} is cut short`);
     entries.push({ path, directory: type === '5', mtime: octal(at + 136, 12), bytes: tar.subarray(start, start + size) });

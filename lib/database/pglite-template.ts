@@ -17,7 +17,11 @@ export interface PgliteTemplateOptions {
  * migrated, dumped as an uncompressed tar of its data directory. It holds no rows but what migrations insert, and no
  * secret. The build makes it (bin/build.mjs), so a fresh ./data skips initdb and the first migrations.
  */
-export async function writePgliteTemplate(file: string, sets: readonly SubgraphMigrations[], options: PgliteTemplateOptions = {}): Promise<void> {
+export async function writePgliteTemplate(
+  file: string,
+  sets: readonly SubgraphMigrations[],
+  options: PgliteTemplateOptions = {},
+): Promise<void> {
   const pglite = new PGlite({ parsers: PGLITE_PARSERS, ...(options.initdbArgs && { initDbStartParams: [...options.initdbArgs] }) });
   try {
     await pglite.waitReady;

@@ -15,12 +15,18 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
  * never share tables and leave nothing behind. `template`: a database to copy (one already migrated, which no session
  * holds open), instead of the server's empty template1.
  */
-export async function createThrowawayDatabase(serverUrl: string, prefix: string, options: { template?: string } = {}): Promise<ThrowawayDatabase> {
+export async function createThrowawayDatabase(
+  serverUrl: string,
+  prefix: string,
+  options: { template?: string } = {},
+): Promise<ThrowawayDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   for (const identifier of [name, options.template ?? name]) {
     if (!IDENTIFIER.test(identifier)) throw new Error(`not a plain database name: ${identifier}`);
   }
-  await withClient(serverUrl, (client) => client.query(`create database ${name}${options.template ? ` template ${options.template}` : ''}`));
+  await withClient(serverUrl, (client) =>
+    client.query(`create database ${name}${options.template ? ` template ${options.template}` : ''}`),
+  );
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {

@@ -13,7 +13,12 @@ export function getJsonDepthMiddleware(maxDepth: number): RequestHandler {
     for (const name of ['variables', 'extensions']) {
       const value = search.get(name);
       if (value !== null && jsonTextNestsDeeperThan(value, maxDepth)) {
-        sendGraphqlError(res, 400, 'BAD_REQUEST', `the ${name} parameter nests arrays and objects deeper than ${maxDepth} levels (GRAPHQL_MAX_JSON_DEPTH)`);
+        sendGraphqlError(
+          res,
+          400,
+          'BAD_REQUEST',
+          `the ${name} parameter nests arrays and objects deeper than ${maxDepth} levels (GRAPHQL_MAX_JSON_DEPTH)`,
+        );
         return;
       }
     }

@@ -12,7 +12,9 @@ import { JSON_TOO_DEEP } from '../http/json-body.ts';
  */
 export function graphqlHttpFallbacks(options: { bodyLimitBytes: number; logger: Logger }): [RequestHandler, ErrorRequestHandler] {
   const notFound: RequestHandler = (req, res) => {
-    res.status(404).json({ errors: [{ message: `no route for ${req.method} ${req.path}: GraphQL is served at /graphql`, extensions: { code: 'NOT_FOUND' } }] });
+    res.status(404).json({
+      errors: [{ message: `no route for ${req.method} ${req.path}: GraphQL is served at /graphql`, extensions: { code: 'NOT_FOUND' } }],
+    });
   };
   const failed: ErrorRequestHandler = (error: unknown, _req, res, _next) => answerBodyFailure(res, error, options);
   return [notFound, failed];
@@ -44,7 +46,7 @@ function bodyFailureReply(error: unknown, bodyLimitBytes: number): { status: num
     : type === JSON_TOO_DEEP
       ? `request body refused: ${(error as Error).message}`
       : clientFault
-      ? `malformed request body: ${(error as Error).message}`
-      : 'internal error';
+        ? `malformed request body: ${(error as Error).message}`
+        : 'internal error';
   return { status: code, code: code === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST', message, unexpected: !tooLarge && !clientFault };
 }

@@ -75,7 +75,9 @@ async function* multipartParts(
   files: readonly { name: string; file: FileUpload }[],
 ): AsyncGenerator<Buffer> {
   const text = (value: string) => Buffer.from(value, 'utf8');
-  yield text(`--${boundary}\r\nContent-Disposition: form-data; name="operations"\r\nContent-Type: application/json\r\n\r\n${operations}\r\n`);
+  yield text(
+    `--${boundary}\r\nContent-Disposition: form-data; name="operations"\r\nContent-Type: application/json\r\n\r\n${operations}\r\n`,
+  );
   yield text(`--${boundary}\r\nContent-Disposition: form-data; name="map"\r\nContent-Type: application/json\r\n\r\n${map}\r\n`);
   for (const { name, file } of files) {
     const type = /^[\w.+-]+\/[\w.+-]+$/.test(file.mimetype) ? file.mimetype : 'application/octet-stream';

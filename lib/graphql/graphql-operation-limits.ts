@@ -217,7 +217,11 @@ function costEntry(
   const key =
     cache.dependsOn.length === 0
       ? `${options.listSize}:${options.maxNodes}`
-      : JSON.stringify([options.listSize, options.maxNodes, ...cache.dependsOn.map((name) => (name in variables ? variables[name] : UNSET))]);
+      : JSON.stringify([
+          options.listSize,
+          options.maxNodes,
+          ...cache.dependsOn.map((name) => (name in variables ? variables[name] : UNSET)),
+        ]);
   return { costs: cache.costs, key };
 }
 
@@ -246,7 +250,10 @@ function costVariables(document: DocumentNode, operation: OperationDefinitionNod
   return [...names].sort();
 }
 
-function walkOperationCost(options: { schema: GraphQLSchema; document: DocumentNode; operation: OperationDefinitionNode; listSize: number; maxNodes: number }, variables: Record<string, unknown>): number {
+function walkOperationCost(
+  options: { schema: GraphQLSchema; document: DocumentNode; operation: OperationDefinitionNode; listSize: number; maxNodes: number },
+  variables: Record<string, unknown>,
+): number {
   const { schema, document, operation } = options;
   try {
     return getComplexity({
@@ -270,7 +277,12 @@ function walkOperationCost(options: { schema: GraphQLSchema; document: DocumentN
  */
 export function checkOperation(
   limits: OperationLimits,
-  request: { schema: GraphQLSchema; document: DocumentNode; operation: OperationDefinitionNode; variables: Record<string, unknown> | undefined },
+  request: {
+    schema: GraphQLSchema;
+    document: DocumentNode;
+    operation: OperationDefinitionNode;
+    variables: Record<string, unknown> | undefined;
+  },
 ): void {
   const shape = measureOperation(request.schema, request.document, request.operation);
   if (shape.rootFields > limits.maxRootFields) {
@@ -330,7 +342,9 @@ export function operationLimitsCheck(
 }
 
 /** The Apollo Server plugin enforcing depth, aliases, root fields and cost before execution (`check`: operationLimitsCheck). */
-export function operationLimitsPlugin<TContext extends object>(check: (operation: ResolvedOperation) => void): ApolloServerPlugin<TContext> {
+export function operationLimitsPlugin<TContext extends object>(
+  check: (operation: ResolvedOperation) => void,
+): ApolloServerPlugin<TContext> {
   return {
     async requestDidStart() {
       return {

@@ -84,7 +84,12 @@ function invalid(problem: string): ConfigError {
 /** Checks a parsed manifest; throws ConfigError naming the manifest variable and the problem. */
 export function checkManifest(value: unknown, path: string): PersistedQueryManifest {
   const manifest = value as Partial<PersistedQueryManifest> | null;
-  if (typeof manifest !== 'object' || manifest === null || manifest.format !== 'apollo-persisted-query-manifest' || manifest.version !== 1) {
+  if (
+    typeof manifest !== 'object' ||
+    manifest === null ||
+    manifest.format !== 'apollo-persisted-query-manifest' ||
+    manifest.version !== 1
+  ) {
     throw invalid(`(${path}) must be an apollo-persisted-query-manifest of version 1`);
   }
   if (!Array.isArray(manifest.operations)) throw invalid(`(${path}) must list "operations"`);
@@ -94,7 +99,8 @@ export function checkManifest(value: unknown, path: string): PersistedQueryManif
     if (typeof operation?.id !== 'string' || operation.id === '') throw invalid(`${where} has no "id"`);
     if (typeof operation.body !== 'string') throw invalid(`${where} (${operation.id}) has no "body"`);
     const known = bodies.get(operation.id);
-    if (known !== undefined && known !== operation.body) throw invalid(`${where}: id ${operation.id} is listed twice with different bodies`);
+    if (known !== undefined && known !== operation.body)
+      throw invalid(`${where}: id ${operation.id} is listed twice with different bodies`);
     try {
       if (!getOperationAST(parse(operation.body))) throw new Error('it must hold exactly one operation');
     } catch (error) {
@@ -106,7 +112,10 @@ export function checkManifest(value: unknown, path: string): PersistedQueryManif
 }
 
 /** The safelist of a manifest. */
-export function createPersistedOperations(mode: Exclude<PersistedOperationsMode, 'off'>, manifest: PersistedQueryManifest): PersistedOperations {
+export function createPersistedOperations(
+  mode: Exclude<PersistedOperationsMode, 'off'>,
+  manifest: PersistedQueryManifest,
+): PersistedOperations {
   const byId = new Map(manifest.operations.map((operation) => [operation.id, operation.body]));
   const textHashes = new Set(manifest.operations.map((operation) => sha256(operation.body)));
   return {

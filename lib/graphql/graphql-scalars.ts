@@ -18,7 +18,9 @@ function int64Scalar(name: string, description: string, parse: (text: string) =>
       );
     }
     if (text === undefined) {
-      throw new GraphQLError(`${name} cannot represent ${JSON.stringify(typeof value === 'bigint' ? value.toString() : value)}: expected ${expected}`);
+      throw new GraphQLError(
+        `${name} cannot represent ${JSON.stringify(typeof value === 'bigint' ? value.toString() : value)}: expected ${expected}`,
+      );
     }
     return text;
   };

@@ -76,7 +76,13 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
     try {
       parser = new Busboy({
         headers: request.headers as BusboyHeaders,
-        limits: { fieldSize: options.maxFieldSize, fields: 2, fileSize: options.maxFileSize, files: options.maxFiles, parts: 2 + options.maxFiles },
+        limits: {
+          fieldSize: options.maxFieldSize,
+          fields: 2,
+          fileSize: options.maxFileSize,
+          files: options.maxFiles,
+          parts: 2 + options.maxFiles,
+        },
       });
     } catch (error) {
       request.resume();
@@ -101,10 +107,18 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
     const malformed = (message: string) => exit(new UploadRequestError(400, `${message} (${SPEC}).`));
 
     parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
-      if (valueTruncated) return exit(new UploadRequestError(413, `The ‘${name}’ multipart field value exceeds the ${options.maxFieldSize} byte size limit.`));
+      if (valueTruncated)
+        return exit(
+          new UploadRequestError(413, `The ‘${name}’ multipart field value exceeds the ${options.maxFieldSize} byte size limit.`),
+        );
       if (name === 'operations') {
         if (jsonTextNestsDeeperThan(value, options.maxJsonDepth)) {
-          return exit(new UploadRequestError(400, `The ‘operations’ multipart field nests arrays and objects deeper than ${options.maxJsonDepth} levels (GRAPHQL_MAX_JSON_DEPTH).`));
+          return exit(
+            new UploadRequestError(
+              400,
+              `The ‘operations’ multipart field nests arrays and objects deeper than ${options.maxJsonDepth} levels (GRAPHQL_MAX_JSON_DEPTH).`,
+            ),
+          );
         }
         try {
           operations = JSON.parse(value);
@@ -118,14 +132,20 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
       if (operations === undefined) return malformed('Disordered multipart fields; ‘map’ should follow ‘operations’');
       let parsed: unknown;
       if (jsonTextNestsDeeperThan(value, options.maxJsonDepth)) {
-        return exit(new UploadRequestError(400, `The ‘map’ multipart field nests arrays and objects deeper than ${options.maxJsonDepth} levels (GRAPHQL_MAX_JSON_DEPTH).`));
+        return exit(
+          new UploadRequestError(
+            400,
+            `The ‘map’ multipart field nests arrays and objects deeper than ${options.maxJsonDepth} levels (GRAPHQL_MAX_JSON_DEPTH).`,
+          ),
+        );
       }
       try {
         parsed = JSON.parse(value);
       } catch {
         return malformed('Invalid JSON in the ‘map’ multipart field');
       }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return malformed('Invalid type for the ‘map’ multipart field');
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        return malformed('Invalid type for the ‘map’ multipart field');
       const entries = Object.entries(parsed);
       if (entries.length > options.maxFiles) return exit(new UploadRequestError(413, `${options.maxFiles} max file uploads exceeded.`));
       map = new Map();
@@ -171,7 +191,9 @@ export function processUploadRequest(request: IncomingMessage, response: ServerR
         capacitor,
         createReadStream(readOptions) {
           // A copy failed by the request's end (a second file past the limit, the client gone) reads as that failure.
-          const error = fileError ?? (released || capacitor.destroyed ? (exitError ?? new UploadRequestError(400, 'File missing in the request.')) : undefined);
+          const error =
+            fileError ??
+            (released || capacitor.destroyed ? (exitError ?? new UploadRequestError(400, 'File missing in the request.')) : undefined);
           if (error) throw error;
           return capacitor.createReadStream(readOptions);
         },

@@ -15,7 +15,10 @@ export function rootField(operation: OperationDefinitionNode): FieldNode | undef
 /** The response key of the root field (its alias, else its name), of an operation or of a document's chosen one. */
 export function rootResponseKey(operation: OperationDefinitionNode | undefined): string | undefined;
 export function rootResponseKey(document: DocumentNode, operationName: string | null | undefined): string | undefined;
-export function rootResponseKey(source: OperationDefinitionNode | DocumentNode | undefined, operationName?: string | null): string | undefined {
+export function rootResponseKey(
+  source: OperationDefinitionNode | DocumentNode | undefined,
+  operationName?: string | null,
+): string | undefined {
   const operation = source?.kind === Kind.DOCUMENT ? (getOperationAST(source, operationName) ?? undefined) : source;
   const field = operation && rootField(operation);
   return field ? (field.alias ?? field.name).value : undefined;
@@ -31,6 +34,7 @@ export function rootArgumentVariable(operation: OperationDefinitionNode, name: s
 export function rootArgumentGiven(operation: OperationDefinitionNode, name: string, variables: Readonly<Record<string, unknown>>): boolean {
   const argument = rootField(operation)?.arguments?.find((each) => each.name.value === name);
   if (!argument) return false;
-  if (argument.value.kind === Kind.VARIABLE) return variables[argument.value.name.value] !== undefined && variables[argument.value.name.value] !== null;
+  if (argument.value.kind === Kind.VARIABLE)
+    return variables[argument.value.name.value] !== undefined && variables[argument.value.name.value] !== null;
   return argument.value.kind !== Kind.NULL;
 }

@@ -1,11 +1,4 @@
-import {
-  createSourceEventStream,
-  execute,
-  GraphQLError,
-  type DocumentNode,
-  type ExecutionResult,
-  type GraphQLSchema,
-} from 'graphql';
+import { createSourceEventStream, execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { isAsyncIterable } from './map-async-iterator.ts';
 import { rootResponseKey } from './root-field.ts';
 
@@ -96,7 +89,6 @@ export async function subscribePerEvent<TContext>(
   };
   return iterator;
 }
-
 
 /** An error that ends the stream, at the root field as graphql-js places a resolver's error. */
 function rootError(error: unknown, rootKey: string | undefined): GraphQLError {

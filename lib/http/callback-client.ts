@@ -1,6 +1,12 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import {
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 
@@ -50,8 +56,7 @@ export type CallbackRefusal = 'invalid_url' | 'https_required' | 'unresolvable' 
 
 /** A URL checked: where it may be sent, or why not (`message` is safe to show the app's developer). */
 export type CallbackCheck =
-  | { ok: true; url: URL; addresses: readonly ResolvedAddress[] }
-  | { ok: false; reason: CallbackRefusal; message: string };
+  { ok: true; url: URL; addresses: readonly ResolvedAddress[] } | { ok: false; reason: CallbackRefusal; message: string };
 
 /** Why an allowed request got no complete answer. */
 export type CallbackFailure = 'timeout' | 'connect' | 'reset' | 'tls' | 'other';
@@ -92,15 +97,7 @@ export interface CallbackClient {
 
 /** What kind of address an IP address is; everything but `public` is refused unless allowed. */
 export type AddressClass =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'link_local'
-  | 'unspecified'
-  | 'cgnat'
-  | 'multicast'
-  | 'reserved'
-  | 'metadata';
+  'public' | 'loopback' | 'private' | 'link_local' | 'unspecified' | 'cgnat' | 'multicast' | 'reserved' | 'metadata';
 
 /** How a class reads in a refusal. */
 const CLASS_WORDS: Record<Exclude<AddressClass, 'public'>, string> = {
@@ -352,7 +349,13 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<{ value: T } 
     timer = setTimeout(() => resolve('timeout'), ms);
   });
   try {
-    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => ({ error })), expiry]);
+    return await Promise.race([
+      promise.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      expiry,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -405,7 +408,10 @@ export function createCallbackClient(options: CallbackClientOptions): CallbackCl
       if (answer === 'timeout') return { timedOut: true };
       if ('error' in answer) {
         const temporary = errorCode(answer.error) === 'EAI_AGAIN';
-        return refuse('unresolvable', temporary ? 'the host name could not be resolved now (a temporary DNS failure)' : 'the host name does not resolve');
+        return refuse(
+          'unresolvable',
+          temporary ? 'the host name could not be resolved now (a temporary DNS failure)' : 'the host name does not resolve',
+        );
       }
       addresses = answer.value;
       if (addresses.length === 0) return refuse('unresolvable', 'the host name does not resolve');
@@ -481,7 +487,10 @@ export function createCallbackClient(options: CallbackClientOptions): CallbackCl
         if (first === undefined) {
           callback(Object.assign(new Error('no checked address of the family asked for'), { code: 'EADDRNOTAVAIL' }), []);
         } else if (lookupOptions.all === true) {
-          callback(null, candidates.map(({ address, family: f }): LookupAddress => ({ address, family: f })));
+          callback(
+            null,
+            candidates.map(({ address, family: f }): LookupAddress => ({ address, family: f })),
+          );
         } else {
           callback(null, first.address, first.family);
         }

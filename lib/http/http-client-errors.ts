@@ -75,7 +75,12 @@ function bodyOf(format: ClientErrorFormat, reply: ClientErrorReply): { text: str
 }
 
 /** Writes a whole refusal on a raw socket and closes it (the parser cannot read on past what it refused). */
-function refuseOnSocket(socket: Duplex, status: ClientErrorReply['status'], { text: body, contentType }: { text: string; contentType: string }, extraHeaders = ''): void {
+function refuseOnSocket(
+  socket: Duplex,
+  status: ClientErrorReply['status'],
+  { text: body, contentType }: { text: string; contentType: string },
+  extraHeaders = '',
+): void {
   socket.end(
     `HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\nContent-Type: ${contentType}\r\n${extraHeaders}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
@@ -124,7 +129,11 @@ export function answerClientErrors(server: Server, format: ClientErrorFormat, ma
     refuse();
   });
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    const reply: ClientErrorReply = { status: 417, message: `the expectation "${String(request.headers.expect)}" is not supported`, path: pathname(request.url) };
+    const reply: ClientErrorReply = {
+      status: 417,
+      message: `the expectation "${String(request.headers.expect)}" is not supported`,
+      path: pathname(request.url),
+    };
     const { text, contentType } = bodyOf(format, reply);
     response.writeHead(417, { 'content-type': contentType, connection: 'close' }).end(text);
   });

@@ -28,7 +28,9 @@ export function uploadMiddleware(config: Pick<Config, 'media' | 'gateway' | 'gra
     if (boundaryProblem) {
       // The body is read and thrown away, so that a kept-alive connection can carry the next request.
       req.resume();
-      res.status(400).json({ errors: [{ message: `the request body is not valid multipart/form-data: ${boundaryProblem}`, extensions: { code: 'BAD_REQUEST' } }] });
+      res.status(400).json({
+        errors: [{ message: `the request body is not valid multipart/form-data: ${boundaryProblem}`, extensions: { code: 'BAD_REQUEST' } }],
+      });
       return;
     }
     processUploadRequest(req, res, options).then(
@@ -43,7 +45,9 @@ export function uploadMiddleware(config: Pick<Config, 'media' | 'gateway' | 'gra
           next(error);
           return;
         }
-        res.status(status === 499 ? 400 : status).json({ errors: [{ message: (error as Error).message, extensions: { code: 'BAD_REQUEST' } }] });
+        res
+          .status(status === 499 ? 400 : status)
+          .json({ errors: [{ message: (error as Error).message, extensions: { code: 'BAD_REQUEST' } }] });
       },
     );
   };

@@ -30,9 +30,7 @@ export const SOCIAL_KINDS = {
 
 export type SocialKind = keyof typeof SOCIAL_KINDS;
 
-const KIND_BY_TAG = new Map<number, SocialKind>(
-  (Object.keys(SOCIAL_KINDS) as SocialKind[]).map((kind) => [SOCIAL_KINDS[kind], kind]),
-);
+const KIND_BY_TAG = new Map<number, SocialKind>((Object.keys(SOCIAL_KINDS) as SocialKind[]).map((kind) => [SOCIAL_KINDS[kind], kind]));
 
 const INT64_MAX = 9_223_372_036_854_775_807n;
 

@@ -43,7 +43,10 @@ export const locatePackage: PackageLocator = (packageName, from) => {
 };
 
 /** The installed release of a package, or undefined when it is not installed. */
-export function installedVersion(release: Pick<CheckedRelease, 'package' | 'from'>, locate: PackageLocator = locatePackage): string | undefined {
+export function installedVersion(
+  release: Pick<CheckedRelease, 'package' | 'from'>,
+  locate: PackageLocator = locatePackage,
+): string | undefined {
   const folder = locate(release.package, release.from);
   if (folder === undefined) return undefined;
   const { version } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version?: unknown };
@@ -82,7 +85,12 @@ export function decideStandIn(
   for (const loaded of standIn.loads) {
     const folder = locate(loaded.package, loaded.from);
     if (folder === undefined || !existsSync(join(folder, loaded.file))) {
-      return { id, enabled: false, reason: `${loaded.package}/${loaded.file} is missing; ${standIn.title} needs it: ${reverify(standIn)}`, warning: true };
+      return {
+        id,
+        enabled: false,
+        reason: `${loaded.package}/${loaded.file} is missing; ${standIn.title} needs it: ${reverify(standIn)}`,
+        warning: true,
+      };
     }
   }
   return { id, enabled: true };

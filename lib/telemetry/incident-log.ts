@@ -80,7 +80,13 @@ export function createIncidentLog(options: IncidentLogOptions): IncidentLog {
     if (incident.newFailures === 0) return;
     const at = clock.now();
     logger.warn(
-      { ...fields, reason: incident.lastReason, newFailures: incident.newFailures, totalFailures: incident.totalFailures, downForMs: at - incident.since },
+      {
+        ...fields,
+        reason: incident.lastReason,
+        newFailures: incident.newFailures,
+        totalFailures: incident.totalFailures,
+        downForMs: at - incident.since,
+      },
       `${what} still unreachable`,
     );
     incident.lastLineAt = at;

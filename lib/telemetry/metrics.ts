@@ -222,7 +222,7 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
 
   const subgraphRetries = new Counter({
     name: 'tributary_subgraph_retries_total',
-    help: "Query fetches the gateway sent again after a subgraph instance refused or reset the connection (mutations never are).",
+    help: 'Query fetches the gateway sent again after a subgraph instance refused or reset the connection (mutations never are).',
     labelNames: ['subgraph'] as const,
     registers: [registry],
   });

@@ -130,7 +130,13 @@ export function createSeriesHistogram<L extends string>(options: MetricOptions<L
   // prom-client's Histogram.getForPromString(): per label set, each bound's cumulative count, then +Inf, _sum and
   // _count, the set's own labels as `sharedLabels` (the Registry appends them after `le` and the default labels).
   const getForPromString = async () => {
-    const values: { labels: Record<string, string | number>; sharedLabels: Record<string, string>; value: number; metricName: string; exemplar: null | undefined }[] = [];
+    const values: {
+      labels: Record<string, string | number>;
+      sharedLabels: Record<string, string>;
+      value: number;
+      metricName: string;
+      exemplar: null | undefined;
+    }[] = [];
     for (const one of all.values()) {
       let cumulative = 0;
       for (let i = 0; i < bounds.length; i++) {
@@ -154,7 +160,10 @@ export function createSeriesHistogram<L extends string>(options: MetricOptions<L
     // As prom-client's get(): the same values with each set's labels merged in (getMetricsAsJSON, aggregation).
     get: async () => {
       const data = await getForPromString();
-      return { ...data, values: data.values.map(({ labels, sharedLabels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } })) };
+      return {
+        ...data,
+        values: data.values.map(({ labels, sharedLabels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } })),
+      };
     },
   };
   options.registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);

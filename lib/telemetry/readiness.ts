@@ -91,7 +91,9 @@ export function createReadiness(options: { timeoutMs: number; reuseMs?: number }
     },
     async report() {
       const checked = { ...(await outcomes()) };
-      const failing = Object.entries(checked).filter(([, outcome]) => outcome.status === 'DOWN').map(([name]) => name);
+      const failing = Object.entries(checked)
+        .filter(([, outcome]) => outcome.status === 'DOWN')
+        .map(([name]) => name);
       const degrading = [...checks].filter(([, check]) => check.degrades).map(([name]) => name);
       const requiredDown = failing.some((name) => !checks.get(name)?.degrades);
       const allDegradingDown = degrading.length > 0 && degrading.every((name) => failing.includes(name));

@@ -105,7 +105,15 @@ export function createTelemetry(config: TelemetryConfig, processName: string, lo
   }
 
   function http(listener: string): RequestHandler {
-    return (req: Request, res: Response, next: NextFunction) => observe(listener, req, res, req.path, () => routeOf(req, res), () => next());
+    return (req: Request, res: Response, next: NextFunction) =>
+      observe(
+        listener,
+        req,
+        res,
+        req.path,
+        () => routeOf(req, res),
+        () => next(),
+      );
   }
 
   function routes(): RequestHandler {
@@ -144,7 +152,11 @@ export function createTelemetry(config: TelemetryConfig, processName: string, lo
     // handle sees a statement answered — any statement of the process, a readiness probe's `select 1` included: proof
     // that the database answers again, which no error formatter could see (it only sees failures) and which a request
     // that succeeds without the database (a token check, a cached read) would not prove.
-    const incidents = createIncidentLog({ logger, what: 'database', impact: 'requests that need it fail with UNAVAILABLE until it answers again' });
+    const incidents = createIncidentLog({
+      logger,
+      what: 'database',
+      impact: 'requests that need it fail with UNAVAILABLE until it answers again',
+    });
     incidentLogs.push(incidents);
     database.observeReachability((event) => (event.reachable ? incidents.succeeded() : incidents.failed(event.error)));
     database.observeQueries((query) => {

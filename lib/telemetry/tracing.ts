@@ -44,7 +44,11 @@ function loadSdk() {
 export interface Tracing {
   readonly enabled: boolean;
   /** Starts a SERVER span for an incoming request, child of the trace its headers carry (if any). */
-  startServerSpan(name: string, headers: Record<string, string | string[] | undefined>, attributes?: Attributes): { span: Span; context: Context };
+  startServerSpan(
+    name: string,
+    headers: Record<string, string | string[] | undefined>,
+    attributes?: Attributes,
+  ): { span: Span; context: Context };
   /** A span of work inside the current trace (a gRPC call, a SQL statement that already ran…). */
   startSpan(name: string, options?: { kind?: SpanKind; attributes?: Attributes; startTime?: number; links?: Link[] }): Span;
   /** Adds the current trace's `traceparent` (and `tracestate`) to headers a request to the next hop will carry. */
@@ -66,7 +70,10 @@ const TRACER_NAME = 'tributary';
 
 const DISABLED: Tracing = {
   enabled: false,
-  startServerSpan: () => ({ span: trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 }), context: context.active() }),
+  startServerSpan: () => ({
+    span: trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 }),
+    context: context.active(),
+  }),
   startSpan: () => trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 }),
   inject: () => undefined,
   shutdown: async () => undefined,
@@ -75,7 +82,14 @@ const DISABLED: Tracing = {
 /** The process's tracing. Only one provider can be registered per process; a second enabled call reuses nothing and says so. */
 export function createTracing(config: TracingConfig, processName: string): Tracing {
   if (!config.endpoint) return DISABLED;
-  const { BatchSpanProcessor, NodeTracerProvider, OTLPTraceExporter, ParentBasedSampler, resourceFromAttributes, TraceIdRatioBasedSampler } = loadSdk();
+  const {
+    BatchSpanProcessor,
+    NodeTracerProvider,
+    OTLPTraceExporter,
+    ParentBasedSampler,
+    resourceFromAttributes,
+    TraceIdRatioBasedSampler,
+  } = loadSdk();
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName ?? `tributary-${processName}` }),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }),

@@ -41,7 +41,13 @@ export interface ApiDocsRoutesDeps {
 }
 
 /** Swagger UI's files, served from the installed package under /apis/swagger/. */
-const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png'];
+const SWAGGER_UI_FILES = [
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-32x32.png',
+  'favicon-16x16.png',
+];
 
 export function createApiDocsRoutes(deps: ApiDocsRoutesDeps): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
@@ -53,7 +59,11 @@ export function createApiDocsRoutes(deps: ApiDocsRoutesDeps): Router {
   function servers(req: Request): { own: string | undefined; parent: string | undefined; first: SocialHost } {
     const name = req.hostname?.toLowerCase();
     const here: SocialHost =
-      deps.parentHostname && name === deps.parentHostname ? 'parent' : deps.ownHostname && name === deps.ownHostname ? 'own' : deps.socialHost;
+      deps.parentHostname && name === deps.parentHostname
+        ? 'parent'
+        : deps.ownHostname && name === deps.ownHostname
+          ? 'own'
+          : deps.socialHost;
     const other: SocialHost = here === 'own' ? 'parent' : 'own';
     const otherHostname = other === 'own' ? deps.ownHostname : deps.parentHostname;
     const otherUrl = otherHostname ? `${req.protocol}://${otherHostname}` : deps.siblingUrl?.();

@@ -61,7 +61,11 @@ export const GRAPH_NODE_TYPES: readonly NodeType[] = [
 ];
 
 /** `2017-05-19T23:27:28+0000`: how the Graph surface writes every timestamp. */
-export const GRAPH_TIMESTAMP = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+0000$', example: '2026-11-01T12:00:00+0000' };
+export const GRAPH_TIMESTAMP = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+0000$',
+  example: '2026-11-01T12:00:00+0000',
+};
 
 /** The component name of a node type's page (`{data, paging}`). */
 export const pageName = (node: NodeType): string => `${node.name}Page`;
@@ -121,7 +125,11 @@ function nodeSchema(schema: GraphQLSchema, node: NodeType): Schema {
         properties[name] = { allOf: [componentRef(pageName(spec.type()))], ...description };
         break;
       case 'list':
-        properties[name] = { type: 'object', properties: { data: { type: 'array', items: componentRef(spec.type().name) } }, ...description };
+        properties[name] = {
+          type: 'object',
+          properties: { data: { type: 'array', items: componentRef(spec.type().name) } },
+          ...description,
+        };
         break;
     }
   }

@@ -34,7 +34,11 @@ const PROCESSING_INFO = {
     state: { type: 'string', enum: ['pending', 'in_progress', 'succeeded', 'failed'] },
     check_after_secs: { type: 'integer' },
     progress_percent: { type: 'integer' },
-    error: { type: 'object', required: ['code', 'name', 'message'], properties: { code: { type: 'integer' }, name: { type: 'string' }, message: { type: 'string' } } },
+    error: {
+      type: 'object',
+      required: ['code', 'name', 'message'],
+      properties: { code: { type: 'integer' }, name: { type: 'string' }, message: { type: 'string' } },
+    },
   },
 };
 
@@ -87,14 +91,18 @@ export function mediaComponentSchemas(): Record<string, Schema> {
       type: 'object',
       description:
         'The older body: content that is not an image at all (text, video, a data: URI) or a media_type not taken, and the ' +
-        'chunked upload\'s size and assembly errors (File size exceeds N bytes., Segment size exceeds N bytes., Segments do ' +
+        "chunked upload's size and assembly errors (File size exceeds N bytes., Segment size exceeds N bytes., Segments do " +
         'not add up to provided total file size., a missing segment).',
       required: ['request', 'error'],
-      properties: { request: { type: 'string', enum: [UPLOAD_PATH, METADATA_PATH] }, error: { type: 'string', example: 'media type unrecognized.' } },
+      properties: {
+        request: { type: 'string', enum: [UPLOAD_PATH, METADATA_PATH] },
+        error: { type: 'string', example: 'media type unrecognized.' },
+      },
     },
     MediaObject: {
       type: 'object',
-      description: 'A chunked upload (INIT, FINALIZE, STATUS): size after FINALIZE, image or video, processing_info for animated GIFs and videos.',
+      description:
+        'A chunked upload (INIT, FINALIZE, STATUS): size after FINALIZE, image or video, processing_info for animated GIFs and videos.',
       required: ['media_id', 'media_id_string', 'expires_after_secs'],
       properties: {
         media_id: { type: 'integer', format: 'int64', description: 'Every digit written (beyond 2^53: read media_id_string).' },
@@ -102,7 +110,11 @@ export function mediaComponentSchemas(): Record<string, Schema> {
         media_key: { type: 'string', description: '3_ image, 16_ animated GIF, 7_ video, 13_ amplify video; only with a media_category.' },
         size: { type: 'integer' },
         expires_after_secs: { type: 'integer' },
-        image: { type: 'object', required: ['image_type', 'w', 'h'], properties: { image_type: { type: 'string' }, w: { type: 'integer' }, h: { type: 'integer' } } },
+        image: {
+          type: 'object',
+          required: ['image_type', 'w', 'h'],
+          properties: { image_type: { type: 'string' }, w: { type: 'integer' }, h: { type: 'integer' } },
+        },
         video: { type: 'object', required: ['video_type'], properties: { video_type: { type: 'string', enum: ['video/mp4'] } } },
         processing_info: PROCESSING_INFO,
       },
@@ -162,7 +174,11 @@ export function buildMediaUploadPath(): { path: string; item: Schema } {
             headers: RATE_HEADERS,
             content: { 'application/json': { schema: { anyOf: [ref('UploadedMedia'), ref('MediaObject')] } } },
           },
-          202: { description: 'command=INIT: the new media id.', headers: RATE_HEADERS, content: { 'application/json': { schema: ref('MediaObject') } } },
+          202: {
+            description: 'command=INIT: the new media id.',
+            headers: RATE_HEADERS,
+            content: { 'application/json': { schema: ref('MediaObject') } },
+          },
           204: { description: 'command=APPEND: the segment is stored (no body).', headers: RATE_HEADERS },
           400: errors('38, 44, 324, 215 — or the older body.', [ref('TwitterErrors'), ref('MediaUnrecognized')]),
           401: {
@@ -241,11 +257,16 @@ export function buildMediaMetadataPath(): { path: string; item: Schema } {
 
 /** The v2 media endpoints' components: their `data` replies and the problem body (media-v2-problems.ts). */
 export function mediaV2ComponentSchemas(): Record<string, Schema> {
-  const image = { type: 'object', required: ['image_type', 'w', 'h'], properties: { image_type: { type: 'string' }, w: { type: 'integer' }, h: { type: 'integer' } } };
+  const image = {
+    type: 'object',
+    required: ['image_type', 'w', 'h'],
+    properties: { image_type: { type: 'string' }, w: { type: 'integer' }, h: { type: 'integer' } },
+  };
   return {
     MediaV2Upload: {
       type: 'object',
-      description: 'v2 media: id a string (no media_id number); media_key only with a media_category; processing_info for animated GIFs and videos.',
+      description:
+        'v2 media: id a string (no media_id number); media_key only with a media_category; processing_info for animated GIFs and videos.',
       required: ['id'],
       properties: {
         id: { type: 'string', pattern: '^[0-9]{1,19}$' },
@@ -280,7 +301,10 @@ export function buildMediaV2Paths(): { path: string; item: Schema }[] {
   const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('MediaV2Problem') } } });
   const problems = {
     400: problem('invalid-request: a parameter, a body or media the rules refuse.'),
-    401: { ...problem('Unauthorized: missing or bad credentials.'), headers: { 'WWW-Authenticate': { schema: { type: 'string', example: 'Bearer realm="Tributary", OAuth realm="Tributary"' } } } },
+    401: {
+      ...problem('Unauthorized: missing or bad credentials.'),
+      headers: { 'WWW-Authenticate': { schema: { type: 'string', example: 'Bearer realm="Tributary", OAuth realm="Tributary"' } } },
+    },
     403: problem('unsupported-authentication (app-only credentials), or not-authorized-for-resource (another user’s upload).'),
     429: { ...problem('Too Many Requests: the upload rate limit (shared with the 1.1 endpoints).'), headers: RATE_HEADERS },
     500: problem('Internal Server Error.'),
@@ -333,15 +357,28 @@ export function buildMediaV2Paths(): { path: string; item: Schema }[] {
             required: true,
             content: {
               'multipart/form-data': {
-                schema: { type: 'object', required: ['segment_index', 'media'], properties: { segment_index: { type: 'integer' }, media: { type: 'string', format: 'binary' } } },
+                schema: {
+                  type: 'object',
+                  required: ['segment_index', 'media'],
+                  properties: { segment_index: { type: 'integer' }, media: { type: 'string', format: 'binary' } },
+                },
               },
               'application/json': {
-                schema: { type: 'object', additionalProperties: false, required: ['segment_index', 'media'], properties: { segment_index: { type: 'integer' }, media: { type: 'string', format: 'byte' } } },
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['segment_index', 'media'],
+                  properties: { segment_index: { type: 'integer' }, media: { type: 'string', format: 'byte' } },
+                },
               },
             },
           },
           responses: {
-            200: data('Stored; the upload takes commands until expires_at.', { type: 'object', required: ['expires_at'], properties: { expires_at: { type: 'integer', description: 'Unix seconds.' } } }),
+            200: data('Stored; the upload takes commands until expires_at.', {
+              type: 'object',
+              required: ['expires_at'],
+              properties: { expires_at: { type: 'integer', description: 'Unix seconds.' } },
+            }),
             ...withId,
           },
         },
@@ -389,11 +426,20 @@ export function buildMediaV2Paths(): { path: string; item: Schema }[] {
                   type: 'object',
                   additionalProperties: false,
                   required: ['media', 'media_category'],
-                  properties: { media: { type: 'string', format: 'byte' }, media_category: { type: 'string', enum: ['tweet_image'] }, media_type: { type: 'string' }, shared: { type: 'boolean' } },
+                  properties: {
+                    media: { type: 'string', format: 'byte' },
+                    media_category: { type: 'string', enum: ['tweet_image'] },
+                    media_type: { type: 'string' },
+                    shared: { type: 'boolean' },
+                  },
                 },
               },
               'multipart/form-data': {
-                schema: { type: 'object', required: ['media', 'media_category'], properties: { media: { type: 'string', format: 'binary' }, media_category: { type: 'string', enum: ['tweet_image'] } } },
+                schema: {
+                  type: 'object',
+                  required: ['media', 'media_category'],
+                  properties: { media: { type: 'string', format: 'binary' }, media_category: { type: 'string', enum: ['tweet_image'] } },
+                },
               },
             },
           },
@@ -416,14 +462,24 @@ export function buildMediaV2Paths(): { path: string; item: Schema }[] {
             required: ['id', 'metadata'],
             properties: {
               id: { type: 'string', pattern: '^[0-9]{1,19}$' },
-              metadata: { type: 'object', required: ['alt_text'], properties: { alt_text: { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 1000 } } } } },
+              metadata: {
+                type: 'object',
+                required: ['alt_text'],
+                properties: { alt_text: { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 1000 } } } },
+              },
             },
           }),
           responses: {
             200: data('Stored.', {
               type: 'object',
               required: ['id', 'associated_metadata'],
-              properties: { id: { type: 'string' }, associated_metadata: { type: 'object', properties: { alt_text: { type: 'object', properties: { text: { type: 'string' } } } } } },
+              properties: {
+                id: { type: 'string' },
+                associated_metadata: {
+                  type: 'object',
+                  properties: { alt_text: { type: 'object', properties: { text: { type: 'string' } } } },
+                },
+              },
             }),
             ...withId,
           },

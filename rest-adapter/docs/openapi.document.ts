@@ -1,4 +1,10 @@
-import { buildMediaMetadataPath, buildMediaUploadPath, buildMediaV2Paths, mediaComponentSchemas, mediaV2ComponentSchemas } from './media-upload.openapi.ts';
+import {
+  buildMediaMetadataPath,
+  buildMediaUploadPath,
+  buildMediaV2Paths,
+  mediaComponentSchemas,
+  mediaV2ComponentSchemas,
+} from './media-upload.openapi.ts';
 import { buildGraphPaths, graphComponentResponses, graphComponentSchemas } from './social.openapi.ts';
 import type { GraphHost } from './social-openapi-parts.ts';
 import {
@@ -47,7 +53,15 @@ function userExamplePaths(): Record<string, Record<string, unknown>> {
       summary: operation.summary,
       operationId: `userExample_${operation.rpc}`,
       parameters: operation.path.includes('{id}')
-        ? [{ name: 'id', in: 'path', required: true, description: ID_PARAMETER_DESCRIPTION, schema: { type: 'string', format: 'uint64', pattern: '^\\d+$' } }]
+        ? [
+            {
+              name: 'id',
+              in: 'path',
+              required: true,
+              description: ID_PARAMETER_DESCRIPTION,
+              schema: { type: 'string', format: 'uint64', pattern: '^\\d+$' },
+            },
+          ]
         : [],
       ...(operation.body && { requestBody: { required: true, content: { 'application/json': { schema: ref(operation.body) } } } }),
       responses,
@@ -120,11 +134,20 @@ export function buildOpenApiDocument(servers: OpenApiServers, graphSchemas: Reco
       { name: 'comments', description: 'Area B: comments of the social graph.' },
       { name: 'accounts', description: 'Area C: professional accounts of the social graph, and their edges.' },
       { name: 'media', description: 'Area D: image upload, chunked upload and alt text (API 1.1).' },
-      { name: 'media v2', description: 'Area D on X API v2’s paths: the same uploads, sessions and limits, with v2’s data replies and problems.' },
+      {
+        name: 'media v2',
+        description: 'Area D on X API v2’s paths: the same uploads, sessions and limits, with v2’s data replies and problems.',
+      },
     ],
     paths,
     components: {
-      schemas: { ...asComponents(userExampleDefinitions()), ...graphSchemas, ...graphComponentSchemas(), ...mediaComponentSchemas(), ...mediaV2ComponentSchemas() },
+      schemas: {
+        ...asComponents(userExampleDefinitions()),
+        ...graphSchemas,
+        ...graphComponentSchemas(),
+        ...mediaComponentSchemas(),
+        ...mediaV2ComponentSchemas(),
+      },
       responses: { ...rpcResponses, ...graphComponentResponses() },
       securitySchemes: {
         [BEARER_AUTH]: {
@@ -139,14 +162,23 @@ export function buildOpenApiDocument(servers: OpenApiServers, graphSchemas: Reco
           name: 'access_token',
           description: 'Areas B and C: the token as the access_token parameter (npm run social-token mints one).',
         },
-        GraphBearer: { type: 'http', scheme: 'bearer', description: 'Areas B and C: the same token in `Authorization: Bearer` (or `OAuth`).' },
+        GraphBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Areas B and C: the same token in `Authorization: Bearer` (or `OAuth`).',
+        },
         GraphAppAccessToken: {
           type: 'apiKey',
           in: 'query',
           name: 'access_token',
-          description: "An app's webhook subscriptions: the app access token `<app-id>|<app-secret>` as the access_token parameter (npm run social-app makes an app).",
+          description:
+            "An app's webhook subscriptions: the app access token `<app-id>|<app-secret>` as the access_token parameter (npm run social-app makes an app).",
         },
-        GraphAppBearer: { type: 'http', scheme: 'bearer', description: 'The same app access token in `Authorization: Bearer` (or `OAuth`).' },
+        GraphAppBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The same app access token in `Authorization: Bearer` (or `OAuth`).',
+        },
         UploadAuthorization: {
           type: 'apiKey',
           in: 'header',

@@ -21,7 +21,8 @@ export const ACCOUNT_EDGES: readonly { edge: string; operations: readonly GraphO
         method: 'post',
         operationId: 'createMediaContainer',
         summary: 'Creates a publishing container (publish it with media_publish).',
-        description: 'One of `image_url`, `video_url` or `upload_media_id` (an Area D media_id or media_key), or `children` for a carousel.',
+        description:
+          'One of `image_url`, `video_url` or `upload_media_id` (an Area D media_id or media_key), or `children` for a carousel.',
         tag: 'accounts',
         permissions: 'publish',
         form: {
@@ -185,7 +186,10 @@ export const ACCOUNT_EDGES: readonly { edge: string; operations: readonly GraphO
         tag: 'accounts',
         permissions: 'adAccounts',
         hosts: PARENT_ONLY,
-        form: { properties: { account_id: text('The ad account id.'), business: text('The business id.') }, required: ['account_id', 'business'] },
+        form: {
+          properties: { account_id: text('The ad account id.'), business: text('The business id.') },
+          required: ['account_id', 'business'],
+        },
         reply: SUCCESS,
       },
     ],
@@ -243,7 +247,11 @@ export const ACCOUNT_EDGES: readonly { edge: string; operations: readonly GraphO
         tag: 'accounts',
         permissions: 'createMentionReply',
         form: {
-          properties: { media_id: text('The media.'), comment_id: text('The comment that mentions the account.'), message: text('The text.') },
+          properties: {
+            media_id: text('The media.'),
+            comment_id: text('The comment that mentions the account.'),
+            message: text('The text.'),
+          },
           required: ['media_id', 'message'],
         },
         reply: ID,

@@ -1,5 +1,16 @@
 import { WEBHOOK_FIELDS, WEBHOOK_OBJECT } from '../../contracts/social-graph.ts';
-import { type GraphHost, type GraphOperationDoc, type GraphPathDoc, OWN_ONLY, PARENT_ONLY, type Schema, SUCCESS, query, ref, text } from './social-openapi-parts.ts';
+import {
+  type GraphHost,
+  type GraphOperationDoc,
+  type GraphPathDoc,
+  OWN_ONLY,
+  PARENT_ONLY,
+  type Schema,
+  SUCCESS,
+  query,
+  ref,
+  text,
+} from './social-openapi-parts.ts';
 
 /**
  * The webhook subscription paths (reference §6.1, §6.3): an app's own subscriptions on the parent-platform host, with its
@@ -51,7 +62,10 @@ const subscriptionOperations: readonly GraphOperationDoc[] = [
         callback_url: text('Where deliveries and the verification request go (https in production).'),
         fields: text(`Fields of the object — ${FIELD_LIST} — as a comma-separated list or a JSON array.`),
         verify_token: text('The string the verification request repeats as `hub.verify_token` (at most 256 characters).'),
-        include_values: { type: 'boolean', description: 'Deliveries carry the new values (`changes`), not only the field names. Default false.' },
+        include_values: {
+          type: 'boolean',
+          description: 'Deliveries carry the new values (`changes`), not only the field names. Default false.',
+        },
       },
       required: ['object', 'callback_url', 'fields', 'verify_token'],
     },
@@ -66,7 +80,11 @@ const subscriptionOperations: readonly GraphOperationDoc[] = [
     token: 'app',
     hosts: PARENT_ONLY,
     query: [
-      query('object', { type: 'string', enum: [WEBHOOK_OBJECT] }, 'Only this object’s subscription; absent: every subscription of the app.'),
+      query(
+        'object',
+        { type: 'string', enum: [WEBHOOK_OBJECT] },
+        'Only this object’s subscription; absent: every subscription of the app.',
+      ),
       query('fields', { type: 'string' }, 'Only these fields (comma-separated list or JSON array); absent: the whole subscription.'),
     ],
     reply: SUCCESS,

@@ -1,6 +1,28 @@
-import { ACCOUNT_NODE, COMMENT_NODE, CONTAINER_NODE, MEDIA_NODE, PAGE_NODE, PLATFORM_USER_NODE } from '../social-graph/social-node-types.ts';
+import {
+  ACCOUNT_NODE,
+  COMMENT_NODE,
+  CONTAINER_NODE,
+  MEDIA_NODE,
+  PAGE_NODE,
+  PLATFORM_USER_NODE,
+} from '../social-graph/social-node-types.ts';
 import { pageName } from './graph-schemas.ts';
-import { FIELDS, type GraphHost, type GraphOperationDoc, type GraphPathDoc, ID, type Operation, PAGING, PARENT_ONLY, SUCCESS, type Schema, permissionsNote, query, ref, text } from './social-openapi-parts.ts';
+import {
+  FIELDS,
+  type GraphHost,
+  type GraphOperationDoc,
+  type GraphPathDoc,
+  ID,
+  type Operation,
+  PAGING,
+  PARENT_ONLY,
+  SUCCESS,
+  type Schema,
+  permissionsNote,
+  query,
+  ref,
+  text,
+} from './social-openapi-parts.ts';
 import { ACCOUNT_EDGES } from './social-account-edges.openapi.ts';
 import { WEBHOOK_PATHS, webhookComponentSchemas } from './social-webhooks.openapi.ts';
 
@@ -201,7 +223,10 @@ export function graphComponentSchemas(): Record<string, Schema> {
               name: { type: 'string' },
               period: { type: 'string' },
               values: { type: 'array', items: { type: 'object', properties: { value: {}, end_time: { type: 'string' } } } },
-              total_value: { type: 'object', properties: { value: { type: 'number' }, breakdowns: { type: 'array', items: { type: 'object' } } } },
+              total_value: {
+                type: 'object',
+                properties: { value: { type: 'number' }, breakdowns: { type: 'array', items: { type: 'object' } } },
+              },
               title: { type: 'string' },
               description: { type: 'string' },
               id: { type: 'string' },
@@ -221,7 +246,10 @@ export function graphComponentSchemas(): Record<string, Schema> {
             type: 'object',
             properties: {
               quota_usage: { type: 'integer' },
-              config: { type: 'object', properties: { quota_total: { type: 'integer' }, quota_duration: { type: 'integer', description: 'Seconds.' } } },
+              config: {
+                type: 'object',
+                properties: { quota_total: { type: 'integer' }, quota_duration: { type: 'integer', description: 'Seconds.' } },
+              },
             },
           },
         },
@@ -261,7 +289,10 @@ export function graphComponentSchemas(): Record<string, Schema> {
 /** Reusable responses of the Graph paths. */
 export function graphComponentResponses(): Record<string, Schema> {
   const headers = {
-    'WWW-Authenticate': { description: 'OAuth "<platform> Platform" "invalid_token|invalid_request" "<message>"', schema: { type: 'string' } },
+    'WWW-Authenticate': {
+      description: 'OAuth "<platform> Platform" "invalid_token|invalid_request" "<message>"',
+      schema: { type: 'string' },
+    },
     'X-App-Usage': { description: 'Percentages of the application rate limit used (JSON).', schema: { type: 'string' } },
   };
   const envelope = { 'application/json': { schema: ref('GraphError') } };
@@ -307,7 +338,13 @@ export function buildGraphPaths(): GraphPathEntry[] {
         });
       }
       if (doc.node !== 'me') {
-        pathParameters.push({ name: doc.node.parameter, in: 'path', required: true, description: doc.node.description, schema: { type: 'string' } });
+        pathParameters.push({
+          name: doc.node.parameter,
+          in: 'path',
+          required: true,
+          description: doc.node.description,
+          schema: { type: 'string' },
+        });
       }
       const operations: Record<string, Operation> = {};
       const hostSets = new Set<string>();
@@ -336,7 +373,11 @@ function graphOperation(operation: GraphOperationDoc, doc: GraphPathDoc, pathPar
     .join(' ');
   const body = operation.form
     ? (() => {
-        const schema = { type: 'object', properties: operation.form.properties, ...(operation.form.required && { required: [...operation.form.required] }) };
+        const schema = {
+          type: 'object',
+          properties: operation.form.properties,
+          ...(operation.form.required && { required: [...operation.form.required] }),
+        };
         return {
           requestBody: {
             required: Boolean(operation.form.required?.length),

@@ -1,7 +1,13 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { isRecord } from '../../lib/is-record.ts';
 import { errorCodeFromGraphql } from '../../lib/errors.ts';
-import { LEGACY_SHAPED_REASONS, MEDIA_ERROR_REASONS, mediaReasonOf, type MediaErrorReason, type RateLimitState } from '../../contracts/media-upload.ts';
+import {
+  LEGACY_SHAPED_REASONS,
+  MEDIA_ERROR_REASONS,
+  mediaReasonOf,
+  type MediaErrorReason,
+  type RateLimitState,
+} from '../../contracts/media-upload.ts';
 
 /**
  * The one mapping of the media service's errors (GraphQL errors with `extensions.reason` and `twitterCode`) onto the
@@ -57,7 +63,8 @@ function rank(error: GraphQLFormattedError): number {
 
 function rateLimitOf(extensions: Readonly<Record<string, unknown>>): RateLimitState | undefined {
   const value = extensions.rateLimit;
-  if (!isRecord(value) || typeof value.limit !== 'number' || typeof value.remaining !== 'number' || typeof value.reset !== 'number') return undefined;
+  if (!isRecord(value) || typeof value.limit !== 'number' || typeof value.remaining !== 'number' || typeof value.reset !== 'number')
+    return undefined;
   return { limit: value.limit, remaining: value.remaining, reset: value.reset };
 }
 
@@ -67,7 +74,8 @@ export function mapMediaErrors(errors: readonly GraphQLFormattedError[], path: s
   const reason = mediaReasonOf(extensions);
   const rateLimit = rateLimitOf(extensions);
   const withLimit = rateLimit ? { rateLimit } : {};
-  if (reason !== undefined && LEGACY_SHAPED_REASONS.includes(reason)) return { status: 400, body: { request: path, error: error.message }, ...withLimit };
+  if (reason !== undefined && LEGACY_SHAPED_REASONS.includes(reason))
+    return { status: 400, body: { request: path, error: error.message }, ...withLimit };
   if (reason !== undefined) {
     const status = STATUS[reason];
     return {

@@ -63,7 +63,11 @@ export function queryPairsOf(req: Request): [string, string][] {
  * without a filename, as the reference accepts). Reading stops one byte past the media rule's limit; the rest of that
  * part is discarded unread into memory.
  */
-export function readMultipart(req: Request, res: Response, deps: MultipartLimits): Promise<{ fields: [string, string][]; file: UploadRequest['file'] }> {
+export function readMultipart(
+  req: Request,
+  res: Response,
+  deps: MultipartLimits,
+): Promise<{ fields: [string, string][]; file: UploadRequest['file'] }> {
   return new Promise((resolve, reject) => {
     const fields: [string, string][] = [];
     let file: UploadRequest['file'];
@@ -112,7 +116,9 @@ export function readMultipart(req: Request, res: Response, deps: MultipartLimits
       stream.pipe(capacitor);
       // A part cut short or malformed is the client's fault: the service answers it as a broken upload (a 4xx), never
       // as an internal error.
-      stream.on('error', (error: Error) => capacitor.destroy(Object.assign(new Error(`the media part did not arrive whole: ${error.message}`), { status: 400 })));
+      stream.on('error', (error: Error) =>
+        capacitor.destroy(Object.assign(new Error(`the media part did not arrive whole: ${error.message}`), { status: 400 })),
+      );
     });
     parser.on('finish', () => {
       // The closing delimiter may come before the body ends (a body of `--b--` and then more): what follows is read and
@@ -125,7 +131,9 @@ export function readMultipart(req: Request, res: Response, deps: MultipartLimits
     parser.on('fieldsLimit', () => fail(new BodyError('the request has more than 100 parameters')));
     parser.on('partsLimit', () => fail(new BodyError('the request has too many parts')));
     parser.on('filesLimit', () => fail(new BodyError('the request has more than 10 files')));
-    parser.on('error', (error: unknown) => fail(new BodyError(`the request body is not valid multipart/form-data: ${(error as Error).message}`)));
+    parser.on('error', (error: unknown) =>
+      fail(new BodyError(`the request body is not valid multipart/form-data: ${(error as Error).message}`)),
+    );
     let failed = false;
     function fail(error: Error) {
       if (failed) return;

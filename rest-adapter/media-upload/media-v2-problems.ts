@@ -44,7 +44,9 @@ export function invalidRequest(problems: readonly InvalidParameter[]): ProblemRe
     status: 400,
     body: {
       errors: problems.map((problem) => ({
-        ...(problem.parameter !== undefined ? { parameters: { [problem.parameter]: problem.value === undefined ? [] : [problem.value] } } : {}),
+        ...(problem.parameter !== undefined
+          ? { parameters: { [problem.parameter]: problem.value === undefined ? [] : [problem.value] } }
+          : {}),
         message: problem.message,
       })),
       title: 'Invalid Request',
@@ -93,7 +95,8 @@ function rank(error: GraphQLFormattedError): number {
 
 function rateLimitOf(extensions: Readonly<Record<string, unknown>>): RateLimitState | undefined {
   const value = extensions.rateLimit;
-  if (!isRecord(value) || typeof value.limit !== 'number' || typeof value.remaining !== 'number' || typeof value.reset !== 'number') return undefined;
+  if (!isRecord(value) || typeof value.limit !== 'number' || typeof value.remaining !== 'number' || typeof value.reset !== 'number')
+    return undefined;
   return { limit: value.limit, remaining: value.remaining, reset: value.reset };
 }
 
@@ -109,7 +112,8 @@ export function mapMediaErrorsV2(errors: readonly GraphQLFormattedError[], idPar
   const withLimit = (reply: ProblemReply): ProblemReply => (rateLimit ? { ...reply, rateLimit } : reply);
   if (reason === undefined) {
     // A variable the schema refuses (a wrong type in a parameter) is the request's fault.
-    if (extensions.code === 'BAD_USER_INPUT' || extensions.code === 'GRAPHQL_VALIDATION_FAILED') return invalidRequest([{ message: error.message }]);
+    if (extensions.code === 'BAD_USER_INPUT' || extensions.code === 'GRAPHQL_VALIDATION_FAILED')
+      return invalidRequest([{ message: error.message }]);
     return errorCodeFromGraphql(extensions.code) === 'UNAVAILABLE' ? unavailableProblem() : internalErrorProblem();
   }
   if (UNAUTHORIZED.includes(reason)) return withLimit(plain(401, 'Unauthorized'));
@@ -181,7 +185,10 @@ export function mapMediaErrorsV2(errors: readonly GraphQLFormattedError[], idPar
 const V2_WORDS: readonly (readonly [RegExp, string])[] = [
   [/send command=FINALIZE first/g, 'send POST /2/media/upload/{id}/finalize first'],
   [/it takes no more APPEND or FINALIZE commands/g, 'it takes no more append or finalize requests'],
-  [/the chunked upload \(command=INIT, APPEND, FINALIZE\)/g, 'the chunked upload (POST /2/media/upload/initialize, then {id}/append and {id}/finalize)'],
+  [
+    /the chunked upload \(command=INIT, APPEND, FINALIZE\)/g,
+    'the chunked upload (POST /2/media/upload/initialize, then {id}/append and {id}/finalize)',
+  ],
   [/\bmedia_data\b/g, 'media'],
 ];
 

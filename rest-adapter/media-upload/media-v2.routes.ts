@@ -13,7 +13,16 @@ import {
   MediaUploadStatusDocument,
   type MediaUploadStatusQuery,
 } from './generated/operations.ts';
-import { BodyError, mediaDataChars, queryPairsOf, readBody, readMultipart, setRateLimitHeaders, uploadOf, type UploadRequest } from './media-request.ts';
+import {
+  BodyError,
+  mediaDataChars,
+  queryPairsOf,
+  readBody,
+  readMultipart,
+  setRateLimitHeaders,
+  uploadOf,
+  type UploadRequest,
+} from './media-request.ts';
 import type { MediaRoutesDeps } from './media.routes.ts';
 import {
   internalErrorProblem,
@@ -56,7 +65,16 @@ const MAX_TOTAL_BYTES = 17_179_869_184;
 /** JSON bodies without media: initialize, finalize, metadata (1,000 characters of alt text fit many times over). */
 const SMALL_BODY_BYTES = 65_536;
 /** The media types the spec lists for the one-shot upload's `media_type`. */
-const ONE_SHOT_MEDIA_TYPES = new Set(['image/jpeg', 'image/bmp', 'image/png', 'image/webp', 'image/pjpeg', 'image/tiff', 'text/srt', 'text/vtt']);
+const ONE_SHOT_MEDIA_TYPES = new Set([
+  'image/jpeg',
+  'image/bmp',
+  'image/png',
+  'image/webp',
+  'image/pjpeg',
+  'image/tiff',
+  'text/srt',
+  'text/vtt',
+]);
 /** Metadata the spec lists beside alt_text; recognised, and refused as not kept here (only alt text is). */
 const OTHER_METADATA = new Set([
   'allow_download_status',
@@ -105,7 +123,10 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
         authorization: req.headers.authorization,
         'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
         // OAuth 1.0a signs the method and URL only: v2's JSON and multipart bodies are outside the signature.
-        [SIGNED_REQUEST_HEADER]: encodeSignedRequest({ method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) }),
+        [SIGNED_REQUEST_HEADER]: encodeSignedRequest({
+          method: req.method,
+          url: addressedUrl({ headers: req.headers, path: req.originalUrl }),
+        }),
       },
     });
 
@@ -136,7 +157,10 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
       allowOnly(body, ['media_type', 'total_bytes', 'media_category', 'shared', 'additional_owners']);
       const mediaType = optionalString(body, 'media_type');
       const totalBytes = body.total_bytes;
-      if (totalBytes !== undefined && (typeof totalBytes !== 'number' || !Number.isInteger(totalBytes) || totalBytes < 0 || totalBytes > MAX_TOTAL_BYTES)) {
+      if (
+        totalBytes !== undefined &&
+        (typeof totalBytes !== 'number' || !Number.isInteger(totalBytes) || totalBytes < 0 || totalBytes > MAX_TOTAL_BYTES)
+      ) {
         refuse(`The \`total_bytes\` field must be an integer from 0 to ${MAX_TOTAL_BYTES}.`, 'total_bytes', totalBytes);
       }
       const owners = body.additional_owners;
@@ -153,7 +177,8 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
         shared: shared === undefined ? null : (shared as boolean),
       });
       const session = result.data?.initMediaUpload;
-      if (result.errors?.length || !session) return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'media_id', undefined));
+      if (result.errors?.length || !session)
+        return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'media_id', undefined));
       sendData(res, 200, session.rateLimit, {
         id: session.mediaId,
         ...(session.mediaKey !== null ? { media_key: session.mediaKey } : {}),
@@ -196,7 +221,8 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
         mediaData: mediaData ?? null,
       });
       const segment = result.data?.appendMediaUpload;
-      if (result.errors?.length || !segment) return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'id', id));
+      if (result.errors?.length || !segment)
+        return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'id', id));
       sendData(res, 200, segment.rateLimit, { expires_at: Math.floor(Date.parse(segment.expiresAt) / 1000) });
     }),
   );
@@ -209,7 +235,8 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
       await readBody(req, SMALL_BODY_BYTES);
       const result = await run(req, MediaUploadFinalizeDocument, 'MediaUploadFinalize', { mediaId: id });
       const session = result.data?.finalizeMediaUpload;
-      if (result.errors?.length || !session) return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'id', id));
+      if (result.errors?.length || !session)
+        return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'id', id));
       sendData(res, 200, session.rateLimit, sessionData(session));
     }),
   );
@@ -227,7 +254,8 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
       if (!MEDIA_ID.test(mediaId)) refuse(`The \`media_id\` query parameter value [${mediaId}] is not valid.`, 'media_id', mediaId);
       const result = await run(req, MediaUploadStatusDocument, 'MediaUploadStatus', { mediaId });
       const session = result.data?.mediaUploadStatus;
-      if (result.errors?.length || !session) return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'media_id', mediaId));
+      if (result.errors?.length || !session)
+        return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'media_id', mediaId));
       sendData(res, 200, session.rateLimit, sessionData(session));
     }),
   );
@@ -261,7 +289,8 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
           );
         }
         for (const name of params.keys()) {
-          if (!['media_category', 'media_type', 'shared'].includes(name)) refuse(`The \`${name}\` field is not allowed in an upload request.`, name);
+          if (!['media_category', 'media_type', 'shared'].includes(name))
+            refuse(`The \`${name}\` field is not allowed in an upload request.`, name);
         }
         const category = params.get('media_category');
         if (category === undefined || category === '') refuse('The `media_category` field is required.', 'media_category');
@@ -271,7 +300,8 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
           refuse(`The \`media_type\` field must be one of ${[...ONE_SHOT_MEDIA_TYPES].join(', ')}.`, 'media_type', mediaType);
         }
         const shared = params.get('shared');
-        if (shared !== undefined && typeof shared !== 'boolean' && shared !== 'true' && shared !== 'false') refuse('The `shared` field must be a boolean.', 'shared', shared);
+        if (shared !== undefined && typeof shared !== 'boolean' && shared !== 'true' && shared !== 'false')
+          refuse('The `shared` field must be a boolean.', 'shared', shared);
       } catch (error) {
         file?.capacitor.release();
         throw error;
@@ -283,7 +313,8 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
         additionalOwners: null,
       });
       const media = result.data?.uploadMedia;
-      if (result.errors?.length || !media) return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'media_id', undefined));
+      if (result.errors?.length || !media)
+        return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'media_id', undefined));
       sendData(res, 200, media.rateLimit, {
         id: media.mediaId,
         ...(media.mediaKey !== null ? { media_key: media.mediaKey } : {}),
@@ -311,10 +342,15 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
       }
       const altText = (metadata as Record<string, unknown>).alt_text;
       if (altText === undefined) refuse('metadata.alt_text is required.', 'metadata.alt_text');
-      if (!isRecord(altText) || typeof altText.text !== 'string') refuse('metadata.alt_text.text is required (a string).', 'metadata.alt_text.text');
-      const result = await run(req, MediaMetadataCreateDocument, 'MediaMetadataCreate', { mediaId: id as string, altText: (altText as { text: string }).text });
+      if (!isRecord(altText) || typeof altText.text !== 'string')
+        refuse('metadata.alt_text.text is required (a string).', 'metadata.alt_text.text');
+      const result = await run(req, MediaMetadataCreateDocument, 'MediaMetadataCreate', {
+        mediaId: id as string,
+        altText: (altText as { text: string }).text,
+      });
       const data = result.data?.createMediaMetadata;
-      if (result.errors?.length || !data) return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'id', id as string));
+      if (result.errors?.length || !data)
+        return sendProblem(res, mapMediaErrorsV2(result.errors ?? [{ message: 'no result' }], 'id', id as string));
       sendData(res, 200, data.rateLimit, { id: data.mediaIdString, associated_metadata: { alt_text: { text: data.altText } } });
     }),
   );
@@ -344,7 +380,14 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
     const status = (error as { status?: unknown }).status;
     if (error instanceof URIError || (typeof status === 'number' && status >= 400 && status < 500)) {
       const id = /^\/2\/media\/upload\/([^/]*)\/(?:append|finalize)\/?$/.exec(req.path)?.[1];
-      return sendProblem(res, invalidRequest([id === undefined ? { message: 'The request path is not valid.' } : { message: `The \`id\` path parameter value [${id}] is not valid.`, parameter: 'id', value: id }]));
+      return sendProblem(
+        res,
+        invalidRequest([
+          id === undefined
+            ? { message: 'The request path is not valid.' }
+            : { message: `The \`id\` path parameter value [${id}] is not valid.`, parameter: 'id', value: id },
+        ]),
+      );
     }
     deps.logger.error({ err: error }, 'media v2 request failed');
     sendProblem(res, internalErrorProblem());
@@ -379,7 +422,12 @@ async function readJsonObject(req: Request, limit: number): Promise<Record<strin
 function allowOnly(body: Record<string, unknown>, keys: readonly string[]): void {
   const unknown = Object.keys(body).filter((key) => !keys.includes(key));
   if (unknown.length > 0) {
-    throw new RequestProblems(unknown.map((key) => ({ message: `The \`${key}\` field is not allowed: this request takes ${keys.map((each) => `\`${each}\``).join(', ')}.`, parameter: key })));
+    throw new RequestProblems(
+      unknown.map((key) => ({
+        message: `The \`${key}\` field is not allowed: this request takes ${keys.map((each) => `\`${each}\``).join(', ')}.`,
+        parameter: key,
+      })),
+    );
   }
 }
 

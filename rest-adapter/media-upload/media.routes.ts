@@ -50,8 +50,6 @@ export interface MediaRoutesDeps extends MultipartLimits {
 /** What an upload answers with (the reference's media object). */
 type UploadedMedia = MediaUploadMutation['uploadMedia'];
 
-
-
 export function createMediaRoutes(deps: MediaRoutesDeps): Router {
   const router = express.Router();
 
@@ -132,13 +130,21 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
         operationName: 'MediaMetadataCreate',
         variables: {
           // Absent: '' (the service answers 38); any other JSON value is handed over as text for the service to refuse.
-          mediaId: fields.media_id === undefined || fields.media_id === null ? '' : typeof fields.media_id === 'string' ? fields.media_id : JSON.stringify(fields.media_id),
+          mediaId:
+            fields.media_id === undefined || fields.media_id === null
+              ? ''
+              : typeof fields.media_id === 'string'
+                ? fields.media_id
+                : JSON.stringify(fields.media_id),
           altText: typeof text === 'string' ? text : null,
         },
         headers: {
           authorization: req.headers.authorization,
           'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
-          [SIGNED_REQUEST_HEADER]: encodeSignedRequest({ method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) }),
+          [SIGNED_REQUEST_HEADER]: encodeSignedRequest({
+            method: req.method,
+            url: addressedUrl({ headers: req.headers, path: req.originalUrl }),
+          }),
         },
       });
       const data = result.data?.createMediaMetadata ?? null;
@@ -193,11 +199,20 @@ type MediaSession = MediaUploadStatusQuery['mediaUploadStatus'];
  * The chunked upload's commands (the reference's §8) on the same path: command=INIT, APPEND, FINALIZE with POST,
  * command=STATUS with GET, each one GraphQL operation. Parameters travel as strings; the media service checks them.
  */
-async function runChunkedCommand(req: Request, res: Response, deps: MediaRoutesDeps, upload: UploadRequest, command: string): Promise<void> {
+async function runChunkedCommand(
+  req: Request,
+  res: Response,
+  deps: MediaRoutesDeps,
+  upload: UploadRequest,
+  command: string,
+): Promise<void> {
   const name = command.trim().toUpperCase();
   if (!isChunkedCommand(name)) {
     upload.file?.capacitor.release();
-    send(res, { status: 400, body: standardError(44, `command parameter is invalid: ${JSON.stringify(command)} is not one of INIT, APPEND, FINALIZE, STATUS`) });
+    send(res, {
+      status: 400,
+      body: standardError(44, `command parameter is invalid: ${JSON.stringify(command)} is not one of INIT, APPEND, FINALIZE, STATUS`),
+    });
     return;
   }
   const method = CHUNKED_COMMANDS[name];
@@ -307,9 +322,11 @@ function sendSession(res: Response, status: number, media: MediaSession): void {
         ]
       : []),
   ];
-  res.status(status).type('application/json; charset=utf-8').send(`{${parts.join(',')}}`);
+  res
+    .status(status)
+    .type('application/json; charset=utf-8')
+    .send(`{${parts.join(',')}}`);
 }
-
 
 /** A media id and 1,000 characters of alt text, escaped, fit many times over. */
 const METADATA_BODY_BYTES = 65_536;
@@ -326,9 +343,6 @@ async function readJsonBody(req: Request, limit: number): Promise<unknown> {
     throw new BodyError('the request body is not valid JSON: send {"media_id":"…","alt_text":{"text":"…"}}');
   }
 }
-
-
-
 
 async function readRequest(req: Request, res: Response, deps: MediaRoutesDeps): Promise<UploadRequest> {
   const signedRequest: SignedRequest = { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) };
@@ -370,8 +384,6 @@ async function readRequest(req: Request, res: Response, deps: MediaRoutesDeps): 
   return { params, file: undefined, signedRequest };
 }
 
-
-
 function send(res: Response, reply: MediaReply): void {
   setRateLimitHeaders(res, reply.rateLimit);
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
@@ -393,5 +405,8 @@ function sendUploaded(res: Response, media: UploadedMedia): void {
     `"image":${JSON.stringify({ image_type: media.image.imageType, w: media.image.w, h: media.image.h })}`,
   ];
   setRateLimitHeaders(res, media.rateLimit);
-  res.status(200).type('application/json; charset=utf-8').send(`{${parts.join(',')}}`);
+  res
+    .status(200)
+    .type('application/json; charset=utf-8')
+    .send(`{${parts.join(',')}}`);
 }

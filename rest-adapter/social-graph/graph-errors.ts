@@ -159,11 +159,7 @@ export function createGraphErrors(options: GraphErrorsOptions = {}) {
       status: details.status ?? STATUS[code] ?? 400,
       body: { error },
       headers: {
-        'WWW-Authenticate': wwwAuthenticate(
-          realm,
-          code === GRAPH_ERROR_CODES.INVALID_TOKEN ? 'invalid_token' : 'invalid_request',
-          message,
-        ),
+        'WWW-Authenticate': wwwAuthenticate(realm, code === GRAPH_ERROR_CODES.INVALID_TOKEN ? 'invalid_token' : 'invalid_request', message),
       },
     };
   }
@@ -233,29 +229,23 @@ export function createGraphErrors(options: GraphErrorsOptions = {}) {
     wrongHost: () => reply(GRAPH_ERROR_CODES.INVALID_TOKEN, UNPARSABLE_TOKEN),
 
     /** 10: the application may not perform this action at all. */
-    appPermission: () =>
-      reply(GRAPH_ERROR_CODES.PERMISSION_DENIED, '(#10) Application does not have permission for this action'),
+    appPermission: () => reply(GRAPH_ERROR_CODES.PERMISSION_DENIED, '(#10) Application does not have permission for this action'),
 
     /** 200: the token lacks one named permission. */
-    missingPermission: (permission: string) =>
-      reply(GRAPH_ERROR_CODES.PERMISSION, `(#200) Requires extended permission: ${permission}`),
+    missingPermission: (permission: string) => reply(GRAPH_ERROR_CODES.PERMISSION, `(#200) Requires extended permission: ${permission}`),
 
     /** 200: the token may not perform this action (not the owner, missing role). */
     permissionsError: () => reply(GRAPH_ERROR_CODES.PERMISSION, '(#200) Permissions error'),
 
     /** 100: a field the node type does not have; `nodeType` as the platform names it (`User`, `Page`, …). */
     unknownField: (field: string, nodeType: string) =>
-      reply(
-        GRAPH_ERROR_CODES.INVALID_PARAMETER,
-        `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`,
-      ),
+      reply(GRAPH_ERROR_CODES.INVALID_PARAMETER, `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`),
 
     /** 100: `.as(alias)` where aliasing is not supported (§3.1). */
     unknownFields: (name: string) => reply(GRAPH_ERROR_CODES.INVALID_PARAMETER, `(#100) Unknown fields: ${name}.`),
 
     /** 100: a required parameter is missing. */
-    missingParameter: (name: string) =>
-      reply(GRAPH_ERROR_CODES.INVALID_PARAMETER, `(#100) The parameter ${name} is required`),
+    missingParameter: (name: string) => reply(GRAPH_ERROR_CODES.INVALID_PARAMETER, `(#100) The parameter ${name} is required`),
 
     /**
      * 100: a parameter with a bad value. The message stays the platform's generic `Invalid parameter` unless given;
@@ -266,10 +256,7 @@ export function createGraphErrors(options: GraphErrorsOptions = {}) {
 
     /** 100: an `after` cursor past the deepest page the edge serves (§3.2). */
     cursorTooFar: () =>
-      reply(
-        GRAPH_ERROR_CODES.INVALID_PARAMETER,
-        '(#100) The After Cursor specified exceeds the max limit supported by this endpoint',
-      ),
+      reply(GRAPH_ERROR_CODES.INVALID_PARAMETER, '(#100) The After Cursor specified exceeds the max limit supported by this endpoint'),
 
     /**
      * 100/33 GraphMethodException: the object does not exist, the token may not see it, or the method is not supported
@@ -289,10 +276,7 @@ export function createGraphErrors(options: GraphErrorsOptions = {}) {
 
     /** 2500: `/me` with a token that has no user behind it. */
     meWithoutUser: () =>
-      reply(
-        GRAPH_ERROR_CODES.UNKNOWN_PATH,
-        'An active access token must be used to query information about the current user.',
-      ),
+      reply(GRAPH_ERROR_CODES.UNKNOWN_PATH, 'An active access token must be used to query information about the current user.'),
 
     /** 2500: a malformed `fields` expression, with graph-fields.ts's message (`Syntax error "…" at character n: …`). */
     syntaxError: (error: FieldsSyntaxError | string) =>
@@ -317,8 +301,7 @@ export function createGraphErrors(options: GraphErrorsOptions = {}) {
     pageRateLimit: () => rateLimit(GRAPH_ERROR_CODES.PAGE_RATE_LIMIT, '(#32) Page request limit reached'),
 
     /** 613: a limit specific to one endpoint. */
-    customRateLimit: () =>
-      rateLimit(GRAPH_ERROR_CODES.CUSTOM_RATE_LIMIT, '(#613) Calls to this api have exceeded the rate limit.'),
+    customRateLimit: () => rateLimit(GRAPH_ERROR_CODES.CUSTOM_RATE_LIMIT, '(#613) Calls to this api have exceeded the rate limit.'),
 
     /** 80002: the account's business-use-case limit; `platformName` is the account's platform (`Social`). */
     businessRateLimit: (platformName: string) =>

@@ -104,10 +104,14 @@ export function buildTimePaging(input: TimePagingInput): GraphTimePaging | undef
   if (!input.hasPrevious && !input.hasNext) return undefined;
   const window = until - since;
   const shifted = (by: number) =>
-    withParams(input.requestUrl, ['since', 'until'], [
-      ['since', String(since + by)],
-      ['until', String(until + by)],
-    ]);
+    withParams(
+      input.requestUrl,
+      ['since', 'until'],
+      [
+        ['since', String(since + by)],
+        ['until', String(until + by)],
+      ],
+    );
   return {
     ...(input.hasPrevious && { previous: shifted(-window) }),
     ...(input.hasNext && { next: shifted(window) }),

@@ -14,7 +14,6 @@ import type { FieldSpec, NodeType } from './social-node-types.ts';
  * `.as(alias)`), so the result already has the Graph keys; the plan says how to render each one.
  */
 
-
 export interface PlanField {
   /** Output key: the Graph name or its alias. */
   key: string;
@@ -87,9 +86,7 @@ export function buildSelection(
 ): { text: string; plan: PlanField[] } {
   const inherited: BuildContext = { cursorsOnly: context.cursorsOnly ?? false, parents: context.parents ?? 1, budget: context.budget };
   const requested: FieldSelection[] =
-    fields !== undefined
-      ? [...fields]
-      : type.defaultFields.map((name) => ({ name, modifiers: [], selection: undefined, position: 0 }));
+    fields !== undefined ? [...fields] : type.defaultFields.map((name) => ({ name, modifiers: [], selection: undefined, position: 0 }));
   if (!options.withoutId && !requested.some((field) => field.name === 'id' && field.modifiers.length === 0)) {
     requested.push({ name: 'id', modifiers: [], selection: undefined, position: 0 });
   }
@@ -172,13 +169,17 @@ function buildField(
     case 'parameterised': {
       checkModifiers(field, [spec.parameter]);
       const parameter = modifier(field, spec.parameter)?.argument;
-      const argument = parameter === undefined || parameter === '' ? '' : `(${spec.argument}: ${variables.add(spec.argumentType, parameter)})`;
+      const argument =
+        parameter === undefined || parameter === '' ? '' : `(${spec.argument}: ${variables.add(spec.argumentType, parameter)})`;
       const inner = buildSelection(spec.type(), field.selection, variables, { ...holding(inherited, 1, true), cursorsOnly: true });
       return { text: `${head}${argument} ${inner.text}`, plan: { key, name: field.name, spec, children: inner.plan } };
     }
     case 'edge': {
       const extra = Object.keys(spec.arguments ?? {});
-      checkModifiers(field, [...(spec.timeWindow ? ['limit', 'after', 'before', 'since', 'until'] : ['limit', 'after', 'before']), ...extra]);
+      checkModifiers(field, [
+        ...(spec.timeWindow ? ['limit', 'after', 'before', 'since', 'until'] : ['limit', 'after', 'before']),
+        ...extra,
+      ]);
       const args: string[] = [];
       const linkParameters: [string, string][] = [];
       for (const name of ['since', 'until', ...extra]) {

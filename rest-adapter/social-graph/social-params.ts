@@ -28,7 +28,9 @@ export function list(text: string): string[] {
       // Numbers keep their digits: lists carry 64-bit ids.
       parsed = parseLossless(trimmed, undefined, (digits: string) => digits);
     } catch {
-      throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', 'A list parameter must be a JSON array or a comma-separated list.'));
+      throw new GraphReplyError(
+        GRAPH_ERRORS.invalidParameter('Invalid parameter', 'A list parameter must be a JSON array or a comma-separated list.'),
+      );
     }
     if (Array.isArray(parsed)) return parsed.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
   }
@@ -53,7 +55,8 @@ export function numberParameter(name: string, text: string): number {
 export function optionalBoolean(name: string, text: string | undefined): boolean | null {
   if (text === undefined) return null;
   const value = parseBoolean(text);
-  if (value === undefined) throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `${name} must be true or false, got "${text}".`));
+  if (value === undefined)
+    throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `${name} must be true or false, got "${text}".`));
   return value;
 }
 
@@ -82,7 +85,9 @@ export function readParams(req: Request): Params {
     try {
       body = parseLossless(body);
     } catch (error) {
-      throw new GraphReplyError(GRAPH_ERRORS.invalidParameter('Invalid parameter', `The JSON body is not valid JSON: ${(error as Error).message}`));
+      throw new GraphReplyError(
+        GRAPH_ERRORS.invalidParameter('Invalid parameter', `The JSON body is not valid JSON: ${(error as Error).message}`),
+      );
     }
   }
   if (body && typeof body === 'object' && !Array.isArray(body)) {

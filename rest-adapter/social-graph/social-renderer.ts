@@ -47,7 +47,12 @@ export function renderNode(plan: readonly PlanField[], value: Record<string, unk
         out[field.key] = { data: objectsOf(raw, field.key).map((item) => renderNode(field.children!, item, links)) };
         break;
       case 'edge':
-        out[field.key] = renderEdge(field, connectionOf(raw, field.key), links, parentId === undefined ? undefined : () => nestedUrl(field, parentId, links));
+        out[field.key] = renderEdge(
+          field,
+          connectionOf(raw, field.key),
+          links,
+          parentId === undefined ? undefined : () => nestedUrl(field, parentId, links),
+        );
         break;
     }
   }

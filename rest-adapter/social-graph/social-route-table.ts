@@ -9,7 +9,16 @@ import type { RenderLinks } from './social-renderer.ts';
 
 export const VERSION = /^v\d+\.\d+$/;
 /** Parameters that are about the request rather than the object (never taken as an attempted update). */
-export const REQUEST_PARAMETERS = new Set(['access_token', 'appsecret_proof', 'fields', 'pretty', 'format', 'method', 'suppress_http_code', 'ad_id']);
+export const REQUEST_PARAMETERS = new Set([
+  'access_token',
+  'appsecret_proof',
+  'fields',
+  'pretty',
+  'format',
+  'method',
+  'suppress_http_code',
+  'ad_id',
+]);
 /** Paths of other areas that the social router leaves alone (the API documents too: /apis/swagger/…, /openapi.json). */
 export const OTHER_AREAS = /^\/(api|apis|openapi\.json|1\.1|health|ready|metrics)(\/|$)/;
 

@@ -148,7 +148,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
    * An operation's data once it has answered within the deadline, with the usage it reported kept for the headers; its
    * errors, mapped to the Graph error envelope, are thrown as a GraphReplyError.
    */
-  async function settle<TData>(request: SocialRequest, execution: Promise<GatewayOperationResult<TData>>): Promise<TData | null | undefined> {
+  async function settle<TData>(
+    request: SocialRequest,
+    execution: Promise<GatewayOperationResult<TData>>,
+  ): Promise<TData | null | undefined> {
     const result = await withDeadline(execution, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     request.usage = result.extensions?.socialUsage ?? request.usage;
     if (result.errors && result.errors.length > 0) {
@@ -191,7 +194,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     const idFromPath =
       root.segment !== 'me' &&
       fields !== undefined &&
-      fields.every((field) => isEdgeLike(ownValue(root.type.fields, field.name)) && !field.modifiers.some((m) => m.name === 'as' && m.argument === 'id'));
+      fields.every(
+        (field) =>
+          isEdgeLike(ownValue(root.type.fields, field.name)) && !field.modifiers.some((m) => m.name === 'as' && m.argument === 'id'),
+      );
     const { node, plan } = await queryRoot(request, root, (variables) =>
       buildSelection(root.type, fields, variables, { budget: request.budget }, { withoutId: idFromPath }),
     );
@@ -258,10 +264,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       : await runFixed(request, FIXED.accountInsights, { id: root.segment, ...args });
     if (!node) throw new GraphReplyError(errors.unsupportedOperation(request.method, root.segment));
     const { insights } = node;
-    return graphPage(
-      insights.data.map(renderInsight),
-      buildTimePaging({ requestUrl: request.links.requestUrl, ...insights.window }),
-    );
+    return graphPage(insights.data.map(renderInsight), buildTimePaging({ requestUrl: request.links.requestUrl, ...insights.window }));
   }
 
   /** GET /<account>/content_publishing_limit: `{data: [{quota_usage, config?}]}`. */
@@ -295,7 +298,8 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       return { text: `{ recentlySearchedHashtags(first: ${limitVariable}) ${built.text} }`, plan: built.plan };
     });
     const hashtags = node.recentlySearchedHashtags;
-    if (!Array.isArray(hashtags) || !hashtags.every(isRecord)) throw new Error('the gateway answered hashtags that are not a list of objects');
+    if (!Array.isArray(hashtags) || !hashtags.every(isRecord))
+      throw new Error('the gateway answered hashtags that are not a list of objects');
     return { data: hashtags.map((hashtag) => renderNode(plan, hashtag, request.links)) };
   }
 
@@ -358,7 +362,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     authorized_adaccounts: {
       get: (request, root) => {
         const business = request.params.business;
-        return readEdge('authorized_adaccounts', business === undefined ? [] : [{ name: 'business', argument: business, position: 0 }])!(request, root);
+        return readEdge('authorized_adaccounts', business === undefined ? [] : [{ name: 'business', argument: business, position: 0 }])!(
+          request,
+          root,
+        );
       },
       post: async (request, root) => {
         const data = await runFixed(request, FIXED.authorizeAdAccount, {
@@ -482,7 +489,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       case 'me':
         if (request.host === 'parent') {
           root = { segment, field: () => 'platformUser', type: PLATFORM_USER_NODE };
-          const parentEdges: EdgeHandlers<typeof SOCIAL_ROUTES['me-parent']['edges']> = { accounts: { get: readList('accounts') } };
+          const parentEdges: EdgeHandlers<(typeof SOCIAL_ROUTES)['me-parent']['edges']> = { accounts: { get: readList('accounts') } };
           edges = parentEdges;
           routes = SOCIAL_ROUTES['me-parent'];
         } else {
@@ -552,7 +559,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
    * those take the app's own access token (§6.1), so any other token is 15 there, before the path is refused.
    */
   async function checkToken(request: SocialRequest, segment: string | undefined): Promise<void> {
-    const ofApp = segment !== undefined && kindOfSocialId(segment) === 'app' && (SOCIAL_ROUTES.app.hosts as readonly SocialHost[]).includes(request.host);
+    const ofApp =
+      segment !== undefined &&
+      kindOfSocialId(segment) === 'app' &&
+      (SOCIAL_ROUTES.app.hosts as readonly SocialHost[]).includes(request.host);
     if (ofApp) await runFixed(request, FIXED.appSubscriptions, { appId: segment });
     else await runFixed(request, FIXED.caller, {});
   }
@@ -560,7 +570,9 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
   function readList(listName: string): EdgeHandler {
     return async (request, root) => {
       const list: FieldSelection = { name: listName, modifiers: [], selection: fieldsOf(request.params), position: 0 };
-      const { node, plan } = await queryRoot(request, root, (variables) => buildSelection(root.type, [list], variables, { budget: request.budget }));
+      const { node, plan } = await queryRoot(request, root, (variables) =>
+        buildSelection(root.type, [list], variables, { budget: request.budget }),
+      );
       return renderNode(plan, node, request.links)[listName] ?? { data: [] };
     };
   }
@@ -572,7 +584,8 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       if (attempted) throw new RouteRefusal(errors.unsupportedOperation('post', id));
     }
     const hideValue = raw === undefined ? null : parseBoolean(raw);
-    if (hideValue === undefined) throw new GraphReplyError(errors.invalidParameter('Invalid parameter', `hide must be true or false, got "${raw}".`));
+    if (hideValue === undefined)
+      throw new GraphReplyError(errors.invalidParameter('Invalid parameter', `hide must be true or false, got "${raw}".`));
     const data = await runFixed(request, FIXED.hideComment, { id, hide: hideValue });
     return { success: data.hideComment.success };
   }
@@ -589,7 +602,10 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
     }
     let request: SocialRequest | undefined;
     try {
-      const segments = req.path.split('/').filter((segment) => segment !== '').map(decodeURIComponent);
+      const segments = req.path
+        .split('/')
+        .filter((segment) => segment !== '')
+        .map(decodeURIComponent);
       const version = segments[0] !== undefined && VERSION.test(segments[0]) ? segments.shift() : undefined;
       const params = readParams(req);
       const requestUrl = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
@@ -704,7 +720,6 @@ function edgesOnly(segment: string, type: NodeType): RootNode {
   };
 }
 
-
 /**
  * A form body: declared as one, or a POST or DELETE body that declares no type at all. (body-parser calls this with the
  * request it was given, which this router's middleware always gets as an Express request.)
@@ -722,7 +737,8 @@ async function withDeadline<T>(work: Promise<T>, timeoutMs: number): Promise<T> 
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(
-      () => reject(new GraphReplyError(GRAPH_ERRORS.tooMuchData(`The request took longer than ${timeoutMs} ms; ask for less data at a time.`))),
+      () =>
+        reject(new GraphReplyError(GRAPH_ERRORS.tooMuchData(`The request took longer than ${timeoutMs} ms; ask for less data at a time.`))),
       timeoutMs,
     );
   });
@@ -742,4 +758,3 @@ function sendReply(res: Response, reply: GraphErrorReply): void {
 function isUnavailable(error: unknown): boolean {
   return (error as { code?: unknown }).code === 'UNAVAILABLE';
 }
-

@@ -33,9 +33,16 @@ export function createRestFastPath(deps: RestFastPathDeps): (req: IncomingMessag
     if (rawId === undefined) return false;
     const method = req.method as 'GET' | 'DELETE';
     const path = (req.url ?? '').split('?', 1)[0]!;
-    deps.telemetry.serve(deps.listener, req, res, USER_EXAMPLE_ID_ROUTE, () => {
-      deps.byId[method](req, res, rawId).catch((error: unknown) => sendThrownError(res, error, deps.logger));
-    }, path);
+    deps.telemetry.serve(
+      deps.listener,
+      req,
+      res,
+      USER_EXAMPLE_ID_ROUTE,
+      () => {
+        deps.byId[method](req, res, rawId).catch((error: unknown) => sendThrownError(res, error, deps.logger));
+      },
+      path,
+    );
     return true;
   };
 }

@@ -154,7 +154,10 @@ export function decodeMessage(
     const jsonName = byName.get(key);
     const fieldPath = path ? `${path}.${key}` : key;
     if (!jsonName) {
-      violations.push({ field: fieldPath.slice(0, 200), description: `unknown field "${key.length <= 64 ? key : `${key.slice(0, 63)}…`}" in ${spec.name}` });
+      violations.push({
+        field: fieldPath.slice(0, 200),
+        description: `unknown field "${key.length <= 64 ? key : `${key.slice(0, 63)}…`}" in ${spec.name}`,
+      });
       continue;
     }
     if (Object.hasOwn(result, jsonName)) {

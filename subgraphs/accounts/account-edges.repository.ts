@@ -28,12 +28,7 @@ import type {
 
 /** The account, locked for the rest of the transaction (serialises quota checks of one account); undefined if none. */
 export async function lockAccount(trx: SocialDb, accountId: string): Promise<{ id: string; username: string } | undefined> {
-  return trx
-    .selectFrom('social.account')
-    .select(['id', 'username'])
-    .where('id', '=', accountId)
-    .forUpdate()
-    .executeTakeFirst();
+  return trx.selectFrom('social.account').select(['id', 'username']).where('id', '=', accountId).forUpdate().executeTakeFirst();
 }
 
 export async function findAccount(db: SocialDb, accountId: string): Promise<{ id: string; username: string } | undefined> {
@@ -80,9 +75,7 @@ export async function listUpcomingEvents(db: SocialDb, accountId: string, reques
     const at = new Date(Number(request.position[0]) * 1000);
     const id = String(request.position[1]);
     const beyond = forward ? '>' : '<';
-    query = query.where((eb) =>
-      eb.or([eb('start_time', beyond, at), eb.and([eb('start_time', '=', at), eb('id', beyond, id)])]),
-    );
+    query = query.where((eb) => eb.or([eb('start_time', beyond, at), eb.and([eb('start_time', '=', at), eb('id', beyond, id)])]));
   }
   const order = forward ? 'asc' : 'desc';
   return query.orderBy('start_time', order).orderBy('id', order).limit(request.take).execute();
@@ -93,7 +86,11 @@ export async function listUpcomingEvents(db: SocialDb, accountId: string, reques
 
 /** The hashtag with this (normalised) name, created when new. */
 export async function upsertHashtag(db: SocialDb, name: string): Promise<{ id: string; name: string }> {
-  await db.insertInto('social.hashtag').values({ name }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  await db
+    .insertInto('social.hashtag')
+    .values({ name })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
   return db.selectFrom('social.hashtag').select(['id', 'name']).where('name', '=', name).executeTakeFirstOrThrow();
 }
 
@@ -169,7 +166,10 @@ export async function listAgencies(db: SocialDb, accountId: string, request: Pag
     .select(['b.id', 'b.name'])
     .where('a.account_id', '=', accountId);
   if (request.position) query = query.where('b.id', forward ? '>' : '<', String(request.position[0]));
-  return query.orderBy('b.id', forward ? 'asc' : 'desc').limit(request.take).execute();
+  return query
+    .orderBy('b.id', forward ? 'asc' : 'desc')
+    .limit(request.take)
+    .execute();
 }
 
 export type AdAccountRow = Selectable<AdAccountTable>;
@@ -222,7 +222,10 @@ export async function listAuthorizedAdAccounts(
     .where('x.account_id', '=', accountId);
   if (businessId !== undefined) query = query.where('a.business_id', '=', businessId);
   if (request.position) query = query.where('a.id', forward ? '>' : '<', String(request.position[0]));
-  return query.orderBy('a.id', forward ? 'asc' : 'desc').limit(request.take).execute();
+  return query
+    .orderBy('a.id', forward ? 'asc' : 'desc')
+    .limit(request.take)
+    .execute();
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -307,7 +310,11 @@ export async function findContainer(db: SocialDb, containerId: string, forUpdate
 /** The containers among `ids` that exist (any account), in id order. */
 export async function findContainers(db: SocialDb, ids: readonly string[], forUpdate = false): Promise<ContainerRow[]> {
   if (ids.length === 0) return [];
-  let query = db.selectFrom('social.media_container').select(containerColumns()).where('id', 'in', [...ids]).orderBy('id');
+  let query = db
+    .selectFrom('social.media_container')
+    .select(containerColumns())
+    .where('id', 'in', [...ids])
+    .orderBy('id');
   if (forUpdate) query = query.forUpdate();
   return (await query.execute()) as ContainerRow[];
 }
@@ -357,7 +364,11 @@ export async function insertMedia(db: SocialDb, values: NewMedia, permalinkOf: (
     .values({ ...values, permalink: '', live_ended_at: null, deleted_at: null })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await db.updateTable('social.media').set({ permalink: permalinkOf(id) }).where('id', '=', id).execute();
+  await db
+    .updateTable('social.media')
+    .set({ permalink: permalinkOf(id) })
+    .where('id', '=', id)
+    .execute();
   return id;
 }
 
@@ -365,7 +376,12 @@ export async function insertMedia(db: SocialDb, values: NewMedia, permalinkOf: (
  * Caption @mentions (comment_id null); a repeated mention is kept once. Each new one is logged as an event of the
  * mentioned account: `db` must be the publishing transaction (the event log's writers serialise on it).
  */
-export async function insertCaptionMentions(db: Transaction<SocialTables>, mediaId: string, accountIds: readonly string[], at: Date): Promise<void> {
+export async function insertCaptionMentions(
+  db: Transaction<SocialTables>,
+  mediaId: string,
+  accountIds: readonly string[],
+  at: Date,
+): Promise<void> {
   if (accountIds.length === 0) return;
   const inserted = await db
     .insertInto('social.mention')

@@ -55,7 +55,9 @@ export function createAccountsSubgraph(deps: AccountsSubgraphDeps): AccountsSubg
   });
   const service = createAccountsService({ db, codec: deps.codec, now: deps.now, edges });
   const webhooks = createWebhookSubscriptionsService({ db, apps: deps.socialTokens, callbacks: deps.callbacks, now: deps.now });
-  const schema = buildSubgraphSchema([{ typeDefs: accountsTypeDefs, resolvers: admittingRootFields(accountsResolvers) } as SubgraphSchemaModule]);
+  const schema = buildSubgraphSchema([
+    { typeDefs: accountsTypeDefs, resolvers: admittingRootFields(accountsResolvers) } as SubgraphSchemaModule,
+  ]);
   return {
     name: 'accounts',
     typeDefs: accountsTypeDefs,

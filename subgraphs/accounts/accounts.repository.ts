@@ -52,28 +52,26 @@ const ON_MEDIA_EDGE = sql<SqlBool>`m.deleted_at is null and m.media_product_type
   and (m.is_live = false or m.live_ended_at is not null)`;
 
 function accountQuery(db: SocialDb) {
-  return db
-    .selectFrom('social.account as a')
-    .select([
-      'a.id',
-      'a.account_type',
-      'a.username',
-      'a.name',
-      'a.biography',
-      'a.website',
-      'a.profile_picture_url',
-      'a.alt_text',
-      'a.followers_count',
-      'a.follows_count',
-      'a.is_published',
-      'a.legacy_social_user_id',
-      'a.age_gated',
-      'a.shop_business_id',
-      'a.shop_approved',
-      'a.shop_catalog_product_count',
-      // Media published on the account: feed and reels, not stories, not carousel children, not deleted.
-      sql<number>`(select count(*)::int from social.media m where m.owner_id = a.id and ${ON_MEDIA_EDGE})`.as('media_count'),
-    ]);
+  return db.selectFrom('social.account as a').select([
+    'a.id',
+    'a.account_type',
+    'a.username',
+    'a.name',
+    'a.biography',
+    'a.website',
+    'a.profile_picture_url',
+    'a.alt_text',
+    'a.followers_count',
+    'a.follows_count',
+    'a.is_published',
+    'a.legacy_social_user_id',
+    'a.age_gated',
+    'a.shop_business_id',
+    'a.shop_approved',
+    'a.shop_catalog_product_count',
+    // Media published on the account: feed and reels, not stories, not carousel children, not deleted.
+    sql<number>`(select count(*)::int from social.media m where m.owner_id = a.id and ${ON_MEDIA_EDGE})`.as('media_count'),
+  ]);
 }
 
 type AccountRow = Awaited<ReturnType<ReturnType<typeof accountQuery>['executeTakeFirstOrThrow']>>;

@@ -48,11 +48,7 @@ export const accountsResolvers: Resolvers = {
       success: await context.webhooks.unsubscribeAccount(await context.viewer(), args.pageId),
     }),
     createMediaContainer: async (_, args, context) =>
-      context.accounts.createContainer(
-        await context.viewer(),
-        args.accountId,
-        args.input satisfies CreateContainerInput,
-      ),
+      context.accounts.createContainer(await context.viewer(), args.accountId, args.input satisfies CreateContainerInput),
     publishMediaContainer: async (_, args, context) =>
       context.accounts.publishContainer(await context.viewer(), args.accountId, args.creationId),
     createUpcomingEvent: async (_, args, context) =>
@@ -86,25 +82,18 @@ export const accountsResolvers: Resolvers = {
     legacySocialUserId: accountField('legacy_social_user_id', (account) => account.legacySocialUserId),
     shoppingProductTagEligibility: async (view, _args, context) =>
       context.accounts.shoppingProductTagEligibility(await context.viewer(), view),
-    media: async (view, args, context) =>
-      toConnection(await context.accounts.mediaPage(await context.viewer(), view, 'media', args)),
-    stories: async (view, args, context) =>
-      toConnection(await context.accounts.mediaPage(await context.viewer(), view, 'stories', args)),
-    liveMedia: async (view, args, context) =>
-      toConnection(await context.accounts.mediaPage(await context.viewer(), view, 'live', args)),
-    tags: async (view, args, context) =>
-      toConnection(await context.accounts.mediaPage(await context.viewer(), view, 'tags', args)),
-    businessDiscovery: async (view, args, context) =>
-      context.accounts.businessDiscovery(await context.viewer(), view, args.username),
-    mentionedMedia: async (view, args, context) =>
-      context.accounts.mentionedMedia(await context.viewer(), view, args.mediaId),
+    media: async (view, args, context) => toConnection(await context.accounts.mediaPage(await context.viewer(), view, 'media', args)),
+    stories: async (view, args, context) => toConnection(await context.accounts.mediaPage(await context.viewer(), view, 'stories', args)),
+    liveMedia: async (view, args, context) => toConnection(await context.accounts.mediaPage(await context.viewer(), view, 'live', args)),
+    tags: async (view, args, context) => toConnection(await context.accounts.mediaPage(await context.viewer(), view, 'tags', args)),
+    businessDiscovery: async (view, args, context) => context.accounts.businessDiscovery(await context.viewer(), view, args.username),
+    mentionedMedia: async (view, args, context) => context.accounts.mentionedMedia(await context.viewer(), view, args.mediaId),
     insights: async (view, args, context) => context.accounts.insights(await context.viewer(), view, args),
     contentPublishingLimit: async (view, args, context) =>
       context.accounts.contentPublishingLimit(await context.viewer(), view, args.since),
     recentlySearchedHashtags: async (view, args, context) =>
       context.accounts.recentlySearchedHashtags(await context.viewer(), view, args.first),
-    upcomingEvents: async (view, args, context) =>
-      toConnection(await context.accounts.upcomingEvents(await context.viewer(), view, args)),
+    upcomingEvents: async (view, args, context) => toConnection(await context.accounts.upcomingEvents(await context.viewer(), view, args)),
     agencies: async (view, args, context) => toConnection(await context.accounts.agencies(await context.viewer(), view, args)),
     authorizedAdAccounts: async (view, args, context) =>
       toConnection(await context.accounts.authorizedAdAccounts(await context.viewer(), view, args.business, args)),

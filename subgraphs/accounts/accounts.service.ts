@@ -7,7 +7,14 @@ import { NODE_TYPES, type SocialOperation } from '../../contracts/social-graph.t
 import { socialErrors } from '../shared/social-graph/social-errors.ts';
 import { assemblePage, mapPage, readPageArgs, type Page, type PageArgs, type PageLimits } from '../shared/social-graph/social-paging.ts';
 import type { SocialDb } from '../shared/social-graph/social-tables.ts';
-import type { AccountEdgesService, AuthorizeAdAccountInput, CreateContainerInput, CreateUpcomingEventInput, InsightsParams, MediaContainer } from './account-edges/account-edges.types.ts';
+import type {
+  AccountEdgesService,
+  AuthorizeAdAccountInput,
+  CreateContainerInput,
+  CreateUpcomingEventInput,
+  InsightsParams,
+  MediaContainer,
+} from './account-edges/account-edges.types.ts';
 import {
   countMediaNewerThan,
   findAccountByUsername,
@@ -179,7 +186,12 @@ export function createAccountsService(deps: AccountsServiceDeps) {
     },
 
     /** The media, stories, live_media and tags edges. */
-    async mediaPage(viewer: Viewer, view: AccountView, kind: Exclude<MediaListKind, 'children'>, args: MediaPageArgs): Promise<Page<MediaView>> {
+    async mediaPage(
+      viewer: Viewer,
+      view: AccountView,
+      kind: Exclude<MediaListKind, 'children'>,
+      args: MediaPageArgs,
+    ): Promise<Page<MediaView>> {
       const fieldName = kind === 'live' ? 'live_media' : kind;
       this.checkField(view, fieldName);
       // business_discovery's media was authorised with business_discovery itself.
@@ -207,7 +219,8 @@ export function createAccountsService(deps: AccountsServiceDeps) {
 
     /** The children of a carousel album. */
     async carouselChildren(view: MediaView, args: PageArgs): Promise<Page<MediaView>> {
-      if (view.media.mediaType !== 'CAROUSEL_ALBUM') return { items: [], startCursor: undefined, endCursor: undefined, hasNextPage: false, hasPreviousPage: false };
+      if (view.media.mediaType !== 'CAROUSEL_ALBUM')
+        return { items: [], startCursor: undefined, endCursor: undefined, hasNextPage: false, hasPreviousPage: false };
       const page = readPageArgs(codec, args, MEDIA_LIMITS);
       const rows = await listMedia(db, { kind: 'children', ownerId: view.media.id, page });
       const result = assemblePage(codec, page, rows, (media) => [toUnixSeconds(media.timestamp), media.id]);

@@ -33,7 +33,16 @@ export const BREAKDOWN_VALUES = {
   age: ['13-17', '18-24', '25-34', '35-44', '45-54', '55-64', '65+'],
   gender: ['F', 'M', 'U'],
   country: ['US', 'BR', 'IN', 'GB', 'DE', 'FR', 'JP', 'MX', 'CA', 'ES'],
-  city: ['London, England', 'New York, New York', 'São Paulo, São Paulo (state)', 'Mumbai, Maharashtra', 'Berlin, Berlin', 'Paris, Île-de-France', 'Tokyo, Tokyo', 'Toronto, Ontario'],
+  city: [
+    'London, England',
+    'New York, New York',
+    'São Paulo, São Paulo (state)',
+    'Mumbai, Maharashtra',
+    'Berlin, Berlin',
+    'Paris, Île-de-France',
+    'Tokyo, Tokyo',
+    'Toronto, Ontario',
+  ],
 } as const;
 export type BreakdownDimension = keyof typeof BREAKDOWN_VALUES;
 export const BREAKDOWN_DIMENSIONS = Object.keys(BREAKDOWN_VALUES) as BreakdownDimension[];
@@ -65,7 +74,8 @@ export const ACCOUNT_METRICS: readonly InsightMetricDefinition[] = [
   {
     name: 'reach',
     title: 'Accounts reached',
-    description: 'The number of unique accounts that have seen your content, at least once, including in ads. Content includes posts, stories, reels, videos and live videos. Reach is different from impressions, which may include multiple views of your content by the same accounts. This metric is estimated.',
+    description:
+      'The number of unique accounts that have seen your content, at least once, including in ads. Content includes posts, stories, reels, videos and live videos. Reach is different from impressions, which may include multiple views of your content by the same accounts. This metric is estimated.',
     periods: ['day', 'week', 'days_28'],
     metricTypes: ['time_series', 'total_value'],
     breakdowns: ['media_product_type', 'follow_type'],
@@ -83,7 +93,7 @@ export const ACCOUNT_METRICS: readonly InsightMetricDefinition[] = [
   {
     name: 'website_clicks',
     title: 'Website clicks',
-    description: 'The number of times that the link in your account\'s bio was tapped.',
+    description: "The number of times that the link in your account's bio was tapped.",
     periods: DAY,
     metricTypes: ['time_series', 'total_value'],
     breakdowns: [],
@@ -111,7 +121,8 @@ export const ACCOUNT_METRICS: readonly InsightMetricDefinition[] = [
   {
     name: 'accounts_engaged',
     title: 'Accounts engaged',
-    description: 'The number of accounts that have interacted with your content, including in ads. Content includes posts, stories, reels, videos and live videos. Interactions can include actions such as likes, saves, comments, shares or replies. This metric is estimated.',
+    description:
+      'The number of accounts that have interacted with your content, including in ads. Content includes posts, stories, reels, videos and live videos. Interactions can include actions such as likes, saves, comments, shares or replies. This metric is estimated.',
     periods: DAY,
     metricTypes: TOTAL,
     breakdowns: [],
@@ -120,7 +131,8 @@ export const ACCOUNT_METRICS: readonly InsightMetricDefinition[] = [
   {
     name: 'total_interactions',
     title: 'Content interactions',
-    description: 'The total number of post interactions, story interactions, reels interactions, video interactions and live video interactions, including any interactions on boosted content.',
+    description:
+      'The total number of post interactions, story interactions, reels interactions, video interactions and live video interactions, including any interactions on boosted content.',
     periods: DAY,
     metricTypes: TOTAL,
     breakdowns: ['media_product_type'],
@@ -194,7 +206,8 @@ export const ACCOUNT_METRICS: readonly InsightMetricDefinition[] = [
   {
     name: 'follows_and_unfollows',
     title: 'Follows and unfollows',
-    description: 'The number of accounts that followed you and the number of accounts that unfollowed you or left the platform in the selected time period.',
+    description:
+      'The number of accounts that followed you and the number of accounts that unfollowed you or left the platform in the selected time period.',
     periods: DAY,
     metricTypes: TOTAL,
     breakdowns: ['follow_type'],

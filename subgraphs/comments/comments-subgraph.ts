@@ -13,7 +13,12 @@ import type { SocialTables } from '../shared/social-graph/social-tables.ts';
 import type { Subgraph, SubgraphRequestInfo, SubgraphSchemaModule } from '../subgraph.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { createSocialEventSweeper, type SocialEventSweeper } from '../shared/social-events/social-event-sweeper.ts';
-import { createSocialEventFeed, type FeedEvent, type SocialEventFeed, type SocialEventFeedOptions } from '../shared/social-events/social-event-feed.ts';
+import {
+  createSocialEventFeed,
+  type FeedEvent,
+  type SocialEventFeed,
+  type SocialEventFeedOptions,
+} from '../shared/social-events/social-event-feed.ts';
 import { subscribePerEvent } from '../../lib/graphql/subscribe-per-event.ts';
 import { eventComment } from './comments.resolvers.ts';
 import { createCommentsContext, type CommentReads, type CommentsContext } from './comments-context.ts';
@@ -51,7 +56,9 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
   const db = deps.database.db.withTables<SocialTables>();
   const access = createSocialAccess(db);
   const service = createCommentsService({ db, codec: deps.codec, now: deps.now });
-  const schema = buildSubgraphSchema([{ typeDefs: commentsTypeDefs, resolvers: admittingRootFields(commentsResolvers) } as SubgraphSchemaModule]);
+  const schema = buildSubgraphSchema([
+    { typeDefs: commentsTypeDefs, resolvers: admittingRootFields(commentsResolvers) } as SubgraphSchemaModule,
+  ]);
   const events = createSocialEventFeed({
     db,
     listen: deps.database.listen,
@@ -59,7 +66,13 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
     ...(deps.eventFeed ? { options: deps.eventFeed } : {}),
   });
   const createContext = (request: SubgraphRequestInfo, reads?: CommentReads) =>
-    createCommentsContext(createViewerOf(deps.socialTokens, access, request), createSocialCallOf(deps.rateLimiter, request), service, events, reads);
+    createCommentsContext(
+      createViewerOf(deps.socialTokens, access, request),
+      createSocialCallOf(deps.rateLimiter, request),
+      service,
+      events,
+      reads,
+    );
   // An event reaches every subscription that follows it in the same tick, each reading it under a context of its own: the
   // reads they make together (the event's comment, its media object's facts; the tokens, in the token service) go out
   // as one statement for all of them instead of one per subscriber. Not cached: each event reads the rows as they are.

@@ -82,7 +82,16 @@ function commentQuery(db: SocialDb) {
 type CommentRow = Awaited<ReturnType<ReturnType<typeof commentQuery>['executeTakeFirstOrThrow']>>;
 type CommentColumns = Pick<
   CommentRow,
-  'id' | 'media_id' | 'author_id' | 'author_username' | 'parent_id' | 'text' | 'hidden' | 'like_count' | 'timestamp_text' | 'legacy_social_comment_id'
+  | 'id'
+  | 'media_id'
+  | 'author_id'
+  | 'author_username'
+  | 'parent_id'
+  | 'text'
+  | 'hidden'
+  | 'like_count'
+  | 'timestamp_text'
+  | 'legacy_social_comment_id'
 >;
 
 /** node-postgres's own parser of timestamptz text (the Date a timestamptz column would have been read as). */
@@ -258,7 +267,18 @@ async function findCommentEventFacts(db: SocialDb, ids: readonly string[]): Prom
     .selectFrom('social.comment as c')
     .innerJoin('social.media as m', 'm.id', 'c.media_id')
     .innerJoin('social.account as a', 'a.id', 'c.author_id')
-    .select(['c.id', 'c.text', 'c.parent_id', 'c.author_id', 'a.username', 'c.media_id', 'm.owner_id', 'm.media_product_type', 'm.is_live', 'm.live_ended_at'])
+    .select([
+      'c.id',
+      'c.text',
+      'c.parent_id',
+      'c.author_id',
+      'a.username',
+      'c.media_id',
+      'm.owner_id',
+      'm.media_product_type',
+      'm.is_live',
+      'm.live_ended_at',
+    ])
     .where('c.id', 'in', [...ids])
     .orderBy('c.id')
     .execute();
@@ -278,10 +298,19 @@ async function findCommentEventFacts(db: SocialDb, ids: readonly string[]): Prom
 /** Hides or shows a comment; a change (not a comment already so) is logged as an event in the same transaction. */
 export async function setCommentHidden(db: Kysely<SocialTables>, id: string, hidden: boolean): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const changed = await trx.updateTable('social.comment').set({ hidden }).where('id', '=', id).where('hidden', '=', !hidden).returning('id').execute();
+    const changed = await trx
+      .updateTable('social.comment')
+      .set({ hidden })
+      .where('id', '=', id)
+      .where('hidden', '=', !hidden)
+      .returning('id')
+      .execute();
     if (changed.length === 0) return;
     const facts = await findCommentEventFacts(trx, [id]);
-    await appendEvents(trx, facts.map((fact) => commentEvent(hidden ? 'comment_hidden' : 'comment_shown', fact)));
+    await appendEvents(
+      trx,
+      facts.map((fact) => commentEvent(hidden ? 'comment_hidden' : 'comment_shown', fact)),
+    );
   });
 }
 
@@ -302,7 +331,10 @@ export async function deleteCommentThread(db: Kysely<SocialTables>, id: string, 
       trx,
       deleted.map((row) => String(row.id)),
     );
-    await appendEvents(trx, facts.map((fact) => commentEvent('comment_deleted', fact)));
+    await appendEvents(
+      trx,
+      facts.map((fact) => commentEvent('comment_deleted', fact)),
+    );
   });
 }
 
@@ -334,7 +366,11 @@ export async function insertComment(
     await trx.updateTable('social.comment').set({ legacy_social_comment_id: id }).where('id', '=', id).execute();
     const mentioned: string[] = [];
     if (mentionedUsernames.length > 0) {
-      const accounts = await trx.selectFrom('social.account').select('id').where('username', 'in', [...mentionedUsernames]).execute();
+      const accounts = await trx
+        .selectFrom('social.account')
+        .select('id')
+        .where('username', 'in', [...mentionedUsernames])
+        .execute();
       mentioned.push(...accounts.map((account) => String(account.id)).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)));
       if (accounts.length > 0) {
         await trx

@@ -5,7 +5,14 @@ import { inIdOrder } from '../../lib/in-id-order.ts';
 import { authorize, managesAccount, type Viewer } from '../shared/social-graph/social-access.ts';
 import { socialErrors } from '../shared/social-graph/social-errors.ts';
 import type { SocialMethod } from '../../contracts/social-graph.ts';
-import { assemblePage, readPageArgs, type Page, type PageArgs, type PageLimits, type PageRequest } from '../shared/social-graph/social-paging.ts';
+import {
+  assemblePage,
+  readPageArgs,
+  type Page,
+  type PageArgs,
+  type PageLimits,
+  type PageRequest,
+} from '../shared/social-graph/social-paging.ts';
 import type { SocialDb } from '../shared/social-graph/social-tables.ts';
 import type { SocialEventFilter } from '../shared/social-events/social-event-feed.ts';
 import type { SocialEventRecord } from '../shared/social-events/social-events.ts';
@@ -113,7 +120,12 @@ export function createCommentsService(deps: CommentsServiceDeps) {
       parents: readonly { id: string; media: CommentMediaFacts | undefined }[],
       request: PageRequest,
     ): Promise<Page<CommentRecord>[]> {
-      const wellFormed = new Set(wellFormedIds(parents.map((parent) => parent.id), kind === 'media' ? 'media' : 'comment'));
+      const wellFormed = new Set(
+        wellFormedIds(
+          parents.map((parent) => parent.id),
+          kind === 'media' ? 'media' : 'comment',
+        ),
+      );
       const listed = parents.filter(
         (parent): parent is CommentListParent =>
           wellFormed.has(parent.id) &&
@@ -266,7 +278,12 @@ export function createCommentsService(deps: CommentsServiceDeps) {
     },
 
     /** POST /<media_id>/comments?message=…: a top-level comment by the media's owner (not on live video). */
-    async commentOnMedia(viewer: Viewer, media: CommentMediaFacts | undefined, mediaId: string, message: string | null | undefined): Promise<CommentRecord> {
+    async commentOnMedia(
+      viewer: Viewer,
+      media: CommentMediaFacts | undefined,
+      mediaId: string,
+      message: string | null | undefined,
+    ): Promise<CommentRecord> {
       if (!media || !managesAccount(viewer, media.ownerId)) throw socialErrors.unknownObject(mediaId, 'post');
       authorize(viewer, 'replyToComment', { accountId: media.ownerId, objectId: mediaId, method: 'post' });
       const text = checkText(message);

@@ -36,7 +36,8 @@ export interface MediaAuthenticator {
  * The entry points whose signatures the upload accepts: the REST paths of both API versions (v2:
  * rest-adapter/media-upload/media-v2.routes.ts) and the GraphQL endpoint (see SignedRequest).
  */
-const UPLOAD_PATHS = /^\/(?:1\.1\/media\/(?:upload|metadata\/create)\.json|2\/media\/(?:upload(?:\/initialize|\/\d{1,19}\/(?:append|finalize))?|metadata)|graphql)$/;
+const UPLOAD_PATHS =
+  /^\/(?:1\.1\/media\/(?:upload|metadata\/create)\.json|2\/media\/(?:upload(?:\/initialize|\/\d{1,19}\/(?:append|finalize))?|metadata)|graphql)$/;
 
 const SIGNED_METHODS = new Set(['POST', 'GET']);
 
@@ -75,7 +76,8 @@ export function createMediaAuthenticator(deps: {
 
     const signed = request.signedRequest;
     // POST for uploads and the chunked commands, GET for the chunked upload's STATUS (and GraphQL queries).
-    if (!signed || !SIGNED_METHODS.has(signed.method.toUpperCase()) || !UPLOAD_PATHS.test(pathOf(signed.url))) throw mediaErrors.signatureInvalid();
+    if (!signed || !SIGNED_METHODS.has(signed.method.toUpperCase()) || !UPLOAD_PATHS.test(pathOf(signed.url)))
+      throw mediaErrors.signatureInvalid();
 
     const consumerKey = oauth.get('oauth_consumer_key')!;
     const consumer = await deps.credentials.findConsumer(consumerKey);
@@ -101,12 +103,14 @@ export function createMediaAuthenticator(deps: {
     }
     const presented = oauth.get('oauth_signature')!;
     const matches = (params: (readonly [string, string])[]) =>
-      signaturesMatch(presented, computeSignature({ method: signed.method, url: signed.url, params }, consumer.consumerSecret, token?.tokenSecret));
+      signaturesMatch(
+        presented,
+        computeSignature({ method: signed.method, url: signed.url, params }, consumer.consumerSecret, token?.tokenSecret),
+      );
     // The reference's best-practice page says multipart uploads sign only the oauth_* parameters (query excluded), while
     // its clients in practice sign the query too: accept either for a body that is not urlencoded.
     const urlencoded = signed.bodyParams !== undefined || signed.mediaDataInBody === true;
-    const valid =
-      matches([...protocol, ...query, ...body]) || (!urlencoded && query.length > 0 && matches(protocol));
+    const valid = matches([...protocol, ...query, ...body]) || (!urlencoded && query.length > 0 && matches(protocol));
     if (!valid) throw mediaErrors.signatureInvalid();
 
     // Only a verified request's timestamp and nonce mean anything (an unsigned one must not burn a nonce).

@@ -1,10 +1,4 @@
-import {
-  InvalidArgumentError,
-  PermissionDeniedError,
-  RateLimitedError,
-  UnauthenticatedError,
-  type AppError,
-} from '../../lib/errors.ts';
+import { InvalidArgumentError, PermissionDeniedError, RateLimitedError, UnauthenticatedError, type AppError } from '../../lib/errors.ts';
 import { mediaReasonOf, type MediaErrorReason, type RateLimitState } from '../../contracts/media-upload.ts';
 
 /**
@@ -68,9 +62,13 @@ export const mediaErrors = {
   rateLimited: (rateLimit: RateLimitState) => mediaError('RATE_LIMITED', 'Rate limit exceeded', { rateLimit }),
   mediaMissing: () => mediaError('MEDIA_MISSING', 'media parameter is missing.'),
   bothMedia: () =>
-    mediaError('PARAMETER_INVALID', 'media and media_data cannot be combined: send the file in media or its base64 in media_data, not both.', {
-      parameter: 'media_data',
-    }),
+    mediaError(
+      'PARAMETER_INVALID',
+      'media and media_data cannot be combined: send the file in media or its base64 in media_data, not both.',
+      {
+        parameter: 'media_data',
+      },
+    ),
   parameterInvalid: (parameter: string, problem: string) =>
     mediaError('PARAMETER_INVALID', `${parameter} parameter is invalid: ${problem}`, { parameter }),
   unrecognized: () => mediaError('MEDIA_UNRECOGNIZED', 'media type unrecognized.'),

@@ -48,7 +48,10 @@ export function createMediaMetadataService(deps: {
         if (input.altText === undefined || input.altText === null) throw mediaErrors.parameterMissing('alt_text');
         const length = [...input.altText].length;
         if (length > ALT_TEXT_MAX_CHARS) {
-          throw mediaErrors.parameterInvalid('alt_text', `the text is ${length} characters long; at most ${ALT_TEXT_MAX_CHARS} are allowed`);
+          throw mediaErrors.parameterInvalid(
+            'alt_text',
+            `the text is ${length} characters long; at most ${ALT_TEXT_MAX_CHARS} are allowed`,
+          );
         }
         const upload = await findUpload(deps.db, mediaId);
         if (!upload) {

@@ -52,7 +52,12 @@ export function createMediaSubgraph(deps: MediaSubgraphDeps): MediaSubgraph {
     now: deps.now,
     timestampSkewSecs: deps.config.oauthTimestampSkewSecs,
   });
-  const rateLimiter = createUploadRateLimiter({ db, now: deps.now, limit: deps.config.uploadsPerWindow, windowSecs: deps.config.windowSecs });
+  const rateLimiter = createUploadRateLimiter({
+    db,
+    now: deps.now,
+    limit: deps.config.uploadsPerWindow,
+    windowSecs: deps.config.windowSecs,
+  });
   const service = createMediaService({
     db,
     blobs: deps.blobs,

@@ -2,7 +2,14 @@ import type { OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.t
 import { isConnectionFailure } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { BlobStore } from '../shared/media-store/blob-store.ts';
-import { deleteWindowsBefore, findCollectableBlobs, findSweepable, forgetBlobs, markSwept, type MediaDb } from '../shared/media-store/media-upload.repository.ts';
+import {
+  deleteWindowsBefore,
+  findCollectableBlobs,
+  findSweepable,
+  forgetBlobs,
+  markSwept,
+  type MediaDb,
+} from '../shared/media-store/media-upload.repository.ts';
 import { deleteSession, findAbandonedSessions, listSegments } from '../shared/media-store/media-session.repository.ts';
 
 /**
@@ -53,7 +60,11 @@ export function createMediaSweeper(deps: {
       const batch = await findSweepable(deps.db, now, BATCH);
       if (batch.length === 0) break;
       for (const upload of batch) await deps.blobs.delete(upload.blob_key);
-      await markSwept(deps.db, batch.map((upload) => upload.id), now);
+      await markSwept(
+        deps.db,
+        batch.map((upload) => upload.id),
+        now,
+      );
       swept += batch.length;
       if (batch.length < BATCH) break;
     }

@@ -174,7 +174,10 @@ function mediaCategory(value: string | null | undefined): string | null {
       `${text} is for videos and animated GIFs, which need the chunked upload (command=INIT, APPEND, FINALIZE); this endpoint takes images only`,
     );
   }
-  throw mediaErrors.parameterInvalid('media_category', `${JSON.stringify(text)} is not one of tweet_image, tweet_gif, tweet_video, amplify_video`);
+  throw mediaErrors.parameterInvalid(
+    'media_category',
+    `${JSON.stringify(text)} is not one of tweet_image, tweet_gif, tweet_video, amplify_video`,
+  );
 }
 
 /** Decimal ids, each 1–19 digits and within a signed 64-bit integer, at most 100 distinct. */

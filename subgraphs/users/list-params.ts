@@ -321,7 +321,10 @@ function parseCondition(input: ListColumnInput, at: string, violations: FieldVio
   if (operator === 'in' || operator === 'not in') {
     const items = raw.split(',', LIST_BOUNDS.maxInValues + 1);
     if (items.length > LIST_BOUNDS.maxInValues) {
-      violations.push({ field: `${at}.value`, description: `value must list no more than ${LIST_BOUNDS.maxInValues} item(s) for exp '${echo(expText)}'` });
+      violations.push({
+        field: `${at}.value`,
+        description: `value must list no more than ${LIST_BOUNDS.maxInValues} item(s) for exp '${echo(expText)}'`,
+      });
       return undefined;
     }
     const values: BoundValue[] = [];

@@ -119,24 +119,14 @@ export async function insertUserExample(db: UsersDb, row: NewUserExampleRow): Pr
 
 /** The live record with this id, or undefined. */
 export async function findUserExampleById(db: UsersDb, id: string): Promise<UserExample | undefined> {
-  const row = await db
-    .selectFrom(TABLE)
-    .select(PUBLIC_COLUMNS)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  const row = await db.selectFrom(TABLE).select(PUBLIC_COLUMNS).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
   return row ? toUserExample(row) : undefined;
 }
 
 /** Live records for many ids at once (entity batches); missing ids are simply absent. */
 export async function findUserExamplesByIds(db: UsersDb, ids: readonly string[]): Promise<UserExample[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom(TABLE)
-    .select(PUBLIC_COLUMNS)
-    .where('id', '=', anyBigint(ids))
-    .where('deleted_at', 'is', null)
-    .execute();
+  const rows = await db.selectFrom(TABLE).select(PUBLIC_COLUMNS).where('id', '=', anyBigint(ids)).where('deleted_at', 'is', null).execute();
   return rows.map(toUserExample);
 }
 
@@ -215,9 +205,7 @@ export async function listUserExamples(db: UsersDb, query: ListQuery): Promise<{
 
   const [rows, count] = await Promise.all([
     select.execute(),
-    query.skipCount
-      ? Promise.resolve(undefined)
-      : base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+    query.skipCount ? Promise.resolve(undefined) : base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { total: count ? String(count.total) : '0', rows: rows.map(toUserExample) };
 }

@@ -7,7 +7,9 @@ import type { UpdateUserExamplePatch } from './user-example.types.ts';
 /** GraphQL `null` in an update input means "not sent"; every other value, 0 and "" included, is written. */
 function presentFields(input: UpdateUserExampleInput): UpdateUserExamplePatch {
   const { genderNumber, ...fields } = input;
-  const present: UpdateUserExamplePatch = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
+  const present: UpdateUserExamplePatch = Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== null && value !== undefined),
+  );
   const gender = oneGender(fields.gender, genderNumber);
   return gender === undefined ? present : { ...present, gender };
 }
@@ -20,7 +22,9 @@ function oneGender(gender: number | null | undefined, genderNumber: number | nul
   const byName = gender ?? undefined;
   const byNumber = genderNumber ?? undefined;
   if (byName !== undefined && byNumber !== undefined) {
-    throw new InvalidArgumentError('give gender or genderNumber, not both', [{ field: 'genderNumber', description: 'gender is given too' }]);
+    throw new InvalidArgumentError('give gender or genderNumber, not both', [
+      { field: 'genderNumber', description: 'gender is given too' },
+    ]);
   }
   return byName ?? byNumber;
 }

@@ -114,9 +114,7 @@ export function createUserExampleService({ db, passwords, listLimits, readBatchM
     async list(actor, params) {
       requireUser(actor);
       if (params === null || params === undefined) {
-        throw InvalidArgumentError.fromViolations('ListUserExampleRequest', [
-          { field: 'params', description: 'value is required' },
-        ]);
+        throw InvalidArgumentError.fromViolations('ListUserExampleRequest', [{ field: 'params', description: 'value is required' }]);
       }
       const parsed = parseListParams(params, listLimits);
       if (!parsed.query) throw InvalidArgumentError.fromViolations('ListUserExampleRequest', parsed.violations);

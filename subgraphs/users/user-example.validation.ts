@@ -54,7 +54,8 @@ export function checkMaxLengths(fields: Partial<Record<keyof typeof MAX_LENGTHS,
   const violations: FieldViolation[] = [];
   for (const field of Object.keys(MAX_LENGTHS) as (keyof typeof MAX_LENGTHS)[]) {
     const value = fields[field];
-    if (value !== undefined && exceedsRunes(value, MAX_LENGTHS[field])) violations.push({ field, description: tooLongMessage(MAX_LENGTHS[field]) });
+    if (value !== undefined && exceedsRunes(value, MAX_LENGTHS[field]))
+      violations.push({ field, description: tooLongMessage(MAX_LENGTHS[field]) });
   }
   return violations;
 }

@@ -36,9 +36,7 @@ export function createUsersSubgraph(deps: UsersSubgraphDeps): UsersSubgraph {
     listLimits: deps.listLimits,
     readBatchMax: deps.readBatchMax,
   });
-  const schema = buildSubgraphSchema([
-    { typeDefs: usersTypeDefs, resolvers: userExampleResolvers } as SubgraphSchemaModule,
-  ]);
+  const schema = buildSubgraphSchema([{ typeDefs: usersTypeDefs, resolvers: userExampleResolvers } as SubgraphSchemaModule]);
   return {
     name: 'users',
     typeDefs: usersTypeDefs,

@@ -89,7 +89,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the browser tools, in chromium', () =
 
     const live = operation.locator('.live-responses-table .response');
     await expectText(live.locator('.response-col_status'), '200');
-    const shown = JSON.parse(await live.locator('.response-col_description .microlight').first().innerText()) as { userExample: Record<string, unknown> };
+    const shown = JSON.parse(await live.locator('.response-col_description .microlight').first().innerText()) as {
+      userExample: Record<string, unknown>;
+    };
     expect(shown.userExample).toMatchObject({ id, name: 'Grace Swagger', age: 41, gender: 'FEMALE', status: 0, loginAt: '0' });
 
     // The other document is offered in the same UI.
@@ -121,7 +123,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the browser tools, in chromium', () =
     await page.keyboard.press('Control+A');
     await page.keyboard.insertText(`{ "Authorization": "Bearer ${token}" }`);
 
-    const sent = page.waitForRequest((request) => request.url() === system.gatewayUrl && (request.postData() ?? '').includes('userExample(id:'));
+    const sent = page.waitForRequest(
+      (request) => request.url() === system.gatewayUrl && (request.postData() ?? '').includes('userExample(id:'),
+    );
     await page.locator('.graphiql-execute-button').click();
     const headers = (await sent).headers();
     expect(headers.authorization).toBe(`Bearer ${token}`);
@@ -165,7 +169,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the browser tools, in chromium', () =
           await fetch(system.gatewayUrl, {
             method: 'POST',
             headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-            body: JSON.stringify({ query: 'mutation($m: ID!, $t: String) { createMediaComment(mediaId: $m, message: $t) { id } }', variables: { m: mediaId, t: comment } }),
+            body: JSON.stringify({
+              query: 'mutation($m: ID!, $t: String) { createMediaComment(mediaId: $m, message: $t) { id } }',
+              variables: { m: mediaId, t: comment },
+            }),
           });
           return page.locator('.result-window').innerText();
         },
@@ -180,7 +187,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the browser tools, in chromium', () =
   it('the landing page tries Apollo Sandbox and switches to the offline IDE when the CDN is unreachable', async () => {
     const { page, requested } = await openPage();
     // The network is closed: anything that is not on this machine fails at once.
-    await page.route((url) => !isLocal(url.href), (route) => route.abort('internetdisconnected'));
+    await page.route(
+      (url) => !isLocal(url.href),
+      (route) => route.abort('internetdisconnected'),
+    );
     await page.goto(system.gatewayUrl);
     // The IDE is opened with the reason, and says it (test/browser/listener-home-pages.browser.test.ts reads the line).
     await page.waitForURL((url) => url.pathname === GRAPHIQL_PATH && url.searchParams.get('sandbox') === 'unreachable');
@@ -191,5 +201,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the browser tools, in chromium', () =
 
 /** Waits until the locator's text contains `text` (pages render after their scripts load). */
 async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
-  await expect.poll(async () => ((await locator.count()) > 0 ? await locator.first().innerText() : ''), { timeout: 20_000 }).toContain(text);
+  await expect
+    .poll(async () => ((await locator.count()) > 0 ? await locator.first().innerText() : ''), { timeout: 20_000 })
+    .toContain(text);
 }

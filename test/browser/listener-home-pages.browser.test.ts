@@ -37,7 +37,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the root of each listener, in chromiu
     const page = await context.newPage();
     const requested: string[] = [];
     const problems: string[] = [];
-    await page.route((url) => !isLocal(url.href), (route) => route.abort('internetdisconnected'));
+    await page.route(
+      (url) => !isLocal(url.href),
+      (route) => route.abort('internetdisconnected'),
+    );
     page.on('request', (request) => requested.push(request.url()));
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('console', (message) => {

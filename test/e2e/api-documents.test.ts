@@ -10,7 +10,13 @@ import { createRestAdapter } from '../../rest-adapter/create-rest-adapter.ts';
 import { API_DOCS_PATHS } from '../../rest-adapter/docs/api-docs.routes.ts';
 import type { GraphQLExecutor } from '../../rest-adapter/graphql-executor.ts';
 import { UPLOAD_PATH } from '../../rest-adapter/media-upload/media-error-mapper.ts';
-import { V2_APPEND_PATH, V2_FINALIZE_PATH, V2_INITIALIZE_PATH, V2_METADATA_PATH, V2_UPLOAD_PATH } from '../../rest-adapter/media-upload/media-v2.routes.ts';
+import {
+  V2_APPEND_PATH,
+  V2_FINALIZE_PATH,
+  V2_INITIALIZE_PATH,
+  V2_METADATA_PATH,
+  V2_UPLOAD_PATH,
+} from '../../rest-adapter/media-upload/media-v2.routes.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { SOCIAL_ROUTES, type SocialRouteKind } from '../../rest-adapter/social-graph/social-route-table.ts';
 import {
@@ -83,7 +89,9 @@ beforeAll(async () => {
     parent: await issue('parent', social.platformUsers.ana, PARENT_PERMISSIONS),
   };
   const server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' }).end(new URL(req.url ?? '/', 'http://receiver').searchParams.get('hub.challenge') ?? '');
+    res
+      .writeHead(200, { 'content-type': 'text/plain' })
+      .end(new URL(req.url ?? '/', 'http://receiver').searchParams.get('hub.challenge') ?? '');
   });
   receiver = server;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -270,7 +278,12 @@ function servedKeys(app: ReturnType<typeof testAdapters>['own'], host: Host): st
     if (route.method === 'ALL') {
       // The catch-alls: the Graph dispatcher (expanded from its table) and Area D's not-found/not-allowed replies.
       if (String(path) === String(/.*/)) keys.push(...graphRoutes(host));
-      else if (path !== UPLOAD_PATH && !V2_MEDIA_PATHS.has(String(path)) && String(path) !== String(/^\/1\.1(\/|$)/) && String(path) !== String(/^\/2(\/|$)/)) {
+      else if (
+        path !== UPLOAD_PATH &&
+        !V2_MEDIA_PATHS.has(String(path)) &&
+        String(path) !== String(/^\/1\.1(\/|$)/) &&
+        String(path) !== String(/^\/2(\/|$)/)
+      ) {
         throw new Error(`unclassified catch-all route ${String(path)}`);
       }
       continue;
@@ -432,7 +445,10 @@ async function freshComment(): Promise<string> {
 
 /** A fresh image container (each publish consumes one). */
 async function freshContainer(): Promise<string> {
-  const reply = await json(`${system.restUrl}/${VERSION}/${social.accounts.bluebottle}/media`, graphForm({ image_url: 'https://cdn.example.com/probe.jpg' }));
+  const reply = await json(
+    `${system.restUrl}/${VERSION}/${social.accounts.bluebottle}/media`,
+    graphForm({ image_url: 'https://cdn.example.com/probe.jpg' }),
+  );
   expect(reply.status).toBe(200);
   return reply.body.id as string;
 }
@@ -487,7 +503,11 @@ async function uploadedMediaId(chunked: boolean): Promise<string> {
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.set(name, value);
     if (file) form.set('media', new Blob([file], { type: 'image/png' }), 'probe.png');
-    const reply = await fetch(new URL(UPLOAD_PATH, system.restUrl), { method: 'POST', headers: { authorization: `Bearer ${social.tokens.own}` }, body: form });
+    const reply = await fetch(new URL(UPLOAD_PATH, system.restUrl), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${social.tokens.own}` },
+      body: form,
+    });
     const text = await reply.text();
     if (reply.status >= 300) throw new Error(`probe upload: ${reply.status} ${text}`);
     return text === '' ? {} : (JSON.parse(text) as { media_id_string?: string });
@@ -523,7 +543,12 @@ async function probe(request: {
   const values: Record<string, () => Promise<string>> = {
     'api-version': async () => VERSION,
     // Area A's records; on the v2 media paths, an open upload session with its one segment appended (finalize) or none.
-    id: async () => (request.path.startsWith('/2/') ? openedSession(request.path.endsWith('/finalize')) : method === 'delete' ? freshRecord() : request.record),
+    id: async () =>
+      request.path.startsWith('/2/')
+        ? openedSession(request.path.endsWith('/finalize'))
+        : method === 'delete'
+          ? freshRecord()
+          : request.record,
     'comment-id': async () => social.comments.fanComment,
     'media-id': async () => (request.path.endsWith('/children') ? social.media.carousel : social.posts[0]!),
     'account-id': async () => social.accounts.bluebottle,
@@ -547,7 +572,8 @@ async function probe(request: {
     creation_id: freshContainer,
     image_url: async () => 'https://cdn.example.com/probe.jpg',
     // The chunked upload's STATUS takes a finalized upload's id; the Graph edges a social media id.
-    media_id: async () => (request.path === UPLOAD_PATH || request.path === V2_UPLOAD_PATH ? uploadedMediaId(true) : social.media.roasterPost),
+    media_id: async () =>
+      request.path === UPLOAD_PATH || request.path === V2_UPLOAD_PATH ? uploadedMediaId(true) : social.media.roasterPost,
     title: async () => 'Probe event',
     start_time: async () => new Date(Date.now() + 86_400_000).toISOString(),
     account_id: async () => acmeAdAccount,
@@ -568,7 +594,8 @@ async function probe(request: {
     if (!value) problems.push(`no probe value for required parameter ${String(parameter.name)}`);
     else url.searchParams.set(String(parameter.name), await value());
   }
-  if (operationId.startsWith('getAccountInsights') || operationId.startsWith('me_getAccountInsights')) url.searchParams.set('period', 'day');
+  if (operationId.startsWith('getAccountInsights') || operationId.startsWith('me_getAccountInsights'))
+    url.searchParams.set('period', 'day');
 
   // Credentials by scheme: Area A's JWT, the host's social token, the uploader's bearer token.
   const headers: Record<string, string> = {};
@@ -579,8 +606,7 @@ async function probe(request: {
     // `subscribed_apps` subscribes an account to the token's app: a token issued to one.
     const tokens = request.path.endsWith('/subscribed_apps') ? probeApp : social.tokens;
     headers.authorization = `Bearer ${host === 'own' ? tokens.own : tokens.parent}`;
-  }
-  else if (schemes.includes('UploadAuthorization')) headers.authorization = `Bearer ${social.tokens.own}`;
+  } else if (schemes.includes('UploadAuthorization')) headers.authorization = `Bearer ${social.tokens.own}`;
   else problems.push(`no security scheme the probe knows: ${schemes.join(', ')}`);
 
   let body: string | FormData | undefined;
@@ -615,7 +641,10 @@ async function probe(request: {
       userExample_Create: newUser(),
       userExample_List: { params: { limit: 5 } },
       userExample_UpdateByID: { age: 40 },
-      createMediaMetadata: { media_id: operationId === 'createMediaMetadata' ? await uploadedMediaId(false) : '', alt_text: { text: 'Probe' } },
+      createMediaMetadata: {
+        media_id: operationId === 'createMediaMetadata' ? await uploadedMediaId(false) : '',
+        alt_text: { text: 'Probe' },
+      },
     };
     if (!(operationId in bodies)) problems.push(`no probe body for ${operationId}`);
     headers['content-type'] = 'application/json';

@@ -124,7 +124,11 @@ describe('the webhook callback client', () => {
     expect(server.received).toHaveLength(1);
     const [request] = server.received;
     expect(request).toMatchObject({ method: 'GET', url: '/hooks/verify?hub.challenge=42&hub.mode=subscribe' });
-    expect(request?.headers).toMatchObject({ host: `127.0.0.1:${server.port}`, connection: 'close', 'user-agent': 'Tributary-Webhooks/1.0' });
+    expect(request?.headers).toMatchObject({
+      host: `127.0.0.1:${server.port}`,
+      connection: 'close',
+      'user-agent': 'Tributary-Webhooks/1.0',
+    });
     expect(request?.body.length).toBe(0);
   });
 
@@ -221,7 +225,11 @@ describe('the webhook callback client', () => {
 
   it('fails with a timeout when the server never answers', async () => {
     const silent = await startSilentServer();
-    const result = await client({ responseTimeoutMs: 300 }).request({ method: 'POST', url: `http://127.0.0.1:${silent.port}/hook`, body: '{}' });
+    const result = await client({ responseTimeoutMs: 300 }).request({
+      method: 'POST',
+      url: `http://127.0.0.1:${silent.port}/hook`,
+      body: '{}',
+    });
     expect(result).toMatchObject({ kind: 'failed', reason: 'timeout' });
     expect(silent.connections()).toBe(1);
   });
@@ -314,7 +322,10 @@ describe('the webhook callback client', () => {
 
   it('fails with reset when the server drops the connection without answering', async () => {
     const server = await startServer((req) => req.socket.destroy());
-    expect(await client().request({ method: 'POST', url: server.url('/hook'), body: 'x' })).toMatchObject({ kind: 'failed', reason: 'reset' });
+    expect(await client().request({ method: 'POST', url: server.url('/hook'), body: 'x' })).toMatchObject({
+      kind: 'failed',
+      reason: 'reset',
+    });
   });
 
   it('fails with tls when an https: URL reaches a server that does not speak TLS', async () => {
@@ -350,7 +361,10 @@ describe('the webhook callback client', () => {
     });
     const { port } = server.address() as AddressInfo;
     const lookup = lookupAnswering(['127.0.0.1']);
-    const result = await client({ allowedHosts: ['upload.x.com'], lookup }).request({ method: 'GET', url: `https://upload.x.com:${port}/hook` });
+    const result = await client({ allowedHosts: ['upload.x.com'], lookup }).request({
+      method: 'GET',
+      url: `https://upload.x.com:${port}/hook`,
+    });
     // The fixture's certificate is self-signed: nothing the client trusts.
     expect(result).toMatchObject({ kind: 'failed', reason: 'tls', message: 'the TLS handshake failed (DEPTH_ZERO_SELF_SIGNED_CERT)' });
     expect(serverNames).toEqual(['upload.x.com']);

@@ -89,7 +89,8 @@ afterAll(async () => {
 // The embedded database only: once, in the PGlite project (the PostgreSQL project would run the same processes again).
 describe.skipIf(process.env.TEST_DATABASE === 'postgres')('npm start runs the compiled build', () => {
   it('the build holds every entrypoint and the database template', () => {
-    for (const entry of ['start', 'start-subgraph', 'start-gateway', 'start-grpc']) expect(existsSync(join(ROOT, 'dist', 'bin', `${entry}.js`))).toBe(true);
+    for (const entry of ['start', 'start-subgraph', 'start-gateway', 'start-grpc'])
+      expect(existsSync(join(ROOT, 'dist', 'bin', `${entry}.js`))).toBe(true);
     expect(existsSync(join(ROOT, 'dist', 'pglite-template.tar'))).toBe(true);
     expect(existsSync(join(ROOT, 'dist', 'schema', 'supergraph.graphql'))).toBe(true);
     expect(existsSync(join(ROOT, 'dist', 'proto', 'api', 'serverNameExample', 'v1', 'userExample.proto'))).toBe(true);
@@ -106,9 +107,20 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('npm start runs the co
       const created = await fetch(`${first.rest}/api/v1/userExample`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Compiled', email: 'compiled@example.com', password: 'compiled-password-1', phone: '13800000000', avatar: 'https://example.com/a.png', age: 30, gender: 1 }),
+        body: JSON.stringify({
+          name: 'Compiled',
+          email: 'compiled@example.com',
+          password: 'compiled-password-1',
+          phone: '13800000000',
+          avatar: 'https://example.com/a.png',
+          age: 30,
+          gender: 1,
+        }),
       });
-      expect({ status: created.status, body: created.status === 200 ? undefined : await created.text() }).toEqual({ status: 200, body: undefined });
+      expect({ status: created.status, body: created.status === 200 ? undefined : await created.text() }).toEqual({
+        status: 200,
+        body: undefined,
+      });
       ({ id } = (await created.json()) as { id: string });
       expect(id).toMatch(/^[1-9][0-9]*$/);
       const typename = await fetch(first.graphql, {
@@ -138,7 +150,9 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('npm start runs the co
         code: 1,
         lines: [
           expect.stringMatching(
-            new RegExp(`^npm start: the embedded database \\S+ is in use by process ${second.child.pid} \\(is npm start running\\?\\); stop it first, or use DATABASE_URL$`),
+            new RegExp(
+              `^npm start: the embedded database \\S+ is in use by process ${second.child.pid} \\(is npm start running\\?\\); stop it first, or use DATABASE_URL$`,
+            ),
           ),
         ],
       });

@@ -94,8 +94,20 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
       async () => {
         while (running) {
           created += 1;
-          const record = { name: 'Restart', email: `restart.${created}@db.test`, password: 'restart-password', phone: '13800138000', avatar: 'https://example.com/r.png', age: 30, gender: 'MALE' };
-          await timed('A-create', () => fetch(new URL('/api/v1/userExample', system.restUrl), { method: 'POST', body: JSON.stringify(record) }), (body) => (JSON.parse(body) as { id?: string }).id);
+          const record = {
+            name: 'Restart',
+            email: `restart.${created}@db.test`,
+            password: 'restart-password',
+            phone: '13800138000',
+            avatar: 'https://example.com/r.png',
+            age: 30,
+            gender: 'MALE',
+          };
+          await timed(
+            'A-create',
+            () => fetch(new URL('/api/v1/userExample', system.restUrl), { method: 'POST', body: JSON.stringify(record) }),
+            (body) => (JSON.parse(body) as { id?: string }).id,
+          );
         }
       },
       async () => {
@@ -111,14 +123,21 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
       },
       async () => {
         while (running) {
-          await timed('BC', () => fetch(new URL(`/v21.0/${world.accounts.bluebottle}?fields=username`, system.restUrl), { headers: { authorization: `Bearer ${world.tokens.own}` } }));
+          await timed('BC', () =>
+            fetch(new URL(`/v21.0/${world.accounts.bluebottle}?fields=username`, system.restUrl), {
+              headers: { authorization: `Bearer ${world.tokens.own}` },
+            }),
+          );
         }
       },
       async () => {
         const image = fixture('image.png');
         while (running) {
           await timed('D', async () => {
-            const reply = await sendMediaRequest(mediaUploadUrl(system.restUrl), { authorization: `Bearer ${world.tokens.own}`, body: mediaFormData([{ name: 'media', bytes: image }]) });
+            const reply = await sendMediaRequest(mediaUploadUrl(system.restUrl), {
+              authorization: `Bearer ${world.tokens.own}`,
+              body: mediaFormData([{ name: 'media', bytes: image }]),
+            });
             return new Response(reply.text, { status: reply.status });
           });
         }
@@ -133,7 +152,10 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
 
     try {
       // Up: every area answers.
-      await until(() => (['A-create', 'A-graphql', 'BC', 'D'] as const).every((area) => since(0, area).some((o) => o.status === 200)), 15_000);
+      await until(
+        () => (['A-create', 'A-graphql', 'BC', 'D'] as const).every((area) => since(0, area).some((o) => o.status === 200)),
+        15_000,
+      );
       const stopAt = performance.now() - started;
       await server.stop();
       const downAt = performance.now() - started;
@@ -165,11 +187,15 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
       const upAgainAt = performance.now() - started;
 
       // Back: each area answers again within seconds, by itself.
-      await until(() => (['A-create', 'A-graphql', 'BC', 'D'] as const).every((area) => since(upAgainAt, area).some((o) => o.status === 200)), RECOVERY_MS);
+      await until(
+        () => (['A-create', 'A-graphql', 'BC', 'D'] as const).every((area) => since(upAgainAt, area).some((o) => o.status === 200)),
+        RECOVERY_MS,
+      );
       running = false;
       await load;
       const servingDeadline = performance.now() + HANG_MS;
-      while ((grpcHealth = await health()) !== 'SERVING' && performance.now() < servingDeadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      while ((grpcHealth = await health()) !== 'SERVING' && performance.now() < servingDeadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(grpcHealth).toBe('SERVING');
 
       const during = outcomes.filter((outcome) => outcome.at >= downAt && outcome.at + outcome.ms <= restartAt);
@@ -187,15 +213,20 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
         if (outcome.area === 'D') expect(JSON.parse(outcome.body)).toEqual({ errors: [{ code: 130, message: 'Over capacity' }] });
       }
       // Whatever happened to requests caught mid-flight by the stop, none was a 500 or a dropped connection.
-      for (const outcome of outcomes) expect([200, 503], `${outcome.area} at ${Math.round(outcome.at)} ms: ${outcome.body.slice(0, 200)}`).toContain(outcome.status);
-      const recovered = (['A-create', 'A-graphql', 'BC', 'D'] as const).map((area) => since(upAgainAt, area).find((o) => o.status === 200)!.at + 0);
+      for (const outcome of outcomes)
+        expect([200, 503], `${outcome.area} at ${Math.round(outcome.at)} ms: ${outcome.body.slice(0, 200)}`).toContain(outcome.status);
+      const recovered = (['A-create', 'A-graphql', 'BC', 'D'] as const).map(
+        (area) => since(upAgainAt, area).find((o) => o.status === 200)!.at + 0,
+      );
       for (const at of recovered) expect(at - upAgainAt).toBeLessThan(RECOVERY_MS);
       expect(stopAt).toBeLessThan(downAt);
 
       // No acknowledged write was lost.
       const acknowledged = outcomes.filter((outcome) => outcome.id !== undefined).map((outcome) => outcome.id!);
       expect(acknowledged.length).toBeGreaterThan(3);
-      const { rows } = await sql<{ id: string }>`select id::text as id from users.user_example where id = any(${acknowledged}::bigint[])`.execute(check.db);
+      const { rows } = await sql<{
+        id: string;
+      }>`select id::text as id from users.user_example where id = any(${acknowledged}::bigint[])`.execute(check.db);
       expect(new Set(rows.map((row) => row.id))).toEqual(new Set(acknowledged));
     } finally {
       running = false;

@@ -21,7 +21,8 @@ const OWN_TOKEN = /^SBA[A-Za-z0-9_-]{43}\n$/;
 const PARENT_TOKEN = /^EAA[A-Za-z0-9_-]{43}\n$/;
 
 /** One request line on the command channel's socket, and the reply. */
-const exchange = async (socketPath: string, request: string): Promise<unknown> => JSON.parse(await exchangeLine(socketPath, request)) as unknown;
+const exchange = async (socketPath: string, request: string): Promise<unknown> =>
+  JSON.parse(await exchangeLine(socketPath, request)) as unknown;
 
 let root: string;
 
@@ -108,7 +109,11 @@ describe.skipIf(SKIP)('the database tools while npm start runs on the embedded d
       },
     });
 
-    expect(await runTool('social-token', ['--revoke', token], dataDir)).toEqual({ code: 0, stdout: 'unknown or already revoked\n', stderr: '' });
+    expect(await runTool('social-token', ['--revoke', token], dataDir)).toEqual({
+      code: 0,
+      stdout: 'unknown or already revoked\n',
+      stderr: '',
+    });
   }, 60_000);
 
   it('npm run social-app creates and lists apps through the running system; the app access token manages its subscriptions', async () => {
@@ -116,7 +121,12 @@ describe.skipIf(SKIP)('the database tools while npm start runs on the embedded d
     expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' });
     const app = JSON.parse(created.stdout) as { id: string; name: string; secret: string; access_token: string };
     expect(created.stdout).toBe(`${JSON.stringify(app, null, 2)}\n`);
-    expect(app).toEqual({ id: expect.stringMatching(/^\d+$/), name: 'Demo app', secret: expect.stringMatching(/^[0-9a-f]{32}$/), access_token: `${app.id}|${app.secret}` });
+    expect(app).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      name: 'Demo app',
+      secret: expect.stringMatching(/^[0-9a-f]{32}$/),
+      access_token: `${app.id}|${app.secret}`,
+    });
     const subscriptions = await fetch(`${restParent}/v25.0/${app.id}/subscriptions?access_token=${encodeURIComponent(app.access_token)}`);
     expect({ status: subscriptions.status, body: await subscriptions.json() }).toEqual({ status: 200, body: { data: [] } });
 
@@ -141,11 +151,19 @@ describe.skipIf(SKIP)('the database tools while npm start runs on the embedded d
     const cases: [string, string[], string][] = [
       ['social-token', ['--login', 'sideways'], `npm run social-token: --login must be own or parent; ${SOCIAL_TOKEN_USAGE}`],
       ['social-token', ['--bogus'], `npm run social-token: Unknown option '--bogus'; ${SOCIAL_TOKEN_USAGE}`],
-      ['social-token', ['--expires-in', 'soon'], `npm run social-token: --expires-in must be a positive number of seconds; ${SOCIAL_TOKEN_USAGE}`],
+      [
+        'social-token',
+        ['--expires-in', 'soon'],
+        `npm run social-token: --expires-in must be a positive number of seconds; ${SOCIAL_TOKEN_USAGE}`,
+      ],
       ['social-token', ['--revoke', 'x', '--login', 'own'], `npm run social-token: --revoke takes no other option; ${SOCIAL_TOKEN_USAGE}`],
       ['social-app', [], 'npm run social-app: give --create "<name>" or --list; usage: npm run social-app -- --create "<name>" | --list'],
       ['seed', ['now'], "npm run seed: Unexpected argument 'now'; usage: npm run seed"],
-      ['token', ['--expires-in', '3600'], 'npm run token: --expires-in must be like 90s, 30m, 12h or 7d; usage: npm run token -- [--sub ID] [--role ROLE]... [--expires-in 12h]'],
+      [
+        'token',
+        ['--expires-in', '3600'],
+        'npm run token: --expires-in must be like 90s, 30m, 12h or 7d; usage: npm run token -- [--sub ID] [--role ROLE]... [--expires-in 12h]',
+      ],
     ];
     for (const [tool, args, line] of cases) {
       expect({ tool, args, ...(await runTool(tool, args, dataDir)) }).toEqual({ tool, args, code: 2, stdout: '', stderr: `${line}\n` });
@@ -166,12 +184,21 @@ describe.skipIf(SKIP)('the database tools while npm start runs on the embedded d
       ok: false,
       error: `--login must be own or parent; ${SOCIAL_TOKEN_USAGE}`,
     });
-    const unknown = { ok: false, error: 'unknown request: send {"command":<one of "seed", "social-token", "social-app">,"args":[<string>, …]}' };
+    const unknown = {
+      ok: false,
+      error: 'unknown request: send {"command":<one of "seed", "social-token", "social-app">,"args":[<string>, …]}',
+    };
     expect(await exchange(socket, '{"command":"token"}\n')).toEqual(unknown);
     expect(await exchange(socket, '{"command":"__proto__"}\n')).toEqual(unknown);
     expect(await exchange(socket, '{"command":"seed","code":"process.exit()"}\n')).toEqual(unknown);
-    expect(await exchange(socket, '{"command":"social-app","args":[1]}\n')).toEqual({ ok: false, error: 'args must be an array of strings' });
-    expect(await exchange(socket, `${JSON.stringify({ command: 'social-app', args: Array(65).fill('--list') })}\n`)).toEqual({ ok: false, error: 'more than 64 arguments' });
+    expect(await exchange(socket, '{"command":"social-app","args":[1]}\n')).toEqual({
+      ok: false,
+      error: 'args must be an array of strings',
+    });
+    expect(await exchange(socket, `${JSON.stringify({ command: 'social-app', args: Array(65).fill('--list') })}\n`)).toEqual({
+      ok: false,
+      error: 'more than 64 arguments',
+    });
     expect(await exchange(socket, `${JSON.stringify({ command: 'social-token', args: ['--subject', 'x'.repeat(5000)] })}\n`)).toEqual({
       ok: false,
       error: 'the request is larger than 4096 bytes',
@@ -192,8 +219,16 @@ describe.skipIf(SKIP)('the database tools while npm start runs on the embedded d
     const direct = await runTool('social-token', [], dataDir);
     expect({ code: direct.code, stderr: direct.stderr }).toEqual({ code: 0, stderr: '' });
     expect(direct.stdout).toMatch(OWN_TOKEN);
-    expect(await runTool('social-token', ['--revoke', issued.stdout.trim()], dataDir)).toEqual({ code: 0, stdout: 'revoked\n', stderr: '' });
-    expect(await runTool('social-token', ['--revoke', issued.stdout.trim()], dataDir)).toEqual({ code: 0, stdout: 'unknown or already revoked\n', stderr: '' });
+    expect(await runTool('social-token', ['--revoke', issued.stdout.trim()], dataDir)).toEqual({
+      code: 0,
+      stdout: 'revoked\n',
+      stderr: '',
+    });
+    expect(await runTool('social-token', ['--revoke', issued.stdout.trim()], dataDir)).toEqual({
+      code: 0,
+      stdout: 'unknown or already revoked\n',
+      stderr: '',
+    });
     expect(await runTool('social-app', ['--list'], dataDir)).toEqual(listed);
     expect(await runTool('social-token', ['--subject', 'nobody'], dataDir)).toEqual({
       code: 1,

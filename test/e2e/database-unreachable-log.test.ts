@@ -67,7 +67,9 @@ describe.skipIf(skip)('the database unreachable, in the log', () => {
     // One request at a time, so that none shares another's statement (reads coalesce): each fails on its own.
     for (let i = 0; i < PER_DOOR; i++) {
       expect((await graphql()).errors?.[0]?.extensions.code).toBe('SERVICE_UNAVAILABLE');
-      const grpcError = (await grpc.call('GetByID', { id: '1' }, { authorization: `Bearer ${admin}` }).catch((error: unknown) => error)) as ServiceError;
+      const grpcError = (await grpc
+        .call('GetByID', { id: '1' }, { authorization: `Bearer ${admin}` })
+        .catch((error: unknown) => error)) as ServiceError;
       expect(grpcError.code).toBe(14);
       const rest = await fetch(new URL('/api/v1/userExample/1', system.restUrl), { headers: { authorization: `Bearer ${admin}` } });
       expect(rest.status).toBe(503);

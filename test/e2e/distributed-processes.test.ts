@@ -63,7 +63,13 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
     throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_processes');
     // Migrations run once, before the processes start, as a deployment's migration job would (each process would
     // otherwise race the others to create the schemas).
-    database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+    database = await createDatabase({
+      url: throwaway.url,
+      pgliteDir: undefined,
+      poolMax: 2,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 10_000,
+    });
     await migrateToLatest(database.db, ALL_MIGRATIONS);
     world = await createSocialFixture(database);
     blobDir = await mkdtemp(join(tmpdir(), 'tributary-processes-blobs-'));
@@ -124,18 +130,35 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
         expect(ready.status, `${role} ${base}/ready`).toBe(200);
         expect(((await ready.json()) as { status: string }).status).toBe('UP');
         const metrics = parseMetrics(await (await fetch(new URL('/metrics', base))).text());
-        expect(metrics.some((sample) => sample.labels.process === role), `${role} ${base}/metrics`).toBe(true);
+        expect(
+          metrics.some((sample) => sample.labels.process === role),
+          `${role} ${base}/metrics`,
+        ).toBe(true);
       }
     }
     const gatewayReady = (await (await fetch(new URL('/ready', rest))).json()) as { checks: Record<string, unknown> };
-    expect(Object.keys(gatewayReady.checks).sort()).toEqual(['subgraph:accounts', 'subgraph:comments', 'subgraph:media', 'subgraph:users', 'supergraph']);
+    expect(Object.keys(gatewayReady.checks).sort()).toEqual([
+      'subgraph:accounts',
+      'subgraph:comments',
+      'subgraph:media',
+      'subgraph:users',
+      'supergraph',
+    ]);
     expect(await grpc.health()).toBe('SERVING');
   });
 
   it('serves Area A over REST, GraphQL and the gRPC process', async () => {
     const created = await fetch(new URL('/api/v1/userExample', rest), {
       method: 'POST',
-      body: JSON.stringify({ name: 'Dist Proc', email: 'dist@processes.test', password: 'processes-password', phone: '13800138000', avatar: 'https://example.com/d.png', age: 40, gender: 'MALE' }),
+      body: JSON.stringify({
+        name: 'Dist Proc',
+        email: 'dist@processes.test',
+        password: 'processes-password',
+        phone: '13800138000',
+        avatar: 'https://example.com/d.png',
+        age: 40,
+        gender: 'MALE',
+      }),
     });
     expect(created.status).toBe(200);
     const { id } = (await created.json()) as { id: string };
@@ -153,14 +176,20 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
   });
 
   it('serves Areas B and C on both hosts', async () => {
-    const account = await fetch(new URL(`/v21.0/${world.accounts.bluebottle}?fields=username,media.limit(2){comments.limit(1){text}}`, rest), {
-      headers: { authorization: `Bearer ${world.tokens.own}` },
-    });
+    const account = await fetch(
+      new URL(`/v21.0/${world.accounts.bluebottle}?fields=username,media.limit(2){comments.limit(1){text}}`, rest),
+      {
+        headers: { authorization: `Bearer ${world.tokens.own}` },
+      },
+    );
     expect(account.status).toBe(200);
     expect(((await account.json()) as { username: string }).username).toBe('bluebottle');
     const pages = await fetch(new URL(`/v21.0/me/accounts?access_token=${encodeURIComponent(world.tokens.parent)}`, restParent));
     expect(pages.status).toBe(200);
-    const hidden = await fetch(new URL(`/v21.0/${world.comments.fanComment}?hide=true`, rest), { method: 'POST', headers: { authorization: `Bearer ${world.tokens.own}` } });
+    const hidden = await fetch(new URL(`/v21.0/${world.comments.fanComment}?hide=true`, rest), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${world.tokens.own}` },
+    });
     expect(await hidden.json()).toEqual({ success: true });
   });
 
@@ -172,7 +201,11 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
     });
     expect(uploaded.status, uploaded.text).toBe(200);
     const mediaId = rawMediaId(uploaded.text)!;
-    expect(uploaded.body).toMatchObject({ media_key: `3_${mediaId}`, size: image.length, image: { image_type: 'image/png', w: 50, h: 40 } });
+    expect(uploaded.body).toMatchObject({
+      media_key: `3_${mediaId}`,
+      size: image.length,
+      image: { image_type: 'image/png', w: 50, h: 40 },
+    });
     const viaGraphql = await uploadMultipart(graphql, fixture('baseline.jpg'), { token: world.tokens.own });
     expect(viaGraphql.errors, viaGraphql.text).toBeUndefined();
     const container = await fetch(new URL(`/v21.0/${world.accounts.bluebottle}/media`, rest), {
@@ -185,15 +218,26 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
 
   it('links the hops of one request by its X-Request-Id and its trace', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const response = await fetch(new URL(`/v21.0/${world.accounts.bluebottle}?fields=username,media.limit(1){comments.limit(1){text}}`, rest), {
-      headers: { authorization: `Bearer ${world.tokens.own}`, 'x-request-id': 'dist-processes-1', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
-    });
+    const response = await fetch(
+      new URL(`/v21.0/${world.accounts.bluebottle}?fields=username,media.limit(1){comments.limit(1){text}}`, rest),
+      {
+        headers: {
+          authorization: `Bearer ${world.tokens.own}`,
+          'x-request-id': 'dist-processes-1',
+          traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+        },
+      },
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toBe('dist-processes-1');
-    const logged = (service: ServiceProcess) => service.logs().filter((entry) => entry.requestId === 'dist-processes-1' && entry.msg === 'request');
+    const logged = (service: ServiceProcess) =>
+      service.logs().filter((entry) => entry.requestId === 'dist-processes-1' && entry.msg === 'request');
     // Each process writes its access line when its reply is done; the pipes deliver them a moment later.
     const logDeadline = Date.now() + HANG_MS;
-    while ([processes.gateway!, processes.accounts!, processes.comments!].some((service) => logged(service).length === 0) && Date.now() < logDeadline) {
+    while (
+      [processes.gateway!, processes.accounts!, processes.comments!].some((service) => logged(service).length === 0) &&
+      Date.now() < logDeadline
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(logged(processes.gateway!).map((entry) => entry.listener)).toEqual(['rest-own']);
@@ -215,7 +259,9 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
     const spans = ofTrace();
     expect([...services()].sort()).toEqual(['tributary-gateway', 'tributary-subgraph-accounts', 'tributary-subgraph-comments']);
     const names = (service: string) => spans.filter((span) => span.service === service).map((span) => span.name);
-    expect(names('tributary-gateway')).toEqual(expect.arrayContaining(['GET /{version}/{id}', 'gateway.request', 'gateway.execute', 'gateway.fetch']));
+    expect(names('tributary-gateway')).toEqual(
+      expect.arrayContaining(['GET /{version}/{id}', 'gateway.request', 'gateway.execute', 'gateway.fetch']),
+    );
     expect(names('tributary-subgraph-accounts')).toEqual(expect.arrayContaining(['POST /graphql', 'SELECT']));
     // One tree: the REST span continues the caller's trace, every other span has its parent in the trace.
     const ids = new Set(spans.map((span) => span.spanId));
@@ -235,7 +281,11 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
     expect(await processes.comments!.stop('SIGTERM')).toBe(0);
     // Probes within a second share a report (lib/telemetry/readiness.ts): the next reports see the stop.
     let ready = await fetch(new URL('/ready', rest));
-    let report = (await ready.json()) as { status: string; degraded?: string[]; checks: Record<string, { status: string; error?: string }> };
+    let report = (await ready.json()) as {
+      status: string;
+      degraded?: string[];
+      checks: Record<string, { status: string; error?: string }>;
+    };
     const deadline = performance.now() + HANG_MS;
     while (report.status === 'UP' && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));

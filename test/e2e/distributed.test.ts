@@ -54,7 +54,11 @@ describe('the gateway over an HTTP subgraph', () => {
     const direct = await fetch(system.config.gateway.subgraphUrls.users!, { method: 'POST', headers, body });
     expect(direct.status).toBe(200);
     expect(direct.headers.get('cache-control')).toBe('no-store');
-    const viaGateway = await fetch(system.gatewayUrl, { method: 'POST', headers: { ...headers, authorization: `Bearer ${admin}` }, body: JSON.stringify({ query: GET, variables: { id: '1' } }) });
+    const viaGateway = await fetch(system.gatewayUrl, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ query: GET, variables: { id: '1' } }),
+    });
     expect(viaGateway.status).toBe(200);
     expect(viaGateway.headers.get('cache-control')).toBe('no-store');
   });
@@ -179,7 +183,7 @@ describe('the gateway over an HTTP subgraph', () => {
 });
 
 describe('the REST adapter in the gateway process', () => {
-  it('creates and reads a record through the spec\'s paths', async () => {
+  it("creates and reads a record through the spec's paths", async () => {
     const create = await fetch(new URL('/api/v1/userExample', system.restUrl), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

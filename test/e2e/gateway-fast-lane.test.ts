@@ -50,7 +50,11 @@ describe('the fast lane answers as the pipeline does (embedded gateway)', () => 
   let fixture: SocialFixture;
 
   beforeAll(async () => {
-    system = await startTestSystem({ ...STAND_INS_ON, GRAPHQL_TRUSTED_CALLER_SECRET: TRUSTED_SECRET, SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '100000' });
+    system = await startTestSystem({
+      ...STAND_INS_ON,
+      GRAPHQL_TRUSTED_CALLER_SECRET: TRUSTED_SECRET,
+      SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '100000',
+    });
     admin = { authorization: `Bearer ${system.adminToken()}` };
     fixture = await createSocialFixture(system.database);
     const created = await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin);
@@ -65,10 +69,22 @@ describe('the fast lane answers as the pipeline does (embedded gateway)', () => 
 
   const CASES: [string, () => [string, Record<string, string>?], Outcome][] = [
     ['a query', () => [query('{ __typename }')], 'served'],
-    ['a read with variables and an operation name', () => [query(GET, { variables: { id: recordId }, operationName: 'GetByID' }), admin], 'served'],
+    [
+      'a read with variables and an operation name',
+      () => [query(GET, { variables: { id: recordId }, operationName: 'GetByID' }), admin],
+      'served',
+    ],
     ['variables: null', () => [query('query T { __typename }', { variables: null, operationName: 'T' })], 'served'],
-    ['Accept: application/graphql-response+json', () => [query('{ __typename }'), { accept: 'application/graphql-response+json' }], 'served'],
-    ["Apollo Client's Accept", () => [query('{ __typename }'), { accept: 'application/graphql-response+json,application/json;q=0.9' }], 'served'],
+    [
+      'Accept: application/graphql-response+json',
+      () => [query('{ __typename }'), { accept: 'application/graphql-response+json' }],
+      'served',
+    ],
+    [
+      "Apollo Client's Accept",
+      () => [query('{ __typename }'), { accept: 'application/graphql-response+json,application/json;q=0.9' }],
+      'served',
+    ],
     ['Accept: */*', () => [query('{ __typename }'), { accept: '*/*' }], 'served'],
     ['a record that does not exist', () => [query(GET, { variables: { id: '999999999' } }), admin], 'replayed'],
     ['a read without a token', () => [query(GET, { variables: { id: recordId } })], 'replayed'],
@@ -80,10 +96,20 @@ describe('the fast lane answers as the pipeline does (embedded gateway)', () => 
     ['a validation error', () => [query('{ nope }')], 'declined'],
     ['variables that are not an object', () => [query('{ __typename }', { variables: '{}' })], 'declined'],
     ['an operationName that is not a string', () => [query('{ __typename }', { operationName: 7 })], 'declined'],
-    ['a page size past the cost limit', () => [query(COST, { variables: { id: fixture.accounts.bluebottle, n: 1_000_000 } }), { authorization: `Bearer ${fixture.tokens.own}` }], 'declined'],
+    [
+      'a page size past the cost limit',
+      () => [
+        query(COST, { variables: { id: fixture.accounts.bluebottle, n: 1_000_000 } }),
+        { authorization: `Bearer ${fixture.tokens.own}` },
+      ],
+      'declined',
+    ],
     [
       'a trusted caller past the cost limit',
-      () => [query(COST, { variables: { id: fixture.accounts.bluebottle, n: 1_000_000 } }), { authorization: `Bearer ${fixture.tokens.own}`, [TRUSTED_CALLER_HEADER]: TRUSTED_SECRET }],
+      () => [
+        query(COST, { variables: { id: fixture.accounts.bluebottle, n: 1_000_000 } }),
+        { authorization: `Bearer ${fixture.tokens.own}`, [TRUSTED_CALLER_HEADER]: TRUSTED_SECRET },
+      ],
       'served',
     ],
   ];
@@ -96,7 +122,11 @@ describe('the fast lane answers as the pipeline does (embedded gateway)', () => 
   });
 
   it('serves a document it knows with other variables, and a page size within the limit', async () => {
-    const other = (JSON.parse((await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin)).body) as { data: { createUserExample: { id: string } } }).data.createUserExample.id;
+    const other = (
+      JSON.parse((await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: newRecord() } }), admin)).body) as {
+        data: { createUserExample: { id: string } };
+      }
+    ).data.createUserExample.id;
     await postForReply(system.gatewayUrl, query(GET, { variables: { id: recordId } }), admin);
     const { lane, pipeline, outcome } = await askBothWays(system, query(GET, { variables: { id: other } }), admin);
     expect(outcome).toEqual(['served']);
@@ -116,7 +146,8 @@ describe('the fast lane answers as the pipeline does (embedded gateway)', () => 
     const { lane, pipeline, outcome } = await askBothWays(system, body, { authorization: `Bearer ${fixture.tokens.own}` });
     expect(outcome).toEqual(['served']);
     // The usage's figures are measured per call; their shape and everything else must match.
-    const masked = (text: string) => JSON.stringify(JSON.parse(text), (key, value: unknown) => (typeof value === 'number' && key !== 'call_count' ? 0 : value));
+    const masked = (text: string) =>
+      JSON.stringify(JSON.parse(text), (key, value: unknown) => (typeof value === 'number' && key !== 'call_count' ? 0 : value));
     expect(JSON.parse(lane.body).extensions.socialUsage.app).toBeDefined();
     expect(masked(lane.body)).toBe(masked(pipeline.body));
     expect([lane.status, lane.contentType, lane.cacheControl]).toEqual([pipeline.status, pipeline.contentType, pipeline.cacheControl]);
@@ -128,7 +159,11 @@ describe('the fast lane answers as the pipeline does (embedded gateway)', () => 
     const before = await laneCounts(system.gatewayUrl);
     const second = newRecord();
     const created = await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: second } }), admin);
-    const duplicate = await postForReply(system.gatewayUrl, query(CREATE, { variables: { input: { ...newRecord(), email: second.email } } }), admin);
+    const duplicate = await postForReply(
+      system.gatewayUrl,
+      query(CREATE, { variables: { input: { ...newRecord(), email: second.email } } }),
+      admin,
+    );
     const after = await laneCounts(system.gatewayUrl);
     expect([after.served - before.served, after.replayed - before.replayed]).toEqual([1, 1]);
     expect(created.status).toBe(200);
@@ -172,5 +207,12 @@ describe('the fast lane answers as the pipeline does (distributed gateway)', () 
 });
 
 function newRecord() {
-  return { name: 'Lane Tester', email: uniqueEmail('lane'), password: 'correct-horse-battery', phone: '13800138000', avatar: 'https://example.com/a.png', age: 30 };
+  return {
+    name: 'Lane Tester',
+    email: uniqueEmail('lane'),
+    password: 'correct-horse-battery',
+    phone: '13800138000',
+    avatar: 'https://example.com/a.png',
+    age: 30,
+  };
 }

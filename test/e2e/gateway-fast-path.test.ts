@@ -28,7 +28,10 @@ afterAll(async () => {
 
 const CASES: [string, string, Record<string, string>?][] = [
   ['a query', JSON.stringify({ query: '{ __typename }' })],
-  ['a query with variables and an operation name', JSON.stringify({ query: 'query Q($id: UInt64!) { userExample(id: $id) { id } }', variables: { id: '1' }, operationName: 'Q' })],
+  [
+    'a query with variables and an operation name',
+    JSON.stringify({ query: 'query Q($id: UInt64!) { userExample(id: $id) { id } }', variables: { id: '1' }, operationName: 'Q' }),
+  ],
   ['a validation error', JSON.stringify({ query: '{ nope }' })],
   ['an unknown operation name', JSON.stringify({ query: 'query A { __typename }', operationName: 'B' })],
   ['a body that is not JSON', '{"query": '],
@@ -37,7 +40,7 @@ const CASES: [string, string, Record<string, string>?][] = [
   ['a body over GRAPHQL_BODY_LIMIT_BYTES', JSON.stringify({ query: `{ __typename }${' '.repeat(5000)}` })],
   ['a document past the token limit', JSON.stringify({ query: `{ ${'__typename '.repeat(20_000)} }` })],
   ['a UTF-8 charset', JSON.stringify({ query: '{ __typename }' }), { 'content-type': 'application/json; charset=utf-8' }],
-  ['the caller\'s request id', JSON.stringify({ query: '{ __typename }' }), { 'x-request-id': 'fast-path-1' }],
+  ["the caller's request id", JSON.stringify({ query: '{ __typename }' }), { 'x-request-id': 'fast-path-1' }],
   // What the fast path's own body reader (lean-json-body.ts) reads, and what it hands to body-parser.
   ['JSON whitespace before the object', `\r\n\t ${JSON.stringify({ query: '{ __typename }' })}`],
   ['an object with trailing garbage', `${JSON.stringify({ query: '{ __typename }' })} x`],
@@ -61,8 +64,14 @@ describe('POST /graphql answers the same with and without Express', () => {
   });
 
   it.each<[string, () => Uint8Array | ReadableStream<Uint8Array>]>([
-    ['a UTF-8 byte-order mark before the object', () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ query: '{ __typename }' }))])],
-    ['bytes that are not UTF-8 in a string', () => Buffer.concat([Buffer.from('{"query":"{ __typename }","operationName":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
+    [
+      'a UTF-8 byte-order mark before the object',
+      () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ query: '{ __typename }' }))]),
+    ],
+    [
+      'bytes that are not UTF-8 in a string',
+      () => Buffer.concat([Buffer.from('{"query":"{ __typename }","operationName":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+    ],
     ['a chunked body (no Content-Length)', () => new Blob([JSON.stringify({ query: '{ __typename }' })]).stream()],
     ['a chunked body that is not JSON', () => new Blob(['{"query": ']).stream()],
   ])('%s', async (_name, body) => {
@@ -72,10 +81,14 @@ describe('POST /graphql answers the same with and without Express', () => {
 
   it('answers a body the client cut short as Express does, logs no error, and serves the next request', async () => {
     const cut = (path: string) =>
-      rawRequest(system.gatewayUrl, `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":`, {
-        endAfterWrite: true,
-        timeoutMs: HANG_MS,
-      });
+      rawRequest(
+        system.gatewayUrl,
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":`,
+        {
+          endAfterWrite: true,
+          timeoutMs: HANG_MS,
+        },
+      );
     const [a, b] = [await cut('/graphql'), await cut('/graphql?route=express')];
     expect([a.status, a.body, a.timedOut]).toEqual([b.status, b.body, false]);
     expect(logs.entries().filter((entry) => (entry.level as number) >= 50)).toEqual([]);
@@ -101,7 +114,9 @@ describe('POST /graphql answers the same with and without Express', () => {
     const count = (text: string) =>
       text
         .split('\n')
-        .filter((line) => line.startsWith('tributary_http_requests_total{') && line.includes('route="/graphql"') && line.includes('status="200"'))
+        .filter(
+          (line) => line.startsWith('tributary_http_requests_total{') && line.includes('route="/graphql"') && line.includes('status="200"'),
+        )
         .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
     await postForReply(fast, JSON.stringify({ query: '{ __typename }' }));
     const after = await (await fetch(new URL('/metrics', system.gatewayUrl))).text();

@@ -55,7 +55,10 @@ describe.each(SUBGRAPH_CLIENTS)('over %s', (_client, undiciSwitch) => {
     });
     await new Promise<void>((resolve) => subgraph.listen(0, '127.0.0.1', resolve));
     subgraphUrl = `http://127.0.0.1:${(subgraph.address() as AddressInfo).port}/graphql`;
-    gateway = await startStubGateway(subgraphUrl, undiciSwitch, { SUBGRAPH_TIMEOUT_MS: '400', GRAPHQL_TRUSTED_CALLER_SECRET: TRUSTED_SECRET });
+    gateway = await startStubGateway(subgraphUrl, undiciSwitch, {
+      SUBGRAPH_TIMEOUT_MS: '400',
+      GRAPHQL_TRUSTED_CALLER_SECRET: TRUSTED_SECRET,
+    });
   });
 
   afterAll(async () => {
@@ -82,7 +85,7 @@ describe.each(SUBGRAPH_CLIENTS)('over %s', (_client, undiciSwitch) => {
   }
 
   describe('what a subgraph receives', () => {
-    it('one POST of {query, variables, operationName} as JSON, with the caller\'s credentials, request id and the trusted-caller secret', async () => {
+    it("one POST of {query, variables, operationName} as JSON, with the caller's credentials, request id and the trusted-caller secret", async () => {
       const reply = await ask({ authorization: 'Bearer abc.def.ghi', 'x-request-id': 'req-0123456789abcdef', 'x-social-host': 'parent' });
       expect(reply).toMatchObject({ status: 200, body: ANSWER });
       expect(received).toHaveLength(1);
@@ -122,7 +125,8 @@ describe.each(SUBGRAPH_CLIENTS)('over %s', (_client, undiciSwitch) => {
 
   describe('how its replies reach the caller', () => {
     it('GraphQL errors answered with 400 are the subgraph\'s own, not "400: Bad Request"', async () => {
-      behaviour = (_req, res) => json(res, 400, { errors: [{ message: 'Variable "$id" got invalid value', extensions: { code: 'BAD_USER_INPUT' } }] });
+      behaviour = (_req, res) =>
+        json(res, 400, { errors: [{ message: 'Variable "$id" got invalid value', extensions: { code: 'BAD_USER_INPUT' } }] });
       const reply = await ask();
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({
@@ -151,7 +155,10 @@ describe.each(SUBGRAPH_CLIENTS)('over %s', (_client, undiciSwitch) => {
         errors: [
           {
             message: '500: Internal Server Error',
-            extensions: { code: 'INTERNAL_SERVER_ERROR', response: { url: subgraphUrl, status: 500, statusText: 'Internal Server Error', body: 'it broke' } },
+            extensions: {
+              code: 'INTERNAL_SERVER_ERROR',
+              response: { url: subgraphUrl, status: 500, statusText: 'Internal Server Error', body: 'it broke' },
+            },
           },
         ],
       });

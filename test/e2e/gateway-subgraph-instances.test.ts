@@ -115,7 +115,12 @@ describe.each(SUBGRAPH_CLIENTS)('several instances and retries, over %s', (_clie
     expect(dropped.status).toBe(200);
     expect(dropped.body).toMatchObject({
       data: null,
-      errors: [{ message: 'The users subgraph is unavailable. Retry the request later.', extensions: { code: 'SERVICE_UNAVAILABLE', serviceName: 'users' } }],
+      errors: [
+        {
+          message: 'The users subgraph is unavailable. Retry the request later.',
+          extensions: { code: 'SERVICE_UNAVAILABLE', serviceName: 'users' },
+        },
+      ],
     });
     expect(instance.received).toEqual(['mutation']);
   });

@@ -35,7 +35,8 @@ const codes = (reply: Reply) => ((reply.body.errors ?? []) as { extensions?: { c
 function nested(levels: number): string {
   const path = ['me', 'media(first: 1)', 'nodes', 'comments(first: 1)', 'nodes', 'media'];
   const fields: string[] = [];
-  for (let i = 0; fields.length < levels - 1; i++) fields.push(i < path.length ? path[i]! : ['comments(first: 1)', 'nodes', 'media'][(i - path.length) % 3]!);
+  for (let i = 0; fields.length < levels - 1; i++)
+    fields.push(i < path.length ? path[i]! : ['comments(first: 1)', 'nodes', 'media'][(i - path.length) % 3]!);
   return `{ ${fields.join(' { ')} { id }${' }'.repeat(fields.length - 1)} }`;
 }
 const aliases = (n: number) => `{ userExamples(params: {limit: 1}) { ${Array.from({ length: n }, (_, i) => `a${i}: total`).join(' ')} } }`;
@@ -123,7 +124,9 @@ describe.each(MODES)('the default limits through the $mode', ({ start }) => {
     const response = await fetch(`${system.gatewayUrl}?query=${encodeURIComponent(tokens(1001))}`, {
       headers: { 'apollo-require-preflight': 'true', authorization: `Bearer ${admin}` },
     });
-    expect({ status: response.status, body: await response.json() }).toEqual(refusal('MAX_TOKENS_LIMIT', 'document exceeds the limit of 1000 tokens'));
+    expect({ status: response.status, body: await response.json() }).toEqual(
+      refusal('MAX_TOKENS_LIMIT', 'document exceeds the limit of 1000 tokens'),
+    );
   });
 
   it('runs a document of 1000 tokens', async () => {
@@ -178,7 +181,10 @@ describe.each(MODES)('the default limits through the $mode', ({ start }) => {
   it("serves the REST adapter's expansions deeper than the limits (its operations are its own)", async () => {
     // Nine levels of `fields` nesting: a GraphQL document 15 fields deep.
     const fields = 'media.limit(1){comments.limit(1){media{comments.limit(1){media{comments.limit(1){media{comments.limit(1){text}}}}}}}}';
-    const reply = await createRestClient(system.restUrl).request('GET', `/v25.0/me?fields=${encodeURIComponent(fields)}&access_token=${f.tokens.own}`);
+    const reply = await createRestClient(system.restUrl).request(
+      'GET',
+      `/v25.0/me?fields=${encodeURIComponent(fields)}&access_token=${f.tokens.own}`,
+    );
     expect(reply.status).toBe(200);
     expect(reply.body.media.data).toHaveLength(1);
   });
@@ -206,12 +212,17 @@ describe('limits of the subgraph servers (distributed topology, GRAPHQL_TRUSTED_
   });
 
   it('refuses a direct caller over the token limit', async () => {
-    expect(await post(accountsUrl(), { query: tokens(1001) })).toEqual(refusal('MAX_TOKENS_LIMIT', 'document exceeds the limit of 1000 tokens'));
+    expect(await post(accountsUrl(), { query: tokens(1001) })).toEqual(
+      refusal('MAX_TOKENS_LIMIT', 'document exceeds the limit of 1000 tokens'),
+    );
   });
 
   it("serves the gateway's fetches for operations deeper than the limit (the REST adapter's)", async () => {
     const fields = 'media.limit(1){comments.limit(1){replies{text,username}},owner{username}}';
-    const reply = await createRestClient(system.restUrl).request('GET', `/v25.0/me?fields=${encodeURIComponent(fields)}&access_token=${f.tokens.own}`);
+    const reply = await createRestClient(system.restUrl).request(
+      'GET',
+      `/v25.0/me?fields=${encodeURIComponent(fields)}&access_token=${f.tokens.own}`,
+    );
     expect(reply.status).toBe(200);
     expect(reply.body.media.data).toHaveLength(1);
   });
@@ -243,13 +254,24 @@ describe('the REST adapter over HTTP (GATEWAY_URL) and body sizes, with tight li
   it('serves Area A and the social graph through the adapter in-process whatever the limits', async () => {
     const rest = createRestClient(system.restUrl);
     const created = await rest.request('POST', '/api/v1/userExample', {
-      json: { name: 'Ann Lee', email: 'ann@example.com', password: '0123456789', phone: '13800138000', avatar: 'https://x.example/a.png', age: 30, gender: 'FEMALE' },
+      json: {
+        name: 'Ann Lee',
+        email: 'ann@example.com',
+        password: '0123456789',
+        phone: '13800138000',
+        avatar: 'https://x.example/a.png',
+        age: 30,
+        gender: 'FEMALE',
+      },
     });
     expect(created.status).toBe(200);
     const read = await rest.request('GET', `/api/v1/userExample/${created.body.id}`, { token: system.adminToken() });
     expect(read.status).toBe(200);
     expect(read.body.userExample.name).toBe('Ann Lee');
-    const social = await rest.request('GET', `/v25.0/me?fields=username,media.limit(1){comments.limit(1){text}}&access_token=${f.tokens.own}`);
+    const social = await rest.request(
+      'GET',
+      `/v25.0/me?fields=username,media.limit(1){comments.limit(1){text}}&access_token=${f.tokens.own}`,
+    );
     expect(social.status).toBe(200);
   });
 
@@ -289,7 +311,9 @@ describe('the REST adapter over HTTP (GATEWAY_URL) and body sizes, with tight li
     expect({ status: response.status, body: await response.json() }).toEqual({
       status: 413,
       body: {
-        errors: [{ message: 'The ‘operations’ multipart field value exceeds the 4096 byte size limit.', extensions: { code: 'BAD_REQUEST' } }],
+        errors: [
+          { message: 'The ‘operations’ multipart field value exceeds the 4096 byte size limit.', extensions: { code: 'BAD_REQUEST' } },
+        ],
       },
     });
   });

@@ -57,7 +57,15 @@ describe.each(MODES)('GRAPHQL_PERSISTED_OPERATIONS=require through the $mode', (
     system = await start();
     f = await createSocialFixture(system.database, { now: NOW });
     const created = await createRestClient(system.restUrl).request('POST', '/api/v1/userExample', {
-      json: { name: 'Ann Lee', email: 'ann@example.com', password: '0123456789', phone: '13800138000', avatar: 'https://x.example/a.png', age: 30, gender: 'FEMALE' },
+      json: {
+        name: 'Ann Lee',
+        email: 'ann@example.com',
+        password: '0123456789',
+        phone: '13800138000',
+        avatar: 'https://x.example/a.png',
+        age: 30,
+        gender: 'FEMALE',
+      },
     });
     userId = created.body.id;
   });
@@ -70,7 +78,11 @@ describe.each(MODES)('GRAPHQL_PERSISTED_OPERATIONS=require through the $mode', (
   });
 
   it('runs a listed operation by hash with its variables', async () => {
-    const reply = await post(system.gatewayUrl, { ...byHash(sha256(USER)), variables: { id: userId } }, { authorization: `Bearer ${system.adminToken()}` });
+    const reply = await post(
+      system.gatewayUrl,
+      { ...byHash(sha256(USER)), variables: { id: userId } },
+      { authorization: `Bearer ${system.adminToken()}` },
+    );
     expect(reply).toEqual({ status: 200, body: { data: { userExample: { id: userId, name: 'Ann Lee' } } } });
   });
 
@@ -112,7 +124,10 @@ describe.each(MODES)('GRAPHQL_PERSISTED_OPERATIONS=require through the $mode', (
     const user = await rest.request('GET', `/api/v1/userExample/${userId}`, { token: system.adminToken() });
     expect(user.status).toBe(200);
     expect(user.body.userExample.name).toBe('Ann Lee');
-    const social = await rest.request('GET', `/v25.0/me?fields=username,media.limit(1){comments.limit(1){text}}&access_token=${f.tokens.own}`);
+    const social = await rest.request(
+      'GET',
+      `/v25.0/me?fields=username,media.limit(1){comments.limit(1){text}}&access_token=${f.tokens.own}`,
+    );
     expect(social.status).toBe(200);
     expect(social.body.username).toBe('bluebottle');
   });

@@ -11,7 +11,15 @@ const PRODUCTION = { NODE_ENV: 'production', SOCIAL_CURSOR_SECRET: 'production-c
 
 const TYPO_FIELD = '{ userExampl(id: 1) { id } }';
 const TYPO_VARIABLE = 'mutation Create($input: CreateUserExampleInput!) { createUserExample(input: $input) { id } }';
-const INPUT = { name: 'Ann Lee', email: 'ann@example.com', password: '0123456789', phone: '13800138000', avatar: 'https://x.example/a.png', age: 30, gender: 'MAL' };
+const INPUT = {
+  name: 'Ann Lee',
+  email: 'ann@example.com',
+  password: '0123456789',
+  phone: '13800138000',
+  avatar: 'https://x.example/a.png',
+  age: 30,
+  gender: 'MAL',
+};
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -25,7 +25,8 @@ describe('Graph paths under hostile input', () => {
   });
   afterAll(() => system?.close());
 
-  const own = (path: string, token = fixture.tokens.own) => `${system.restUrl}/v25.0/${path}${path.includes('?') ? '&' : '?'}access_token=${token}`;
+  const own = (path: string, token = fixture.tokens.own) =>
+    `${system.restUrl}/v25.0/${path}${path.includes('?') ? '&' : '?'}access_token=${token}`;
 
   describe('field names that Object.prototype answers are unknown fields', () => {
     const names = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'];
@@ -55,9 +56,15 @@ describe('Graph paths under hostile input', () => {
     it('answers a JSON body nested thousands deep with a client error, on a fresh process too (was a 500: its re-serialisation overflowed the stack)', async () => {
       // Found by the webhooks fuzz door: any Graph path, either host, the first requests of a process.
       // Depths around where a fresh process's parser still copes and its re-serialisation no longer does.
-      for (const [base, depth] of [system.restUrl, system.socialParentUrl].flatMap((url) => [2000, 2624, 3000, 4000, 6000].map((d) => [url, d] as const))) {
+      for (const [base, depth] of [system.restUrl, system.socialParentUrl].flatMap((url) =>
+        [2000, 2624, 3000, 4000, 6000].map((d) => [url, d] as const),
+      )) {
         const body = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-        const response = await fetch(`${base}/v25.0/me/subscribed_apps?access_token=junk`, { method: 'DELETE', headers: { 'content-type': 'application/json' }, body });
+        const response = await fetch(`${base}/v25.0/me/subscribed_apps?access_token=junk`, {
+          method: 'DELETE',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         const reply = { status: response.status, headers: response.headers, text: await response.text() };
         expect(reply.status, `depth ${depth}: ${reply.text}`).toBe(400);
         // Refused as nesting too deep (100), or read and then refused for its junk token (190): never a server error.
@@ -96,7 +103,10 @@ describe('Graph paths under hostile input', () => {
     });
 
     it('bounds an edge read the same way as a node read', async () => {
-      expectGraphError(await get(own(`me/media?fields=${encodeURIComponent('comments{media{comments{media{comments{id}}}}}')}`)), tooMuchData(/more than 50000 objects/));
+      expectGraphError(
+        await get(own(`me/media?fields=${encodeURIComponent('comments{media{comments{media{comments{id}}}}}')}`)),
+        tooMuchData(/more than 50000 objects/),
+      );
     });
 
     it('keeps serving after a refused expansion', async () => {

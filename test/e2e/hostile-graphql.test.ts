@@ -106,7 +106,10 @@ describe.each(MODES)('GraphQL front door under hostile input ($mode)', ({ start,
         status: 400,
         body: {
           errors: [
-            { message: 'Must provide operation name if query contains multiple operations.', extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } },
+            {
+              message: 'Must provide operation name if query contains multiple operations.',
+              extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
+            },
           ],
         },
       });
@@ -131,10 +134,20 @@ describe.each(MODES)('GraphQL front door under hostile input ($mode)', ({ start,
       expect(await postJson(system.gatewayUrl, { query: '{ me { ' })).toEqual({
         status: 400,
         body: {
-          errors: [{ message: 'Syntax Error: Expected Name, found <EOF>.', locations: [{ line: 1, column: 8 }], extensions: { code: 'GRAPHQL_PARSE_FAILED' } }],
+          errors: [
+            {
+              message: 'Syntax Error: Expected Name, found <EOF>.',
+              locations: [{ line: 1, column: 8 }],
+              extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+            },
+          ],
         },
       });
-      const response = await fetch(system.gatewayUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+      const response = await fetch(system.gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query": ',
+      });
       expect(response.status).toBe(400);
       const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
       expect(body.errors[0]!.extensions.code).toBe('BAD_REQUEST');

@@ -104,7 +104,12 @@ describe('gRPC under hostile input', () => {
   }
 
   it('answers a List of thousands of broken conditions at once, and the connection serves the next call', async () => {
-    const columns = Array.from({ length: 5_000 }, (_, i) => ({ name: `no_such_column_${i}`, exp: 'no-such-operator', value: 'x'.repeat(64), logic: 'xor' }));
+    const columns = Array.from({ length: 5_000 }, (_, i) => ({
+      name: `no_such_column_${i}`,
+      exp: 'no-such-operator',
+      value: 'x'.repeat(64),
+      logic: 'xor',
+    }));
     const metadata = { authorization: `Bearer ${token}` };
     const error = (await client.call('List', { params: { columns } }, metadata).catch((e: unknown) => e)) as grpc.ServiceError;
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
@@ -113,7 +118,12 @@ describe('gRPC under hostile input', () => {
   });
 
   it('refuses a List of ~2.3 MB with RESOURCE_EXHAUSTED before decoding it, and the connection serves the next call', async () => {
-    const columns = Array.from({ length: 20_000 }, (_, i) => ({ name: `no_such_column_${i}`, exp: 'no-such-operator', value: 'x'.repeat(64), logic: 'xor' }));
+    const columns = Array.from({ length: 20_000 }, (_, i) => ({
+      name: `no_such_column_${i}`,
+      exp: 'no-such-operator',
+      value: 'x'.repeat(64),
+      logic: 'xor',
+    }));
     const metadata = { authorization: `Bearer ${token}` };
     const error = (await client.call('List', { params: { columns } }, metadata).catch((e: unknown) => e)) as grpc.ServiceError;
     expect(error.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
@@ -121,7 +131,12 @@ describe('gRPC under hostile input', () => {
   });
 
   it('keeps an error of many violations small enough to send (100 conditions, 300 violations)', async () => {
-    const columns = Array.from({ length: 100 }, (_, i) => ({ name: `no_such_column_${'c'.repeat(40)}${i}`, exp: 'bad', value: 'x', logic: 'xor' }));
+    const columns = Array.from({ length: 100 }, (_, i) => ({
+      name: `no_such_column_${'c'.repeat(40)}${i}`,
+      exp: 'bad',
+      value: 'x',
+      logic: 'xor',
+    }));
     const metadata = { authorization: `Bearer ${token}` };
     const error = (await client.call('List', { params: { columns } }, metadata).catch((e: unknown) => e)) as grpc.ServiceError;
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
@@ -147,14 +162,22 @@ describe('gRPC under hostile input', () => {
   });
 
   it('answers compressed bytes that do not decompress with INVALID_ARGUMENT', async () => {
-    const reply = await rawCall(session, GET_BY_ID, Buffer.from('not gzip at all'), { token, compressed: true, headers: { 'grpc-encoding': 'gzip' } });
+    const reply = await rawCall(session, GET_BY_ID, Buffer.from('not gzip at all'), {
+      token,
+      compressed: true,
+      headers: { 'grpc-encoding': 'gzip' },
+    });
     expect(reply.grpcStatus).toBe(grpc.status.INVALID_ARGUMENT);
     expect(reply.grpcMessage).toBe('Failed to decompress message');
     await sessionServes();
   });
 
   it('answers a gzip message that decompresses to no request message with INVALID_ARGUMENT', async () => {
-    const reply = await rawCall(session, GET_BY_ID, gzipSync(Buffer.from([0x0a, 0xff])), { token, compressed: true, headers: { 'grpc-encoding': 'gzip' } });
+    const reply = await rawCall(session, GET_BY_ID, gzipSync(Buffer.from([0x0a, 0xff])), {
+      token,
+      compressed: true,
+      headers: { 'grpc-encoding': 'gzip' },
+    });
     expect(reply.grpcStatus).toBe(grpc.status.INVALID_ARGUMENT);
     await sessionServes();
   });

@@ -53,7 +53,10 @@ describe('HTTP framing and limits', () => {
       expect(reply.status).toBe(431);
       expect(reply.headers['content-type']).toBe('application/problem+json; charset=utf-8');
       expect(reply.json).toEqual({ title: 'Request Header Fields Too Large', detail: HEADERS_TOO_LARGE, type: 'about:blank', status: 431 });
-      const framing = await rawRequest(system.restUrl, 'POST /2/media/upload/initialize HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n');
+      const framing = await rawRequest(
+        system.restUrl,
+        'POST /2/media/upload/initialize HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      );
       expect(framing.status).toBe(400);
       expect(framing.headers['content-type']).toBe('application/problem+json; charset=utf-8');
       expect(framing.json).toEqual({
@@ -75,8 +78,14 @@ describe('HTTP framing and limits', () => {
 
   describe('framing the parser cannot read: 400 in each door’s format', () => {
     it.each([
-      ['a bad chunk size', 'POST /api/v1/userExample HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
-      ['both Content-Length and chunked', 'POST /api/v1/userExample HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+      [
+        'a bad chunk size',
+        'POST /api/v1/userExample HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      ],
+      [
+        'both Content-Length and chunked',
+        'POST /api/v1/userExample HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      ],
       ['a header without a colon', 'GET /api/v1/userExample/1 HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
     ])('Area A with %s', async (_label, raw) => {
       const reply = await rawRequest(system.restUrl, raw);
@@ -114,7 +123,9 @@ describe('HTTP framing and limits', () => {
       expect(statusLines).toEqual(['HTTP/1.1 200', 'HTTP/1.1 400']);
       expect(reply.status).toBe(200);
       expect(reply.json).toEqual({});
-      const read = await fetch(`${system.restUrl}/api/v1/userExample/${id}`, { headers: { authorization: `Bearer ${system.adminToken()}` } });
+      const read = await fetch(`${system.restUrl}/api/v1/userExample/${id}`, {
+        headers: { authorization: `Bearer ${system.adminToken()}` },
+      });
       expect(((await read.json()) as { userExample: { name: string } }).userExample.name).toBe('Pipelined Ada');
     });
 

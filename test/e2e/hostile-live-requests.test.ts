@@ -25,7 +25,10 @@ describe('the live doors under attack', () => {
     wsUrl = world.system.gatewayUrl.replace(/^http/, 'ws');
     const graphql = createGraphqlClient(world.system.gatewayUrl);
     for (const name of ['Ada Lovelace', 'Grace Hopper', 'Edsger Dijkstra', 'Barbara Liskov']) {
-      const created = await graphql.request(CREATE, { token: world.system.adminToken(), variables: { input: validInput({ name, email: `${name.split(' ')[0]!.toLowerCase()}@example.com` }) } });
+      const created = await graphql.request(CREATE, {
+        token: world.system.adminToken(),
+        variables: { input: validInput({ name, email: `${name.split(' ')[0]!.toLowerCase()}@example.com` }) },
+      });
       expect(created.errors).toBeUndefined();
     }
   });
@@ -50,8 +53,19 @@ describe('the live doors under attack', () => {
   };
 
   describe('case 2: subscriptions per token, whatever the spelling of its header', () => {
-    const perTokenRefusal = { message: `At most ${PER_TOKEN} subscriptions per credential are open at once.`, extensions: { code: 'BAD_REQUEST' } };
-    const spellings = (token: string) => [`bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`, `Bearer\t${token}`, `Bearer ${token} `, `OAuth ${token}`, `oauth\t${token}\t`];
+    const perTokenRefusal = {
+      message: `At most ${PER_TOKEN} subscriptions per credential are open at once.`,
+      extensions: { code: 'BAD_REQUEST' },
+    };
+    const spellings = (token: string) => [
+      `bearer ${token}`,
+      `BEARER ${token}`,
+      `Bearer  ${token}`,
+      `Bearer\t${token}`,
+      `Bearer ${token} `,
+      `OAuth ${token}`,
+      `oauth\t${token}\t`,
+    ];
 
     it('refuses every other spelling of the token once one spelling holds the cap, on WebSocket, SSE and multipart', async () => {
       const token = world.fixture.tokens.own;
@@ -62,19 +76,35 @@ describe('the live doors under attack', () => {
         for (let index = 0; index < PER_TOKEN; index += 1) {
           const controller = new AbortController();
           controllers.push(controller);
-          const response = await postLive('text/event-stream', `Bearer ${token}`, { query: subscription(), variables: { m: world.fixture.posts[index] } }, controller.signal);
+          const response = await postLive(
+            'text/event-stream',
+            `Bearer ${token}`,
+            { query: subscription(), variables: { m: world.fixture.posts[index] } },
+            controller.signal,
+          );
           expect(response.status).toBe(200);
           await response.body!.getReader().read();
         }
         for (const authorization of spellings(token)) {
           for (const accept of ['text/event-stream', 'multipart/mixed;subscriptionSpec=1.0']) {
             const refused = await post(accept, authorization, { query: subscription(), variables: { m: world.fixture.posts[0] } });
-            expect({ authorization, accept, status: refused.status, body: JSON.parse(refused.text) }).toEqual({ authorization, accept, status: 400, body: { errors: [perTokenRefusal] } });
+            expect({ authorization, accept, status: refused.status, body: JSON.parse(refused.text) }).toEqual({
+              authorization,
+              accept,
+              status: 400,
+              body: { errors: [perTokenRefusal] },
+            });
           }
           const conversation = await initialised(authorization);
           held.push(conversation);
-          conversation.send({ type: 'subscribe', id: 'over', payload: { query: subscription(), variables: { m: world.fixture.posts[0] } } });
-          await expect.poll(() => conversation.messages.find((message) => message.id === 'over')).toEqual({ type: 'error', id: 'over', payload: [perTokenRefusal] });
+          conversation.send({
+            type: 'subscribe',
+            id: 'over',
+            payload: { query: subscription(), variables: { m: world.fixture.posts[0] } },
+          });
+          await expect
+            .poll(() => conversation.messages.find((message) => message.id === 'over'))
+            .toEqual({ type: 'error', id: 'over', payload: [perTokenRefusal] });
         }
       } finally {
         for (const controller of controllers) controller.abort();
@@ -87,17 +117,23 @@ describe('the live doors under attack', () => {
       const conversations = await Promise.all(Array.from({ length: PER_TOKEN + 4 }, () => initialised(`Bearer ${token}`)));
       try {
         const roasterPost = world.fixture.media.roasterPost;
-        for (const conversation of conversations) conversation.send({ type: 'subscribe', id: 's', payload: { query: subscription(), variables: { m: roasterPost } } });
+        for (const conversation of conversations)
+          conversation.send({ type: 'subscribe', id: 's', payload: { query: subscription(), variables: { m: roasterPost } } });
         // A refusal is an `error` message (refused as it was read) or a result of errors and `complete` (refused as it
         // started, when others of the same token started in the same moment); an open one says nothing until an event.
         const refusalOf = (conversation: WsConversation) =>
-          conversation.messages.find((message) => message.type === 'error')?.payload ?? conversation.messages.find((message) => message.type === 'next')?.payload.errors;
+          conversation.messages.find((message) => message.type === 'error')?.payload ??
+          conversation.messages.find((message) => message.type === 'next')?.payload.errors;
         await expect.poll(() => conversations.filter((conversation) => refusalOf(conversation) !== undefined).length).toBe(4);
-        expect(conversations.map(refusalOf).filter((refusal) => refusal !== undefined)).toEqual(Array.from({ length: 4 }, () => [perTokenRefusal]));
+        expect(conversations.map(refusalOf).filter((refusal) => refusal !== undefined)).toEqual(
+          Array.from({ length: 4 }, () => [perTokenRefusal]),
+        );
         // And the three open ones stay open: one more event each would be theirs.
         const refusedNow = conversations.filter((conversation) => refusalOf(conversation) !== undefined).length;
         for (const conversation of conversations) conversation.send({ type: 'ping' });
-        await expect.poll(() => conversations.every((conversation) => conversation.messages.some((message) => message.type === 'pong'))).toBe(true);
+        await expect
+          .poll(() => conversations.every((conversation) => conversation.messages.some((message) => message.type === 'pong')))
+          .toBe(true);
         expect(conversations.filter((conversation) => refusalOf(conversation) !== undefined)).toHaveLength(refusedNow);
       } finally {
         for (const conversation of conversations) conversation.socket.close(1000);
@@ -149,21 +185,33 @@ describe('the live doors under attack', () => {
       const reply = await post(DEFER_ONLY, `Bearer ${world.system.adminToken()}`, { query, variables });
       return { status: reply.status, type: reply.type, parts: reply.status === 200 ? multipartParts(reply.text, '-') : reply.text };
     };
-    const expected = (data: unknown) => ({ status: 200, type: 'multipart/mixed; boundary="-"; deferSpec=20220824', parts: [{ data, hasNext: false }] });
+    const expected = (data: unknown) => ({
+      status: 200,
+      type: 'multipart/mixed; boundary="-"; deferSpec=20220824',
+      parts: [{ data, hasNext: false }],
+    });
     // The newest first (List's default order).
     const users = { userExamples: { total: '4', userExamples: [{ id: '4' }, { id: '3' }, { id: '2' }] } };
 
     it('answers @defer(if: false) whole, in one multipart part (it was 406)', async () => {
-      expect(await whole(`{ userExamples(params: {limit: 3}) { total ... @defer(if: false) { userExamples { id } } } }`)).toEqual(expected(users));
+      expect(await whole(`{ userExamples(params: {limit: 3}) { total ... @defer(if: false) { userExamples { id } } } }`)).toEqual(
+        expected(users),
+      );
     });
 
     it('answers @defer(if: $variable) whole', async () => {
-      expect(await whole(`query($d: Boolean!) { userExamples(params: {limit: 3}) { total ... @defer(if: $d) { userExamples { id } } } }`, { d: true })).toEqual(expected(users));
+      expect(
+        await whole(`query($d: Boolean!) { userExamples(params: {limit: 3}) { total ... @defer(if: $d) { userExamples { id } } } }`, {
+          d: true,
+        }),
+      ).toEqual(expected(users));
     });
 
     it('answers nested defers whole', async () => {
       expect(
-        await whole(`{ userExamples(params: {limit: 3}) { ... @defer(label: "outer") { total ... @defer(label: "inner") { userExamples { id } } } } }`),
+        await whole(
+          `{ userExamples(params: {limit: 3}) { ... @defer(label: "outer") { total ... @defer(label: "inner") { userExamples { id } } } } }`,
+        ),
       ).toEqual(expected(users));
     });
 
@@ -173,7 +221,9 @@ describe('the live doors under attack', () => {
     });
 
     it('still answers a client that also takes JSON with JSON', async () => {
-      const reply = await post(DEFER_OR_JSON, `Bearer ${world.system.adminToken()}`, { query: `{ userExamples(params: {limit: 3}) { total ... @defer(if: false) { userExamples { id } } } }` });
+      const reply = await post(DEFER_OR_JSON, `Bearer ${world.system.adminToken()}`, {
+        query: `{ userExamples(params: {limit: 3}) { total ... @defer(if: false) { userExamples { id } } } }`,
+      });
       expect(reply.type).toBe('application/json; charset=utf-8');
       expect(JSON.parse(reply.text)).toEqual({ data: users });
     });
@@ -182,7 +232,12 @@ describe('the live doors under attack', () => {
   describe('case 5: @defer labels, as the incremental delivery RFC requires them', () => {
     const refused = async (query: string, variables: Record<string, unknown> = {}) => {
       const reply = await post(DEFER_OR_JSON, `Bearer ${world.fixture.tokens.own}`, { query, variables });
-      return { status: reply.status, errors: (JSON.parse(reply.text) as { errors: { message: string; extensions: unknown }[] }).errors.map(({ message, extensions }) => ({ message, extensions })) };
+      return {
+        status: reply.status,
+        errors: (JSON.parse(reply.text) as { errors: { message: string; extensions: unknown }[] }).errors.map(
+          ({ message, extensions }) => ({ message, extensions }),
+        ),
+      };
     };
     const validation = (message: string) => ({ status: 400, errors: [{ message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
 
@@ -206,12 +261,20 @@ describe('the live doors under attack', () => {
   });
 
   describe('case 6: a subscription variable of the wrong type', () => {
-    const badId = { message: 'Variable "$m" got invalid value { a: 1 }; ID cannot represent value: { a: 1 }', extensions: { code: 'BAD_USER_INPUT' } };
+    const badId = {
+      message: 'Variable "$m" got invalid value { a: 1 }; ID cannot represent value: { a: 1 }',
+      extensions: { code: 'BAD_USER_INPUT' },
+    };
 
     it('is the gateway’s BAD_USER_INPUT, as a query’s is, over SSE and multipart (it was the subgraph’s DOWNSTREAM_SERVICE_ERROR)', async () => {
-      const query = await post('application/json', `Bearer ${world.fixture.tokens.own}`, { query: `query($m: ID!) { media(id: $m) { id } }`, variables: { m: { a: 1 } } });
+      const query = await post('application/json', `Bearer ${world.fixture.tokens.own}`, {
+        query: `query($m: ID!) { media(id: $m) { id } }`,
+        variables: { m: { a: 1 } },
+      });
       expect(query.status).toBe(400);
-      expect(JSON.parse(query.text).errors.map(({ message, extensions }: { message: string; extensions: unknown }) => ({ message, extensions }))).toEqual([badId]);
+      expect(
+        JSON.parse(query.text).errors.map(({ message, extensions }: { message: string; extensions: unknown }) => ({ message, extensions })),
+      ).toEqual([badId]);
       for (const accept of ['text/event-stream', 'multipart/mixed;subscriptionSpec=1.0']) {
         const reply = await post(accept, `Bearer ${world.fixture.tokens.own}`, { query: subscription(), variables: { m: { a: 1 } } });
         expect(reply.status).toBe(400);
@@ -222,11 +285,13 @@ describe('the live doors under attack', () => {
     it('is the gateway’s BAD_USER_INPUT over WebSocket', async () => {
       const conversation = await initialised(`Bearer ${world.fixture.tokens.own}`);
       conversation.send({ type: 'subscribe', id: 'bad', payload: { query: subscription(), variables: { m: { a: 1 } } } });
-      await expect.poll(() => conversation.messages.find((message) => message.id === 'bad')).toEqual({
-        type: 'error',
-        id: 'bad',
-        payload: [{ ...badId, locations: [{ line: 1, column: 14 }] }],
-      });
+      await expect
+        .poll(() => conversation.messages.find((message) => message.id === 'bad'))
+        .toEqual({
+          type: 'error',
+          id: 'bad',
+          payload: [{ ...badId, locations: [{ line: 1, column: 14 }] }],
+        });
       conversation.socket.close(1000);
     });
   });
@@ -237,12 +302,25 @@ describe('the live doors under attack', () => {
     it('over HTTP: 400 in GraphQL’s shape, a body one level inside the bound runs', async () => {
       const depth = world.system.config.graphql.maxJsonDepth;
       // {"query", "variables": {"x": …}}: the body's object and the variables' are two levels.
-      const within = await post('application/json', `Bearer ${world.fixture.tokens.own}`, `{"query":"{ me { id } }","variables":{"x":${deep(depth - 2)}}}`);
+      const within = await post(
+        'application/json',
+        `Bearer ${world.fixture.tokens.own}`,
+        `{"query":"{ me { id } }","variables":{"x":${deep(depth - 2)}}}`,
+      );
       expect(within.status).toBe(200);
-      const past = await post('application/json', `Bearer ${world.fixture.tokens.own}`, `{"query":"{ me { id } }","variables":{"x":${deep(depth - 1)}}}`);
+      const past = await post(
+        'application/json',
+        `Bearer ${world.fixture.tokens.own}`,
+        `{"query":"{ me { id } }","variables":{"x":${deep(depth - 1)}}}`,
+      );
       expect(past.status).toBe(400);
       expect(JSON.parse(past.text)).toEqual({
-        errors: [{ message: `request body refused: the JSON nests arrays and objects deeper than ${depth} levels (GRAPHQL_MAX_JSON_DEPTH)`, extensions: { code: 'BAD_REQUEST' } }],
+        errors: [
+          {
+            message: `request body refused: the JSON nests arrays and objects deeper than ${depth} levels (GRAPHQL_MAX_JSON_DEPTH)`,
+            extensions: { code: 'BAD_REQUEST' },
+          },
+        ],
       });
     });
 
@@ -253,7 +331,12 @@ describe('the live doors under attack', () => {
       const response = await fetch(url, { headers: { 'apollo-require-preflight': 'true' } });
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({
-        errors: [{ message: `the variables parameter nests arrays and objects deeper than 32 levels (GRAPHQL_MAX_JSON_DEPTH)`, extensions: { code: 'BAD_REQUEST' } }],
+        errors: [
+          {
+            message: `the variables parameter nests arrays and objects deeper than 32 levels (GRAPHQL_MAX_JSON_DEPTH)`,
+            extensions: { code: 'BAD_REQUEST' },
+          },
+        ],
       });
     });
 

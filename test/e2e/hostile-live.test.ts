@@ -13,7 +13,11 @@ describe('the WebSocket door under hostile clients', () => {
   let fixture: SocialFixture;
   let url: string;
   beforeAll(async () => {
-    system = await startTestSystem({ SUBSCRIPTION_INIT_TIMEOUT_MS: '300', SUBSCRIPTIONS_PER_CONNECTION: '2', SUBSCRIPTION_MAX_MESSAGE_BYTES: '4096' });
+    system = await startTestSystem({
+      SUBSCRIPTION_INIT_TIMEOUT_MS: '300',
+      SUBSCRIPTIONS_PER_CONNECTION: '2',
+      SUBSCRIPTION_MAX_MESSAGE_BYTES: '4096',
+    });
     fixture = await createSocialFixture(system.database);
     url = system.gatewayUrl.replace(/^http/, 'ws');
   });

@@ -58,7 +58,10 @@ describe('Area A REST under hostile input', () => {
     const read = await rest.request('GET', `${BASE}/${existing}`, { token: admin });
     expect(read.status).toBe(200);
     expect(read.body.userExample.email).toBe('hostile.0@example.com');
-    const listed = await rest.request('POST', `${BASE}/list`, { token: admin, json: { params: { columns: [{ name: 'id', value: existing }] } } });
+    const listed = await rest.request('POST', `${BASE}/list`, {
+      token: admin,
+      json: { params: { columns: [{ name: 'id', value: existing }] } },
+    });
     expect(listed.status).toBe(200);
     expect(listed.body.total).toBe('1');
     expect((await rest.request('PUT', `${BASE}/${existing}`, { token: admin, json: { age: 31 } })).status).toBe(200);
@@ -81,7 +84,10 @@ describe('Area A REST under hostile input', () => {
       expect(reply.status).toBe(400);
       const violation = { field, description: atMostRunes(max) };
       expect(reply.body).toEqual(badRequestBody(violationMessage(CREATE_REQUEST, [violation]), [violation]));
-      const listed = await rest.request('POST', `${BASE}/list`, { token: admin, json: { params: { columns: [{ name: 'email', value: 'hostile.1@example.com' }] } } });
+      const listed = await rest.request('POST', `${BASE}/list`, {
+        token: admin,
+        json: { params: { columns: [{ name: 'email', value: 'hostile.1@example.com' }] } },
+      });
       expect(listed.body.total).toBe('0');
     });
 
@@ -106,7 +112,10 @@ describe('Area A REST under hostile input', () => {
   describe('a List binds a bounded number of values', () => {
     it('refuses an `in` condition of 65 535 values, and the database answers every later request rightly', async () => {
       const values = Array.from({ length: 65_535 }, (_, i) => i + 1).join(',');
-      const reply = await rest.request('POST', `${BASE}/list`, { token: admin, json: { params: { columns: [{ name: 'id', exp: 'in', value: values }] } } });
+      const reply = await rest.request('POST', `${BASE}/list`, {
+        token: admin,
+        json: { params: { columns: [{ name: 'id', exp: 'in', value: values }] } },
+      });
       expect(reply.status).toBe(400);
       const violation = { field: 'params.columns[0].value', description: tooManyValues('in') };
       expect(reply.body).toEqual(badRequestBody(violationMessage(LIST_REQUEST, [violation]), [violation]));
@@ -115,7 +124,10 @@ describe('Area A REST under hostile input', () => {
 
     it('accepts an `in` condition of 1 000 values', async () => {
       const values = [existing, ...Array.from({ length: 999 }, (_, i) => String(10_000_000 + i))].join(',');
-      const reply = await rest.request('POST', `${BASE}/list`, { token: admin, json: { params: { columns: [{ name: 'id', exp: 'in', value: values }] } } });
+      const reply = await rest.request('POST', `${BASE}/list`, {
+        token: admin,
+        json: { params: { columns: [{ name: 'id', exp: 'in', value: values }] } },
+      });
       expect(reply.status).toBe(200);
       expect(reply.body.total).toBe('1');
     });
@@ -145,9 +157,7 @@ describe('Area A REST under hostile input', () => {
         json: { params: { columns: [{ name: 'name', exp: 'like', value: 'x'.repeat(2049) }] } },
       });
       expect(reply.status).toBe(400);
-      expect(reply.body.details[0].fieldViolations).toEqual([
-        { field: 'params.columns[0].value', description: LIST_RULE.valueLength },
-      ]);
+      expect(reply.body.details[0].fieldViolations).toEqual([{ field: 'params.columns[0].value', description: LIST_RULE.valueLength }]);
     });
 
     it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(

@@ -80,7 +80,12 @@ describe('upload under hostile input', () => {
       const boundary = 'hostile-upload';
       const parts = [
         { name: 'media', filename: 'a.png', type: 'image/png', content: fixture('image.png') },
-        { name: what === 'an extra file part' ? 'other' : 'media', filename: 'b.bin', type: 'application/octet-stream', content: Buffer.alloc(64, 1) },
+        {
+          name: what === 'an extra file part' ? 'other' : 'media',
+          filename: 'b.bin',
+          type: 'application/octet-stream',
+          content: Buffer.alloc(64, 1),
+        },
       ];
       const body = multipartBody(boundary, parts, { close: false });
       const cut = body.subarray(0, body.length - 10);
@@ -106,13 +111,27 @@ describe('upload under hostile input', () => {
   // Found by the 10,000-case fuzz run: busboy accepts `boundary=` and then never finishes a body of a few tens of
   // kilobytes, so the request was held until the connection's idle timeout dropped it without a reply.
   it.each([
-    ['the upload', MEDIA_UPLOAD_PATH, 'boundary=', { errors: [{ code: 44, message: 'the request body is not valid multipart/form-data: the boundary is empty' }] }],
-    ['the upload', MEDIA_UPLOAD_PATH, 'boundary=""', { errors: [{ code: 44, message: 'the request body is not valid multipart/form-data: the boundary is empty' }] }],
+    [
+      'the upload',
+      MEDIA_UPLOAD_PATH,
+      'boundary=',
+      { errors: [{ code: 44, message: 'the request body is not valid multipart/form-data: the boundary is empty' }] },
+    ],
+    [
+      'the upload',
+      MEDIA_UPLOAD_PATH,
+      'boundary=""',
+      { errors: [{ code: 44, message: 'the request body is not valid multipart/form-data: the boundary is empty' }] },
+    ],
     [
       'GraphQL',
       '/graphql',
       'boundary=',
-      { errors: [{ message: 'the request body is not valid multipart/form-data: the boundary is empty', extensions: { code: 'BAD_REQUEST' } }] },
+      {
+        errors: [
+          { message: 'the request body is not valid multipart/form-data: the boundary is empty', extensions: { code: 'BAD_REQUEST' } },
+        ],
+      },
     ],
   ])('answers %s with a multipart body under an empty %s at once, and keeps the connection', async (_door, path, parameter, expected) => {
     const body = Buffer.from(`---\r\nContent-Disposition: form-data; name="f0"\r\n\r\n${'A'.repeat(16_384)}\r\n-----\r\n`);

@@ -116,7 +116,10 @@ describe('graphql-jit and graphql-js answer alike', () => {
   it('Areas B and C: the deep read on both hosts, comments hidden and not, and token errors', async () => {
     const deep = (id: string) => JSON.stringify({ query: DEEP, variables: { id } });
     const comment = (id: string) =>
-      JSON.stringify({ query: 'query C($id: ID!) { comment(id: $id) { id text hidden username timestamp media { id } replies { nodes { id text } } } }', variables: { id } });
+      JSON.stringify({
+        query: 'query C($id: ID!) { comment(id: $id) { id text hidden username timestamp media { id } replies { nodes { id text } } } }',
+        variables: { id },
+      });
     const cases: [string, string][] = [
       [deep(world.accounts.bluebottle), world.tokens.own],
       [deep(world.accounts.bluebottle), world.tokens.parent],
@@ -141,7 +144,9 @@ describe('graphql-jit and graphql-js answer alike', () => {
     ]);
     // The deep read reaches the data, not only its errors.
     const reply = await post(jit, deep(world.accounts.bluebottle), world.tokens.own);
-    expect((JSON.parse(reply.text) as { data: { account: { media: { nodes: unknown[] } } } }).data.account.media.nodes.length).toBeGreaterThan(20);
+    expect(
+      (JSON.parse(reply.text) as { data: { account: { media: { nodes: unknown[] } } } }).data.account.media.nodes.length,
+    ).toBeGreaterThan(20);
   });
 
   it('generated read operations over the gateway’s own schema, with each kind of caller', async () => {

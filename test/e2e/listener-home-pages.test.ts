@@ -132,15 +132,23 @@ describe('the root of each listener', () => {
   it('links this listener by the Host the request came in on, and the others by their ports on that host name', async () => {
     for (const listener of ['gateway', 'own', 'parent'] as const) {
       const port = new URL(origins[listener]).port;
-      const reply = await rawRequest(origins[listener], `GET / HTTP/1.1\r\nHost: localhost:${port}\r\nAccept: ${BROWSER_ACCEPT}\r\nConnection: close\r\n\r\n`);
+      const reply = await rawRequest(
+        origins[listener],
+        `GET / HTTP/1.1\r\nHost: localhost:${port}\r\nAccept: ${BROWSER_ACCEPT}\r\nConnection: close\r\n\r\n`,
+      );
       expect(reply.status).toBe(200);
-      const at = Object.fromEntries(Object.entries(origins).map(([name, origin]) => [name, `http://localhost:${new URL(origin).port}`])) as Record<Listener, string>;
+      const at = Object.fromEntries(
+        Object.entries(origins).map(([name, origin]) => [name, `http://localhost:${new URL(origin).port}`]),
+      ) as Record<Listener, string>;
       expect(links(utf8(reply.body))).toEqual(expectedLinks(listener, at));
     }
   });
 
   it('never echoes a Host header that is no host name: the listener refuses it in its own format before any page', async () => {
-    const reply = await rawRequest(origins.own, `GET / HTTP/1.1\r\nHost: "><script>x</script>\r\nAccept: ${BROWSER_ACCEPT}\r\nConnection: close\r\n\r\n`);
+    const reply = await rawRequest(
+      origins.own,
+      `GET / HTTP/1.1\r\nHost: "><script>x</script>\r\nAccept: ${BROWSER_ACCEPT}\r\nConnection: close\r\n\r\n`,
+    );
     expect(reply.status).toBe(400);
     expect(reply.headers['content-type']).toMatch(/^application\/json/);
     expect(reply.body).not.toContain('<script');
@@ -157,7 +165,10 @@ describe('the root of the REST hosts behind one proxy (SOCIAL_OWN_HOSTNAME, SOCI
   });
 
   it('describes the host the Host header names and links the other REST host by its configured name', async () => {
-    const reply = await rawRequest(system.restUrl, `GET / HTTP/1.1\r\nHost: graph.parent.test\r\nAccept: ${BROWSER_ACCEPT}\r\nConnection: close\r\n\r\n`);
+    const reply = await rawRequest(
+      system.restUrl,
+      `GET / HTTP/1.1\r\nHost: graph.parent.test\r\nAccept: ${BROWSER_ACCEPT}\r\nConnection: close\r\n\r\n`,
+    );
     expect(reply.status).toBe(200);
     expect(utf8(reply.body)).toContain('<title>Tributary — REST, parent-platform host</title>');
     const hrefs = links(utf8(reply.body));
@@ -207,7 +218,9 @@ describe('the root of the processes without a public HTTP API (a subgraph server
     const page = await get(`${gateway}/`, BROWSER_ACCEPT);
     expect(page.status).toBe(200);
     expect(links(page.text)).toContain(`${distributed.restUrl}${API_DOCS_PATHS.ui}`);
-    expect((await get(`${distributed.socialParentUrl}/`, BROWSER_ACCEPT)).text).toContain('<title>Tributary — REST, parent-platform host</title>');
+    expect((await get(`${distributed.socialParentUrl}/`, BROWSER_ACCEPT)).text).toContain(
+      '<title>Tributary — REST, parent-platform host</title>',
+    );
   });
 
   it('the gRPC status listener names the gRPC address to a browser and answers API clients with google.rpc.Status as before', async () => {
@@ -219,7 +232,11 @@ describe('the root of the processes without a public HTTP API (a subgraph server
     for (const accept of API_ACCEPTS) {
       const reply = await get(`${origin}/`, accept);
       expect(reply.status).toBe(404);
-      expect(reply.body).toEqual({ code: 5, message: 'no route for GET /: this listener serves /health, /ready and /metrics', details: [] });
+      expect(reply.body).toEqual({
+        code: 5,
+        message: 'no route for GET /: this listener serves /health, /ready and /metrics',
+        details: [],
+      });
     }
   });
 });

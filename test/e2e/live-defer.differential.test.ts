@@ -37,12 +37,21 @@ function differential(distributed: boolean) {
     world = socialWorld();
     const graphql = createGraphqlClient(world.system.gatewayUrl);
     for (const name of ['Ada Lovelace', 'Grace Hopper', 'Edsger Dijkstra']) {
-      const created = await graphql.request(CREATE, { token: world.system.adminToken(), variables: { input: validInput({ name, email: `${name.split(' ')[0]!.toLowerCase()}@example.com` }) } });
+      const created = await graphql.request(CREATE, {
+        token: world.system.adminToken(),
+        variables: { input: validInput({ name, email: `${name.split(' ')[0]!.toLowerCase()}@example.com` }) },
+      });
       expect(created.errors).toBeUndefined();
     }
     const { fixture } = world;
     roots = {
-      social: ['me', `media(id: "${fixture.posts[0]}")`, `comment(id: "${fixture.comments.fanComment}")`, `account(id: "${fixture.accounts.bluebottle}")`, 'socialCaller'],
+      social: [
+        'me',
+        `media(id: "${fixture.posts[0]}")`,
+        `comment(id: "${fixture.comments.fanComment}")`,
+        `account(id: "${fixture.accounts.bluebottle}")`,
+        'socialCaller',
+      ],
       users: ['userExamples(params: {limit: 3})', 'userExample(id: "1")'],
     };
   });

@@ -37,7 +37,9 @@ const UNDEFERRED = DEFERRED.replace(' @defer(label: "comments")', '');
  * An HTTP proxy in front of a subgraph that holds every request while `held`, then forwards them; WebSocket upgrades pass
  * through (counted in `upgrades`).
  */
-async function startGate(target: string): Promise<{ url: string; held: boolean; waiting: number; upgrades: number; release(): void; close(): Promise<void> }> {
+async function startGate(
+  target: string,
+): Promise<{ url: string; held: boolean; waiting: number; upgrades: number; release(): void; close(): Promise<void> }> {
   const upstream = new URL(target);
   const queue: (() => void)[] = [];
   const gate = {
@@ -59,10 +61,13 @@ async function startGate(target: string): Promise<{ url: string; held: boolean; 
   };
   const server: Server = createServer((req, res) => {
     const forward = () => {
-      const proxied = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (reply) => {
-        res.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(res);
-      });
+      const proxied = httpRequest(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (reply) => {
+          res.writeHead(reply.statusCode ?? 502, reply.headers);
+          reply.pipe(res);
+        },
+      );
       proxied.on('error', () => res.destroy());
       req.pipe(proxied);
     };
@@ -207,10 +212,16 @@ describe('@defer through the distributed gateway', () => {
     const response = await fetch(world.system.gatewayUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'multipart/mixed;deferSpec=20220824', authorization: `Bearer ${basic}` },
-      body: JSON.stringify({ query: `{ me { media(first: 1) { nodes { id ... @defer(label: "who") { comments(first: 1) { nodes { id from { username } } } } } } } }` }),
+      body: JSON.stringify({
+        query: `{ me { media(first: 1) { nodes { id ... @defer(label: "who") { comments(first: 1) { nodes { id from { username } } } } } } } }`,
+      }),
     });
     const text = await response.text();
-    const parts = text.split('\r\n---').map((part) => part.split('\r\n\r\n')[1]).filter((json): json is string => json !== undefined && json.trim().startsWith('{')).map((json) => JSON.parse(json));
+    const parts = text
+      .split('\r\n---')
+      .map((part) => part.split('\r\n\r\n')[1])
+      .filter((json): json is string => json !== undefined && json.trim().startsWith('{'))
+      .map((json) => JSON.parse(json));
     expect(parts).toHaveLength(2);
     const [item] = parts[1].incremental;
     expect(item.label).toBe('who');
@@ -234,7 +245,17 @@ describe('@defer through the distributed gateway', () => {
     try {
       // Each stream open all the way: an event each.
       for (const [i, stream] of streams.entries()) {
-        const id = await insertComment(db, { mediaId: world.fixture.posts[i]!, authorId: world.fixture.accounts.fanOne, parentId: null, text: `multiplexed ${i}`, timestamp: new Date() }, []);
+        const id = await insertComment(
+          db,
+          {
+            mediaId: world.fixture.posts[i]!,
+            authorId: world.fixture.accounts.fanOne,
+            parentId: null,
+            text: `multiplexed ${i}`,
+            timestamp: new Date(),
+          },
+          [],
+        );
         expect((await stream.next()).data.mediaCommentEvents.commentId).toBe(id);
       }
     } finally {

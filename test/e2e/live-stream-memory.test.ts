@@ -67,7 +67,10 @@ describe('the memory an open subscription holds', () => {
   const weigh = async (command: Extract<HolderCommand, { kind: 'open' }>, gauge: string) => {
     const before = await settledHeap();
     const reply = await holder.open(command);
-    expect(reply.statuses.filter((status) => status !== 200), reply.refusal).toEqual([]);
+    expect(
+      reply.statuses.filter((status) => status !== 200),
+      reply.refusal,
+    ).toEqual([]);
     await expect.poll(() => openGauge(gauge), { timeout: 20_000 }).toBe(command.bodies.length);
     const grown = (await settledHeap()) - before;
     await holder.close();
@@ -75,31 +78,62 @@ describe('the memory an open subscription holds', () => {
     return grown;
   };
 
-  it('holds at most the bound per SSE and per multipart subscription, each POSTed at the largest size the limits allow', { timeout: LONG_TEST_MS * 2 }, async () => {
-    // Warm: the first streams of each transport make what every later one shares (code compiled on first use, the HTTP
-    // server's and the subgraph's pools), which is no one stream's.
-    for (const transport of ['sse', 'multipart'] as const) {
-      await weigh({ kind: 'open', transport, url: world.system.gatewayUrl, token: world.fixture.tokens.own, bodies: hostileBodies(20, `warm${transport}`) }, transport);
-    }
-    const multipart = await weigh(
-      { kind: 'open', transport: 'multipart', url: world.system.gatewayUrl, token: world.fixture.tokens.own, bodies: hostileBodies(20, 'multipart') },
-      'multipart',
-    );
-    const sse = await weigh({ kind: 'open', transport: 'sse', url: world.system.gatewayUrl, token: world.fixture.tokens.own, bodies: hostileBodies(20, 'sse') }, 'sse');
-    expect(sse).toBeLessThanOrEqual(20 * PER_STREAM_BOUND_BYTES);
-    expect(multipart).toBeLessThanOrEqual(20 * PER_STREAM_BOUND_BYTES);
-  });
+  it(
+    'holds at most the bound per SSE and per multipart subscription, each POSTed at the largest size the limits allow',
+    { timeout: LONG_TEST_MS * 2 },
+    async () => {
+      // Warm: the first streams of each transport make what every later one shares (code compiled on first use, the HTTP
+      // server's and the subgraph's pools), which is no one stream's.
+      for (const transport of ['sse', 'multipart'] as const) {
+        await weigh(
+          {
+            kind: 'open',
+            transport,
+            url: world.system.gatewayUrl,
+            token: world.fixture.tokens.own,
+            bodies: hostileBodies(20, `warm${transport}`),
+          },
+          transport,
+        );
+      }
+      const multipart = await weigh(
+        {
+          kind: 'open',
+          transport: 'multipart',
+          url: world.system.gatewayUrl,
+          token: world.fixture.tokens.own,
+          bodies: hostileBodies(20, 'multipart'),
+        },
+        'multipart',
+      );
+      const sse = await weigh(
+        { kind: 'open', transport: 'sse', url: world.system.gatewayUrl, token: world.fixture.tokens.own, bodies: hostileBodies(20, 'sse') },
+        'sse',
+      );
+      expect(sse).toBeLessThanOrEqual(20 * PER_STREAM_BOUND_BYTES);
+      expect(multipart).toBeLessThanOrEqual(20 * PER_STREAM_BOUND_BYTES);
+    },
+  );
 
   it('holds at most the bound per WebSocket subscription, 100 of them at the message bound', { timeout: LONG_TEST_MS * 2 }, async () => {
     const grown = await weigh(
-      { kind: 'open', transport: 'websocket', url: world.system.gatewayUrl, token: world.fixture.tokens.own, bodies: hostileBodies(100, 'ws', 'websocket'), connections: 1 },
+      {
+        kind: 'open',
+        transport: 'websocket',
+        url: world.system.gatewayUrl,
+        token: world.fixture.tokens.own,
+        bodies: hostileBodies(100, 'ws', 'websocket'),
+        connections: 1,
+      },
       'websocket',
     );
     expect(grown).toBeLessThanOrEqual(100 * PER_STREAM_BOUND_BYTES);
   });
 
   it('refuses a subscription POSTed past the bound before holding anything, with 413 in GraphQL’s shape', async () => {
-    const body = JSON.stringify({ query: `subscription { mediaCommentEvents(mediaId: "${world.fixture.posts[0]}") { cursor } } # ${'x'.repeat(maxBytes)}` });
+    const body = JSON.stringify({
+      query: `subscription { mediaCommentEvents(mediaId: "${world.fixture.posts[0]}") { cursor } } # ${'x'.repeat(maxBytes)}`,
+    });
     const response = await fetch(world.system.gatewayUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${world.fixture.tokens.own}` },

@@ -37,15 +37,26 @@ describe('subscriptions under the read rules of a query, per event', () => {
   it('withholds a commenter’s username from a token without the comment-management permission, event by event', async () => {
     const { accounts } = world.fixture;
     const mediaId = await world.newPost();
-    const fanComment = await world.graph.comment(mediaId, accounts.fanOne, { text: 'Nice', parentId: null, hidden: false, timestamp: new Date() });
+    const fanComment = await world.graph.comment(mediaId, accounts.fanOne, {
+      text: 'Nice',
+      parentId: null,
+      hidden: false,
+      timestamp: new Date(),
+    });
     const basic = await world.fixture.token('own', accounts.bluebottle, ['social_business_basic']);
-    const stream = subscribe(client(basic), `subscription($id: ID!, $after: String) {
+    const stream = subscribe(
+      client(basic),
+      `subscription($id: ID!, $after: String) {
       mediaCommentEvents(mediaId: $id, after: $after) { action comment { text from { id username } } }
-    }`, { id: mediaId, after: await lastEventPosition(world.tables) });
+    }`,
+      { id: mediaId, after: await lastEventPosition(world.tables) },
+    );
     const hidden = await graphql.request(HIDE, { variables: { id: fanComment, hide: true }, token: world.fixture.tokens.own });
     expect(hidden.errors, hidden.text).toBeUndefined();
     const event = await stream.next();
-    expect(event.data).toEqual({ mediaCommentEvents: { action: 'HIDDEN', comment: { text: 'Nice', from: { id: accounts.fanOne, username: null } } } });
+    expect(event.data).toEqual({
+      mediaCommentEvents: { action: 'HIDDEN', comment: { text: 'Nice', from: { id: accounts.fanOne, username: null } } },
+    });
     expect(event.errors).toEqual([
       expect.objectContaining({
         path: ['mediaCommentEvents', 'comment', 'from', 'username'],
@@ -58,13 +69,21 @@ describe('subscriptions under the read rules of a query, per event', () => {
   it('does not send an event of a comment a query withholds (a live video whose broadcast has ended)', async () => {
     const { accounts } = world.fixture;
     const live = await world.newPost({ mediaType: 'VIDEO', isLive: true });
-    const stream = subscribe(client(world.fixture.tokens.own), `subscription($id: ID!, $after: String) {
+    const stream = subscribe(
+      client(world.fixture.tokens.own),
+      `subscription($id: ID!, $after: String) {
       mediaCommentEvents(mediaId: $id, after: $after) { action comment { text } }
-    }`, { id: live, after: await lastEventPosition(world.tables) });
+    }`,
+      { id: live, after: await lastEventPosition(world.tables) },
+    );
     // The broadcast ends: a comment logged on it now is shown by no query, and not sent; its deletion names only its id,
     // and is sent — the first event the stream gives.
     await world.setMedia(live, { live_ended_at: new Date() });
-    const withheld = await insertComment(world.tables, { mediaId: live, authorId: accounts.fanOne, parentId: null, text: 'withheld', timestamp: new Date() }, []);
+    const withheld = await insertComment(
+      world.tables,
+      { mediaId: live, authorId: accounts.fanOne, parentId: null, text: 'withheld', timestamp: new Date() },
+      [],
+    );
     await deleteCommentThread(world.tables, withheld, new Date());
     expect((await stream.next()).data).toEqual({ mediaCommentEvents: { action: 'DELETED', comment: null } });
     stream.dispose();
@@ -79,7 +98,11 @@ describe('subscriptions under the read rules of a query, per event', () => {
     expect(refused.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'WRONG_HOST', serviceName: 'comments' });
     await wrongHost.ended;
 
-    const noRead = await world.fixture.token('parent', world.fixture.platformUsers.bm, PARENT_PERMISSIONS.filter((permission) => permission !== 'pages_read_engagement'));
+    const noRead = await world.fixture.token(
+      'parent',
+      world.fixture.platformUsers.bm,
+      PARENT_PERMISSIONS.filter((permission) => permission !== 'pages_read_engagement'),
+    );
     const withoutPermission = subscribe(client(noRead), query, { id: mediaId });
     const denied = await withoutPermission.next();
     expect(denied.data).toBeNull();

@@ -50,13 +50,24 @@ describe.each(MODES)('subscriptions over HTTP through the $mode', ({ distributed
     const results = resultQueue<any>();
     const dispose = client.subscribe(
       { query: MEDIA_EVENTS, variables: { mediaId, after: await lastEventPosition(world.tables) } },
-      { next: (result) => results.push(result), error: (error) => results.push({ error }), complete: () => results.push({ complete: true }) },
+      {
+        next: (result) => results.push(result),
+        error: (error) => results.push({ error }),
+        complete: () => results.push({ complete: true }),
+      },
     );
     try {
       await comment(mediaId, 'over SSE');
       const first = await results.next();
       expect(first).toEqual({
-        data: { mediaCommentEvents: { cursor: expect.stringMatching(/^[0-9]+$/), action: 'CREATED', comment: { text: 'over SSE' }, media: { caption: 'SSE post' } } },
+        data: {
+          mediaCommentEvents: {
+            cursor: expect.stringMatching(/^[0-9]+$/),
+            action: 'CREATED',
+            comment: { text: 'over SSE' },
+            media: { caption: 'SSE post' },
+          },
+        },
       });
     } finally {
       dispose();
@@ -101,7 +112,12 @@ describe.each(MODES)('subscriptions over HTTP through the $mode', ({ distributed
       const controller = new AbortController();
       const response = await fetch(world.system.gatewayUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${own}`, 'last-event-id': lastEventId },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          authorization: `Bearer ${own}`,
+          'last-event-id': lastEventId,
+        },
         body: JSON.stringify({ query: MEDIA_EVENTS, variables: { mediaId } }),
         signal: controller.signal,
       });
@@ -150,9 +166,13 @@ describe.each(MODES)('subscriptions over HTTP through the $mode', ({ distributed
       ],
     });
     const query = encodeURIComponent(`subscription { mediaCommentEvents(mediaId: "${mediaId}") { cursor } }`);
-    const viaGet = await fetch(`${world.system.gatewayUrl}?query=${query}`, { headers: { 'apollo-require-preflight': 'true', authorization: `Bearer ${own}` } });
+    const viaGet = await fetch(`${world.system.gatewayUrl}?query=${query}`, {
+      headers: { 'apollo-require-preflight': 'true', authorization: `Bearer ${own}` },
+    });
     // Apollo Server's answer to any operation but a query over GET.
     expect(viaGet.status).toBe(405);
-    expect(await viaGet.json()).toEqual({ errors: [{ message: 'GET requests only support query operations, not subscription operations', extensions: { code: 'BAD_REQUEST' } }] });
+    expect(await viaGet.json()).toEqual({
+      errors: [{ message: 'GET requests only support query operations, not subscription operations', extensions: { code: 'BAD_REQUEST' } }],
+    });
   });
 });

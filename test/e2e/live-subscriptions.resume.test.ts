@@ -65,7 +65,9 @@ describe('subscriptions resumed across interruptions (distributed gateway)', () 
   };
   /** The log's positions of a media object's events after `after`: what a subscriber must have received. */
   const logged = async (mediaId: string, after: string) =>
-    (await readEventsAfter(world.tables, after, 1000)).filter((event) => matchesFilter({ kind: 'mediaComments', mediaId }, event)).map((event) => event.position);
+    (await readEventsAfter(world.tables, after, 1000))
+      .filter((event) => matchesFilter({ kind: 'mediaComments', mediaId }, event))
+      .map((event) => event.position);
   const cursors = (results: { data?: any }[]) => results.map((result) => result.data.mediaCommentEvents.cursor as string);
 
   it('after a subgraph restart, resuming with the last cursor gets every later event once', async () => {
@@ -99,13 +101,22 @@ describe('subscriptions resumed across interruptions (distributed gateway)', () 
     const received = [await media.next()];
 
     // A reload that changes a description only: the same stream goes on.
-    await writeFile(file, original.replace('Comments and replies on a media object as they are created', 'Reloaded: comments and replies on a media object as they are created'));
+    await writeFile(
+      file,
+      original.replace(
+        'Comments and replies on a media object as they are created',
+        'Reloaded: comments and replies on a media object as they are created',
+      ),
+    );
     expect(await world.system.reloadSupergraph!()).toBe('applied');
     await comment(mediaId, 'after the first reload');
     received.push(await media.next());
 
     // A reload without accountMentionEvents: that subscription ends, saying why and how to resume; the other goes on.
-    const withoutMentions = original.replace(/\n {2}"""\n {2}@mentions of an account[^]*?accountMentionEvents\(accountId: ID!, after: String\): MentionEvent!\n/, '\n');
+    const withoutMentions = original.replace(
+      /\n {2}"""\n {2}@mentions of an account[^]*?accountMentionEvents\(accountId: ID!, after: String\): MentionEvent!\n/,
+      '\n',
+    );
     expect(withoutMentions).not.toContain('accountMentionEvents');
     await writeFile(file, withoutMentions);
     expect(await world.system.reloadSupergraph!()).toBe('applied');
@@ -125,7 +136,11 @@ describe('subscriptions resumed across interruptions (distributed gateway)', () 
     await mentions.ended;
     await comment(mediaId, 'after the second reload');
     received.push(await media.next());
-    expect(received.map((result) => result.data.mediaCommentEvents.comment.text)).toEqual(['before', 'after the first reload', 'after the second reload']);
+    expect(received.map((result) => result.data.mediaCommentEvents.comment.text)).toEqual([
+      'before',
+      'after the first reload',
+      'after the second reload',
+    ]);
     expect(cursors(received)).toEqual(await logged(mediaId, start));
     media.dispose();
     await writeFile(file, original);

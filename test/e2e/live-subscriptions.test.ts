@@ -76,7 +76,12 @@ describe.each(MODES)('subscriptions over graphql-ws through the $mode', ({ distr
   it('sends a media object’s comments as they are created, hidden, shown and deleted, with fields of two subgraphs', async () => {
     const mediaId = await world.newPost({ caption: 'Live post' });
     // A fan's comment (written straight into the store: no event), which the owner hides and shows.
-    const fanComment = await world.graph.comment(mediaId, world.fixture.accounts.fanOne, { text: 'Nice', parentId: null, hidden: false, timestamp: new Date(T0) });
+    const fanComment = await world.graph.comment(mediaId, world.fixture.accounts.fanOne, {
+      text: 'Nice',
+      parentId: null,
+      hidden: false,
+      timestamp: new Date(T0),
+    });
     // From the log's end as it is now: whenever the gateway opens the stream, nothing written after this is missed.
     const stream = subscribe(client(own), MEDIA_EVENTS, { mediaId, after: await logEnd(world) });
     const media = { id: mediaId, caption: 'Live post', owner: { username: 'bluebottle' } };
@@ -91,21 +96,35 @@ describe.each(MODES)('subscriptions over graphql-ws through the $mode', ({ distr
       expect(withoutCursor(result)).toEqual(expected);
     };
     let commentId = '';
-    await expectEvent(
-      async () => (commentId = (await mutate(CREATE, { mediaId, message: 'First!' })).createMediaComment.id),
-      { action: 'CREATED', commentId: expect.any(String), parentId: null, comment: { id: expect.any(String), text: 'First!', hidden: false, from: owner }, media },
-    );
+    await expectEvent(async () => (commentId = (await mutate(CREATE, { mediaId, message: 'First!' })).createMediaComment.id), {
+      action: 'CREATED',
+      commentId: expect.any(String),
+      parentId: null,
+      comment: { id: expect.any(String), text: 'First!', hidden: false, from: owner },
+      media,
+    });
     await expectEvent(() => mutate(HIDE, { id: fanComment, hide: true }), {
-      action: 'HIDDEN', commentId: fanComment, parentId: null, comment: { id: fanComment, text: 'Nice', hidden: true, from: fan }, media,
+      action: 'HIDDEN',
+      commentId: fanComment,
+      parentId: null,
+      comment: { id: fanComment, text: 'Nice', hidden: true, from: fan },
+      media,
     });
     await expectEvent(() => mutate(HIDE, { id: fanComment, hide: false }), {
-      action: 'SHOWN', commentId: fanComment, parentId: null, comment: { id: fanComment, text: 'Nice', hidden: false, from: fan }, media,
+      action: 'SHOWN',
+      commentId: fanComment,
+      parentId: null,
+      comment: { id: fanComment, text: 'Nice', hidden: false, from: fan },
+      media,
     });
     let replyId = '';
-    await expectEvent(
-      async () => (replyId = (await mutate(REPLY, { id: commentId, message: 'Thanks' })).replyToComment.id),
-      { action: 'CREATED', commentId: expect.any(String), parentId: commentId, comment: { id: expect.any(String), text: 'Thanks', hidden: false, from: owner }, media },
-    );
+    await expectEvent(async () => (replyId = (await mutate(REPLY, { id: commentId, message: 'Thanks' })).replyToComment.id), {
+      action: 'CREATED',
+      commentId: expect.any(String),
+      parentId: commentId,
+      comment: { id: expect.any(String), text: 'Thanks', hidden: false, from: owner },
+      media,
+    });
     expect(received[3]!.data.mediaCommentEvents.commentId).toBe(replyId);
     // Deleting a comment deletes its replies: one event each, the comment's first.
     await expectEvent(() => mutate(DELETE, { id: commentId }), { action: 'DELETED', commentId, parentId: null, comment: null, media });
@@ -139,24 +158,38 @@ describe.each(MODES)('subscriptions over graphql-ws through the $mode', ({ distr
     const mediaId = await world.newPost({ caption: 'Thread post' });
     const { createMediaComment } = await mutate(CREATE, { mediaId, message: 'Parent' });
     const parentId = createMediaComment.id as string;
-    const stream = subscribe(client(own), `subscription($id: ID!, $after: String) {
+    const stream = subscribe(
+      client(own),
+      `subscription($id: ID!, $after: String) {
       commentReplyEvents(commentId: $id, after: $after) { cursor action parentId comment { text } media { id } }
-    }`, { id: parentId, after: await logEnd(world) });
+    }`,
+      { id: parentId, after: await logEnd(world) },
+    );
     await mutate(CREATE, { mediaId, message: 'Not a reply' });
     await mutate(REPLY, { id: parentId, message: 'A reply' });
     const result = await stream.next();
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({
-      commentReplyEvents: { cursor: expect.stringMatching(/^[0-9]+$/), action: 'CREATED', parentId, comment: { text: 'A reply' }, media: { id: mediaId } },
+      commentReplyEvents: {
+        cursor: expect.stringMatching(/^[0-9]+$/),
+        action: 'CREATED',
+        parentId,
+        comment: { text: 'A reply' },
+        media: { id: mediaId },
+      },
     });
     stream.dispose();
   });
 
   it('sends the @mentions of an account (accountMentionEvents), its media completed by the accounts subgraph', async () => {
     const { accounts, tokens, media } = world.fixture;
-    const stream = subscribe(client(tokens.parent), `subscription($account: ID!, $after: String) {
+    const stream = subscribe(
+      client(tokens.parent),
+      `subscription($account: ID!, $after: String) {
       accountMentionEvents(accountId: $account, after: $after) { cursor comment { text } media { id caption owner { username } } }
-    }`, { account: accounts.bluebottle, after: await logEnd(world) });
+    }`,
+      { account: accounts.bluebottle, after: await logEnd(world) },
+    );
     // ana (a role on roaster's page) comments on roaster's post, mentioning @bluebottle.
     await mutate(CREATE, { mediaId: media.roasterPost, message: 'Thanks @bluebottle for the beans' }, tokens.parent);
     const result = await stream.next();
@@ -211,7 +244,10 @@ describe.each(MODES)('subscriptions over graphql-ws through the $mode', ({ distr
   it('sends validation errors as graphql-ws error messages', async () => {
     const invalid = subscribe(client(own), `subscription { mediaCommentEvents(mediaId: "1") { nope } }`);
     await expect(invalid.ended).rejects.toEqual([
-      expect.objectContaining({ message: 'Cannot query field "nope" on type "CommentEvent".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
+      expect.objectContaining({
+        message: 'Cannot query field "nope" on type "CommentEvent".',
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      }),
     ]);
   });
 
@@ -261,8 +297,14 @@ describe('one caller’s subscriptions past what a subgraph connection takes (di
       const after = await logEnd(world);
       // The gateway multiplexes one caller's subscription fetches on one WebSocket to the comments subgraph, whose own
       // bound is two: the third and later went to a connection that refused them ("At most 2 subscriptions per connection").
-      const streams = clients.flatMap((each) => [subscribe(each, MEDIA_EVENTS, { mediaId, after }), subscribe(each, MEDIA_EVENTS, { mediaId, after })]);
-      const reply = await createGraphqlClient(world.system.gatewayUrl).request(CREATE, { variables: { mediaId, message: 'for all six' }, token: world.fixture.tokens.own });
+      const streams = clients.flatMap((each) => [
+        subscribe(each, MEDIA_EVENTS, { mediaId, after }),
+        subscribe(each, MEDIA_EVENTS, { mediaId, after }),
+      ]);
+      const reply = await createGraphqlClient(world.system.gatewayUrl).request(CREATE, {
+        variables: { mediaId, message: 'for all six' },
+        token: world.fixture.tokens.own,
+      });
       expect(reply.errors).toBeUndefined();
       for (const stream of streams) {
         const result = await stream.next();

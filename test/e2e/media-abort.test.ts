@@ -65,7 +65,12 @@ function abandon(url: string, headers: Record<string, string>, body: Buffer, sen
   const target = new URL(url);
   return new Promise((resolve) => {
     const socket = connect(Number(target.port), target.hostname, () => {
-      const head = Object.entries({ ...headers, host: target.host, 'content-length': String(body.length), 'content-type': `multipart/form-data; boundary=${BOUNDARY}` })
+      const head = Object.entries({
+        ...headers,
+        host: target.host,
+        'content-length': String(body.length),
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      })
         .map(([name, value]) => `${name}: ${value}\r\n`)
         .join('');
       socket.write(`POST ${target.pathname} HTTP/1.1\r\n${head}\r\n`);
@@ -103,26 +108,37 @@ describe.each(['embedded', 'distributed'] as const)('uploads abandoned by their 
       url: system.gatewayUrl,
       headers: { authorization: `Bearer ${world.tokens.own}`, 'apollo-require-preflight': 'true' },
       body: multipart([
-        { name: 'operations', data: JSON.stringify({ query: 'mutation($f: Upload) { uploadMedia(media: $f) { mediaId } }', variables: { f: null } }) },
+        {
+          name: 'operations',
+          data: JSON.stringify({ query: 'mutation($f: Upload) { uploadMedia(media: $f) { mediaId } }', variables: { f: null } }),
+        },
         { name: 'map', data: JSON.stringify({ 0: ['variables.f'] }) },
         { name: '0', filename: 'a.png', data: FILE },
       ]),
     },
   });
 
-  it.each(['rest', 'graphql'] as const)('leaves no temporary copy behind for %s uploads cut anywhere or abandoned while stored', async (kind) => {
-    const { url, headers, body } = targets()[kind];
-    // Cut in the head of the file part, in the middle, just before and after the file's end; then whole bodies dropped
-    // 0 to 120 ms after they were sent, while the upload is being inspected and stored. Several at once.
-    const cuts = [200, 5_000, 500_000, body.length - 2_000, body.length - 10];
-    await Promise.all(cuts.map((cut, index) => abandon(url, headers, body, cut, index * 10)));
-    await Promise.all(Array.from({ length: 12 }, (_, index) => abandon(url, headers, body, body.length, index * 10)));
-    expect(await spooledWhenSettled()).toBe(0);
+  it.each(['rest', 'graphql'] as const)(
+    'leaves no temporary copy behind for %s uploads cut anywhere or abandoned while stored',
+    async (kind) => {
+      const { url, headers, body } = targets()[kind];
+      // Cut in the head of the file part, in the middle, just before and after the file's end; then whole bodies dropped
+      // 0 to 120 ms after they were sent, while the upload is being inspected and stored. Several at once.
+      const cuts = [200, 5_000, 500_000, body.length - 2_000, body.length - 10];
+      await Promise.all(cuts.map((cut, index) => abandon(url, headers, body, cut, index * 10)));
+      await Promise.all(Array.from({ length: 12 }, (_, index) => abandon(url, headers, body, body.length, index * 10)));
+      expect(await spooledWhenSettled()).toBe(0);
 
-    // The system still answers uploads.
-    const response = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body });
-    expect(response.status).toBe(200);
-    expect(await response.text()).toMatch(kind === 'rest' ? /"media_id":\d+/ : /"mediaId":"\d+"/);
-    expect(await spooledWhenSettled()).toBe(0);
-  }, LONG_TEST_MS);
+      // The system still answers uploads.
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        body,
+      });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toMatch(kind === 'rest' ? /"media_id":\d+/ : /"mediaId":"\d+"/);
+      expect(await spooledWhenSettled()).toBe(0);
+    },
+    LONG_TEST_MS,
+  );
 });

@@ -48,7 +48,8 @@ describe('the blob ledger and the sweeper (embedded gateway)', () => {
   });
 
   const media = () => system.database.db.withTables<MediaTables>();
-  const ledger = async () => (await media().selectFrom('media.pending_blob').select('blob_key').orderBy('blob_key').execute()).map((row) => row.blob_key);
+  const ledger = async () =>
+    (await media().selectFrom('media.pending_blob').select('blob_key').orderBy('blob_key').execute()).map((row) => row.blob_key);
   const writeBlob = (key: string) => store.write(Readable.from([Buffer.from(`left by a crash: ${key}`)]), key);
 
   async function until(done: () => Promise<boolean>): Promise<boolean> {
@@ -73,13 +74,19 @@ describe('the blob ledger and the sweeper (embedded gateway)', () => {
     expect(init.status, init.text).toBe(202);
     const id = init.body.media_id_string as string;
     for (const [index, part] of [png.subarray(0, 100), png.subarray(100)].entries()) {
-      const append = await command({ command: 'APPEND', media_id: id, segment_index: String(index) }, [{ name: 'media', bytes: part, filename: 'part' }]);
+      const append = await command({ command: 'APPEND', media_id: id, segment_index: String(index) }, [
+        { name: 'media', bytes: part, filename: 'part' },
+      ]);
       expect(append.status, append.text).toBe(204);
     }
     expect((await blobs.keys()).filter((key) => !before.has(key))).toHaveLength(2);
     const finalize = await command({ command: 'FINALIZE', media_id: id });
     expect(finalize.status, finalize.text).toBe(200);
-    const { blob_key: assembled } = await media().selectFrom('media.upload').select('blob_key').where('id', '=', id).executeTakeFirstOrThrow();
+    const { blob_key: assembled } = await media()
+      .selectFrom('media.upload')
+      .select('blob_key')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect((await blobs.keys()).filter((key) => !before.has(key))).toEqual([assembled]);
     expect(await ledger()).toEqual([]);
   });
@@ -87,7 +94,9 @@ describe('the blob ledger and the sweeper (embedded gateway)', () => {
   it('takes a refused write off the ledger (a segment past the session’s total)', async () => {
     const init = await command({ command: 'INIT', total_bytes: '10', media_type: 'image/png' });
     const id = init.body.media_id_string as string;
-    const append = await command({ command: 'APPEND', media_id: id, segment_index: '0' }, [{ name: 'media', bytes: fixture('image.png'), filename: 'part' }]);
+    const append = await command({ command: 'APPEND', media_id: id, segment_index: '0' }, [
+      { name: 'media', bytes: fixture('image.png'), filename: 'part' },
+    ]);
     expect(append.status, append.text).toBe(400);
     expect(await ledger()).toEqual([]);
   });

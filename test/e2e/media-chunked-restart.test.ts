@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
 import { HANG_MS, LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { fixture } from '../support/image-fixtures.ts';
-import { bearerAuthorization, mediaFormData, mediaUploadUrl, sendMediaRequest, type MediaPart, type MediaReply } from '../support/media-client.ts';
+import {
+  bearerAuthorization,
+  mediaFormData,
+  mediaUploadUrl,
+  sendMediaRequest,
+  type MediaPart,
+  type MediaReply,
+} from '../support/media-client.ts';
 import { createSocialFixture } from '../support/social-fixture.ts';
 import { createTestBlobStore, type TestBlobStore } from '../support/test-blob-store.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -54,7 +61,8 @@ describe('a chunked upload across a restart', () => {
     return system;
   }
 
-  const post = (parts: readonly MediaPart[]) => sendMediaRequest(mediaUploadUrl(system!.restUrl), { authorization, body: mediaFormData(parts) });
+  const post = (parts: readonly MediaPart[]) =>
+    sendMediaRequest(mediaUploadUrl(system!.restUrl), { authorization, body: mediaFormData(parts) });
   const fields = (params: Record<string, string>): MediaPart[] => Object.entries(params).map(([name, value]) => ({ name, value }));
   const append = (mediaId: string, index: number, bytes: Uint8Array) =>
     post([...fields({ command: 'APPEND', media_id: mediaId, segment_index: String(index) }), { name: 'media', bytes, filename: 'blob' }]);
@@ -63,7 +71,9 @@ describe('a chunked upload across a restart', () => {
 
   it('finishes an upload whose APPENDs were interrupted by a restart', async () => {
     const video = mp4Video({ frames: 5 });
-    const initReply = await post(fields({ command: 'INIT', total_bytes: String(video.length), media_type: 'video/mp4', media_category: 'tweet_video' }));
+    const initReply = await post(
+      fields({ command: 'INIT', total_bytes: String(video.length), media_type: 'video/mp4', media_category: 'tweet_video' }),
+    );
     expect(initReply.status, describeReply(initReply)).toBe(202);
     const mediaId = initReply.body.media_id_string as string;
     const cut = 500;
@@ -78,7 +88,11 @@ describe('a chunked upload across a restart', () => {
     expect((await append(mediaId, 1, video.subarray(cut))).status).toBe(204);
     const finalized = await post(fields({ command: 'FINALIZE', media_id: mediaId }));
     expect(finalized.status, describeReply(finalized)).toBe(200);
-    expect(finalized.body).toMatchObject({ media_id_string: mediaId, size: video.length, processing_info: { state: 'pending', check_after_secs: 1 } });
+    expect(finalized.body).toMatchObject({
+      media_id_string: mediaId,
+      size: video.length,
+      processing_info: { state: 'pending', check_after_secs: 1 },
+    });
     await vi.waitFor(
       async () => {
         const reply = await status(mediaId);
@@ -88,53 +102,74 @@ describe('a chunked upload across a restart', () => {
     );
   });
 
-  it('takes up processing that a stopped process left pending, without waiting for a STATUS', async () => {
-    const video = mp4Video();
-    const initReply = await post(fields({ command: 'INIT', total_bytes: String(video.length), media_type: 'video/mp4', media_category: 'amplify_video' }));
-    const mediaId = initReply.body.media_id_string as string;
-    expect((await append(mediaId, 0, video)).status).toBe(204);
-    expect((await post(fields({ command: 'FINALIZE', media_id: mediaId }))).status).toBe(200);
-    await vi.waitFor(async () => expect((await status(mediaId)).body.processing_info.state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
-    // What a process that stopped right after FINALIZE leaves behind: pending, never started.
-    await sql`update media.upload set processing_state = 'pending', processing_progress = 0, processing_lease_until = null
+  it(
+    'takes up processing that a stopped process left pending, without waiting for a STATUS',
+    async () => {
+      const video = mp4Video();
+      const initReply = await post(
+        fields({ command: 'INIT', total_bytes: String(video.length), media_type: 'video/mp4', media_category: 'amplify_video' }),
+      );
+      const mediaId = initReply.body.media_id_string as string;
+      expect((await append(mediaId, 0, video)).status).toBe(204);
+      expect((await post(fields({ command: 'FINALIZE', media_id: mediaId }))).status).toBe(200);
+      await vi.waitFor(async () => expect((await status(mediaId)).body.processing_info.state).toBe('succeeded'), {
+        timeout: HANG_MS,
+        interval: 50,
+      });
+      // What a process that stopped right after FINALIZE leaves behind: pending, never started.
+      await sql`update media.upload set processing_state = 'pending', processing_progress = 0, processing_lease_until = null
       where id = cast(${mediaId} as bigint)`.execute(system!.database.db);
 
-    const restarted = await restart();
+      const restarted = await restart();
 
-    await vi.waitFor(
-      async () => {
-        const { rows } = await sql<{ processing_state: string }>`select processing_state from media.upload where id = cast(${mediaId} as bigint)`.execute(
-          restarted.database.db,
-        );
-        expect(rows[0]!.processing_state).toBe('succeeded');
-      },
-      { timeout: HANG_MS, interval: 100 },
-    );
-  }, LONG_TEST_MS);
+      await vi.waitFor(
+        async () => {
+          const { rows } = await sql<{
+            processing_state: string;
+          }>`select processing_state from media.upload where id = cast(${mediaId} as bigint)`.execute(restarted.database.db);
+          expect(rows[0]!.processing_state).toBe('succeeded');
+        },
+        { timeout: HANG_MS, interval: 100 },
+      );
+    },
+    LONG_TEST_MS,
+  );
 
-  it('takes up processing that a stopped process left in progress past its lease, and STATUS reports it', async () => {
-    const gif = fixture('animated.gif');
-    const initReply = await post(fields({ command: 'INIT', total_bytes: String(gif.length), media_type: 'image/gif', media_category: 'tweet_gif' }));
-    const mediaId = initReply.body.media_id_string as string;
-    expect((await append(mediaId, 0, gif)).status).toBe(204);
-    expect((await post(fields({ command: 'FINALIZE', media_id: mediaId }))).status).toBe(200);
-    await vi.waitFor(async () => expect((await status(mediaId)).body.processing_info.state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
-    // What a process that stopped mid-inspection leaves behind: in progress, its lease run out.
-    await sql`update media.upload set processing_state = 'in_progress', processing_progress = 10,
+  it(
+    'takes up processing that a stopped process left in progress past its lease, and STATUS reports it',
+    async () => {
+      const gif = fixture('animated.gif');
+      const initReply = await post(
+        fields({ command: 'INIT', total_bytes: String(gif.length), media_type: 'image/gif', media_category: 'tweet_gif' }),
+      );
+      const mediaId = initReply.body.media_id_string as string;
+      expect((await append(mediaId, 0, gif)).status).toBe(204);
+      expect((await post(fields({ command: 'FINALIZE', media_id: mediaId }))).status).toBe(200);
+      await vi.waitFor(async () => expect((await status(mediaId)).body.processing_info.state).toBe('succeeded'), {
+        timeout: HANG_MS,
+        interval: 50,
+      });
+      // What a process that stopped mid-inspection leaves behind: in progress, its lease run out.
+      await sql`update media.upload set processing_state = 'in_progress', processing_progress = 10,
       processing_lease_until = now() - interval '1 second', width = 0, height = 0
       where id = cast(${mediaId} as bigint)`.execute(system!.database.db);
 
-    await restart();
+      await restart();
 
-    const first = await status(mediaId);
-    expect(first.status, describeReply(first)).toBe(200);
-    expect(['in_progress', 'succeeded']).toContain(first.body.processing_info.state);
-    await vi.waitFor(
-      async () => {
-        const reply = await status(mediaId);
-        expect(reply.body).toMatchObject({ image: { image_type: 'image/gif', w: 40, h: 30 }, processing_info: { state: 'succeeded', progress_percent: 100 } });
-      },
-      { timeout: HANG_MS, interval: 100 },
-    );
-  }, LONG_TEST_MS);
+      const first = await status(mediaId);
+      expect(first.status, describeReply(first)).toBe(200);
+      expect(['in_progress', 'succeeded']).toContain(first.body.processing_info.state);
+      await vi.waitFor(
+        async () => {
+          const reply = await status(mediaId);
+          expect(reply.body).toMatchObject({
+            image: { image_type: 'image/gif', w: 40, h: 30 },
+            processing_info: { state: 'succeeded', progress_percent: 100 },
+          });
+        },
+        { timeout: HANG_MS, interval: 100 },
+      );
+    },
+    LONG_TEST_MS,
+  );
 });

@@ -14,7 +14,8 @@ import { mp4Video } from '../support/video-fixtures.ts';
  * the reference's code in extensions.twitterCode.
  */
 
-const SESSION = 'mediaId mediaIdString mediaKey size expiresAfterSecs image { imageType w h } video { videoType } processingInfo { state checkAfterSecs progressPercent error { code name message } } rateLimit { limit remaining }';
+const SESSION =
+  'mediaId mediaIdString mediaKey size expiresAfterSecs image { imageType w h } video { videoType } processingInfo { state checkAfterSecs progressPercent error { code name message } } rateLimit { limit remaining }';
 const INIT = `mutation ($totalBytes: String!, $mediaType: String!, $mediaCategory: String) {
   initMediaUpload(totalBytes: $totalBytes, mediaType: $mediaType, mediaCategory: $mediaCategory) { ${SESSION} }
 }`;
@@ -49,10 +50,20 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
     it('uploads a video in segments, then reports its processing until it has succeeded', async () => {
       const video = mp4Video();
-      const init = await gql.request(INIT, { token: world.tokens.own, variables: { totalBytes: String(video.length), mediaType: 'video/mp4', mediaCategory: 'tweet_video' } });
+      const init = await gql.request(INIT, {
+        token: world.tokens.own,
+        variables: { totalBytes: String(video.length), mediaType: 'video/mp4', mediaCategory: 'tweet_video' },
+      });
       expect(init.errors).toBeUndefined();
       const session = init.data.initMediaUpload;
-      expect(session).toMatchObject({ mediaKey: `7_${session.mediaId}`, size: null, expiresAfterSecs: 86_400, image: null, video: null, processingInfo: null });
+      expect(session).toMatchObject({
+        mediaKey: `7_${session.mediaId}`,
+        size: null,
+        expiresAfterSecs: 86_400,
+        image: null,
+        video: null,
+        processingInfo: null,
+      });
       expect(session.mediaIdString).toBe(session.mediaId);
 
       const first = await appendFile(session.mediaId, 0, video.subarray(0, 600));
@@ -73,7 +84,12 @@ for (const mode of ['embedded', 'distributed'] as const) {
       await vi.waitFor(
         async () => {
           const status = await gql.request(STATUS, { token: world.tokens.own, variables: { mediaId: session.mediaId } });
-          expect(status.data.mediaUploadStatus.processingInfo).toEqual({ state: 'SUCCEEDED', checkAfterSecs: null, progressPercent: 100, error: null });
+          expect(status.data.mediaUploadStatus.processingInfo).toEqual({
+            state: 'SUCCEEDED',
+            checkAfterSecs: null,
+            progressPercent: 100,
+            error: null,
+          });
         },
         { timeout: HANG_MS, interval: 100 },
       );
@@ -81,24 +97,42 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
     it('finalizes an image at once, with no processingInfo', async () => {
       const image = fixture('image.png');
-      const init = await gql.request(INIT, { token: world.tokens.own, variables: { totalBytes: String(image.length), mediaType: 'image/png' } });
+      const init = await gql.request(INIT, {
+        token: world.tokens.own,
+        variables: { totalBytes: String(image.length), mediaType: 'image/png' },
+      });
       const mediaId = init.data.initMediaUpload.mediaId as string;
       expect((await appendFile(mediaId, 0, image)).errors).toBeUndefined();
       const finalized = await gql.request(FINALIZE, { token: world.tokens.own, variables: { mediaId } });
-      expect(finalized.data.finalizeMediaUpload).toMatchObject({ mediaKey: null, size: image.length, image: { imageType: 'image/png', w: 50, h: 40 }, video: null, processingInfo: null });
+      expect(finalized.data.finalizeMediaUpload).toMatchObject({
+        mediaKey: null,
+        size: image.length,
+        image: { imageType: 'image/png', w: 50, h: 40 },
+        video: null,
+        processingInfo: null,
+      });
     });
 
     it('answers errors with the reference code in extensions', async () => {
-      const reply = await gql.request(INIT, { token: world.tokens.own, variables: { totalBytes: '15728641', mediaType: 'image/gif', mediaCategory: 'tweet_gif' } });
+      const reply = await gql.request(INIT, {
+        token: world.tokens.own,
+        variables: { totalBytes: '15728641', mediaType: 'image/gif', mediaCategory: 'tweet_gif' },
+      });
       expect(reply.data).toBeNull();
       expect(reply.errors![0]).toMatchObject({
         message: 'File size exceeds 15728640 bytes.',
         extensions: { code: 'BAD_USER_INPUT', reason: 'FILE_TOO_LARGE', maxBytes: 15_728_640 },
       });
       const status = await gql.request(STATUS, { token: world.tokens.own, variables: { mediaId: '42' } });
-      expect(status.errors![0]).toMatchObject({ message: 'Invalid media id 42', extensions: { reason: 'MEDIA_ID_INVALID', twitterCode: 324 } });
+      expect(status.errors![0]).toMatchObject({
+        message: 'Invalid media id 42',
+        extensions: { reason: 'MEDIA_ID_INVALID', twitterCode: 324 },
+      });
       const anonymous = await gql.request(STATUS, { variables: { mediaId: '42' } });
-      expect(anonymous.errors![0]).toMatchObject({ message: 'Bad Authentication data.', extensions: { code: 'UNAUTHENTICATED', twitterCode: 215 } });
+      expect(anonymous.errors![0]).toMatchObject({
+        message: 'Bad Authentication data.',
+        extensions: { code: 'UNAUTHENTICATED', twitterCode: 215 },
+      });
     });
   });
 }

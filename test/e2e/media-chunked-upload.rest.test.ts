@@ -81,7 +81,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
     const init = (params: Record<string, string>, authorization?: string) => post(fields({ command: 'INIT', ...params }), authorization);
     const append = (mediaId: string, index: number | string, bytes: Uint8Array | undefined, authorization?: string) =>
-      post([...fields({ command: 'APPEND', media_id: mediaId, segment_index: String(index) }), ...(bytes ? [segment(bytes)] : [])], authorization);
+      post(
+        [...fields({ command: 'APPEND', media_id: mediaId, segment_index: String(index) }), ...(bytes ? [segment(bytes)] : [])],
+        authorization,
+      );
     const finalize = (mediaId: string, authorization?: string) => post(fields({ command: 'FINALIZE', media_id: mediaId }), authorization);
     const status = (mediaId: string, authorization: string | undefined = own) =>
       sendMediaRequest(url({ command: 'STATUS', media_id: mediaId }), { method: 'GET', authorization });
@@ -94,7 +97,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
     }
 
     /** A whole upload in segments of `size` bytes; returns the FINALIZE reply. */
-    async function uploadInSegments(bytes: Buffer, params: Record<string, string>, size = 1000): Promise<{ mediaId: string; reply: MediaReply }> {
+    async function uploadInSegments(
+      bytes: Buffer,
+      params: Record<string, string>,
+      size = 1000,
+    ): Promise<{ mediaId: string; reply: MediaReply }> {
       const mediaId = await opened({ total_bytes: String(bytes.length), ...params });
       for (let at = 0, index = 0; at < bytes.length; at += size, index += 1) {
         const reply = await append(mediaId, index, bytes.subarray(at, at + size));
@@ -156,16 +163,18 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const status200 = await status(mediaId);
         expect(status200.status).toBe(200);
         expect(status200.text).toBe(reply.text);
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from media.upload_segment where session_id = cast(${mediaId} as bigint)`.execute(
-          system.database.db,
-        );
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from media.upload_segment where session_id = cast(${mediaId} as bigint)`.execute(system.database.db);
         expect(rows[0]!.n).toBe(0);
       });
 
       it('takes segments as base64 media_data too', async () => {
         const bytes = fixture('image.png');
         const mediaId = await opened({ total_bytes: String(bytes.length), media_type: 'image/png' });
-        const reply = await post(fields({ command: 'APPEND', media_id: mediaId, segment_index: '0', media_data: bytes.toString('base64') }));
+        const reply = await post(
+          fields({ command: 'APPEND', media_id: mediaId, segment_index: '0', media_data: bytes.toString('base64') }),
+        );
         expect(reply.status, describeReply(reply)).toBe(204);
         expect((await finalize(mediaId)).body.image).toEqual({ image_type: 'image/png', w: 50, h: 40 });
       });
@@ -198,7 +207,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const statusUrl = url({ command: 'STATUS', media_id: mediaId });
         const reply = await sendMediaRequest(statusUrl, { method: 'GET', authorization: sign('GET', statusUrl) });
         expect(reply.status, describeReply(reply)).toBe(200);
-        const forged = await sendMediaRequest(statusUrl, { method: 'GET', authorization: sign('GET', url({ command: 'STATUS', media_id: '1' })) });
+        const forged = await sendMediaRequest(statusUrl, {
+          method: 'GET',
+          authorization: sign('GET', url({ command: 'STATUS', media_id: '1' })),
+        });
         expectRaw(forged, 401, standardText(32, 'Could not authenticate you.'));
       });
 
@@ -207,7 +219,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
         expectRaw(await init({ total_bytes: '10', media_type: 'image/png' }, ''), 400, standardText(215, 'Bad Authentication data.'));
         expectRaw(await status('1', ''), 400, standardText(215, 'Bad Authentication data.'));
         const appToken = await createOAuthCredentialStore(system.database, now).issueAppToken(app.consumerKey);
-        expectRaw(await finalize('1', bearerAuthorization(appToken)), 403, standardText(220, 'Your credentials do not allow access to this resource.'));
+        expectRaw(
+          await finalize('1', bearerAuthorization(appToken)),
+          403,
+          standardText(220, 'Your credentials do not allow access to this resource.'),
+        );
       });
     });
 
@@ -221,7 +237,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
           `{"media_id":${mediaId},"media_id_string":"${mediaId}","media_key":"16_${mediaId}","size":${gif.length},"expires_after_secs":86400,` +
             `"processing_info":{"state":"pending","check_after_secs":1}}`,
         );
-        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), {
+          timeout: HANG_MS,
+          interval: 50,
+        });
         expectRaw(
           await status(mediaId),
           200,
@@ -233,7 +252,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
       it('runs an MP4 through to succeeded with a video object', async () => {
         const video = mp4Video();
         const { mediaId } = await uploadInSegments(video, { media_type: 'video/mp4', media_category: 'tweet_video' }, 300);
-        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), {
+          timeout: HANG_MS,
+          interval: 50,
+        });
         expectRaw(
           await status(mediaId),
           200,
@@ -243,15 +265,48 @@ for (const mode of ['embedded', 'distributed'] as const) {
       });
 
       it.each([
-        ['an MP4 without a video track', () => mp4AudioOnly(), 'video/mp4', 'tweet_video', 'Invalid or Unsupported media, Reason: UnsupportedMedia. The MP4 has no video track.'],
-        ['a truncated MP4', () => mp4Video().subarray(0, 700), 'video/mp4', 'tweet_video', /^Invalid or Unsupported media, Reason: CorruptMedia\. Not a readable MP4 container: box moof at byte 680 runs past the end/],
-        ['a PNG announced as video/mp4', () => fixture('image.png'), 'video/mp4', 'amplify_video', /^Invalid or Unsupported media, Reason: CorruptMedia\. Not a readable MP4 container/],
-        ['a truncated GIF', () => fixture('animated.gif').subarray(0, 1000), 'image/gif', 'tweet_gif', /^Invalid or Unsupported media, Reason: CorruptMedia\. The GIF could not be read/],
-        ['a PNG announced as image/gif', () => fixture('image.png'), 'image/gif', 'tweet_gif', /^Invalid or Unsupported media, Reason: UnsupportedMedia\. media_type image\/gif was announced/],
+        [
+          'an MP4 without a video track',
+          () => mp4AudioOnly(),
+          'video/mp4',
+          'tweet_video',
+          'Invalid or Unsupported media, Reason: UnsupportedMedia. The MP4 has no video track.',
+        ],
+        [
+          'a truncated MP4',
+          () => mp4Video().subarray(0, 700),
+          'video/mp4',
+          'tweet_video',
+          /^Invalid or Unsupported media, Reason: CorruptMedia\. Not a readable MP4 container: box moof at byte 680 runs past the end/,
+        ],
+        [
+          'a PNG announced as video/mp4',
+          () => fixture('image.png'),
+          'video/mp4',
+          'amplify_video',
+          /^Invalid or Unsupported media, Reason: CorruptMedia\. Not a readable MP4 container/,
+        ],
+        [
+          'a truncated GIF',
+          () => fixture('animated.gif').subarray(0, 1000),
+          'image/gif',
+          'tweet_gif',
+          /^Invalid or Unsupported media, Reason: CorruptMedia\. The GIF could not be read/,
+        ],
+        [
+          'a PNG announced as image/gif',
+          () => fixture('image.png'),
+          'image/gif',
+          'tweet_gif',
+          /^Invalid or Unsupported media, Reason: UnsupportedMedia\. media_type image\/gif was announced/,
+        ],
       ] as const)('fails %s with processing_info.error', async (_name, bytes, mediaType, category, message) => {
         const { mediaId, reply } = await uploadInSegments(bytes(), { media_type: mediaType, media_category: category }, 400);
         expect(reply.body.processing_info).toEqual({ state: 'pending', check_after_secs: 1 });
-        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('failed'), { timeout: HANG_MS, interval: 50 });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('failed'), {
+          timeout: HANG_MS,
+          interval: 50,
+        });
         const failed = await status(mediaId);
         expect(failed.status, describeReply(failed)).toBe(200);
         expect(Object.keys(failed.body.processing_info)).toEqual(['state', 'progress_percent', 'error']);
@@ -277,12 +332,19 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('takes an animated GIF by id or 16_ key only once its processing has succeeded', async () => {
         const { mediaId } = await uploadInSegments(fixture('animated.gif'), { media_type: 'image/gif', media_category: 'tweet_gif' });
-        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
+        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('succeeded'), {
+          timeout: HANG_MS,
+          interval: 50,
+        });
         // As it was while processing ran.
         await setState(mediaId, 'in_progress');
         const early = await createContainer(mediaId);
         expect(early.status).toBe(400);
-        expect(early.body).toEqual(graphErrorBody(invalidParameter(`The media id ${mediaId} is still processing (in_progress); ask its STATUS until it has succeeded.`)));
+        expect(early.body).toEqual(
+          graphErrorBody(
+            invalidParameter(`The media id ${mediaId} is still processing (in_progress); ask its STATUS until it has succeeded.`),
+          ),
+        );
         await setState(mediaId, 'succeeded');
         const created = await createContainer(`16_${mediaId}`);
         expect(created.status, JSON.stringify(created.body)).toBe(200);
@@ -291,28 +353,62 @@ for (const mode of ['embedded', 'distributed'] as const) {
         expect(wrongPrefix.body).toEqual(graphErrorBody(invalidParameter(`The media id 3_${mediaId} was not found.`)));
       });
 
-      it('refuses a GIF whose processing failed, and a video (containers take images)', async () => {
-        const { mediaId } = await uploadInSegments(fixture('image.png'), { media_type: 'image/gif', media_category: 'tweet_gif' });
-        await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('failed'), { timeout: HANG_MS, interval: 50 });
-        expect((await createContainer(mediaId)).body).toEqual(graphErrorBody(invalidParameter(`The media id ${mediaId} failed processing and cannot be used.`)));
-        const video = await uploadInSegments(mp4Video(), { media_type: 'video/mp4', media_category: 'tweet_video' });
-        await vi.waitFor(async () => expect((await processingState(video.mediaId))?.processing_state).toBe('succeeded'), { timeout: HANG_MS, interval: 50 });
-        expect((await createContainer(`7_${video.mediaId}`)).body).toEqual(graphErrorBody(invalidParameter(`The media id ${video.mediaId} is a video, not an image.`)));
-      }, LONG_TEST_MS);
+      it(
+        'refuses a GIF whose processing failed, and a video (containers take images)',
+        async () => {
+          const { mediaId } = await uploadInSegments(fixture('image.png'), { media_type: 'image/gif', media_category: 'tweet_gif' });
+          await vi.waitFor(async () => expect((await processingState(mediaId))?.processing_state).toBe('failed'), {
+            timeout: HANG_MS,
+            interval: 50,
+          });
+          expect((await createContainer(mediaId)).body).toEqual(
+            graphErrorBody(invalidParameter(`The media id ${mediaId} failed processing and cannot be used.`)),
+          );
+          const video = await uploadInSegments(mp4Video(), { media_type: 'video/mp4', media_category: 'tweet_video' });
+          await vi.waitFor(async () => expect((await processingState(video.mediaId))?.processing_state).toBe('succeeded'), {
+            timeout: HANG_MS,
+            interval: 50,
+          });
+          expect((await createContainer(`7_${video.mediaId}`)).body).toEqual(
+            graphErrorBody(invalidParameter(`The media id ${video.mediaId} is a video, not an image.`)),
+          );
+        },
+        LONG_TEST_MS,
+      );
     });
 
     describe('errors of INIT', () => {
       it.each([
         [{ media_type: 'image/png' }, 38, 'total_bytes parameter is missing.'],
-        [{ total_bytes: '12', }, 38, 'media_type parameter is missing.'],
+        [{ total_bytes: '12' }, 38, 'media_type parameter is missing.'],
         [{ total_bytes: 'abc', media_type: 'image/png' }, 44, 'total_bytes parameter is invalid: "abc" is not a positive number of bytes'],
         [{ total_bytes: '0', media_type: 'image/png' }, 44, 'total_bytes parameter is invalid: "0" is not a positive number of bytes'],
         [{ total_bytes: '-5', media_type: 'image/png' }, 44, 'total_bytes parameter is invalid: "-5" is not a positive number of bytes'],
-        [{ total_bytes: '12', media_type: 'image/png', media_category: 'dm_video' }, 44, 'media_category parameter is invalid: "dm_video" is not one of tweet_image, tweet_gif, tweet_video, amplify_video'],
-        [{ total_bytes: '12', media_type: 'video/mp4', media_category: 'tweet_gif' }, 44, 'media_category parameter is invalid: tweet_gif does not fit media_type video/mp4: use tweet_video or amplify_video'],
-        [{ total_bytes: '12', media_type: 'image/png', media_category: 'tweet_gif' }, 44, 'media_category parameter is invalid: tweet_gif does not fit media_type image/png: use tweet_image'],
-        [{ total_bytes: '12', media_type: 'image/gif', media_category: 'tweet_video' }, 44, 'media_category parameter is invalid: tweet_video does not fit media_type image/gif: use tweet_image or tweet_gif'],
-        [{ total_bytes: '12', media_type: 'image/png', additional_owners: '12,x' }, 44, 'additional_owners parameter is invalid: "x" is not a user id (1 to 19 digits)'],
+        [
+          { total_bytes: '12', media_type: 'image/png', media_category: 'dm_video' },
+          44,
+          'media_category parameter is invalid: "dm_video" is not one of tweet_image, tweet_gif, tweet_video, amplify_video',
+        ],
+        [
+          { total_bytes: '12', media_type: 'video/mp4', media_category: 'tweet_gif' },
+          44,
+          'media_category parameter is invalid: tweet_gif does not fit media_type video/mp4: use tweet_video or amplify_video',
+        ],
+        [
+          { total_bytes: '12', media_type: 'image/png', media_category: 'tweet_gif' },
+          44,
+          'media_category parameter is invalid: tweet_gif does not fit media_type image/png: use tweet_image',
+        ],
+        [
+          { total_bytes: '12', media_type: 'image/gif', media_category: 'tweet_video' },
+          44,
+          'media_category parameter is invalid: tweet_video does not fit media_type image/gif: use tweet_image or tweet_gif',
+        ],
+        [
+          { total_bytes: '12', media_type: 'image/png', additional_owners: '12,x' },
+          44,
+          'additional_owners parameter is invalid: "x" is not a user id (1 to 19 digits)',
+        ],
       ])('refuses %j with code %i', async (params, code, message) => {
         expectRaw(await init(params), 400, standardText(code, message));
       });
@@ -334,10 +430,21 @@ for (const mode of ['embedded', 'distributed'] as const) {
       });
 
       it('refuses a command it does not know, and commands sent with the wrong method', async () => {
-        expectRaw(await post(fields({ command: 'UPLOAD' })), 400, standardText(44, 'command parameter is invalid: "UPLOAD" is not one of INIT, APPEND, FINALIZE, STATUS'));
-        expectRaw(await post(fields({ command: 'STATUS', media_id: '1' })), 400, standardText(44, 'command parameter is invalid: STATUS is sent with GET, not POST'));
         expectRaw(
-          await sendMediaRequest(url({ command: 'INIT', total_bytes: '1', media_type: 'image/png' }), { method: 'GET', authorization: own }),
+          await post(fields({ command: 'UPLOAD' })),
+          400,
+          standardText(44, 'command parameter is invalid: "UPLOAD" is not one of INIT, APPEND, FINALIZE, STATUS'),
+        );
+        expectRaw(
+          await post(fields({ command: 'STATUS', media_id: '1' })),
+          400,
+          standardText(44, 'command parameter is invalid: STATUS is sent with GET, not POST'),
+        );
+        expectRaw(
+          await sendMediaRequest(url({ command: 'INIT', total_bytes: '1', media_type: 'image/png' }), {
+            method: 'GET',
+            authorization: own,
+          }),
           400,
           standardText(44, 'command parameter is invalid: INIT is sent with POST, not GET'),
         );
@@ -362,7 +469,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('refuses bad segment indexes, missing or doubled media, and a segment sent twice', async () => {
         const mediaId = await opened({ total_bytes: '100', media_type: 'image/png' });
-        expectRaw(await post([...fields({ command: 'APPEND', media_id: mediaId }), segment(Buffer.from('x'))]), 400, standardText(38, 'segment_index parameter is missing.'));
+        expectRaw(
+          await post([...fields({ command: 'APPEND', media_id: mediaId }), segment(Buffer.from('x'))]),
+          400,
+          standardText(38, 'segment_index parameter is missing.'),
+        );
         for (const index of ['1000', '-1', 'a', '1.5']) {
           expectRaw(
             await append(mediaId, index, Buffer.from('x')),
@@ -372,7 +483,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
         }
         expectRaw(await append(mediaId, 0, undefined), 400, standardText(38, 'media parameter is missing.'));
         expectRaw(
-          await post([...fields({ command: 'APPEND', media_id: mediaId, segment_index: '0', media_data: 'eA==' }), segment(Buffer.from('x'))]),
+          await post([
+            ...fields({ command: 'APPEND', media_id: mediaId, segment_index: '0', media_data: 'eA==' }),
+            segment(Buffer.from('x')),
+          ]),
           400,
           standardText(44, 'media and media_data cannot be combined: send the file in media or its base64 in media_data, not both.'),
         );
@@ -391,7 +505,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
         expect((await append(mediaId, 0, Buffer.alloc(5_242_880, 1))).status).toBe(204);
         const small = await opened({ total_bytes: '10', media_type: 'image/png' });
         expect((await append(small, 0, Buffer.alloc(6))).status).toBe(204);
-        expectRaw(await append(small, 1, Buffer.alloc(5)), 400, legacyText('Segments add up to more than the provided total file size (10 bytes).'));
+        expectRaw(
+          await append(small, 1, Buffer.alloc(5)),
+          400,
+          legacyText('Segments add up to more than the provided total file size (10 bytes).'),
+        );
       });
 
       it("refuses another user's session with the reference's ownership error", async () => {
@@ -448,7 +566,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const gap = await opened({ total_bytes: String(bytes.length), media_type: 'image/png' });
         await append(gap, 0, bytes.subarray(0, 1000));
         await append(gap, 2, bytes.subarray(2000));
-        expectRaw(await finalize(gap), 400, legacyText('Segment 1 is missing: segments are numbered from 0 without gaps (received up to 2).'));
+        expectRaw(
+          await finalize(gap),
+          400,
+          legacyText('Segment 1 is missing: segments are numbered from 0 without gaps (received up to 2).'),
+        );
         // Sending the missing segment repairs it.
         await append(gap, 1, bytes.subarray(1000, 2000));
         expect((await finalize(gap)).status).toBe(200);
@@ -460,21 +582,33 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('refuses FINALIZE twice', async () => {
         const { mediaId } = await uploadInSegments(fixture('image.png'), { media_type: 'image/png' });
-        expectRaw(await finalize(mediaId), 400, standardText(324, `Media id ${mediaId} is already finalized: it takes no more APPEND or FINALIZE commands`));
+        expectRaw(
+          await finalize(mediaId),
+          400,
+          standardText(324, `Media id ${mediaId} is already finalized: it takes no more APPEND or FINALIZE commands`),
+        );
       });
 
       it('refuses an image that is not one at FINALIZE, as the simple upload does', async () => {
         const text = Buffer.from('this is not an image at all, just text');
         expectRaw((await uploadInSegments(text, { media_type: 'image/png' })).reply, 400, MEDIA_UNRECOGNIZED_TEXT);
         const small = png(3, 3);
-        expectRaw((await uploadInSegments(small, { media_type: 'image/png' })).reply, 400, standardText(324, 'Image dimensions must be >= 4x4 and <= 8192x8192'));
+        expectRaw(
+          (await uploadInSegments(small, { media_type: 'image/png' })).reply,
+          400,
+          standardText(324, 'Image dimensions must be >= 4x4 and <= 8192x8192'),
+        );
       });
 
       it('refuses STATUS before FINALIZE, and of unknown or missing media ids', async () => {
         const mediaId = await opened({ total_bytes: '10', media_type: 'image/png' });
         expectRaw(await status(mediaId), 400, standardText(324, `Media id ${mediaId} is not finalized: send command=FINALIZE first`));
         expectRaw(await status('42'), 400, standardText(324, 'Invalid media id 42'));
-        expectRaw(await sendMediaRequest(url({ command: 'STATUS' }), { method: 'GET', authorization: own }), 400, standardText(38, 'media_id parameter is missing.'));
+        expectRaw(
+          await sendMediaRequest(url({ command: 'STATUS' }), { method: 'GET', authorization: own }),
+          400,
+          standardText(38, 'media_id parameter is missing.'),
+        );
       });
     });
 

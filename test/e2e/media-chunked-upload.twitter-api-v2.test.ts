@@ -49,7 +49,14 @@ for (const mode of ['embedded', 'distributed'] as const) {
     });
 
     async function stored(id: string) {
-      const { rows } = await sql<{ uploader_id: string; mime_type: string; width: number; height: number; size: number; processing_state: string | null }>`
+      const { rows } = await sql<{
+        uploader_id: string;
+        mime_type: string;
+        width: number;
+        height: number;
+        size: number;
+        processing_state: string | null;
+      }>`
         select uploader_id::text as uploader_id, mime_type, width, height, size, processing_state
         from media.upload where id = cast(${id} as bigint)`.execute(system.database.db);
       expect(rows).toHaveLength(1);
@@ -95,7 +102,13 @@ for (const mode of ['embedded', 'distributed'] as const) {
           expires_after_secs: 86_400,
           processing_info: { state: 'pending', check_after_secs: 1 },
         });
-        expect(await stored(mediaId)).toMatchObject({ mime_type: 'image/gif', width: 40, height: 30, size: gif.length, processing_state: 'succeeded' });
+        expect(await stored(mediaId)).toMatchObject({
+          mime_type: 'image/gif',
+          width: 40,
+          height: 30,
+          size: gif.length,
+          processing_state: 'succeeded',
+        });
         expect(await client.v1.mediaInfo(mediaId)).toEqual({
           media_id: expect.any(Number),
           media_id_string: mediaId,
@@ -111,7 +124,13 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const video = mp4Video();
         const client = clients[index]!.client;
         const mediaId = await client.v1.uploadMedia(video, { mimeType: 'video/mp4', target: 'tweet', chunkLength: 400 });
-        expect(await stored(mediaId)).toMatchObject({ mime_type: 'video/mp4', width: 64, height: 48, size: video.length, processing_state: 'succeeded' });
+        expect(await stored(mediaId)).toMatchObject({
+          mime_type: 'video/mp4',
+          width: 64,
+          height: 48,
+          size: video.length,
+          processing_state: 'succeeded',
+        });
         const status = await client.v1.mediaInfo(mediaId);
         expect(status).toEqual({
           media_id: expect.any(Number),

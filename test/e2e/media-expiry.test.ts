@@ -70,7 +70,8 @@ function invalidUploadMediaId(message: string): GraphqlErrorJson {
   };
 }
 
-const expiredMessage = (mediaId: string, expiredAt: Date) => `The media id ${mediaId} expired at ${expiredAt.toISOString()}; upload the image again.`;
+const expiredMessage = (mediaId: string, expiredAt: Date) =>
+  `The media id ${mediaId} expired at ${expiredAt.toISOString()}; upload the image again.`;
 const notFoundMessage = (reference: string) => `The media id ${reference} was not found.`;
 const notOwnerMessage = (userId: string, mediaId: string) => `User id ${userId} doesn't own media id ${mediaId}.`;
 
@@ -134,7 +135,9 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
   }
 
   async function upload(token: string, options: { mediaCategory?: string; additionalOwners?: string[] } = {}): Promise<UploadedMediaJson> {
-    const reply = await guarded('uploadMedia', (signal) => uploadMultipart(system.gatewayUrl, fixture('image.png'), { token, ...options, signal }));
+    const reply = await guarded('uploadMedia', (signal) =>
+      uploadMultipart(system.gatewayUrl, fixture('image.png'), { token, ...options, signal }),
+    );
     expect(reply.errors, reply.text).toBeUndefined();
     return reply.data!.uploadMedia;
   }
@@ -152,12 +155,17 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
   }
   function expectGraphqlContainer(reply: { errors?: GraphqlErrorJson[]; data?: any; text: string }): string {
     expect(reply.errors, reply.text).toBeUndefined();
-    expect(reply.data.createMediaContainer).toEqual({ id: expect.stringMatching(/^\d{1,19}$/), statusCode: 'FINISHED', mediaType: 'IMAGE' });
+    expect(reply.data.createMediaContainer).toEqual({
+      id: expect.stringMatching(/^\d{1,19}$/),
+      statusCode: 'FINISHED',
+      mediaType: 'IMAGE',
+    });
     return reply.data.createMediaContainer.id as string;
   }
 
   const media = () => system.database.db.withTables<MediaTables>();
-  const row = (id: string): Promise<UploadRow> => media().selectFrom('media.upload').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const row = (id: string): Promise<UploadRow> =>
+    media().selectFrom('media.upload').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const blobKey = async (id: string) => (await row(id)).blob_key;
   const exists = (key: string) => blobs.exists(key);
 
@@ -217,10 +225,16 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
     const uploaded = await upload(world.tokens.own);
     const both = 'Only one of image_url and upload_media_id can be given.';
     expectInvalidParameter(
-      await createByRest(bluebottle, world.tokens.own, { upload_media_id: uploaded.mediaId, image_url: 'https://cdn.example.com/photos/latte.jpg' }),
+      await createByRest(bluebottle, world.tokens.own, {
+        upload_media_id: uploaded.mediaId,
+        image_url: 'https://cdn.example.com/photos/latte.jpg',
+      }),
       both,
     );
-    const graphqlBoth = await createByGraphql(bluebottle, world.tokens.own, { uploadMediaId: uploaded.mediaId, imageUrl: 'https://cdn.example.com/photos/latte.jpg' });
+    const graphqlBoth = await createByGraphql(bluebottle, world.tokens.own, {
+      uploadMediaId: uploaded.mediaId,
+      imageUrl: 'https://cdn.example.com/photos/latte.jpg',
+    });
     expect(graphqlBoth.errors).toEqual([invalidUploadMediaId(both)]);
     expect(graphqlBoth.data).toBeNull();
   });
@@ -230,16 +244,26 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
   it('creates a container from a media_id over REST and from a media_key over GraphQL, and publishes the upload', async () => {
     clock = at(120);
     const byId = await upload(world.tokens.own);
-    const container = expectContainer(await createByRest(bluebottle, world.tokens.own, { upload_media_id: byId.mediaId, caption: 'Uploaded latte' }));
+    const container = expectContainer(
+      await createByRest(bluebottle, world.tokens.own, { upload_media_id: byId.mediaId, caption: 'Uploaded latte' }),
+    );
     const status = await rest('GET', `/v21.0/${container}?fields=status_code,media_type`, { token: world.tokens.own });
     expect(status.body).toEqual({ status_code: 'FINISHED', media_type: 'IMAGE', id: container });
 
-    const published = await rest('POST', `/v21.0/${bluebottle}/media_publish`, { token: world.tokens.own, json: { creation_id: container } });
+    const published = await rest('POST', `/v21.0/${bluebottle}/media_publish`, {
+      token: world.tokens.own,
+      json: { creation_id: container },
+    });
     expect(published.status, published.text).toBe(200);
     expect(published.body).toEqual({ id: expect.stringMatching(/^\d{1,19}$/) });
     const read = await rest('GET', `/v21.0/${published.body.id}?fields=media_url,media_type,caption`, { token: world.tokens.own });
     expect(read.status, read.text).toBe(200);
-    expect(read.body).toEqual({ media_url: expect.stringMatching(/^https?:\/\/[^/]+\/media\/\d+\.png$/), media_type: 'IMAGE', caption: 'Uploaded latte', id: published.body.id });
+    expect(read.body).toEqual({
+      media_url: expect.stringMatching(/^https?:\/\/[^/]+\/media\/\d+\.png$/),
+      media_type: 'IMAGE',
+      caption: 'Uploaded latte',
+      id: published.body.id,
+    });
     expect(read.body.media_url.endsWith(`/media/${byId.mediaId}.png`)).toBe(true);
 
     const byKey = await upload(world.tokens.own, { mediaCategory: 'tweet_image' });
@@ -319,15 +343,24 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
     expectGraphqlContainer(await createByGraphql(bluebottle, world.tokens.own, { uploadMediaId: graphqlEarly.mediaKey }));
 
     clock = expiresAt;
-    expectInvalidParameter(await createByRest(bluebottle, world.tokens.own, { upload_media_id: restLate.mediaId }), expiredMessage(restLate.mediaId, expiresAt));
+    expectInvalidParameter(
+      await createByRest(bluebottle, world.tokens.own, { upload_media_id: restLate.mediaId }),
+      expiredMessage(restLate.mediaId, expiresAt),
+    );
     const refused = await createByGraphql(bluebottle, world.tokens.own, { uploadMediaId: graphqlLate.mediaKey });
     expect(refused.errors).toEqual([invalidUploadMediaId(expiredMessage(graphqlLate.mediaId, expiresAt))]);
     expect(refused.data).toBeNull();
 
     clock = at(200 + EXPIRES_AFTER_SECS + 1);
-    expectInvalidParameter(await createByRest(bluebottle, world.tokens.own, { upload_media_id: restLate.mediaId }), expiredMessage(restLate.mediaId, expiresAt));
+    expectInvalidParameter(
+      await createByRest(bluebottle, world.tokens.own, { upload_media_id: restLate.mediaId }),
+      expiredMessage(restLate.mediaId, expiresAt),
+    );
     // A container having taken it does not extend the id's life.
-    expectInvalidParameter(await createByRest(bluebottle, world.tokens.own, { upload_media_id: restEarly.mediaId }), expiredMessage(restEarly.mediaId, expiresAt));
+    expectInvalidParameter(
+      await createByRest(bluebottle, world.tokens.own, { upload_media_id: restEarly.mediaId }),
+      expiredMessage(restEarly.mediaId, expiresAt),
+    );
   });
 
   // -- clock: T0 + 300 s → T0 + 361 s ---------------------------------------------------------------------------------

@@ -41,8 +41,14 @@ for (const mode of ['embedded', 'distributed'] as const) {
       });
 
     async function uploaded(params: Record<string, string> = {}): Promise<string> {
-      const form = mediaFormData([{ name: 'media', bytes: fixture('image.png'), filename: 'image.png' }, ...Object.entries(params).map(([name, value]) => ({ name, value }))]);
-      const reply = await sendMediaRequest(mediaUploadUrl(system.restUrl), { authorization: bearerAuthorization(world.tokens.own), body: form });
+      const form = mediaFormData([
+        { name: 'media', bytes: fixture('image.png'), filename: 'image.png' },
+        ...Object.entries(params).map(([name, value]) => ({ name, value })),
+      ]);
+      const reply = await sendMediaRequest(mediaUploadUrl(system.restUrl), {
+        authorization: bearerAuthorization(world.tokens.own),
+        body: form,
+      });
       expect(reply.status, describeReply(reply)).toBe(200);
       return reply.body.media_id_string as string;
     }
@@ -59,7 +65,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
       const response = await fetch(system.gatewayUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${world.tokens.own}` },
-        body: JSON.stringify({ query: CREATE_CONTAINER, variables: { accountId: world.accounts.bluebottle, input: { uploadMediaId: mediaId } } }),
+        body: JSON.stringify({
+          query: CREATE_CONTAINER,
+          variables: { accountId: world.accounts.bluebottle, input: { uploadMediaId: mediaId } },
+        }),
       });
       const result = (await response.json()) as { data: { createMediaContainer: { altText: string } } };
       expect(result.data.createMediaContainer.altText).toBe(text);
@@ -70,7 +79,9 @@ for (const mode of ['embedded', 'distributed'] as const) {
       expect((await setAltText({ media_id: mediaId, alt_text: { text: 'first' } })).status).toBe(200);
       expect((await setAltText({ media_id: mediaId, alt_text: { text: 'second' } })).status).toBe(200);
       expect(await containerAltText(system.restUrl, mediaId, world.tokens.own, world.accounts.bluebottle)).toBe('second');
-      expect(await containerAltText(system.restUrl, mediaId, world.tokens.own, world.accounts.bluebottle, { alt_text: 'the post says so' })).toBe('the post says so');
+      expect(
+        await containerAltText(system.restUrl, mediaId, world.tokens.own, world.accounts.bluebottle, { alt_text: 'the post says so' }),
+      ).toBe('the post says so');
     });
 
     it('reads a media_id written as a bare JSON number digit for digit', async () => {
@@ -94,7 +105,9 @@ for (const mode of ['embedded', 'distributed'] as const) {
       expect((await setAltText({ media_id: mediaId, alt_text: { text: '🍃'.repeat(1000) } })).status).toBe(200);
       const reply = await setAltText({ media_id: mediaId, alt_text: { text: 'x'.repeat(1001) } });
       expect(reply.status).toBe(400);
-      expect(reply.text).toBe(standardText(44, 'alt_text parameter is invalid: the text is 1001 characters long; at most 1000 are allowed'));
+      expect(reply.text).toBe(
+        standardText(44, 'alt_text parameter is invalid: the text is 1001 characters long; at most 1000 are allowed'),
+      );
     });
 
     it('refuses missing or unknown ids, missing alt text, bodies that are not JSON, an unfinalized chunked upload, no credentials', async () => {
@@ -113,7 +126,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
       }
       const init = await sendMediaRequest(mediaUploadUrl(system.restUrl), {
         authorization: bearerAuthorization(world.tokens.own),
-        body: mediaFormData([{ name: 'command', value: 'INIT' }, { name: 'total_bytes', value: '10' }, { name: 'media_type', value: 'image/png' }]),
+        body: mediaFormData([
+          { name: 'command', value: 'INIT' },
+          { name: 'total_bytes', value: '10' },
+          { name: 'media_type', value: 'image/png' },
+        ]),
       });
       const sessionId = init.body.media_id_string as string;
       expect((await setAltText({ media_id: sessionId, alt_text: { text: 'x' } })).text).toBe(

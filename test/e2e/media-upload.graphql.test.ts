@@ -105,8 +105,17 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
   let appOnlyToken: string;
 
   const media = () => system.database.db.withTables<MediaTables>();
-  const row = (id: string): Promise<UploadRow> => media().selectFrom('media.upload').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const rowCount = async () => Number((await media().selectFrom('media.upload').select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
+  const row = (id: string): Promise<UploadRow> =>
+    media().selectFrom('media.upload').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const rowCount = async () =>
+    Number(
+      (
+        await media()
+          .selectFrom('media.upload')
+          .select(sql<string>`count(*)`.as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   /** Every blob the store holds (and, on the local store, anything left in its staging folder). */
   const blobFiles = async () => (await blobs.keys()).length;
   const storedBytes = async (id: string) => blobs.read((await row(id)).blob_key);
@@ -144,30 +153,33 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
       { file: 'image.png', category: 'TWEET_IMAGE', imageType: 'image/png', w: 50, h: 40 },
       { file: 'animated.gif', category: 'TweetImage', imageType: 'image/gif', w: 40, h: 30 },
       { file: 'lossy.webp', category: 'tweet_image', imageType: 'image/webp', w: 64, h: 48 },
-    ])('uploads $file as a multipart request: exact 64-bit id, media key, size, type and dimensions', async ({ file, category, imageType, w, h }) => {
-      const bytes = fixture(file);
-      const reply = await uploadMultipart(url, bytes, { token: own, mediaCategory: category, filename: file });
-      const uploaded = expectUploaded(reply);
-      expect(uploaded).toEqual({
-        mediaId: expect.stringMatching(/^[1-9]\d{15,19}$/),
-        mediaIdString: uploaded.mediaId,
-        mediaKey: `3_${uploaded.mediaId}`,
-        size: bytes.length,
-        expiresAfterSecs: 86_400,
-        image: { imageType, w, h },
-        rateLimit: { limit: LIMIT, remaining: expect.any(Number), reset: RESET },
-      });
-      // Far above 2^53, and written as a string so no digit is lost.
-      expect(BigInt(uploaded.mediaId) > TWO_TO_THE_53).toBe(true);
-      expect(reply.text).toContain(`"mediaId":"${uploaded.mediaId}"`);
-      expect(reply.text).toContain(`"mediaIdString":"${uploaded.mediaId}"`);
+    ])(
+      'uploads $file as a multipart request: exact 64-bit id, media key, size, type and dimensions',
+      async ({ file, category, imageType, w, h }) => {
+        const bytes = fixture(file);
+        const reply = await uploadMultipart(url, bytes, { token: own, mediaCategory: category, filename: file });
+        const uploaded = expectUploaded(reply);
+        expect(uploaded).toEqual({
+          mediaId: expect.stringMatching(/^[1-9]\d{15,19}$/),
+          mediaIdString: uploaded.mediaId,
+          mediaKey: `3_${uploaded.mediaId}`,
+          size: bytes.length,
+          expiresAfterSecs: 86_400,
+          image: { imageType, w, h },
+          rateLimit: { limit: LIMIT, remaining: expect.any(Number), reset: RESET },
+        });
+        // Far above 2^53, and written as a string so no digit is lost.
+        expect(BigInt(uploaded.mediaId) > TWO_TO_THE_53).toBe(true);
+        expect(reply.text).toContain(`"mediaId":"${uploaded.mediaId}"`);
+        expect(reply.text).toContain(`"mediaIdString":"${uploaded.mediaId}"`);
 
-      const stored = await row(uploaded.mediaId);
-      expect(String(stored.uploader_id)).toBe(bluebottle);
-      expect(stored.media_category).toBe('tweet_image');
-      expect(stored.expires_at.getTime()).toBe(T0.getTime() + 86_400_000);
-      expect(sha256(await storedBytes(uploaded.mediaId))).toBe(sha256(bytes));
-    });
+        const stored = await row(uploaded.mediaId);
+        expect(String(stored.uploader_id)).toBe(bluebottle);
+        expect(stored.media_category).toBe('tweet_image');
+        expect(stored.expires_at.getTime()).toBe(T0.getTime() + 86_400_000);
+        expect(sha256(await storedBytes(uploaded.mediaId))).toBe(sha256(bytes));
+      },
+    );
 
     it('returns no media key without a category, and counts each upload against the window', async () => {
       const first = expectUploaded(await uploadMultipart(url, fixture('still.gif'), { token: own }));
@@ -183,7 +195,12 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
     it('accepts the image as base64 in mediaData in a JSON request', async () => {
       const bytes = fixture('progressive.jpg');
       const uploaded = expectUploaded(await uploadJson(url, bytes.toString('base64'), { token: own, mediaCategory: 'tweet_image' }));
-      expect(uploaded).toMatchObject({ mediaKey: `3_${uploaded.mediaId}`, size: bytes.length, expiresAfterSecs: 86_400, image: { imageType: 'image/jpeg', w: 80, h: 60 } });
+      expect(uploaded).toMatchObject({
+        mediaKey: `3_${uploaded.mediaId}`,
+        size: bytes.length,
+        expiresAfterSecs: 86_400,
+        image: { imageType: 'image/jpeg', w: 80, h: 60 },
+      });
       expect(sha256(await storedBytes(uploaded.mediaId))).toBe(sha256(bytes));
     });
 
@@ -206,10 +223,20 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
     });
 
     it('stores additional owners given as a list or as one comma-separated entry', async () => {
-      const listed = expectUploaded(await uploadMultipart(url, fixture('image.png'), { token: world.tokens.roasterOwn, additionalOwners: [bluebottle, world.accounts.fanOne] }));
+      const listed = expectUploaded(
+        await uploadMultipart(url, fixture('image.png'), {
+          token: world.tokens.roasterOwn,
+          additionalOwners: [bluebottle, world.accounts.fanOne],
+        }),
+      );
       expect(String((await row(listed.mediaId)).uploader_id)).toBe(roaster);
       expect((await row(listed.mediaId)).additional_owners.map(String).sort()).toEqual([bluebottle, world.accounts.fanOne].sort());
-      const joined = expectUploaded(await uploadJson(url, fixture('image.png').toString('base64'), { token: world.tokens.roasterOwn, additionalOwners: [`${bluebottle},${world.accounts.fanTwo}`] }));
+      const joined = expectUploaded(
+        await uploadJson(url, fixture('image.png').toString('base64'), {
+          token: world.tokens.roasterOwn,
+          additionalOwners: [`${bluebottle},${world.accounts.fanTwo}`],
+        }),
+      );
       expect((await row(joined.mediaId)).additional_owners.map(String).sort()).toEqual([bluebottle, world.accounts.fanTwo].sort());
     });
 
@@ -221,7 +248,11 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
 
     it('accepts 4 and 8192 pixels each way', async () => {
       expect(expectUploaded(await uploadMultipart(url, png(4, 4), { token: own })).image).toEqual({ imageType: 'image/png', w: 4, h: 4 });
-      expect(expectUploaded(await uploadMultipart(url, png(8192, 4), { token: own })).image).toEqual({ imageType: 'image/png', w: 8192, h: 4 });
+      expect(expectUploaded(await uploadMultipart(url, png(8192, 4), { token: own })).image).toEqual({
+        imageType: 'image/png',
+        w: 8192,
+        h: 4,
+      });
     });
 
     it('carries a 4 MB file through intact', async () => {
@@ -243,7 +274,9 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
       const filesBefore = await blobFiles();
       const refused = await uploadMultipart(url, fixture('image.png'), { token: own, preflight: false });
       expect(refused.status, refused.text).toBe(400);
-      expect(refused.errors).toEqual([{ message: expect.stringContaining('Cross-Site Request Forgery'), extensions: { code: 'BAD_REQUEST' } }]);
+      expect(refused.errors).toEqual([
+        { message: expect.stringContaining('Cross-Site Request Forgery'), extensions: { code: 'BAD_REQUEST' } },
+      ]);
       expect(refused.data).toBeUndefined();
       expect(await rowCount()).toBe(rowsBefore);
       expect(await blobFiles()).toBe(filesBefore);
@@ -282,15 +315,35 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
     });
 
     it('refuses a text file, a video and a data: URI as unrecognised media (no numeric code)', async () => {
-      expectRefused(await uploadMultipart(url, Buffer.from('just some text, not an image\n'), { token: own, contentType: 'text/plain', filename: 'notes.txt' }), UNRECOGNIZED);
+      expectRefused(
+        await uploadMultipart(url, Buffer.from('just some text, not an image\n'), {
+          token: own,
+          contentType: 'text/plain',
+          filename: 'notes.txt',
+        }),
+        UNRECOGNIZED,
+      );
       expectRefused(await uploadMultipart(url, fixture('video.mp4'), { token: own, contentType: 'video/mp4' }), UNRECOGNIZED);
-      expectRefused(await uploadJson(url, `data:image/png;base64,${fixture('image.png').toString('base64')}`, { token: own }), UNRECOGNIZED);
+      expectRefused(
+        await uploadJson(url, `data:image/png;base64,${fixture('image.png').toString('base64')}`, { token: own }),
+        UNRECOGNIZED,
+      );
     });
 
     it('refuses a text file named picture.png as unrecognised, and a truncated JPEG with 324', async () => {
-      expectRefused(await uploadMultipart(url, Buffer.from('not a picture at all\n'), { token: own, contentType: 'image/png', filename: 'picture.png' }), UNRECOGNIZED);
+      expectRefused(
+        await uploadMultipart(url, Buffer.from('not a picture at all\n'), {
+          token: own,
+          contentType: 'image/png',
+          filename: 'picture.png',
+        }),
+        UNRECOGNIZED,
+      );
       const jpeg = fixture('baseline.jpg');
-      expectRefused(await uploadMultipart(url, truncate(jpeg, jpeg.length - 200), { token: own, contentType: 'image/jpeg', filename: 'cut.jpg' }), CORRUPT);
+      expectRefused(
+        await uploadMultipart(url, truncate(jpeg, jpeg.length - 200), { token: own, contentType: 'image/jpeg', filename: 'cut.jpg' }),
+        CORRUPT,
+      );
     });
 
     it('refuses both media and mediaData with 44, and neither with 38', async () => {
@@ -327,16 +380,27 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
     it('accepts a request signed over POST and the gateway URL, multipart or JSON, as the token’s user', async () => {
       const multipart = expectUploaded(await uploadMultipart(url, fixture('image.png'), { authorization: sign() }));
       expect(String((await row(multipart.mediaId)).uploader_id)).toBe(bluebottle);
-      const json = expectUploaded(await uploadJson(url, fixture('lossy.webp').toString('base64'), { authorization: sign(), mediaCategory: 'tweet_image' }));
+      const json = expectUploaded(
+        await uploadJson(url, fixture('lossy.webp').toString('base64'), { authorization: sign(), mediaCategory: 'tweet_image' }),
+      );
       expect(json.mediaKey).toBe(`3_${json.mediaId}`);
     });
 
     it('refuses a signature made for another URL, or with a wrong secret, with 32', async () => {
       const gateway = new URL(url);
-      expectRefused(await uploadMultipart(url, fixture('image.png'), { authorization: sign({ url: `${gateway.origin}/1.1/media/upload.json` }) }), SIGNATURE_INVALID);
-      expectRefused(await uploadMultipart(url, fixture('image.png'), { authorization: sign({ url: `http://upload.example.com${gateway.pathname}` }) }), SIGNATURE_INVALID);
+      expectRefused(
+        await uploadMultipart(url, fixture('image.png'), { authorization: sign({ url: `${gateway.origin}/1.1/media/upload.json` }) }),
+        SIGNATURE_INVALID,
+      );
+      expectRefused(
+        await uploadMultipart(url, fixture('image.png'), { authorization: sign({ url: `http://upload.example.com${gateway.pathname}` }) }),
+        SIGNATURE_INVALID,
+      );
       const wrongSecret = { ...oauth, tokenSecret: `${oauth.tokenSecret!.slice(1)}x` };
-      expectRefused(await uploadMultipart(url, fixture('image.png'), { authorization: sign({ credentials: wrongSecret }) }), SIGNATURE_INVALID);
+      expectRefused(
+        await uploadMultipart(url, fixture('image.png'), { authorization: sign({ credentials: wrongSecret }) }),
+        SIGNATURE_INVALID,
+      );
     });
 
     it('refuses a replayed nonce with 32', async () => {
@@ -352,7 +416,10 @@ describe.each(MODES)('uploadMedia through the $mode gateway', ({ start }) => {
 
     it('refuses a signature with consumer credentials only (app-only) with 220', async () => {
       const { consumerKey, consumerSecret } = oauth;
-      expectRefused(await uploadMultipart(url, fixture('image.png'), { authorization: sign({ credentials: { consumerKey, consumerSecret } }) }), APP_ONLY);
+      expectRefused(
+        await uploadMultipart(url, fixture('image.png'), { authorization: sign({ credentials: { consumerKey, consumerSecret } }) }),
+        APP_ONLY,
+      );
     });
   });
 });

@@ -169,7 +169,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
     }
 
     /** An urlencoded upload, as bluebottle by default. */
-    function uploadForm(params: Record<string, string>, options: { query?: Record<string, string>; authorization?: string | undefined } = {}) {
+    function uploadForm(
+      params: Record<string, string>,
+      options: { query?: Record<string, string>; authorization?: string | undefined } = {},
+    ) {
       const authorization = 'authorization' in options ? options.authorization : own;
       return sendMediaRequest(url(options.query), { authorization, body: new URLSearchParams(params) });
     }
@@ -187,7 +190,14 @@ for (const mode of ['embedded', 'distributed'] as const) {
     }
 
     async function stored(id: string) {
-      const { rows } = await sql<{ uploader_id: string; mime_type: string; width: number; height: number; size: number; additional_owners: string[] }>`
+      const { rows } = await sql<{
+        uploader_id: string;
+        mime_type: string;
+        width: number;
+        height: number;
+        size: number;
+        additional_owners: string[];
+      }>`
         select uploader_id::text as uploader_id, mime_type, width, height, size, additional_owners::text[] as additional_owners
         from media.upload where id = cast(${id} as bigint)`.execute(system.database.db);
       expect(rows).toHaveLength(1);
@@ -212,7 +222,13 @@ for (const mode of ['embedded', 'distributed'] as const) {
         expect(reply.headers.get('x-rate-limit-limit')).toBe('500');
         expect(reply.headers.get('x-rate-limit-reset')).toBe(String(unixSeconds(START) + WINDOW_SECS));
         const row = await stored(id);
-        expect(row).toMatchObject({ uploader_id: world.accounts.bluebottle, mime_type: format.type, width: format.w, height: format.h, size: bytes.length });
+        expect(row).toMatchObject({
+          uploader_id: world.accounts.bluebottle,
+          mime_type: format.type,
+          width: format.w,
+          height: format.h,
+          size: bytes.length,
+        });
         expect(row.additional_owners).toEqual([]);
       });
 
@@ -225,18 +241,33 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('gives each upload its own id, increasing', async () => {
         const first = expectUploaded(await upload([media(fixture('image.png'))]), { size: 4420, type: 'image/png', width: 50, height: 40 });
-        const second = expectUploaded(await upload([media(fixture('image.png'))]), { size: 4420, type: 'image/png', width: 50, height: 40 });
+        const second = expectUploaded(await upload([media(fixture('image.png'))]), {
+          size: 4420,
+          type: 'image/png',
+          width: 50,
+          height: 40,
+        });
         expect(BigInt(second)).toBeGreaterThan(BigInt(first));
       });
 
       it('accepts an animated GIF as image/gif', async () => {
         const bytes = fixture('animated.gif');
-        expectUploaded(await upload([media(bytes, 'anim.gif', 'image/gif')]), { size: bytes.length, type: 'image/gif', width: 40, height: 30 });
+        expectUploaded(await upload([media(bytes, 'anim.gif', 'image/gif')]), {
+          size: bytes.length,
+          type: 'image/gif',
+          width: 40,
+          height: 30,
+        });
       });
 
       it('reads the type from the bytes: a PNG sent as image/jpeg named x.jpg is image/png', async () => {
         const bytes = fixture('image.png');
-        expectUploaded(await upload([media(bytes, 'x.jpg', 'image/jpeg')]), { size: bytes.length, type: 'image/png', width: 50, height: 40 });
+        expectUploaded(await upload([media(bytes, 'x.jpg', 'image/jpeg')]), {
+          size: bytes.length,
+          type: 'image/png',
+          width: 50,
+          height: 40,
+        });
       });
 
       it.each([
@@ -281,7 +312,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
       it('accepts a 5,242,880-byte image of incompressible bytes as urlencoded media_data', async () => {
         const bytes = noisyPng(MAX_BYTES);
         expect(bytes.length).toBe(MAX_BYTES);
-        const reply = await sendMediaRequestOverHttp(url(), { authorization: own, body: new URLSearchParams({ media_data: base64(bytes) }) });
+        const reply = await sendMediaRequestOverHttp(url(), {
+          authorization: own,
+          body: new URLSearchParams({ media_data: base64(bytes) }),
+        });
         expectUploaded(reply, { size: MAX_BYTES, type: 'image/png', width: 4, height: 4 });
       });
 
@@ -376,7 +410,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
       });
 
       it('refuses 5,242,881 bytes of incompressible content sent as urlencoded media_data with 324', async () => {
-        const reply = await sendMediaRequestOverHttp(url(), { authorization: own, body: new URLSearchParams({ media_data: base64(noisyPng(MAX_BYTES + 1)) }) });
+        const reply = await sendMediaRequestOverHttp(url(), {
+          authorization: own,
+          body: new URLSearchParams({ media_data: base64(noisyPng(MAX_BYTES + 1)) }),
+        });
         expectRawError(reply, 400, TOO_LARGE_TEXT);
       });
 
@@ -444,7 +481,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('answers an unknown /1.1/ path with 404 and code 34', async () => {
         for (const path of ['/1.1/media/upload2.json', '/1.1/statuses/update.json']) {
-          const reply = await sendMediaRequest(new URL(path, system.restUrl).toString(), { authorization: own, body: mediaFormData([media(fixture('image.png'))]) });
+          const reply = await sendMediaRequest(new URL(path, system.restUrl).toString(), {
+            authorization: own,
+            body: mediaFormData([media(fixture('image.png'))]),
+          });
           expectError(reply, 404, 34, /^Sorry, that page does not exist/);
         }
       });
@@ -452,8 +492,18 @@ for (const mode of ['embedded', 'distributed'] as const) {
       // A command parameter, in the query or the body, makes the request a chunked upload command
       // (media-chunked-upload.rest.test.ts): never a simple upload, whatever file comes with it.
       it('treats command=… in the query or the body as the chunked upload, not as a simple upload', async () => {
-        expectError(await upload([media(fixture('image.png'))], { query: { command: 'INIT' } }), 400, 38, 'total_bytes parameter is missing.');
-        expectError(await uploadForm({ command: 'UPLOAD', total_bytes: '4420', media_type: 'image/png' }), 400, 44, /^command parameter is invalid/);
+        expectError(
+          await upload([media(fixture('image.png'))], { query: { command: 'INIT' } }),
+          400,
+          38,
+          'total_bytes parameter is missing.',
+        );
+        expectError(
+          await uploadForm({ command: 'UPLOAD', total_bytes: '4420', media_type: 'image/png' }),
+          400,
+          44,
+          /^command parameter is invalid/,
+        );
       });
 
       it('keeps working after each failed upload and stores nothing for the failures', async () => {
@@ -530,7 +580,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const query = { media_category: 'tweet_image', additional_owners: world.accounts.roaster };
         const target = url(query);
         const bytes = fixture('baseline.jpg');
-        const reply = await sendMediaRequest(target, { authorization: signedBy(target), body: mediaFormData([media(bytes, 'a.jpg', 'image/jpeg')]) });
+        const reply = await sendMediaRequest(target, {
+          authorization: signedBy(target),
+          body: mediaFormData([media(bytes, 'a.jpg', 'image/jpeg')]),
+        });
         const id = expectUploaded(reply, { size: bytes.length, type: 'image/jpeg', width: 320, height: 240, keyed: true });
         const row = await stored(id);
         expect(row.uploader_id).toBe(world.accounts.bluebottle);
@@ -539,14 +592,20 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('accepts a multipart upload signed without its query string (the best-practice page’s way)', async () => {
         const target = url({ media_category: 'tweet_image' });
-        const reply = await sendMediaRequest(target, { authorization: signedBy(url()), body: mediaFormData([media(fixture('image.png'))]) });
+        const reply = await sendMediaRequest(target, {
+          authorization: signedBy(url()),
+          body: mediaFormData([media(fixture('image.png'))]),
+        });
         expectUploaded(reply, { size: 4420, type: 'image/png', width: 50, height: 40, keyed: true });
       });
 
       it('answers 32 when the signed query differs from the one sent', async () => {
         const signedFor = url({ media_category: 'tweet_image' });
         const target = url({ media_category: 'TWEET_IMAGE' });
-        const reply = await sendMediaRequest(target, { authorization: signedBy(signedFor), body: mediaFormData([media(fixture('image.png'))]) });
+        const reply = await sendMediaRequest(target, {
+          authorization: signedBy(signedFor),
+          body: mediaFormData([media(fixture('image.png'))]),
+        });
         expectRawError(reply, 401, COULD_NOT_AUTHENTICATE_TEXT);
       });
 
@@ -554,7 +613,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const bytes = fixture('lossless.webp');
         const params = { media_data: base64(bytes), media_category: 'tweet_image' };
         const target = url();
-        const reply = await sendMediaRequest(target, { authorization: signedBy(target, { data: params }), body: new URLSearchParams(params) });
+        const reply = await sendMediaRequest(target, {
+          authorization: signedBy(target, { data: params }),
+          body: new URLSearchParams(params),
+        });
         expectUploaded(reply, { size: bytes.length, type: 'image/webp', width: 30, height: 20, keyed: true });
       });
 
@@ -575,7 +637,10 @@ for (const mode of ['embedded', 'distributed'] as const) {
         expect(await uploadCount()).toBe(before);
         // The nonce was not spent: a good request signed with it is still accepted.
         const small = { media_data: base64(fixture('image.png')) };
-        const again = await sendMediaRequest(target, { authorization: signedBy(target, { data: small, nonce: 'cut-body-nonce' }), body: new URLSearchParams(small) });
+        const again = await sendMediaRequest(target, {
+          authorization: signedBy(target, { data: small, nonce: 'cut-body-nonce' }),
+          body: new URLSearchParams(small),
+        });
         expectUploaded(again, { size: 4420, type: 'image/png', width: 50, height: 40 });
       });
 
@@ -583,9 +648,22 @@ for (const mode of ['embedded', 'distributed'] as const) {
         const target = url();
         const params = { media_data: base64(noisyPng(MAX_BYTES + 1024)) };
         const stale = signedBy(target, { data: params, timestamp: unixSeconds(clock) - 600 });
-        expectRawError(await sendMediaRequestOverHttp(target, { authorization: stale, body: new URLSearchParams(params) }), 401, TIMESTAMP_TEXT);
-        const appOnly = oauth1Authorization({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, url: target, timestamp: unixSeconds(clock), data: params });
-        expectRawError(await sendMediaRequestOverHttp(target, { authorization: appOnly, body: new URLSearchParams(params) }), 403, APP_ONLY_TEXT);
+        expectRawError(
+          await sendMediaRequestOverHttp(target, { authorization: stale, body: new URLSearchParams(params) }),
+          401,
+          TIMESTAMP_TEXT,
+        );
+        const appOnly = oauth1Authorization({
+          consumer: { key: app.consumerKey, secret: app.consumerSecret },
+          url: target,
+          timestamp: unixSeconds(clock),
+          data: params,
+        });
+        expectRawError(
+          await sendMediaRequestOverHttp(target, { authorization: appOnly, body: new URLSearchParams(params) }),
+          403,
+          APP_ONLY_TEXT,
+        );
       });
 
       it('answers 32 "Could not authenticate you." to a signature made with a wrong secret', async () => {
@@ -596,7 +674,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
           url: target,
           timestamp: unixSeconds(clock),
         });
-        expectRawError(await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }), 401, COULD_NOT_AUTHENTICATE_TEXT);
+        expectRawError(
+          await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }),
+          401,
+          COULD_NOT_AUTHENTICATE_TEXT,
+        );
       });
 
       it('answers 89 to an unknown oauth_token', async () => {
@@ -607,7 +689,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
           url: target,
           timestamp: unixSeconds(clock),
         });
-        expectRawError(await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }), 401, INVALID_TOKEN_TEXT);
+        expectRawError(
+          await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }),
+          401,
+          INVALID_TOKEN_TEXT,
+        );
       });
 
       it('answers 89 to a revoked access token', async () => {
@@ -627,20 +713,32 @@ for (const mode of ['embedded', 'distributed'] as const) {
           height: 40,
         });
         expect(await credentials.revokeAccessToken(revoked.token)).toBe(true);
-        expectRawError(await sendMediaRequest(target, { authorization: sign(), body: mediaFormData([media(fixture('image.png'))]) }), 401, INVALID_TOKEN_TEXT);
+        expectRawError(
+          await sendMediaRequest(target, { authorization: sign(), body: mediaFormData([media(fixture('image.png'))]) }),
+          401,
+          INVALID_TOKEN_TEXT,
+        );
       });
 
       it.each([600, -600])('answers 135 "Timestamp out of bounds." to a timestamp %i s off the clock', async (offset) => {
         const target = url();
         const authorization = signedBy(target, { timestamp: unixSeconds(clock) + offset });
-        expectRawError(await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }), 401, TIMESTAMP_TEXT);
+        expectRawError(
+          await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }),
+          401,
+          TIMESTAMP_TEXT,
+        );
       });
 
       it('judges the timestamp by the service clock: signed now, sent after the clock moved 10 minutes', async () => {
         const target = url();
         const authorization = signedBy(target);
         clock = new Date(START.getTime() + 600_000);
-        expectRawError(await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }), 401, TIMESTAMP_TEXT);
+        expectRawError(
+          await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }),
+          401,
+          TIMESTAMP_TEXT,
+        );
       });
 
       it('answers a replayed request (same nonce and timestamp) with 32', async () => {
@@ -656,9 +754,17 @@ for (const mode of ['embedded', 'distributed'] as const) {
 
       it('answers 403 code 220 to a consumer-only signature (no oauth_token)', async () => {
         const target = url();
-        const authorization = oauth1Authorization({ consumer: { key: app.consumerKey, secret: app.consumerSecret }, url: target, timestamp: unixSeconds(clock) });
+        const authorization = oauth1Authorization({
+          consumer: { key: app.consumerKey, secret: app.consumerSecret },
+          url: target,
+          timestamp: unixSeconds(clock),
+        });
         expect(authorization).not.toContain('oauth_token');
-        expectRawError(await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }), 403, APP_ONLY_TEXT);
+        expectRawError(
+          await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }),
+          403,
+          APP_ONLY_TEXT,
+        );
       });
 
       it('answers 215 to an OAuth header without oauth_nonce', async () => {
@@ -672,7 +778,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
         });
         expect(authorization).not.toContain('oauth_nonce');
         expect(authorization).toContain('oauth_signature=');
-        expectRawError(await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }), 400, BAD_AUTH_TEXT);
+        expectRawError(
+          await sendMediaRequest(target, { authorization, body: mediaFormData([media(fixture('image.png'))]) }),
+          400,
+          BAD_AUTH_TEXT,
+        );
       });
     });
   });

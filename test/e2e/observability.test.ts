@@ -47,7 +47,11 @@ describe('probes and metrics of the embedded system', () => {
     await system?.close();
   });
 
-  const listeners = () => ({ gateway: new URL(system.gatewayUrl).origin, 'rest-own': system.restUrl, 'rest-parent': system.socialParentUrl });
+  const listeners = () => ({
+    gateway: new URL(system.gatewayUrl).origin,
+    'rest-own': system.restUrl,
+    'rest-parent': system.socialParentUrl,
+  });
 
   it('answers /health and /ready with every check UP on each of its HTTP listeners', async () => {
     for (const base of Object.values(listeners())) {
@@ -90,7 +94,9 @@ describe('probes and metrics of the embedded system', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: `query ReadOne { userExample(id: "${id}") { id } }`, operationName: 'ReadOne' }),
     });
-    expect(((await unauthenticated.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('UNAUTHENTICATED');
+    expect(((await unauthenticated.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      'UNAUTHENTICATED',
+    );
     await grpc.call('GetByID', { id }, { authorization: `Bearer ${admin}` });
     await expect(grpc.call('GetByID', { id: '999999' }, { authorization: `Bearer ${admin}` })).rejects.toMatchObject({ code: 5 });
     const social = await fetch(new URL(`/v21.0/${world.accounts.bluebottle}?fields=username`, system.restUrl), {
@@ -99,13 +105,15 @@ describe('probes and metrics of the embedded system', () => {
     expect(social.status).toBe(200);
     const image = fixture('image.png');
     const uploadUrl = mediaUploadUrl(system.restUrl);
-    const upload = () => sendMediaRequest(uploadUrl, { authorization: `Bearer ${world.tokens.own}`, body: mediaFormData([{ name: 'media', bytes: image }]) });
+    const upload = () =>
+      sendMediaRequest(uploadUrl, { authorization: `Bearer ${world.tokens.own}`, body: mediaFormData([{ name: 'media', bytes: image }]) });
     expect((await upload()).status).toBe(200);
     expect((await upload()).status).toBe(200);
     expect((await upload()).status).toBe(429);
 
     const samples = await metricsOf(system.restUrl);
-    const http = (labels: Record<string, string>) => sampleValue(samples, 'tributary_http_requests_total', { process: 'tributary', ...labels });
+    const http = (labels: Record<string, string>) =>
+      sampleValue(samples, 'tributary_http_requests_total', { process: 'tributary', ...labels });
     expect(http({ listener: 'rest-own', method: 'POST', route: '/api/v1/userExample', status: '200' })).toBe(1);
     expect(http({ listener: 'rest-own', method: 'GET', route: '/api/v1/userExample/:id', status: '200' })).toBe(2);
     expect(http({ listener: 'rest-own', method: 'GET', route: '/api/v1/userExample/:id', status: '404' })).toBe(1);
@@ -113,9 +121,19 @@ describe('probes and metrics of the embedded system', () => {
     expect(http({ listener: 'rest-own', method: 'POST', route: '/1.1/media/upload.json', status: '429' })).toBe(1);
     expect(http({ listener: 'gateway', method: 'POST', route: '/graphql', status: '200' })).toBe(2);
     expect(
-      sampleValue(samples, 'tributary_http_request_duration_seconds_count', { listener: 'rest-own', method: 'GET', route: '/api/v1/userExample/:id' }),
+      sampleValue(samples, 'tributary_http_request_duration_seconds_count', {
+        listener: 'rest-own',
+        method: 'GET',
+        route: '/api/v1/userExample/:id',
+      }),
     ).toBe(3);
-    expect(sampleValue(samples, 'tributary_graphql_operation_duration_seconds_count', { server: 'gateway', operation: 'ReadOne', type: 'query' })).toBe(2);
+    expect(
+      sampleValue(samples, 'tributary_graphql_operation_duration_seconds_count', {
+        server: 'gateway',
+        operation: 'ReadOne',
+        type: 'query',
+      }),
+    ).toBe(2);
     expect(sampleValue(samples, 'tributary_graphql_errors_total', { server: 'gateway', code: 'UNAUTHENTICATED' })).toBe(1);
     // The REST adapter's operations run through the gateway too, under their own names.
     expect(sampleValue(samples, 'tributary_graphql_errors_total', { server: 'gateway', code: 'NOT_FOUND' })).toBe(1);
@@ -139,7 +157,9 @@ describe('probes and metrics of the embedded system', () => {
   it('echoes the caller’s X-Request-Id, makes one when there is none, and logs every request with it', async () => {
     logs.clear();
     const admin = system.adminToken();
-    const given = await fetch(new URL('/api/v1/userExample/999999', system.restUrl), { headers: { authorization: `Bearer ${admin}`, 'x-request-id': 'obs-embedded-1' } });
+    const given = await fetch(new URL('/api/v1/userExample/999999', system.restUrl), {
+      headers: { authorization: `Bearer ${admin}`, 'x-request-id': 'obs-embedded-1' },
+    });
     expect(given.headers.get('x-request-id')).toBe('obs-embedded-1');
     const made = await fetch(new URL('/health', system.restUrl));
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -185,17 +205,25 @@ describe('one request id across the hops of the distributed topology, and no sec
     const secrets = [admin, world.tokens.own, world.tokens.parent, password, app.consumerSecret, access.tokenSecret];
 
     // Area A: a create with a password, a malformed body with a password, a bearer token on a read.
-    await fetch(new URL('/api/v1/userExample', system.restUrl), { method: 'POST', body: JSON.stringify({ ...CREATE, email: 'logs@observability.test', password }) });
+    await fetch(new URL('/api/v1/userExample', system.restUrl), {
+      method: 'POST',
+      body: JSON.stringify({ ...CREATE, email: 'logs@observability.test', password }),
+    });
     await fetch(new URL('/api/v1/userExample', system.restUrl), { method: 'POST', body: `{"password":"${password}",` });
     await fetch(new URL('/api/v1/userExample/1', system.restUrl), { headers: { authorization: `Bearer ${admin}` } });
     // GraphQL: a password in an argument, a token in the header, a failing operation.
     await fetch(system.gatewayUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
-      body: JSON.stringify({ query: 'mutation($input: CreateUserExampleInput!) { createUserExample(input: $input) { id } }', variables: { input: { ...CREATE, password, email: 'x' } } }),
+      body: JSON.stringify({
+        query: 'mutation($input: CreateUserExampleInput!) { createUserExample(input: $input) { id } }',
+        variables: { input: { ...CREATE, password, email: 'x' } },
+      }),
     });
     // Social graph: the token in the query string (the reference's way), on both hosts, and a refused one.
-    await fetch(new URL(`/v21.0/${world.accounts.bluebottle}?fields=username&access_token=${encodeURIComponent(world.tokens.own)}`, system.restUrl));
+    await fetch(
+      new URL(`/v21.0/${world.accounts.bluebottle}?fields=username&access_token=${encodeURIComponent(world.tokens.own)}`, system.restUrl),
+    );
     await fetch(new URL(`/v21.0/me/accounts?access_token=${encodeURIComponent(world.tokens.parent)}`, system.socialParentUrl));
     await fetch(new URL(`/v21.0/${world.accounts.bluebottle}?access_token=${encodeURIComponent(world.tokens.parent)}`, system.restUrl));
     // Uploads: signed with OAuth 1.0a (good and wrong signature), and base64 image data.
@@ -210,10 +238,22 @@ describe('one request id across the hops of the distributed topology, and no sec
     const good = signed(access.tokenSecret);
     const signature = decodeURIComponent(/oauth_signature="([^"]+)"/.exec(good)![1]!);
     secrets.push(signature);
-    expect((await sendMediaRequest(url, { authorization: good, body: mediaFormData([{ name: 'media', bytes: fixture('image.png') }]) })).status).toBe(200);
-    expect((await sendMediaRequest(url, { authorization: signed('wrong-secret'), body: mediaFormData([{ name: 'media', bytes: fixture('image.png') }]) })).status).toBe(401);
+    expect(
+      (await sendMediaRequest(url, { authorization: good, body: mediaFormData([{ name: 'media', bytes: fixture('image.png') }]) })).status,
+    ).toBe(200);
+    expect(
+      (
+        await sendMediaRequest(url, {
+          authorization: signed('wrong-secret'),
+          body: mediaFormData([{ name: 'media', bytes: fixture('image.png') }]),
+        })
+      ).status,
+    ).toBe(401);
     const mediaData = fixture('baseline.jpg').toString('base64');
-    await sendMediaRequest(url, { authorization: `Bearer ${world.tokens.own}`, body: new URLSearchParams({ media_data: `${mediaData}!` }) });
+    await sendMediaRequest(url, {
+      authorization: `Bearer ${world.tokens.own}`,
+      body: new URLSearchParams({ media_data: `${mediaData}!` }),
+    });
 
     expect(logs.entries().length).toBeGreaterThan(10);
     for (const secret of secrets) expect(logs.text).not.toContain(secret);

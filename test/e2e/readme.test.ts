@@ -44,7 +44,14 @@ let ports: Ports;
 /** The README's shell's environment: the checkout's defaults and npm start's data directory (the embedded database). */
 function environment(): NodeJS.ProcessEnv {
   const { DATABASE_URL: _database, JWT_SECRET: _secret, ...env } = process.env;
-  return { ...env, NODE_ENV: 'development', DATA_DIR: join(root, 'data'), LOG_LEVEL: 'info', APOLLO_TELEMETRY_DISABLED: '1', NO_COLOR: '1' };
+  return {
+    ...env,
+    NODE_ENV: 'development',
+    DATA_DIR: join(root, 'data'),
+    LOG_LEVEL: 'info',
+    APOLLO_TELEMETRY_DISABLED: '1',
+    NO_COLOR: '1',
+  };
 }
 
 /** npm start's compiled process, on the shell's data directory and defaults, every port ephemeral. */
@@ -73,7 +80,13 @@ async function startSystem(): Promise<{ system: ServiceProcess; ports: Ports }> 
  * receiver's, becomes a port that was free a moment ago.
  */
 function rewritePorts(text: string): string {
-  const mapped: Record<string, string> = { '4000': ports.graphql, '8080': ports.rest, '8081': ports.restParent, '9090': ports.grpc, '9000': ports.receiver };
+  const mapped: Record<string, string> = {
+    '4000': ports.graphql,
+    '8080': ports.rest,
+    '8081': ports.restParent,
+    '9090': ports.grpc,
+    '9000': ports.receiver,
+  };
   return text
     .replace(/\b(localhost|127\.0\.0\.1):(4000|8080|8081|9090|9000)\b/g, (_match, host: string, port: string) => `${host}:${mapped[port]}`)
     .replace(/--port 9000\b/g, `--port ${ports.receiver}`);
@@ -82,7 +95,11 @@ function rewritePorts(text: string): string {
 /** Runs `commands` in one bash shell in the work directory; returns the failures (README.md:line and why). */
 async function runCommands(commands: readonly ReadmeCommand[]): Promise<string[]> {
   const script = readmeScript(commands, rewritePorts);
-  const shell = spawn('bash', ['--noprofile', '--norc', '-c', `exec 2>&1\n${script}`], { cwd: work, env: environment(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const shell = spawn('bash', ['--noprofile', '--norc', '-c', `exec 2>&1\n${script}`], {
+    cwd: work,
+    env: environment(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let transcript = '';
   shell.stdout!.on('data', (chunk: Buffer) => (transcript += chunk.toString('utf8')));
   shell.stderr!.on('data', (chunk: Buffer) => (transcript += chunk.toString('utf8')));
@@ -112,15 +129,19 @@ afterAll(async () => {
 
 // The embedded database only, as README's "Run it" has it: once, in the PGlite project.
 describe.skipIf(POSTGRES)('README.md, run as printed', () => {
-  it('every shell block works in order, printing what README shows', async () => {
-    const blocks = readmeBlocks(await readFile(join(ROOT, 'README.md'), 'utf8'));
-    const commands = blocks.filter((block) => block.skip === undefined).flatMap((block) => block.commands);
-    // Never from here: an install, a build or a second system in the shell's directory (which links to the checkout's
-    // node_modules) would change the checkout under the tests that run beside this one.
-    expect(commands.filter((command) => UNSAFE.test(command.text)).map((command) => `README.md:${command.line}`)).toEqual([]);
-    expect(commands.length).toBeGreaterThan(20);
-    expect(await runCommands(commands)).toEqual([]);
-  }, SCRIPT_TIMEOUT_MS + 10_000);
+  it(
+    'every shell block works in order, printing what README shows',
+    async () => {
+      const blocks = readmeBlocks(await readFile(join(ROOT, 'README.md'), 'utf8'));
+      const commands = blocks.filter((block) => block.skip === undefined).flatMap((block) => block.commands);
+      // Never from here: an install, a build or a second system in the shell's directory (which links to the checkout's
+      // node_modules) would change the checkout under the tests that run beside this one.
+      expect(commands.filter((command) => UNSAFE.test(command.text)).map((command) => `README.md:${command.line}`)).toEqual([]);
+      expect(commands.length).toBeGreaterThan(20);
+      expect(await runCommands(commands)).toEqual([]);
+    },
+    SCRIPT_TIMEOUT_MS + 10_000,
+  );
 
   it('fails a broken copy: a Graph API example without curl -g, and an output that is not what the system prints', async () => {
     const broken = readmeBlocks(
@@ -136,7 +157,9 @@ describe.skipIf(POSTGRES)('README.md, run as printed', () => {
     const failures = await runCommands(broken[0]!.commands);
     // Without -g curl reads {id} as a URL glob and asks for fields=mediaid (100), not what the example shows.
     expect(failures).toEqual([
-      expect.stringMatching(/^README\.md:2 curl -s "localhost:\d+\/v25\.0\/me.*\n {2}printed:\n {4}\{"error":\{"message":"\(#100\) Tried accessing nonexisting field \(mediaid\)/),
+      expect.stringMatching(
+        /^README\.md:2 curl -s "localhost:\d+\/v25\.0\/me.*\n {2}printed:\n {4}\{"error":\{"message":"\(#100\) Tried accessing nonexisting field \(mediaid\)/,
+      ),
       expect.stringMatching(/^README\.md:4 curl -s -g .*\n {2}printed:\n {4}\{"error":\{"message":"Invalid OAuth access token/),
     ]);
   });

@@ -47,7 +47,13 @@ async function createRecord(name: string): Promise<string> {
 }
 
 /** Asks `id` by the fast path and through Express; expects the same reply, with `status`. */
-async function expectSame(method: 'GET' | 'DELETE', fastPath: string, expressPath: string, headers: Record<string, string>, status: number) {
+async function expectSame(
+  method: 'GET' | 'DELETE',
+  fastPath: string,
+  expressPath: string,
+  headers: Record<string, string>,
+  status: number,
+) {
   expect(takesRestFastPath({ method, url: fastPath })).toBeDefined();
   expect(takesRestFastPath({ method, url: expressPath })).toBeUndefined();
   const [a, b] = [await call(method, fastPath, headers), await call(method, expressPath, headers)];
@@ -95,7 +101,13 @@ describe('GET and DELETE of a record answer the same with and without Express', 
     await expectSame('GET', `${BASE}/${id}`, `${BASE}/${viaExpress(id)}`, { authorization: 'Basic eDp5' }, 401);
     const bad = await expectSame('GET', `${BASE}/${id}`, `${BASE}/${viaExpress(id)}`, { authorization: 'Bearer not.a.jwt' }, 401);
     expect(bad.wwwAuthenticate).toMatch(/^Bearer realm="tributary", error="invalid_token"/);
-    await expectSame('DELETE', `${BASE}/${id}`, `${BASE}/${viaExpress(id)}`, { authorization: `Bearer ${system.userToken('424242')}` }, 403);
+    await expectSame(
+      'DELETE',
+      `${BASE}/${id}`,
+      `${BASE}/${viaExpress(id)}`,
+      { authorization: `Bearer ${system.userToken('424242')}` },
+      403,
+    );
   });
 
   it('deletes a record', async () => {
@@ -107,7 +119,13 @@ describe('GET and DELETE of a record answer the same with and without Express', 
   });
 
   it("keeps the caller's request id", async () => {
-    await expectSame('GET', `${BASE}/999999999`, `${BASE}/${viaExpress('999999999')}`, { ...admin(), 'x-request-id': 'rest-fast-path-1' }, 404);
+    await expectSame(
+      'GET',
+      `${BASE}/999999999`,
+      `${BASE}/${viaExpress('999999999')}`,
+      { ...admin(), 'x-request-id': 'rest-fast-path-1' },
+      404,
+    );
   });
 
   it('leaves other methods and paths to Express', () => {
@@ -128,7 +146,13 @@ describe('GET and DELETE of a record answer the same with and without Express', 
     const count = async () =>
       (await (await fetch(new URL('/metrics', system.restUrl))).text())
         .split('\n')
-        .filter((line) => line.startsWith('tributary_http_requests_total{') && line.includes('route="/api/v1/userExample/:id"') && line.includes('status="404"') && line.includes('method="GET"'))
+        .filter(
+          (line) =>
+            line.startsWith('tributary_http_requests_total{') &&
+            line.includes('route="/api/v1/userExample/:id"') &&
+            line.includes('status="404"') &&
+            line.includes('method="GET"'),
+        )
         .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
     const before = await count();
     await call('GET', `${BASE}/999999998`, admin());

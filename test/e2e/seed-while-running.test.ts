@@ -45,7 +45,8 @@ async function runSeed(dataDir: string): Promise<SeedRun> {
 /** The JSON's shape: every key, recursively, with the type of each leaf (arrays by their first item). */
 function shapeOf(value: unknown): unknown {
   if (Array.isArray(value)) return [value.length > 0 ? shapeOf(value[0]) : 'empty'];
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, shapeOf(item)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, shapeOf(item)]));
   return typeof value;
 }
 
@@ -130,7 +131,9 @@ describe.skipIf(SKIP)('npm run seed while npm start runs on the embedded databas
       `${restParent}/v25.0/me/accounts?fields=social_business_account{id,username}&access_token=${out.social.tokens.parentPlatform.pageAdmin}`,
     );
     expect(accounts.status).toBe(200);
-    expect(((await accounts.json()) as any).data.map((page: any) => page.social_business_account?.id)).toContain(out.social.ids.accounts.bluebottle);
+    expect(((await accounts.json()) as any).data.map((page: any) => page.social_business_account?.id)).toContain(
+      out.social.ids.accounts.bluebottle,
+    );
 
     const upload = new FormData();
     upload.append('media', new Blob([new Uint8Array(png(8, 8))], { type: 'image/png' }), 'demo.png');
@@ -158,7 +161,10 @@ describe.skipIf(SKIP)('npm run seed while npm start runs on the embedded databas
       ok: false,
       error: 'unknown request: send {"command":<one of "seed", "social-token", "social-app">,"args":[<string>, …]}',
     });
-    expect(JSON.parse(await exchangeLine(announcement.socket, 'x'.repeat(8192)))).toEqual({ ok: false, error: 'the request is larger than 4096 bytes' });
+    expect(JSON.parse(await exchangeLine(announcement.socket, 'x'.repeat(8192)))).toEqual({
+      ok: false,
+      error: 'the request is larger than 4096 bytes',
+    });
 
     // Stopped: the announcement and the socket go with it, and the seed opens the directory itself — the same JSON.
     expect(await system.stop()).toBe(0);

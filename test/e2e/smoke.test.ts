@@ -42,7 +42,9 @@ describe('CORS', () => {
   });
 
   it('names the origin on a record read too (the REST fast path stands aside when CORS is configured)', async () => {
-    const reply = await fetch(`${system.restUrl}/api/v1/userExample/1`, { headers: { origin, authorization: `Bearer ${system.adminToken()}` } });
+    const reply = await fetch(`${system.restUrl}/api/v1/userExample/1`, {
+      headers: { origin, authorization: `Bearer ${system.adminToken()}` },
+    });
     expect(reply.headers.get('access-control-allow-origin')).toBe(origin);
   });
 

@@ -39,7 +39,16 @@ import {
   useAccountEdgesWorld,
   withQuery,
 } from '../support/account-edges-world.ts';
-import { type ExpectedGraphError, expectGraphError, invalidParameter, missingParameter, missingPermission, notAllowed, unknownField, unsupported } from '../support/graph-error-expectations.ts';
+import {
+  type ExpectedGraphError,
+  expectGraphError,
+  invalidParameter,
+  missingParameter,
+  missingPermission,
+  notAllowed,
+  unknownField,
+  unsupported,
+} from '../support/graph-error-expectations.ts';
 
 /** Account edges over REST and GraphQL: upcoming_events, agencies and authorized_adaccounts, and their field expansion (clock at T0). */
 
@@ -101,13 +110,23 @@ describe('upcoming_events (parent-platform host only)', () => {
       data: [springLaunch],
       paging: {
         cursors: { before: expect.stringMatching(CURSOR), after: expect.stringMatching(CURSOR) },
-        next: link(system.socialParentUrl, path, [['access_token', token], ['limit', '1'], ['after', first.body.paging.cursors.after]]),
+        next: link(system.socialParentUrl, path, [
+          ['access_token', token],
+          ['limit', '1'],
+          ['after', first.body.paging.cursors.after],
+        ]),
       },
     });
     const second = await parent.request('GET', first.body.paging.next);
     expectOk(second);
     expect(second.body.data).toEqual([qAndA]);
-    expect(second.body.paging.previous).toBe(link(system.socialParentUrl, path, [['access_token', token], ['limit', '1'], ['before', second.body.paging.cursors.before]]));
+    expect(second.body.paging.previous).toBe(
+      link(system.socialParentUrl, path, [
+        ['access_token', token],
+        ['limit', '1'],
+        ['before', second.body.paging.cursors.before],
+      ]),
+    );
     const third = await parent.request('GET', second.body.paging.next);
     expectOk(third);
     expect(third.body.data).toEqual([openDay]);
@@ -177,7 +196,12 @@ describe('upcoming_events (parent-platform host only)', () => {
     expectOk(bare);
     const list = await getParent(`/${bluebottle}/upcoming_events`);
     expect(list.body.data.slice(-2)).toEqual([
-      { id: created.body.id, title: 'Harvest party', start_time: graphTime(start), notification_subtypes: ['RESCHEDULED', 'BEFORE_EVENT_1HOUR'] },
+      {
+        id: created.body.id,
+        title: 'Harvest party',
+        start_time: graphTime(start),
+        notification_subtypes: ['RESCHEDULED', 'BEFORE_EVENT_1HOUR'],
+      },
       { id: bare.body.id, title: 'Bare event', start_time: graphTime(start + DAY), notification_subtypes: [] },
     ]);
   });
@@ -185,9 +209,17 @@ describe('upcoming_events (parent-platform host only)', () => {
   it.each<[string, Record<string, unknown>, ExpectedGraphError]>([
     ['title missing', { start_time: isoTime(T0 + DAY) }, missingParameter('title')],
     ['a blank title', { title: '   ', start_time: isoTime(T0 + DAY) }, missingParameter('title')],
-    ['a title over 255 characters', { title: 'x'.repeat(256), start_time: isoTime(T0 + DAY) }, invalidParameter('The title can have at most 255 characters.')],
+    [
+      'a title over 255 characters',
+      { title: 'x'.repeat(256), start_time: isoTime(T0 + DAY) },
+      invalidParameter('The title can have at most 255 characters.'),
+    ],
     ['start_time missing', { title: 'No start' }, missingParameter('start_time')],
-    ['an unreadable start_time', { title: 'Bad start', start_time: 'next friday-ish' }, invalidParameter('start_time must be an ISO 8601 time or a unix timestamp.')],
+    [
+      'an unreadable start_time',
+      { title: 'Bad start', start_time: 'next friday-ish' },
+      invalidParameter('start_time must be an ISO 8601 time or a unix timestamp.'),
+    ],
     ['a start_time in the past', { title: 'Past', start_time: isoTime(T0 - HOUR) }, invalidParameter('start_time must be in the future.')],
     [
       'an end_time before start_time',
@@ -261,16 +293,29 @@ describe('upcoming_events (parent-platform host only)', () => {
 
     it('reports errors with extensions: missing start_time, bad subtype, own-login host, page without business, missing permission', async () => {
       const token = await parentToken();
-      expect((await gql(CREATE, { id: bluebottle, input: { title: 'x' } }, token)).errors).toEqual([gqlMissingParameter(['createUpcomingEvent'], 'start_time')]);
-      expect((await gql(CREATE, { id: bluebottle, input: { title: 'x', startTime: isoTime(T0 + DAY), notificationSubtypes: ['SOON'] } }, token)).errors).toEqual([
-        gqlInvalidParameter(['createUpcomingEvent'], 'notification_subtypes', `(#100) notification_subtypes[0] must be one of the following values: ${ALL_SUBTYPES}`),
+      expect((await gql(CREATE, { id: bluebottle, input: { title: 'x' } }, token)).errors).toEqual([
+        gqlMissingParameter(['createUpcomingEvent'], 'start_time'),
+      ]);
+      expect(
+        (await gql(CREATE, { id: bluebottle, input: { title: 'x', startTime: isoTime(T0 + DAY), notificationSubtypes: ['SOON'] } }, token))
+          .errors,
+      ).toEqual([
+        gqlInvalidParameter(
+          ['createUpcomingEvent'],
+          'notification_subtypes',
+          `(#100) notification_subtypes[0] must be one of the following values: ${ALL_SUBTYPES}`,
+        ),
       ]);
       expect((await gql(CREATE, { id: bluebottle, input: { title: 'x', startTime: isoTime(T0 + DAY) } })).errors).toEqual([
         gqlUnknownField(['createUpcomingEvent'], 'upcoming_events'),
       ]);
       expect((await gql(LIST, { id: bluebottle })).errors).toEqual([gqlUnknownField(['account', 'upcomingEvents'], 'upcoming_events')]);
       expect((await gql(LIST, { id: roaster }, token)).errors).toEqual([gqlNotAllowed(['account', 'upcomingEvents'])]);
-      const withoutEvents = await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'social_manage_upcoming_events'));
+      const withoutEvents = await tokenFor(
+        'parent',
+        fixture.platformUsers.ana,
+        PARENT_ALL.filter((p) => p !== 'social_manage_upcoming_events'),
+      );
       expect((await gql(CREATE, { id: bluebottle, input: { title: 'x', startTime: isoTime(T0 + DAY) } }, withoutEvents)).errors).toEqual([
         gqlMissingPermission(['createUpcomingEvent'], 'social_manage_upcoming_events'),
       ]);
@@ -316,7 +361,13 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
     const detailed = await getParent(`/${bluebottle}/authorized_adaccounts`, { fields: 'name,currency,timezone_name,account_status' });
     expectOk(detailed);
     expect(detailed.body.data).toEqual([
-      { name: 'Northwind Creative Agency — Main', currency: 'USD', timezone_name: 'America/Los_Angeles', account_status: 1, id: northwindMain },
+      {
+        name: 'Northwind Creative Agency — Main',
+        currency: 'USD',
+        timezone_name: 'America/Los_Angeles',
+        account_status: 1,
+        id: northwindMain,
+      },
       { name: 'Blue Harbor Media — Main', currency: 'EUR', timezone_name: 'Europe/Amsterdam', account_status: 1, id: blueHarborMain },
     ]);
   });
@@ -339,12 +390,18 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
   it('do not exist on the own-login host', async () => {
     expectGraphError(await getOwn(`/${bluebottle}/agencies`), unknownField('agencies'));
     expectGraphError(await getOwn('/me/authorized_adaccounts'), unknownField('authorized_adaccounts'));
-    expectGraphError(await postOwn('/me/authorized_adaccounts', { account_id: acmeAdAccount, business: acme }), unknownField('authorized_adaccounts'));
+    expectGraphError(
+      await postOwn('/me/authorized_adaccounts', { account_id: acmeAdAccount, business: acme }),
+      unknownField('authorized_adaccounts'),
+    );
   });
 
   describe('POST authorized_adaccounts', () => {
     it('refuses a missing business with (#100) The parameter business is required', async () => {
-      expectGraphError(await postParent(`/${bluebottle}/authorized_adaccounts`, { account_id: acmeAdAccount }), missingParameter('business'));
+      expectGraphError(
+        await postParent(`/${bluebottle}/authorized_adaccounts`, { account_id: acmeAdAccount }),
+        missingParameter('business'),
+      );
     });
 
     it('refuses a missing account_id', async () => {
@@ -353,7 +410,10 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
 
     it('refuses with #10 when the app user is not an admin of the business', async () => {
       // ana administers Acme Holdings only; Northwind's ad account is Northwind's to authorise.
-      expectGraphError(await postParent(`/${bluebottle}/authorized_adaccounts`, { account_id: northwindExperiments, business: northwind }), notAllowed);
+      expectGraphError(
+        await postParent(`/${bluebottle}/authorized_adaccounts`, { account_id: northwindExperiments, business: northwind }),
+        notAllowed,
+      );
     });
 
     it('refuses with 100 an ad account that belongs to another business', async () => {
@@ -392,7 +452,12 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({
         account: {
-          agencies: { nodes: [{ id: northwind, name: 'Northwind Creative Agency' }, { id: blueHarbor, name: 'Blue Harbor Media' }] },
+          agencies: {
+            nodes: [
+              { id: northwind, name: 'Northwind Creative Agency' },
+              { id: blueHarbor, name: 'Blue Harbor Media' },
+            ],
+          },
           authorizedAdAccounts: {
             nodes: [
               {
@@ -414,17 +479,27 @@ describe('agencies and authorized_adaccounts (parent-platform host only)', () =>
       const ok = await gql(AUTHORIZE, { id: bluebottle, adAccountId: acmeAdAccount, business: acme }, token);
       expect(ok.errors).toBeUndefined();
       expect(ok.data).toEqual({ authorizeAdAccount: { success: true } });
-      expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: acmeAdAccount }, token)).errors).toEqual([gqlMissingParameter(['authorizeAdAccount'], 'business')]);
+      expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: acmeAdAccount }, token)).errors).toEqual([
+        gqlMissingParameter(['authorizeAdAccount'], 'business'),
+      ]);
       expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: northwindExperiments, business: northwind }, token)).errors).toEqual([
         gqlNotAllowed(['authorizeAdAccount']),
       ]);
       expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: northwindExperiments, business: acme }, token)).errors).toEqual([
-        gqlInvalidParameter(['authorizeAdAccount'], 'account_id', `The ad account ${northwindExperiments} does not belong to the business ${acme}.`),
+        gqlInvalidParameter(
+          ['authorizeAdAccount'],
+          'account_id',
+          `The ad account ${northwindExperiments} does not belong to the business ${acme}.`,
+        ),
       ]);
       expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: acmeAdAccount, business: acme })).errors).toEqual([
         gqlUnknownField(['authorizeAdAccount'], 'authorized_adaccounts'),
       ]);
-      const noAds = await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'business_management'));
+      const noAds = await tokenFor(
+        'parent',
+        fixture.platformUsers.ana,
+        PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'business_management'),
+      );
       expect((await gql(AUTHORIZE, { id: bluebottle, adAccountId: acmeAdAccount, business: acme }, noAds)).errors).toEqual([
         gqlMissingPermission(['authorizeAdAccount'], 'ads_management'),
       ]);
@@ -464,7 +539,12 @@ describe('field expansion of upcoming_events, agencies and authorized_adaccounts
     });
     const after = reply.body.upcoming_events.paging.cursors.after;
     expect(reply.body.upcoming_events.paging.next).toBe(
-      link(system.socialParentUrl, `/v25.0/${bluebottle}/upcoming_events`, [['access_token', token], ['fields', 'title'], ['limit', '1'], ['after', after]]),
+      link(system.socialParentUrl, `/v25.0/${bluebottle}/upcoming_events`, [
+        ['access_token', token],
+        ['fields', 'title'],
+        ['limit', '1'],
+        ['after', after],
+      ]),
     );
     const next = await parent.request('GET', reply.body.upcoming_events.paging.next);
     expectOk(next);
@@ -475,7 +555,10 @@ describe('field expansion of upcoming_events, agencies and authorized_adaccounts
   it('refuses these edges on the own-login host as unknown fields of the account', async () => {
     expectGraphError(await getOwn(`/${bluebottle}`, { fields: 'username,agencies{name}' }), unknownField('agencies'));
     expectGraphError(await getOwn('/me', { fields: 'upcoming_events.limit(1){title}' }), unknownField('upcoming_events'));
-    expectGraphError(await getOwn('/me', { fields: `authorized_adaccounts.business(${northwind}){id}` }), unknownField('authorized_adaccounts'));
+    expectGraphError(
+      await getOwn('/me', { fields: `authorized_adaccounts.business(${northwind}){id}` }),
+      unknownField('authorized_adaccounts'),
+    );
   });
 
   it('refuses an unknown field inside an expanded edge with the edge’s node type', async () => {
@@ -484,8 +567,14 @@ describe('field expansion of upcoming_events, agencies and authorized_adaccounts
   });
 
   it('applies the permission of each expanded edge', async () => {
-    const noEvents = await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'social_manage_upcoming_events'));
-    const reply = await parent.request('GET', withQuery(`/${bluebottle}`, { fields: 'agencies{name},upcoming_events{title}' }), { token: noEvents });
+    const noEvents = await tokenFor(
+      'parent',
+      fixture.platformUsers.ana,
+      PARENT_ALL.filter((p) => p !== 'social_manage_upcoming_events'),
+    );
+    const reply = await parent.request('GET', withQuery(`/${bluebottle}`, { fields: 'agencies{name},upcoming_events{title}' }), {
+      token: noEvents,
+    });
     expectGraphError(reply, missingPermission('social_manage_upcoming_events'));
   });
 });

@@ -35,7 +35,14 @@ import {
   useAccountEdgesWorld,
   withQuery,
 } from '../support/account-edges-world.ts';
-import { type ExpectedGraphError, expectGraphError, invalidParameter, missingParameter, unknownField, unsupported } from '../support/graph-error-expectations.ts';
+import {
+  type ExpectedGraphError,
+  expectGraphError,
+  invalidParameter,
+  missingParameter,
+  unknownField,
+  unsupported,
+} from '../support/graph-error-expectations.ts';
 
 /** Account edges over REST and GraphQL: insights and content_publishing_limit (clock at T0). The world: test/support/account-edges-world.ts. */
 
@@ -86,7 +93,14 @@ describe('GET /{account_id}/insights', () => {
     expectOk(onMe);
     expect(onMe.body).toEqual({
       ...expected,
-      paging: { previous: link(system.restUrl, '/me/insights', [['metric', 'reach'], ['period', 'day'], ['since', String(T0S - 4 * DAYS)], ['until', String(T0S - 2 * DAYS)]]) },
+      paging: {
+        previous: link(system.restUrl, '/me/insights', [
+          ['metric', 'reach'],
+          ['period', 'day'],
+          ['since', String(T0S - 4 * DAYS)],
+          ['until', String(T0S - 2 * DAYS)],
+        ]),
+      },
     });
   });
 
@@ -145,7 +159,12 @@ describe('GET /{account_id}/insights', () => {
       },
     });
 
-    const split = await getOwn(`/${bluebottle}/insights`, { metric: 'likes', period: 'day', metric_type: 'total_value', breakdown: 'media_product_type' });
+    const split = await getOwn(`/${bluebottle}/insights`, {
+      metric: 'likes',
+      period: 'day',
+      metric_type: 'total_value',
+      breakdown: 'media_product_type',
+    });
     expectOk(split);
     const { value, breakdown } = await stored('likes', D0);
     const results = Object.entries(breakdown!.media_product_type!)
@@ -162,7 +181,13 @@ describe('GET /{account_id}/insights', () => {
 
   it('adds up a total over an explicit since/until window', async () => {
     const since = D0 - 7 * DAYS;
-    const reply = await getOwn(`/${bluebottle}/insights`, { metric: 'reach', period: 'day', metric_type: 'total_value', since: String(since), until: String(D0) });
+    const reply = await getOwn(`/${bluebottle}/insights`, {
+      metric: 'reach',
+      period: 'day',
+      metric_type: 'total_value',
+      since: String(since),
+      until: String(D0),
+    });
     expectOk(reply);
     let sum = 0;
     for (let end = since + DAYS; end <= D0; end += DAYS) sum += await storedValue('reach', end);
@@ -195,7 +220,10 @@ describe('GET /{account_id}/insights', () => {
 
   it('pages by time windows: previous moves since/until back one window, its next comes back, and no next reaches past now', async () => {
     const token = await ownToken();
-    const first = await own.request('GET', withQuery(`/v25.0/${bluebottle}/insights`, { metric: 'reach', period: 'day', access_token: token }));
+    const first = await own.request(
+      'GET',
+      withQuery(`/v25.0/${bluebottle}/insights`, { metric: 'reach', period: 'day', access_token: token }),
+    );
     expectOk(first);
     const window = (since: number, until: number) =>
       link(system.restUrl, `/v25.0/${bluebottle}/insights`, [
@@ -219,22 +247,42 @@ describe('GET /{account_id}/insights', () => {
     expect(back.body).toEqual({ data: first.body.data, paging: { previous: window(T0S - 4 * DAYS, T0S - 2 * DAYS) } });
 
     // A window reaching past now: nothing after it to page to.
-    const ahead = await getOwn(`/${bluebottle}/insights`, { metric: 'reach', period: 'day', since: String(T0S - DAYS), until: String(T0S + DAYS) });
+    const ahead = await getOwn(`/${bluebottle}/insights`, {
+      metric: 'reach',
+      period: 'day',
+      since: String(T0S - DAYS),
+      until: String(T0S + DAYS),
+    });
     expectOk(ahead);
     expect(ahead.body.data[0].values).toEqual(await dayValues('reach', [D0]));
     expect(ahead.body.paging).toEqual({
-      previous: link(system.restUrl, `/${bluebottle}/insights`, [['metric', 'reach'], ['period', 'day'], ['since', String(T0S - 3 * DAYS)], ['until', String(T0S - DAYS)]]),
+      previous: link(system.restUrl, `/${bluebottle}/insights`, [
+        ['metric', 'reach'],
+        ['period', 'day'],
+        ['since', String(T0S - 3 * DAYS)],
+        ['until', String(T0S - DAYS)],
+      ]),
     });
   });
 
   it('has no previous once the window before would start more than two years back', async () => {
     const since = T0S - 730 * DAYS;
-    const reply = await getOwn(`/${bluebottle}/insights`, { metric: 'reach', period: 'day', since: String(since), until: String(since + DAYS) });
+    const reply = await getOwn(`/${bluebottle}/insights`, {
+      metric: 'reach',
+      period: 'day',
+      since: String(since),
+      until: String(since + DAYS),
+    });
     expectOk(reply);
     expect(reply.body).toEqual({
       data: [{ ...base('reach', 'day', REACH), values: [] }],
       paging: {
-        next: link(system.restUrl, `/${bluebottle}/insights`, [['metric', 'reach'], ['period', 'day'], ['since', String(since + DAYS)], ['until', String(since + 2 * DAYS)]]),
+        next: link(system.restUrl, `/${bluebottle}/insights`, [
+          ['metric', 'reach'],
+          ['period', 'day'],
+          ['since', String(since + DAYS)],
+          ['until', String(since + 2 * DAYS)],
+        ]),
       },
     });
   });
@@ -249,8 +297,16 @@ describe('GET /{account_id}/insights', () => {
         'Starting from version 22 and above, the impressions metric is no longer supported for the queried user. Please refer to the documentation for a list of supported metrics.',
       ),
     ],
-    ['an unknown metric', { metric: 'reach,nope', period: 'day' }, invalidParameter(`(#100) metric[1] must be one of the following values: ${ALL_METRICS}`)],
-    ['an unknown period', { metric: 'reach', period: 'month' }, invalidParameter('(#100) period must be one of the following values: day, week, days_28, lifetime')],
+    [
+      'an unknown metric',
+      { metric: 'reach,nope', period: 'day' },
+      invalidParameter(`(#100) metric[1] must be one of the following values: ${ALL_METRICS}`),
+    ],
+    [
+      'an unknown period',
+      { metric: 'reach', period: 'month' },
+      invalidParameter('(#100) period must be one of the following values: day, week, days_28, lifetime'),
+    ],
     [
       'an unknown metric_type',
       { metric: 'reach', period: 'day', metric_type: 'sum' },
@@ -374,7 +430,9 @@ describe('GET /{account_id}/insights', () => {
       });
       expect(total.errors).toBeUndefined();
       expect(total.data.account.insights).toEqual({
-        data: [{ ...base('reach', 'day', REACH), values: null, totalValue: { value: await storedValue('reach', D0 - DAYS), breakdowns: null } }],
+        data: [
+          { ...base('reach', 'day', REACH), values: null, totalValue: { value: await storedValue('reach', D0 - DAYS), breakdowns: null } },
+        ],
         window: { since: D0 - 2 * DAYS, until: D0 - DAYS, hasPrevious: true, hasNext: true },
       });
     });
@@ -385,17 +443,29 @@ describe('GET /{account_id}/insights', () => {
       expect(missing.data).toEqual({ account: null });
       const wrong = await gql(QUERY, { id: bluebottle, metric: ['likes'], period: 'day' });
       expect(wrong.errors).toEqual([
-        gqlInvalidParameter(['account', 'insights'], 'metric_type', '(#100) The following metrics (likes) should be specified with parameter metric_type=total_value'),
+        gqlInvalidParameter(
+          ['account', 'insights'],
+          'metric_type',
+          '(#100) The following metrics (likes) should be specified with parameter metric_type=total_value',
+        ),
       ]);
     });
 
     it('needs social_business_manage_insights (own login) and social_manage_insights (parent platform)', async () => {
-      const ownReply = await gql(QUERY, { id: bluebottle, metric: ['reach'], period: 'day' }, await tokenFor('own', bluebottle, ['social_business_basic']));
+      const ownReply = await gql(
+        QUERY,
+        { id: bluebottle, metric: ['reach'], period: 'day' },
+        await tokenFor('own', bluebottle, ['social_business_basic']),
+      );
       expect(ownReply.errors).toEqual([gqlMissingPermission(['account', 'insights'], 'social_business_manage_insights')]);
       const parentReply = await gql(
         QUERY,
         { id: bluebottle, metric: ['reach'], period: 'day' },
-        await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => p !== 'social_manage_insights')),
+        await tokenFor(
+          'parent',
+          fixture.platformUsers.ana,
+          PARENT_ALL.filter((p) => p !== 'social_manage_insights'),
+        ),
       );
       expect(parentReply.errors).toEqual([gqlMissingPermission(['account', 'insights'], 'social_manage_insights')]);
     });
@@ -407,7 +477,11 @@ describe('GET /{account_id}/insights', () => {
 
 describe('GET /{account_id}/content_publishing_limit', () => {
   it('answers quota_usage alone by default, on both hosts and under /me', async () => {
-    for (const reply of [await getOwn(`/v25.0/${bluebottle}/content_publishing_limit`), await getOwn('/me/content_publishing_limit'), await getParent(`/${bluebottle}/content_publishing_limit`)]) {
+    for (const reply of [
+      await getOwn(`/v25.0/${bluebottle}/content_publishing_limit`),
+      await getOwn('/me/content_publishing_limit'),
+      await getParent(`/${bluebottle}/content_publishing_limit`),
+    ]) {
       expectOk(reply);
       expect(reply.body).toEqual({ data: [{ quota_usage: 0 }] });
     }
@@ -453,10 +527,16 @@ describe('GET /{account_id}/content_publishing_limit', () => {
     const QUERY = `query Limit($id: ID!, $since: String) { account(id: $id) { contentPublishingLimit(since: $since) { quotaUsage config { quotaTotal quotaDuration } } } }`;
     const reply = await gql(QUERY, { id: bluebottle });
     expect(reply.errors).toBeUndefined();
-    expect(reply.data).toEqual({ account: { contentPublishingLimit: { quotaUsage: 0, config: { quotaTotal: QUOTA, quotaDuration: 86400 } } } });
+    expect(reply.data).toEqual({
+      account: { contentPublishingLimit: { quotaUsage: 0, config: { quotaTotal: QUOTA, quotaDuration: 86400 } } },
+    });
     const old = await gql(QUERY, { id: bluebottle, since: String(T0S - 2 * DAYS) });
     expect(old.errors).toEqual([
-      gqlInvalidParameter(['account', 'contentPublishingLimit'], 'since', 'The parameter since must be a unix timestamp within the last 24 hours.'),
+      gqlInvalidParameter(
+        ['account', 'contentPublishingLimit'],
+        'since',
+        'The parameter since must be a unix timestamp within the last 24 hours.',
+      ),
     ]);
   });
 });

@@ -47,8 +47,10 @@ describe('permissions', () => {
     finished = (await postOwn(`/${bluebottle}/media`, { image_url: 'https://cdn.example.com/photos/perm.jpg' })).body.id;
   });
 
-  const get = (path: string, params: Record<string, string> = {}) => (client: RestClient, token: string) =>
-    client.request('GET', withQuery(path, params), { token });
+  const get =
+    (path: string, params: Record<string, string> = {}) =>
+    (client: RestClient, token: string) =>
+      client.request('GET', withQuery(path, params), { token });
   const post = (path: string, body: () => Record<string, unknown>) => (client: RestClient, token: string) =>
     client.request('POST', path, { token, json: body() });
 
@@ -133,22 +135,33 @@ describe('permissions', () => {
     'POST authorized_adaccounts': 'authorized_adaccounts',
   };
 
-  it.each(operations().map((operation) => [operation.name, operation.name]))('%s: each missing permission in turn, on both hosts', async (name) => {
-    const operation = operations().find((candidate) => candidate.name === name)!;
-    if (operation.own === null) {
-      // Not on the own-login host, whatever the token holds.
-      expectGraphError(await operation.send(own, await ownToken()), unknownField(EDGE_OF[name]!));
-    } else {
-      for (const group of operation.own) {
-        const token = await tokenFor('own', bluebottle, OWN_ALL.filter((p) => !group.includes(p)));
-        expectGraphError(await operation.send(own, token), missingPermission(group[0]!));
+  it.each(operations().map((operation) => [operation.name, operation.name]))(
+    '%s: each missing permission in turn, on both hosts',
+    async (name) => {
+      const operation = operations().find((candidate) => candidate.name === name)!;
+      if (operation.own === null) {
+        // Not on the own-login host, whatever the token holds.
+        expectGraphError(await operation.send(own, await ownToken()), unknownField(EDGE_OF[name]!));
+      } else {
+        for (const group of operation.own) {
+          const token = await tokenFor(
+            'own',
+            bluebottle,
+            OWN_ALL.filter((p) => !group.includes(p)),
+          );
+          expectGraphError(await operation.send(own, token), missingPermission(group[0]!));
+        }
       }
-    }
-    for (const group of operation.parent) {
-      const token = await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => !group.includes(p)));
-      expectGraphError(await operation.send(parent, token), missingPermission(group[0]!));
-    }
-  });
+      for (const group of operation.parent) {
+        const token = await tokenFor(
+          'parent',
+          fixture.platformUsers.ana,
+          PARENT_ALL.filter((p) => !group.includes(p)),
+        );
+        expectGraphError(await operation.send(parent, token), missingPermission(group[0]!));
+      }
+    },
+  );
 
   // Everything with an either-or group but publishing (which would use the quota); POST media only makes a container.
   const EITHER_OR = ['GET insights', 'POST media', 'GET agencies', 'GET authorized_adaccounts', 'POST authorized_adaccounts'];
@@ -158,30 +171,47 @@ describe('permissions', () => {
     const groups = operation.parent.filter((candidate) => candidate.length > 1);
     expect(groups).toHaveLength(1);
     for (const kept of groups[0]!) {
-      const token = await tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL.filter((p) => !groups[0]!.includes(p) || p === kept));
+      const token = await tokenFor(
+        'parent',
+        fixture.platformUsers.ana,
+        PARENT_ALL.filter((p) => !groups[0]!.includes(p) || p === kept),
+      );
       const reply = await operation.send(parent, token);
       expect(reply.status, `${operation.name} with only ${kept}: ${reply.text}`).toBe(200);
     }
   });
 
-  it.each(operations().filter((operation) => operation.businessManager).map((operation) => operation.name))(
-    '%s: a business-manager page role also needs ads_management or ads_read (BM)',
-    async (name) => {
-      const operation = operations().find((candidate) => candidate.name === name)!;
-      const bm = await tokenFor('parent', fixture.platformUsers.bm, PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'ads_read'));
-      expectGraphError(await operation.send(parent, bm), missingPermission('ads_read'));
-      if (name.startsWith('GET')) {
-        const withAdsRead = await tokenFor('parent', fixture.platformUsers.bm, PARENT_ALL.filter((p) => p !== 'ads_management'));
-        expectOk(await operation.send(parent, withAdsRead));
-      }
-    },
-  );
+  it.each(
+    operations()
+      .filter((operation) => operation.businessManager)
+      .map((operation) => operation.name),
+  )('%s: a business-manager page role also needs ads_management or ads_read (BM)', async (name) => {
+    const operation = operations().find((candidate) => candidate.name === name)!;
+    const bm = await tokenFor(
+      'parent',
+      fixture.platformUsers.bm,
+      PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'ads_read'),
+    );
+    expectGraphError(await operation.send(parent, bm), missingPermission('ads_read'));
+    if (name.startsWith('GET')) {
+      const withAdsRead = await tokenFor(
+        'parent',
+        fixture.platformUsers.bm,
+        PARENT_ALL.filter((p) => p !== 'ads_management'),
+      );
+      expectOk(await operation.send(parent, withAdsRead));
+    }
+  });
 
   it.each(['GET upcoming_events', 'POST upcoming_events', 'GET agencies', 'GET authorized_adaccounts'])(
     '%s: no BM rule, so a business-manager page role needs no ads_management or ads_read',
     async (name) => {
       const operation = operations().find((candidate) => candidate.name === name)!;
-      const bm = await tokenFor('parent', fixture.platformUsers.bm, PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'ads_read'));
+      const bm = await tokenFor(
+        'parent',
+        fixture.platformUsers.bm,
+        PARENT_ALL.filter((p) => p !== 'ads_management' && p !== 'ads_read'),
+      );
       const reply = await operation.send(parent, bm);
       expect(reply.status, reply.text).toBe(200);
     },
@@ -189,7 +219,10 @@ describe('permissions', () => {
 
   it('refuses publishing (#10) to a page role without the MANAGE or CREATE_CONTENT task', async () => {
     const token = await tokenFor('parent', moderator, PARENT_ALL);
-    expectGraphError(await parent.request('POST', `/${bluebottle}/media`, { token, json: { image_url: 'https://cdn.example.com/photos/perm.jpg' } }), notAllowed);
+    expectGraphError(
+      await parent.request('POST', `/${bluebottle}/media`, { token, json: { image_url: 'https://cdn.example.com/photos/perm.jpg' } }),
+      notAllowed,
+    );
     expectGraphError(await parent.request('POST', `/${bluebottle}/media_publish`, { token, json: { creation_id: finished } }), notAllowed);
     // Reading insights needs no page task.
     expectOk(await parent.request('GET', withQuery(`/${bluebottle}/insights`, { metric: 'reach', period: 'day' }), { token }));
@@ -198,12 +231,21 @@ describe('permissions', () => {
   it('answers 100/33 to a user without a role on the account’s page, whatever the permissions', async () => {
     const token = await tokenFor('parent', fixture.platformUsers.stranger, PARENT_ALL);
     expectGraphError(await parent.request('GET', withQuery(`/${bluebottle}/agencies`), { token }), unsupported('get', bluebottle));
-    expectGraphError(await parent.request('POST', `/${bluebottle}/media`, { token, json: { image_url: 'https://cdn.example.com/photos/perm.jpg' } }), unsupported('post', bluebottle));
-    expectGraphError(await parent.request('POST', `/${bluebottle}/upcoming_events`, { token, json: { title: 'x', start_time: isoTime(clock + DAY) } }), unsupported('post', bluebottle));
+    expectGraphError(
+      await parent.request('POST', `/${bluebottle}/media`, { token, json: { image_url: 'https://cdn.example.com/photos/perm.jpg' } }),
+      unsupported('post', bluebottle),
+    );
+    expectGraphError(
+      await parent.request('POST', `/${bluebottle}/upcoming_events`, { token, json: { title: 'x', start_time: isoTime(clock + DAY) } }),
+      unsupported('post', bluebottle),
+    );
   });
 
   it('reads a container only with the publishing permissions', async () => {
     const token = await tokenFor('own', bluebottle, ['social_business_basic', 'social_business_manage_insights']);
-    expectGraphError(await own.request('GET', `/${finished}?fields=status_code`, { token }), missingPermission('social_business_content_publish'));
+    expectGraphError(
+      await own.request('GET', `/${finished}?fields=status_code`, { token }),
+      missingPermission('social_business_content_publish'),
+    );
   });
 });

@@ -34,7 +34,16 @@ import {
   useAccountEdgesWorld,
   withQuery,
 } from '../support/account-edges-world.ts';
-import { type ExpectedGraphError, expectGraphError, invalidParameter, missingParameter, PUBLISHING, publishingError, unknownField, unsupported } from '../support/graph-error-expectations.ts';
+import {
+  type ExpectedGraphError,
+  expectGraphError,
+  invalidParameter,
+  missingParameter,
+  PUBLISHING,
+  publishingError,
+  unknownField,
+  unsupported,
+} from '../support/graph-error-expectations.ts';
 
 /**
  * Account edges over REST and GraphQL: publishing containers and the container node, recently_searched_hashtags and
@@ -89,7 +98,9 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
 
   it('takes its parameters from the query string, a form body or a JSON body, on either host', async () => {
     const token = await parentToken();
-    const query = await parent.request('POST', withQuery(`/${bluebottle}/media`, { image_url: IMAGE, caption: 'From the query' }), { token });
+    const query = await parent.request('POST', withQuery(`/${bluebottle}/media`, { image_url: IMAGE, caption: 'From the query' }), {
+      token,
+    });
     expectOk(query);
     const form = await parent.request('POST', `/${bluebottle}/media`, {
       token,
@@ -97,7 +108,10 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expectOk(form);
-    for (const [id, caption] of [[query.body.id, 'From the query'], [form.body.id, 'From a form']]) {
+    for (const [id, caption] of [
+      [query.body.id, 'From the query'],
+      [form.body.id, 'From a form'],
+    ]) {
       const read = await getParent(`/${id}`, { fields: 'caption,status_code' });
       expect(read.body).toEqual({ caption, status_code: 'FINISHED', id });
     }
@@ -105,7 +119,9 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
 
   it('takes user_tags as JSON text, in the query string or a JSON body', async () => {
     const tags = JSON.stringify([{ username: 'roaster', x: 0.25, y: 0.75 }]);
-    const inQuery = await own.request('POST', withQuery(`/${bluebottle}/media`, { image_url: IMAGE, user_tags: tags }), { token: await ownToken() });
+    const inQuery = await own.request('POST', withQuery(`/${bluebottle}/media`, { image_url: IMAGE, user_tags: tags }), {
+      token: await ownToken(),
+    });
     expectOk(inQuery);
     const inBody = await postOwn(`/${bluebottle}/media`, { image_url: IMAGE, user_tags: tags });
     expectOk(inBody);
@@ -130,25 +146,41 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
   });
 
   it('processes a reel for 30 s: IN_PROGRESS, then FINISHED once the clock has moved', async () => {
-    const reply = await postOwn(`/${bluebottle}/media`, { media_type: 'REELS', video_url: VIDEO, caption: 'Pour over', share_to_feed: true, thumb_offset: 1500 });
+    const reply = await postOwn(`/${bluebottle}/media`, {
+      media_type: 'REELS',
+      video_url: VIDEO,
+      caption: 'Pour over',
+      share_to_feed: true,
+      thumb_offset: 1500,
+    });
     expectOk(reply);
     const id = reply.body.id;
     expect((await getOwn(`/${id}`, { fields: 'status_code' })).body).toEqual({ status_code: 'IN_PROGRESS', id });
     clock += 29 * SECOND;
     expect((await getOwn(`/${id}`, { fields: 'status_code' })).body).toEqual({ status_code: 'IN_PROGRESS', id });
     clock += SECOND;
-    expect((await getOwn(`/${id}`, { fields: 'status_code,media_type' })).body).toEqual({ status_code: 'FINISHED', media_type: 'REELS', id });
+    expect((await getOwn(`/${id}`, { fields: 'status_code,media_type' })).body).toEqual({
+      status_code: 'FINISHED',
+      media_type: 'REELS',
+      id,
+    });
   });
 
   it('refuses a carousel whose video item is still processing (9007 / 2207027)', async () => {
     const video = await postOwn(`/${bluebottle}/media`, { media_type: 'VIDEO', video_url: VIDEO, is_carousel_item: true });
     expectOk(video);
-    expectGraphError(await postOwn(`/${bluebottle}/media`, { media_type: 'CAROUSEL', children: [items[0], video.body.id] }), PUBLISHING.notReady);
+    expectGraphError(
+      await postOwn(`/${bluebottle}/media`, { media_type: 'CAROUSEL', children: [items[0], video.body.id] }),
+      PUBLISHING.notReady,
+    );
   });
 
   it('answers 100/33 for the container of another account, an unknown container, and unsupported writes', async () => {
     const roasterToken = await tokenFor('own', roaster, OWN_ALL);
-    expectGraphError(await own.request('GET', `/${plainImage}?fields=status_code`, { token: roasterToken }), unsupported('get', plainImage));
+    expectGraphError(
+      await own.request('GET', `/${plainImage}?fields=status_code`, { token: roasterToken }),
+      unsupported('get', plainImage),
+    );
     const unknown = unusedId(plainImage);
     expectGraphError(await getOwn(`/${unknown}`, { fields: 'status_code' }), unsupported('get', unknown));
     expectGraphError(await postOwn(`/${plainImage}`, { caption: 'edit' }), unsupported('post', plainImage));
@@ -161,14 +193,38 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
 
   it.each<[string, () => Record<string, unknown>, ExpectedGraphError | (() => ExpectedGraphError)]>([
     ['no media at all', () => ({ caption: 'Nothing' }), missingParameter('image_url')],
-    ['an unknown media_type', () => ({ media_type: 'PANORAMA', image_url: IMAGE }), publishingError(100, 2207023, 'Invalid parameter', 'Unknown media type', 'The media type PANORAMA is unknown.')],
-    ['both image_url and video_url', () => ({ image_url: IMAGE, video_url: VIDEO }), invalidParameter('Only one of image_url and video_url can be given.')],
-    ['a video without media_type', () => ({ video_url: VIDEO }), invalidParameter('A video needs media_type REELS or STORIES (or VIDEO for a carousel item).')],
+    [
+      'an unknown media_type',
+      () => ({ media_type: 'PANORAMA', image_url: IMAGE }),
+      publishingError(100, 2207023, 'Invalid parameter', 'Unknown media type', 'The media type PANORAMA is unknown.'),
+    ],
+    [
+      'both image_url and video_url',
+      () => ({ image_url: IMAGE, video_url: VIDEO }),
+      invalidParameter('Only one of image_url and video_url can be given.'),
+    ],
+    [
+      'a video without media_type',
+      () => ({ video_url: VIDEO }),
+      invalidParameter('A video needs media_type REELS or STORIES (or VIDEO for a carousel item).'),
+    ],
     ['REELS without video_url', () => ({ media_type: 'REELS' }), missingParameter('video_url')],
-    ['REELS with image_url', () => ({ media_type: 'REELS', image_url: IMAGE }), invalidParameter('A REELS container takes video_url, not image_url.')],
+    [
+      'REELS with image_url',
+      () => ({ media_type: 'REELS', image_url: IMAGE }),
+      invalidParameter('A REELS container takes video_url, not image_url.'),
+    ],
     ['STORIES without media', () => ({ media_type: 'STORIES' }), missingParameter('image_url')],
-    ['a reel as carousel item', () => ({ media_type: 'REELS', video_url: VIDEO, is_carousel_item: true }), invalidParameter('A REELS container cannot be a carousel item.')],
-    ['is_carousel_item that is not a boolean', () => ({ image_url: IMAGE, is_carousel_item: 'maybe' }), invalidParameter('is_carousel_item must be true or false, got "maybe".')],
+    [
+      'a reel as carousel item',
+      () => ({ media_type: 'REELS', video_url: VIDEO, is_carousel_item: true }),
+      invalidParameter('A REELS container cannot be a carousel item.'),
+    ],
+    [
+      'is_carousel_item that is not a boolean',
+      () => ({ image_url: IMAGE, is_carousel_item: 'maybe' }),
+      invalidParameter('is_carousel_item must be true or false, got "maybe".'),
+    ],
     [
       'a URL that cannot be fetched',
       () => ({ image_url: 'ftp://cdn.example.com/latte.jpg' }),
@@ -187,8 +243,16 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
       invalidParameter('A CAROUSEL container takes its media from children, not from image_url or video_url.'),
     ],
     ['a carousel of one', () => ({ media_type: 'CAROUSEL', children: [items[0]] }), PUBLISHING.carouselSize],
-    ['a carousel of eleven', () => ({ media_type: 'CAROUSEL', children: Array.from({ length: 11 }, () => items[0]) }), PUBLISHING.carouselSize],
-    ['a child given twice', () => ({ media_type: 'CAROUSEL', children: [items[0], items[0]] }), () => invalidParameter(`The carousel item ${items[0]} is given more than once.`)],
+    [
+      'a carousel of eleven',
+      () => ({ media_type: 'CAROUSEL', children: Array.from({ length: 11 }, () => items[0]) }),
+      PUBLISHING.carouselSize,
+    ],
+    [
+      'a child given twice',
+      () => ({ media_type: 'CAROUSEL', children: [items[0], items[0]] }),
+      () => invalidParameter(`The carousel item ${items[0]} is given more than once.`),
+    ],
     [
       'a child that is not a carousel item',
       () => ({ media_type: 'CAROUSEL', children: [items[0], plainImage] }),
@@ -199,7 +263,11 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
       () => ({ media_type: 'CAROUSEL', children: [items[0], roasterItem] }),
       () => invalidParameter(`The carousel item ${roasterItem} does not exist or is not a carousel item of this account.`),
     ],
-    ['children without CAROUSEL', () => ({ image_url: IMAGE, children: items }), invalidParameter('children can only be given with media_type CAROUSEL.')],
+    [
+      'children without CAROUSEL',
+      () => ({ image_url: IMAGE, children: items }),
+      invalidParameter('children can only be given with media_type CAROUSEL.'),
+    ],
     [
       'a caption over 2,200 characters',
       () => ({ image_url: IMAGE, caption: 'a'.repeat(2201) }),
@@ -208,40 +276,109 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
     [
       'more than 30 hashtags',
       () => ({ image_url: IMAGE, caption: Array.from({ length: 31 }, (_, i) => `#tag${i}`).join(' ') }),
-      publishingError(36004, 2207010, 'The caption has too many hashtags.', 'Too many hashtags', 'The caption can have at most 30 hashtags.'),
+      publishingError(
+        36004,
+        2207010,
+        'The caption has too many hashtags.',
+        'Too many hashtags',
+        'The caption can have at most 30 hashtags.',
+      ),
     ],
-    ['more than 20 @mentions', () => ({ image_url: IMAGE, caption: Array.from({ length: 21 }, (_, i) => `@user${i}`).join(' ') }), PUBLISHING.tooManyTags],
     [
-      'more than 20 user_tags',
-      () => ({ image_url: IMAGE, user_tags: JSON.stringify(Array.from({ length: 21 }, (_, i) => ({ username: `user${i}`, x: 0.5, y: 0.5 }))) }),
+      'more than 20 @mentions',
+      () => ({ image_url: IMAGE, caption: Array.from({ length: 21 }, (_, i) => `@user${i}`).join(' ') }),
       PUBLISHING.tooManyTags,
     ],
-    ['user_tags that are not JSON', () => ({ image_url: IMAGE, user_tags: '[{username' }), invalidParameter('The parameter user_tags must be valid JSON.')],
+    [
+      'more than 20 user_tags',
+      () => ({
+        image_url: IMAGE,
+        user_tags: JSON.stringify(Array.from({ length: 21 }, (_, i) => ({ username: `user${i}`, x: 0.5, y: 0.5 }))),
+      }),
+      PUBLISHING.tooManyTags,
+    ],
+    [
+      'user_tags that are not JSON',
+      () => ({ image_url: IMAGE, user_tags: '[{username' }),
+      invalidParameter('The parameter user_tags must be valid JSON.'),
+    ],
     [
       'user_tags on the CAROUSEL container',
       () => ({ media_type: 'CAROUSEL', children: items, user_tags: JSON.stringify([{ username: 'roaster', x: 0.1, y: 0.1 }]) }),
       invalidParameter('Tag people on the carousel items, not on the CAROUSEL container.'),
     ],
-    ['an image user tag without x', () => ({ image_url: IMAGE, user_tags: JSON.stringify([{ username: 'roaster', y: 0.5 }]) }), invalidParameter('user_tags[0].x is required for an image.')],
-    ['a user tag outside the image', () => ({ image_url: IMAGE, user_tags: JSON.stringify([{ username: 'roaster', x: 1.5, y: 0.5 }]) }), invalidParameter('user_tags[0].x must be a number from 0 to 1.')],
-    ['a user tag with a bad username', () => ({ image_url: IMAGE, user_tags: JSON.stringify([{ username: 'not valid!', x: 0.5, y: 0.5 }]) }), invalidParameter('user_tags[0].username must be a username.')],
-    ['a user tag without username', () => ({ image_url: IMAGE, user_tags: JSON.stringify([{ x: 0.5, y: 0.5 }]) }), invalidParameter('user_tags[0].username must be a username.')],
-    ['a user tag whose x is text', () => ({ image_url: IMAGE, user_tags: JSON.stringify([{ username: 'roaster', x: 'left', y: 0.5 }]) }), invalidParameter('user_tags[0].x must be a number from 0 to 1.')],
-    ['four collaborators', () => ({ image_url: IMAGE, collaborators: ['a1', 'b2', 'c3', 'd4'] }), invalidParameter('A post can have at most 3 collaborators.')],
+    [
+      'an image user tag without x',
+      () => ({ image_url: IMAGE, user_tags: JSON.stringify([{ username: 'roaster', y: 0.5 }]) }),
+      invalidParameter('user_tags[0].x is required for an image.'),
+    ],
+    [
+      'a user tag outside the image',
+      () => ({ image_url: IMAGE, user_tags: JSON.stringify([{ username: 'roaster', x: 1.5, y: 0.5 }]) }),
+      invalidParameter('user_tags[0].x must be a number from 0 to 1.'),
+    ],
+    [
+      'a user tag with a bad username',
+      () => ({ image_url: IMAGE, user_tags: JSON.stringify([{ username: 'not valid!', x: 0.5, y: 0.5 }]) }),
+      invalidParameter('user_tags[0].username must be a username.'),
+    ],
+    [
+      'a user tag without username',
+      () => ({ image_url: IMAGE, user_tags: JSON.stringify([{ x: 0.5, y: 0.5 }]) }),
+      invalidParameter('user_tags[0].username must be a username.'),
+    ],
+    [
+      'a user tag whose x is text',
+      () => ({ image_url: IMAGE, user_tags: JSON.stringify([{ username: 'roaster', x: 'left', y: 0.5 }]) }),
+      invalidParameter('user_tags[0].x must be a number from 0 to 1.'),
+    ],
+    [
+      'four collaborators',
+      () => ({ image_url: IMAGE, collaborators: ['a1', 'b2', 'c3', 'd4'] }),
+      invalidParameter('A post can have at most 3 collaborators.'),
+    ],
     [
       'collaborators on a story',
       () => ({ media_type: 'STORIES', image_url: IMAGE, collaborators: ['roaster'] }),
       invalidParameter('Collaborators can be invited on feed posts, carousels and reels only.'),
     ],
-    ['a location that is not an id', () => ({ image_url: IMAGE, location_id: 'paris' }), invalidParameter('location_id must be the numeric id of a location page.')],
+    [
+      'a location that is not an id',
+      () => ({ image_url: IMAGE, location_id: 'paris' }),
+      invalidParameter('location_id must be the numeric id of a location page.'),
+    ],
     ['cover_url on an image', () => ({ image_url: IMAGE, cover_url: IMAGE }), invalidParameter('cover_url can only be given for REELS.')],
-    ['share_to_feed on an image', () => ({ image_url: IMAGE, share_to_feed: true }), invalidParameter('share_to_feed can only be given for REELS.')],
-    ['audio_name on an image', () => ({ image_url: IMAGE, audio_name: 'Espresso beats' }), invalidParameter('audio_name can only be given for REELS.')],
-    ['thumb_offset on an image', () => ({ image_url: IMAGE, thumb_offset: 100 }), invalidParameter('thumb_offset can only be given for a video.')],
+    [
+      'share_to_feed on an image',
+      () => ({ image_url: IMAGE, share_to_feed: true }),
+      invalidParameter('share_to_feed can only be given for REELS.'),
+    ],
+    [
+      'audio_name on an image',
+      () => ({ image_url: IMAGE, audio_name: 'Espresso beats' }),
+      invalidParameter('audio_name can only be given for REELS.'),
+    ],
+    [
+      'thumb_offset on an image',
+      () => ({ image_url: IMAGE, thumb_offset: 100 }),
+      invalidParameter('thumb_offset can only be given for a video.'),
+    ],
     ['a negative thumb_offset', () => ({ media_type: 'REELS', video_url: VIDEO, thumb_offset: -1 }), PUBLISHING.thumbOffset],
-    ['a fractional thumb_offset', () => ({ media_type: 'REELS', video_url: VIDEO, thumb_offset: 1.5 }), invalidParameter('thumb_offset must be a whole number of milliseconds.')],
-    ['alt_text on a reel', () => ({ media_type: 'REELS', video_url: VIDEO, alt_text: 'A pour' }), invalidParameter('alt_text can only be given for an image post or carousel image.')],
-    ['alt_text over 1,000 characters', () => ({ image_url: IMAGE, alt_text: 'a'.repeat(1001) }), invalidParameter('alt_text can have at most 1000 characters.')],
+    [
+      'a fractional thumb_offset',
+      () => ({ media_type: 'REELS', video_url: VIDEO, thumb_offset: 1.5 }),
+      invalidParameter('thumb_offset must be a whole number of milliseconds.'),
+    ],
+    [
+      'alt_text on a reel',
+      () => ({ media_type: 'REELS', video_url: VIDEO, alt_text: 'A pour' }),
+      invalidParameter('alt_text can only be given for an image post or carousel image.'),
+    ],
+    [
+      'alt_text over 1,000 characters',
+      () => ({ image_url: IMAGE, alt_text: 'a'.repeat(1001) }),
+      invalidParameter('alt_text can have at most 1000 characters.'),
+    ],
   ])('refuses %s', async (_name, body, expected) => {
     expectGraphError(await postOwn(`/${bluebottle}/media`, body()), typeof expected === 'function' ? expected() : expected);
   });
@@ -253,7 +390,10 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
     const READ = `query Container($id: ID!) { mediaContainer(id: $id) { id statusCode mediaType caption publishedMediaId } }`;
 
     it('creates a container valid 24 hours and reads its status', async () => {
-      const reply = await gql(CREATE, { id: bluebottle, input: { imageUrl: IMAGE, caption: 'Via GraphQL', userTags: [{ username: 'roaster', x: 0.2, y: 0.8 }] } });
+      const reply = await gql(CREATE, {
+        id: bluebottle,
+        input: { imageUrl: IMAGE, caption: 'Via GraphQL', userTags: [{ username: 'roaster', x: 0.2, y: 0.8 }] },
+      });
       expect(reply.errors).toBeUndefined();
       const created = reply.data.createMediaContainer;
       expect(created).toEqual({
@@ -267,18 +407,24 @@ describe('POST /{account_id}/media and GET /{container_id}', () => {
       });
       const read = await gql(READ, { id: created.id }, await parentToken());
       expect(read.errors).toBeUndefined();
-      expect(read.data).toEqual({ mediaContainer: { id: created.id, statusCode: 'FINISHED', mediaType: 'IMAGE', caption: 'Via GraphQL', publishedMediaId: null } });
+      expect(read.data).toEqual({
+        mediaContainer: { id: created.id, statusCode: 'FINISHED', mediaType: 'IMAGE', caption: 'Via GraphQL', publishedMediaId: null },
+      });
     });
 
     it('reports validation and publishing errors with extensions', async () => {
-      expect((await gql(CREATE, { id: bluebottle, input: { mediaType: 'REELS' } })).errors).toEqual([gqlMissingParameter(['createMediaContainer'], 'video_url')]);
+      expect((await gql(CREATE, { id: bluebottle, input: { mediaType: 'REELS' } })).errors).toEqual([
+        gqlMissingParameter(['createMediaContainer'], 'video_url'),
+      ]);
       expect((await gql(CREATE, { id: bluebottle, input: { mediaType: 'CAROUSEL', children: [items[0]] } })).errors).toEqual([
         gqlPublishingError(['createMediaContainer'], PUBLISHING.carouselSize),
       ]);
       expect((await gql(CREATE, { id: bluebottle, input: { mediaType: 'REELS', videoUrl: VIDEO, thumbOffset: -1 } })).errors).toEqual([
         gqlPublishingError(['createMediaContainer'], PUBLISHING.thumbOffset),
       ]);
-      expect((await gql(CREATE, { id: roaster, input: { imageUrl: IMAGE } })).errors).toEqual([gqlUnknownObject(['createMediaContainer'], roaster, 'post')]);
+      expect((await gql(CREATE, { id: roaster, input: { imageUrl: IMAGE } })).errors).toEqual([
+        gqlUnknownObject(['createMediaContainer'], roaster, 'post'),
+      ]);
       const noPublish = await tokenFor('own', bluebottle, ['social_business_basic']);
       expect((await gql(CREATE, { id: bluebottle, input: { imageUrl: IMAGE } }, noPublish)).errors).toEqual([
         gqlMissingPermission(['createMediaContainer'], 'social_business_content_publish'),
@@ -302,7 +448,11 @@ describe('GET /{account_id}/recently_searched_hashtags (parent-platform host onl
     demo = fixture.edges.hashtags;
     extra = [];
     for (let i = 0; i < 30; i += 1) {
-      const row = await db.insertInto('social.hashtag').values({ name: `brew${i}` }).returning(['id', 'name']).executeTakeFirstOrThrow();
+      const row = await db
+        .insertInto('social.hashtag')
+        .values({ name: `brew${i}` })
+        .returning(['id', 'name'])
+        .executeTakeFirstOrThrow();
       await db
         .insertInto('social.hashtag_search')
         .values({ account_id: bluebottle, hashtag_id: row.id, searched_at: new Date(T0 - (6 + i) * HOUR) })
@@ -329,7 +479,10 @@ describe('GET /{account_id}/recently_searched_hashtags (parent-platform host onl
   });
 
   it('refuses a limit that is not a number', async () => {
-    expectGraphError(await getParent(`/${bluebottle}/recently_searched_hashtags`, { limit: 'many' }), invalidParameter('The parameter limit must be a non-negative integer, got "many".'));
+    expectGraphError(
+      await getParent(`/${bluebottle}/recently_searched_hashtags`, { limit: 'many' }),
+      invalidParameter('The parameter limit must be a non-negative integer, got "many".'),
+    );
   });
 
   it('does not exist on the own-login host', async () => {
@@ -342,7 +495,9 @@ describe('GET /{account_id}/recently_searched_hashtags (parent-platform host onl
     const reply = await gql(QUERY, { id: bluebottle, first: 100 }, await parentToken());
     expect(reply.errors).toBeUndefined();
     expect(reply.data.account.recentlySearchedHashtags).toEqual([...demo, ...extra].slice(0, 30));
-    expect((await gql(QUERY, { id: bluebottle })).errors).toEqual([gqlUnknownField(['account', 'recentlySearchedHashtags'], 'recently_searched_hashtags')]);
+    expect((await gql(QUERY, { id: bluebottle })).errors).toEqual([
+      gqlUnknownField(['account', 'recentlySearchedHashtags'], 'recently_searched_hashtags'),
+    ]);
   });
 
   it('keeps only the searches of the last 7 days as the clock moves on', async () => {
@@ -379,7 +534,10 @@ describe('POST /{account_id}/media_publish', () => {
   });
 
   it('answers 24 / 2207006 for an unknown container, text that is no id, and another account’s container', async () => {
-    const roasterContainer = await own.request('POST', '/me/media', { token: await tokenFor('own', roaster, OWN_ALL), json: { image_url: IMAGE } });
+    const roasterContainer = await own.request('POST', '/me/media', {
+      token: await tokenFor('own', roaster, OWN_ALL),
+      json: { image_url: IMAGE },
+    });
     expectOk(roasterContainer);
     const foreign = roasterContainer.body.id;
     expectGraphError(await postOwn(`/${bluebottle}/media_publish`, { creation_id: foreign }), PUBLISHING.notFound(foreign));
@@ -394,7 +552,11 @@ describe('POST /{account_id}/media_publish', () => {
 
   it('publishes an image: {id}; the media comes first in GET /me/media with its caption; the container says PUBLISHED', async () => {
     const caption = 'Fresh roast with @roaster and @nobody_here, by @bluebottle #coffee';
-    const container = await postOwn('/me/media', { image_url: IMAGE, caption, user_tags: JSON.stringify([{ username: 'roaster', x: 0.5, y: 0.5 }]) });
+    const container = await postOwn('/me/media', {
+      image_url: IMAGE,
+      caption,
+      user_tags: JSON.stringify([{ username: 'roaster', x: 0.5, y: 0.5 }]),
+    });
     expectOk(container);
     imageContainer = container.body.id;
     clock += MINUTE;
@@ -434,20 +596,30 @@ describe('POST /{account_id}/media_publish', () => {
       id: roaster,
     });
     // The owner naming itself is no mention.
-    expectGraphError(await getParent(`/${bluebottle}`, { fields: `mentioned_media.media_id(${mediaId}){caption}` }), unsupported('get', mediaId));
+    expectGraphError(
+      await getParent(`/${bluebottle}`, { fields: `mentioned_media.media_id(${mediaId}){caption}` }),
+      unsupported('get', mediaId),
+    );
     const tags = await getParent(`/${roaster}/tags`, { limit: '1' });
     expectOk(tags);
     expect(tags.body.data).toEqual([{ id: mediaId }]);
   });
 
   it('refuses to publish a container twice', async () => {
-    expectGraphError(await postOwn(`/${bluebottle}/media_publish`, { creation_id: imageContainer }), invalidParameter(`The container ${imageContainer} has already been published.`));
+    expectGraphError(
+      await postOwn(`/${bluebottle}/media_publish`, { creation_id: imageContainer }),
+      invalidParameter(`The container ${imageContainer} has already been published.`),
+    );
   });
 
   it('publishes a carousel (its items only through it) as a CAROUSEL_ALBUM with children', async () => {
     const items: string[] = [];
-    for (const url of [IMAGE, 'https://cdn.example.com/photos/publish-2.jpg']) items.push((await postParent(`/${bluebottle}/media`, { image_url: url, is_carousel_item: true })).body.id);
-    expectGraphError(await postParent(`/${bluebottle}/media_publish`, { creation_id: items[0] }), invalidParameter(`The container ${items[0]} is a carousel item: publish the carousel container that holds it.`));
+    for (const url of [IMAGE, 'https://cdn.example.com/photos/publish-2.jpg'])
+      items.push((await postParent(`/${bluebottle}/media`, { image_url: url, is_carousel_item: true })).body.id);
+    expectGraphError(
+      await postParent(`/${bluebottle}/media_publish`, { creation_id: items[0] }),
+      invalidParameter(`The container ${items[0]} is a carousel item: publish the carousel container that holds it.`),
+    );
     const carousel = await postParent(`/${bluebottle}/media`, { media_type: 'CAROUSEL', children: items, caption: 'Album of two' });
     expectOk(carousel);
     const reply = await postParent(`/${bluebottle}/media_publish`, { creation_id: carousel.body.id });
@@ -538,7 +710,9 @@ describe('POST /{account_id}/media_publish', () => {
     expect(container.data).toEqual({ mediaContainer: { statusCode: 'PUBLISHED', publishedMediaId: reply.data.publishMediaContainer.id } });
 
     expect((await gql(PUBLISH, { id: bluebottle }, token)).errors).toEqual([gqlMissingParameter(['publishMediaContainer'], 'creation_id')]);
-    expect((await gql(PUBLISH, { id: bluebottle, creationId: pending }, token)).errors).toEqual([gqlPublishingError(['publishMediaContainer'], PUBLISHING.expired)]);
+    expect((await gql(PUBLISH, { id: bluebottle, creationId: pending }, token)).errors).toEqual([
+      gqlPublishingError(['publishMediaContainer'], PUBLISHING.expired),
+    ]);
     expect((await gql(PUBLISH, { id: bluebottle, creationId: 'latte' }, token)).errors).toEqual([
       gqlPublishingError(['publishMediaContainer'], PUBLISHING.notFound('latte')),
     ]);

@@ -58,7 +58,16 @@ describe.each([
       (
         await db
           .insertInto('social.account')
-          .values({ account_type: 'BUSINESS', username: 'cafe', follows_count: 3, followers_count: 9, profile_picture_url: null, alt_text: null, legacy_social_user_id: null, shop_business_id: null })
+          .values({
+            account_type: 'BUSINESS',
+            username: 'cafe',
+            follows_count: 3,
+            followers_count: 9,
+            profile_picture_url: null,
+            alt_text: null,
+            legacy_social_user_id: null,
+            shop_business_id: null,
+          })
           .returning('id')
           .executeTakeFirstOrThrow()
       ).id,
@@ -130,7 +139,11 @@ describe.each([
       const reply = await account(fixture.tokens.parent, bluebottle, 'id username shoppingProductTagEligibility');
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({ account: { id: bluebottle, username: 'bluebottle', shoppingProductTagEligibility: true } });
-      const token = await fixture.token('parent', fixture.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== 'catalog_management'));
+      const token = await fixture.token(
+        'parent',
+        fixture.platformUsers.ana,
+        PARENT_PERMISSIONS.filter((p) => p !== 'catalog_management'),
+      );
       const refused = await account(token, bluebottle, 'username shoppingProductTagEligibility');
       expect(refused.data).toEqual({ account: { username: 'bluebottle', shoppingProductTagEligibility: null } });
       expect(refused.errors).toEqual([
@@ -178,7 +191,12 @@ describe.each([
           username: 'bluebottle',
           media: {
             nodes: [0, 1].map((i) => ({ id: fixture.posts[i], caption: `Post ${i} #coffee`, timestamp: postTime(i), likeCount: i })),
-            pageInfo: { startCursor: expect.stringMatching(CURSOR), endCursor: expect.stringMatching(CURSOR), hasNextPage: true, hasPreviousPage: false },
+            pageInfo: {
+              startCursor: expect.stringMatching(CURSOR),
+              endCursor: expect.stringMatching(CURSOR),
+              hasNextPage: true,
+              hasPreviousPage: false,
+            },
           },
         },
       });
@@ -188,7 +206,11 @@ describe.each([
       const reply = await graphql.request('{ me { id } }', { token: fixture.tokens.parent });
       expect(reply.data).toEqual({ me: null });
       expect(reply.errors).toEqual([
-        invalidParameter(['me'], 'me', 'me is the professional account of an own-login token; with a parent-platform token ask for platformUser.'),
+        invalidParameter(
+          ['me'],
+          'me',
+          'me is the professional account of an own-login token; with a parent-platform token ask for platformUser.',
+        ),
       ]);
     });
 
@@ -204,7 +226,12 @@ describe.each([
           name: 'Ana',
           accounts: [
             { id: fixture.pages.bluebottle, name: 'Blue Bottle', tasks, socialBusinessAccount: { id: bluebottle, username: 'bluebottle' } },
-            { id: fixture.pages.roaster, name: 'The Roaster', tasks, socialBusinessAccount: { id: fixture.accounts.roaster, username: 'roaster' } },
+            {
+              id: fixture.pages.roaster,
+              name: 'The Roaster',
+              tasks,
+              socialBusinessAccount: { id: fixture.accounts.roaster, username: 'roaster' },
+            },
           ],
         },
       });
@@ -281,7 +308,10 @@ describe.each([
         [true, true],
         [true, false],
       ]);
-      const back = await graphql.request(PAGE, { token: fixture.tokens.parent, variables: { id: bluebottle, before: pages[2]!.startCursor } });
+      const back = await graphql.request(PAGE, {
+        token: fixture.tokens.parent,
+        variables: { id: bluebottle, before: pages[2]!.startCursor },
+      });
       expect(back.data.account.media.nodes.map((node: { id: string }) => node.id)).toEqual(fixture.posts.slice(10, 20));
       expect(back.data.account.media.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true });
     });
@@ -289,7 +319,10 @@ describe.each([
     it('filters the media connection with since and until', async () => {
       const reply = await graphql.request(
         'query Window($id: ID!, $since: String, $until: String) { account(id: $id) { media(since: $since, until: $until) { nodes { id } } } }',
-        { token: fixture.tokens.own, variables: { id: bluebottle, since: 'yesterday 09:00', until: String(Date.parse(postTime(1)) / 1000) } },
+        {
+          token: fixture.tokens.own,
+          variables: { id: bluebottle, since: 'yesterday 09:00', until: String(Date.parse(postTime(1)) / 1000) },
+        },
       );
       expect(reply.errors).toBeUndefined();
       expect(reply.data.account.media.nodes).toEqual([{ id: fixture.posts[1] }, { id: fixture.posts[2] }, { id: fixture.posts[3] }]);
@@ -329,7 +362,13 @@ describe.each([
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({
         account: {
-          businessDiscovery: { id: cafe, username: 'cafe', followersCount: 9, mediaCount: 1, media: { nodes: [{ id: cafePost }], pageInfo: { hasNextPage: false } } },
+          businessDiscovery: {
+            id: cafe,
+            username: 'cafe',
+            followersCount: 9,
+            mediaCount: 1,
+            media: { nodes: [{ id: cafePost }], pageInfo: { hasNextPage: false } },
+          },
         },
       });
     });
@@ -338,7 +377,11 @@ describe.each([
       { username: 'cafe', who: 'an account the app user does not manage' },
       { username: 'roaster', who: 'an account the app user also manages (ana has a role on its page)' },
     ])('refuses a non-public field through businessDiscovery of $who', async ({ username }) => {
-      const reply = await account(fixture.tokens.parent, bluebottle, `businessDiscovery(username: "${username}") { username followsCount }`);
+      const reply = await account(
+        fixture.tokens.parent,
+        bluebottle,
+        `businessDiscovery(username: "${username}") { username followsCount }`,
+      );
       expect(reply.errors).toEqual([unknownField(['account', 'businessDiscovery', 'followsCount'], 'follows_count')]);
       expect(reply.data).toEqual({ account: { businessDiscovery: { username, followsCount: null } } });
     });
@@ -356,7 +399,12 @@ describe.each([
 
     it.each([
       { poster: 'cafe (not managed by the app user)', media: () => cafePost, caption: 'Beans from bluebottle', username: 'cafe' },
-      { poster: 'roaster (whose page ana also manages)', media: () => fixture.media.roasterPost, caption: 'Beans by bluebottle', username: 'roaster' },
+      {
+        poster: 'roaster (whose page ana also manages)',
+        media: () => fixture.media.roasterPost,
+        caption: 'Beans by bluebottle',
+        username: 'roaster',
+      },
     ])('reads a media object by $poster that mentions the account: @ removed, no owner', async ({ media, caption, username }) => {
       const mediaId = media();
       const reply = await graphql.request(
@@ -380,7 +428,13 @@ describe.each([
   describe('token errors', () => {
     it.each([
       { name: 'no token', which: undefined, code: 'UNAUTHENTICATED', message: GRAPH_MESSAGES.noToken, details: { reason: 'NO_TOKEN' } },
-      { name: 'a garbage token', which: 'garbage', code: 'UNAUTHENTICATED', message: GRAPH_MESSAGES.unparsableToken, details: { reason: 'TOKEN_UNPARSABLE' } },
+      {
+        name: 'a garbage token',
+        which: 'garbage',
+        code: 'UNAUTHENTICATED',
+        message: GRAPH_MESSAGES.unparsableToken,
+        details: { reason: 'TOKEN_UNPARSABLE' },
+      },
       {
         name: 'a revoked token',
         which: 'revoked',
@@ -415,9 +469,10 @@ describe.each([
         // The account exists for this token; its fields need the read permissions (its edges need their own), so the
         // field asked for is refused; the non-null `id` nulls the account at its first error.
         expect(reply.errors).toHaveLength(1);
-        expect([socialError(['account', 'id'], code, message, details), socialError(['account', 'username'], code, message, details)]).toContainEqual(
-          reply.errors![0],
-        );
+        expect([
+          socialError(['account', 'id'], code, message, details),
+          socialError(['account', 'username'], code, message, details),
+        ]).toContainEqual(reply.errors![0]);
         return;
       }
       expect(reply.errors).toEqual([socialError(['account'], code, message, details)]);
@@ -459,7 +514,10 @@ describe.each([
       );
       expect(reply.errors).toBeUndefined();
       expect(reply.data).toEqual({
-        comment: { text: 'Love this!', media: { id: fixture.posts[0], caption: 'Post 0 #coffee', owner: { id: bluebottle, username: 'bluebottle' } } },
+        comment: {
+          text: 'Love this!',
+          media: { id: fixture.posts[0], caption: 'Post 0 #coffee', owner: { id: bluebottle, username: 'bluebottle' } },
+        },
       });
     });
   });

@@ -1,7 +1,16 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
-import { expectGraphError, invalidParameter, missingParameter, missingPermission, syntaxError, unknownField, unknownPath, unsupported } from '../support/graph-error-expectations.ts';
+import {
+  expectGraphError,
+  invalidParameter,
+  missingParameter,
+  missingPermission,
+  syntaxError,
+  unknownField,
+  unknownPath,
+  unsupported,
+} from '../support/graph-error-expectations.ts';
 import { createRestClient, type RestClient, type RestReply } from '../support/rest-client.ts';
 import { createSocialFixture, FIXTURE_EPOCH, PARENT_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -108,10 +117,26 @@ beforeAll(async () => {
   ];
   roasterSecondPost = await insertMedia(fixture.accounts.roaster, { caption: 'Roasting day', timestamp: postTime(4), likeCount: 2 });
   fanPost = await insertMedia(fixture.accounts.fanOne, { caption: 'With @bluebottle', timestamp: postTime(5) });
-  await db.insertInto('social.media_tag').values([{ media_id: fanPost, account_id: bluebottle }, { media_id: fixture.media.shadyPost, account_id: bluebottle }]).execute();
+  await db
+    .insertInto('social.media_tag')
+    .values([
+      { media_id: fanPost, account_id: bluebottle },
+      { media_id: fixture.media.shadyPost, account_id: bluebottle },
+    ])
+    .execute();
   const cafeRow = await db
     .insertInto('social.account')
-    .values({ account_type: 'BUSINESS', username: 'cafe', name: 'Corner Cafe', follows_count: 3, followers_count: 9, profile_picture_url: null, alt_text: null, legacy_social_user_id: null, shop_business_id: null })
+    .values({
+      account_type: 'BUSINESS',
+      username: 'cafe',
+      name: 'Corner Cafe',
+      follows_count: 3,
+      followers_count: 9,
+      profile_picture_url: null,
+      alt_text: null,
+      legacy_social_user_id: null,
+      shop_business_id: null,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   cafe = String(cafeRow.id);
@@ -172,7 +197,10 @@ describe('GET /{account_id}', () => {
     const reply = await getOwn(`/v25.0/${bluebottle}`, { fields: 'account_type,user_id' });
     expectOk(reply);
     expect(reply.body).toEqual({ account_type: 'BUSINESS', user_id: bluebottle, id: bluebottle });
-    const creator = await own.request('GET', withQuery(`/v25.0/${fixture.accounts.roaster}`, fixture.tokens.roasterOwn, { fields: 'account_type' }));
+    const creator = await own.request(
+      'GET',
+      withQuery(`/v25.0/${fixture.accounts.roaster}`, fixture.tokens.roasterOwn, { fields: 'account_type' }),
+    );
     expectOk(creator);
     expect(creator.body).toEqual({ account_type: 'MEDIA_CREATOR', id: fixture.accounts.roaster });
   });
@@ -184,7 +212,10 @@ describe('GET /{account_id}', () => {
 
   it('says has_profile_pic false and leaves profile_picture_url out for an account without a picture', async () => {
     const path = `/v25.0/${fixture.accounts.roaster}`;
-    const reply = await own.request('GET', withQuery(path, fixture.tokens.roasterOwn, { fields: 'has_profile_pic,profile_picture_url,alt_text' }));
+    const reply = await own.request(
+      'GET',
+      withQuery(path, fixture.tokens.roasterOwn, { fields: 'has_profile_pic,profile_picture_url,alt_text' }),
+    );
     expectOk(reply);
     expect(reply.body).toEqual({ has_profile_pic: false, id: fixture.accounts.roaster });
   });
@@ -199,7 +230,11 @@ describe('GET /{account_id}', () => {
   });
 
   it('counts a live video in media_count once its broadcast has ended, as the media edge then lists it', async () => {
-    await db.updateTable('social.media').set({ live_ended_at: new Date(NOW.getTime() - 60_000) }).where('id', '=', fixture.media.live).execute();
+    await db
+      .updateTable('social.media')
+      .set({ live_ended_at: new Date(NOW.getTime() - 60_000) })
+      .where('id', '=', fixture.media.live)
+      .execute();
     try {
       const count = await getOwn(`/v25.0/${bluebottle}`, { fields: 'media_count' });
       expect(count.body).toEqual({ media_count: 32, id: bluebottle });
@@ -220,7 +255,11 @@ describe('GET /{account_id}', () => {
       try {
         await body();
       } finally {
-        await db.updateTable('social.account').set({ shop_approved: true, shop_catalog_product_count: 12 }).where('id', '=', bluebottle).execute();
+        await db
+          .updateTable('social.account')
+          .set({ shop_approved: true, shop_catalog_product_count: 12 })
+          .where('id', '=', bluebottle)
+          .execute();
       }
     }
 
@@ -232,7 +271,11 @@ describe('GET /{account_id}', () => {
 
     it('needs catalog_management and social_shopping_tag_products', async () => {
       for (const permission of ['catalog_management', 'social_shopping_tag_products']) {
-        const token = await fixture.token('parent', fixture.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== permission));
+        const token = await fixture.token(
+          'parent',
+          fixture.platformUsers.ana,
+          PARENT_PERMISSIONS.filter((p) => p !== permission),
+        );
         expectGraphError(await read(token), missingPermission(permission));
         // The rest of the account stays readable with that token.
         const other = await parent.request('GET', withQuery(`/v25.0/${bluebottle}`, token, { fields: 'username' }));
@@ -265,13 +308,19 @@ describe('GET /{account_id}', () => {
     });
 
     it('is false for an account without a shop', async () => {
-      const reply = await parent.request('GET', withQuery(`/v25.0/${fixture.accounts.roaster}`, parentToken, { fields: 'shopping_product_tag_eligibility' }));
+      const reply = await parent.request(
+        'GET',
+        withQuery(`/v25.0/${fixture.accounts.roaster}`, parentToken, { fields: 'shopping_product_tag_eligibility' }),
+      );
       expectOk(reply);
       expect(reply.body).toEqual({ shopping_product_tag_eligibility: false, id: fixture.accounts.roaster });
     });
 
     it('is an unknown field on the own-login host', async () => {
-      expectGraphError(await getOwn(`/v25.0/${bluebottle}`, { fields: 'shopping_product_tag_eligibility' }), unknownField('shopping_product_tag_eligibility'));
+      expectGraphError(
+        await getOwn(`/v25.0/${bluebottle}`, { fields: 'shopping_product_tag_eligibility' }),
+        unknownField('shopping_product_tag_eligibility'),
+      );
     });
   });
 
@@ -281,17 +330,26 @@ describe('GET /{account_id}', () => {
   });
 
   it('refuses POST and DELETE on an account with 100/33 naming the method', async () => {
-    expectGraphError(await own.request('POST', withQuery(`/v25.0/${bluebottle}`, ownToken, { biography: 'new' })), unsupported('post', bluebottle));
+    expectGraphError(
+      await own.request('POST', withQuery(`/v25.0/${bluebottle}`, ownToken, { biography: 'new' })),
+      unsupported('post', bluebottle),
+    );
     expectGraphError(await own.request('DELETE', withQuery(`/v25.0/${bluebottle}`, ownToken)), unsupported('delete', bluebottle));
     expectGraphError(await parent.request('POST', withQuery(`/v25.0/${bluebottle}`, parentToken)), unsupported('post', bluebottle));
     expectGraphError(await parent.request('DELETE', withQuery(`/v25.0/${bluebottle}`, parentToken)), unsupported('delete', bluebottle));
     // Nothing changed.
-    expect((await getOwn(`/v25.0/${bluebottle}`, { fields: 'biography' })).body).toEqual({ biography: 'Coffee roasters since 2002', id: bluebottle });
+    expect((await getOwn(`/v25.0/${bluebottle}`, { fields: 'biography' })).body).toEqual({
+      biography: 'Coffee roasters since 2002',
+      id: bluebottle,
+    });
   });
 
   it('answers 100/33 for an account the token does not act for, a personal account and an unknown id', async () => {
     expectGraphError(await getOwn(`/v25.0/${fixture.accounts.roaster}`), unsupported('get', fixture.accounts.roaster));
-    expectGraphError(await getOwn(`/v25.0/${fixture.accounts.roaster}`, { fields: 'username' }), unsupported('get', fixture.accounts.roaster));
+    expectGraphError(
+      await getOwn(`/v25.0/${fixture.accounts.roaster}`, { fields: 'username' }),
+      unsupported('get', fixture.accounts.roaster),
+    );
     expectGraphError(await getOwn(`/v25.0/${cafe}`), unsupported('get', cafe));
     expectGraphError(await getParent(`/v25.0/${cafe}`), unsupported('get', cafe));
     expectGraphError(await getParent(`/v25.0/${fixture.accounts.fanOne}`), unsupported('get', fixture.accounts.fanOne));
@@ -350,7 +408,10 @@ describe('/me', () => {
       },
       id: bluebottle,
     });
-    expectGraphError(await getOwn('/v25.0/me', { fields: 'shopping_product_tag_eligibility' }), unknownField('shopping_product_tag_eligibility'));
+    expectGraphError(
+      await getOwn('/v25.0/me', { fields: 'shopping_product_tag_eligibility' }),
+      unknownField('shopping_product_tag_eligibility'),
+    );
     expectGraphError(await getOwn('/v25.0/me', { fields: 'nope' }), unknownField('nope'));
   });
 
@@ -362,7 +423,11 @@ describe('/me', () => {
       data: [{ id: fixture.posts[0] }, { id: fixture.posts[1] }],
       paging: {
         cursors: { before: expect.stringMatching(CURSOR), after: expect.stringMatching(CURSOR) },
-        next: link(system.restUrl, '/v25.0/me/media', [['access_token', ownToken], ['limit', '2'], ['after', after]]),
+        next: link(system.restUrl, '/v25.0/me/media', [
+          ['access_token', ownToken],
+          ['limit', '2'],
+          ['after', after],
+        ]),
       },
     });
     const stories = await getOwn('/v25.0/me/stories');
@@ -423,7 +488,10 @@ describe('the media edge', () => {
       data: fixture.posts.slice(0, 25).map((id) => ({ id })),
       paging: {
         cursors: { before: expect.stringMatching(CURSOR), after: expect.stringMatching(CURSOR) },
-        next: link(system.restUrl, `/v25.0/${bluebottle}/media`, [['access_token', ownToken], ['after', after]]),
+        next: link(system.restUrl, `/v25.0/${bluebottle}/media`, [
+          ['access_token', ownToken],
+          ['after', after],
+        ]),
       },
     });
   });
@@ -432,7 +500,8 @@ describe('the media edge', () => {
     const reply = await getParent(`/v25.0/${bluebottle}/media`, { limit: '100' });
     expectOk(reply);
     expect(ids(reply.body)).toEqual(allMedia());
-    for (const excluded of [fixture.media.story, fixture.media.expiredStory, fixture.media.live, ...children]) expect(ids(reply.body)).not.toContain(excluded);
+    for (const excluded of [fixture.media.story, fixture.media.expiredStory, fixture.media.live, ...children])
+      expect(ids(reply.body)).not.toContain(excluded);
   });
 
   it('renders the requested media fields', async () => {
@@ -441,19 +510,21 @@ describe('the media edge', () => {
       limit: '2',
     });
     expectOk(reply);
-    expect(reply.body.data).toEqual([0, 1].map((i) => ({
-      id: fixture.posts[i],
-      caption: `Post ${i} #coffee`,
-      media_type: 'IMAGE',
-      media_product_type: 'FEED',
-      timestamp: graphTime(postTime(i)),
-      like_count: i,
-      username: 'bluebottle',
-      owner: { id: bluebottle },
-      permalink: `https://social.example/p/${fixture.posts[i]}/`,
-      media_url: `https://cdn.social.example/media/${fixture.posts[i]}.jpg`,
-      is_comment_enabled: true,
-    })));
+    expect(reply.body.data).toEqual(
+      [0, 1].map((i) => ({
+        id: fixture.posts[i],
+        caption: `Post ${i} #coffee`,
+        media_type: 'IMAGE',
+        media_product_type: 'FEED',
+        timestamp: graphTime(postTime(i)),
+        like_count: i,
+        username: 'bluebottle',
+        owner: { id: bluebottle },
+        permalink: `https://social.example/p/${fixture.posts[i]}/`,
+        media_url: `https://cdn.social.example/media/${fixture.posts[i]}.jpg`,
+        is_comment_enabled: true,
+      })),
+    );
   });
 
   it('filters by since and until given as unix timestamps (both bounds inclusive)', async () => {
@@ -503,7 +574,8 @@ describe('the media edge', () => {
   it('walks all 31 items with limit=7 following next verbatim, then back with previous, without duplicate or gap', async () => {
     const fields = 'id,caption';
     let url: string | undefined = withQuery(`/v25.0/${bluebottle}/media`, ownToken, { fields, limit: '7' });
-    const pages: { data: { id: string }[]; paging: { cursors: { before: string; after: string }; next?: string; previous?: string } }[] = [];
+    const pages: { data: { id: string }[]; paging: { cursors: { before: string; after: string }; next?: string; previous?: string } }[] =
+      [];
     while (url !== undefined) {
       const reply = await own.request('GET', url);
       expectOk(reply);
@@ -526,12 +598,22 @@ describe('the media edge', () => {
       expect(page.paging.previous !== undefined).toBe(expectedPrevious);
       if (page.paging.next) {
         expect(page.paging.next).toBe(
-          link(origin, `/v25.0/${bluebottle}/media`, [['access_token', ownToken], ['fields', fields], ['limit', '7'], ['after', page.paging.cursors.after]]),
+          link(origin, `/v25.0/${bluebottle}/media`, [
+            ['access_token', ownToken],
+            ['fields', fields],
+            ['limit', '7'],
+            ['after', page.paging.cursors.after],
+          ]),
         );
       }
       if (page.paging.previous) {
         expect(page.paging.previous).toBe(
-          link(origin, `/v25.0/${bluebottle}/media`, [['access_token', ownToken], ['fields', fields], ['limit', '7'], ['before', page.paging.cursors.before]]),
+          link(origin, `/v25.0/${bluebottle}/media`, [
+            ['access_token', ownToken],
+            ['fields', fields],
+            ['limit', '7'],
+            ['before', page.paging.cursors.before],
+          ]),
         );
       }
     });
@@ -711,7 +793,11 @@ describe('field expansion', () => {
   it('keeps the request’s version (or its absence) in nested links', async () => {
     const versionless = await getOwn(`/${bluebottle}`, { fields: 'media.limit(1)' });
     expect(versionless.body.media.paging.next).toBe(
-      link(system.restUrl, `/${bluebottle}/media`, [['access_token', ownToken], ['limit', '1'], ['after', versionless.body.media.paging.cursors.after]]),
+      link(system.restUrl, `/${bluebottle}/media`, [
+        ['access_token', ownToken],
+        ['limit', '1'],
+        ['after', versionless.body.media.paging.cursors.after],
+      ]),
     );
     const older = await getParent(`/v3.2/${bluebottle}`, { fields: 'media.limit(1){id}' });
     expect(older.body.media.paging.next).toBe(
@@ -771,7 +857,9 @@ describe('field expansion', () => {
   });
 
   it('renames keys with .as(alias)', async () => {
-    const reply = await getOwn(`/v25.0/${bluebottle}`, { fields: 'username.as(handle),followers_count.as(fans),media.limit(1).as(latest){caption.as(text)}' });
+    const reply = await getOwn(`/v25.0/${bluebottle}`, {
+      fields: 'username.as(handle),followers_count.as(fans),media.limit(1).as(latest){caption.as(text)}',
+    });
     expectOk(reply);
     expect(reply.body).toEqual({
       handle: 'bluebottle',
@@ -788,8 +876,14 @@ describe('field expansion', () => {
   });
 
   it('refuses an alias that is not a name with (#100) Unknown fields', async () => {
-    expectGraphError(await getOwn(`/v25.0/${bluebottle}`, { fields: 'username.as(1bad)' }), { message: '(#100) Unknown fields: 1bad.', code: 100 });
-    expectGraphError(await getOwn(`/v25.0/${bluebottle}`, { fields: 'username.as(my-name)' }), { message: '(#100) Unknown fields: my-name.', code: 100 });
+    expectGraphError(await getOwn(`/v25.0/${bluebottle}`, { fields: 'username.as(1bad)' }), {
+      message: '(#100) Unknown fields: 1bad.',
+      code: 100,
+    });
+    expectGraphError(await getOwn(`/v25.0/${bluebottle}`, { fields: 'username.as(my-name)' }), {
+      message: '(#100) Unknown fields: my-name.',
+      code: 100,
+    });
   });
 
   describe('business_discovery (parent-platform host)', () => {
@@ -860,7 +954,9 @@ describe('field expansion', () => {
 
   describe('mentioned_media (parent-platform host)', () => {
     it('reads a media object whose caption mentions the account: @ removed, username but no owner', async () => {
-      const reply = await getParent(`/v25.0/${bluebottle}`, { fields: `mentioned_media.media_id(${cafePost}){caption,owner,username,like_count}` });
+      const reply = await getParent(`/v25.0/${bluebottle}`, {
+        fields: `mentioned_media.media_id(${cafePost}){caption,owner,username,like_count}`,
+      });
       expectOk(reply);
       expect(reply.body).toEqual({
         mentioned_media: { caption: 'Beans from bluebottle and roaster', username: 'cafe', like_count: 0, id: cafePost },

@@ -86,7 +86,12 @@ interface World {
   rita: string;
   /** bluebottle's comment on roaster's post (bluebottle its author, roaster the media owner). */
   blueOnRoaster: string;
-  addComment(mediaId: string, authorId: string, text: string, options?: { parentId?: string; hidden?: boolean; timestamp?: Date }): Promise<string>;
+  addComment(
+    mediaId: string,
+    authorId: string,
+    text: string,
+    options?: { parentId?: string; hidden?: boolean; timestamp?: Date },
+  ): Promise<string>;
   /** The comment as the bluebottle own-login token reads it (all fields). */
   read(id: string): Promise<GraphqlReply>;
   /** post[0]'s comments again on a new post of bluebottle's: for tests that hide, delete or reply to them. */
@@ -115,7 +120,9 @@ async function buildWorld(base: SocialTestWorld): Promise<World> {
     gql,
     bmFull: await fixture.token('parent', fixture.platformUsers.bm, PARENT_PERMISSIONS),
     rita: await fixture.token('parent', ritaId, PARENT_PERMISSIONS),
-    blueOnRoaster: await addComment(fixture.media.roasterPost, fixture.accounts.bluebottle, 'Great beans', { timestamp: new Date('2026-11-01T20:00:00Z') }),
+    blueOnRoaster: await addComment(fixture.media.roasterPost, fixture.accounts.bluebottle, 'Great beans', {
+      timestamp: new Date('2026-11-01T20:00:00Z'),
+    }),
     addComment,
     read: (id) => gql.request(COMMENT, { variables: { id }, token: fixture.tokens.own }),
     newCommentThread: () => fixture.newCommentThread(),
@@ -184,7 +191,12 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
         expectData(await world.gql.request(query, { variables: { id: world.fixture.comments.fanComment }, token }), {
           comment: {
             id: world.fixture.comments.fanComment,
-            media: { id: world.fixture.posts[0], caption: 'Post 0 #coffee', owner: { id: world.fixture.accounts.bluebottle, username: 'bluebottle' }, commentsCount: 6 },
+            media: {
+              id: world.fixture.posts[0],
+              caption: 'Post 0 #coffee',
+              owner: { id: world.fixture.accounts.bluebottle, username: 'bluebottle' },
+              commentsCount: 6,
+            },
           },
         });
       }
@@ -225,7 +237,10 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
 
     it('lists a media object’s top-level comments newest first', async () => {
       const { fanComment, fanTwoComment, ownerComment, hiddenComment } = world.fixture.comments;
-      const reply = await world.gql.request(MEDIA_COMMENTS, { variables: { id: world.fixture.posts[0] }, token: world.fixture.tokens.parent });
+      const reply = await world.gql.request(MEDIA_COMMENTS, {
+        variables: { id: world.fixture.posts[0] },
+        token: world.fixture.tokens.parent,
+      });
       expectData(reply, {
         media: {
           id: world.fixture.posts[0],
@@ -246,7 +261,9 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
       const media = await world.newPost();
       const ids: string[] = [];
       for (let i = 0; i < 55; i++) {
-        ids.unshift(await world.addComment(media, world.fixture.accounts.fanOne, `c${i}`, { timestamp: new Date(Date.UTC(2026, 9, 1, 0, i)) }));
+        ids.unshift(
+          await world.addComment(media, world.fixture.accounts.fanOne, `c${i}`, { timestamp: new Date(Date.UTC(2026, 9, 1, 0, i)) }),
+        );
       }
       const first = await world.gql.request(MEDIA_COMMENTS, { variables: { id: media, first: 100 }, token: world.fixture.tokens.own });
       expect(first.errors, first.text).toBeUndefined();
@@ -262,11 +279,20 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
 
     it('reads a comment that @mentions the account through Account.mentionedComment (parent-platform token)', async () => {
       const { roasterComment } = world.fixture.comments;
-      const reply = await world.gql.request(MENTIONED, { variables: { account: world.fixture.accounts.bluebottle, comment: roasterComment }, token: world.bmFull });
+      const reply = await world.gql.request(MENTIONED, {
+        variables: { account: world.fixture.accounts.bluebottle, comment: roasterComment },
+        token: world.bmFull,
+      });
       expectData(reply, {
         account: {
           id: world.fixture.accounts.bluebottle,
-          mentionedComment: { id: roasterComment, text: 'Ask @bluebottle', timestamp: at(13), likeCount: 0, media: { id: world.fixture.media.roasterPost } },
+          mentionedComment: {
+            id: roasterComment,
+            text: 'Ask @bluebottle',
+            timestamp: at(13),
+            likeCount: 0,
+            media: { id: world.fixture.media.roasterPost },
+          },
         },
       });
     });
@@ -282,12 +308,18 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
     });
 
     it('refuses mentionedComment without commentId, or for a comment that does not mention the account', async () => {
-      const missing = await world.gql.request(MENTIONED, { variables: { account: world.fixture.accounts.bluebottle }, token: world.fixture.tokens.parent });
+      const missing = await world.gql.request(MENTIONED, {
+        variables: { account: world.fixture.accounts.bluebottle },
+        token: world.fixture.tokens.parent,
+      });
       expectErrors(missing, { account: { id: world.fixture.accounts.bluebottle, mentionedComment: null } }, [
         ERR.missingParameter(['account', 'mentionedComment'], 'comment_id'),
       ]);
       const { fanComment } = world.fixture.comments;
-      const other = await world.gql.request(MENTIONED, { variables: { account: world.fixture.accounts.bluebottle, comment: fanComment }, token: world.fixture.tokens.parent });
+      const other = await world.gql.request(MENTIONED, {
+        variables: { account: world.fixture.accounts.bluebottle, comment: fanComment },
+        token: world.fixture.tokens.parent,
+      });
       expectErrors(other, { account: { id: world.fixture.accounts.bluebottle, mentionedComment: null } }, [
         ERR.unknownObject(['account', 'mentionedComment'], 'get', fanComment),
       ]);
@@ -334,8 +366,18 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
     beforeAll(async () => {
       const tokens = createSocialTokens(world.system.database, clock);
       const past = createSocialTokens(world.system.database, () => new Date(clock().getTime() - 2 * 3_600_000));
-      expiredParent = await past.issue({ loginType: 'parent', subjectId: world.fixture.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 });
-      revokedParent = await tokens.issue({ loginType: 'parent', subjectId: world.fixture.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 });
+      expiredParent = await past.issue({
+        loginType: 'parent',
+        subjectId: world.fixture.platformUsers.ana,
+        permissions: PARENT_PERMISSIONS,
+        expiresInSeconds: 3600,
+      });
+      revokedParent = await tokens.issue({
+        loginType: 'parent',
+        subjectId: world.fixture.platformUsers.ana,
+        permissions: PARENT_PERMISSIONS,
+        expiresInSeconds: 3600,
+      });
       await tokens.revoke(revokedParent);
     });
 
@@ -355,7 +397,9 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
       for (const token of [world.fixture.tokens.expired, expiredParent]) {
         const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token });
         // Issued two hours before T0 for one hour: expired at 09:00, an hour before the clock's 10:00.
-        expectErrors(reply, { comment: null }, [ERR.expiredToken(['comment'], new Date('2026-11-02T09:00:00.000Z'), new Date('2026-11-02T10:00:00.000Z'))]);
+        expectErrors(reply, { comment: null }, [
+          ERR.expiredToken(['comment'], new Date('2026-11-02T09:00:00.000Z'), new Date('2026-11-02T10:00:00.000Z')),
+        ]);
       }
     });
 
@@ -376,15 +420,25 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
     });
 
     it('refuses a business-manager page role without ads_management or ads_read', async () => {
-      const reply = await world.gql.request(COMMENT, { variables: { id: world.fixture.comments.fanComment }, token: world.fixture.tokens.bmWithoutAds });
+      const reply = await world.gql.request(COMMENT, {
+        variables: { id: world.fixture.comments.fanComment },
+        token: world.fixture.tokens.bmWithoutAds,
+      });
       expectErrors(reply, { comment: null }, [ERR.missingPermission(['comment'], 'ads_read')]);
-      const hide = await world.gql.request(HIDE, { variables: { id: world.fixture.comments.fanComment, hide: false }, token: world.fixture.tokens.bmWithoutAds });
+      const hide = await world.gql.request(HIDE, {
+        variables: { id: world.fixture.comments.fanComment, hide: false },
+        token: world.fixture.tokens.bmWithoutAds,
+      });
       expectErrors(hide, null, [ERR.missingPermission(['hideComment'], 'ads_read')]);
     });
 
     it('needs the comment-management permission for the comment node and for commenters’ usernames', async () => {
       const own = await world.fixture.token('own', world.fixture.accounts.bluebottle, ['social_business_basic']);
-      const parent = await world.fixture.token('parent', world.fixture.platformUsers.ana, ['social_basic', 'pages_read_engagement', 'pages_show_list']);
+      const parent = await world.fixture.token('parent', world.fixture.platformUsers.ana, [
+        'social_basic',
+        'pages_read_engagement',
+        'pages_show_list',
+      ]);
       for (const [token, permission] of [
         [own, 'social_business_manage_comments'],
         [parent, 'social_manage_comments'],
@@ -407,8 +461,12 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
       const token = await world.fixture.token('own', world.fixture.accounts.bluebottle, ['social_business_basic']);
       const gate = 'social_business_manage_comments';
       const { fanTwoComment } = world.fixture.comments;
-      expectErrors(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), null, [ERR.missingPermission(['hideComment'], gate)]);
-      expectErrors(await world.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [ERR.missingPermission(['deleteComment'], gate)]);
+      expectErrors(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), null, [
+        ERR.missingPermission(['hideComment'], gate),
+      ]);
+      expectErrors(await world.gql.request(DELETE, { variables: { id: fanTwoComment }, token }), null, [
+        ERR.missingPermission(['deleteComment'], gate),
+      ]);
       expectErrors(await world.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'x' }, token }), null, [
         ERR.missingPermission(['replyToComment'], gate),
       ]);
@@ -417,7 +475,11 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
         token,
       });
       expectErrors(mention, null, [ERR.missingPermission(['replyToMention'], gate)]);
-      const noShowList = await world.fixture.token('parent', world.fixture.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== 'pages_show_list'));
+      const noShowList = await world.fixture.token(
+        'parent',
+        world.fixture.platformUsers.ana,
+        PARENT_PERMISSIONS.filter((p) => p !== 'pages_show_list'),
+      );
       expectErrors(await world.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'x' }, token: noShowList }), null, [
         ERR.missingPermission(['replyToComment'], 'pages_show_list'),
       ]);
@@ -442,18 +504,26 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
     it('hides and shows a comment of the owner’s media (own and parent tokens)', async () => {
       const { fanTwoComment } = thread;
       for (const token of [world.fixture.tokens.own, world.fixture.tokens.parent]) {
-        expectData(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), { hideComment: { success: true } });
+        expectData(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: true }, token }), {
+          hideComment: { success: true },
+        });
         expect((await world.read(fanTwoComment)).data.comment.hidden).toBe(true);
-        expectData(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: false }, token }), { hideComment: { success: true } });
+        expectData(await world.gql.request(HIDE, { variables: { id: fanTwoComment, hide: false }, token }), {
+          hideComment: { success: true },
+        });
         expect((await world.read(fanTwoComment)).data.comment.hidden).toBe(false);
       }
     });
 
     it('hides a reply; leaves the owner’s own comment shown', async () => {
       const { fanReply, ownerComment } = thread;
-      expectData(await world.gql.request(HIDE, { variables: { id: fanReply, hide: true }, token: world.fixture.tokens.own }), { hideComment: { success: true } });
+      expectData(await world.gql.request(HIDE, { variables: { id: fanReply, hide: true }, token: world.fixture.tokens.own }), {
+        hideComment: { success: true },
+      });
       expect((await world.read(fanReply)).data.comment.hidden).toBe(true);
-      expectData(await world.gql.request(HIDE, { variables: { id: ownerComment, hide: true }, token: world.fixture.tokens.own }), { hideComment: { success: true } });
+      expectData(await world.gql.request(HIDE, { variables: { id: ownerComment, hide: true }, token: world.fixture.tokens.own }), {
+        hideComment: { success: true },
+      });
       expect((await world.read(ownerComment)).data.comment.hidden).toBe(false);
     });
 
@@ -467,7 +537,9 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
 
     it('refuses the author who does not own the media (NOT_ALLOWED), and tokens that do not see the comment (UNKNOWN_OBJECT)', async () => {
       for (const token of [world.fixture.tokens.own, world.bmFull]) {
-        expectErrors(await world.gql.request(HIDE, { variables: { id: blueOnRoaster, hide: true }, token }), null, [ERR.notAllowed(['hideComment'])]);
+        expectErrors(await world.gql.request(HIDE, { variables: { id: blueOnRoaster, hide: true }, token }), null, [
+          ERR.notAllowed(['hideComment']),
+        ]);
       }
       const { fanComment } = thread;
       for (const token of [world.fixture.tokens.roasterOwn, world.fixture.tokens.stranger]) {
@@ -489,22 +561,31 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
 
     it('lets the media owner delete a comment with its replies', async () => {
       const { fanComment, fanReply, ownerReply } = thread;
-      expectData(await world.gql.request(DELETE, { variables: { id: fanComment }, token: world.fixture.tokens.parent }), { deleteComment: { success: true } });
+      expectData(await world.gql.request(DELETE, { variables: { id: fanComment }, token: world.fixture.tokens.parent }), {
+        deleteComment: { success: true },
+      });
       for (const id of [fanComment, fanReply, ownerReply]) {
         expectErrors(await world.read(id), { comment: null }, [ERR.unknownObject(['comment'], 'get', id)]);
       }
       expectErrors(await world.gql.request(DELETE, { variables: { id: fanComment }, token: world.fixture.tokens.own }), null, [
         ERR.unknownObject(['deleteComment'], 'delete', fanComment),
       ]);
-      const count = await world.gql.request(`query($id: ID!) { media(id: $id) { commentsCount } }`, { variables: { id: thread.post }, token: world.fixture.tokens.own });
+      const count = await world.gql.request(`query($id: ID!) { media(id: $id) { commentsCount } }`, {
+        variables: { id: thread.post },
+        token: world.fixture.tokens.own,
+      });
       expectData(count, { media: { commentsCount: 3 } });
     });
 
     it('lets the author delete its own comment on another account’s media', async () => {
       const mine = await world.addComment(world.fixture.media.roasterPost, world.fixture.accounts.bluebottle, 'mine');
-      expectData(await world.gql.request(DELETE, { variables: { id: mine }, token: world.fixture.tokens.own }), { deleteComment: { success: true } });
+      expectData(await world.gql.request(DELETE, { variables: { id: mine }, token: world.fixture.tokens.own }), {
+        deleteComment: { success: true },
+      });
       expectErrors(await world.read(mine), { comment: null }, [ERR.unknownObject(['comment'], 'get', mine)]);
-      expectData(await world.gql.request(DELETE, { variables: { id: blueOnRoaster }, token: world.bmFull }), { deleteComment: { success: true } });
+      expectData(await world.gql.request(DELETE, { variables: { id: blueOnRoaster }, token: world.bmFull }), {
+        deleteComment: { success: true },
+      });
     });
 
     it('refuses a delete by a token acting for neither author nor media owner', async () => {
@@ -530,7 +611,10 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
     it('replies to a comment as the media owner', async () => {
       const { fanTwoComment } = thread;
       current = T0 + 60_000;
-      const reply = await world.gql.request(REPLY, { variables: { id: fanTwoComment, message: 'In Oakland' }, token: world.fixture.tokens.parent });
+      const reply = await world.gql.request(REPLY, {
+        variables: { id: fanTwoComment, message: 'In Oakland' },
+        token: world.fixture.tokens.parent,
+      });
       current = T0;
       expect(reply.errors, reply.text).toBeUndefined();
       const id = reply.data.replyToComment.id as string;
@@ -560,33 +644,54 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
     });
 
     it('refuses replies to hidden comments, replies without message, and replies by a non-owner', async () => {
-      expectErrors(await world.gql.request(REPLY, { variables: { id: thread.hiddenComment, message: 'x' }, token: world.fixture.tokens.own }), null, [
-        ERR.invalidParameter(['replyToComment'], 'comment_id', 'Hidden comments take no replies.'),
-      ]);
+      expectErrors(
+        await world.gql.request(REPLY, { variables: { id: thread.hiddenComment, message: 'x' }, token: world.fixture.tokens.own }),
+        null,
+        [ERR.invalidParameter(['replyToComment'], 'comment_id', 'Hidden comments take no replies.')],
+      );
       for (const variables of [{ id: thread.fanComment }, { id: thread.fanComment, message: '  ' }]) {
-        expectErrors(await world.gql.request(REPLY, { variables, token: world.fixture.tokens.own }), null, [ERR.missingParameter(['replyToComment'], 'message')]);
+        expectErrors(await world.gql.request(REPLY, { variables, token: world.fixture.tokens.own }), null, [
+          ERR.missingParameter(['replyToComment'], 'message'),
+        ]);
       }
-      expectErrors(await world.gql.request(REPLY, { variables: { id: world.blueOnRoaster, message: 'x' }, token: world.fixture.tokens.own }), null, [
-        ERR.notAllowed(['replyToComment']),
-      ]);
-      expectErrors(await world.gql.request(REPLY, { variables: { id: thread.fanComment, message: 'x' }, token: world.fixture.tokens.stranger }), null, [
-        ERR.unknownObject(['replyToComment'], 'post', thread.fanComment),
-      ]);
+      expectErrors(
+        await world.gql.request(REPLY, { variables: { id: world.blueOnRoaster, message: 'x' }, token: world.fixture.tokens.own }),
+        null,
+        [ERR.notAllowed(['replyToComment'])],
+      );
+      expectErrors(
+        await world.gql.request(REPLY, { variables: { id: thread.fanComment, message: 'x' }, token: world.fixture.tokens.stranger }),
+        null,
+        [ERR.unknownObject(['replyToComment'], 'post', thread.fanComment)],
+      );
     });
 
     it('refuses replies to live-video comments and comments on a live video', async () => {
-      expectErrors(await world.gql.request(REPLY, { variables: { id: world.fixture.comments.liveComment, message: 'x' }, token: world.fixture.tokens.own }), null, [
-        ERR.invalidParameter(['replyToComment'], 'comment_id', 'Live video comments take no replies; use a private reply instead.'),
-      ]);
-      expectErrors(await world.gql.request(CREATE, { variables: { mediaId: world.fixture.media.live, message: 'x' }, token: world.fixture.tokens.own }), null, [
-        ERR.invalidParameter(['createMediaComment'], 'media_id', 'Comments on live video are not supported.'),
-      ]);
+      expectErrors(
+        await world.gql.request(REPLY, {
+          variables: { id: world.fixture.comments.liveComment, message: 'x' },
+          token: world.fixture.tokens.own,
+        }),
+        null,
+        [ERR.invalidParameter(['replyToComment'], 'comment_id', 'Live video comments take no replies; use a private reply instead.')],
+      );
+      expectErrors(
+        await world.gql.request(CREATE, {
+          variables: { mediaId: world.fixture.media.live, message: 'x' },
+          token: world.fixture.tokens.own,
+        }),
+        null,
+        [ERR.invalidParameter(['createMediaComment'], 'media_id', 'Comments on live video are not supported.')],
+      );
     });
 
     it('creates a top-level comment on the owner’s media', async () => {
       const media = await world.newPost();
       current = T0 + 2 * 60_000;
-      const reply = await world.gql.request(CREATE, { variables: { mediaId: media, message: 'New beans' }, token: world.fixture.tokens.own });
+      const reply = await world.gql.request(CREATE, {
+        variables: { mediaId: media, message: 'New beans' },
+        token: world.fixture.tokens.own,
+      });
       current = T0;
       expect(reply.errors, reply.text).toBeUndefined();
       expect(reply.data.createMediaComment).toEqual({
@@ -620,15 +725,22 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
       expectErrors(await world.gql.request(CREATE, { variables: { mediaId: media }, token: world.fixture.tokens.own }), null, [
         ERR.missingParameter(['createMediaComment'], 'message'),
       ]);
-      expectErrors(await world.gql.request(CREATE, { variables: { mediaId: media, message: 'x' }, token: world.fixture.tokens.roasterOwn }), null, [
-        ERR.unknownObject(['createMediaComment'], 'post', media),
-      ]);
+      expectErrors(
+        await world.gql.request(CREATE, { variables: { mediaId: media, message: 'x' }, token: world.fixture.tokens.roasterOwn }),
+        null,
+        [ERR.unknownObject(['createMediaComment'], 'post', media)],
+      );
     });
 
     it('answers a comment mention and a caption mention', async () => {
       const { roasterComment } = world.fixture.comments;
       const onComment = await world.gql.request(MENTION, {
-        variables: { accountId: world.fixture.accounts.bluebottle, mediaId: world.fixture.media.roasterPost, commentId: roasterComment, message: 'Thanks!' },
+        variables: {
+          accountId: world.fixture.accounts.bluebottle,
+          mediaId: world.fixture.media.roasterPost,
+          commentId: roasterComment,
+          message: 'Thanks!',
+        },
         token: world.fixture.tokens.own,
       });
       expectData(onComment, {
@@ -641,7 +753,11 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
         },
       });
       const onCaption = await world.gql.request(MENTION, {
-        variables: { accountId: world.fixture.accounts.bluebottle, mediaId: world.fixture.media.roasterPost, message: 'Thanks for the shout-out' },
+        variables: {
+          accountId: world.fixture.accounts.bluebottle,
+          mediaId: world.fixture.media.roasterPost,
+          message: 'Thanks for the shout-out',
+        },
         token: world.bmFull,
       });
       expectData(onCaption, {
@@ -657,7 +773,8 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
 
     it('refuses a mention answer without mediaId or message, or where the account was not mentioned', async () => {
       const base = { accountId: world.fixture.accounts.bluebottle, token: world.fixture.tokens.own };
-      const send = (variables: Record<string, unknown>) => world.gql.request(MENTION, { variables: { accountId: base.accountId, ...variables }, token: base.token });
+      const send = (variables: Record<string, unknown>) =>
+        world.gql.request(MENTION, { variables: { accountId: base.accountId, ...variables }, token: base.token });
       expectErrors(await send({ message: 'x' }), null, [ERR.missingParameter(['replyToMention'], 'media_id')]);
       expectErrors(await send({ mediaId: world.fixture.media.roasterPost }), null, [ERR.missingParameter(['replyToMention'], 'message')]);
       expectErrors(await send({ mediaId: world.fixture.posts[0], message: 'x' }), null, [
@@ -681,7 +798,12 @@ describe.each(MODES)('GraphQL Area B through the $mode', ({ distributed }) => {
     let live: { video: string; comment: string };
     beforeAll(async () => {
       const video = await world.newPost({ caption: 'Live now', mediaType: 'VIDEO', isLive: true });
-      live = { video, comment: await world.addComment(video, world.fixture.accounts.fanOne, 'Hello live', { timestamp: new Date('2026-11-01T13:00:00Z') }) };
+      live = {
+        video,
+        comment: await world.addComment(video, world.fixture.accounts.fanOne, 'Hello live', {
+          timestamp: new Date('2026-11-01T13:00:00Z'),
+        }),
+      };
       await world.setMedia(video, { live_ended_at: new Date(T0 - 60_000) });
     });
 

@@ -107,7 +107,12 @@ interface CommentsWorld {
   /** Writes objects straight into the store (media, mentions, page roles). */
   graph: SocialGraphBuilder;
   /** A new comment written straight into the store (21:00 on the fixture's day unless `timestamp`). */
-  addComment(mediaId: string, authorId: string, text: string, options?: { parentId?: string; timestamp?: Date; hidden?: boolean }): Promise<string>;
+  addComment(
+    mediaId: string,
+    authorId: string,
+    text: string,
+    options?: { parentId?: string; timestamp?: Date; hidden?: boolean },
+  ): Promise<string>;
   /** post[0]'s comments again on a new post of bluebottle's: for tests that hide, delete or reply to them. */
   newCommentThread(): Promise<CommentThread>;
   /** A new post of bluebottle's, for a test that fills it with comments or closes it. */
@@ -149,7 +154,12 @@ async function buildCommentsWorld(base: SocialTestWorld): Promise<CommentsWorld>
     roasterOnly: await issue('parent', rita, PARENT_PERMISSIONS),
     bluebottleOnly: await issue('parent', fixture.platformUsers.bm, PARENT_PERMISSIONS),
     stranger: fixture.tokens.stranger,
-    expired: await past.issue({ loginType: 'parent', subjectId: fixture.platformUsers.ana, permissions: PARENT_PERMISSIONS, expiresInSeconds: 3600 }),
+    expired: await past.issue({
+      loginType: 'parent',
+      subjectId: fixture.platformUsers.ana,
+      permissions: PARENT_PERMISSIONS,
+      expiresInSeconds: 3600,
+    }),
     revoked: parentRevoked,
     otherLogin: fixture.tokens.own,
   };
@@ -233,7 +243,11 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
   });
 
   it('works without the version segment', async () => {
-    expectOk(await get(side, `/${world.fixture.comments.fanComment}`), { id: world.fixture.comments.fanComment, text: 'Love this!', timestamp: at(13) });
+    expectOk(await get(side, `/${world.fixture.comments.fanComment}`), {
+      id: world.fixture.comments.fanComment,
+      text: 'Love this!',
+      timestamp: at(13),
+    });
   });
 
   it('takes the token from an Authorization Bearer header', async () => {
@@ -243,7 +257,9 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
 
   it('returns the requested fields plus id, id last when not requested', async () => {
     const { fanComment } = world.fixture.comments;
-    const reply = await get(side, `/v25.0/${fanComment}`, side.token, { fields: 'from,hidden,like_count,media,username,legacy_social_comment_id,timestamp' });
+    const reply = await get(side, `/v25.0/${fanComment}`, side.token, {
+      fields: 'from,hidden,like_count,media,username,legacy_social_comment_id,timestamp',
+    });
     expectOk(reply, {
       from: { id: world.fixture.accounts.fanOne, username: 'fan_one' },
       hidden: false,
@@ -254,7 +270,16 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
       timestamp: at(13),
       id: fanComment,
     });
-    expect(Object.keys(reply.body)).toEqual(['from', 'hidden', 'like_count', 'media', 'username', 'legacy_social_comment_id', 'timestamp', 'id']);
+    expect(Object.keys(reply.body)).toEqual([
+      'from',
+      'hidden',
+      'like_count',
+      'media',
+      'username',
+      'legacy_social_comment_id',
+      'timestamp',
+      'id',
+    ]);
   });
 
   it('keeps id where it was requested', async () => {
@@ -272,7 +297,11 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
 
   it('gives parent_id on replies only', async () => {
     const { fanComment, fanReply } = world.fixture.comments;
-    expectOk(await get(side, `/v25.0/${fanReply}`, side.token, { fields: 'parent_id,text' }), { parent_id: fanComment, text: 'Me too', id: fanReply });
+    expectOk(await get(side, `/v25.0/${fanReply}`, side.token, { fields: 'parent_id,text' }), {
+      parent_id: fanComment,
+      text: 'Me too',
+      id: fanReply,
+    });
     expectOk(await get(side, `/v25.0/${fanComment}`, side.token, { fields: 'parent_id' }), { id: fanComment });
   });
 
@@ -362,7 +391,10 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
 
   it('refuses fields the comment node does not have (comment_type, mentioned_social_users)', async () => {
     for (const field of ['comment_type', 'mentioned_social_users']) {
-      expectGraphError(await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.token, { fields: field }), unknownField(field, 'SocialComment'));
+      expectGraphError(
+        await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.token, { fields: field }),
+        unknownField(field, 'SocialComment'),
+      );
     }
   });
 
@@ -387,12 +419,21 @@ describe.each(HOSTS)('GET /{comment_id} on the $host', ({ login }) => {
     });
 
     it('a comment on age-gated media of another account', async () => {
-      expectGraphError(await get(side, `/v25.0/${world.fixture.comments.shadyComment}`), unsupported('get', world.fixture.comments.shadyComment));
+      expectGraphError(
+        await get(side, `/v25.0/${world.fixture.comments.shadyComment}`),
+        unsupported('get', world.fixture.comments.shadyComment),
+      );
     });
 
     it('a comment on media of an account the token does not act for', async () => {
-      expectGraphError(await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.roasterOnly), unsupported('get', world.fixture.comments.fanComment));
-      expectGraphError(await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.stranger), unsupported('get', world.fixture.comments.fanComment));
+      expectGraphError(
+        await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.roasterOnly),
+        unsupported('get', world.fixture.comments.fanComment),
+      );
+      expectGraphError(
+        await get(side, `/v25.0/${world.fixture.comments.fanComment}`, side.stranger),
+        unsupported('get', world.fixture.comments.fanComment),
+      );
     });
 
     it('a comment that @mentions the account, read directly (only mentioned_comment shows it)', async () => {
@@ -497,7 +538,10 @@ describe.each(HOSTS)('POST /{comment_id}?hide= (hide and show) on the $host', ({
   });
 
   it('requires hide when only ad_id is given', async () => {
-    expectGraphError(await post(side, `/v25.0/${thread.fanComment}`, side.token, { ad_id: '120200000000000001' }), missingParameter('hide'));
+    expectGraphError(
+      await post(side, `/v25.0/${thread.fanComment}`, side.token, { ad_id: '120200000000000001' }),
+      missingParameter('hide'),
+    );
   });
 
   it('refuses a hide value that is not a boolean: 100 Invalid parameter', async () => {
@@ -672,7 +716,11 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
   it('attaches a reply to a reply to the top-level comment', async () => {
     const { fanComment, fanReply } = thread;
     const id = await created(post(side, `/v25.0/${fanReply}/replies`, side.token, { message: 'Replying to a reply' }));
-    expectOk(await get(side, `/v25.0/${id}`, side.token, { fields: 'parent_id,text' }), { parent_id: fanComment, text: 'Replying to a reply', id });
+    expectOk(await get(side, `/v25.0/${id}`, side.token, { fields: 'parent_id,text' }), {
+      parent_id: fanComment,
+      text: 'Replying to a reply',
+      id,
+    });
     const list = await get(side, `/v25.0/${fanComment}/replies`, side.token, { fields: 'id' });
     expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([thread.ownerReply, fanReply, id]);
   });
@@ -687,7 +735,10 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
   it('refuses a reply to a reply whose top-level comment is hidden', async () => {
     const top = await world.addComment(world.fixture.posts[3]!, world.fixture.accounts.fanOne, 'hidden top', { hidden: true });
     const child = await world.addComment(world.fixture.posts[3]!, world.fixture.accounts.fanTwo, 'visible child', { parentId: top });
-    expectGraphError(await post(side, `/v25.0/${child}/replies`, side.token, { message: 'hello?' }), invalidParameter('Hidden comments take no replies.'));
+    expectGraphError(
+      await post(side, `/v25.0/${child}/replies`, side.token, { message: 'hello?' }),
+      invalidParameter('Hidden comments take no replies.'),
+    );
   });
 
   it('requires message: (#100) The parameter message is required', async () => {
@@ -715,21 +766,32 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
 
   it('refuses a bad limit, a bad cursor, and after with before: 100 Invalid parameter', async () => {
     const path = `/v25.0/${thread.fanComment}/replies`;
-    expectGraphError(await get(side, path, side.token, { limit: 'abc' }), invalidParameter('The parameter limit must be a non-negative integer, got "abc".'));
+    expectGraphError(
+      await get(side, path, side.token, { limit: 'abc' }),
+      invalidParameter('The parameter limit must be a non-negative integer, got "abc".'),
+    );
     expectGraphError(await get(side, path, side.token, { after: 'not-a-cursor' }), invalidParameter('Invalid cursor.'));
     const first = await get(side, path, side.token, { limit: '1' });
     const { before, after } = first.body.paging.cursors;
-    expectGraphError(await get(side, path, side.token, { after, before }), invalidParameter('The parameters after and before cannot be used together.'));
+    expectGraphError(
+      await get(side, path, side.token, { after, before }),
+      invalidParameter('The parameters after and before cannot be used together.'),
+    );
   });
 
   it('accepts a message of 2200 characters and refuses a longer one', async () => {
     const path = `/v25.0/${thread.ownerComment}/replies`;
     await created(post(side, path, side.token, { message: 'é'.repeat(2200) }));
-    expectGraphError(await post(side, path, side.token, { message: 'é'.repeat(2201) }), invalidParameter('The message must be at most 2200 characters.'));
+    expectGraphError(
+      await post(side, path, side.token, { message: 'é'.repeat(2201) }),
+      invalidParameter('The message must be at most 2200 characters.'),
+    );
   });
 
   it('walks more than two pages with limit, after and before, without duplicate or gap', async () => {
-    const longThread = await world.addComment(world.fixture.posts[4]!, world.fixture.accounts.fanOne, 'Thread', { timestamp: new Date('2026-11-01T22:00:00Z') });
+    const longThread = await world.addComment(world.fixture.posts[4]!, world.fixture.accounts.fanOne, 'Thread', {
+      timestamp: new Date('2026-11-01T22:00:00Z'),
+    });
     const ids: string[] = [];
     // Seven replies; two pairs share a second, so the order falls back to the id.
     for (const offset of [0, 1, 1, 2, 3, 3, 4]) {
@@ -751,7 +813,12 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
       if (paging.next === undefined) break;
       const next = new URL(paging.next);
       expect(next.pathname).toBe(`/v25.0/${longThread}/replies`);
-      expect(Object.fromEntries(next.searchParams)).toEqual({ limit: '3', fields: 'text', access_token: side.token, after: paging.cursors.after });
+      expect(Object.fromEntries(next.searchParams)).toEqual({
+        limit: '3',
+        fields: 'text',
+        access_token: side.token,
+        after: paging.cursors.after,
+      });
       expect(pages.length).toBeLessThan(10);
       reply = await side.rest.request('GET', next.href);
     }
@@ -773,15 +840,23 @@ describe.each(HOSTS)('replies edge /{comment_id}/replies on the $host', ({ login
     // The cursors also work as parameters with the token in a header.
     const after = await side.rest.request('GET', withQuery(`/v25.0/${longThread}/replies`, { limit: '2' }), { token: side.token });
     expect(after.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(0, 2));
-    const secondPage = await side.rest.request('GET', withQuery(`/v25.0/${longThread}/replies`, { limit: '2', after: after.body.paging.cursors.after }), {
-      token: side.token,
-    });
+    const secondPage = await side.rest.request(
+      'GET',
+      withQuery(`/v25.0/${longThread}/replies`, { limit: '2', after: after.body.paging.cursors.after }),
+      {
+        token: side.token,
+      },
+    );
     expect(secondPage.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(2, 4));
     expect(secondPage.body.paging.next).toBeDefined();
     expect(new URL(secondPage.body.paging.next).searchParams.has('access_token')).toBe(false);
-    const firstAgain = await side.rest.request('GET', withQuery(`/v25.0/${longThread}/replies`, { limit: '2', before: secondPage.body.paging.cursors.before }), {
-      token: side.token,
-    });
+    const firstAgain = await side.rest.request(
+      'GET',
+      withQuery(`/v25.0/${longThread}/replies`, { limit: '2', before: secondPage.body.paging.cursors.before }),
+      {
+        token: side.token,
+      },
+    );
     expect(firstAgain.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(0, 2));
   });
 });
@@ -834,7 +909,9 @@ describe.each(HOSTS)('media comments edge /{media_id}/comments on the $host', ({
     const media = await world.newPost();
     const ids: string[] = [];
     for (let i = 0; i < 60; i++) {
-      ids.unshift(await world.addComment(media, world.fixture.accounts.fanOne, `comment ${i}`, { timestamp: new Date(Date.UTC(2026, 9, 1, 0, i)) }));
+      ids.unshift(
+        await world.addComment(media, world.fixture.accounts.fanOne, `comment ${i}`, { timestamp: new Date(Date.UTC(2026, 9, 1, 0, i)) }),
+      );
     }
     const defaults = await get(side, `/v25.0/${media}/comments`, side.token, { fields: 'id' });
     expect(defaults.body.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(0, 25));
@@ -865,17 +942,26 @@ describe.each(HOSTS)('media comments edge /{media_id}/comments on the $host', ({
     const list = await get(side, `/v25.0/${media}/comments`);
     expect(list.body.data).toEqual([{ id, text: 'Fresh roast today', timestamp: '2026-11-02T10:05:00+0000' }]);
     // From a JSON body, too.
-    const fromJson = await created(side.rest.request('POST', `/v25.0/${media}/comments`, { json: { message: 'Second', access_token: side.token } }));
+    const fromJson = await created(
+      side.rest.request('POST', `/v25.0/${media}/comments`, { json: { message: 'Second', access_token: side.token } }),
+    );
     expect(fromJson).not.toBe(id);
   });
 
   it('records the accounts a new comment @mentions (readable through mentioned_comment)', async () => {
-    const id = await created(post(side, `/v25.0/${await world.newPost()}/comments`, side.token, { message: 'Thanks @roaster for the beans' }));
+    const id = await created(
+      post(side, `/v25.0/${await world.newPost()}/comments`, side.token, { message: 'Thanks @roaster for the beans' }),
+    );
     // ana manages roaster's page too.
-    expectOk(await get(world.parent, `/v25.0/${world.fixture.accounts.roaster}`, world.parent.token, { fields: `mentioned_comment.comment_id(${id}){text}` }), {
-      mentioned_comment: { text: 'Thanks @roaster for the beans', id },
-      id: world.fixture.accounts.roaster,
-    });
+    expectOk(
+      await get(world.parent, `/v25.0/${world.fixture.accounts.roaster}`, world.parent.token, {
+        fields: `mentioned_comment.comment_id(${id}){text}`,
+      }),
+      {
+        mentioned_comment: { text: 'Thanks @roaster for the beans', id },
+        id: world.fixture.accounts.roaster,
+      },
+    );
   });
 
   it('requires message, and refuses media of others and media with comments disabled', async () => {
@@ -884,15 +970,24 @@ describe.each(HOSTS)('media comments edge /{media_id}/comments on the $host', ({
     expectGraphError(await post(side, `/v25.0/${media}/comments`, side.stranger, { message: 'hi' }), unsupported('post', media));
     expectGraphError(await post(side, `/v25.0/${media}/comments`, side.roasterOnly, { message: 'hi' }), unsupported('post', media));
     await world.setMedia(media, { comment_enabled: false });
-    expectGraphError(await post(side, `/v25.0/${media}/comments`, side.token, { message: 'hi' }), invalidParameter('Comments are disabled on this media.'));
+    expectGraphError(
+      await post(side, `/v25.0/${media}/comments`, side.token, { message: 'hi' }),
+      invalidParameter('Comments are disabled on this media.'),
+    );
     const comment = await world.addComment(media, world.fixture.accounts.fanOne, 'before they were disabled');
-    expectGraphError(await post(side, `/v25.0/${comment}/replies`, side.token, { message: 'hi' }), invalidParameter('Comments are disabled on this media.'));
+    expectGraphError(
+      await post(side, `/v25.0/${comment}/replies`, side.token, { message: 'hi' }),
+      invalidParameter('Comments are disabled on this media.'),
+    );
   });
 
   it('refuses the comments of media the token cannot see: 100/33', async () => {
     const { shadyPost } = world.fixture.media;
     expectGraphError(await get(side, `/v25.0/${shadyPost}/comments`), unsupported('get', shadyPost));
-    expectGraphError(await get(side, `/v25.0/${world.fixture.posts[0]}/comments`, side.stranger), unsupported('get', world.fixture.posts[0]!));
+    expectGraphError(
+      await get(side, `/v25.0/${world.fixture.posts[0]}/comments`, side.stranger),
+      unsupported('get', world.fixture.posts[0]!),
+    );
   });
 });
 
@@ -903,7 +998,10 @@ describe('comments on live video', () => {
   let live: { video: string; comment: string };
   beforeAll(async () => {
     const video = await world.newPost({ caption: 'Live now', mediaType: 'VIDEO', isLive: true });
-    live = { video, comment: await world.addComment(video, world.fixture.accounts.fanOne, 'Hello live', { timestamp: new Date('2026-11-01T13:00:00Z') }) };
+    live = {
+      video,
+      comment: await world.addComment(video, world.fixture.accounts.fanOne, 'Hello live', { timestamp: new Date('2026-11-01T13:00:00Z') }),
+    };
   });
 
   it.each(HOSTS)('are readable while the broadcast lasts ($host)', async ({ login }) => {
@@ -920,7 +1018,10 @@ describe('comments on live video', () => {
       await post(side, `/v25.0/${liveComment}/replies`, side.token, { message: 'hi' }),
       invalidParameter('Live video comments take no replies; use a private reply instead.'),
     );
-    expectGraphError(await post(side, `/v25.0/${live.video}/comments`, side.token, { message: 'hi' }), invalidParameter('Comments on live video are not supported.'));
+    expectGraphError(
+      await post(side, `/v25.0/${live.video}/comments`, side.token, { message: 'hi' }),
+      invalidParameter('Comments on live video are not supported.'),
+    );
     expectOk(await get(side, `/v25.0/${liveComment}`, side.token, { fields: 'hidden' }), { hidden: false, id: liveComment });
   });
 
@@ -952,7 +1053,13 @@ describe('mentions: mentioned_comment and POST /{account_id}/mentions', () => {
       fields: `mentioned_comment.comment_id(${roasterComment}){id,text,timestamp,like_count,media{id}}`,
     });
     expectOk(reply, {
-      mentioned_comment: { id: roasterComment, text: 'Ask @bluebottle', timestamp: at(13), like_count: 0, media: { id: world.fixture.media.roasterPost } },
+      mentioned_comment: {
+        id: roasterComment,
+        text: 'Ask @bluebottle',
+        timestamp: at(13),
+        like_count: 0,
+        media: { id: world.fixture.media.roasterPost },
+      },
       id: world.fixture.accounts.bluebottle,
     });
     expect(Object.keys(reply.body)).toEqual(['mentioned_comment', 'id']);
@@ -960,17 +1067,27 @@ describe('mentions: mentioned_comment and POST /{account_id}/mentions', () => {
 
   it('gives mentioned_comment the default fields id, text, timestamp', async () => {
     const { roasterComment } = world.fixture.comments;
-    expectOk(await get(world.parent, `/${world.fixture.accounts.bluebottle}`, world.parent.bluebottleOnly, { fields: `mentioned_comment.comment_id(${roasterComment})` }), {
-      mentioned_comment: { id: roasterComment, text: 'Ask @bluebottle', timestamp: at(13) },
-      id: world.fixture.accounts.bluebottle,
-    });
+    expectOk(
+      await get(world.parent, `/${world.fixture.accounts.bluebottle}`, world.parent.bluebottleOnly, {
+        fields: `mentioned_comment.comment_id(${roasterComment})`,
+      }),
+      {
+        mentioned_comment: { id: roasterComment, text: 'Ask @bluebottle', timestamp: at(13) },
+        id: world.fixture.accounts.bluebottle,
+      },
+    );
   });
 
   it('refuses mentioned_comment without comment_id, or for a comment that does not mention the account', async () => {
-    expectGraphError(await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.token, { fields: 'mentioned_comment{id}' }), missingParameter('comment_id'));
+    expectGraphError(
+      await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.token, { fields: 'mentioned_comment{id}' }),
+      missingParameter('comment_id'),
+    );
     const { fanComment } = world.fixture.comments;
     expectGraphError(
-      await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.token, { fields: `mentioned_comment.comment_id(${fanComment}){id}` }),
+      await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.token, {
+        fields: `mentioned_comment.comment_id(${fanComment}){id}`,
+      }),
       unsupported('get', fanComment),
     );
   });
@@ -980,7 +1097,9 @@ describe('mentions: mentioned_comment and POST /{account_id}/mentions', () => {
     await world.graph.pageRole(world.fixture.pages.bluebottle, analyst, { tasks: ['ANALYZE'] });
     const token = await world.fixture.token('parent', analyst, PARENT_PERMISSIONS);
     expectGraphError(
-      await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, token, { fields: `mentioned_comment.comment_id(${world.fixture.comments.roasterComment}){id}` }),
+      await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, token, {
+        fields: `mentioned_comment.comment_id(${world.fixture.comments.roasterComment}){id}`,
+      }),
       notAllowed,
     );
   });
@@ -989,7 +1108,9 @@ describe('mentions: mentioned_comment and POST /{account_id}/mentions', () => {
     const shadyMention = await world.addComment(world.fixture.media.shadyPost, world.fixture.accounts.fanOne, 'psst @bluebottle');
     await world.graph.mention(world.fixture.accounts.bluebottle, world.fixture.media.shadyPost, shadyMention);
     expectGraphError(
-      await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.token, { fields: `mentioned_comment.comment_id(${shadyMention}){text}` }),
+      await get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.token, {
+        fields: `mentioned_comment.comment_id(${shadyMention}){text}`,
+      }),
       unsupported('get', shadyMention),
     );
   });
@@ -1040,7 +1161,12 @@ describe('mentions: mentioned_comment and POST /{account_id}/mentions', () => {
     const side = world.side(login);
     const { roasterComment } = world.fixture.comments;
     // fan_two replies to roasterComment and mentions @bluebottle in the reply.
-    const mentioning = await world.addComment(world.fixture.media.roasterPost, world.fixture.accounts.fanTwo, `@bluebottle agreed (${login})`, { parentId: roasterComment });
+    const mentioning = await world.addComment(
+      world.fixture.media.roasterPost,
+      world.fixture.accounts.fanTwo,
+      `@bluebottle agreed (${login})`,
+      { parentId: roasterComment },
+    );
     await world.graph.mention(world.fixture.accounts.bluebottle, world.fixture.media.roasterPost, mentioning);
     const id = await created(
       post(side, `/v25.0/${world.fixture.accounts.bluebottle}/mentions`, side.bluebottleOnly, {
@@ -1052,21 +1178,30 @@ describe('mentions: mentioned_comment and POST /{account_id}/mentions', () => {
     expectOk(await get(side, `/v25.0/${id}`, side.bluebottleOnly, { fields: 'parent_id' }), { parent_id: roasterComment, id });
   });
 
-  it.each(HOSTS)('refuses a mentions POST without media_id or message, or where the account was not mentioned ($host)', async ({ login }) => {
-    const side = world.side(login);
-    const path = `/v25.0/${world.fixture.accounts.bluebottle}/mentions`;
-    const { roasterComment, fanComment } = world.fixture.comments;
-    expectGraphError(await post(side, path, side.bluebottleOnly, { comment_id: roasterComment, message: 'hi' }), missingParameter('media_id'));
-    expectGraphError(await post(side, path, side.bluebottleOnly, { media_id: world.fixture.media.roasterPost, comment_id: roasterComment }), missingParameter('message'));
-    expectGraphError(
-      await post(side, path, side.bluebottleOnly, { media_id: world.fixture.posts[0], message: 'hi' }),
-      invalidParameter('The account was not mentioned in the caption of this media.'),
-    );
-    expectGraphError(
-      await post(side, path, side.bluebottleOnly, { media_id: world.fixture.posts[0], comment_id: fanComment, message: 'hi' }),
-      invalidParameter('The account was not mentioned in this comment.'),
-    );
-  });
+  it.each(HOSTS)(
+    'refuses a mentions POST without media_id or message, or where the account was not mentioned ($host)',
+    async ({ login }) => {
+      const side = world.side(login);
+      const path = `/v25.0/${world.fixture.accounts.bluebottle}/mentions`;
+      const { roasterComment, fanComment } = world.fixture.comments;
+      expectGraphError(
+        await post(side, path, side.bluebottleOnly, { comment_id: roasterComment, message: 'hi' }),
+        missingParameter('media_id'),
+      );
+      expectGraphError(
+        await post(side, path, side.bluebottleOnly, { media_id: world.fixture.media.roasterPost, comment_id: roasterComment }),
+        missingParameter('message'),
+      );
+      expectGraphError(
+        await post(side, path, side.bluebottleOnly, { media_id: world.fixture.posts[0], message: 'hi' }),
+        invalidParameter('The account was not mentioned in the caption of this media.'),
+      );
+      expectGraphError(
+        await post(side, path, side.bluebottleOnly, { media_id: world.fixture.posts[0], comment_id: fanComment, message: 'hi' }),
+        invalidParameter('The account was not mentioned in this comment.'),
+      );
+    },
+  );
 
   it.each(HOSTS)('refuses a mentions POST for an account the token does not act for: 100/33 post ($host)', async ({ login }) => {
     const side = world.side(login);
@@ -1079,12 +1214,18 @@ describe('mentions: mentioned_comment and POST /{account_id}/mentions', () => {
 
   it.each(HOSTS)('refuses to answer a story mention or a media the account was only tagged in ($host)', async ({ login }) => {
     const side = world.side(login);
-    const story = await world.graph.media(world.fixture.accounts.roaster, { caption: `Story with @bluebottle (${login})`, mediaProductType: 'STORY' });
+    const story = await world.graph.media(world.fixture.accounts.roaster, {
+      caption: `Story with @bluebottle (${login})`,
+      mediaProductType: 'STORY',
+    });
     await world.graph.mention(world.fixture.accounts.bluebottle, story);
     const tagged = await world.graph.media(world.fixture.accounts.roaster, { caption: 'Tagged only' });
     await world.graph.tag(tagged, world.fixture.accounts.bluebottle);
     const path = `/v25.0/${world.fixture.accounts.bluebottle}/mentions`;
-    expectGraphError(await post(side, path, side.bluebottleOnly, { media_id: story, message: 'hi' }), invalidParameter('Story mentions cannot be answered.'));
+    expectGraphError(
+      await post(side, path, side.bluebottleOnly, { media_id: story, message: 'hi' }),
+      invalidParameter('Story mentions cannot be answered.'),
+    );
     expectGraphError(
       await post(side, path, side.bluebottleOnly, { media_id: tagged, message: 'hi' }),
       invalidParameter('The account was not mentioned in the caption of this media.'),
@@ -1098,7 +1239,9 @@ describe('mentions: mentioned_comment and POST /{account_id}/mentions', () => {
     const gone = await world.addComment(media, world.fixture.accounts.fanTwo, 'Bye @bluebottle');
     await world.graph.mention(world.fixture.accounts.bluebottle, media, gone);
     const read = (commentId: string) =>
-      get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.bluebottleOnly, { fields: `mentioned_comment.comment_id(${commentId}){text}` });
+      get(world.parent, `/v25.0/${world.fixture.accounts.bluebottle}`, world.parent.bluebottleOnly, {
+        fields: `mentioned_comment.comment_id(${commentId}){text}`,
+      });
     expectOk(await read(closed), { mentioned_comment: { text: 'Hey @bluebottle', id: closed }, id: world.fixture.accounts.bluebottle });
     // roaster's manager (ana) deletes the second comment.
     expectOk(await del(world.parent, `/v25.0/${gone}`, world.parent.roasterOnly), { success: true });
@@ -1144,7 +1287,10 @@ describe('the commenter’s username needs the comment-management permission (27
     const side = world.side(login);
     const token = await side.mint(basic);
     expectGraphError(await get(side, `/v25.0/${world.fixture.comments.fanComment}`, token), missingPermission(gate));
-    expectGraphError(await get(side, `/v25.0/${world.fixture.comments.ownerComment}`, token, { fields: 'username' }), missingPermission(gate));
+    expectGraphError(
+      await get(side, `/v25.0/${world.fixture.comments.ownerComment}`, token, { fields: 'username' }),
+      missingPermission(gate),
+    );
   });
 });
 
@@ -1189,7 +1335,8 @@ const OPERATIONS: Operation[] = [
     name: 'DELETE /{comment_id}',
     own: ['social_business_basic', 'social_business_manage_comments'],
     parent: ['social_basic', 'social_manage_comments', 'pages_read_engagement'],
-    send: async (side, token, thread) => del(side, `/v25.0/${await world.addComment(thread.post, world.fixture.accounts.fanOne, 'delete me')}`, token),
+    send: async (side, token, thread) =>
+      del(side, `/v25.0/${await world.addComment(thread.post, world.fixture.accounts.fanOne, 'delete me')}`, token),
   },
   {
     name: 'GET /{media_id}/comments',
@@ -1213,7 +1360,9 @@ const OPERATIONS: Operation[] = [
     own: null,
     parent: ['social_basic', 'social_manage_comments', 'pages_read_engagement', 'pages_show_list'],
     send: (side, token) =>
-      get(side, `/v25.0/${world.fixture.accounts.bluebottle}`, token, { fields: `mentioned_comment.comment_id(${world.fixture.comments.roasterComment}){id}` }),
+      get(side, `/v25.0/${world.fixture.accounts.bluebottle}`, token, {
+        fields: `mentioned_comment.comment_id(${world.fixture.comments.roasterComment}){id}`,
+      }),
   },
 ];
 
@@ -1237,15 +1386,14 @@ describe('permissions and tokens of the comment operations', () => {
     required.map((permission) => ({ name: op.name, host, login, op, required, permission })),
   );
 
-  it.each(missingCases)('$name on the $host without $permission: (#200) Requires extended permission: $permission', async ({
-    login,
-    op,
-    permission,
-  }) => {
-    const side = world.side(login);
-    const token = await side.mint(side.permissions.filter((p) => p !== permission));
-    expectGraphError(await op.send(side, token, thread), missingPermission(permission));
-  });
+  it.each(missingCases)(
+    '$name on the $host without $permission: (#200) Requires extended permission: $permission',
+    async ({ login, op, permission }) => {
+      const side = world.side(login);
+      const token = await side.mint(side.permissions.filter((p) => p !== permission));
+      expectGraphError(await op.send(side, token, thread), missingPermission(permission));
+    },
+  );
 
   it.each(MATRIX)('$op.name on the $host succeeds with exactly its permissions', async ({ login, op, required }) => {
     const side = world.side(login);
@@ -1257,7 +1405,11 @@ describe('permissions and tokens of the comment operations', () => {
 
   it.each(parentCases)('$op.name with a business-manager page role needs ads_management or ads_read', async ({ op }) => {
     expectGraphError(await op.send(world.parent, world.fixture.tokens.bmWithoutAds, thread), missingPermission('ads_read'));
-    const withAdsRead = await world.fixture.token('parent', world.fixture.platformUsers.bm, PARENT_PERMISSIONS.filter((p) => p !== 'ads_management'));
+    const withAdsRead = await world.fixture.token(
+      'parent',
+      world.fixture.platformUsers.bm,
+      PARENT_PERMISSIONS.filter((p) => p !== 'ads_management'),
+    );
     const reply = await op.send(world.parent, withAdsRead, thread);
     expect(reply.status, reply.text).toBe(200);
   });

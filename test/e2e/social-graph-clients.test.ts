@@ -38,7 +38,12 @@ const DIGITS = /^\d+$/;
 const EXPIRED = expiredToken(new Date(T0 - 3_600_000), new Date(T0));
 
 /** One HTTP/1.1 request written as is: no header but Host, Content-Length and those given (no Content-Type unless given). */
-async function send(baseUrl: string, method: string, path: string, options: { body?: string; headers?: Record<string, string> } = {}): Promise<RawReply> {
+async function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { body?: string; headers?: Record<string, string> } = {},
+): Promise<RawReply> {
   const body = Buffer.from(options.body ?? '', 'utf8');
   const head = [`${method} ${path} HTTP/1.1`, `Host: ${new URL(baseUrl).host}`, 'Connection: close', 'Accept: */*'];
   if (options.body !== undefined) head.push(`Content-Length: ${body.length}`);
@@ -65,7 +70,12 @@ beforeAll(async () => {
   system = await startTestSystem({}, { now: clock });
   fixture = await createSocialFixture(system.database, { now: clock });
   const past = createSocialTokens(system.database, () => new Date(T0 - 2 * 3_600_000));
-  expiredParent = await past.issue({ loginType: 'parent', subjectId: fixture.platformUsers.ana, permissions: [...PARENT_PERMISSIONS], expiresInSeconds: 3600 });
+  expiredParent = await past.issue({
+    loginType: 'parent',
+    subjectId: fixture.platformUsers.ana,
+    permissions: [...PARENT_PERMISSIONS],
+    expiresInSeconds: 3600,
+  });
 });
 afterAll(async () => {
   await system?.close();
@@ -98,19 +108,27 @@ describe.each(HOSTS)('fbgraph-style bodies without a Content-Type on the $host',
     const comment = fixture.comments.fanTwoComment;
     expect(await hiddenOf(login, comment)).toBe(false);
 
-    expectOk(await send(host.url, 'POST', `/v25.0/${comment}?access_token=${host.token}`, { body: form({ hide: 'true' }) }), { success: true });
+    expectOk(await send(host.url, 'POST', `/v25.0/${comment}?access_token=${host.token}`, { body: form({ hide: 'true' }) }), {
+      success: true,
+    });
     expect(await hiddenOf(login, comment)).toBe(true);
 
-    expectOk(await send(host.url, 'POST', `/v25.0/${comment}?access_token=${host.token}`, { body: form({ hide: 'false' }) }), { success: true });
+    expectOk(await send(host.url, 'POST', `/v25.0/${comment}?access_token=${host.token}`, { body: form({ hide: 'false' }) }), {
+      success: true,
+    });
     expect(await hiddenOf(login, comment)).toBe(false);
   });
 
   it('reads the token from such a body too', async () => {
     const host = side(login);
     const comment = fixture.comments.fanTwoComment;
-    expectOk(await send(host.url, 'POST', `/v25.0/${comment}`, { body: form({ hide: 'true', access_token: host.token }) }), { success: true });
+    expectOk(await send(host.url, 'POST', `/v25.0/${comment}`, { body: form({ hide: 'true', access_token: host.token }) }), {
+      success: true,
+    });
     expect(await hiddenOf(login, comment)).toBe(true);
-    expectOk(await send(host.url, 'POST', `/v25.0/${comment}`, { body: form({ access_token: host.token, hide: 'false' }) }), { success: true });
+    expectOk(await send(host.url, 'POST', `/v25.0/${comment}`, { body: form({ access_token: host.token, hide: 'false' }) }), {
+      success: true,
+    });
     expect(await hiddenOf(login, comment)).toBe(false);
   });
 
@@ -233,10 +251,19 @@ describe.each(HOSTS)('token errors come before object lookup on the $host', ({ l
     expectGraphError(await send(host.url, 'POST', authorized(`/v25.0/${account}?hide=true`)), unsupported('post', account));
     expectGraphError(await send(host.url, 'DELETE', authorized(`/v25.0/${account}`)), unsupported('delete', account));
     expectGraphError(await send(host.url, 'GET', authorized(`/v25.0/${account}/replies`)), unknownPath('/replies'));
-    expectGraphError(await send(host.url, 'GET', authorized(`/v25.0/${fixture.comments.fanComment}/no_such_edge`)), unknownPath('/no_such_edge'));
+    expectGraphError(
+      await send(host.url, 'GET', authorized(`/v25.0/${fixture.comments.fanComment}/no_such_edge`)),
+      unknownPath('/no_such_edge'),
+    );
     // A comment without hide= but with another parameter is an attempted update: not supported.
-    expectGraphError(await send(host.url, 'POST', authorized(`/v25.0/${fixture.comments.fanComment}?text=changed`)), unsupported('post', fixture.comments.fanComment));
-    expectOk(await send(host.url, 'GET', authorized(`/v25.0/${fixture.comments.fanComment}?fields=text`)), { text: expect.any(String), id: fixture.comments.fanComment });
+    expectGraphError(
+      await send(host.url, 'POST', authorized(`/v25.0/${fixture.comments.fanComment}?text=changed`)),
+      unsupported('post', fixture.comments.fanComment),
+    );
+    expectOk(await send(host.url, 'GET', authorized(`/v25.0/${fixture.comments.fanComment}?fields=text`)), {
+      text: expect.any(String),
+      id: fixture.comments.fanComment,
+    });
   });
 });
 
@@ -271,8 +298,12 @@ describe('the same order through GraphQL', () => {
   it('socialCaller names the token’s caller, and refuses the token as every operation does', async () => {
     const gql = createGraphqlClient(`${system.gatewayUrl}/graphql`);
     const query = '{ socialCaller { host subjectId } }';
-    expect((await gql.request(query, { token: fixture.tokens.own })).data).toEqual({ socialCaller: { host: 'own', subjectId: fixture.accounts.bluebottle } });
-    expect((await gql.request(query, { token: fixture.tokens.parent })).data).toEqual({ socialCaller: { host: 'parent', subjectId: fixture.platformUsers.ana } });
+    expect((await gql.request(query, { token: fixture.tokens.own })).data).toEqual({
+      socialCaller: { host: 'own', subjectId: fixture.accounts.bluebottle },
+    });
+    expect((await gql.request(query, { token: fixture.tokens.parent })).data).toEqual({
+      socialCaller: { host: 'parent', subjectId: fixture.platformUsers.ana },
+    });
     const expired = await gql.request(query, { token: fixture.tokens.expired });
     expect(expired.data).toBeNull();
     expect(expired.errors?.[0]?.extensions).toMatchObject({ reason: 'TOKEN_EXPIRED', code: 'UNAUTHENTICATED', serviceName: 'accounts' });
@@ -294,14 +325,20 @@ describe('the same order with the gateway and the subgraphs in separate servers 
     await distributed?.close();
   });
 
-  it.each(HOSTS)('answers 104, 190 and, with a valid token, 100/33 and 2500 for paths the graph does not serve ($host)', async ({ login }) => {
-    const url = login === 'own' ? distributed.restUrl : distributed.socialParentUrl;
-    const token = login === 'own' ? world.tokens.own : world.tokens.parent;
-    for (const id of ['12ab', socialId('event', 987_654n)]) {
-      expectGraphError(await send(url, 'GET', `/v25.0/${id}`), noToken);
-      expectGraphError(await send(url, 'POST', `/v25.0/${id}/no_such_edge`, { body: form({ access_token: 'garbage' }) }), unparsableToken);
-      expectGraphError(await send(url, 'GET', `/v25.0/${id}?access_token=${token}`), unsupported('get', id));
-      expectGraphError(await send(url, 'DELETE', `/v25.0/${id}/no_such_edge?access_token=${token}`), unknownPath('/no_such_edge'));
-    }
-  });
+  it.each(HOSTS)(
+    'answers 104, 190 and, with a valid token, 100/33 and 2500 for paths the graph does not serve ($host)',
+    async ({ login }) => {
+      const url = login === 'own' ? distributed.restUrl : distributed.socialParentUrl;
+      const token = login === 'own' ? world.tokens.own : world.tokens.parent;
+      for (const id of ['12ab', socialId('event', 987_654n)]) {
+        expectGraphError(await send(url, 'GET', `/v25.0/${id}`), noToken);
+        expectGraphError(
+          await send(url, 'POST', `/v25.0/${id}/no_such_edge`, { body: form({ access_token: 'garbage' }) }),
+          unparsableToken,
+        );
+        expectGraphError(await send(url, 'GET', `/v25.0/${id}?access_token=${token}`), unsupported('get', id));
+        expectGraphError(await send(url, 'DELETE', `/v25.0/${id}/no_such_edge?access_token=${token}`), unknownPath('/no_such_edge'));
+      }
+    },
+  );
 });

@@ -98,18 +98,27 @@ describe('the two hosts of the social graph', () => {
       const bearer = await own.request('GET', `/v25.0/${bluebottle}?fields=username`, { token: fixture.tokens.own });
       expectOk(bearer);
       expect(bearer.body).toEqual(expected);
-      const oauth = await parent.request('GET', `/v25.0/${bluebottle}?fields=username`, { authorization: `OAuth ${fixture.tokens.parent}` });
+      const oauth = await parent.request('GET', `/v25.0/${bluebottle}?fields=username`, {
+        authorization: `OAuth ${fixture.tokens.parent}`,
+      });
       expectOk(oauth);
       expect(oauth.body).toEqual(expected);
     });
 
     it('prefers access_token over the Authorization header when both are sent', async () => {
-      const tokenWins = await own.request('GET', withQuery(`/v25.0/${bluebottle}`, fixture.tokens.own, { fields: 'username' }), { token: 'garbage' });
+      const tokenWins = await own.request('GET', withQuery(`/v25.0/${bluebottle}`, fixture.tokens.own, { fields: 'username' }), {
+        token: 'garbage',
+      });
       expectOk(tokenWins);
       expect(tokenWins.body).toEqual({ username: 'bluebottle', id: bluebottle });
-      const otherHostHeader = await own.request('GET', withQuery(`/v25.0/${bluebottle}`, fixture.tokens.own), { token: fixture.tokens.parent });
+      const otherHostHeader = await own.request('GET', withQuery(`/v25.0/${bluebottle}`, fixture.tokens.own), {
+        token: fixture.tokens.parent,
+      });
       expectOk(otherHostHeader);
-      expectGraphError(await own.request('GET', withQuery(`/v25.0/${bluebottle}`, 'garbage'), { token: fixture.tokens.own }), unparsableToken);
+      expectGraphError(
+        await own.request('GET', withQuery(`/v25.0/${bluebottle}`, 'garbage'), { token: fixture.tokens.own }),
+        unparsableToken,
+      );
     });
 
     it('repeats a query-string token in paging links but never a header token', async () => {
@@ -194,7 +203,10 @@ describe('the two hosts of the social graph', () => {
     it('answers 190/463 for an expired token, with both dates', async () => {
       // The fixture's expired token was issued two hours before NOW and lived one hour: "Session has expired on Sunday,
       // 01-Nov-26 23:00:00 UTC. The current time is Monday, 02-Nov-26 00:00:00 UTC."
-      expectGraphError(await own.request('GET', withQuery(`/v25.0/${bluebottle}`, fixture.tokens.expired)), expiredToken(new Date(NOW.getTime() - 3_600_000), NOW));
+      expectGraphError(
+        await own.request('GET', withQuery(`/v25.0/${bluebottle}`, fixture.tokens.expired)),
+        expiredToken(new Date(NOW.getTime() - 3_600_000), NOW),
+      );
     });
 
     it('answers 190/467 for a revoked token', async () => {
@@ -202,8 +214,14 @@ describe('the two hosts of the social graph', () => {
     });
 
     it('answers 100/33 for a parent-platform user without a role on the account’s page', async () => {
-      expectGraphError(await parent.request('GET', withQuery(`/v25.0/${bluebottle}`, fixture.tokens.stranger)), unsupported('get', bluebottle));
-      expectGraphError(await parent.request('GET', withQuery(`/v25.0/${bluebottle}/media`, fixture.tokens.stranger)), unsupported('get', bluebottle));
+      expectGraphError(
+        await parent.request('GET', withQuery(`/v25.0/${bluebottle}`, fixture.tokens.stranger)),
+        unsupported('get', bluebottle),
+      );
+      expectGraphError(
+        await parent.request('GET', withQuery(`/v25.0/${bluebottle}/media`, fixture.tokens.stranger)),
+        unsupported('get', bluebottle),
+      );
       // The stranger is still a user of the platform, with no pages.
       const me = await parent.request('GET', withQuery('/v25.0/me', fixture.tokens.stranger));
       expect(me.body).toEqual({ id: fixture.platformUsers.stranger, name: 'Stranger' });
@@ -212,9 +230,15 @@ describe('the two hosts of the social graph', () => {
     });
 
     it('needs ads_management or ads_read for a page role granted through the business manager', async () => {
-      expectGraphError(await parent.request('GET', withQuery(`/v25.0/${bluebottle}`, fixture.tokens.bmWithoutAds)), missingPermission('ads_read'));
+      expectGraphError(
+        await parent.request('GET', withQuery(`/v25.0/${bluebottle}`, fixture.tokens.bmWithoutAds)),
+        missingPermission('ads_read'),
+      );
       for (const ads of ['ads_read', 'ads_management']) {
-        const token = await fixture.token('parent', fixture.platformUsers.bm, [...PARENT_PERMISSIONS.filter((p) => !p.startsWith('ads_')), ads]);
+        const token = await fixture.token('parent', fixture.platformUsers.bm, [
+          ...PARENT_PERMISSIONS.filter((p) => !p.startsWith('ads_')),
+          ads,
+        ]);
         const reply = await parent.request('GET', withQuery(`/v25.0/${bluebottle}`, token, { fields: 'username' }));
         expectOk(reply);
         expect(reply.body).toEqual({ username: 'bluebottle', id: bluebottle });
@@ -240,7 +264,12 @@ describe('the two hosts of the social graph', () => {
     }
 
     const OPERATIONS: Operation[] = [
-      { name: 'account read', request: () => [`/v25.0/${fixture.accounts.bluebottle}`, { fields: 'username' }], parent: ['social_basic', 'pages_read_engagement'], own: true },
+      {
+        name: 'account read',
+        request: () => [`/v25.0/${fixture.accounts.bluebottle}`, { fields: 'username' }],
+        parent: ['social_basic', 'pages_read_engagement'],
+        own: true,
+      },
       {
         name: 'media',
         request: () => [`/v25.0/${fixture.accounts.bluebottle}/media`, { limit: '1' }],
@@ -262,7 +291,12 @@ describe('the two hosts of the social graph', () => {
         own: true,
         showListWillDo: true,
       },
-      { name: 'live_media', request: () => [`/v25.0/${fixture.accounts.bluebottle}/live_media`, {}], parent: ['social_basic', 'pages_read_engagement'], own: true },
+      {
+        name: 'live_media',
+        request: () => [`/v25.0/${fixture.accounts.bluebottle}/live_media`, {}],
+        parent: ['social_basic', 'pages_read_engagement'],
+        own: true,
+      },
       {
         name: 'business_discovery',
         request: () => [`/v25.0/${fixture.accounts.bluebottle}`, { fields: 'business_discovery.username(roaster){username}' }],
@@ -273,7 +307,10 @@ describe('the two hosts of the social graph', () => {
       },
       {
         name: 'mentioned_media',
-        request: () => [`/v25.0/${fixture.accounts.bluebottle}`, { fields: `mentioned_media.media_id(${fixture.media.roasterPost}){username}` }],
+        request: () => [
+          `/v25.0/${fixture.accounts.bluebottle}`,
+          { fields: `mentioned_media.media_id(${fixture.media.roasterPost}){username}` },
+        ],
         parent: ['social_basic', 'social_manage_comments', 'pages_read_engagement', 'pages_show_list'],
         own: false,
         ownField: 'mentioned_media',
@@ -290,11 +327,19 @@ describe('the two hosts of the social graph', () => {
         const exact = await fixture.token('parent', fixture.platformUsers.ana, operation.parent);
         expectOk(await get(parent, operation, exact));
         for (const permission of operation.parent) {
-          const token = await fixture.token('parent', fixture.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== permission));
+          const token = await fixture.token(
+            'parent',
+            fixture.platformUsers.ana,
+            PARENT_PERMISSIONS.filter((p) => p !== permission),
+          );
           if (operation.showListWillDo && permission === 'pages_read_engagement') {
             // Either page permission will do for this edge (§2.2); without both, the first is named.
             expectOk(await get(parent, operation, token));
-            const neither = await fixture.token('parent', fixture.platformUsers.ana, PARENT_PERMISSIONS.filter((p) => p !== permission && p !== 'pages_show_list'));
+            const neither = await fixture.token(
+              'parent',
+              fixture.platformUsers.ana,
+              PARENT_PERMISSIONS.filter((p) => p !== permission && p !== 'pages_show_list'),
+            );
             expectGraphError(await get(parent, operation, neither), missingPermission(permission));
             continue;
           }
@@ -317,7 +362,11 @@ describe('the two hosts of the social graph', () => {
 
       it(operation.own ? 'on the own-login host, needs social_business_basic alone' : 'does not exist on the own-login host', async () => {
         const basic = await fixture.token('own', fixture.accounts.bluebottle, ['social_business_basic']);
-        const withoutBasic = await fixture.token('own', fixture.accounts.bluebottle, OWN_PERMISSIONS.filter((p) => p !== 'social_business_basic'));
+        const withoutBasic = await fixture.token(
+          'own',
+          fixture.accounts.bluebottle,
+          OWN_PERMISSIONS.filter((p) => p !== 'social_business_basic'),
+        );
         if (operation.own) {
           expectOk(await get(own, operation, basic));
         } else {
@@ -326,7 +375,10 @@ describe('the two hosts of the social graph', () => {
         }
         // A field the node does not have on this host is unknown whatever the token may do (fields are checked first,
         // as for any other unknown field).
-        expectGraphError(await get(own, operation, withoutBasic), operation.own ? missingPermission('social_business_basic') : unknownField(operation.ownField!));
+        expectGraphError(
+          await get(own, operation, withoutBasic),
+          operation.own ? missingPermission('social_business_basic') : unknownField(operation.ownField!),
+        );
       });
     });
 
@@ -336,7 +388,12 @@ describe('the two hosts of the social graph', () => {
       );
       await db
         .insertInto('social.page_role')
-        .values({ page_id: fixture.pages.bluebottle, platform_user_id: analyst, tasks: ['ANALYZE', 'ADVERTISE'], via_business_manager: false })
+        .values({
+          page_id: fixture.pages.bluebottle,
+          platform_user_id: analyst,
+          tasks: ['ANALYZE', 'ADVERTISE'],
+          via_business_manager: false,
+        })
         .execute();
       const token = await fixture.token('parent', analyst, PARENT_PERMISSIONS);
       const path = `/v25.0/${fixture.accounts.bluebottle}`;
@@ -345,8 +402,14 @@ describe('the two hosts of the social graph', () => {
         await parent.request('GET', withQuery(path, token, { fields: `mentioned_media.media_id(${fixture.media.roasterPost}){username}` })),
         notAllowed,
       );
-      await db.updateTable('social.page_role').set({ tasks: ['MODERATE'] }).where('platform_user_id', '=', analyst).execute();
-      expectOk(await parent.request('GET', withQuery(path, token, { fields: `mentioned_media.media_id(${fixture.media.roasterPost}){username}` })));
+      await db
+        .updateTable('social.page_role')
+        .set({ tasks: ['MODERATE'] })
+        .where('platform_user_id', '=', analyst)
+        .execute();
+      expectOk(
+        await parent.request('GET', withQuery(path, token, { fields: `mentioned_media.media_id(${fixture.media.roasterPost}){username}` })),
+      );
     });
   });
 });
@@ -356,7 +419,10 @@ describe('choosing the host by the Host header', () => {
   let fixture: SocialFixture;
 
   beforeAll(async () => {
-    system = await startTestSystem({ SOCIAL_PARENT_HOSTNAME: 'graph.parent.test', SOCIAL_OWN_HOSTNAME: 'graph.own.test' }, { now: () => NOW });
+    system = await startTestSystem(
+      { SOCIAL_PARENT_HOSTNAME: 'graph.parent.test', SOCIAL_OWN_HOSTNAME: 'graph.own.test' },
+      { now: () => NOW },
+    );
     fixture = await createSocialFixture(system.database, { now: () => NOW });
   });
   afterAll(async () => {
@@ -365,10 +431,17 @@ describe('choosing the host by the Host header', () => {
 
   it('serves the parent-platform host on the own-login listener when the Host header names it', async () => {
     const bluebottle = fixture.accounts.bluebottle;
-    const read = await getWithHost(system.restUrl, withQuery(`/v25.0/${bluebottle}`, fixture.tokens.parent, { fields: 'username' }), 'graph.parent.test');
+    const read = await getWithHost(
+      system.restUrl,
+      withQuery(`/v25.0/${bluebottle}`, fixture.tokens.parent, { fields: 'username' }),
+      'graph.parent.test',
+    );
     expectOk(read);
     expect(read.body).toEqual({ username: 'bluebottle', id: bluebottle });
-    expectGraphError(await getWithHost(system.restUrl, withQuery(`/v25.0/${bluebottle}`, fixture.tokens.own), 'graph.parent.test'), unparsableToken);
+    expectGraphError(
+      await getWithHost(system.restUrl, withQuery(`/v25.0/${bluebottle}`, fixture.tokens.own), 'graph.parent.test'),
+      unparsableToken,
+    );
     const me = await getWithHost(system.restUrl, withQuery('/v25.0/me', fixture.tokens.parent), 'graph.parent.test');
     expect(me.body).toEqual({ id: fixture.platformUsers.ana, name: 'Ana' });
     // Host names are case-insensitive, and a port does not change the name.
@@ -378,7 +451,11 @@ describe('choosing the host by the Host header', () => {
 
   it('builds paging links on the origin the request named', async () => {
     const bluebottle = fixture.accounts.bluebottle;
-    const reply = await getWithHost(system.restUrl, withQuery(`/v25.0/${bluebottle}/media`, fixture.tokens.parent, { limit: '1' }), 'graph.parent.test');
+    const reply = await getWithHost(
+      system.restUrl,
+      withQuery(`/v25.0/${bluebottle}/media`, fixture.tokens.parent, { limit: '1' }),
+      'graph.parent.test',
+    );
     expectOk(reply);
     expect(reply.body.paging.next).toBe(
       `http://graph.parent.test/v25.0/${bluebottle}/media?access_token=${fixture.tokens.parent}&limit=1&after=${reply.body.paging.cursors.after}`,
@@ -387,10 +464,17 @@ describe('choosing the host by the Host header', () => {
 
   it('serves the own-login host on the parent-platform listener when the Host header names it', async () => {
     const bluebottle = fixture.accounts.bluebottle;
-    const read = await getWithHost(system.socialParentUrl, withQuery('/v25.0/me', fixture.tokens.own, { fields: 'username' }), 'graph.own.test');
+    const read = await getWithHost(
+      system.socialParentUrl,
+      withQuery('/v25.0/me', fixture.tokens.own, { fields: 'username' }),
+      'graph.own.test',
+    );
     expectOk(read);
     expect(read.body).toEqual({ username: 'bluebottle', id: bluebottle });
-    expectGraphError(await getWithHost(system.socialParentUrl, withQuery(`/v25.0/${bluebottle}`, fixture.tokens.parent), 'graph.own.test'), unparsableToken);
+    expectGraphError(
+      await getWithHost(system.socialParentUrl, withQuery(`/v25.0/${bluebottle}`, fixture.tokens.parent), 'graph.own.test'),
+      unparsableToken,
+    );
   });
 
   it('keeps each listener’s own host for any other host name', async () => {

@@ -15,7 +15,11 @@ const COMMENT_QUERY = 'query C($id: ID!) { comment(id: $id) { id text } }';
 
 async function restGet(base: string, path: string, token: string) {
   const response = await fetch(`${base}${path}?access_token=${token}`);
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { error?: { code: number; message: string } } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as { error?: { code: number; message: string } },
+  };
 }
 
 describe('social rate limits on GraphQL, shared with REST', () => {
@@ -31,7 +35,10 @@ describe('social rate limits on GraphQL, shared with REST', () => {
 
   it('reports the usage of each GraphQL call in extensions.socialUsage', async () => {
     const graphql = createGraphqlClient(system.gatewayUrl);
-    const reply = await graphql.request(COMMENT_QUERY, { token: fixture.tokens.roasterOwn, variables: { id: fixture.comments.roasterComment } });
+    const reply = await graphql.request(COMMENT_QUERY, {
+      token: fixture.tokens.roasterOwn,
+      variables: { id: fixture.comments.roasterComment },
+    });
     expect(reply.errors).toBeUndefined();
     expect(JSON.parse(reply.text).extensions?.socialUsage).toEqual({
       app: { call_count: 0, total_cputime: expect.any(Number), total_time: expect.any(Number) },
@@ -64,7 +71,10 @@ describe('social rate limits on GraphQL, shared with REST', () => {
     expect(refusedOnRest.status).toBe(400);
     expect(refusedOnRest.body).toEqual(graphErrorBody(RATE_LIMITS.user));
     // Another token's calls are its own.
-    const other = await graphql.request(COMMENT_QUERY, { token: fixture.tokens.roasterOwn, variables: { id: fixture.comments.roasterComment } });
+    const other = await graphql.request(COMMENT_QUERY, {
+      token: fixture.tokens.roasterOwn,
+      variables: { id: fixture.comments.roasterComment },
+    });
     expect(other.errors).toBeUndefined();
   });
 });
@@ -79,7 +89,12 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('social rate limits acr
     world = await openNpmStartWorld('rate-limits');
     fixture = world.fixture;
     const env = world.env({ SOCIAL_RATE_USER_CALLS_PER_HOUR: '3', SOCIAL_RATE_BUSINESS_CALLS_PER_DAY: '1000' });
-    processes.push(...(await Promise.all([startServiceProcess('first', 'dist/bin/start.js', [], env), startServiceProcess('second', 'dist/bin/start.js', [], env)])));
+    processes.push(
+      ...(await Promise.all([
+        startServiceProcess('first', 'dist/bin/start.js', [], env),
+        startServiceProcess('second', 'dist/bin/start.js', [], env),
+      ])),
+    );
   }, 180_000);
   afterAll(async () => {
     await Promise.all(processes.map((process) => process.stop()));
@@ -87,7 +102,10 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('social rate limits acr
   }, 60_000);
 
   it("counts a token's calls to either process against one limit", async () => {
-    const [first, second] = processes.map((process) => ({ rest: String(process.listening.rest), graphql: String(process.listening.graphql) }));
+    const [first, second] = processes.map((process) => ({
+      rest: String(process.listening.rest),
+      graphql: String(process.listening.graphql),
+    }));
     const token = fixture.tokens.own;
     const comment = fixture.comments.fanComment;
     expect((await restGet(first!.rest, `/v25.0/${comment}`, token)).status).toBe(200);

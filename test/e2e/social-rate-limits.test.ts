@@ -16,7 +16,6 @@ async function get(base: string, path: string, token: string): Promise<Reply> {
   return { status: response.status, headers: response.headers, body: (await response.json()) as Reply['body'] };
 }
 
-
 describe('social rate limits', () => {
   let clock = new Date('2026-11-21T10:45:00Z').getTime();
   const now = () => new Date(clock);
@@ -44,9 +43,21 @@ describe('social rate limits', () => {
       const account = fixture.accounts.bluebottle;
       const first = await get(system.restUrl, `/v25.0/${account}`, fixture.tokens.own);
       expect(first.status).toBe(200);
-      expect(JSON.parse(first.headers.get('x-app-usage')!)).toEqual({ call_count: 8, total_cputime: expect.any(Number), total_time: expect.any(Number) });
+      expect(JSON.parse(first.headers.get('x-app-usage')!)).toEqual({
+        call_count: 8,
+        total_cputime: expect.any(Number),
+        total_time: expect.any(Number),
+      });
       expect(JSON.parse(first.headers.get('x-business-use-case-usage')!)).toEqual({
-        [account]: [{ type: 'social', call_count: 25, total_cputime: expect.any(Number), total_time: expect.any(Number), estimated_time_to_regain_access: 0 }],
+        [account]: [
+          {
+            type: 'social',
+            call_count: 25,
+            total_cputime: expect.any(Number),
+            total_time: expect.any(Number),
+            estimated_time_to_regain_access: 0,
+          },
+        ],
       });
       for (let i = 0; i < 3; i++) expect((await get(system.restUrl, `/v25.0/${account}`, fixture.tokens.own)).status).toBe(200);
       const refused = await get(system.restUrl, `/v25.0/${account}`, fixture.tokens.own);

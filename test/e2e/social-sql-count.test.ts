@@ -116,9 +116,12 @@ describe.each([
       if (query.sql.includes('"social_auth"."access_token"')) tokenReads.push(query.sql);
     });
     try {
-      const response = await fetch(`${system.restUrl}/v25.0/me?fields=${encodeURIComponent('id,media.limit(2){id,comments{id,replies{id}}}')}`, {
-        headers: { authorization: `Bearer ${fixture.tokens.own}` },
-      });
+      const response = await fetch(
+        `${system.restUrl}/v25.0/me?fields=${encodeURIComponent('id,media.limit(2){id,comments{id,replies{id}}}')}`,
+        {
+          headers: { authorization: `Bearer ${fixture.tokens.own}` },
+        },
+      );
       expect(response.status).toBe(200);
     } finally {
       stop();
@@ -142,22 +145,36 @@ describe.each([
       // From the log's end as it is now: whenever a stream opens, the warm-up event below reaches it.
       const after = await lastEventPosition(db);
       for (let i = 0; i < subscribers; i++) {
-        const token = await tokens.issue({ loginType: 'own', subjectId: fixture.accounts.bluebottle, permissions: OWN_PERMISSIONS, expiresInSeconds: 3600 });
+        const token = await tokens.issue({
+          loginType: 'own',
+          subjectId: fixture.accounts.bluebottle,
+          permissions: OWN_PERMISSIONS,
+          expiresInSeconds: 3600,
+        });
         const client = createSubscriptionClient(system.gatewayUrl, { token });
         clients.push(client);
         streams.push(subscribe(client, query, { mediaId, after }));
       }
       try {
         // Until every stream is open: an event each has received.
-        const warm = await insertComment(db, { mediaId, authorId: fixture.accounts.fanOne, parentId: null, text: 'warm-up', timestamp: new Date() }, []);
+        const warm = await insertComment(
+          db,
+          { mediaId, authorId: fixture.accounts.fanOne, parentId: null, text: 'warm-up', timestamp: new Date() },
+          [],
+        );
         for (const stream of streams) expect((await stream.next()).data.mediaCommentEvents.commentId).toBe(warm);
         const reads: string[] = [];
         const stop = system.database.observeQueries((observed) => {
           // The reads an event makes for its subscribers (the event log's own reads and the write are not counted).
-          if (/^select/i.test(observed.sql) && /"social_auth"\."access_token"|"social"\."comment"|"social"\."media"/.test(observed.sql)) reads.push(observed.sql);
+          if (/^select/i.test(observed.sql) && /"social_auth"\."access_token"|"social"\."comment"|"social"\."media"/.test(observed.sql))
+            reads.push(observed.sql);
         });
         try {
-          const id = await insertComment(db, { mediaId, authorId: fixture.accounts.fanOne, parentId: null, text: 'counted', timestamp: new Date() }, []);
+          const id = await insertComment(
+            db,
+            { mediaId, authorId: fixture.accounts.fanOne, parentId: null, text: 'counted', timestamp: new Date() },
+            [],
+          );
           for (const stream of streams) {
             const result = await stream.next();
             expect(result.errors).toBeUndefined();

@@ -101,20 +101,31 @@ describe('webhook subscriptions over GraphQL', () => {
       input: { object: 'social', callbackUrl, fields: ['comments'], verifyToken: 'wrong token' },
     });
     expect(reasonOf(reply)).toBe('CALLBACK_VERIFICATION_FAILED');
-    expect(reply.errors![0]!.message).toBe('(#2200) Callback verification failed with the following errors: HTTP Status Code = 403; HTTP Message = Forbidden');
+    expect(reply.errors![0]!.message).toBe(
+      '(#2200) Callback verification failed with the following errors: HTTP Status Code = 403; HTTP Message = Forbidden',
+    );
     expect(await graphql(appAccessToken(otherApp), LIST, { appId: otherApp.id })).toEqual({ data: { appSubscriptions: [] } });
   });
 
-  it("refuses other tokens, other objects and fields, and a private callback address", async () => {
+  it('refuses other tokens, other objects and fields, and a private callback address', async () => {
     const { fixture } = world();
     const input = { object: 'social', callbackUrl, fields: ['comments'], verifyToken: 'meatyhamhock' };
     expect(reasonOf(await graphql(fixture.tokens.own, LIST, { appId: app.id }))).toBe('APP_TOKEN_REQUIRED');
     expect(reasonOf(await graphql(appAccessToken(otherApp), LIST, { appId: app.id }))).toBe('APP_TOKEN_REQUIRED');
-    expect(reasonOf(await graphql(appAccessToken(app), SUBSCRIBE, { appId: app.id, input: { ...input, object: 'page' } }))).toBe('INVALID_PARAMETER');
-    expect(reasonOf(await graphql(appAccessToken(app), SUBSCRIBE, { appId: app.id, input: { ...input, fields: ['feed'] } }))).toBe('INVALID_PARAMETER');
-    expect(reasonOf(await graphql(appAccessToken(app), SUBSCRIBE, { appId: app.id, input: { ...input, verifyToken: null } }))).toBe('MISSING_PARAMETER');
+    expect(reasonOf(await graphql(appAccessToken(app), SUBSCRIBE, { appId: app.id, input: { ...input, object: 'page' } }))).toBe(
+      'INVALID_PARAMETER',
+    );
+    expect(reasonOf(await graphql(appAccessToken(app), SUBSCRIBE, { appId: app.id, input: { ...input, fields: ['feed'] } }))).toBe(
+      'INVALID_PARAMETER',
+    );
+    expect(reasonOf(await graphql(appAccessToken(app), SUBSCRIBE, { appId: app.id, input: { ...input, verifyToken: null } }))).toBe(
+      'MISSING_PARAMETER',
+    );
     const before = verifications.length;
-    const privateAddress = await graphql(appAccessToken(app), SUBSCRIBE, { appId: app.id, input: { ...input, callbackUrl: 'http://10.1.2.3/hook' } });
+    const privateAddress = await graphql(appAccessToken(app), SUBSCRIBE, {
+      appId: app.id,
+      input: { ...input, callbackUrl: 'http://10.1.2.3/hook' },
+    });
     expect(reasonOf(privateAddress)).toBe('INVALID_PARAMETER');
     expect(verifications.length).toBe(before);
   });
@@ -123,10 +134,16 @@ describe('webhook subscriptions over GraphQL', () => {
     // Both found by the webhooks fuzz door: the cut answer was compared as if whole; the U+0000 token was verified, then
     // failed to store.
     const base = { object: 'social', fields: ['comments'], verifyToken: 'meatyhamhock' };
-    const big = await graphql(appAccessToken(otherApp), SUBSCRIBE, { appId: otherApp.id, input: { ...base, callbackUrl: callbackUrl.replace('/webhooks', '/big') } });
+    const big = await graphql(appAccessToken(otherApp), SUBSCRIBE, {
+      appId: otherApp.id,
+      input: { ...base, callbackUrl: callbackUrl.replace('/webhooks', '/big') },
+    });
     expect(reasonOf(big)).toBe('CALLBACK_VERIFICATION_FAILED');
     const before = verifications.length;
-    const nul = await graphql(appAccessToken(otherApp), SUBSCRIBE, { appId: otherApp.id, input: { ...base, callbackUrl, verifyToken: 'meaty\u0000hamhock' } });
+    const nul = await graphql(appAccessToken(otherApp), SUBSCRIBE, {
+      appId: otherApp.id,
+      input: { ...base, callbackUrl, verifyToken: 'meaty\u0000hamhock' },
+    });
     expect(reasonOf(nul)).toBe('INVALID_PARAMETER');
     expect(verifications.length).toBe(before);
     expect(await graphql(appAccessToken(otherApp), LIST, { appId: otherApp.id })).toEqual({ data: { appSubscriptions: [] } });
@@ -157,25 +174,59 @@ describe('webhook subscriptions over GraphQL', () => {
     const tokens = createSocialTokens(system.database);
     const SUBSCRIBE_ACCOUNT = `mutation S($pageId: ID, $fields: [String!]) { subscribeAccountToApp(pageId: $pageId, subscribedFields: $fields) { success } }`;
     const APPS = `query A($pageId: ID) { subscribedApps(pageId: $pageId) { id name subscribedFields } }`;
-    const own = await tokens.issue({ loginType: 'own', subjectId: fixture.accounts.bluebottle, permissions: [...OWN_PERMISSIONS], expiresInSeconds: 3600, appId: app.id });
+    const own = await tokens.issue({
+      loginType: 'own',
+      subjectId: fixture.accounts.bluebottle,
+      permissions: [...OWN_PERMISSIONS],
+      expiresInSeconds: 3600,
+      appId: app.id,
+    });
     expect(await graphql(own, SUBSCRIBE_ACCOUNT, { fields: ['comments'] })).toEqual({ data: { subscribeAccountToApp: { success: true } } });
-    expect(await graphql(own, APPS)).toEqual({ data: { subscribedApps: [{ id: app.id, name: 'Subscriber', subscribedFields: ['comments'] }] } });
+    expect(await graphql(own, APPS)).toEqual({
+      data: { subscribedApps: [{ id: app.id, name: 'Subscriber', subscribedFields: ['comments'] }] },
+    });
 
-    const basicOnly = await tokens.issue({ loginType: 'own', subjectId: fixture.accounts.bluebottle, permissions: ['social_business_basic'], expiresInSeconds: 3600, appId: app.id });
+    const basicOnly = await tokens.issue({
+      loginType: 'own',
+      subjectId: fixture.accounts.bluebottle,
+      permissions: ['social_business_basic'],
+      expiresInSeconds: 3600,
+      appId: app.id,
+    });
     const refused = await graphql(basicOnly, SUBSCRIBE_ACCOUNT, { fields: ['comments'] });
     expect(reasonOf(refused)).toBe('MISSING_PERMISSION');
     expect(refused.errors![0]!.extensions.permission).toBe('social_business_manage_comments');
     // A token issued to no app has no app to subscribe the account to.
     expect(reasonOf(await graphql(fixture.tokens.own, SUBSCRIBE_ACCOUNT, { fields: ['comments'] }))).toBe('INVALID_PARAMETER');
 
-    const parent = await tokens.issue({ loginType: 'parent', subjectId: fixture.platformUsers.ana, permissions: [...PARENT_PERMISSIONS], expiresInSeconds: 3600, appId: app.id });
+    const parent = await tokens.issue({
+      loginType: 'parent',
+      subjectId: fixture.platformUsers.ana,
+      permissions: [...PARENT_PERMISSIONS],
+      expiresInSeconds: 3600,
+      appId: app.id,
+    });
     // The page edge takes page fields; the social fields are the app's (refused here, as the platform does).
-    expect(reasonOf(await graphql(parent, SUBSCRIBE_ACCOUNT, { pageId: fixture.pages.roaster, fields: ['comments'] }))).toBe('INVALID_PARAMETER');
-    expect(await graphql(parent, SUBSCRIBE_ACCOUNT, { pageId: fixture.pages.roaster, fields: ['feed'] })).toEqual({ data: { subscribeAccountToApp: { success: true } } });
-    expect(await graphql(parent, APPS, { pageId: fixture.pages.roaster })).toEqual({ data: { subscribedApps: [{ id: app.id, name: 'Subscriber', subscribedFields: ['feed'] }] } });
+    expect(reasonOf(await graphql(parent, SUBSCRIBE_ACCOUNT, { pageId: fixture.pages.roaster, fields: ['comments'] }))).toBe(
+      'INVALID_PARAMETER',
+    );
+    expect(await graphql(parent, SUBSCRIBE_ACCOUNT, { pageId: fixture.pages.roaster, fields: ['feed'] })).toEqual({
+      data: { subscribeAccountToApp: { success: true } },
+    });
+    expect(await graphql(parent, APPS, { pageId: fixture.pages.roaster })).toEqual({
+      data: { subscribedApps: [{ id: app.id, name: 'Subscriber', subscribedFields: ['feed'] }] },
+    });
     // A page the user has no role on does not exist for it.
-    const stranger = await tokens.issue({ loginType: 'parent', subjectId: fixture.platformUsers.stranger, permissions: [...PARENT_PERMISSIONS], expiresInSeconds: 3600, appId: app.id });
-    expect(reasonOf(await graphql(stranger, SUBSCRIBE_ACCOUNT, { pageId: fixture.pages.roaster, fields: ['feed'] }))).toBe('UNKNOWN_OBJECT');
+    const stranger = await tokens.issue({
+      loginType: 'parent',
+      subjectId: fixture.platformUsers.stranger,
+      permissions: [...PARENT_PERMISSIONS],
+      expiresInSeconds: 3600,
+      appId: app.id,
+    });
+    expect(reasonOf(await graphql(stranger, SUBSCRIBE_ACCOUNT, { pageId: fixture.pages.roaster, fields: ['feed'] }))).toBe(
+      'UNKNOWN_OBJECT',
+    );
 
     const UNSUBSCRIBE_ACCOUNT = `mutation U($pageId: ID) { unsubscribeAccountFromApp(pageId: $pageId) { success } }`;
     expect(await graphql(own, UNSUBSCRIBE_ACCOUNT)).toEqual({ data: { unsubscribeAccountFromApp: { success: true } } });

@@ -32,8 +32,12 @@ const world = useSocialWorld();
 
 const VERIFY_TOKEN = 'meatyhamhock';
 const FIELD_VERSION = 'v25.0';
-const meWithoutUser: ExpectedGraphError = { message: 'An active access token must be used to query information about the current user.', code: 2500 };
-const notAFieldOfSocial = (field: string) => invalidParameter(`(#100) "${field}" is not a field of the social object: use comments, live_comments, mentions.`);
+const meWithoutUser: ExpectedGraphError = {
+  message: 'An active access token must be used to query information about the current user.',
+  code: 2500,
+};
+const notAFieldOfSocial = (field: string) =>
+  invalidParameter(`(#100) "${field}" is not a field of the social object: use comments, live_comments, mentions.`);
 
 /** A form-urlencoded body (how Graph clients send their parameters). */
 const form = (params: Record<string, string>) => ({
@@ -101,7 +105,14 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
       const reply = await world().parentHost.request(
         'POST',
         subscriptionsPath(app.id),
-        form({ access_token: appToken, object: 'social', callback_url: callbackUrl, fields: 'comments,mentions', verify_token: VERIFY_TOKEN, include_values: 'true' }),
+        form({
+          access_token: appToken,
+          object: 'social',
+          callback_url: callbackUrl,
+          fields: 'comments,mentions',
+          verify_token: VERIFY_TOKEN,
+          include_values: 'true',
+        }),
       );
       expectSuccess(reply);
       expect(verifications.length).toBe(before + 1);
@@ -134,7 +145,13 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
       const reply = await world().parentHost.request(
         'POST',
         subscriptionsPath(otherApp.id),
-        form({ access_token: appAccessToken(otherApp), object: 'social', callback_url: callbackUrl, fields: 'comments', verify_token: 'wrong token' }),
+        form({
+          access_token: appAccessToken(otherApp),
+          object: 'social',
+          callback_url: callbackUrl,
+          fields: 'comments',
+          verify_token: 'wrong token',
+        }),
       );
       expectGraphError(reply, callbackVerificationFailed('HTTP Status Code = 403; HTTP Message = Forbidden'));
       // The verification request was made, with the token as given.
@@ -155,7 +172,10 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
       expectGraphError(await parentHost.request('GET', subscriptionsPath(app.id)), noToken);
       expectGraphError(await parentHost.request('POST', subscriptionsPath(app.id), post), noToken);
       expectGraphError(await parentHost.request('DELETE', subscriptionsPath(app.id)), noToken);
-      expectGraphError(await parentHost.request('GET', subscriptionsPath(app.id), { token: `${app.id}|${'0'.repeat(32)}` }), unparsableToken);
+      expectGraphError(
+        await parentHost.request('GET', subscriptionsPath(app.id), { token: `${app.id}|${'0'.repeat(32)}` }),
+        unparsableToken,
+      );
       // Nothing was verified, changed or removed.
       expect(verifications.length).toBe(before);
       expectData(await readSubscriptions(), [subscription(['comments', 'live_comments', 'mentions'])]);
@@ -166,7 +186,13 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
       const reply = await world().parentHost.request(
         'POST',
         subscriptionsPath(app.id),
-        form({ access_token: appToken, object: 'social', callback_url: 'http://10.1.2.3/hook', fields: 'comments', verify_token: VERIFY_TOKEN }),
+        form({
+          access_token: appToken,
+          object: 'social',
+          callback_url: 'http://10.1.2.3/hook',
+          fields: 'comments',
+          verify_token: VERIFY_TOKEN,
+        }),
       );
       expectGraphError(reply, invalidParameter('the host is a private-network address, which callbacks may not reach'));
       expect(verifications.length).toBe(before);
@@ -178,7 +204,14 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
         world().parentHost.request(
           'POST',
           subscriptionsPath(app.id),
-          form({ access_token: appToken, object: 'social', callback_url: callbackUrl, fields: 'comments', verify_token: VERIFY_TOKEN, ...params }),
+          form({
+            access_token: appToken,
+            object: 'social',
+            callback_url: callbackUrl,
+            fields: 'comments',
+            verify_token: VERIFY_TOKEN,
+            ...params,
+          }),
         );
       const before = verifications.length;
       expectGraphError(await post({ object: 'page' }), invalidParameter('(#100) Param object must be one of {social}.'));
@@ -190,7 +223,10 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
         await world().parentHost.request('DELETE', `${subscriptionsPath(app.id)}?object=user`, { token: appToken }),
         invalidParameter('(#100) Param object must be one of {social}.'),
       );
-      expectGraphError(await world().parentHost.request('DELETE', `${subscriptionsPath(app.id)}?fields=feed`, { token: appToken }), notAFieldOfSocial('feed'));
+      expectGraphError(
+        await world().parentHost.request('DELETE', `${subscriptionsPath(app.id)}?fields=feed`, { token: appToken }),
+        notAFieldOfSocial('feed'),
+      );
       expect(verifications.length).toBe(before);
       expectData(await readSubscriptions(), [subscription(['comments', 'live_comments', 'mentions'])]);
     });
@@ -205,7 +241,9 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
 
     it('removes fields (DELETE with object and fields), then every subscription (DELETE alone)', async () => {
       const { parentHost } = world();
-      expectSuccess(await parentHost.request('DELETE', `${subscriptionsPath(app.id)}?object=social&fields=live_comments`, { token: appToken }));
+      expectSuccess(
+        await parentHost.request('DELETE', `${subscriptionsPath(app.id)}?object=social&fields=live_comments`, { token: appToken }),
+      );
       expectData(await readSubscriptions(), [subscription(['comments', 'mentions'])]);
       // Parameters in a form body, as for a POST.
       expectSuccess(await parentHost.request('DELETE', subscriptionsPath(app.id), form({ access_token: appToken })));
@@ -217,7 +255,10 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
     it('does not exist: an unknown path for a user token, /me without a user for the app token, 104 without a token', async () => {
       const { ownHost, fixture } = world();
       for (const method of ['GET', 'POST', 'DELETE']) {
-        expectGraphError(await ownHost.request(method, subscriptionsPath(app.id), { token: fixture.tokens.own }), unknownPath('/subscriptions'));
+        expectGraphError(
+          await ownHost.request(method, subscriptionsPath(app.id), { token: fixture.tokens.own }),
+          unknownPath('/subscriptions'),
+        );
         expectGraphError(await ownHost.request(method, subscriptionsPath(app.id), { token: appToken }), meWithoutUser);
         expectGraphError(await ownHost.request(method, subscriptionsPath(app.id)), noToken);
       }
@@ -239,13 +280,19 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
       const { ownHost, fixture } = world();
       const token = await issue('own', fixture.accounts.bluebottle, OWN_PERMISSIONS);
       expectData(await ownHost.request('GET', '/v25.0/me/subscribed_apps', { token }), []);
-      expectSuccess(await ownHost.request('POST', '/v25.0/me/subscribed_apps', { token, ...form({ subscribed_fields: 'comments,live_comments' }) }));
+      expectSuccess(
+        await ownHost.request('POST', '/v25.0/me/subscribed_apps', { token, ...form({ subscribed_fields: 'comments,live_comments' }) }),
+      );
       expectData(await ownHost.request('GET', '/v25.0/me/subscribed_apps', { token }), [
         { id: app.id, name: 'Subscriber', subscribed_fields: ['comments', 'live_comments'] },
       ]);
       // Also with the token in the query string and a JSON array (the subscription is replaced by the new fields).
-      expectSuccess(await ownHost.request('POST', `/me/subscribed_apps?access_token=${token}`, { json: { subscribed_fields: ['comments'] } }));
-      expectData(await ownHost.request('GET', `/me/subscribed_apps?access_token=${token}`), [{ id: app.id, name: 'Subscriber', subscribed_fields: ['comments'] }]);
+      expectSuccess(
+        await ownHost.request('POST', `/me/subscribed_apps?access_token=${token}`, { json: { subscribed_fields: ['comments'] } }),
+      );
+      expectData(await ownHost.request('GET', `/me/subscribed_apps?access_token=${token}`), [
+        { id: app.id, name: 'Subscriber', subscribed_fields: ['comments'] },
+      ]);
       expectSuccess(await ownHost.request('DELETE', '/v25.0/me/subscribed_apps', { token }));
       expectData(await ownHost.request('GET', '/v25.0/me/subscribed_apps', { token }), []);
     });
@@ -253,7 +300,10 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
     it('own-login host: refuses a token without social_business_manage_comments, one issued to no app, page fields and no fields', async () => {
       const { ownHost, fixture } = world();
       const basicOnly = await issue('own', fixture.accounts.bluebottle, ['social_business_basic']);
-      expectGraphError(await ownHost.request('GET', '/v25.0/me/subscribed_apps', { token: basicOnly }), missingPermission('social_business_manage_comments'));
+      expectGraphError(
+        await ownHost.request('GET', '/v25.0/me/subscribed_apps', { token: basicOnly }),
+        missingPermission('social_business_manage_comments'),
+      );
       for (const method of ['POST', 'DELETE']) {
         expectGraphError(
           await ownHost.request(method, '/v25.0/me/subscribed_apps', { token: basicOnly, ...form({ subscribed_fields: 'comments' }) }),
@@ -262,11 +312,17 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
       }
       // The fixture's token was issued to no app: there is no app to subscribe the account to.
       expectGraphError(
-        await ownHost.request('POST', '/v25.0/me/subscribed_apps', { token: fixture.tokens.own, ...form({ subscribed_fields: 'comments' }) }),
+        await ownHost.request('POST', '/v25.0/me/subscribed_apps', {
+          token: fixture.tokens.own,
+          ...form({ subscribed_fields: 'comments' }),
+        }),
         invalidParameter('The access token was issued to no app: issue one to an app to subscribe it.'),
       );
       const token = await issue('own', fixture.accounts.bluebottle, OWN_PERMISSIONS);
-      expectGraphError(await ownHost.request('POST', '/v25.0/me/subscribed_apps', { token, ...form({ subscribed_fields: 'feed' }) }), notAFieldOfSocial('feed'));
+      expectGraphError(
+        await ownHost.request('POST', '/v25.0/me/subscribed_apps', { token, ...form({ subscribed_fields: 'feed' }) }),
+        notAFieldOfSocial('feed'),
+      );
       expectGraphError(await ownHost.request('POST', '/v25.0/me/subscribed_apps', { token }), missingParameter('subscribed_fields'));
       // A parent-platform token on the own-login host, and an app token (no user behind it).
       expectGraphError(await ownHost.request('GET', '/v25.0/me/subscribed_apps', { token: fixture.tokens.parent }), unparsableToken);
@@ -284,13 +340,17 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
       // The social fields are chosen at app level; the page edge refuses them (§6.3).
       expectGraphError(
         await parentHost.request('POST', path, { token, ...form({ subscribed_fields: 'comments' }) }),
-        invalidParameter('(#100) "comments" is not a page field: subscribe the app to comments, live_comments, mentions at /{app-id}/subscriptions.'),
+        invalidParameter(
+          '(#100) "comments" is not a page field: subscribe the app to comments, live_comments, mentions at /{app-id}/subscriptions.',
+        ),
       );
       expectData(await parentHost.request('GET', path, { token }), []);
       expectSuccess(await parentHost.request('POST', path, { token, ...form({ subscribed_fields: 'feed' }) }));
       expectData(await parentHost.request('GET', path, { token }), [{ id: app.id, name: 'Subscriber', subscribed_fields: ['feed'] }]);
       // Without the version segment too.
-      expectData(await parentHost.request('GET', `/${page}/subscribed_apps`, { token }), [{ id: app.id, name: 'Subscriber', subscribed_fields: ['feed'] }]);
+      expectData(await parentHost.request('GET', `/${page}/subscribed_apps`, { token }), [
+        { id: app.id, name: 'Subscriber', subscribed_fields: ['feed'] },
+      ]);
       expectSuccess(await parentHost.request('DELETE', path, { token }));
       expectData(await parentHost.request('GET', path, { token }), []);
     });
@@ -301,14 +361,20 @@ describe('webhook subscriptions over the Graph-style REST paths', () => {
       const path = `/v25.0/${page}/subscribed_apps`;
       const stranger = await issue('parent', fixture.platformUsers.stranger, PARENT_PERMISSIONS);
       expectGraphError(await parentHost.request('GET', path, { token: stranger }), unsupported('get', page));
-      expectGraphError(await parentHost.request('POST', path, { token: stranger, ...form({ subscribed_fields: 'feed' }) }), unsupported('post', page));
+      expectGraphError(
+        await parentHost.request('POST', path, { token: stranger, ...form({ subscribed_fields: 'feed' }) }),
+        unsupported('post', page),
+      );
       expectGraphError(await parentHost.request('DELETE', path, { token: stranger }), unsupported('delete', page));
       const withoutMetadata = await issue(
         'parent',
         fixture.platformUsers.ana,
         PARENT_PERMISSIONS.filter((permission) => permission !== 'pages_manage_metadata'),
       );
-      expectGraphError(await parentHost.request('POST', path, { token: withoutMetadata, ...form({ subscribed_fields: 'feed' }) }), missingPermission('pages_manage_metadata'));
+      expectGraphError(
+        await parentHost.request('POST', path, { token: withoutMetadata, ...form({ subscribed_fields: 'feed' }) }),
+        missingPermission('pages_manage_metadata'),
+      );
       expectGraphError(await parentHost.request('GET', path, { token: fixture.tokens.own }), unparsableToken);
       expectGraphError(await parentHost.request('GET', path, { token: appToken }), meWithoutUser);
       expectGraphError(await parentHost.request('GET', path), noToken);

@@ -73,34 +73,111 @@ describe('webhook deliveries', () => {
   };
 
   const changesOf = (received: Delivery[]) =>
-    received.flatMap((delivery) => delivery.body.entry.flatMap((entry) => (entry.changes ?? []).map((change) => ({ account: entry.id, ...change }))));
+    received.flatMap((delivery) =>
+      delivery.body.entry.flatMap((entry) => (entry.changes ?? []).map((change) => ({ account: entry.id, ...change }))),
+    );
 
   it('delivers comments and mentions made through REST and GraphQL, signed; nothing else', async () => {
     const { fixture, system, ownHost } = world();
     const tokens = createSocialTokens(system.database);
     const subscribeApp = (fields: string[]) =>
-      graphql(appAccessToken(app), `mutation S($appId: ID!, $input: AppSubscriptionInput!) { subscribeApp(appId: $appId, input: $input) { success } }`, {
-        appId: app.id,
-        input: { object: 'social', callbackUrl, fields, verifyToken: 'tributary', includeValues: true },
-      });
+      graphql(
+        appAccessToken(app),
+        `
+          mutation S($appId: ID!, $input: AppSubscriptionInput!) {
+            subscribeApp(appId: $appId, input: $input) {
+              success
+            }
+          }
+        `,
+        {
+          appId: app.id,
+          input: { object: 'social', callbackUrl, fields, verifyToken: 'tributary', includeValues: true },
+        },
+      );
     await subscribeApp(['comments']);
-    const bluebottle = await tokens.issue({ loginType: 'own', subjectId: fixture.accounts.bluebottle, permissions: [...OWN_PERMISSIONS], expiresInSeconds: 3600, appId: app.id });
-    const roaster = await tokens.issue({ loginType: 'own', subjectId: fixture.accounts.roaster, permissions: [...OWN_PERMISSIONS], expiresInSeconds: 3600, appId: app.id });
+    const bluebottle = await tokens.issue({
+      loginType: 'own',
+      subjectId: fixture.accounts.bluebottle,
+      permissions: [...OWN_PERMISSIONS],
+      expiresInSeconds: 3600,
+      appId: app.id,
+    });
+    const roaster = await tokens.issue({
+      loginType: 'own',
+      subjectId: fixture.accounts.roaster,
+      permissions: [...OWN_PERMISSIONS],
+      expiresInSeconds: 3600,
+      appId: app.id,
+    });
     const SUBSCRIBE_ACCOUNT = `mutation { subscribeAccountToApp(subscribedFields: ["comments"]) { success } }`;
     await graphql(bluebottle, SUBSCRIBE_ACCOUNT);
 
     const post = await world().newPost();
     // REST: a comment, then (GraphQL) a reply to it and a comment that mentions roaster, who is not subscribed yet.
-    const created = await ownHost.request('POST', `/v25.0/${post}/comments?message=${encodeURIComponent('First!')}&access_token=${bluebottle}`);
+    const created = await ownHost.request(
+      'POST',
+      `/v25.0/${post}/comments?message=${encodeURIComponent('First!')}&access_token=${bluebottle}`,
+    );
     expect(created.status, created.text).toBe(200);
     const commentId = created.body.id as string;
-    const reply = await graphql(bluebottle, `mutation R($id: ID!) { replyToComment(id: $id, message: "Thanks") { id } }`, { id: commentId });
-    const mention = await graphql(bluebottle, `mutation C($mediaId: ID!) { createMediaComment(mediaId: $mediaId, message: "Hi @roaster") { id } }`, { mediaId: post });
+    const reply = await graphql(
+      bluebottle,
+      `
+        mutation R($id: ID!) {
+          replyToComment(id: $id, message: "Thanks") {
+            id
+          }
+        }
+      `,
+      { id: commentId },
+    );
+    const mention = await graphql(
+      bluebottle,
+      `
+        mutation C($mediaId: ID!) {
+          createMediaComment(mediaId: $mediaId, message: "Hi @roaster") {
+            id
+          }
+        }
+      `,
+      { mediaId: post },
+    );
     // Hidden, shown and deleted: changes the log keeps, but not webhooks.
     const thread = await fixture.newCommentThread();
-    await graphql(bluebottle, `mutation H($id: ID!) { hideComment(id: $id, hide: true) { success } }`, { id: thread.fanComment });
-    await graphql(bluebottle, `mutation H($id: ID!) { hideComment(id: $id, hide: false) { success } }`, { id: thread.fanComment });
-    await graphql(bluebottle, `mutation D($id: ID!) { deleteComment(id: $id) { success } }`, { id: thread.fanTwoComment });
+    await graphql(
+      bluebottle,
+      `
+        mutation H($id: ID!) {
+          hideComment(id: $id, hide: true) {
+            success
+          }
+        }
+      `,
+      { id: thread.fanComment },
+    );
+    await graphql(
+      bluebottle,
+      `
+        mutation H($id: ID!) {
+          hideComment(id: $id, hide: false) {
+            success
+          }
+        }
+      `,
+      { id: thread.fanComment },
+    );
+    await graphql(
+      bluebottle,
+      `
+        mutation D($id: ID!) {
+          deleteComment(id: $id) {
+            success
+          }
+        }
+      `,
+      { id: thread.fanTwoComment },
+    );
 
     const first = await deliveriesUntil(3);
     for (const delivery of first) {
@@ -113,23 +190,59 @@ describe('webhook deliveries', () => {
     const from = { id: fixture.accounts.bluebottle, username: 'bluebottle', self_ig_scoped_id: fixture.accounts.bluebottle };
     expect(changesOf(first)).toEqual([
       { account: fixture.accounts.bluebottle, field: 'comments', value: { id: commentId, text: 'First!', from, media } },
-      { account: fixture.accounts.bluebottle, field: 'comments', value: { id: reply.replyToComment.id, text: 'Thanks', from, media, parent_id: commentId } },
-      { account: fixture.accounts.bluebottle, field: 'comments', value: { id: mention.createMediaComment.id, text: 'Hi @roaster', from, media } },
+      {
+        account: fixture.accounts.bluebottle,
+        field: 'comments',
+        value: { id: reply.replyToComment.id, text: 'Thanks', from, media, parent_id: commentId },
+      },
+      {
+        account: fixture.accounts.bluebottle,
+        field: 'comments',
+        value: { id: mention.createMediaComment.id, text: 'Hi @roaster', from, media },
+      },
     ]);
 
     // roaster subscribes; the app has not subscribed to mentions: still only the comment.
     await graphql(roaster, SUBSCRIBE_ACCOUNT);
-    const again = await graphql(bluebottle, `mutation C($mediaId: ID!) { createMediaComment(mediaId: $mediaId, message: "Again @roaster") { id } }`, { mediaId: post });
+    const again = await graphql(
+      bluebottle,
+      `
+        mutation C($mediaId: ID!) {
+          createMediaComment(mediaId: $mediaId, message: "Again @roaster") {
+            id
+          }
+        }
+      `,
+      { mediaId: post },
+    );
     expect(changesOf(await deliveriesUntil(1))).toEqual([
-      { account: fixture.accounts.bluebottle, field: 'comments', value: { id: again.createMediaComment.id, text: 'Again @roaster', from, media } },
+      {
+        account: fixture.accounts.bluebottle,
+        field: 'comments',
+        value: { id: again.createMediaComment.id, text: 'Again @roaster', from, media },
+      },
     ]);
 
     // The app adds mentions: a mention of roaster now reaches it, as `mentions` of roaster's account.
     await subscribeApp(['mentions']);
-    const third = await graphql(bluebottle, `mutation C($mediaId: ID!) { createMediaComment(mediaId: $mediaId, message: "Third @roaster") { id } }`, { mediaId: post });
+    const third = await graphql(
+      bluebottle,
+      `
+        mutation C($mediaId: ID!) {
+          createMediaComment(mediaId: $mediaId, message: "Third @roaster") {
+            id
+          }
+        }
+      `,
+      { mediaId: post },
+    );
     const next = await deliveriesUntil(1);
     expect(changesOf(next)).toEqual([
-      { account: fixture.accounts.bluebottle, field: 'comments', value: { id: third.createMediaComment.id, text: 'Third @roaster', from, media } },
+      {
+        account: fixture.accounts.bluebottle,
+        field: 'comments',
+        value: { id: third.createMediaComment.id, text: 'Third @roaster', from, media },
+      },
       { account: fixture.accounts.roaster, field: 'mentions', value: { comment_id: third.createMediaComment.id, media_id: post } },
     ]);
     for (const delivery of next) expect(verifySignature(delivery.raw, delivery.headers['x-hub-signature-256'], app.secret)).toBe(true);

@@ -21,7 +21,10 @@ beforeAll(async () => {
   const newerInternals = mkdtempSync(join(tmpdir(), 'federation-internals-'));
   writeFileSync(join(newerInternals, 'package.json'), JSON.stringify({ name: '@apollo/federation-internals', version: '2.99.0' }));
   const standIns = createStandIns(allStandIns(true), createLogger({ level: 'info', destination: logs }), {
-    registry: { ...STAND_INS, 'result-shaping': { ...STAND_INS['result-shaping'], loads: [{ package: '@apollo/gateway', file: 'dist/resultShapingRenamed.js' }] } },
+    registry: {
+      ...STAND_INS,
+      'result-shaping': { ...STAND_INS['result-shaping'], loads: [{ package: '@apollo/gateway', file: 'dist/resultShapingRenamed.js' }] },
+    },
     locate: (name, from) => (name === '@apollo/federation-internals' ? newerInternals : locatePackage(name, from)),
   });
   system = await startTestSystem({}, { standIns });
@@ -50,7 +53,9 @@ describe('stand-ins over libraries they were not checked against', () => {
 
   it('are reported at /metrics: 0 for those off, 1 for those serving', async () => {
     const metrics = await (await fetch(new URL('/metrics', system.gatewayUrl))).text();
-    const serving = Object.fromEntries([...metrics.matchAll(/^tributary_stand_in_serving\{stand_in="([a-z-]+)"[^}]*\} ([01])$/gm)].map((match) => [match[1], match[2]]));
+    const serving = Object.fromEntries(
+      [...metrics.matchAll(/^tributary_stand_in_serving\{stand_in="([a-z-]+)"[^}]*\} ([01])$/gm)].map((match) => [match[1], match[2]]),
+    );
     expect(serving).toEqual({
       'http-fast-path': '1',
       'lean-json-body': '1',
@@ -66,7 +71,10 @@ describe('stand-ins over libraries they were not checked against', () => {
   it('leave the gateway serving: a record created and read back through the library’s routes', async () => {
     const client = createGraphqlClient(system.gatewayUrl);
     const input = validInput();
-    const created = await client.request<{ createUserExample: { id: string } }>(CREATE, { variables: { input }, token: system.adminToken() });
+    const created = await client.request<{ createUserExample: { id: string } }>(CREATE, {
+      variables: { input },
+      token: system.adminToken(),
+    });
     expect(created.errors).toBeUndefined();
     const id = created.data!.createUserExample.id;
     const read = await client.request(GET, { variables: { id }, token: system.adminToken() });

@@ -42,7 +42,9 @@ describe('the accounts subgraph down, behind the distributed gateway in producti
 
     const after = await read(fixture.comments.fanComment, token);
     expect(after.status).toBe(200);
-    expect(after.body.data).toEqual({ comment: { id: comment.id, text: comment.text, media: { id: comment.media.id, caption: null, children: null } } });
+    expect(after.body.data).toEqual({
+      comment: { id: comment.id, text: comment.text, media: { id: comment.media.id, caption: null, children: null } },
+    });
     // One error for the one entity fetch (@apollo/gateway gives a failed fetch's error no path of its own).
     expect(after.body.errors).toHaveLength(1);
     for (const error of after.body.errors!) {

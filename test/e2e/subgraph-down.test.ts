@@ -16,11 +16,21 @@ const world = useSocialWorld({
 const SOCIAL_READ = `{ me { id username media(first: 2) { nodes { id caption commentsCount comments(first: 2) { nodes { id text } } } } } }`;
 
 interface SocialReply {
-  data: { me: { id: string; username: string; media: { nodes: { id: string; caption: string | null; commentsCount: number | null; comments: unknown }[] } } | null };
+  data: {
+    me: {
+      id: string;
+      username: string;
+      media: { nodes: { id: string; caption: string | null; commentsCount: number | null; comments: unknown }[] };
+    } | null;
+  };
   errors?: { message: string; path?: (string | number)[]; extensions: Record<string, unknown> }[];
 }
 
-async function graphql<T>(query: string, token: string, variables: Record<string, unknown> = {}): Promise<{ status: number; text: string; body: T }> {
+async function graphql<T>(
+  query: string,
+  token: string,
+  variables: Record<string, unknown> = {},
+): Promise<{ status: number; text: string; body: T }> {
   const response = await fetch(world().system.gatewayUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -42,7 +52,15 @@ describe('the comments subgraph down, behind the distributed gateway in producti
     expect(media.every((node) => typeof node.commentsCount === 'number')).toBe(true);
     const created = await fetch(new URL('/api/v1/userExample', system.restUrl), {
       method: 'POST',
-      body: JSON.stringify({ name: 'Partial Data', email: 'partial@data.test', password: 'partial-password', phone: '13800138000', avatar: 'https://example.com/p.png', age: 30, gender: 'FEMALE' }),
+      body: JSON.stringify({
+        name: 'Partial Data',
+        email: 'partial@data.test',
+        password: 'partial-password',
+        phone: '13800138000',
+        avatar: 'https://example.com/p.png',
+        age: 30,
+        gender: 'FEMALE',
+      }),
     });
     expect(created.status).toBe(200);
     const { id } = (await created.json()) as { id: string };

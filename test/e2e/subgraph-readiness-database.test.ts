@@ -28,7 +28,10 @@ describe.skipIf(skip)('readiness of the subgraphs with the database unreachable'
     throwaway = await createThrowawayDatabase(serverUrl!, 'tributary_test', template ? { template } : {});
     const server = new URL(throwaway.url);
     proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
-    system = await startDistributedTestSystem({}, { DATABASE_URL: proxy.through(throwaway.url), DATABASE_CONNECT_TIMEOUT_MS: '1000', READY_TIMEOUT_MS: '1500' });
+    system = await startDistributedTestSystem(
+      {},
+      { DATABASE_URL: proxy.through(throwaway.url), DATABASE_CONNECT_TIMEOUT_MS: '1000', READY_TIMEOUT_MS: '1500' },
+    );
   });
 
   afterAll(async () => {
@@ -54,7 +57,9 @@ describe.skipIf(skip)('readiness of the subgraphs with the database unreachable'
   };
 
   it('answers 503 on every subgraph and on the gateway while it is cut off, and 200 once it answers again', async () => {
-    const subgraphs = Object.entries(system.subgraphs!).map(([name, running]) => [name, new URL(running.subgraphUrls[name as 'users']!).origin] as const);
+    const subgraphs = Object.entries(system.subgraphs!).map(
+      ([name, running]) => [name, new URL(running.subgraphUrls[name as 'users']!).origin] as const,
+    );
     expect(subgraphs).toHaveLength(4);
     for (const [, base] of subgraphs) expect((await probe(base)).status).toBe(200);
     expect((await probe(system.restUrl)).status).toBe(200);
@@ -69,7 +74,9 @@ describe.skipIf(skip)('readiness of the subgraphs with the database unreachable'
     const gateway = await until(system.restUrl, 503);
     expect(gateway.status).toBe(503);
     expect(gateway.body.status).toBe('DOWN');
-    expect(Object.entries(gateway.body.checks).filter(([check, { status }]) => check.startsWith('subgraph:') && status === 'DOWN')).toHaveLength(4);
+    expect(
+      Object.entries(gateway.body.checks).filter(([check, { status }]) => check.startsWith('subgraph:') && status === 'DOWN'),
+    ).toHaveLength(4);
 
     proxy.restore();
     for (const [name, base] of subgraphs) expect((await until(base, 200)).status, name).toBe(200);

@@ -62,7 +62,8 @@ describe('supergraph reload', () => {
 
   const meDescription = async (): Promise<string | undefined> => {
     const { body } = await graphql(DESCRIPTION_QUERY);
-    return (body.data?.__type?.fields as { name: string; description: string }[] | undefined)?.find((field) => field.name === 'me')?.description;
+    return (body.data?.__type?.fields as { name: string; description: string }[] | undefined)?.find((field) => field.name === 'me')
+      ?.description;
   };
 
   /** Polls until `check` holds, within HANG_MS (a watch and its debounce take a moment; a busy machine takes longer). */
@@ -136,7 +137,10 @@ describe('supergraph reload', () => {
   });
 
   it('refuses a supergraph naming a subgraph the gateway has no URL for', async () => {
-    const foreign = original.replace(/(\n\s*USERS @join__graph\(name: "users", url: "[^"]*"\))/, '$1\n  REVIEWS @join__graph(name: "reviews", url: "http://reviews.invalid/graphql")');
+    const foreign = original.replace(
+      /(\n\s*USERS @join__graph\(name: "users", url: "[^"]*"\))/,
+      '$1\n  REVIEWS @join__graph(name: "reviews", url: "http://reviews.invalid/graphql")',
+    );
     expect(foreign).not.toBe(original);
     await replaceFile(foreign);
     expect(await system.reloadSupergraph!('call')).toBe('refused');

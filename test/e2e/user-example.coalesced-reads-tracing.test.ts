@@ -33,7 +33,9 @@ describe('traces of GetByID reads that share a statement', () => {
     system = await startTestSystem({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER_ARG: '1' });
     const db = system.database.db.withTables<UsersTables>();
     for (const name of ['ada', 'bob', 'cyd', 'dee']) {
-      ids.push(await insertUserExample(db, { name, email: uniqueEmail(name), passwordHash: 'x', phone: '', avatar: '', age: 20, gender: 1 }));
+      ids.push(
+        await insertUserExample(db, { name, email: uniqueEmail(name), passwordHash: 'x', phone: '', avatar: '', age: 20, gender: 1 }),
+      );
     }
   });
 
@@ -66,7 +68,10 @@ describe('traces of GetByID reads that share a statement', () => {
         return found.length === traces.length ? found : undefined;
       }, 'the twelve GetByID server spans');
       const statements = await eventually(() => {
-        const found = collector.spans.filter((span) => wanted.has(span.traceId) && span.name === 'SELECT' && span.attributes['db.query.text']?.includes('"users"."user_example"'));
+        const found = collector.spans.filter(
+          (span) =>
+            wanted.has(span.traceId) && span.name === 'SELECT' && span.attributes['db.query.text']?.includes('"users"."user_example"'),
+        );
         const reached = new Set(found.flatMap((span) => [span.traceId, ...span.links.map((link) => link.traceId)]));
         return reached.size === traces.length ? found : undefined;
       }, 'SELECT spans reaching every trace');

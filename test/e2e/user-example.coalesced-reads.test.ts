@@ -31,7 +31,15 @@ async function startWorld(env: Record<string, string> = {}): Promise<World> {
   for (const name of NAMES) {
     ids.push(await insertUserExample(db, { name, email: uniqueEmail(name), passwordHash: 'x', phone: '', avatar: '', age: 40, gender: 2 }));
   }
-  const deletedId = await insertUserExample(db, { name: 'gone', email: uniqueEmail('gone'), passwordHash: 'x', phone: '', avatar: '', age: 1, gender: 0 });
+  const deletedId = await insertUserExample(db, {
+    name: 'gone',
+    email: uniqueEmail('gone'),
+    passwordHash: 'x',
+    phone: '',
+    avatar: '',
+    age: 1,
+    gender: 0,
+  });
   await softDeleteUserExample(db, deletedId);
   return { system, ids, deletedId };
 }

@@ -2,7 +2,18 @@ import jwt from 'jsonwebtoken';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenService } from '../../lib/auth/auth.ts';
-import { badUserInput, CREATE, createGraphqlClient, DELETE, GET, LIST, serviceError, UPDATE, validInput, type GraphqlClient } from '../support/graphql-client.ts';
+import {
+  badUserInput,
+  CREATE,
+  createGraphqlClient,
+  DELETE,
+  GET,
+  LIST,
+  serviceError,
+  UPDATE,
+  validInput,
+  type GraphqlClient,
+} from '../support/graphql-client.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 import {
   AVATAR_NOT_A_URI,
@@ -42,7 +53,6 @@ const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 let system: TestSystem;
 let gql: GraphqlClient;
 let admin: string;
-
 
 /** Creates a record (anonymously, as sign-up does) and returns its id. */
 async function create(overrides: Record<string, unknown> = {}): Promise<string> {
@@ -242,7 +252,10 @@ describe('create validation', () => {
   });
 
   it('accepts the boundary values (2-rune name, 10-character password, ages 0 and 120)', async () => {
-    for (const overrides of [{ name: '李雷', password: '0123456789', age: 0 }, { name: '😀😀', age: 120, gender: 'UNKNOWN' }]) {
+    for (const overrides of [
+      { name: '李雷', password: '0123456789', age: 0 },
+      { name: '😀😀', age: 120, gender: 'UNKNOWN' },
+    ]) {
       const id = await create(overrides);
       const { password: _password, ...visible } = overrides as Record<string, unknown>;
       expect(await read(id)).toMatchObject({ ...visible, id });
@@ -254,8 +267,7 @@ describe('create validation', () => {
     expect(reply.status).toBe(400);
     expect(reply.errors).toEqual([
       {
-        message:
-          'Variable "$input" got invalid value "OTHER" at "input.gender"; Value "OTHER" does not exist in "GenderType" enum.',
+        message: 'Variable "$input" got invalid value "OTHER" at "input.gender"; Value "OTHER" does not exist in "GenderType" enum.',
         locations: [{ line: 1, column: 17 }],
         extensions: { code: 'BAD_USER_INPUT' },
       },
@@ -287,7 +299,10 @@ describe('create validation', () => {
     const reply = await gql.request(CREATE, { variables: { input } });
     expect(reply.status).toBe(400);
     expect(reply.errors?.[0]).toMatchObject({
-      message: 'Variable "$input" got invalid value { name: "Ann Lee", email: "' + input.email + '", password: "correct-horse-battery", avatar: "https://cdn.example.com/ann.png", age: 30, gender: "FEMALE" }; Field "phone" of required type "String!" was not provided.',
+      message:
+        'Variable "$input" got invalid value { name: "Ann Lee", email: "' +
+        input.email +
+        '", password: "correct-horse-battery", avatar: "https://cdn.example.com/ann.png", age: 30, gender: "FEMALE" }; Field "phone" of required type "String!" was not provided.',
       extensions: { code: 'BAD_USER_INPUT' },
     });
   });
@@ -369,17 +384,11 @@ describe('update', () => {
 
   it('refuses an id of 0 with BAD_USER_INPUT', async () => {
     const update = await gql.request(UPDATE, { variables: { id: '0', input: { age: 1 } }, token: admin });
-    expect(update.errors).toEqual([
-      badUserInput('updateUserExample', UPDATE_REQUEST, [{ field: 'id', description: RULE.id }]),
-    ]);
+    expect(update.errors).toEqual([badUserInput('updateUserExample', UPDATE_REQUEST, [{ field: 'id', description: RULE.id }])]);
     const get = await gql.request(GET, { variables: { id: '0' }, token: admin });
-    expect(get.errors).toEqual([
-      badUserInput('userExample', GET_REQUEST, [{ field: 'id', description: RULE.id }]),
-    ]);
+    expect(get.errors).toEqual([badUserInput('userExample', GET_REQUEST, [{ field: 'id', description: RULE.id }])]);
     const remove = await gql.request(DELETE, { variables: { id: '0' }, token: admin });
-    expect(remove.errors).toEqual([
-      badUserInput('deleteUserExample', DELETE_REQUEST, [{ field: 'id', description: RULE.id }]),
-    ]);
+    expect(remove.errors).toEqual([badUserInput('deleteUserExample', DELETE_REQUEST, [{ field: 'id', description: RULE.id }])]);
   });
 });
 
@@ -421,8 +430,7 @@ describe('authentication and permissions', () => {
     id = await create();
   });
 
-  const otherKey = () =>
-    createTokenService({ ...system.config.jwt, secret: 'another-secret-that-is-at-least-32-characters-long' });
+  const otherKey = () => createTokenService({ ...system.config.jwt, secret: 'another-secret-that-is-at-least-32-characters-long' });
 
   /** Each operation that needs a token, as [name, query, variables]. */
   const protectedOperations = (): [string, string, Record<string, unknown>, unknown][] => [
@@ -498,7 +506,7 @@ describe('authentication and permissions', () => {
     expect(await read(id)).toEqual(before);
   });
 
-  it('lets the record\'s own user update and delete it', async () => {
+  it("lets the record's own user update and delete it", async () => {
     const own = await create();
     const token = system.userToken(own);
     const update = await gql.request(UPDATE, { variables: { id: own, input: { name: 'Myself' } }, token });
@@ -671,20 +679,21 @@ describe('list', () => {
         { field: 'params.columns[0].value', description: invalidColumnValue('old', 'age', COLUMN_TAKES.int32) },
       ]),
     ]);
-    const unbalanced = await list({ columns: [{ name: 'age', value: '1', logic: 'or:(' }, { name: 'age', value: '2' }] });
+    const unbalanced = await list({
+      columns: [
+        { name: 'age', value: '1', logic: 'or:(' },
+        { name: 'age', value: '2' },
+      ],
+    });
     expect(unbalanced.errors).toEqual([
-      badUserInput('userExamples', LIST_REQUEST, [
-        { field: 'params.columns', description: LIST_RULE.parentheses },
-      ]),
+      badUserInput('userExamples', LIST_REQUEST, [{ field: 'params.columns', description: LIST_RULE.parentheses }]),
     ]);
   });
 
   it('refuses U+0000 in a filter value as BAD_USER_INPUT instead of failing in SQL', async () => {
     const reply = await list({ columns: [{ name: 'name', exp: 'like', value: 'Lst\u0000' }] });
     expect(reply.errors).toEqual([
-      badUserInput('userExamples', LIST_REQUEST, [
-        { field: 'params.columns[0].value', description: LIST_RULE.nul },
-      ]),
+      badUserInput('userExamples', LIST_REQUEST, [{ field: 'params.columns[0].value', description: LIST_RULE.nul }]),
     ]);
   });
 
@@ -715,9 +724,7 @@ describe('list', () => {
 
   it('refuses a missing params', async () => {
     const reply = await gql.request(`query { userExamples { total } }`, { token: admin });
-    expect(reply.errors).toEqual([
-      badUserInput('userExamples', LIST_REQUEST, [{ field: 'params', description: LIST_RULE.params }]),
-    ]);
+    expect(reply.errors).toEqual([badUserInput('userExamples', LIST_REQUEST, [{ field: 'params', description: LIST_RULE.params }])]);
   });
 });
 
@@ -872,9 +879,7 @@ describe('64-bit ids', () => {
   it('refuses a negative or fractional UInt64 literal', async () => {
     const negative = await gql.request(`query { userExample(id: -1) { id } }`, { token: admin });
     expect(negative.status).toBe(400);
-    expect(negative.errors?.[0]?.message).toBe(
-      'UInt64 cannot represent "-1": expected an unsigned 64-bit integer as a decimal string',
-    );
+    expect(negative.errors?.[0]?.message).toBe('UInt64 cannot represent "-1": expected an unsigned 64-bit integer as a decimal string');
     const fraction = await gql.request(`query { userExample(id: 1.5) { id } }`, { token: admin });
     expect(fraction.status).toBe(400);
     expect(fraction.errors?.[0]?.message).toBe(

@@ -198,13 +198,21 @@ describe('buf curl by server reflection, without proto files', () => {
     expect(read.exitCode).toBe(0);
     expect(JSON.parse(read.stdout)).toEqual({ userExample: record });
 
-    const listed = await callByReflection('List', { params: { page: 0, limit: 10, columns: [{ name: 'email', exp: 'eq', value: email }] } }, token);
+    const listed = await callByReflection(
+      'List',
+      { params: { page: 0, limit: 10, columns: [{ name: 'email', exp: 'eq', value: email }] } },
+      token,
+    );
     expect(listed.exitCode).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual({ total: '1', userExamples: [record] });
   });
 
   it('calls grpc.health.v1.Health/Check by reflection', async () => {
-    const checked = await bufCurl(['-d', JSON.stringify({ service: USER_EXAMPLE_SERVICE_NAME }), `${serverUrl()}/grpc.health.v1.Health/Check`]);
+    const checked = await bufCurl([
+      '-d',
+      JSON.stringify({ service: USER_EXAMPLE_SERVICE_NAME }),
+      `${serverUrl()}/grpc.health.v1.Health/Check`,
+    ]);
     expect(checked.exitCode).toBe(0);
     expect(JSON.parse(checked.stdout)).toEqual({ status: 'SERVING' });
   });
@@ -244,7 +252,10 @@ describe('the descriptors reflection serves', () => {
         method: [
           method('Create', 'CreateUserExampleRequest', 'CreateUserExampleReply', { post: '/api/v1/userExample', body: '*' }),
           method('DeleteByID', 'DeleteUserExampleByIDRequest', 'DeleteUserExampleByIDReply', { delete: '/api/v1/userExample/{id}' }),
-          method('UpdateByID', 'UpdateUserExampleByIDRequest', 'UpdateUserExampleByIDReply', { put: '/api/v1/userExample/{id}', body: '*' }),
+          method('UpdateByID', 'UpdateUserExampleByIDRequest', 'UpdateUserExampleByIDReply', {
+            put: '/api/v1/userExample/{id}',
+            body: '*',
+          }),
           method('GetByID', 'GetUserExampleByIDRequest', 'GetUserExampleByIDReply', { get: '/api/v1/userExample/{id}' }),
           method('List', 'ListUserExampleRequest', 'ListUserExampleReply', { post: '/api/v1/userExample/list', body: '*' }),
         ],
@@ -269,7 +280,14 @@ describe('the descriptors reflection serves', () => {
         },
       ],
     });
-    const field = (name: string, number: number, type: string, extra: object = {}) => ({ name, number, label: 'LABEL_OPTIONAL', type, jsonName: name, ...extra });
+    const field = (name: string, number: number, type: string, extra: object = {}) => ({
+      name,
+      number,
+      label: 'LABEL_OPTIONAL',
+      type,
+      jsonName: name,
+      ...extra,
+    });
     expect(files.get('api/types/types.proto')!.messageType.find((message) => message.name === 'Params')).toEqual({
       name: 'Params',
       field: [
@@ -367,7 +385,14 @@ describe('the descriptors reflection serves', () => {
     expect(status.code).toBe(grpc.status.OK);
     // Each file once per stream: the file asked for always, its imports only the first time.
     expect(responses.map((response) => response.file_descriptor_response && fileNames(response))).toEqual([
-      [USER_EXAMPLE_FILE, 'api/types/types.proto', 'google/api/annotations.proto', 'validate/validate.proto', 'google/api/http.proto', 'google/protobuf/descriptor.proto'],
+      [
+        USER_EXAMPLE_FILE,
+        'api/types/types.proto',
+        'google/api/annotations.proto',
+        'validate/validate.proto',
+        'google/api/http.proto',
+        'google/protobuf/descriptor.proto',
+      ],
       [USER_EXAMPLE_FILE],
       ['google/rpc/error_details.proto'],
       ['validate/validate.proto'],
@@ -376,8 +401,14 @@ describe('the descriptors reflection serves', () => {
       undefined,
       ['grpc/health/v1/health.proto'],
     ]);
-    expect(responses[5]!.all_extension_numbers_response).toEqual({ base_type_name: 'google.protobuf.MessageOptions', extension_number: [1071, 1072] });
-    expect(responses[6]!.all_extension_numbers_response).toEqual({ base_type_name: 'google.protobuf.FieldOptions', extension_number: [1071] });
+    expect(responses[5]!.all_extension_numbers_response).toEqual({
+      base_type_name: 'google.protobuf.MessageOptions',
+      extension_number: [1071, 1072],
+    });
+    expect(responses[6]!.all_extension_numbers_response).toEqual({
+      base_type_name: 'google.protobuf.FieldOptions',
+      extension_number: [1071],
+    });
   });
 });
 
@@ -412,7 +443,10 @@ describe('reflection under hostile input', () => {
     expect(responses.map(errorOf)).toEqual([
       { error_code: grpc.status.INVALID_ARGUMENT, error_message: `a name is at most ${MAX_NAME_CHARS} characters` },
       { error_code: grpc.status.INVALID_ARGUMENT, error_message: `a name is at most ${MAX_NAME_CHARS} characters` },
-      { error_code: grpc.status.INVALID_ARGUMENT, error_message: 'the request names no reflection request (file_by_filename, file_containing_symbol, …)' },
+      {
+        error_code: grpc.status.INVALID_ARGUMENT,
+        error_message: 'the request names no reflection request (file_by_filename, file_containing_symbol, …)',
+      },
     ]);
     expect(responses[2]!.valid_host).toBe('localhost');
   });

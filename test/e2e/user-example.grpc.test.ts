@@ -98,7 +98,6 @@ const VALID_CREATE = {
 let system: TestSystem;
 let client: grpc.Client;
 
-
 function metadataFor(token: string | undefined): grpc.Metadata {
   const metadata = new grpc.Metadata();
   if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
@@ -180,11 +179,7 @@ describe('Create', () => {
   });
 
   it('reports every broken rule at once when all are broken', async () => {
-    const error = await callFailing(
-      'Create',
-      { name: '', email: '', password: '', phone: '', avatar: '', age: 500, gender: 3 },
-      undefined,
-    );
+    const error = await callFailing('Create', { name: '', email: '', password: '', phone: '', avatar: '', age: 500, gender: 3 }, undefined);
     const violations = [
       { field: 'name', description: RULE.name },
       { field: 'email', description: RULE.email },
@@ -390,11 +385,7 @@ describe('List', () => {
 
   it('pages, sorts and filters with gte, and answers total as an int64 string', async () => {
     const params = { page: 0, limit: 2, sort: 'age', columns: [ofListers, { name: 'age', exp: 'gte', value: '30' }] };
-    const first = await call<{ total: string; userExamples: { id: string; age: number }[] }>(
-      'List',
-      { params },
-      system.adminToken(),
-    );
+    const first = await call<{ total: string; userExamples: { id: string; age: number }[] }>('List', { params }, system.adminToken());
     expect(first.total).toBe('3');
     expect(first.userExamples.map((u) => [u.id, u.age])).toEqual([
       [ids[30], 30],
@@ -429,9 +420,19 @@ describe('List', () => {
       system.adminToken(),
     );
     expect(reply.userExamples).toHaveLength(1);
-    expect(Object.keys(reply.userExamples[0]!).sort()).toEqual(
-      ['age', 'avatar', 'created_at', 'email', 'gender', 'id', 'login_at', 'name', 'phone', 'status', 'updated_at'],
-    );
+    expect(Object.keys(reply.userExamples[0]!).sort()).toEqual([
+      'age',
+      'avatar',
+      'created_at',
+      'email',
+      'gender',
+      'id',
+      'login_at',
+      'name',
+      'phone',
+      'status',
+      'updated_at',
+    ]);
     expect(reply.userExamples[0]).toMatchObject({ id: ids[40], name: 'Lister 40', age: 40, gender: 'FEMALE' });
   });
 
@@ -444,11 +445,7 @@ describe('List', () => {
   });
 
   it('rejects an unknown operator with a violation naming the column', async () => {
-    const error = await callFailing(
-      'List',
-      { params: { columns: [{ name: 'age', exp: 'between', value: '1' }] } },
-      system.adminToken(),
-    );
+    const error = await callFailing('List', { params: { columns: [{ name: 'age', exp: 'between', value: '1' }] } }, system.adminToken());
     expect(error.code).toBe(grpc.status.INVALID_ARGUMENT);
     const { violations } = statusDetails(error);
     expect(violations).toHaveLength(1);
@@ -477,9 +474,11 @@ describe('server reflection and health', () => {
       '../proto/grpc/reflection/v1/reflection.proto',
     );
     const definition = protoLoader.loadSync(reflectionProto, { ...LOADER_OPTIONS, includeDirs: [] });
-    const ReflectionConstructor = (grpc.loadPackageDefinition(definition).grpc as unknown as {
-      reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } };
-    }).reflection.v1.ServerReflection;
+    const ReflectionConstructor = (
+      grpc.loadPackageDefinition(definition).grpc as unknown as {
+        reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } };
+      }
+    ).reflection.v1.ServerReflection;
     const reflection = new ReflectionConstructor(system.grpcAddress, grpc.credentials.createInsecure()) as unknown as ReflectionClient;
     try {
       /** One request on its own ServerReflectionInfo stream, and its one response. */
@@ -506,13 +505,7 @@ describe('server reflection and health', () => {
       };
       expect(descriptor.package).toBe('api.serverNameExample.v1');
       expect(descriptor.service.map((s) => s.name)).toEqual(['userExample']);
-      expect(descriptor.service[0]!.method.map((m) => m.name)).toEqual([
-        'Create',
-        'DeleteByID',
-        'UpdateByID',
-        'GetByID',
-        'List',
-      ]);
+      expect(descriptor.service[0]!.method.map((m) => m.name)).toEqual(['Create', 'DeleteByID', 'UpdateByID', 'GetByID', 'List']);
     } finally {
       reflection.close();
     }

@@ -69,7 +69,11 @@ describe('REST Area A (embedded)', () => {
           })}`,
         /exp/,
       ],
-      ['a token not yet valid', () => `Bearer ${system().tokens.mint({ sub: 'admin', roles: ['admin'] }, { notBefore: 3600 })}`, /not valid before/],
+      [
+        'a token not yet valid',
+        () => `Bearer ${system().tokens.mint({ sub: 'admin', roles: ['admin'] }, { notBefore: 3600 })}`,
+        /not valid before/,
+      ],
       [
         'a token without sub',
         () =>

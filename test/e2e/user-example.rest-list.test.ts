@@ -156,12 +156,18 @@ describe('REST Area A (embedded)', () => {
     });
 
     it('joins conditions with and', async () => {
-      expect(await namesWhere([{ name: 'age', exp: 'eq', value: '30', logic: 'and' }, { name: 'gender', value: 'FEMALE' }])).toEqual([
-        names.c,
-      ]);
-      expect(await namesWhere([{ name: 'age', exp: 'eq', value: '30', logic: '&&' }, { name: 'gender', value: 'MALE' }])).toEqual([
-        names.a,
-      ]);
+      expect(
+        await namesWhere([
+          { name: 'age', exp: 'eq', value: '30', logic: 'and' },
+          { name: 'gender', value: 'FEMALE' },
+        ]),
+      ).toEqual([names.c]);
+      expect(
+        await namesWhere([
+          { name: 'age', exp: 'eq', value: '30', logic: '&&' },
+          { name: 'gender', value: 'MALE' },
+        ]),
+      ).toEqual([names.a]);
     });
 
     it('joins conditions with or', async () => {
@@ -213,12 +219,15 @@ describe('REST Area A (embedded)', () => {
     });
 
     it('rejects unbalanced groups with 400', async () => {
-      const reply = await list({ columns: [{ ...tagged, logic: 'or:(' }, { name: 'age', value: '20' }] });
+      const reply = await list({
+        columns: [
+          { ...tagged, logic: 'or:(' },
+          { name: 'age', value: '20' },
+        ],
+      });
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(
-        badRequestBody(expect.stringContaining('parentheses'), [
-          { field: 'params.columns', description: LIST_RULE.parentheses },
-        ]),
+        badRequestBody(expect.stringContaining('parentheses'), [{ field: 'params.columns', description: LIST_RULE.parentheses }]),
       );
     });
 
@@ -245,9 +254,7 @@ describe('REST Area A (embedded)', () => {
     /** Asserts a 400 whose single violation is on `field` and whose message and description name `named`. */
     function expectListViolation(reply: RestReply, field: string, named: string) {
       expect(reply.status, reply.text).toBe(400);
-      expect(reply.body).toEqual(
-        badRequestBody(expect.stringContaining(named), [{ field, description: expect.stringContaining(named) }]),
-      );
+      expect(reply.body).toEqual(badRequestBody(expect.stringContaining(named), [{ field, description: expect.stringContaining(named) }]));
       expect(reply.body.message).toMatch(new RegExp(`^invalid ${LIST_REQUEST}: `));
     }
 
@@ -272,7 +279,16 @@ describe('REST Area A (embedded)', () => {
     });
 
     it('rejects an unknown logic with 400 naming it', async () => {
-      expectListViolation(await list({ columns: [{ ...tagged, logic: 'xor' }, { name: 'age', value: '1' }] }), 'params.columns[0].logic', "'xor'");
+      expectListViolation(
+        await list({
+          columns: [
+            { ...tagged, logic: 'xor' },
+            { name: 'age', value: '1' },
+          ],
+        }),
+        'params.columns[0].logic',
+        "'xor'",
+      );
     });
 
     it.each([1001, -1])('rejects limit %i with 400 instead of clamping it', async (limit) => {

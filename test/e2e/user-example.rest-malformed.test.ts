@@ -98,14 +98,17 @@ describe('REST Area A (embedded)', () => {
       ['name false', { name: false }, 'name'],
       ['gender "WRONG"', { gender: 'WRONG' }, 'gender'],
       ['id "abc" in the body', { id: 'abc' }, 'id'],
-    ] as [string, Record<string, unknown>, string][])('rejects a wrong type on update, %s, with 400 naming the field', async (_label, json, field) => {
-      const id = await records.create(newUser());
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json });
-      expect(reply.status).toBe(400);
-      expect(reply.body).toEqual(
-        badRequestBody(expect.stringContaining(field), [{ field, description: expect.stringContaining('expected') }]),
-      );
-    });
+    ] as [string, Record<string, unknown>, string][])(
+      'rejects a wrong type on update, %s, with 400 naming the field',
+      async (_label, json, field) => {
+        const id = await records.create(newUser());
+        const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json });
+        expect(reply.status).toBe(400);
+        expect(reply.body).toEqual(
+          badRequestBody(expect.stringContaining(field), [{ field, description: expect.stringContaining('expected') }]),
+        );
+      },
+    );
 
     // PostgreSQL text cannot hold U+0000, so the service refuses it before any SQL runs.
     const NUL = NUL_CHARACTER;
@@ -156,7 +159,10 @@ describe('REST Area A (embedded)', () => {
 
     it('rejects an unknown field on update with 400 naming it', async () => {
       const id = await records.create(newUser());
-      const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { name: 'Ok', createdAt: '2020-01-01T00:00:00Z' } });
+      const reply = await rest.request('PUT', `${BASE}/${id}`, {
+        token: adminToken(),
+        json: { name: 'Ok', createdAt: '2020-01-01T00:00:00Z' },
+      });
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual(
         badRequestBody(expect.stringContaining('createdAt'), [
@@ -189,11 +195,7 @@ describe('REST Area A (embedded)', () => {
       ] as const) {
         const reply = await rest.request(method, `${BASE}/${raw}`, { token: adminToken(), ...(json ? { json } : {}) });
         expect(reply.status, `${method} ${raw}`).toBe(400);
-        expect(reply.body).toEqual(
-          badRequestBody(invalidPathId(raw), [
-            { field: 'id', description: pathIdDescription(raw) },
-          ]),
-        );
+        expect(reply.body).toEqual(badRequestBody(invalidPathId(raw), [{ field: 'id', description: pathIdDescription(raw) }]));
       }
     });
 
@@ -253,11 +255,7 @@ describe('REST Area A (embedded)', () => {
       // As in grpc-gateway: the path matches the {id} template of GetByID/UpdateByID/DeleteByID, and "list" is no uint64.
       const reply = await rest.request(method, `${BASE}/list`, { token: adminToken(), ...(method === 'PUT' ? { json: {} } : {}) });
       expect(reply.status).toBe(400);
-      expect(reply.body).toEqual(
-        badRequestBody(invalidPathId('list'), [
-          { field: 'id', description: pathIdDescription('list') },
-        ]),
-      );
+      expect(reply.body).toEqual(badRequestBody(invalidPathId('list'), [{ field: 'id', description: pathIdDescription('list') }]));
     });
 
     it.each(['GET', 'PATCH', 'DELETE'])('matches paths case-sensitively: %s /api/v1/userexample/1 is an unknown path', async (method) => {

@@ -13,7 +13,16 @@ import {
   statusBody,
   violationMessage,
 } from '../support/user-example-errors.ts';
-import { BASE, RFC3339, type CreateBody, newUser, freshRecord, expectJson, expectNoPassword, useRestUserExampleSystem } from '../support/user-example-rest.ts';
+import {
+  BASE,
+  RFC3339,
+  type CreateBody,
+  newUser,
+  freshRecord,
+  expectJson,
+  expectNoPassword,
+  useRestUserExampleSystem,
+} from '../support/user-example-rest.ts';
 
 /**
  * Front-door tests of Area A over REST: real HTTP requests (global fetch) to the REST adapter, which runs each path as a
@@ -536,9 +545,7 @@ describe('REST Area A (embedded)', () => {
       const id = await records.create(newUser());
       const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { gender: 7 } });
       expect(reply.status).toBe(400);
-      expect(reply.body).toEqual(
-        badRequestBody(expect.stringContaining('gender'), [{ field: 'gender', description: RULE.gender }]),
-      );
+      expect(reply.body).toEqual(badRequestBody(expect.stringContaining('gender'), [{ field: 'gender', description: RULE.gender }]));
     });
   });
   describe('404s', () => {
@@ -587,7 +594,7 @@ describe('REST Area A (embedded)', () => {
       expect(reply.body).toEqual(conflict);
     });
 
-    it('answers 409 code 6 on update to another record\'s e-mail, leaving both records as they were', async () => {
+    it("answers 409 code 6 on update to another record's e-mail, leaving both records as they were", async () => {
       const aInput = newUser();
       const idA = await records.create(aInput);
       const idB = await records.create(newUser());
@@ -609,7 +616,7 @@ describe('REST Area A (embedded)', () => {
       expect(replies.find((r) => r.status === 409)!.body).toEqual(conflict);
     });
 
-    it('allows an update that keeps the record\'s own e-mail', async () => {
+    it("allows an update that keeps the record's own e-mail", async () => {
       const input = newUser();
       const id = await records.create(input);
       const reply = await rest.request('PUT', `${BASE}/${id}`, { token: adminToken(), json: { email: input.email } });

@@ -27,7 +27,6 @@ const VALID = {
   age: 30,
 };
 
-
 /** A create input (gender as its number, or absent) and the violations every transport must report for it. */
 const CREATE_CASES: { name: string; input: Record<string, unknown>; gender?: number; violations: Violation[] }[] = [
   { name: 'a valid record with no gender (UNKNOWN, the zero value)', input: {}, violations: [] },
@@ -46,7 +45,11 @@ const CREATE_CASES: { name: string; input: Record<string, unknown>; gender?: num
       { field: 'gender', description: RULE.gender },
     ],
   },
-  { name: 'a name past its storage bound', input: { name: 'n'.repeat(257) }, violations: [{ field: 'name', description: atMostRunes(STORED_RUNES.name) }] },
+  {
+    name: 'a name past its storage bound',
+    input: { name: 'n'.repeat(257) },
+    violations: [{ field: 'name', description: atMostRunes(STORED_RUNES.name) }],
+  },
 ];
 
 describe('Area A: the same rules on every transport', () => {
@@ -121,7 +124,9 @@ describe('Area A: the same rules on every transport', () => {
       { authorization: `Bearer ${admin}` },
     );
     expect(graphqlReply.body.errors[0].extensions.fieldViolations).toEqual(violation);
-    const grpcError = (await grpcClient.call('UpdateByID', { id, gender: 5, age: 99 }, { authorization: `Bearer ${admin}` }).catch((e: unknown) => e)) as grpc.ServiceError;
+    const grpcError = (await grpcClient
+      .call('UpdateByID', { id, gender: 5, age: 99 }, { authorization: `Bearer ${admin}` })
+      .catch((e: unknown) => e)) as grpc.ServiceError;
     expect(violationsOf(grpcError)).toEqual(violation);
     expect((await rest.request('GET', `/api/v1/userExample/${id}`, { token: admin })).body.userExample.age).toBe(30);
   });

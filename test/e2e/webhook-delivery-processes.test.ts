@@ -68,7 +68,13 @@ describe.runIf(onPostgres)('webhook delivery across processes', () => {
   beforeAll(async () => {
     await ensureCompiledBuild();
     throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_webhooks');
-    database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 4, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+    database = await createDatabase({
+      url: throwaway.url,
+      pgliteDir: undefined,
+      poolMax: 4,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 10_000,
+    });
     await migrateToLatest(database.db, ALL_MIGRATIONS);
     world = await createSocialFixture(database);
     app = await createSocialTokenService({ db: database.db.withTables<SocialAuthTables>() }).createApp('Processes test app');
@@ -93,7 +99,11 @@ describe.runIf(onPostgres)('webhook delivery across processes', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const tables = database.db.withTables<SocialTables>();
-    await saveAppSubscription(tables, { appId: app.id, object: 'social', callbackUrl, verifyToken: 't', includeValues: true, fields: ['comments'] }, new Date());
+    await saveAppSubscription(
+      tables,
+      { appId: app.id, object: 'social', callbackUrl, verifyToken: 't', includeValues: true, fields: ['comments'] },
+      new Date(),
+    );
     await saveSubscribedApp(tables, world.accounts.bluebottle, app.id, ['comments']);
   }, 180_000);
 
@@ -106,7 +116,11 @@ describe.runIf(onPostgres)('webhook delivery across processes', () => {
   });
 
   const comment = (text: string) =>
-    insertComment(database.db.withTables<SocialTables>(), { mediaId: world.posts[3]!, authorId: world.accounts.fanOne, parentId: null, text, timestamp: new Date() }, []);
+    insertComment(
+      database.db.withTables<SocialTables>(),
+      { mediaId: world.posts[3]!, authorId: world.accounts.fanOne, parentId: null, text, timestamp: new Date() },
+      [],
+    );
 
   const eventually = async (check: () => boolean, what: string) => {
     const deadline = performance.now() + HANG_MS;

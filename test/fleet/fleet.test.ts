@@ -122,7 +122,13 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
   beforeAll(async () => {
     await ensureCompiledBuild();
     throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_fleet');
-    database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+    database = await createDatabase({
+      url: throwaway.url,
+      pgliteDir: undefined,
+      poolMax: 2,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 10_000,
+    });
     await migrateToLatest(database.db, ALL_MIGRATIONS);
     world = await createSocialFixture(database);
     dir = await mkdtemp(join(tmpdir(), 'tributary-fleet-'));
@@ -140,13 +146,21 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
         // Longer than the gateways keep an idle connection (4 s, undici-subgraph-client.ts): none is left to close under a
         // mutation when the listener closes.
         const env = { ...common(), SUBGRAPH_PORT: String(port), SHUTDOWN_DELAY_MS: '5000', SUBGRAPH_USERS_GRPC: 'false' };
-        subgraphStarts.push(member(`${name}-${suffix}`, () => startServiceProcess(`${name}-${suffix}`, 'dist/bin/start-subgraph.js', [name], env)));
+        subgraphStarts.push(
+          member(`${name}-${suffix}`, () => startServiceProcess(`${name}-${suffix}`, 'dist/bin/start-subgraph.js', [name], env)),
+        );
       }
     }
     await Promise.all(subgraphStarts);
 
-    const frontends = { graphql: { port: await freePort(), servers: [] as string[] }, rest: { port: await freePort(), servers: [] as string[] } };
-    for (const [index, watch] of [['1', 'true'], ['2', 'false']] as const) {
+    const frontends = {
+      graphql: { port: await freePort(), servers: [] as string[] },
+      rest: { port: await freePort(), servers: [] as string[] },
+    };
+    for (const [index, watch] of [
+      ['1', 'true'],
+      ['2', 'false'],
+    ] as const) {
       const ports = { graphql: await freePort(), rest: await freePort(), parent: await freePort() };
       frontends.graphql.servers.push(`127.0.0.1:${ports.graphql}`);
       frontends.rest.servers.push(`127.0.0.1:${ports.rest}`);
@@ -218,17 +232,23 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
       () =>
         check('graphql read', async () => {
           const { status, body } = await graphql(GET, { id: userId });
-          return status === 200 && !body.errors && body.data?.userExample?.id === userId ? undefined : `${status} ${JSON.stringify(body).slice(0, 300)}`;
+          return status === 200 && !body.errors && body.data?.userExample?.id === userId
+            ? undefined
+            : `${status} ${JSON.stringify(body).slice(0, 300)}`;
         }),
       () =>
         check('graphql write', async () => {
           sequence += 1;
           const { status, body } = await graphql(CREATE, { input: validInput({ email: `fleet-${sequence}@example.com` }) });
-          return status === 200 && !body.errors && body.data?.createUserExample?.id ? undefined : `${status} ${JSON.stringify(body).slice(0, 300)}`;
+          return status === 200 && !body.errors && body.data?.createUserExample?.id
+            ? undefined
+            : `${status} ${JSON.stringify(body).slice(0, 300)}`;
         }),
       () =>
         check('rest user read', async () => {
-          const response = await fetch(new URL(`/api/v1/userExample/${userId}`, restUrl), { headers: { authorization: `Bearer ${admin}` } });
+          const response = await fetch(new URL(`/api/v1/userExample/${userId}`, restUrl), {
+            headers: { authorization: `Bearer ${admin}` },
+          });
           const text = await response.text();
           return response.status === 200 && text.includes(`"id":"${userId}"`) ? undefined : `${response.status} ${text.slice(0, 300)}`;
         }),
@@ -264,7 +284,8 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
   const description = async (gateway: Member) => {
     const url = String(gateway.process.listening.graphql);
     const { body } = await graphql('{ __type(name: "Query") { fields { name description } } }', undefined, url);
-    return (body.data?.__type?.fields as { name: string; description: string }[] | undefined)?.find((field) => field.name === 'me')?.description;
+    return (body.data?.__type?.fields as { name: string; description: string }[] | undefined)?.find((field) => field.name === 'me')
+      ?.description;
   };
 
   const refusals = (gateway: Member) => gateway.process.logs().filter((entry) => entry.msg === REFUSED);
@@ -290,7 +311,10 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
     await replaceSupergraph(original.replace(ORIGINAL_DESCRIPTION, NEW_DESCRIPTION));
     signalled.process.signal('SIGHUP');
     await eventually(() => watching.process.logs().some((entry) => entry.msg === 'supergraph reloaded'), 'the watching gateway reloaded');
-    await eventually(() => signalled.process.logs().some((entry) => entry.msg === 'supergraph reloaded' && entry.trigger === 'signal'), 'the signalled gateway reloaded');
+    await eventually(
+      () => signalled.process.logs().some((entry) => entry.msg === 'supergraph reloaded' && entry.trigger === 'signal'),
+      'the signalled gateway reloaded',
+    );
     await delay(300);
 
     await replaceSupergraph(original.replace('type Query', 'type Query {'));
@@ -320,7 +344,12 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
       [...members.filter((entry) => entry.name.endsWith('-a')), firstGateway],
       [...members.filter((entry) => entry.name.endsWith('-b')), secondGateway],
     ];
-    expect(waves.flat().map((entry) => entry.name).sort()).toEqual(members.map((entry) => entry.name).sort());
+    expect(
+      waves
+        .flat()
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual(members.map((entry) => entry.name).sort());
     let outcome: Awaited<ReturnType<typeof load.stop>>;
     try {
       await restartInWaves(waves);

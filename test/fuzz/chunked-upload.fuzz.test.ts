@@ -1,6 +1,12 @@
 import { describe, it } from 'vitest';
 import { chunkedSequences, createChunkedUploadDoor, metadataSequences, type Step } from '../support/fuzz/chunked-upload-door.ts';
-import { createChunkedUploadV2Door, V2_GOOD_APPEND, v2ChunkedSequences, v2MetadataSequences, type V2Step } from '../support/fuzz/chunked-upload-v2-door.ts';
+import {
+  createChunkedUploadV2Door,
+  V2_GOOD_APPEND,
+  v2ChunkedSequences,
+  v2MetadataSequences,
+  type V2Step,
+} from '../support/fuzz/chunked-upload-v2-door.ts';
 import { checkDoor, runFuzzCase } from '../support/fuzz/fuzz-property.ts';
 import { propertyTestTimeoutMs } from '../support/fuzz/fuzz-settings.ts';
 import { useFuzzSystem } from '../support/fuzz/fuzz-suite.ts';
@@ -29,10 +35,26 @@ const suite = useFuzzSystem('chunked-upload', 4, {}, () => {
 const REQUESTS_PER_CASE = 24;
 
 describe('the chunked upload under hostile command sequences', () => {
-  it('answers hostile INIT/APPEND/FINALIZE/STATUS sequences', () => checkDoor('chunked sequences', door, suite.system, chunkedSequences, suite.tally), propertyTestTimeoutMs(REQUESTS_PER_CASE));
-  it('answers hostile alt text requests', () => checkDoor('metadata', door, suite.system, metadataSequences, suite.tally), propertyTestTimeoutMs(REQUESTS_PER_CASE));
-  it('answers hostile v2 initialize/append/finalize/STATUS sequences', () => checkDoor('v2 chunked sequences', v2Door, suite.system, v2ChunkedSequences, suite.tally), propertyTestTimeoutMs(REQUESTS_PER_CASE));
-  it('answers hostile v2 media metadata requests', () => checkDoor('v2 metadata', v2Door, suite.system, v2MetadataSequences, suite.tally), propertyTestTimeoutMs(REQUESTS_PER_CASE));
+  it(
+    'answers hostile INIT/APPEND/FINALIZE/STATUS sequences',
+    () => checkDoor('chunked sequences', door, suite.system, chunkedSequences, suite.tally),
+    propertyTestTimeoutMs(REQUESTS_PER_CASE),
+  );
+  it(
+    'answers hostile alt text requests',
+    () => checkDoor('metadata', door, suite.system, metadataSequences, suite.tally),
+    propertyTestTimeoutMs(REQUESTS_PER_CASE),
+  );
+  it(
+    'answers hostile v2 initialize/append/finalize/STATUS sequences',
+    () => checkDoor('v2 chunked sequences', v2Door, suite.system, v2ChunkedSequences, suite.tally),
+    propertyTestTimeoutMs(REQUESTS_PER_CASE),
+  );
+  it(
+    'answers hostile v2 media metadata requests',
+    () => checkDoor('v2 metadata', v2Door, suite.system, v2MetadataSequences, suite.tally),
+    propertyTestTimeoutMs(REQUESTS_PER_CASE),
+  );
 });
 
 /**
@@ -43,7 +65,17 @@ describe('chunked upload regressions found by fuzzing', () => {
   it('refuses INIT with media_category=constructor instead of answering 500', async () => {
     // The category table was read with a plain lookup: "constructor" found Object.prototype's function, which passed as
     // a category and failed the session's insert (code 131, HTTP 500).
-    const init: Step = { op: 'INIT', credential: { kind: 'bearer' }, together: false, carrier: 'multipart', totalBytes: 0, mediaType: 'file', category: 'constructor', owners: null, shared: null };
+    const init: Step = {
+      op: 'INIT',
+      credential: { kind: 'bearer' },
+      together: false,
+      carrier: 'multipart',
+      totalBytes: 0,
+      mediaType: 'file',
+      category: 'constructor',
+      owners: null,
+      shared: null,
+    };
     await runFuzzCase(door, suite.system, { file: 'png', pieces: 1, steps: [init] });
   });
 
@@ -51,7 +83,14 @@ describe('chunked upload regressions found by fuzzing', () => {
     // Express failed to decode the path parameter before any v2 route ran; the error went to the app's handler, which
     // answered in Area A's google.rpc.Status (application/json) instead of v2's problem.
     const append: V2Step = { ...V2_GOOD_APPEND, target: { kind: 'raw', text: '%zz' } };
-    const finalize: V2Step = { op: 'FINALIZE', credential: { kind: 'bearer' }, together: false, target: { kind: 'raw', text: '%zz' }, body: '{}', contentType: 'application/json;charset=UTF-8' };
+    const finalize: V2Step = {
+      op: 'FINALIZE',
+      credential: { kind: 'bearer' },
+      together: false,
+      target: { kind: 'raw', text: '%zz' },
+      body: '{}',
+      contentType: 'application/json;charset=UTF-8',
+    };
     await runFuzzCase(v2Door, suite.system, { file: 'png', pieces: 1, steps: [append, finalize] });
   });
 });

@@ -13,10 +13,21 @@ const door = createGraphDoor();
 const suite = useFuzzSystem('graph', 3, {}, () => door.close());
 
 describe('the social graph hosts under hostile requests', () => {
-  it('answers hostile field expansions', () => checkDoor('field expansions', door, suite.system, fieldExpansions, suite.tally), propertyTestTimeoutMs());
-  it('answers hostile requests on the own-login host', () => checkDoor('own-login host', door, suite.system, graphRequestsOn('own'), suite.tally), propertyTestTimeoutMs());
-  it('answers hostile requests on the parent-platform host', () =>
-    checkDoor('parent-platform host', door, suite.system, graphRequestsOn('parent'), suite.tally), propertyTestTimeoutMs());
+  it(
+    'answers hostile field expansions',
+    () => checkDoor('field expansions', door, suite.system, fieldExpansions, suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'answers hostile requests on the own-login host',
+    () => checkDoor('own-login host', door, suite.system, graphRequestsOn('own'), suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'answers hostile requests on the parent-platform host',
+    () => checkDoor('parent-platform host', door, suite.system, graphRequestsOn('parent'), suite.tally),
+    propertyTestTimeoutMs(),
+  );
 });
 
 /** Payloads the fuzz suite found, run through the same oracles. */

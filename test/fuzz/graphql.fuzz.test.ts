@@ -28,37 +28,59 @@ async function residentBytes(suite: FuzzSuite): Promise<number> {
 function gatewayProperties(topology: Topology): void {
   const door = createGraphqlDoor(`graphql (${topology})`);
   const live = topology === 'embedded';
-  const suite: FuzzSuite = useFuzzSystem(`graphql ${topology}`, live ? 4 : 2, { topology, env: { ...LIVE_SYSTEM_ENV } }, () => door.close());
+  const suite: FuzzSuite = useFuzzSystem(`graphql ${topology}`, live ? 4 : 2, { topology, env: { ...LIVE_SYSTEM_ENV } }, () =>
+    door.close(),
+  );
 
   if (live) {
     const liveDoor = new LiveDoor();
     // Connections and subscriptions end with their cases: what they held is released (a bound, not a leak).
     const MEMORY_BOUND = 150 * 1024 * 1024;
-    it('answers hostile WebSocket clients (graphql-transport-ws): messages out of order, floods, half-open, unread', async () => {
-      const before = await residentBytes(suite);
-      await checkDoor('graphql-ws', liveDoor, suite.system, wsCases, suite.tally);
-      expect(await residentBytes(suite)).toBeLessThan(before + MEMORY_BOUND);
-    }, propertyTestTimeoutMs());
-    it('answers hostile subscriptions and @defer queries over HTTP (SSE, multipart), abandoned mid-stream', async () => {
-      const before = await residentBytes(suite);
-      await checkDoor('http subscriptions', liveDoor, suite.system, httpCases, suite.tally);
-      expect(await residentBytes(suite)).toBeLessThan(before + MEMORY_BOUND);
-    }, propertyTestTimeoutMs());
+    it(
+      'answers hostile WebSocket clients (graphql-transport-ws): messages out of order, floods, half-open, unread',
+      async () => {
+        const before = await residentBytes(suite);
+        await checkDoor('graphql-ws', liveDoor, suite.system, wsCases, suite.tally);
+        expect(await residentBytes(suite)).toBeLessThan(before + MEMORY_BOUND);
+      },
+      propertyTestTimeoutMs(),
+    );
+    it(
+      'answers hostile subscriptions and @defer queries over HTTP (SSE, multipart), abandoned mid-stream',
+      async () => {
+        const before = await residentBytes(suite);
+        await checkDoor('http subscriptions', liveDoor, suite.system, httpCases, suite.tally);
+        expect(await residentBytes(suite)).toBeLessThan(before + MEMORY_BOUND);
+      },
+      propertyTestTimeoutMs(),
+    );
   }
 
-  it('answers hostile operations as JSON, GET and batches', async () => {
-    const schema = await introspectSchema(suite.system.info);
-    await checkDoor('operations', door, suite.system, graphqlRequests(schema), suite.tally);
-  }, propertyTestTimeoutMs());
+  it(
+    'answers hostile operations as JSON, GET and batches',
+    async () => {
+      const schema = await introspectSchema(suite.system.info);
+      await checkDoor('operations', door, suite.system, graphqlRequests(schema), suite.tally);
+    },
+    propertyTestTimeoutMs(),
+  );
 
-  it('answers hostile GraphQL multipart requests', async () => {
-    const schema = await introspectSchema(suite.system.info);
-    await checkDoor('multipart', door, suite.system, graphqlMultipartRequests(schema), suite.tally);
-  }, propertyTestTimeoutMs());
+  it(
+    'answers hostile GraphQL multipart requests',
+    async () => {
+      const schema = await introspectSchema(suite.system.info);
+      await checkDoor('multipart', door, suite.system, graphqlMultipartRequests(schema), suite.tally);
+    },
+    propertyTestTimeoutMs(),
+  );
 
   // Payloads the fuzz suite found, run through the same oracles.
   it('answers an upload whose multipart body ends after the file without its closing delimiter with a client error', () =>
-    runFuzzCase(door, suite.system, uploadCutShort({ mapNames: '0', partName: '0', file: Buffer.concat([png(8, 8), Buffer.from('\r\n')]) })));
+    runFuzzCase(
+      door,
+      suite.system,
+      uploadCutShort({ mapNames: '0', partName: '0', file: Buffer.concat([png(8, 8), Buffer.from('\r\n')]) }),
+    ));
   it('answers an upload whose multipart body ends in the middle of the file with a client error', () =>
     runFuzzCase(door, suite.system, uploadCutShort({ mapNames: '0', partName: '0', file: png(8, 8).subarray(0, 40) })));
   it('answers an upload that ends mid-file and whose map names a part never sent with a client error', () =>
@@ -70,7 +92,11 @@ function gatewayProperties(topology: Topology): void {
       build: (info) => ({
         method: 'POST',
         url: info.gatewayUrl,
-        headers: { 'content-type': 'multipart/form-data; boundary=b', 'apollo-require-preflight': 'true', authorization: `Bearer ${info.social.tokens.own}` },
+        headers: {
+          'content-type': 'multipart/form-data; boundary=b',
+          'apollo-require-preflight': 'true',
+          authorization: `Bearer ${info.social.tokens.own}`,
+        },
         body: Buffer.concat([
           Buffer.from(
             '--b\r\nContent-Disposition: form-data; name="operations"\r\n\r\n' +
@@ -92,7 +118,11 @@ function gatewayProperties(topology: Topology): void {
       build: (info) => ({
         method: 'POST',
         url: info.gatewayUrl,
-        headers: { 'content-type': 'multipart/form-data; boundary=b', 'apollo-require-preflight': 'true', authorization: `Bearer ${info.social.tokens.own}` },
+        headers: {
+          'content-type': 'multipart/form-data; boundary=b',
+          'apollo-require-preflight': 'true',
+          authorization: `Bearer ${info.social.tokens.own}`,
+        },
         body:
           '--b\r\nContent-Disposition: form-data; name="operations"\r\n\r\n' +
           '{"query":"mutation ($f: Upload) { uploadMedia(media: $f) { mediaIdString } }","variables":{"f":null}}\r\n' +
@@ -121,7 +151,11 @@ function uploadCutShort({ mapNames, partName, file }: { mapNames: string; partNa
     build: (info) => ({
       method: 'POST',
       url: info.gatewayUrl,
-      headers: { 'content-type': 'multipart/form-data; boundary=b', 'apollo-require-preflight': 'true', authorization: `Bearer ${info.social.tokens.own}` },
+      headers: {
+        'content-type': 'multipart/form-data; boundary=b',
+        'apollo-require-preflight': 'true',
+        authorization: `Bearer ${info.social.tokens.own}`,
+      },
       body,
     }),
   };

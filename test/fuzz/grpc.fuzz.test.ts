@@ -21,12 +21,29 @@ const suite = useFuzzSystem('grpc', 3, {}, () => {
 });
 
 describe('the gRPC door under hostile calls', () => {
-  it('answers hostile frames and call headers', () => checkDoor('raw frames', frames, suite.system, grpcFrames, suite.tally), propertyTestTimeoutMs());
-  it('answers well-formed calls with hostile values', () => checkDoor('calls', calls, suite.system, grpcCalls, suite.tally), propertyTestTimeoutMs());
-  it('survives bytes that are not HTTP/2', () =>
-    checkDoor('not HTTP/2', bytes, suite.system, notHttp2.map((data) => ({ bytes: data })), suite.tally), propertyTestTimeoutMs());
+  it(
+    'answers hostile frames and call headers',
+    () => checkDoor('raw frames', frames, suite.system, grpcFrames, suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'answers well-formed calls with hostile values',
+    () => checkDoor('calls', calls, suite.system, grpcCalls, suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'survives bytes that are not HTTP/2',
+    () =>
+      checkDoor(
+        'not HTTP/2',
+        bytes,
+        suite.system,
+        notHttp2.map((data) => ({ bytes: data })),
+        suite.tally,
+      ),
+    propertyTestTimeoutMs(),
+  );
 });
-
 
 /** Payloads the fuzz suite found, run through the same oracles. */
 describe('gRPC regressions found by fuzzing', () => {

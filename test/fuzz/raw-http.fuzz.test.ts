@@ -15,9 +15,21 @@ const door = new RawHttpDoor();
 const suite = useFuzzSystem('raw-http', 3);
 
 describe('the HTTP listeners under raw hostile bytes', () => {
-  it('answers the REST own-login listener', () => checkDoor('rest listener', door, suite.system, rawHttpRequests('rest'), suite.tally), propertyTestTimeoutMs());
-  it('answers the parent-platform listener', () => checkDoor('parent listener', door, suite.system, rawHttpRequests('parent'), suite.tally), propertyTestTimeoutMs());
-  it('answers the gateway listener', () => checkDoor('gateway listener', door, suite.system, rawHttpRequests('gateway'), suite.tally), propertyTestTimeoutMs());
+  it(
+    'answers the REST own-login listener',
+    () => checkDoor('rest listener', door, suite.system, rawHttpRequests('rest'), suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'answers the parent-platform listener',
+    () => checkDoor('parent listener', door, suite.system, rawHttpRequests('parent'), suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'answers the gateway listener',
+    () => checkDoor('gateway listener', door, suite.system, rawHttpRequests('gateway'), suite.tally),
+    propertyTestTimeoutMs(),
+  );
 });
 
 /** One request, written at once, on one listener: base 0 is GET /health on every listener. */
@@ -27,15 +39,19 @@ function oneRequest(listener: Listener, mutations: RawHttpModel['requests'][numb
 
 /** Payloads the fuzz suite found, run through the same oracles. */
 describe('raw HTTP regressions found by fuzzing', () => {
-  it.each(['rest', 'parent', 'gateway'] as const)('answers an HTTP/1.1 request without Host in the %s listener\'s format (not an empty 400)', (listener) =>
-    runFuzzCase(door, suite.system, oneRequest(listener, [{ kind: 'drop-host' }])));
-  it.each(['rest', 'parent', 'gateway'] as const)('answers an unknown Expect header in the %s listener\'s format (not an empty 417)', (listener) =>
-    runFuzzCase(door, suite.system, oneRequest(listener, [{ kind: 'header', name: 'Expect', value: 'h2c' }])));
-  it('answers an unknown path on the gateway listener in GraphQL\'s format (not an HTML page)', () =>
+  it.each(['rest', 'parent', 'gateway'] as const)(
+    "answers an HTTP/1.1 request without Host in the %s listener's format (not an empty 400)",
+    (listener) => runFuzzCase(door, suite.system, oneRequest(listener, [{ kind: 'drop-host' }])),
+  );
+  it.each(['rest', 'parent', 'gateway'] as const)(
+    "answers an unknown Expect header in the %s listener's format (not an empty 417)",
+    (listener) => runFuzzCase(door, suite.system, oneRequest(listener, [{ kind: 'header', name: 'Expect', value: 'h2c' }])),
+  );
+  it("answers an unknown path on the gateway listener in GraphQL's format (not an HTML page)", () =>
     runFuzzCase(door, suite.system, oneRequest('gateway', [{ kind: 'request-line', line: 'PUT /api/v1/userExample/1 HTTP/1.1' }])));
   // One listener is enough: the three share lib/http/http-server.ts, and each case waits out the request bound.
   it(
-    'answers a request whose promised body never comes with a 408 in the listener\'s format, within the bound',
+    "answers a request whose promised body never comes with a 408 in the listener's format, within the bound",
     () =>
       runFuzzCase(
         door,
@@ -48,7 +64,8 @@ describe('raw HTTP regressions found by fuzzing', () => {
     15_000,
   );
   it.each(['rest', 'parent', 'gateway'] as const)('answers CONNECT on the %s listener instead of dropping the connection', (listener) =>
-    runFuzzCase(door, suite.system, oneRequest(listener, [{ kind: 'request-line', line: 'CONNECT localhost:80 HTTP/1.1' }])));
+    runFuzzCase(door, suite.system, oneRequest(listener, [{ kind: 'request-line', line: 'CONNECT localhost:80 HTTP/1.1' }])),
+  );
   it.each(['rest', 'parent', 'gateway'] as const)(
     'answers a pipelined request that does not parse after the one before it on the %s listener (not a dropped connection)',
     (listener) =>
@@ -76,12 +93,23 @@ describe('raw HTTP regressions found by fuzzing', () => {
         endAfterWrite: false,
       }),
   );
-  it.each(['rest', 'parent', 'gateway'] as const)('answers a Host that is no host on the %s listener with a 400 in its format (not a 500)', (listener) =>
-    runFuzzCase(door, suite.system, oneRequest(listener, [{ kind: 'drop-host' }, { kind: 'header', name: 'Host', value: '! localhost' }])));
+  it.each(['rest', 'parent', 'gateway'] as const)(
+    'answers a Host that is no host on the %s listener with a 400 in its format (not a 500)',
+    (listener) =>
+      runFuzzCase(
+        door,
+        suite.system,
+        oneRequest(listener, [{ kind: 'drop-host' }, { kind: 'header', name: 'Host', value: '! localhost' }]),
+      ),
+  );
   it.each(['rest', 'parent', 'gateway'] as const)(
     'answers a request whose client half-closes once it is sent, on the %s listener (its reply is still owed)',
-    (listener) => runFuzzCase(door, suite.system, { ...oneRequest(listener, []), requests: [{ base: 1, mutations: [] }], endAfterWrite: true }),
+    (listener) =>
+      runFuzzCase(door, suite.system, { ...oneRequest(listener, []), requests: [{ base: 1, mutations: [] }], endAfterWrite: true }),
   );
   it('answers an unknown Expect on an Area A path with 417 and google.rpc.Status', () =>
-    runFuzzCase(door, suite.system, { ...oneRequest('rest', [{ kind: 'header', name: 'Expect', value: 'multipart/form-data' }]), requests: [{ base: 1, mutations: [{ kind: 'header', name: 'Expect', value: 'multipart/form-data' }] }] }));
+    runFuzzCase(door, suite.system, {
+      ...oneRequest('rest', [{ kind: 'header', name: 'Expect', value: 'multipart/form-data' }]),
+      requests: [{ base: 1, mutations: [{ kind: 'header', name: 'Expect', value: 'multipart/form-data' }] }],
+    }));
 });

@@ -20,8 +20,20 @@ const door = createRestUserExampleDoor();
 const suite = useFuzzSystem('rest-user-example', 4, {}, () => door.close());
 
 describe('REST Area A under hostile requests', () => {
-  it('answers hostile create bodies', () => checkDoor('create bodies', door, suite.system, createRequests, suite.tally), propertyTestTimeoutMs());
-  it('answers hostile update bodies and ids', () => checkDoor('update bodies', door, suite.system, updateRequests, suite.tally), propertyTestTimeoutMs());
+  it(
+    'answers hostile create bodies',
+    () => checkDoor('create bodies', door, suite.system, createRequests, suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'answers hostile update bodies and ids',
+    () => checkDoor('update bodies', door, suite.system, updateRequests, suite.tally),
+    propertyTestTimeoutMs(),
+  );
   it('answers hostile List params', () => checkDoor('list params', door, suite.system, listRequests, suite.tally), propertyTestTimeoutMs());
-  it('answers any method on any Area A path', () => checkDoor('methods and paths', door, suite.system, pathRequests, suite.tally), propertyTestTimeoutMs());
+  it(
+    'answers any method on any Area A path',
+    () => checkDoor('methods and paths', door, suite.system, pathRequests, suite.tally),
+    propertyTestTimeoutMs(),
+  );
 });

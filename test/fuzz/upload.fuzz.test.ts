@@ -21,8 +21,16 @@ const suite = useFuzzSystem('upload', 2, {}, () => {
 });
 
 describe('the image upload under hostile requests', () => {
-  it('answers hostile multipart and urlencoded uploads', () => checkDoor('uploads', door, suite.system, uploadRequests, suite.tally), propertyTestTimeoutMs());
-  it('answers hostile v2 one-shot uploads (JSON and multipart)', () => checkDoor('v2 uploads', v2Door, suite.system, v2UploadRequests, suite.tally), propertyTestTimeoutMs());
+  it(
+    'answers hostile multipart and urlencoded uploads',
+    () => checkDoor('uploads', door, suite.system, uploadRequests, suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'answers hostile v2 one-shot uploads (JSON and multipart)',
+    () => checkDoor('v2 uploads', v2Door, suite.system, v2UploadRequests, suite.tally),
+    propertyTestTimeoutMs(),
+  );
 });
 
 /**

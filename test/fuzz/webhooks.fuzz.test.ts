@@ -28,14 +28,29 @@ beforeAll(() => servers.start());
 afterAll(() => servers.close());
 
 describe('webhook subscriptions under a hostile callback and hostile requests', () => {
-  it('stores a subscription only when the callback answers the challenge (REST)', () =>
-    checkDoor('handshake over REST', door, suite.system, handshakeCases('rest'), suite.tally), propertyTestTimeoutMs());
-  it('stores a subscription only when the callback answers the challenge (GraphQL)', () =>
-    checkDoor('handshake over GraphQL', door, suite.system, handshakeCases('graphql'), suite.tally), propertyTestTimeoutMs());
-  it('refuses callback URLs the SSRF rules forbid, and reaches none of them', () =>
-    checkDoor('callback URL shapes', door, suite.system, urlShapeCases, suite.tally), propertyTestTimeoutMs());
-  it('answers hostile requests on the subscription endpoints of both hosts', () =>
-    checkDoor('REST endpoints', door, suite.system, restEndpointCases, suite.tally), propertyTestTimeoutMs());
-  it('answers hostile GraphQL operations on webhook subscriptions', () =>
-    checkDoor('GraphQL operations', door, suite.system, graphqlEndpointCases, suite.tally), propertyTestTimeoutMs());
+  it(
+    'stores a subscription only when the callback answers the challenge (REST)',
+    () => checkDoor('handshake over REST', door, suite.system, handshakeCases('rest'), suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'stores a subscription only when the callback answers the challenge (GraphQL)',
+    () => checkDoor('handshake over GraphQL', door, suite.system, handshakeCases('graphql'), suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'refuses callback URLs the SSRF rules forbid, and reaches none of them',
+    () => checkDoor('callback URL shapes', door, suite.system, urlShapeCases, suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'answers hostile requests on the subscription endpoints of both hosts',
+    () => checkDoor('REST endpoints', door, suite.system, restEndpointCases, suite.tally),
+    propertyTestTimeoutMs(),
+  );
+  it(
+    'answers hostile GraphQL operations on webhook subscriptions',
+    () => checkDoor('GraphQL operations', door, suite.system, graphqlEndpointCases, suite.tally),
+    propertyTestTimeoutMs(),
+  );
 });

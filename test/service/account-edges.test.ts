@@ -6,7 +6,12 @@ import { isSocialId, socialId } from '../../lib/social-graph/social-ids.ts';
 import { insertAdAccount, insertAgency, upsertInsightValues } from '../../subgraphs/accounts/account-edges.repository.ts';
 import { createAccountEdgesService } from '../../subgraphs/accounts/account-edges.service.ts';
 import { shortcodeOf } from '../../subgraphs/accounts/account-edges/content-publishing.ts';
-import type { AccountEdgesService, AccountEdgesServiceDeps, CreateContainerInput, UpcomingEvent } from '../../subgraphs/accounts/account-edges/account-edges.types.ts';
+import type {
+  AccountEdgesService,
+  AccountEdgesServiceDeps,
+  CreateContainerInput,
+  UpcomingEvent,
+} from '../../subgraphs/accounts/account-edges/account-edges.types.ts';
 import { seedDemoEdges } from '../../subgraphs/accounts/demo/seed-demo-edges.ts';
 import { ACCOUNT_METRICS } from '../../subgraphs/accounts/insights-catalogue.ts';
 import type { SocialTables, StoredBreakdown } from '../../subgraphs/shared/social-graph/social-tables.ts';
@@ -43,7 +48,14 @@ beforeAll(async () => {
 async function newAccount(username: string): Promise<string> {
   const row = await db
     .insertInto('social.account')
-    .values({ account_type: 'BUSINESS', username, profile_picture_url: null, alt_text: null, legacy_social_user_id: null, shop_business_id: null })
+    .values({
+      account_type: 'BUSINESS',
+      username,
+      profile_picture_url: null,
+      alt_text: null,
+      legacy_social_user_id: null,
+      shop_business_id: null,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -72,7 +84,11 @@ async function expectMissing(promise: Promise<unknown>, parameter: string): Prom
 }
 
 async function expectInvalid(promise: Promise<unknown>, parameter: string, message: string): Promise<void> {
-  expect(await rejection(promise)).toMatchObject({ code: 'INVALID_ARGUMENT', message, details: { reason: 'INVALID_PARAMETER', parameter } });
+  expect(await rejection(promise)).toMatchObject({
+    code: 'INVALID_ARGUMENT',
+    message,
+    details: { reason: 'INVALID_PARAMETER', parameter },
+  });
 }
 
 async function expectUnknown(promise: Promise<unknown>, id: string, method: 'get' | 'post'): Promise<void> {
@@ -212,7 +228,12 @@ describe('upcoming events', () => {
       createdAt: T0,
     });
     const minimal = await service.createUpcomingEvent(owner, { title: 'Q&A', startTime: T0_SECONDS + 3600 });
-    expect(minimal).toMatchObject({ startTime: new Date(T0.getTime() + HOUR), endTime: null, notificationSubtypes: [], notificationTargetTime: null });
+    expect(minimal).toMatchObject({
+      startTime: new Date(T0.getTime() + HOUR),
+      endTime: null,
+      notificationSubtypes: [],
+      notificationTargetTime: null,
+    });
     const zoned = await service.createUpcomingEvent(owner, { title: 'Zoned', startTime: '2026-03-12T10:00:00+0200' });
     expect(zoned.startTime).toEqual(new Date('2026-03-12T08:00:00.000Z'));
   });
@@ -222,7 +243,11 @@ describe('upcoming events', () => {
     const start = '2026-03-12T10:00:00Z';
     await expectMissing(service.createUpcomingEvent(owner, { startTime: start }), 'title');
     await expectMissing(service.createUpcomingEvent(owner, { title: '   ', startTime: start }), 'title');
-    await expectInvalid(service.createUpcomingEvent(owner, { title: 'x'.repeat(256), startTime: start }), 'title', 'The title can have at most 255 characters.');
+    await expectInvalid(
+      service.createUpcomingEvent(owner, { title: 'x'.repeat(256), startTime: start }),
+      'title',
+      'The title can have at most 255 characters.',
+    );
     expect((await service.createUpcomingEvent(owner, { title: 'y'.repeat(255), startTime: start })).title).toHaveLength(255);
     await expectMissing(service.createUpcomingEvent(owner, { title: 'Launch' }), 'start_time');
     await expectInvalid(
@@ -230,8 +255,16 @@ describe('upcoming events', () => {
       'start_time',
       'start_time must be an ISO 8601 time or a unix timestamp.',
     );
-    await expectInvalid(service.createUpcomingEvent(owner, { title: 'Launch', startTime: '2026-03-10T11:59:59Z' }), 'start_time', 'start_time must be in the future.');
-    await expectInvalid(service.createUpcomingEvent(owner, { title: 'Launch', startTime: T0_SECONDS }), 'start_time', 'start_time must be in the future.');
+    await expectInvalid(
+      service.createUpcomingEvent(owner, { title: 'Launch', startTime: '2026-03-10T11:59:59Z' }),
+      'start_time',
+      'start_time must be in the future.',
+    );
+    await expectInvalid(
+      service.createUpcomingEvent(owner, { title: 'Launch', startTime: T0_SECONDS }),
+      'start_time',
+      'start_time must be in the future.',
+    );
     await expectInvalid(
       service.createUpcomingEvent(owner, { title: 'Launch', startTime: start, endTime: '2026-03-12T10:00:00Z' }),
       'end_time',
@@ -257,7 +290,11 @@ describe('upcoming events', () => {
       'notification_target_time',
       'notification_target_time EVENT_END needs an end_time.',
     );
-    await expectUnknown(service.createUpcomingEvent(missingId('account'), { title: 'Launch', startTime: start }), missingId('account'), 'post');
+    await expectUnknown(
+      service.createUpcomingEvent(missingId('account'), { title: 'Launch', startTime: start }),
+      missingId('account'),
+      'post',
+    );
     await expectUnknown(service.createUpcomingEvent('not-an-id', { title: 'Launch', startTime: start }), 'not-an-id', 'post');
   });
 
@@ -306,7 +343,8 @@ describe('upcoming events', () => {
   it('pages 25 by default, at most 100, and refuses foreign or malformed cursors', async () => {
     current = T0;
     const many = await newAccount('events_many');
-    for (let index = 0; index < 27; index += 1) await service.createUpcomingEvent(many, { title: `E${index}`, startTime: T0_SECONDS + 60 * (index + 1) });
+    for (let index = 0; index < 27; index += 1)
+      await service.createUpcomingEvent(many, { title: `E${index}`, startTime: T0_SECONDS + 60 * (index + 1) });
     const first = await service.listUpcomingEvents(many, {});
     expect(first.items).toHaveLength(25);
     expect(first.hasNextPage).toBe(true);
@@ -361,8 +399,15 @@ describe('recently searched hashtags', () => {
     const heavy = await newAccount('hashtag_heavy');
     // Rows written directly (as imported data would be): the service's own rule would not allow 32 in a week.
     for (let index = 0; index < 32; index += 1) {
-      const { id } = await db.insertInto('social.hashtag').values({ name: `bulk${index}` }).returning('id').executeTakeFirstOrThrow();
-      await db.insertInto('social.hashtag_search').values({ account_id: heavy, hashtag_id: id, searched_at: new Date(T0.getTime() - index * 60_000) }).execute();
+      const { id } = await db
+        .insertInto('social.hashtag')
+        .values({ name: `bulk${index}` })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto('social.hashtag_search')
+        .values({ account_id: heavy, hashtag_id: id, searched_at: new Date(T0.getTime() - index * 60_000) })
+        .execute();
     }
     const byDefault = await service.recentlySearchedHashtags(heavy);
     expect(byDefault).toHaveLength(25);
@@ -426,7 +471,9 @@ describe('agencies and authorized ad accounts', () => {
     await insertAgency(db, other, harbor, T0);
     main = (await insertAdAccount(db, { business_id: northwind, name: 'Northwind main', currency: 'USD' })).id;
     spare = (await insertAdAccount(db, { business_id: northwind, name: 'Northwind spare', currency: 'GBP' })).id;
-    harborMain = (await insertAdAccount(db, { business_id: harbor, name: 'Harbor main', currency: 'EUR', timezone_name: 'Europe/Amsterdam' })).id;
+    harborMain = (
+      await insertAdAccount(db, { business_id: harbor, name: 'Harbor main', currency: 'EUR', timezone_name: 'Europe/Amsterdam' })
+    ).id;
   });
 
   it('pages the businesses that may advertise for the account', async () => {
@@ -455,7 +502,16 @@ describe('agencies and authorized ad accounts', () => {
 
     const all = await service.authorizedAdAccounts(account, undefined, {});
     expect(all.items).toEqual([
-      { id: `act_${main}`, accountId: main, name: 'Northwind main', businessId: northwind, currency: 'USD', timezoneName: 'Etc/UTC', accountStatus: 1, authorizedAt: T0 },
+      {
+        id: `act_${main}`,
+        accountId: main,
+        name: 'Northwind main',
+        businessId: northwind,
+        currency: 'USD',
+        timezoneName: 'Etc/UTC',
+        accountStatus: 1,
+        authorizedAt: T0,
+      },
       {
         id: `act_${harborMain}`,
         accountId: harborMain,
@@ -495,7 +551,11 @@ describe('agencies and authorized ad accounts', () => {
       'account_id',
       `The ad account act_abc does not belong to the business ${northwind}.`,
     );
-    await expectUnknown(service.authorizeAdAccount(account, { adAccountId: spare, businessId: missingId('business') }), missingId('business'), 'post');
+    await expectUnknown(
+      service.authorizeAdAccount(account, { adAccountId: spare, businessId: missingId('business') }),
+      missingId('business'),
+      'post',
+    );
     await expectUnknown(service.authorizeAdAccount(account, { adAccountId: spare, businessId: main }), main, 'post');
     await expectUnknown(service.authorizedAdAccounts(account, missingId('business'), {}), missingId('business'), 'get');
     await expectUnknown(service.authorizedAdAccounts(account, 'abc', {}), 'abc', 'get');
@@ -578,7 +638,15 @@ describe('media containers and publishing', () => {
       thumbOffset: 1500,
       userTags: [{ username: 'friend.one' }],
     });
-    expect(reel).toMatchObject({ mediaType: 'REELS', statusCode: 'IN_PROGRESS', coverUrl: COVER, shareToFeed: true, audioName: 'Original audio', thumbOffset: 1500, userTags: [{ username: 'friend.one' }] });
+    expect(reel).toMatchObject({
+      mediaType: 'REELS',
+      statusCode: 'IN_PROGRESS',
+      coverUrl: COVER,
+      shareToFeed: true,
+      audioName: 'Original audio',
+      thumbOffset: 1500,
+      userTags: [{ username: 'friend.one' }],
+    });
     current = new Date(T0.getTime() + 29_999);
     expect((await service.getContainer(publisher, reel.id)).statusCode).toBe('IN_PROGRESS');
     current = new Date(T0.getTime() + 30_000);
@@ -603,16 +671,32 @@ describe('media containers and publishing', () => {
     await expectPublishing(create({ mediaType: 'PHOTO', imageUrl: IMAGE }), UNKNOWN_MEDIA_TYPE('PHOTO'));
     await expectPublishing(create({ mediaType: 'reels', videoUrl: VIDEO }), UNKNOWN_MEDIA_TYPE('reels'));
     await expectInvalid(create({ imageUrl: IMAGE, videoUrl: VIDEO }), 'video_url', 'Only one of image_url and video_url can be given.');
-    await expectInvalid(create({ videoUrl: VIDEO }), 'media_type', 'A video needs media_type REELS or STORIES (or VIDEO for a carousel item).');
+    await expectInvalid(
+      create({ videoUrl: VIDEO }),
+      'media_type',
+      'A video needs media_type REELS or STORIES (or VIDEO for a carousel item).',
+    );
     await expectInvalid(create({ mediaType: 'REELS', imageUrl: IMAGE }), 'image_url', 'A REELS container takes video_url, not image_url.');
     await expectInvalid(
       create({ mediaType: 'CAROUSEL', imageUrl: IMAGE, children: ['1', '2'] }),
       'image_url',
       'A CAROUSEL container takes its media from children, not from image_url or video_url.',
     );
-    await expectInvalid(create({ mediaType: 'CAROUSEL', children: ['1', '2'], isCarouselItem: true }), 'is_carousel_item', 'A CAROUSEL container cannot be a carousel item.');
-    await expectInvalid(create({ mediaType: 'REELS', videoUrl: VIDEO, isCarouselItem: true }), 'is_carousel_item', 'A REELS container cannot be a carousel item.');
-    await expectInvalid(create({ mediaType: 'STORIES', imageUrl: IMAGE, isCarouselItem: true }), 'is_carousel_item', 'A STORIES container cannot be a carousel item.');
+    await expectInvalid(
+      create({ mediaType: 'CAROUSEL', children: ['1', '2'], isCarouselItem: true }),
+      'is_carousel_item',
+      'A CAROUSEL container cannot be a carousel item.',
+    );
+    await expectInvalid(
+      create({ mediaType: 'REELS', videoUrl: VIDEO, isCarouselItem: true }),
+      'is_carousel_item',
+      'A REELS container cannot be a carousel item.',
+    );
+    await expectInvalid(
+      create({ mediaType: 'STORIES', imageUrl: IMAGE, isCarouselItem: true }),
+      'is_carousel_item',
+      'A STORIES container cannot be a carousel item.',
+    );
 
     for (const url of ['ftp://cdn.example/1.jpg', 'not a url', 'https://cdn.example/café.jpg', 'file:///etc/passwd']) {
       await expectPublishing(create({ imageUrl: url }), DOWNLOAD_FAILED(url));
@@ -621,8 +705,16 @@ describe('media containers and publishing', () => {
 
     await expectPublishing(create({ mediaType: 'CAROUSEL', children: ['1'] }), CAROUSEL_SIZE);
     await expectPublishing(create({ mediaType: 'CAROUSEL', children: Array.from({ length: 11 }, (_, i) => String(i + 1)) }), CAROUSEL_SIZE);
-    await expectInvalid(create({ mediaType: 'CAROUSEL', children: ['7', '8', '7'] }), 'children', 'The carousel item 7 is given more than once.');
-    await expectInvalid(create({ imageUrl: IMAGE, children: ['1', '2'] }), 'children', 'children can only be given with media_type CAROUSEL.');
+    await expectInvalid(
+      create({ mediaType: 'CAROUSEL', children: ['7', '8', '7'] }),
+      'children',
+      'The carousel item 7 is given more than once.',
+    );
+    await expectInvalid(
+      create({ imageUrl: IMAGE, children: ['1', '2'] }),
+      'children',
+      'children can only be given with media_type CAROUSEL.',
+    );
 
     expect((await create({ imageUrl: IMAGE, caption: 'é'.repeat(2200) })).caption).toHaveLength(2200);
     await expectPublishing(create({ imageUrl: IMAGE, caption: 'é'.repeat(2201) }), CAPTION_TOO_LONG);
@@ -641,33 +733,92 @@ describe('media containers and publishing', () => {
       'user_tags',
       'Tag people on the carousel items, not on the CAROUSEL container.',
     );
-    await expectInvalid(create({ imageUrl: IMAGE, userTags: [{ username: 'no spaces here', x: 0, y: 0 }] }), 'user_tags', 'user_tags[0].username must be a username.');
-    await expectInvalid(create({ imageUrl: IMAGE, userTags: [{ username: 'ok', y: 0.5 }] }), 'user_tags', 'user_tags[0].x is required for an image.');
     await expectInvalid(
-      create({ imageUrl: IMAGE, userTags: [{ username: 'ok', x: 1, y: 1 }, { username: 'ok2', x: 0, y: 1.5 }] }),
+      create({ imageUrl: IMAGE, userTags: [{ username: 'no spaces here', x: 0, y: 0 }] }),
+      'user_tags',
+      'user_tags[0].username must be a username.',
+    );
+    await expectInvalid(
+      create({ imageUrl: IMAGE, userTags: [{ username: 'ok', y: 0.5 }] }),
+      'user_tags',
+      'user_tags[0].x is required for an image.',
+    );
+    await expectInvalid(
+      create({
+        imageUrl: IMAGE,
+        userTags: [
+          { username: 'ok', x: 1, y: 1 },
+          { username: 'ok2', x: 0, y: 1.5 },
+        ],
+      }),
       'user_tags',
       'user_tags[1].y must be a number from 0 to 1.',
     );
-    await expectInvalid(create({ mediaType: 'REELS', videoUrl: VIDEO, userTags: [{ username: 'ok', x: -0.1 }] }), 'user_tags', 'user_tags[0].x must be a number from 0 to 1.');
-    expect((await create({ mediaType: 'STORIES', imageUrl: IMAGE, userTags: [{ username: 'ok' }] })).userTags).toEqual([{ username: 'ok' }]);
+    await expectInvalid(
+      create({ mediaType: 'REELS', videoUrl: VIDEO, userTags: [{ username: 'ok', x: -0.1 }] }),
+      'user_tags',
+      'user_tags[0].x must be a number from 0 to 1.',
+    );
+    expect((await create({ mediaType: 'STORIES', imageUrl: IMAGE, userTags: [{ username: 'ok' }] })).userTags).toEqual([
+      { username: 'ok' },
+    ]);
 
-    await expectInvalid(create({ imageUrl: IMAGE, collaborators: ['a', 'b', 'c', 'd'] }), 'collaborators', 'A post can have at most 3 collaborators.');
-    await expectInvalid(create({ mediaType: 'STORIES', imageUrl: IMAGE, collaborators: ['a'] }), 'collaborators', 'Collaborators can be invited on feed posts, carousels and reels only.');
-    await expectInvalid(create({ imageUrl: IMAGE, isCarouselItem: true, collaborators: ['a'] }), 'collaborators', 'Collaborators can be invited on feed posts, carousels and reels only.');
-    await expectInvalid(create({ imageUrl: IMAGE, collaborators: ['a', 'not valid'] }), 'collaborators', 'collaborators[1] must be a username.');
-    await expectInvalid(create({ imageUrl: IMAGE, locationId: 'Paris' }), 'location_id', 'location_id must be the numeric id of a location page.');
+    await expectInvalid(
+      create({ imageUrl: IMAGE, collaborators: ['a', 'b', 'c', 'd'] }),
+      'collaborators',
+      'A post can have at most 3 collaborators.',
+    );
+    await expectInvalid(
+      create({ mediaType: 'STORIES', imageUrl: IMAGE, collaborators: ['a'] }),
+      'collaborators',
+      'Collaborators can be invited on feed posts, carousels and reels only.',
+    );
+    await expectInvalid(
+      create({ imageUrl: IMAGE, isCarouselItem: true, collaborators: ['a'] }),
+      'collaborators',
+      'Collaborators can be invited on feed posts, carousels and reels only.',
+    );
+    await expectInvalid(
+      create({ imageUrl: IMAGE, collaborators: ['a', 'not valid'] }),
+      'collaborators',
+      'collaborators[1] must be a username.',
+    );
+    await expectInvalid(
+      create({ imageUrl: IMAGE, locationId: 'Paris' }),
+      'location_id',
+      'location_id must be the numeric id of a location page.',
+    );
 
     await expectInvalid(create({ imageUrl: IMAGE, coverUrl: COVER }), 'cover_url', 'cover_url can only be given for REELS.');
-    await expectPublishing(create({ mediaType: 'REELS', videoUrl: VIDEO, coverUrl: 'javascript:alert(1)' }), DOWNLOAD_FAILED('javascript:alert(1)'));
+    await expectPublishing(
+      create({ mediaType: 'REELS', videoUrl: VIDEO, coverUrl: 'javascript:alert(1)' }),
+      DOWNLOAD_FAILED('javascript:alert(1)'),
+    );
     await expectInvalid(create({ imageUrl: IMAGE, shareToFeed: true }), 'share_to_feed', 'share_to_feed can only be given for REELS.');
-    await expectInvalid(create({ mediaType: 'STORIES', videoUrl: VIDEO, audioName: 'Song' }), 'audio_name', 'audio_name can only be given for REELS.');
+    await expectInvalid(
+      create({ mediaType: 'STORIES', videoUrl: VIDEO, audioName: 'Song' }),
+      'audio_name',
+      'audio_name can only be given for REELS.',
+    );
     await expectInvalid(create({ imageUrl: IMAGE, thumbOffset: 10 }), 'thumb_offset', 'thumb_offset can only be given for a video.');
-    await expectInvalid(create({ mediaType: 'REELS', videoUrl: VIDEO, thumbOffset: 1.5 }), 'thumb_offset', 'thumb_offset must be a whole number of milliseconds.');
+    await expectInvalid(
+      create({ mediaType: 'REELS', videoUrl: VIDEO, thumbOffset: 1.5 }),
+      'thumb_offset',
+      'thumb_offset must be a whole number of milliseconds.',
+    );
     await expectPublishing(create({ mediaType: 'REELS', videoUrl: VIDEO, thumbOffset: -1 }), THUMB_OFFSET);
     expect((await create({ mediaType: 'VIDEO', videoUrl: VIDEO, isCarouselItem: true, thumbOffset: 0 })).thumbOffset).toBe(0);
 
-    await expectInvalid(create({ mediaType: 'REELS', videoUrl: VIDEO, altText: 'x' }), 'alt_text', 'alt_text can only be given for an image post or carousel image.');
-    await expectInvalid(create({ mediaType: 'STORIES', imageUrl: IMAGE, altText: 'x' }), 'alt_text', 'alt_text can only be given for an image post or carousel image.');
+    await expectInvalid(
+      create({ mediaType: 'REELS', videoUrl: VIDEO, altText: 'x' }),
+      'alt_text',
+      'alt_text can only be given for an image post or carousel image.',
+    );
+    await expectInvalid(
+      create({ mediaType: 'STORIES', imageUrl: IMAGE, altText: 'x' }),
+      'alt_text',
+      'alt_text can only be given for an image post or carousel image.',
+    );
     await expectInvalid(create({ imageUrl: IMAGE, altText: 'a'.repeat(1001) }), 'alt_text', 'alt_text can have at most 1000 characters.');
     expect((await create({ imageUrl: IMAGE, isCarouselItem: true, altText: 'a'.repeat(1000) })).altText).toHaveLength(1000);
 
@@ -728,13 +879,26 @@ describe('media containers and publishing', () => {
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
     const decoded = [...shortcodeOf(published.id)].reduce((value, letter) => value * 64n + BigInt(alphabet.indexOf(letter)), 0n);
     expect(decoded.toString()).toBe(published.id);
-    const mentions = await db.selectFrom('social.mention').select(['account_id', 'comment_id']).where('media_id', '=', published.id).orderBy('account_id').execute();
+    const mentions = await db
+      .selectFrom('social.mention')
+      .select(['account_id', 'comment_id'])
+      .where('media_id', '=', published.id)
+      .orderBy('account_id')
+      .execute();
     expect(mentions).toEqual([friendOne, friendTwo].sort().map((account_id) => ({ account_id, comment_id: null })));
     const tags = await db.selectFrom('social.media_tag').select('account_id').where('media_id', '=', published.id).execute();
     expect(tags).toEqual([{ account_id: friendTwo }]);
-    expect(await service.getContainer(publisher, container.id)).toMatchObject({ statusCode: 'PUBLISHED', publishedMediaId: published.id, publishedAt: current });
+    expect(await service.getContainer(publisher, container.id)).toMatchObject({
+      statusCode: 'PUBLISHED',
+      publishedMediaId: published.id,
+      publishedAt: current,
+    });
 
-    await expectInvalid(service.publishContainer(publisher, container.id), 'creation_id', `The container ${container.id} has already been published.`);
+    await expectInvalid(
+      service.publishContainer(publisher, container.id),
+      'creation_id',
+      `The container ${container.id} has already been published.`,
+    );
     // Still PUBLISHED, not EXPIRED, after a day.
     current = new Date(T0.getTime() + 2 * DAY);
     expect((await service.getContainer(publisher, container.id)).statusCode).toBe('PUBLISHED');
@@ -789,15 +953,30 @@ describe('media containers and publishing', () => {
 
   it('publishes a carousel as an album with linked children, tags shown on the album', async () => {
     current = T0;
-    const first = await service.createContainer(publisher, { imageUrl: IMAGE, isCarouselItem: true, userTags: [{ username: 'friend.one', x: 0.2, y: 0.2 }] });
+    const first = await service.createContainer(publisher, {
+      imageUrl: IMAGE,
+      isCarouselItem: true,
+      userTags: [{ username: 'friend.one', x: 0.2, y: 0.2 }],
+    });
     const second = await service.createContainer(publisher, { mediaType: 'VIDEO', videoUrl: VIDEO, isCarouselItem: true });
     const third = await service.createContainer(publisher, { imageUrl: IMAGE_2, isCarouselItem: true });
     current = new Date(T0.getTime() + 60_000);
-    const album = await service.createContainer(publisher, { mediaType: 'CAROUSEL', children: [third.id, second.id, first.id], caption: 'Three @friend_two' });
+    const album = await service.createContainer(publisher, {
+      mediaType: 'CAROUSEL',
+      children: [third.id, second.id, first.id],
+      caption: 'Three @friend_two',
+    });
     const rival = await service.createContainer(publisher, { mediaType: 'CAROUSEL', children: [first.id, third.id] });
     const { id } = await service.publishContainer(publisher, album.id);
     const permalink = `https://social.example/p/${shortcodeOf(id)}`;
-    expect(await mediaRow(id)).toMatchObject({ media_type: 'CAROUSEL_ALBUM', media_product_type: 'FEED', media_url: IMAGE_2, caption: 'Three @friend_two', permalink, carousel_parent_id: null });
+    expect(await mediaRow(id)).toMatchObject({
+      media_type: 'CAROUSEL_ALBUM',
+      media_product_type: 'FEED',
+      media_url: IMAGE_2,
+      caption: 'Three @friend_two',
+      permalink,
+      carousel_parent_id: null,
+    });
     const children = await db
       .selectFrom('social.media')
       .select(['id', 'media_type', 'media_product_type', 'media_url', 'caption', 'permalink'])
@@ -810,11 +989,28 @@ describe('media containers and publishing', () => {
       { media_type: 'IMAGE', media_product_type: 'FEED', media_url: IMAGE, caption: '', permalink },
     ]);
     for (const [index, child] of [third, second, first].entries()) {
-      expect(await service.getContainer(publisher, child.id)).toMatchObject({ statusCode: 'PUBLISHED', publishedMediaId: children[index]!.id });
+      expect(await service.getContainer(publisher, child.id)).toMatchObject({
+        statusCode: 'PUBLISHED',
+        publishedMediaId: children[index]!.id,
+      });
     }
-    expect(await db.selectFrom('social.media_tag').select('account_id').where('media_id', '=', id).execute()).toEqual([{ account_id: friendOne }]);
-    expect(await db.selectFrom('social.media_tag').select('media_id').where('media_id', 'in', children.map((child) => child.id)).execute()).toEqual([]);
-    expect(await db.selectFrom('social.mention').select('account_id').where('media_id', '=', id).execute()).toEqual([{ account_id: friendTwo }]);
+    expect(await db.selectFrom('social.media_tag').select('account_id').where('media_id', '=', id).execute()).toEqual([
+      { account_id: friendOne },
+    ]);
+    expect(
+      await db
+        .selectFrom('social.media_tag')
+        .select('media_id')
+        .where(
+          'media_id',
+          'in',
+          children.map((child) => child.id),
+        )
+        .execute(),
+    ).toEqual([]);
+    expect(await db.selectFrom('social.mention').select('account_id').where('media_id', '=', id).execute()).toEqual([
+      { account_id: friendTwo },
+    ]);
     // A carousel sharing an item that is now published cannot be published any more.
     await expectInvalid(service.publishContainer(publisher, rival.id), 'children', `The container ${first.id} has already been published.`);
   });
@@ -899,8 +1095,20 @@ describe('insights', () => {
     const rows: { account_id: string; metric: string; end_time: Date; value: number; breakdown: StoredBreakdown | null }[] = [];
     for (let d = 1; d <= 40; d += 1) {
       const at = new Date(end(d) * 1000);
-      rows.push({ account_id: account, metric: 'reach', end_time: at, value: reach(d), breakdown: { media_product_type: { FEED: 600 + d, REELS: 400 } } });
-      rows.push({ account_id: account, metric: 'likes', end_time: at, value: likes(d), breakdown: { media_product_type: { FEED: 6 * d, REELS: 4 * d } } });
+      rows.push({
+        account_id: account,
+        metric: 'reach',
+        end_time: at,
+        value: reach(d),
+        breakdown: { media_product_type: { FEED: 600 + d, REELS: 400 } },
+      });
+      rows.push({
+        account_id: account,
+        metric: 'likes',
+        end_time: at,
+        value: likes(d),
+        breakdown: { media_product_type: { FEED: 6 * d, REELS: 4 * d } },
+      });
       rows.push({ account_id: account, metric: 'follower_count', end_time: at, value: 5, breakdown: null });
       rows.push({
         account_id: account,
@@ -910,7 +1118,13 @@ describe('insights', () => {
         breakdown: { country: { US: 2, BR: 1 } },
       });
     }
-    rows.push({ account_id: account, metric: 'online_followers', end_time: new Date(end(1) * 1000), value: 9, breakdown: { hour: { '0': 1, '13': 9 } } });
+    rows.push({
+      account_id: account,
+      metric: 'online_followers',
+      end_time: new Date(end(1) * 1000),
+      value: 9,
+      breakdown: { hour: { '0': 1, '13': 9 } },
+    });
     rows.push({
       account_id: account,
       metric: 'follower_demographics',
@@ -965,7 +1179,12 @@ describe('insights', () => {
       windows += 1;
       seen.push(...result.data[0]!.values!.map((value) => value.value as number));
       if (!result.window.hasNext) break;
-      result = await service.insights(account, { metric: 'reach', period: 'day', since: result.window.since + span, until: result.window.until + span });
+      result = await service.insights(account, {
+        metric: 'reach',
+        period: 'day',
+        since: result.window.since + span,
+        until: result.window.until + span,
+      });
     }
     expect(windows).toBe(4);
     expect(seen).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1].map(reach));
@@ -996,7 +1215,13 @@ describe('insights', () => {
 
   it('totals a window, with a breakdown on request, and a day by default', async () => {
     current = T0;
-    const total = await service.insights(account, { metric: 'likes', period: 'day', metricType: 'total_value', since: end(4), until: end(1) });
+    const total = await service.insights(account, {
+      metric: 'likes',
+      period: 'day',
+      metricType: 'total_value',
+      since: end(4),
+      until: end(1),
+    });
     expect(total.data).toEqual([
       {
         name: 'likes',
@@ -1007,18 +1232,50 @@ describe('insights', () => {
         totalValue: { value: likes(1) + likes(2) + likes(3) },
       },
     ]);
-    const split = await service.insights(account, { metric: 'likes,reach', period: 'day', metricType: 'total_value', breakdown: 'media_product_type', since: end(4), until: end(1) });
+    const split = await service.insights(account, {
+      metric: 'likes,reach',
+      period: 'day',
+      metricType: 'total_value',
+      breakdown: 'media_product_type',
+      since: end(4),
+      until: end(1),
+    });
     expect(split.data.map((metric) => metric.totalValue)).toEqual([
-      { value: 60, breakdowns: [{ dimensionKeys: ['media_product_type'], results: [{ dimensionValues: ['FEED'], value: 36 }, { dimensionValues: ['REELS'], value: 24 }] }] },
+      {
+        value: 60,
+        breakdowns: [
+          {
+            dimensionKeys: ['media_product_type'],
+            results: [
+              { dimensionValues: ['FEED'], value: 36 },
+              { dimensionValues: ['REELS'], value: 24 },
+            ],
+          },
+        ],
+      },
       {
         value: reach(1) + reach(2) + reach(3),
-        breakdowns: [{ dimensionKeys: ['media_product_type'], results: [{ dimensionValues: ['FEED'], value: 1806 }, { dimensionValues: ['REELS'], value: 1200 }] }],
+        breakdowns: [
+          {
+            dimensionKeys: ['media_product_type'],
+            results: [
+              { dimensionValues: ['FEED'], value: 1806 },
+              { dimensionValues: ['REELS'], value: 1200 },
+            ],
+          },
+        ],
       },
     ]);
     const lastDay = await service.insights(account, { metric: 'likes', period: 'day', metricType: 'total_value' });
     expect(lastDay.data[0]!.totalValue).toEqual({ value: likes(1) });
     expect(lastDay.window).toEqual({ since: T0_SECONDS - 86_400, until: T0_SECONDS, hasPrevious: true, hasNext: false });
-    const nothing = await service.insights(account, { metric: 'likes', period: 'day', metricType: 'total_value', since: end(60), until: end(59) });
+    const nothing = await service.insights(account, {
+      metric: 'likes',
+      period: 'day',
+      metricType: 'total_value',
+      since: end(60),
+      until: end(59),
+    });
     expect(nothing.data[0]!.totalValue).toEqual({ value: 0 });
   });
 
@@ -1026,7 +1283,11 @@ describe('insights', () => {
     current = T0;
     const online = await service.insights(account, { metric: 'online_followers', period: 'lifetime' });
     const hours = Object.fromEntries(Array.from({ length: 24 }, (_, hour) => [String(hour), hour === 0 ? 1 : hour === 13 ? 9 : 0]));
-    expect(online.data[0]).toMatchObject({ name: 'online_followers', period: 'lifetime', values: [{ value: hours, endTime: new Date(end(1) * 1000) }] });
+    expect(online.data[0]).toMatchObject({
+      name: 'online_followers',
+      period: 'lifetime',
+      values: [{ value: hours, endTime: new Date(end(1) * 1000) }],
+    });
 
     const followers = await service.insights(account, {
       metric: 'follower_demographics',
@@ -1050,16 +1311,35 @@ describe('insights', () => {
       ],
     });
     expect(followers.window).toEqual({ since: T0_SECONDS - 30 * 86_400, until: T0_SECONDS, hasPrevious: false, hasNext: false });
-    const engaged = await service.insights(account, { metric: 'engaged_audience_demographics', period: 'lifetime', metricType: 'total_value', breakdown: 'country', timeframe: 'this_week' });
+    const engaged = await service.insights(account, {
+      metric: 'engaged_audience_demographics',
+      period: 'lifetime',
+      metricType: 'total_value',
+      breakdown: 'country',
+      timeframe: 'this_week',
+    });
     expect(engaged.data[0]!.totalValue).toEqual({
       value: 21,
-      breakdowns: [{ dimensionKeys: ['country'], results: [{ dimensionValues: ['US'], value: 14 }, { dimensionValues: ['BR'], value: 7 }] }],
+      breakdowns: [
+        {
+          dimensionKeys: ['country'],
+          results: [
+            { dimensionValues: ['US'], value: 14 },
+            { dimensionValues: ['BR'], value: 7 },
+          ],
+        },
+      ],
     });
   });
 
   it('accepts strtotime times and repeated metrics', async () => {
     current = T0;
-    const result = await service.insights(account, { metric: 'follower_count, reach,follower_count', period: 'day', since: '-3 days', until: 'now' });
+    const result = await service.insights(account, {
+      metric: 'follower_count, reach,follower_count',
+      period: 'day',
+      since: '-3 days',
+      until: 'now',
+    });
     expect(result.data.map((metric) => [metric.name, metric.values!.length])).toEqual([
       ['follower_count', 3],
       ['reach', 3],
@@ -1083,9 +1363,21 @@ describe('insights', () => {
       'metric',
       'Starting from version 22 and above, the impressions metric is no longer supported for the queried user. Please refer to the documentation for a list of supported metrics.',
     );
-    await expectInvalid(ask({ metric: 'reach', period: 'month' }), 'period', '(#100) period must be one of the following values: day, week, days_28, lifetime');
-    await expectInvalid(ask({ metric: 'reach', period: 'day', metricType: 'sum' }), 'metric_type', '(#100) metric_type must be one of the following values: time_series, total_value');
-    await expectInvalid(ask({ metric: 'reach,follower_count', period: 'week' }), 'period', '(#100) The following metrics (follower_count) do not support period=week');
+    await expectInvalid(
+      ask({ metric: 'reach', period: 'month' }),
+      'period',
+      '(#100) period must be one of the following values: day, week, days_28, lifetime',
+    );
+    await expectInvalid(
+      ask({ metric: 'reach', period: 'day', metricType: 'sum' }),
+      'metric_type',
+      '(#100) metric_type must be one of the following values: time_series, total_value',
+    );
+    await expectInvalid(
+      ask({ metric: 'reach,follower_count', period: 'week' }),
+      'period',
+      '(#100) The following metrics (follower_count) do not support period=week',
+    );
     await expectInvalid(
       ask({ metric: 'reach,likes,saves', period: 'day' }),
       'metric_type',
@@ -1106,7 +1398,11 @@ describe('insights', () => {
       'breakdown',
       'Only one breakdown can be requested at a time.',
     );
-    await expectInvalid(ask({ metric: 'reach', period: 'day', breakdown: 'media_product_type' }), 'breakdown', '(#100) breakdown is only supported with metric_type=total_value');
+    await expectInvalid(
+      ask({ metric: 'reach', period: 'day', breakdown: 'media_product_type' }),
+      'breakdown',
+      '(#100) breakdown is only supported with metric_type=total_value',
+    );
     await expectInvalid(
       ask({ metric: 'likes,replies', period: 'day', metricType: 'total_value', breakdown: 'media_product_type' }),
       'breakdown',
@@ -1115,24 +1411,48 @@ describe('insights', () => {
     const demographics = { metric: 'follower_demographics', period: 'lifetime', metricType: 'total_value' };
     await expectMissing(ask({ ...demographics, timeframe: 'this_week' }), 'breakdown');
     await expectMissing(ask({ ...demographics, breakdown: 'age' }), 'timeframe');
-    await expectInvalid(ask({ ...demographics, breakdown: 'age', timeframe: 'last_30_days' }), 'timeframe', '(#100) timeframe must be one of the following values: this_week, this_month');
+    await expectInvalid(
+      ask({ ...demographics, breakdown: 'age', timeframe: 'last_30_days' }),
+      'timeframe',
+      '(#100) timeframe must be one of the following values: this_week, this_month',
+    );
 
-    await expectInvalid(ask({ metric: 'reach', period: 'day', since: end(1), until: end(1) }), 'since', '(#100) The parameter since must be earlier than until');
-    await expectInvalid(ask({ metric: 'reach', period: 'day', since: end(1), until: end(2) }), 'since', '(#100) The parameter since must be earlier than until');
+    await expectInvalid(
+      ask({ metric: 'reach', period: 'day', since: end(1), until: end(1) }),
+      'since',
+      '(#100) The parameter since must be earlier than until',
+    );
+    await expectInvalid(
+      ask({ metric: 'reach', period: 'day', since: end(1), until: end(2) }),
+      'since',
+      '(#100) The parameter since must be earlier than until',
+    );
     await expectInvalid(
       ask({ metric: 'reach', period: 'day', since: end(40), until: end(40) + 30 * 86_400 + 1 }),
       'since',
       '(#100) There cannot be more than 30 days (2592000 s) between since and until',
     );
     expect((await ask({ metric: 'reach', period: 'day', since: end(31), until: end(1) })).data[0]!.values).toHaveLength(30);
-    await expectInvalid(ask({ metric: 'reach', period: 'day', since: '-40 days' }), 'since', '(#100) There cannot be more than 30 days (2592000 s) between since and until');
+    await expectInvalid(
+      ask({ metric: 'reach', period: 'day', since: '-40 days' }),
+      'since',
+      '(#100) There cannot be more than 30 days (2592000 s) between since and until',
+    );
     await expectInvalid(
       ask({ metric: 'reach', period: 'day', since: T0_SECONDS - 731 * 86_400, until: T0_SECONDS - 730 * 86_400 }),
       'since',
       '(#100) since param is not valid. Metrics data is available for the last 2 years.',
     );
-    await expectInvalid(ask({ metric: 'reach', period: 'day', since: 'whenever' }), 'since', '(#100) The parameter since must be a unix timestamp or a strtotime-style time');
-    await expectInvalid(ask({ metric: 'reach', period: 'day', until: 'garbage' }), 'until', '(#100) The parameter until must be a unix timestamp or a strtotime-style time');
+    await expectInvalid(
+      ask({ metric: 'reach', period: 'day', since: 'whenever' }),
+      'since',
+      '(#100) The parameter since must be a unix timestamp or a strtotime-style time',
+    );
+    await expectInvalid(
+      ask({ metric: 'reach', period: 'day', until: 'garbage' }),
+      'until',
+      '(#100) The parameter until must be a unix timestamp or a strtotime-style time',
+    );
     await expectUnknown(service.insights('0', { metric: 'reach', period: 'day' }), '0', 'get');
   });
 
@@ -1166,15 +1486,30 @@ describe('demo data', () => {
       ['Behind the scenes Q&A', new Date(T0.getTime() + 5 * DAY)],
       ['Studio open day', new Date(T0.getTime() + 12 * DAY)],
     ]);
-    expect((await service.recentlySearchedHashtags(demo)).map((tag) => tag.name)).toEqual(['coffee', 'latteart', 'specialtycoffee', 'baristalife', 'pourover']);
-    expect((await service.agencies(demo, {})).items.map((business) => business.name)).toEqual(['Northwind Creative Agency', 'Blue Harbor Media']);
+    expect((await service.recentlySearchedHashtags(demo)).map((tag) => tag.name)).toEqual([
+      'coffee',
+      'latteart',
+      'specialtycoffee',
+      'baristalife',
+      'pourover',
+    ]);
+    expect((await service.agencies(demo, {})).items.map((business) => business.name)).toEqual([
+      'Northwind Creative Agency',
+      'Blue Harbor Media',
+    ]);
     expect((await service.authorizedAdAccounts(demo, undefined, {})).items.map((ad) => [ad.id, ad.name, ad.currency])).toEqual([
       [first.adAccountIds[0], 'Northwind Creative Agency — Main', 'USD'],
       [first.adAccountIds[2], 'Blue Harbor Media — Main', 'EUR'],
     ]);
 
     const stored = () =>
-      db.selectFrom('social.insight_value').select(['metric', 'end_time', 'value', 'breakdown']).where('account_id', '=', demo).orderBy('metric').orderBy('end_time').execute();
+      db
+        .selectFrom('social.insight_value')
+        .select(['metric', 'end_time', 'value', 'breakdown'])
+        .where('account_id', '=', demo)
+        .orderBy('metric')
+        .orderBy('end_time')
+        .execute();
     const rows = await stored();
     expect(rows).toHaveLength(35 * ACCOUNT_METRICS.length);
     expect(rows.filter((row) => row.metric === 'reach').map((row) => row.end_time.getTime() / 1000)).toEqual(
@@ -1187,10 +1522,21 @@ describe('demo data', () => {
     }
     const online = rows.find((row) => row.metric === 'online_followers')!;
     expect(Object.keys(online.breakdown!.hour!)).toHaveLength(24);
-    const totals = await service.insights(demo, { metric: 'views', period: 'day', metricType: 'total_value', breakdown: 'media_product_type', since: '-7 days' });
+    const totals = await service.insights(demo, {
+      metric: 'views',
+      period: 'day',
+      metricType: 'total_value',
+      breakdown: 'media_product_type',
+      since: '-7 days',
+    });
     expect(totals.data[0]!.totalValue!.value).toBeGreaterThan(0);
 
-    const searches = () => db.selectFrom('social.hashtag_search').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', demo).executeTakeFirstOrThrow();
+    const searches = () =>
+      db
+        .selectFrom('social.hashtag_search')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('account_id', '=', demo)
+        .executeTakeFirstOrThrow();
     const searchCount = (await searches()).n;
     current = new Date(T0.getTime() + 60_000);
     const second = await seedDemoEdges({ db, codec, now: clock }, demo);
@@ -1205,9 +1551,20 @@ describe('demo data', () => {
     // Another account gets values of its own.
     const another = await newAccount('demo_other');
     await seedDemoEdges({ db, codec, now: clock }, another, { insightDays: 2 });
-    const theirs = await db.selectFrom('social.insight_value').select('value').where('account_id', '=', another).where('metric', '=', 'reach').orderBy('end_time').execute();
+    const theirs = await db
+      .selectFrom('social.insight_value')
+      .select('value')
+      .where('account_id', '=', another)
+      .where('metric', '=', 'reach')
+      .orderBy('end_time')
+      .execute();
     expect(theirs).toHaveLength(2);
-    expect(theirs.map((row) => row.value)).not.toEqual(rows.filter((row) => row.metric === 'reach').slice(-2).map((row) => row.value));
+    expect(theirs.map((row) => row.value)).not.toEqual(
+      rows
+        .filter((row) => row.metric === 'reach')
+        .slice(-2)
+        .map((row) => row.value),
+    );
     await expectUnknown(seedDemoEdges({ db, codec, now: clock }, missingId('account')), missingId('account'), 'post');
   });
 });

@@ -1,8 +1,18 @@
 import type { Kysely } from 'kysely';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logger.ts';
-import { appendEvents, eventHorizon, lastEventPosition, sweepEventsBefore } from '../../subgraphs/shared/social-events/social-event.repository.ts';
-import { createSocialEventFeed, type FeedEvent, type SocialEventFeed, type SocialEventStream } from '../../subgraphs/shared/social-events/social-event-feed.ts';
+import {
+  appendEvents,
+  eventHorizon,
+  lastEventPosition,
+  sweepEventsBefore,
+} from '../../subgraphs/shared/social-events/social-event.repository.ts';
+import {
+  createSocialEventFeed,
+  type FeedEvent,
+  type SocialEventFeed,
+  type SocialEventStream,
+} from '../../subgraphs/shared/social-events/social-event-feed.ts';
 import { mentionEvent, type SocialEvent } from '../../subgraphs/shared/social-events/social-events.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { useTestDatabase } from '../support/test-system.ts';
@@ -43,7 +53,8 @@ describe('the social event feed', () => {
   };
   /** Appends one event per media id, each in its own transaction (as writers do), mentioning `accountId`. */
   const mention = async (accountId: string, ...mediaIds: string[]) => {
-    for (const mediaId of mediaIds) await db.transaction().execute((trx) => appendEvents(trx, [mentionEvent(accountId, mediaId, null) as SocialEvent]));
+    for (const mediaId of mediaIds)
+      await db.transaction().execute((trx) => appendEvents(trx, [mentionEvent(accountId, mediaId, null) as SocialEvent]));
   };
   const take = async (stream: SocialEventStream, count: number): Promise<FeedEvent[]> => {
     const taken: FeedEvent[] = [];
@@ -99,7 +110,9 @@ describe('the social event feed', () => {
   it('refuses a cursor that is no position, lies past the end, or lies below what was swept', async () => {
     const from = feed();
     const end = BigInt(await lastEventPosition(db));
-    await expect(from.open({ kind: 'accountMentions', accountId: '1' }, 'abc')).rejects.toMatchObject({ details: { reason: 'INVALID_PARAMETER' } });
+    await expect(from.open({ kind: 'accountMentions', accountId: '1' }, 'abc')).rejects.toMatchObject({
+      details: { reason: 'INVALID_PARAMETER' },
+    });
     await expect(from.open({ kind: 'accountMentions', accountId: '1' }, String(end + 1000n))).rejects.toThrow('Invalid cursor.');
     await mention('9005', 'old');
     const swept = await sweepEventsBefore(db, new Date(Date.now() + 60_000));

@@ -42,7 +42,11 @@ describe('the social event log', () => {
 
   it('logs a comment created, with the accounts it mentions, in the reference shapes', async () => {
     const { accounts, posts } = world;
-    const id = await insertComment(db, { mediaId: posts[1]!, authorId: accounts.fanOne, parentId: null, text: 'Love it @roaster @nobody', timestamp: new Date() }, ['roaster', 'nobody']);
+    const id = await insertComment(
+      db,
+      { mediaId: posts[1]!, authorId: accounts.fanOne, parentId: null, text: 'Love it @roaster @nobody', timestamp: new Date() },
+      ['roaster', 'nobody'],
+    );
     const events = await newEvents();
     expect(events).toEqual([
       {
@@ -50,7 +54,12 @@ describe('the social event log', () => {
         accountId: accounts.bluebottle,
         kind: 'comment_created',
         field: 'comments',
-        value: { id, text: 'Love it @roaster @nobody', from: { id: accounts.fanOne, username: 'fan_one' }, media: { id: posts[1], media_product_type: 'FEED' } },
+        value: {
+          id,
+          text: 'Love it @roaster @nobody',
+          from: { id: accounts.fanOne, username: 'fan_one' },
+          media: { id: posts[1], media_product_type: 'FEED' },
+        },
       },
       {
         position: expect.stringMatching(/^\d+$/),
@@ -65,8 +74,16 @@ describe('the social event log', () => {
 
   it("logs a reply with its parent_id, the owner's own comment with self_ig_scoped_id, and a live broadcast's as live_comments", async () => {
     const { accounts, posts, comments, media } = world;
-    const reply = await insertComment(db, { mediaId: posts[0]!, authorId: accounts.bluebottle, parentId: comments.fanComment, text: 'Thanks!', timestamp: new Date() }, []);
-    const live = await insertComment(db, { mediaId: media.live, authorId: accounts.fanTwo, parentId: null, text: 'Live!', timestamp: new Date() }, []);
+    const reply = await insertComment(
+      db,
+      { mediaId: posts[0]!, authorId: accounts.bluebottle, parentId: comments.fanComment, text: 'Thanks!', timestamp: new Date() },
+      [],
+    );
+    const live = await insertComment(
+      db,
+      { mediaId: media.live, authorId: accounts.fanTwo, parentId: null, text: 'Live!', timestamp: new Date() },
+      [],
+    );
     expect((await newEvents()).map(({ accountId, kind, field, value }) => ({ accountId, kind, field, value }))).toEqual([
       {
         accountId: accounts.bluebottle,
@@ -84,7 +101,12 @@ describe('the social event log', () => {
         accountId: accounts.bluebottle,
         kind: 'comment_created',
         field: 'live_comments',
-        value: { id: live, text: 'Live!', from: { id: accounts.fanTwo, username: await usernameOf(accounts.fanTwo) }, media: { id: media.live, media_product_type: 'FEED' } },
+        value: {
+          id: live,
+          text: 'Live!',
+          from: { id: accounts.fanTwo, username: await usernameOf(accounts.fanTwo) },
+          media: { id: media.live, media_product_type: 'FEED' },
+        },
       },
     ]);
   });
@@ -113,7 +135,17 @@ describe('the social event log', () => {
     const { accounts } = world;
     const post = await db
       .insertInto('social.media')
-      .values({ owner_id: accounts.roaster, media_type: 'IMAGE', media_product_type: 'FEED', media_url: 'https://cdn.example/m.jpg', permalink: '', thumbnail_url: null, live_ended_at: null, deleted_at: null, carousel_parent_id: null })
+      .values({
+        owner_id: accounts.roaster,
+        media_type: 'IMAGE',
+        media_product_type: 'FEED',
+        media_url: 'https://cdn.example/m.jpg',
+        permalink: '',
+        thumbnail_url: null,
+        live_ended_at: null,
+        deleted_at: null,
+        carousel_parent_id: null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     await db.transaction().execute((trx) => insertCaptionMentions(trx, post.id, [accounts.bluebottle, accounts.fanOne], new Date()));
@@ -134,7 +166,9 @@ describe('the social event log', () => {
       }),
     ).rejects.toThrow('the change fails');
     // A comment on media that does not exist fails inside insertComment's own transaction.
-    await expect(insertComment(db, { mediaId: '1', authorId: accounts.fanOne, parentId: null, text: 'nowhere', timestamp: new Date() }, [])).rejects.toThrow();
+    await expect(
+      insertComment(db, { mediaId: '1', authorId: accounts.fanOne, parentId: null, text: 'nowhere', timestamp: new Date() }, []),
+    ).rejects.toThrow();
     expect(await newEvents()).toEqual([]);
   });
 
@@ -155,7 +189,10 @@ describe('the social event log', () => {
     await firstAppended;
     // A second writer draws the next position and tries to commit.
     const second = db.transaction().execute((trx) => appendEvents(trx, [mentionEvent(accounts.fanTwo, posts[0]!, null)]));
-    const secondCommitted = await Promise.race([second.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))]);
+    const secondCommitted = await Promise.race([
+      second.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500)),
+    ]);
     // A reader now: had the second committed ahead of the first, it would see the later position alone, move its cursor
     // past the earlier one, and never read it.
     const early = (await readEventsAfter(db, cursor, 10)).map((event) => event.accountId);
@@ -172,7 +209,12 @@ describe('the social event log', () => {
     await db.transaction().execute((trx) => appendEvents(trx, [mentionEvent(world.accounts.fanTwo, world.posts[0]!, null)]));
     const fresh = await lastEventPosition(db);
     await sql`update social.event set created_at = now() - interval '50 hours' where position <= ${before}`.execute(db);
-    const sweeper = createSocialEventSweeper({ db, now: () => new Date(), retentionMs: 48 * 3_600_000, logger: createLogger({ level: 'silent' }) });
+    const sweeper = createSocialEventSweeper({
+      db,
+      now: () => new Date(),
+      retentionMs: 48 * 3_600_000,
+      logger: createLogger({ level: 'silent' }),
+    });
     expect(await sweeper.sweep()).toBeGreaterThan(0);
     expect((await readEventsAfter(db, '0', 1000)).map((event) => event.position)).toEqual([fresh]);
   });

@@ -21,11 +21,22 @@ describe('countCall', () => {
 
   it('counts each call on every key, and leaves the connection committing synchronously', async () => {
     await db.connection().execute(async (connection) => {
-      const setting = async () => (await sql<{ value: string }>`select current_setting('synchronous_commit') as value`.execute(connection)).rows[0]!.value;
+      const setting = async () =>
+        (await sql<{ value: string }>`select current_setting('synchronous_commit') as value`.execute(connection)).rows[0]!.value;
       expect(await setting()).toBe('on');
-      const first = await countCall(connection, [{ key: 'counter-test:a', windowStart, pendingMs: 0 }, { key: 'counter-test:b', windowStart, pendingMs: 7 }], undefined);
+      const first = await countCall(
+        connection,
+        [
+          { key: 'counter-test:a', windowStart, pendingMs: 0 },
+          { key: 'counter-test:b', windowStart, pendingMs: 7 },
+        ],
+        undefined,
+      );
       const second = await countCall(connection, [{ key: 'counter-test:a', windowStart, pendingMs: 5 }], undefined);
-      expect(first.map(({ key, calls, timeMs }) => [key, calls, timeMs]).sort()).toEqual([['counter-test:a', 1, 0], ['counter-test:b', 1, 7]]);
+      expect(first.map(({ key, calls, timeMs }) => [key, calls, timeMs]).sort()).toEqual([
+        ['counter-test:a', 1, 0],
+        ['counter-test:b', 1, 7],
+      ]);
       expect(second.map(({ key, calls, timeMs }) => [key, calls, timeMs])).toEqual([['counter-test:a', 2, 5]]);
       expect(await setting()).toBe('on');
     });

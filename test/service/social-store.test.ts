@@ -14,17 +14,40 @@ describe('the social data store', () => {
   it('draws ids that name their kind, above 2^53, as strings', async () => {
     const account = await db
       .insertInto('social.account')
-      .values({ account_type: 'BUSINESS', username: 'bluebottle', profile_picture_url: null, alt_text: null, legacy_social_user_id: null, shop_business_id: null })
+      .values({
+        account_type: 'BUSINESS',
+        username: 'bluebottle',
+        profile_picture_url: null,
+        alt_text: null,
+        legacy_social_user_id: null,
+        shop_business_id: null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     const media = await db
       .insertInto('social.media')
-      .values({ owner_id: account.id, media_type: 'IMAGE', media_product_type: 'FEED', media_url: 'https://cdn.example/1.jpg', permalink: 'https://social.example/p/1', thumbnail_url: null, live_ended_at: null, deleted_at: null })
+      .values({
+        owner_id: account.id,
+        media_type: 'IMAGE',
+        media_product_type: 'FEED',
+        media_url: 'https://cdn.example/1.jpg',
+        permalink: 'https://social.example/p/1',
+        thumbnail_url: null,
+        live_ended_at: null,
+        deleted_at: null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     const comment = await db
       .insertInto('social.comment')
-      .values({ media_id: media.id, author_id: account.id, parent_id: null, text: 'first', legacy_social_comment_id: null, deleted_at: null })
+      .values({
+        media_id: media.id,
+        author_id: account.id,
+        parent_id: null,
+        text: 'first',
+        legacy_social_comment_id: null,
+        deleted_at: null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     expect(typeof account.id).toBe('string');

@@ -14,8 +14,18 @@ describe('social access tokens', () => {
   });
 
   it('issues an opaque token naming its login type and reads it back', async () => {
-    const own = await tokens.issue({ loginType: 'own', subjectId: '17840000000000017', permissions: ['social_business_basic'], expiresInSeconds: 3600 });
-    const parent = await tokens.issue({ loginType: 'parent', subjectId: '17840000000000025', permissions: ['social_basic', 'pages_read_engagement'], expiresInSeconds: 3600 });
+    const own = await tokens.issue({
+      loginType: 'own',
+      subjectId: '17840000000000017',
+      permissions: ['social_business_basic'],
+      expiresInSeconds: 3600,
+    });
+    const parent = await tokens.issue({
+      loginType: 'parent',
+      subjectId: '17840000000000025',
+      permissions: ['social_basic', 'pages_read_engagement'],
+      expiresInSeconds: 3600,
+    });
     expect(own).toMatch(/^SBA[A-Za-z0-9_-]{43}$/);
     expect(parent).toMatch(/^EAA[A-Za-z0-9_-]{43}$/);
     expect(await tokens.authenticate(own)).toEqual({
@@ -38,7 +48,13 @@ describe('social access tokens', () => {
     expect(await tokens.authenticate(`${app.id}|${'0'.repeat(32)}`)).toEqual({ kind: 'invalid', reason: 'unparsable' });
     expect(await tokens.authenticate(`17840000000000172|${app.secret}`)).toEqual({ kind: 'invalid', reason: 'unparsable' });
     expect(await tokens.authenticate(`17840000000000017|${app.secret}`)).toEqual({ kind: 'invalid', reason: 'unparsable' });
-    const user = await tokens.issue({ loginType: 'own', subjectId: '17840000000000017', permissions: [], expiresInSeconds: 3600, appId: app.id });
+    const user = await tokens.issue({
+      loginType: 'own',
+      subjectId: '17840000000000017',
+      permissions: [],
+      expiresInSeconds: 3600,
+      appId: app.id,
+    });
     expect(await tokens.authenticate(user)).toMatchObject({ kind: 'token', appId: app.id });
     expect(await tokens.findApp(app.id)).toEqual(app);
     expect(await tokens.findApp('17840000000000017')).toBeUndefined();
@@ -76,7 +92,9 @@ describe('social access tokens', () => {
 
   it('reads the tokens checked in the same tick with one statement, each as it is at that moment', async () => {
     const issued = await Promise.all(
-      [0, 1, 2].map(() => tokens.issue({ loginType: 'own', subjectId: '17840000000000025', permissions: ['social_basic'], expiresInSeconds: 3600 })),
+      [0, 1, 2].map(() =>
+        tokens.issue({ loginType: 'own', subjectId: '17840000000000025', permissions: ['social_basic'], expiresInSeconds: 3600 }),
+      ),
     );
     const reads: string[] = [];
     const stop = database().observeQueries((query) => {

@@ -9,7 +9,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../lib/auth/auth.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
 import { NotFoundError } from '../../lib/errors.ts';
-import { insertUserExample, softDeleteUserExample, updateUserExample, type UsersTables } from '../../subgraphs/users/user-example.repository.ts';
+import {
+  insertUserExample,
+  softDeleteUserExample,
+  updateUserExample,
+  type UsersTables,
+} from '../../subgraphs/users/user-example.repository.ts';
 import { createUserExampleService, type UserExampleService } from '../../subgraphs/users/user-example.service.ts';
 import { openTestDatabase, useTestDatabase } from '../support/test-system.ts';
 import { MISSING_TOKEN, notFound } from '../support/user-example-errors.ts';
@@ -34,7 +39,15 @@ beforeAll(async () => {
   for (const name of ['ada', 'bob', 'cyd', 'dee', 'eve']) {
     ids.push(await insertUserExample(db, { name, email: uniqueEmail(name), passwordHash: 'x', phone: '', avatar: '', age: 30, gender: 1 }));
   }
-  deletedId = await insertUserExample(db, { name: 'gone', email: uniqueEmail('gone'), passwordHash: 'x', phone: '', avatar: '', age: 1, gender: 0 });
+  deletedId = await insertUserExample(db, {
+    name: 'gone',
+    email: uniqueEmail('gone'),
+    passwordHash: 'x',
+    phone: '',
+    avatar: '',
+    age: 1,
+    gender: 0,
+  });
   await softDeleteUserExample(db, deletedId);
 });
 
@@ -57,7 +70,14 @@ async function selectsDuring<T>(run: () => Promise<T>): Promise<{ selects: strin
 
 /** Each read settled: the record's name, or the error's class and message. */
 function outcomes(reads: Promise<{ name: string }>[]): Promise<string[]> {
-  return Promise.all(reads.map((read) => read.then((record) => record.name, (error: Error) => `${error.constructor.name}: ${error.message}`)));
+  return Promise.all(
+    reads.map((read) =>
+      read.then(
+        (record) => record.name,
+        (error: Error) => `${error.constructor.name}: ${error.message}`,
+      ),
+    ),
+  );
 }
 
 describe('GetByID reads asked for together', () => {
@@ -67,14 +87,7 @@ describe('GetByID reads asked for together', () => {
     const { selects, result } = await selectsDuring(() =>
       outcomes([ids[0]!, ids[1]!, missing, ids[0]!, deletedId, ids[4]!].map((id) => users.getById(READER, id))),
     );
-    expect(result).toEqual([
-      'ada',
-      'bob',
-      `NotFoundError: ${notFound(missing)}`,
-      'ada',
-      `NotFoundError: ${notFound(deletedId)}`,
-      'eve',
-    ]);
+    expect(result).toEqual(['ada', 'bob', `NotFoundError: ${notFound(missing)}`, 'ada', `NotFoundError: ${notFound(deletedId)}`, 'eve']);
     expect(selects).toHaveLength(1);
     expect(selects[0]).toMatch(/= any\(\$1::bigint\[\]\)/);
   });

@@ -13,7 +13,11 @@ import { createMetrics } from '../../lib/telemetry/metrics.ts';
 import { deleteCommentThread, insertComment, setCommentHidden } from '../../subgraphs/comments/comments.repository.ts';
 import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { EVENT_CHANNEL, lastEventPosition } from '../../subgraphs/shared/social-events/social-event.repository.ts';
-import { createWebhookDeliveryWorker, type WebhookDeliveryOptions, type WebhookDeliveryWorker } from '../../subgraphs/shared/social-events/webhook-delivery-worker.ts';
+import {
+  createWebhookDeliveryWorker,
+  type WebhookDeliveryOptions,
+  type WebhookDeliveryWorker,
+} from '../../subgraphs/shared/social-events/webhook-delivery-worker.ts';
 import { claimCursor, recordFailed } from '../../subgraphs/shared/social-events/webhook-delivery.repository.ts';
 import { verifySignature } from '../../subgraphs/shared/social-events/webhook-payload.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
@@ -65,7 +69,14 @@ async function startReceiver(answer: (request: Received, index: number) => Answe
       } catch {
         json = undefined;
       }
-      const received: Received = { path: req.url ?? '', headers: req.headers, body, json, identity: String(req.headers['x-tributary-delivery']), at: performance.now() };
+      const received: Received = {
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        json,
+        identity: String(req.headers['x-tributary-delivery']),
+        at: performance.now(),
+      };
       requests.push(received);
       Promise.resolve(answer(received, requests.length - 1))
         .then((reply) => {
@@ -113,7 +124,14 @@ interface Subscribed {
 
 async function subscribe(
   { db, tokens }: Context,
-  options: { callbackUrl: string; fields: string[]; accounts: string[]; includeValues?: boolean; subscribedFields?: string[]; withCursor?: boolean },
+  options: {
+    callbackUrl: string;
+    fields: string[];
+    accounts: string[];
+    includeValues?: boolean;
+    subscribedFields?: string[];
+    withCursor?: boolean;
+  },
 ): Promise<Subscribed> {
   const app = await tokens.createApp('Webhook test app');
   let from = '';
@@ -121,23 +139,42 @@ async function subscribe(
     from = await lastEventPosition(trx);
     await trx
       .insertInto('social.app_subscription')
-      .values({ app_id: app.id, object: 'social', callback_url: options.callbackUrl, verify_token: 'meatyhamhock', include_values: options.includeValues ?? true, fields: options.fields })
+      .values({
+        app_id: app.id,
+        object: 'social',
+        callback_url: options.callbackUrl,
+        verify_token: 'meatyhamhock',
+        include_values: options.includeValues ?? true,
+        fields: options.fields,
+      })
       .execute();
-    if (options.withCursor !== false) await trx.insertInto('social.webhook_cursor').values({ app_id: app.id, object: 'social', delivered_to: from }).execute();
+    if (options.withCursor !== false)
+      await trx.insertInto('social.webhook_cursor').values({ app_id: app.id, object: 'social', delivered_to: from }).execute();
     for (const account of options.accounts) {
-      await trx.insertInto('social.subscribed_app').values({ account_id: account, app_id: app.id, subscribed_fields: options.subscribedFields ?? ['comments'] }).execute();
+      await trx
+        .insertInto('social.subscribed_app')
+        .values({ account_id: account, app_id: app.id, subscribed_fields: options.subscribedFields ?? ['comments'] })
+        .execute();
     }
   });
   return { appId: app.id, secret: app.secret, from };
 }
 
 function cursorOf(db: Kysely<SocialTables>, appId: string) {
-  return db.selectFrom('social.webhook_cursor').selectAll().where('app_id', '=', appId).where('object', '=', 'social').executeTakeFirstOrThrow();
+  return db
+    .selectFrom('social.webhook_cursor')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('object', '=', 'social')
+    .executeTakeFirstOrThrow();
 }
 
 /** Log lines written by the workers, parsed. */
 const logLines: Record<string, unknown>[] = [];
-const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) } });
+const logger = createLogger({
+  level: 'debug',
+  destination: { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
+});
 const logsOf = (appId: string) => logLines.filter((line) => line.appId === appId);
 
 interface WorkerOptions extends Partial<WebhookDeliveryOptions> {
@@ -148,7 +185,10 @@ interface WorkerOptions extends Partial<WebhookDeliveryOptions> {
 
 const workers: WebhookDeliveryWorker[] = [];
 
-function makeWorker({ db, tokens }: Context, { responseTimeoutMs = 5000, listen, metrics, ...options }: WorkerOptions = {}): WebhookDeliveryWorker {
+function makeWorker(
+  { db, tokens }: Context,
+  { responseTimeoutMs = 5000, listen, metrics, ...options }: WorkerOptions = {},
+): WebhookDeliveryWorker {
   const client = createCallbackClient({
     allowPrivate: false,
     allowedHosts: ['127.0.0.1'],
@@ -173,10 +213,18 @@ function makeWorker({ db, tokens }: Context, { responseTimeoutMs = 5000, listen,
 
 /** The comment ids of the `changes` of a delivery, in order. */
 const changeIds = (request: Received): string[] =>
-  (request.json.entry as { changes: { value: { id?: string; comment_id?: string } }[] }[]).flatMap((entry) => entry.changes.map((change) => change.value.id ?? change.value.comment_id!));
+  (request.json.entry as { changes: { value: { id?: string; comment_id?: string } }[] }[]).flatMap((entry) =>
+    entry.changes.map((change) => change.value.id ?? change.value.comment_id!),
+  );
 
-const comment = (db: Kysely<SocialTables>, mediaId: string, authorId: string, text: string, mentioned: string[] = [], parentId: string | null = null) =>
-  insertComment(db, { mediaId, authorId, parentId, text, timestamp: new Date() }, mentioned);
+const comment = (
+  db: Kysely<SocialTables>,
+  mediaId: string,
+  authorId: string,
+  text: string,
+  mentioned: string[] = [],
+  parentId: string | null = null,
+) => insertComment(db, { mediaId, authorId, parentId, text, timestamp: new Date() }, mentioned);
 
 describe('webhook delivery', () => {
   const database = useTestDatabase();
@@ -206,7 +254,11 @@ describe('webhook delivery', () => {
   it("delivers a subscribed account's comments and mentions as the reference's batch, signed over the raw bytes", async () => {
     const { accounts, posts } = world;
     const hook = await receiver();
-    const app = await subscribe(ctx, { callbackUrl: hook.url, fields: ['comments', 'mentions'], accounts: [accounts.bluebottle, accounts.roaster] });
+    const app = await subscribe(ctx, {
+      callbackUrl: hook.url,
+      fields: ['comments', 'mentions'],
+      accounts: [accounts.bluebottle, accounts.roaster],
+    });
     const first = await comment(db, posts[1]!, accounts.fanOne, 'Hello @roaster', ['roaster']);
     const reply = await comment(db, posts[1]!, accounts.bluebottle, 'Thanks!', [], first);
     const to = await lastEventPosition(db);
@@ -222,7 +274,15 @@ describe('webhook delivery', () => {
           id: accounts.bluebottle,
           time: SENT_AT_SECONDS,
           changes: [
-            { field: 'comments', value: { id: first, text: 'Hello @roaster', from: { id: accounts.fanOne, username: 'fan_one' }, media: { id: posts[1], media_product_type: 'FEED' } } },
+            {
+              field: 'comments',
+              value: {
+                id: first,
+                text: 'Hello @roaster',
+                from: { id: accounts.fanOne, username: 'fan_one' },
+                media: { id: posts[1], media_product_type: 'FEED' },
+              },
+            },
             {
               field: 'comments',
               value: {
@@ -245,9 +305,18 @@ describe('webhook delivery', () => {
     expect(verifySignature(request.body, request.headers['x-hub-signature-256'], app.secret)).toBe(true);
     expect(verifySignature(request.body, request.headers['x-hub-signature'], app.secret)).toBe(true);
     expect(verifySignature(request.body, request.headers['x-hub-signature-256'], '0'.repeat(32))).toBe(false);
-    expect(verifySignature(Buffer.concat([request.body, Buffer.from(' ')]), request.headers['x-hub-signature-256'], app.secret)).toBe(false);
+    expect(verifySignature(Buffer.concat([request.body, Buffer.from(' ')]), request.headers['x-hub-signature-256'], app.secret)).toBe(
+      false,
+    );
     expect(request.identity).toBe(`${app.appId}:social:${app.from}-${to}`);
-    expect(await cursorOf(db, app.appId)).toMatchObject({ delivered_to: to, pending_to: null, attempts: 0, first_failed_at: null, leased_until: null, delivered_total: '3' });
+    expect(await cursorOf(db, app.appId)).toMatchObject({
+      delivered_to: to,
+      pending_to: null,
+      attempts: 0,
+      first_failed_at: null,
+      leased_until: null,
+      delivered_total: '3',
+    });
     // Nothing more to send.
     expect(await makeWorker(ctx).runOnce()).toBe(0);
     expect(JSON.stringify(logLines)).not.toContain(app.secret);
@@ -258,7 +327,12 @@ describe('webhook delivery', () => {
     const thread = await world.newCommentThread();
     const hook = await receiver();
     // bluebottle subscribed the app naming another field: it still gets every field the app subscribed to (§6.3).
-    const app = await subscribe(ctx, { callbackUrl: hook.url, fields: ['comments'], accounts: [accounts.bluebottle], subscribedFields: ['feed'] });
+    const app = await subscribe(ctx, {
+      callbackUrl: hook.url,
+      fields: ['comments'],
+      accounts: [accounts.bluebottle],
+      subscribedFields: ['feed'],
+    });
     await comment(db, media.roasterPost, accounts.fanOne, 'Ask @bluebottle', ['bluebottle']); // roaster's comment (unsubscribed account), bluebottle's mention (unsubscribed field)
     await comment(db, media.live, accounts.fanTwo, 'Live!'); // live_comments: an unsubscribed field
     await setCommentHidden(db, thread.fanComment, true);
@@ -284,14 +358,22 @@ describe('webhook delivery', () => {
   it('sends changed_fields instead of changes when the subscription has include_values=false', async () => {
     const { accounts, posts, media } = world;
     const hook = await receiver();
-    const app = await subscribe(ctx, { callbackUrl: hook.url, fields: ['comments', 'mentions'], accounts: [accounts.bluebottle], includeValues: false });
+    const app = await subscribe(ctx, {
+      callbackUrl: hook.url,
+      fields: ['comments', 'mentions'],
+      accounts: [accounts.bluebottle],
+      includeValues: false,
+    });
     await comment(db, posts[3]!, accounts.fanOne, 'One');
     await comment(db, media.roasterPost, accounts.fanTwo, 'Hey @bluebottle', ['bluebottle']);
     await comment(db, posts[3]!, accounts.fanTwo, 'Two');
 
     await makeWorker(ctx).runOnce();
     expect(hook.requests).toHaveLength(1);
-    expect(hook.requests[0]!.json).toStrictEqual({ object: 'social', entry: [{ id: accounts.bluebottle, time: SENT_AT_SECONDS, changed_fields: ['comments', 'mentions'] }] });
+    expect(hook.requests[0]!.json).toStrictEqual({
+      object: 'social',
+      entry: [{ id: accounts.bluebottle, time: SENT_AT_SECONDS, changed_fields: ['comments', 'mentions'] }],
+    });
     expect(verifySignature(hook.requests[0]!.body, hook.requests[0]!.headers['x-hub-signature-256'], app.secret)).toBe(true);
   });
 
@@ -350,12 +432,22 @@ describe('webhook delivery', () => {
       const firstTo = one.identity.split('-')[1]!;
       expect(one.identity).toBe(`${app.appId}:social:${app.from}-${firstTo}`);
       expect(rest.map((request) => request.identity)).toEqual([`${app.appId}:social:${firstTo}-${await lastEventPosition(db)}`]);
-      expect(await cursorOf(db, app.appId)).toMatchObject({ pending_to: null, attempts: 0, first_failed_at: null, delivered_total: '3', dropped_total: '0' });
+      expect(await cursorOf(db, app.appId)).toMatchObject({
+        pending_to: null,
+        attempts: 0,
+        first_failed_at: null,
+        delivered_total: '3',
+        dropped_total: '0',
+      });
 
       // Logged when the state changed — failing, recovered — not at every try; the secret never.
       const logs = logsOf(app.appId);
-      expect(logs.filter((line) => line.level === 40).map((line) => [line.msg, line.status, line.attempt])).toEqual([['webhook delivery failed; retrying with backoff', 503, 1]]);
-      expect(logs.filter((line) => line.level === 30).map((line) => [line.msg, line.attempt])).toEqual([['webhook callback recovered: batch delivered', 4]]);
+      expect(logs.filter((line) => line.level === 40).map((line) => [line.msg, line.status, line.attempt])).toEqual([
+        ['webhook delivery failed; retrying with backoff', 503, 1],
+      ]);
+      expect(logs.filter((line) => line.level === 30).map((line) => [line.msg, line.attempt])).toEqual([
+        ['webhook callback recovered: batch delivered', 4],
+      ]);
       expect(JSON.stringify(logLines)).not.toContain(app.secret);
     },
     LONG_TEST_MS,
@@ -375,7 +467,10 @@ describe('webhook delivery', () => {
       const id = await comment(db, posts[7]!, accounts.fanOne, 'Are you there?');
       const worker = makeWorker(ctx, { responseTimeoutMs: 500, backoffMs: [0, 50], pollIntervalMs: 1000 });
       await worker.start();
-      await vi.waitFor(async () => expect(await cursorOf(db, app.appId)).toMatchObject({ delivered_total: '1', pending_to: null }), waitLong);
+      await vi.waitFor(
+        async () => expect(await cursorOf(db, app.appId)).toMatchObject({ delivered_total: '1', pending_to: null }),
+        waitLong,
+      );
       await worker.stop();
 
       expect(hook.requests.map((request) => request.path)).toEqual(['/hook', '/hook', '/hook', '/hook']);
@@ -429,7 +524,10 @@ describe('webhook delivery', () => {
     metrics.trackWebhookQueue(() => worker.queueStats());
     const sample = async (name: string) => {
       const { body } = await metrics.render();
-      return body.split('\n').find((line) => line.startsWith(name))?.replace(/\{[^}]*\}/, '');
+      return body
+        .split('\n')
+        .find((line) => line.startsWith(name))
+        ?.replace(/\{[^}]*\}/, '');
     };
 
     // Tried at once and again immediately; the next try is 10 s away.
@@ -444,17 +542,26 @@ describe('webhook delivery', () => {
     expect(stats.cursors.find((cursor) => cursor.appId === app.appId)).toMatchObject({ undelivered: 1 });
 
     // 36 hours later (the default window), when the next try falls due: dropped unsent.
-    await sql`update social.webhook_cursor set first_failed_at = now() - interval '36 hours 1 second', next_attempt_at = now() where app_id = ${app.appId}`.execute(db);
+    await sql`update social.webhook_cursor set first_failed_at = now() - interval '36 hours 1 second', next_attempt_at = now() where app_id = ${app.appId}`.execute(
+      db,
+    );
     await worker.runOnce();
     expect(hook.requests).toHaveLength(2);
-    expect(await cursorOf(db, app.appId)).toMatchObject({ delivered_to: pending.pending_to, pending_to: null, attempts: 0, first_failed_at: null, dropped_total: '1' });
+    expect(await cursorOf(db, app.appId)).toMatchObject({
+      delivered_to: pending.pending_to,
+      pending_to: null,
+      attempts: 0,
+      first_failed_at: null,
+      dropped_total: '1',
+    });
     expect(await sample('tributary_webhook_deliveries_total{outcome="dropped"')).toBe('tributary_webhook_deliveries_total 1');
     expect(await sample('tributary_webhook_events_total{outcome="dropped"')).toBe('tributary_webhook_events_total 1');
     expect(await sample('tributary_webhook_queue_events')).toBe('tributary_webhook_queue_events 0');
-    expect(logsOf(app.appId).filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
-      'webhook delivery failed; retrying with backoff',
-      'webhook batch dropped: its callback failed for the whole retry window',
-    ]);
+    expect(
+      logsOf(app.appId)
+        .filter((line) => line.level === 40)
+        .map((line) => line.msg),
+    ).toEqual(['webhook delivery failed; retrying with backoff', 'webhook batch dropped: its callback failed for the whole retry window']);
 
     // The callback is back: what follows is delivered, the dropped event never.
     up = true;
@@ -502,7 +609,8 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('webhook delivery by se
   beforeAll(async () => {
     const template = process.env.TEST_POSTGRES_TEMPLATE;
     throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, 'tributary_test', template ? { template } : {});
-    const open = () => createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 4, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+    const open = () =>
+      createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 4, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
     handles = [await open(), await open()];
     await migrateToLatest(handles[0].db, ALL_MIGRATIONS);
     world = await createSocialFixture(handles[0]);
@@ -546,7 +654,9 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('webhook delivery by se
     const handled = await Promise.all([makeWorker(first, { concurrency: 1 }).runOnce(), makeWorker(second, { concurrency: 1 }).runOnce()]);
     expect(handled).toEqual([1, 1]);
     expect(arrived).toBe(2);
-    expect(hook.requests.map((request) => request.identity).sort()).toEqual(apps.map((app) => `${app.appId}:social:${app.from}-${to}`).sort());
+    expect(hook.requests.map((request) => request.identity).sort()).toEqual(
+      apps.map((app) => `${app.appId}:social:${app.from}-${to}`).sort(),
+    );
     expect(hook.requests.map(changeIds)).toEqual([[id], [id]]);
     for (const app of apps) expect(await cursorOf(first.db, app.appId)).toMatchObject({ delivered_to: to, delivered_total: '1' });
   });
@@ -577,7 +687,13 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('webhook delivery by se
 
       // The lost worker's request times out at last: its lease is gone, so it records nothing.
       await lostRun;
-      expect(await cursorOf(first.db, app.appId)).toMatchObject({ delivered_to: to, pending_to: null, attempts: 0, first_failed_at: null, delivered_total: '1' });
+      expect(await cursorOf(first.db, app.appId)).toMatchObject({
+        delivered_to: to,
+        pending_to: null,
+        attempts: 0,
+        first_failed_at: null,
+        delivered_total: '1',
+      });
       expect(logsOf(app.appId).filter((line) => line.level === 40)).toEqual([]);
     },
     LONG_TEST_MS,

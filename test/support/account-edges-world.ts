@@ -30,7 +30,6 @@ export const D0 = Date.parse('2026-11-02T00:00:00.000Z') / 1000;
 export const CURSOR = /^[A-Za-z0-9_-]{20,}$/;
 export const QUOTA = 3;
 
-
 /** The Graph timestamp format: `2026-11-01T12:00:00+0000`. */
 export const graphTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}+0000`;
 export const isoTime = (ms: number) => new Date(ms).toISOString();
@@ -86,7 +85,8 @@ export const gqlNotAllowed = accountsErrors.notAllowed;
 export const gqlUnknownField = (path: (string | number)[], field: string) => accountsErrors.unknownField(path, field);
 export const gqlMissingParameter = accountsErrors.missingParameter;
 export const gqlInvalidParameter = accountsErrors.invalidParameter;
-export const gqlUnknownObject = (path: (string | number)[], id: string, method: 'get' | 'post') => accountsErrors.unknownObject(path, method, id);
+export const gqlUnknownObject = (path: (string | number)[], id: string, method: 'get' | 'post') =>
+  accountsErrors.unknownObject(path, method, id);
 export const gqlPublishingError = accountsErrors.publishingError;
 
 // ---- the insights catalogue's wording for the metrics used here ----
@@ -112,7 +112,6 @@ export const ALL_SUBTYPES =
   'AFTER_EVENT_1DAY, AFTER_EVENT_2DAY, AFTER_EVENT_3DAY, AFTER_EVENT_4DAY, AFTER_EVENT_5DAY, AFTER_EVENT_6DAY, AFTER_EVENT_7DAY, BEFORE_EVENT_15MIN, BEFORE_EVENT_1HOUR, BEFORE_EVENT_1DAY, BEFORE_EVENT_2DAY, EVENT_START, RESCHEDULED';
 
 // ---- the world ----
-
 
 let currentNow: () => Date = () => new Date(T0);
 
@@ -153,16 +152,21 @@ export const ownToken = () => tokenFor('own', bluebottle, OWN_ALL);
 /** ana's parent-platform token with every permission. */
 export const parentToken = () => tokenFor('parent', fixture.platformUsers.ana, PARENT_ALL);
 
-export const getOwn = async (path: string, params: Record<string, string> = {}) => own.request('GET', withQuery(path, params), { token: await ownToken() });
+export const getOwn = async (path: string, params: Record<string, string> = {}) =>
+  own.request('GET', withQuery(path, params), { token: await ownToken() });
 export const getParent = async (path: string, params: Record<string, string> = {}) =>
   parent.request('GET', withQuery(path, params), { token: await parentToken() });
 export const postOwn = async (path: string, json: Record<string, unknown>) => own.request('POST', path, { token: await ownToken(), json });
-export const postParent = async (path: string, json: Record<string, unknown>) => parent.request('POST', path, { token: await parentToken(), json });
+export const postParent = async (path: string, json: Record<string, unknown>) =>
+  parent.request('POST', path, { token: await parentToken(), json });
 export const gql = async (query: string, variables: Record<string, unknown>, token?: string) =>
   graphql.request(query, { token: token ?? (await ownToken()), variables });
 
 /** A stored daily insight value of bluebottle (the fixture's demo data), read back by SQL. */
-export async function stored(metric: string, endSeconds: number): Promise<{ value: number; breakdown: Record<string, Record<string, number>> | null }> {
+export async function stored(
+  metric: string,
+  endSeconds: number,
+): Promise<{ value: number; breakdown: Record<string, Record<string, number>> | null }> {
   const row = await db
     .selectFrom('social.insight_value')
     .select(['value', 'breakdown'])
@@ -177,7 +181,6 @@ export const storedValue = async (metric: string, endSeconds: number) => (await 
 
 /** An id of the same kind as `known` that is well formed but names nothing (ids step by 16 per kind). */
 export const unusedId = (known: string) => (BigInt(known) + 16n * 100_000n).toString();
-
 
 /** Starts this file's system on its clock (`now`), with the fixture (useSocialWorld), before its tests; closes it after. */
 export function useAccountEdgesWorld(now: () => Date): void {

@@ -68,7 +68,8 @@ export function unresolvedReferences(document: Json): string[] {
     if (Array.isArray(node)) node.forEach((item, index) => walk(item, `${at}/${index}`));
     else if (node !== null && typeof node === 'object') {
       for (const [key, value] of Object.entries(node)) {
-        if (key === '$ref' && (typeof value !== 'string' || resolvePointer(document, value) === undefined)) problems.push(`${at}: ${String(value)}`);
+        if (key === '$ref' && (typeof value !== 'string' || resolvePointer(document, value) === undefined))
+          problems.push(`${at}: ${String(value)}`);
         else walk(value, `${at}/${key}`);
       }
     }
@@ -107,7 +108,8 @@ export function operationProblems(document: JsonObject): string[] {
       else if (declared.required !== true) problems.push(`${where}: path parameter {${name}} must be required`);
     }
     for (const parameter of parameters) {
-      if (parameter.in === 'path' && !path.includes(`{${String(parameter.name)}}`)) problems.push(`${where}: declares path parameter ${String(parameter.name)} not in the path`);
+      if (parameter.in === 'path' && !path.includes(`{${String(parameter.name)}}`))
+        problems.push(`${where}: declares path parameter ${String(parameter.name)} not in the path`);
     }
     const id = operation.operationId;
     if (typeof id !== 'string' || id === '') problems.push(`${where}: no operationId`);
@@ -137,9 +139,11 @@ export function schemaViolations(document: Json, schema: Json | undefined, value
       problems.push(`${at}: matches none of ${keyword}`);
     }
   }
-  if (Array.isArray(schema.enum) && !schema.enum.some((option) => option === value)) problems.push(`${at}: ${JSON.stringify(value)} is not in the enum`);
+  if (Array.isArray(schema.enum) && !schema.enum.some((option) => option === value))
+    problems.push(`${at}: ${JSON.stringify(value)} is not in the enum`);
   const type = schema.type;
-  if (typeof type === 'string' && !hasType(type, value)) return [...problems, `${at}: expected ${type}, got ${JSON.stringify(value)?.slice(0, 80)}`];
+  if (typeof type === 'string' && !hasType(type, value))
+    return [...problems, `${at}: expected ${type}, got ${JSON.stringify(value)?.slice(0, 80)}`];
   if (type === 'object' || (type === undefined && schema.properties !== undefined)) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return problems;
     const object = value as Record<string, unknown>;
@@ -149,7 +153,8 @@ export function schemaViolations(document: Json, schema: Json | undefined, value
       if (name in properties) problems.push(...schemaViolations(document, properties[name], inner, `${at}.${name}`));
     }
   }
-  if (type === 'array' && Array.isArray(value)) value.forEach((item, index) => problems.push(...schemaViolations(document, schema.items, item, `${at}[${index}]`)));
+  if (type === 'array' && Array.isArray(value))
+    value.forEach((item, index) => problems.push(...schemaViolations(document, schema.items, item, `${at}[${index}]`)));
   return problems;
 }
 

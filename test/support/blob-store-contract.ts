@@ -102,7 +102,10 @@ export function blobStoreContract(open: () => Promise<BlobStoreUnderTest>): void
     expect(sha256(await readAll(store.read(written.key)))).toBe(sha256(bytes));
     // A range across the first part's end.
     const partEnd = 5 * 1024 * 1024;
-    expectSame(await readAll(store.read(written.key, { start: partEnd - 10, end: partEnd + 9 })), bytes.subarray(partEnd - 10, partEnd + 10));
+    expectSame(
+      await readAll(store.read(written.key, { start: partEnd - 10, end: partEnd + 9 })),
+      bytes.subarray(partEnd - 10, partEnd + 10),
+    );
   });
 
   it('reads a range, from start to end inclusive, cut at the end of the blob', async () => {

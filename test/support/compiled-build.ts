@@ -26,7 +26,8 @@ export async function ensureCompiledBuild(timeoutMs = 100_000): Promise<void> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
       if (!isProcessAlive(holder)) await rm(lock, { force: true });
-      else if (Date.now() > deadline) throw new Error(`dist/ is being built by process ${holder} for too long (lock ${lock})`, { cause: error });
+      else if (Date.now() > deadline)
+        throw new Error(`dist/ is being built by process ${holder} for too long (lock ${lock})`, { cause: error });
       else await sleep(200);
     }
   }
@@ -36,4 +37,3 @@ export async function ensureCompiledBuild(timeoutMs = 100_000): Promise<void> {
     await rm(lock, { force: true });
   }
 }
-

@@ -38,7 +38,13 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   const serverUrl = process.env.DATABASE_URL;
   const postgresTemplate = serverUrl ? await createThrowawayDatabase(serverUrl, 'tributary_template') : undefined;
   if (postgresTemplate) {
-    const database = await createDatabase({ url: postgresTemplate.url, pgliteDir: undefined, poolMax: 1, connectTimeoutMs: 5000, statementTimeoutMs: 60_000 });
+    const database = await createDatabase({
+      url: postgresTemplate.url,
+      pgliteDir: undefined,
+      poolMax: 1,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 60_000,
+    });
     try {
       await migrateToLatest(database.db, ALL_MIGRATIONS);
     } finally {

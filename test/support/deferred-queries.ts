@@ -191,7 +191,12 @@ function deepMerge(target: Record<string, unknown>, source: Record<string, unkno
   for (const [key, value] of Object.entries(source)) {
     const existing = target[key];
     if (existing && typeof existing === 'object' && value && typeof value === 'object') {
-      if (Array.isArray(existing) && Array.isArray(value)) value.forEach((item, index) => (existing[index] && typeof existing[index] === 'object' && item && typeof item === 'object' ? deepMerge(existing[index] as Record<string, unknown>, item as Record<string, unknown>) : (existing[index] = item)));
+      if (Array.isArray(existing) && Array.isArray(value))
+        value.forEach((item, index) =>
+          existing[index] && typeof existing[index] === 'object' && item && typeof item === 'object'
+            ? deepMerge(existing[index] as Record<string, unknown>, item as Record<string, unknown>)
+            : (existing[index] = item),
+        );
       else deepMerge(existing as Record<string, unknown>, value as Record<string, unknown>);
     } else {
       target[key] = value;
@@ -221,7 +226,8 @@ export function bubbledErrorPaths(reply: { data?: unknown; errors?: readonly unk
     const path = (error as { path?: (string | number)[] }).path;
     if (!path || path.length === 0) continue;
     let parent: unknown = reply.data;
-    for (const segment of path.slice(0, -1)) parent = parent === null || parent === undefined ? undefined : (parent as Record<string | number, unknown>)[segment];
+    for (const segment of path.slice(0, -1))
+      parent = parent === null || parent === undefined ? undefined : (parent as Record<string | number, unknown>)[segment];
     if (parent === null || parent === undefined) paths.push(path);
   }
   return paths;

@@ -46,13 +46,15 @@ export const GRAPH_MESSAGES = {
   noToken: 'An access token is required to request this resource.',
   unparsableToken: 'Invalid OAuth access token - Cannot parse access token',
   /** The REST hosts write both instants as session dates (sessionDate); GraphQL as ISO 8601. */
-  expiredToken: (expiredAt: string, now: string) => `Error validating access token: Session has expired on ${expiredAt}. The current time is ${now}.`,
+  expiredToken: (expiredAt: string, now: string) =>
+    `Error validating access token: Session has expired on ${expiredAt}. The current time is ${now}.`,
   revokedToken: 'Error validating access token: The session is invalid because the user logged out.',
   missingPermission: (permission: string) => `(#200) Requires extended permission: ${permission}`,
   notAllowed: '(#10) Application does not have permission for this action',
   missingParameter: (name: string) => `(#100) The parameter ${name} is required`,
   invalidParameter: 'Invalid parameter',
-  unknownField: (field: string, nodeType = 'SocialUser') => `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`,
+  unknownField: (field: string, nodeType = 'SocialUser') =>
+    `(#100) Tried accessing nonexisting field (${field}) on node type (${nodeType})`,
   /** The REST hosts add a pointer to the documentation (unsupported()); GraphQL errors do not. */
   unknownObject: (method: GraphMethod, id: string) =>
     `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
@@ -90,7 +92,10 @@ export const expiredToken = (expiredAt: Date, now: Date): ExpectedGraphError => 
   error_subcode: 463,
 });
 export const revokedToken: ExpectedGraphError = { message: GRAPH_MESSAGES.revokedToken, code: 190, error_subcode: 467 };
-export const missingPermission = (permission: string): ExpectedGraphError => ({ message: GRAPH_MESSAGES.missingPermission(permission), code: 200 });
+export const missingPermission = (permission: string): ExpectedGraphError => ({
+  message: GRAPH_MESSAGES.missingPermission(permission),
+  code: 200,
+});
 export const notAllowed: ExpectedGraphError = { message: GRAPH_MESSAGES.notAllowed, code: 10 };
 export const missingParameter = (name: string): ExpectedGraphError => ({ message: GRAPH_MESSAGES.missingParameter(name), code: 100 });
 export const invalidParameter = (userMessage: string): ExpectedGraphError => ({
@@ -140,7 +145,13 @@ export const RATE_LIMITS = {
 };
 
 /** A content-publishing error: code and 2207xxx subcode, with the user title and message (§3.3). */
-export const publishingError = (code: number, subcode: number, message: string, userTitle: string, userMessage: string): ExpectedGraphError => ({
+export const publishingError = (
+  code: number,
+  subcode: number,
+  message: string,
+  userTitle: string,
+  userMessage: string,
+): ExpectedGraphError => ({
   message,
   code,
   error_subcode: subcode,
@@ -150,9 +161,22 @@ export const publishingError = (code: number, subcode: number, message: string, 
 });
 
 export const PUBLISHING = {
-  notFound: (id: string) => publishingError(24, 2207006, 'The requested resource does not exist', 'Media not found', `The media with id ${id} cannot be found.`),
-  expired: publishingError(-2, 2207020, 'The media has expired.', 'Media expired', 'The media you are trying to access has expired. Please try to upload again.'),
-  notReady: publishingError(9007, 2207027, 'Media ID is not available', 'Media not ready for publishing', 'The media is not ready for publishing, please wait for a moment'),
+  notFound: (id: string) =>
+    publishingError(24, 2207006, 'The requested resource does not exist', 'Media not found', `The media with id ${id} cannot be found.`),
+  expired: publishingError(
+    -2,
+    2207020,
+    'The media has expired.',
+    'Media expired',
+    'The media you are trying to access has expired. Please try to upload again.',
+  ),
+  notReady: publishingError(
+    9007,
+    2207027,
+    'Media ID is not available',
+    'Media not ready for publishing',
+    'The media is not ready for publishing, please wait for a moment',
+  ),
   limitReached: publishingError(
     9,
     2207042,
@@ -212,7 +236,8 @@ export type AnyReply = RestReply | RawReply;
 
 /** The status, text, parsed body and a header of either kind of reply. */
 export function replyView(reply: AnyReply): { status: number; text: string; body: any; header(name: string): string | null | undefined } {
-  if ('raw' in reply) return { status: reply.status, text: reply.body, body: reply.json, header: (name) => reply.headers[name.toLowerCase()] };
+  if ('raw' in reply)
+    return { status: reply.status, text: reply.body, body: reply.json, header: (name) => reply.headers[name.toLowerCase()] };
   return { status: reply.status, text: reply.text, body: reply.body, header: (name) => reply.headers.get(name) };
 }
 
@@ -275,7 +300,10 @@ export function graphqlErrors(serviceName: SocialSubgraph) {
       }),
     /** The user message is the error's message here (REST: GRAPH_MESSAGES.invalidParameter with error_user_msg). */
     invalidParameter: (path: Path, parameter: string, message: string) =>
-      error(path, 'BAD_USER_INPUT', message, 'INVALID_PARAMETER', { parameter, fieldViolations: [{ field: parameter, description: message }] }),
+      error(path, 'BAD_USER_INPUT', message, 'INVALID_PARAMETER', {
+        parameter,
+        fieldViolations: [{ field: parameter, description: message }],
+      }),
     unknownField: (path: Path, field: string, nodeType = 'SocialUser') =>
       error(path, 'BAD_USER_INPUT', GRAPH_MESSAGES.unknownField(field, nodeType), 'UNKNOWN_FIELD', { field, nodeType }),
     /** REST's 100/33 (unsupported): an object the token may not see, or that does not take the method. */

@@ -106,7 +106,11 @@ export interface JsonReply {
 
 /** POSTs `body` as JSON to `url` (headers added to the content type) and parses the reply. */
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonReply> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 

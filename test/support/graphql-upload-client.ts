@@ -61,11 +61,18 @@ export async function postMultipart(
     parent[keys[keys.length - 1]!] = null;
   }
   const form = new FormData();
-  form.append('operations', JSON.stringify({ query: operation.query, variables, ...(operation.operationName ? { operationName: operation.operationName } : {}) }));
+  form.append(
+    'operations',
+    JSON.stringify({ query: operation.query, variables, ...(operation.operationName ? { operationName: operation.operationName } : {}) }),
+  );
   form.append('map', JSON.stringify(Object.fromEntries(names.map((path, index) => [String(index), [`variables.${path}`]]))));
   names.forEach((path, index) => {
     const file = options.files[path]!;
-    form.append(String(index), new Blob([file.bytes], { type: file.contentType ?? 'application/octet-stream' }), file.filename ?? 'upload.bin');
+    form.append(
+      String(index),
+      new Blob([file.bytes], { type: file.contentType ?? 'application/octet-stream' }),
+      file.filename ?? 'upload.bin',
+    );
   });
   const headers: Record<string, string> = { ...options.headers };
   if (options.preflight !== false) headers['apollo-require-preflight'] = 'true';
@@ -112,7 +119,11 @@ function authorizationOf(options: { token?: string; authorization?: string }): s
 }
 
 /** uploadMedia with the file as a multipart part (variable `media`). */
-export function uploadMultipart(url: string, bytes: Buffer, options: UploadMediaOptions = {}): Promise<UploadReply<{ uploadMedia: UploadedMediaJson }>> {
+export function uploadMultipart(
+  url: string,
+  bytes: Buffer,
+  options: UploadMediaOptions = {},
+): Promise<UploadReply<{ uploadMedia: UploadedMediaJson }>> {
   const variables: Record<string, unknown> = {};
   if (options.mediaCategory !== undefined) variables.mediaCategory = options.mediaCategory;
   if (options.additionalOwners !== undefined) variables.additionalOwners = options.additionalOwners;
@@ -122,7 +133,9 @@ export function uploadMultipart(url: string, bytes: Buffer, options: UploadMedia
     url,
     { query: UPLOAD_MEDIA, variables },
     {
-      files: { media: { bytes, filename: options.filename ?? 'image', ...(options.contentType ? { contentType: options.contentType } : {}) } },
+      files: {
+        media: { bytes, filename: options.filename ?? 'image', ...(options.contentType ? { contentType: options.contentType } : {}) },
+      },
       ...(options.preflight !== undefined ? { preflight: options.preflight } : {}),
       ...(authorization !== undefined ? { authorization } : {}),
       ...(options.headers ? { headers: options.headers } : {}),

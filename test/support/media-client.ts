@@ -26,8 +26,7 @@ export interface MediaReply {
 
 /** A text field, or a file part; `filename: null` sends a part with no filename at all (only `mediaMultipartBody` can). */
 export type MediaPart =
-  | { name: string; value: string }
-  | { name: string; bytes: Uint8Array; filename?: string | null; contentType?: string };
+  { name: string; value: string } | { name: string; bytes: Uint8Array; filename?: string | null; contentType?: string };
 
 /** The absolute upload URL of a REST base URL, with these query parameters (in order). */
 export function mediaUploadUrl(restUrl: string, query: Record<string, string> | [string, string][] = {}): string {
@@ -101,7 +100,11 @@ export function sendMediaRequestOverHttp(
   options: { agent?: Agent | false; timeoutMs?: number } = {},
 ): Promise<MediaReply> {
   const body =
-    request.body instanceof URLSearchParams ? Buffer.from(request.body.toString()) : request.body === undefined ? undefined : Buffer.from(request.body);
+    request.body instanceof URLSearchParams
+      ? Buffer.from(request.body.toString())
+      : request.body === undefined
+        ? undefined
+        : Buffer.from(request.body);
   const contentType =
     request.contentType ?? (request.body instanceof URLSearchParams ? 'application/x-www-form-urlencoded;charset=UTF-8' : undefined);
   const headers: Record<string, string> = { accept: 'application/json' };

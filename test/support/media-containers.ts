@@ -5,7 +5,13 @@ import { expect } from 'vitest';
  * read back with `fields=id,alt_text` over the Graph REST API. `extra` adds parameters to the container's creation
  * (its own alt_text, say).
  */
-export async function containerAltText(restUrl: string, mediaId: string, token: string, accountId: string, extra: Record<string, string> = {}): Promise<unknown> {
+export async function containerAltText(
+  restUrl: string,
+  mediaId: string,
+  token: string,
+  accountId: string,
+  extra: Record<string, string> = {},
+): Promise<unknown> {
   const created = await fetch(new URL(`/v21.0/${accountId}/media`, restUrl), {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },

@@ -21,7 +21,13 @@ export interface NpmStartWorld {
 export async function openNpmStartWorld(name: string): Promise<NpmStartWorld> {
   await ensureCompiledBuild();
   const throwaway = await createThrowawayDatabase(process.env.DATABASE_URL!, `tributary_${name.replaceAll('-', '_')}`);
-  const database = await createDatabase({ url: throwaway.url, pgliteDir: undefined, poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+  const database = await createDatabase({
+    url: throwaway.url,
+    pgliteDir: undefined,
+    poolMax: 2,
+    connectTimeoutMs: 5000,
+    statementTimeoutMs: 10_000,
+  });
   try {
     await migrateToLatest(database.db, ALL_MIGRATIONS);
     const fixture = await createSocialFixture(database);

@@ -35,7 +35,13 @@ export async function startServiceProcess(
   const child: ChildProcessByStdio<null, Readable, Readable> = spawn(process.execPath, [...loader, entrypoint, ...args], {
     cwd: REPO_ROOT,
     // Only what the process needs: no variable of the test runner's leaks into its configuration.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', APOLLO_TELEMETRY_DISABLED: '1', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      TMPDIR: process.env.TMPDIR ?? '/tmp',
+      APOLLO_TELEMETRY_DISABLED: '1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];
@@ -64,7 +70,10 @@ export async function startServiceProcess(
   child.stderr.on('data', (chunk: string) => stderr.push(chunk));
 
   const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms: ${stderr.join('').slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within ${timeoutMs} ms: ${stderr.join('').slice(-2000)}`)),
+      timeoutMs,
+    );
     onListening = (fields) => {
       clearTimeout(timer);
       resolve(fields);

@@ -32,7 +32,14 @@ interface OtlpBody {
   resourceSpans: {
     resource: { attributes: OtlpAttribute[] };
     scopeSpans: {
-      spans: { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: OtlpAttribute[]; links?: { traceId: string; spanId: string }[] }[];
+      spans: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        attributes?: OtlpAttribute[];
+        links?: { traceId: string; spanId: string }[];
+      }[];
     }[];
   }[];
 }

@@ -26,10 +26,16 @@ export default class ProjectDurationsReporter implements Reporter {
   onTestRunEnd(): void {
     if (this.projects.size === 0) return;
     const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    const rows = [...this.projects].map(([name, project]) => [name, String(project.files), seconds(project.lastEnd - project.firstStart), seconds(project.fileTime)]);
+    const rows = [...this.projects].map(([name, project]) => [
+      name,
+      String(project.files),
+      seconds(project.lastEnd - project.firstStart),
+      seconds(project.fileTime),
+    ]);
     const header = ['project', 'files', 'wall (first start → last end)', 'sum of file times'];
     const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-    const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+    const line = (cells: string[]) =>
+      cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
     process.stdout.write(`\nDuration per project\n${line(header)}\n${rows.map(line).join('\n')}\n`);
   }
 }

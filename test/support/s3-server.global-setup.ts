@@ -16,7 +16,8 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   process.env.TEST_S3_ACCESS_KEY_ID = S3RVER_CREDENTIALS.accessKeyId;
   process.env.TEST_S3_SECRET_ACCESS_KEY = S3RVER_CREDENTIALS.secretAccessKey;
   return async () => {
-    for (const name of ['TEST_S3_ENDPOINT', 'TEST_S3_BUCKET', 'TEST_S3_ACCESS_KEY_ID', 'TEST_S3_SECRET_ACCESS_KEY']) delete process.env[name];
+    for (const name of ['TEST_S3_ENDPOINT', 'TEST_S3_BUCKET', 'TEST_S3_ACCESS_KEY_ID', 'TEST_S3_SECRET_ACCESS_KEY'])
+      delete process.env[name];
     await server.close();
   };
 }

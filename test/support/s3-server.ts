@@ -74,7 +74,8 @@ export async function startS3Server(options: { buckets?: string[] } = {}): Promi
   // read from the request's application: waived for those requests alone, every object request's signature (what the
   // store reads and writes) is still checked against s3rver's credentials.
   server.middleware.unshift((context, next) => {
-    if (/^\/[^/]+\/?$/.test(context.path)) context.app = Object.create(context.app, { allowMismatchedSignatures: { value: true } }) as object;
+    if (/^\/[^/]+\/?$/.test(context.path))
+      context.app = Object.create(context.app, { allowMismatchedSignatures: { value: true } }) as object;
     return next();
   });
   let port: number;
@@ -104,7 +105,9 @@ export async function startS3Server(options: { buckets?: string[] } = {}): Promi
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token && { ContinuationToken: token }) }));
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token && { ContinuationToken: token }) }),
+      );
       for (const object of page.Contents ?? []) keys.push(object.Key!);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

@@ -6,7 +6,11 @@ import { createCursorCodec } from '../../lib/social-graph/cursor.ts';
 import { seedDemoEdges, type SeedDemoEdgesResult } from '../../subgraphs/accounts/demo/seed-demo-edges.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
 import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../../subgraphs/shared/social-graph/social-demo-graph.ts';
-import { createSocialGraphBuilder, type MediaInput, type SocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
+import {
+  createSocialGraphBuilder,
+  type MediaInput,
+  type SocialGraphBuilder,
+} from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createRestClient, type RestClient } from './rest-client.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem, type TestSystemOptions } from './test-system.ts';
@@ -140,7 +144,14 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
     legacySocialUserId: '1234567890',
     shop: { businessId, approved: true, productCount: 12 },
   });
-  const roaster = await graph.account({ username: 'roaster', accountType: 'MEDIA_CREATOR', name: 'The Roaster', biography: 'Beans', followersCount: 50, followsCount: 7 });
+  const roaster = await graph.account({
+    username: 'roaster',
+    accountType: 'MEDIA_CREATOR',
+    name: 'The Roaster',
+    biography: 'Beans',
+    followersCount: 50,
+    followsCount: 7,
+  });
   const shady = await graph.account({ username: 'shady', ageGated: true });
   const fanOne = await graph.account({ username: 'fan_one', accountType: 'PERSONAL' });
   const fanTwo = await graph.account({ username: 'fan_two', accountType: 'PERSONAL' });
@@ -160,7 +171,11 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
     posts.push(await graph.media(bluebottle, { caption: `Post ${i} #coffee`, timestamp: hoursAgo(i), likeCount: i }));
   }
   const live = await graph.media(bluebottle, { caption: 'Live now', mediaType: 'VIDEO', isLive: true, timestamp: hoursAgo(0.5) });
-  const story = await graph.media(bluebottle, { caption: 'Story', mediaProductType: 'STORY', timestamp: new Date(now().getTime() - 3_600_000) });
+  const story = await graph.media(bluebottle, {
+    caption: 'Story',
+    mediaProductType: 'STORY',
+    timestamp: new Date(now().getTime() - 3_600_000),
+  });
   const expiredStory = await graph.media(bluebottle, {
     caption: 'Old story',
     mediaProductType: 'STORY',
@@ -171,9 +186,14 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
   const shadyPost = await graph.media(shady, { caption: 'Hidden world', timestamp: hoursAgo(3) });
 
   const authors = { bluebottle, fanOne, fanTwo };
-  const { fanComment, fanTwoComment, ownerComment, hiddenComment, ownerReply, fanReply } = await writeCommentThread(graph, posts[0]!, authors, {
-    legacyIdOfFanComment: '9001',
-  });
+  const { fanComment, fanTwoComment, ownerComment, hiddenComment, ownerReply, fanReply } = await writeCommentThread(
+    graph,
+    posts[0]!,
+    authors,
+    {
+      legacyIdOfFanComment: '9001',
+    },
+  );
   const liveComment = await graph.comment(live, fanOne, { text: 'Hello live', timestamp: hoursAgo(-1) });
   const roasterComment = await graph.comment(roasterPost, fanOne, { text: 'Ask @bluebottle', timestamp: hoursAgo(-1) });
   const shadyComment = await graph.comment(shadyPost, fanOne, { text: 'hmm', timestamp: hoursAgo(-1) });
@@ -189,7 +209,12 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
   const token = (loginType: LoginType, subjectId: string, permissions: readonly string[]) =>
     tokens.issue({ loginType, subjectId, permissions, expiresInSeconds: 3600 });
   const past = createSocialTokens(database, () => new Date(now().getTime() - 2 * 3_600_000));
-  const expired = await past.issue({ loginType: 'own', subjectId: bluebottle, permissions: [...OWN_LOGIN_PERMISSIONS], expiresInSeconds: 3600 });
+  const expired = await past.issue({
+    loginType: 'own',
+    subjectId: bluebottle,
+    permissions: [...OWN_LOGIN_PERMISSIONS],
+    expiresInSeconds: 3600,
+  });
   const revoked = await token('own', bluebottle, OWN_LOGIN_PERMISSIONS);
   await tokens.revoke(revoked);
 
@@ -205,14 +230,19 @@ export async function createSocialFixture(database: DatabaseHandle, options: { n
       own: await token('own', bluebottle, OWN_LOGIN_PERMISSIONS),
       roasterOwn: await token('own', roaster, OWN_LOGIN_PERMISSIONS),
       parent: await token('parent', ana, PARENT_PLATFORM_PERMISSIONS),
-      bmWithoutAds: await token('parent', bm, PARENT_PLATFORM_PERMISSIONS.filter((p) => p !== 'ads_management' && p !== 'ads_read')),
+      bmWithoutAds: await token(
+        'parent',
+        bm,
+        PARENT_PLATFORM_PERMISSIONS.filter((p) => p !== 'ads_management' && p !== 'ads_read'),
+      ),
       stranger: await token('parent', stranger, PARENT_PLATFORM_PERMISSIONS),
       expired,
       revoked,
     },
     edges,
     token,
-    newCommentThread: async () => writeCommentThread(graph, await graph.media(bluebottle, { caption: 'A thread of its own', timestamp: hoursAgo(0) }), authors),
+    newCommentThread: async () =>
+      writeCommentThread(graph, await graph.media(bluebottle, { caption: 'A thread of its own', timestamp: hoursAgo(0) }), authors),
   };
 }
 
@@ -242,7 +272,8 @@ export function socialWorldParts(database: DatabaseHandle, fixture: SocialFixtur
   return {
     graph,
     tables,
-    newPost: (input: MediaInput = {}) => graph.media(fixture.accounts.bluebottle, { caption: 'A post of its own', timestamp: hoursAgo(0), ...input }),
+    newPost: (input: MediaInput = {}) =>
+      graph.media(fixture.accounts.bluebottle, { caption: 'A post of its own', timestamp: hoursAgo(0), ...input }),
     setMedia: async (mediaId: string, values: { live_ended_at?: Date | null; comment_enabled?: boolean }) => {
       await tables.updateTable('social.media').set(values).where('id', '=', mediaId).execute();
     },

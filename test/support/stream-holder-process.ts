@@ -65,7 +65,11 @@ async function openWebSocket(command: Extract<HolderCommand, { transport: 'webso
         socket.on('message', (data) => {
           const message = JSON.parse(String(data)) as { type: string; id?: string; payload?: unknown };
           if (message.type === 'connection_ack') {
-            for (let index = connection * perConnection; index < Math.min(command.bodies.length, (connection + 1) * perConnection); index += 1) {
+            for (
+              let index = connection * perConnection;
+              index < Math.min(command.bodies.length, (connection + 1) * perConnection);
+              index += 1
+            ) {
               const id = String(index);
               ids.set(id, index);
               waiting += 1;

@@ -18,7 +18,10 @@ export interface StreamHolder {
 }
 
 export function startStreamHolder(): StreamHolder {
-  const child: ChildProcess = fork(new URL('./stream-holder-process.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const child: ChildProcess = fork(new URL('./stream-holder-process.ts', import.meta.url), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+  });
   const ask = (command: HolderCommand) =>
     new Promise<HolderReply>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`the stream holder exited (${code})`));

@@ -25,7 +25,10 @@ export function wsUrlOf(gatewayUrl: string): string {
   return gatewayUrl.replace(/^http/, 'ws');
 }
 
-export function createSubscriptionClient(gatewayUrl: string, options: { token?: string; connectionParams?: Record<string, unknown> } = {}): Client {
+export function createSubscriptionClient(
+  gatewayUrl: string,
+  options: { token?: string; connectionParams?: Record<string, unknown> } = {},
+): Client {
   return createClient({
     url: wsUrlOf(gatewayUrl),
     webSocketImpl: WebSocket,

@@ -15,7 +15,9 @@ export const REALISTIC_SUBSCRIPTION = `subscription MediaEvents($m: ID!) {
 }`;
 
 export function realisticSubscriptionRequests(count: number, mediaIds: readonly string[]): string[] {
-  return Array.from({ length: count }, (_unused, index) => JSON.stringify({ query: REALISTIC_SUBSCRIPTION, variables: { m: mediaIds[index % mediaIds.length] } }));
+  return Array.from({ length: count }, (_unused, index) =>
+    JSON.stringify({ query: REALISTIC_SUBSCRIPTION, variables: { m: mediaIds[index % mediaIds.length] } }),
+  );
 }
 
 export interface HostileRequestOptions {
@@ -39,12 +41,23 @@ export function hostileSubscriptionRequests(options: HostileRequestOptions): str
       case 0: {
         // {"variables": {"junk": […]}}: the body's object and the variables' are two levels above the arrays.
         const depth = options.maxJsonDepth - 4;
-        return largest(limit, (padding) => `{"query":${JSON.stringify(`${query} # ${tag}`)},"variables":{"m":"${mediaId}","junk":${'['.repeat(depth)}${'[],'.repeat(Math.floor(padding / 3))}[]${']'.repeat(depth)}}}`);
+        return largest(
+          limit,
+          (padding) =>
+            `{"query":${JSON.stringify(`${query} # ${tag}`)},"variables":{"m":"${mediaId}","junk":${'['.repeat(depth)}${'[],'.repeat(Math.floor(padding / 3))}[]${']'.repeat(depth)}}}`,
+        );
       }
       case 1:
-        return largest(limit, (padding) => JSON.stringify({ query: `${query} # ${tag} ${'x'.repeat(padding)}`, variables: { m: mediaId } }));
+        return largest(limit, (padding) =>
+          JSON.stringify({ query: `${query} # ${tag} ${'x'.repeat(padding)}`, variables: { m: mediaId } }),
+        );
       default:
-        return largest(limit, (padding) => JSON.stringify({ query: `subscription($m: ID!) { a${tag}${'x'.repeat(padding)}: mediaCommentEvents(mediaId: $m) { cursor } }`, variables: { m: mediaId } }));
+        return largest(limit, (padding) =>
+          JSON.stringify({
+            query: `subscription($m: ID!) { a${tag}${'x'.repeat(padding)}: mediaCommentEvents(mediaId: $m) { cursor } }`,
+            variables: { m: mediaId },
+          }),
+        );
     }
   });
 }

@@ -16,7 +16,12 @@ export function runMediaStore(): 'local' | 's3' {
 
 /** The run's S3 server and bucket (TEST_S3_*, from s3-server.global-setup.ts), as a store configuration with `keyPrefix`. */
 function runS3Config(keyPrefix: string): S3StoreConfig {
-  const { TEST_S3_ENDPOINT: endpoint, TEST_S3_BUCKET: bucket, TEST_S3_ACCESS_KEY_ID: accessKeyId, TEST_S3_SECRET_ACCESS_KEY: secretAccessKey } = process.env;
+  const {
+    TEST_S3_ENDPOINT: endpoint,
+    TEST_S3_BUCKET: bucket,
+    TEST_S3_ACCESS_KEY_ID: accessKeyId,
+    TEST_S3_SECRET_ACCESS_KEY: secretAccessKey,
+  } = process.env;
   if (!endpoint || !bucket || !accessKeyId || !secretAccessKey) {
     throw new Error('TEST_MEDIA_STORE=s3 needs the S3 global setup (test/support/s3-server.global-setup.ts) in its project');
   }
@@ -77,7 +82,9 @@ export async function createTestBlobStore(): Promise<TestBlobStore> {
       const found: string[] = [];
       let token: string | undefined;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: config.keyPrefix, ...(token && { ContinuationToken: token }) }));
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket, Prefix: config.keyPrefix, ...(token && { ContinuationToken: token }) }),
+        );
         for (const object of page.Contents ?? []) found.push(object.Key!.slice(config.keyPrefix.length));
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);

@@ -99,7 +99,12 @@ function testConfig(extra: Record<string, string | undefined> = {}): Config {
   return loadConfig({ ...BASE_ENV, ...runMediaStoreEnv(extra), ...extra });
 }
 
-function withTokens(system: RunningSystem, database: DatabaseHandle, throwaway: { drop(): Promise<void> } | undefined, extra: Partial<TestSystem> = {}): TestSystem {
+function withTokens(
+  system: RunningSystem,
+  database: DatabaseHandle,
+  throwaway: { drop(): Promise<void> } | undefined,
+  extra: Partial<TestSystem> = {},
+): TestSystem {
   return {
     gatewayUrl: system.gatewayUrl!,
     restUrl: system.restUrl!,
@@ -159,7 +164,8 @@ export async function startDistributedTestSystem(options: TestSystemOptions = {}
     started.push(comments);
     const media = await startSubgraphProcess(subgraphConfig, logger, 'media', shared);
     started.push(media);
-    const urlOf = (name: 'users' | 'accounts' | 'comments' | 'media', url: string | undefined) => (options.gatewaySubgraphUrl ? options.gatewaySubgraphUrl(name, url!) : Promise.resolve(url!));
+    const urlOf = (name: 'users' | 'accounts' | 'comments' | 'media', url: string | undefined) =>
+      options.gatewaySubgraphUrl ? options.gatewaySubgraphUrl(name, url!) : Promise.resolve(url!);
     const gatewayConfig = testConfig({
       ...env,
       GATEWAY_MODE: 'distributed',
@@ -187,7 +193,12 @@ export async function startDistributedTestSystem(options: TestSystemOptions = {}
           const running = subgraphs[name];
           const port = new URL(running.subgraphUrls[name]!).port;
           await running.close();
-          const again = await startSubgraphProcess({ ...subgraphConfig, subgraph: { ...subgraphConfig.subgraph, port: Number(port) } }, logger, name, shared);
+          const again = await startSubgraphProcess(
+            { ...subgraphConfig, subgraph: { ...subgraphConfig.subgraph, port: Number(port) } },
+            logger,
+            name,
+            shared,
+          );
           started[started.indexOf(running)] = again;
           subgraphs[name] = again;
         },

@@ -74,7 +74,8 @@ export function violationMessage(subject: string, violations: readonly { field: 
 /** The columns a List filters and sorts on, as the service names them when it refuses one (README, List). */
 export const LIST_COLUMNS = 'id, name, email, phone, avatar, age, gender, status, login_at, created_at, updated_at';
 /** The operators (reference §3.4), then their aliases. */
-export const LIST_OPERATORS = 'eq, neq, gt, gte, lt, lte, like, in, notin, isnull, isnotnull (or =, !=, >, >=, <, <=, not in, is null, is not null)';
+export const LIST_OPERATORS =
+  'eq, neq, gt, gte, lt, lte, like, in, notin, isnull, isnotnull (or =, !=, >, >=, <, <=, not in, is null, is not null)';
 /** The logic values (reference §3.5). */
 export const LIST_LOGIC = 'and, or, &, &&, |, ||, and:(, and:), or:(, or:)';
 
@@ -103,7 +104,8 @@ export const columnNotAllowed = (name: string) => `field name '${name}' is not a
 /** A sort key that is no column (the reference lets it fail in SQL). */
 export const unknownSortColumn = (name: string) => `unknown sort column '${name}'; allowed: ${LIST_COLUMNS}`;
 /** A value that is not of its column's type: `expected` says what the column takes. */
-export const invalidColumnValue = (value: string, column: string, expected: string) => `value '${value}' is not valid for column '${column}': ${expected}`;
+export const invalidColumnValue = (value: string, column: string, expected: string) =>
+  `value '${value}' is not valid for column '${column}': ${expected}`;
 /** What a column of each type takes, in invalidColumnValue. */
 export const COLUMN_TAKES = {
   int32: 'expected a 32-bit integer',
@@ -153,7 +155,8 @@ export const EXP_MISSING = invalidToken('the "exp" claim is missing');
 export const tokenExpired = (at: Date) => `token expired at ${at.toISOString()}`;
 /** tokenExpired at an instant the test does not know: to the millisecond, in UTC. */
 export const TOKEN_EXPIRED = /^token expired at \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-export const permissionDenied = (action: 'update' | 'delete') => `permission denied: only the user itself or an administrator may ${action} this userExample`;
+export const permissionDenied = (action: 'update' | 'delete') =>
+  `permission denied: only the user itself or an administrator may ${action} this userExample`;
 
 // ---- the records ----
 

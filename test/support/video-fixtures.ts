@@ -35,7 +35,15 @@ export function mp4Video(options: { width?: number; height?: number; frames?: nu
 /** An MP4 container whose only track is audio (mp4a): a real MP4, but not a video. */
 export function mp4AudioOnly(): Buffer {
   const file = createFile();
-  const track = file.addTrack({ type: 'mp4a', timescale: 44_100, channel_count: 2, samplesize: 16, samplerate: 44_100, hdlr: 'soun', brands: ['isom', 'mp41'] });
+  const track = file.addTrack({
+    type: 'mp4a',
+    timescale: 44_100,
+    channel_count: 2,
+    samplesize: 16,
+    samplerate: 44_100,
+    hdlr: 'soun',
+    brands: ['isom', 'mp41'],
+  });
   for (let index = 0; index < 3; index += 1) file.addSample(track, new Uint8Array([0x21, 0x10, index]), { duration: 1024, is_sync: true });
   return written(file);
 }

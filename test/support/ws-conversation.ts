@@ -16,9 +16,18 @@ export function connectWs(url: string, protocol: string | null = 'graphql-transp
   const socket = protocol === null ? new WebSocket(url) : new WebSocket(url, protocol);
   const messages: WsConversation['messages'] = [];
   socket.on('message', (data) => messages.push(JSON.parse(String(data)) as WsConversation['messages'][number]));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
   return new Promise((resolve, reject) => {
-    socket.once('open', () => resolve({ messages, closed, socket, send: (message) => socket.send(typeof message === 'string' ? message : JSON.stringify(message)) }));
+    socket.once('open', () =>
+      resolve({
+        messages,
+        closed,
+        socket,
+        send: (message) => socket.send(typeof message === 'string' ? message : JSON.stringify(message)),
+      }),
+    );
     socket.once('error', reject);
   });
 }

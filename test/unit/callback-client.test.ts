@@ -179,7 +179,13 @@ describe("the callback client's check", () => {
       expect(checked, addresses.join(' ')).toMatchObject({ ok: false, reason: 'forbidden_address' });
     }
     const both = await client({ lookup: answering('8.8.8.8', '2606:4700:4700::1111') }).check('https://hooks.example.com/');
-    expect(both).toMatchObject({ ok: true, addresses: [{ address: '8.8.8.8', family: 4 }, { address: '2606:4700:4700::1111', family: 6 }] });
+    expect(both).toMatchObject({
+      ok: true,
+      addresses: [
+        { address: '8.8.8.8', family: 4 },
+        { address: '2606:4700:4700::1111', family: 6 },
+      ],
+    });
   });
 
   it('takes the family from the address, not from what the lookup said', async () => {
@@ -220,7 +226,11 @@ describe("the callback client's check", () => {
 
   it('refuses the metadata service by name, before any lookup', async () => {
     const lookup = answering('8.8.8.8');
-    for (const url of ['http://metadata.google.internal/computeMetadata/v1/', 'http://METADATA.google.internal./', 'https://metadata.google.internal:443/']) {
+    for (const url of [
+      'http://metadata.google.internal/computeMetadata/v1/',
+      'http://METADATA.google.internal./',
+      'https://metadata.google.internal:443/',
+    ]) {
       expect(await client({ lookup, allowPrivate: true }).check(url), url).toEqual({
         ok: false,
         reason: 'forbidden_address',
@@ -240,7 +250,10 @@ describe("the callback client's check", () => {
   });
 
   it('allows a host named in allowedHosts whatever it resolves to, and only that host', async () => {
-    const local = client({ allowedHosts: ['127.0.0.1', '::1', 'Hooks.Internal.', 'metadata.google.internal'], lookup: answering('10.0.0.5') });
+    const local = client({
+      allowedHosts: ['127.0.0.1', '::1', 'Hooks.Internal.', 'metadata.google.internal'],
+      lookup: answering('10.0.0.5'),
+    });
     expect(await local.check('http://127.0.0.1:4000/hook')).toMatchObject({ ok: true, addresses: [{ address: '127.0.0.1', family: 4 }] });
     expect(await local.check('http://[::1]:4000/hook')).toMatchObject({ ok: true, addresses: [{ address: '::1', family: 6 }] });
     expect(await local.check('http://hooks.internal/hook')).toMatchObject({ ok: true, addresses: [{ address: '10.0.0.5', family: 4 }] });
@@ -278,7 +291,11 @@ describe("the callback client's check", () => {
   it('refuses http: when https is required', async () => {
     const lookup = answering('8.8.8.8');
     const production = client({ requireHttps: true, lookup });
-    expect(await production.check('http://hooks.example.com/')).toEqual({ ok: false, reason: 'https_required', message: 'the URL must use https:' });
+    expect(await production.check('http://hooks.example.com/')).toEqual({
+      ok: false,
+      reason: 'https_required',
+      message: 'the URL must use https:',
+    });
     expect(await production.check('https://hooks.example.com/')).toMatchObject({ ok: true });
     expect(await client({ requireHttps: false, lookup }).check('http://hooks.example.com/')).toMatchObject({ ok: true });
   });
@@ -295,7 +312,10 @@ describe("the callback client's check", () => {
       reason: 'unresolvable',
       message: 'the host name could not be resolved now (a temporary DNS failure)',
     });
-    expect(await client({ lookup: answering('not-an-ip') }).check('https://odd.example/')).toMatchObject({ ok: false, reason: 'unresolvable' });
+    expect(await client({ lookup: answering('not-an-ip') }).check('https://odd.example/')).toMatchObject({
+      ok: false,
+      reason: 'unresolvable',
+    });
     const hanging: CallbackLookup = () => new Promise(() => {});
     expect(await client({ lookup: hanging, responseTimeoutMs: 20 }).check('https://slow.example/')).toEqual({
       ok: false,

@@ -21,7 +21,9 @@ describe('loadConfig', () => {
   it('allows webhook callbacks on this machine by default in development only', () => {
     expect(loadConfig({}).social.webhooks.allowedHosts).toEqual(['127.0.0.1', '::1', 'localhost']);
     expect(loadConfig({ NODE_ENV: 'test' }).social.webhooks.allowedHosts).toEqual([]);
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SOCIAL_CURSOR_SECRET: 'y'.repeat(32) }).social.webhooks.allowedHosts).toEqual([]);
+    expect(
+      loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SOCIAL_CURSOR_SECRET: 'y'.repeat(32) }).social.webhooks.allowedHosts,
+    ).toEqual([]);
     expect(loadConfig({ WEBHOOK_ALLOWED_HOSTS: '' }).social.webhooks.allowedHosts).toEqual([]);
   });
 
@@ -57,19 +59,25 @@ describe('loadConfig', () => {
     [{ GATEWAY_MODE: 'distributed' }, 'configuration: SUBGRAPH_USERS_URL is required when GATEWAY_MODE=distributed'],
     [{ SUBGRAPH_USERS_URL: 'ftp://x' }, 'configuration: SUBGRAPH_USERS_URL must be an http(s) URL, got "ftp://x"'],
     [{ SUBGRAPH_USERS_URL: 'http://a:4001/graphql,ftp://b' }, 'configuration: SUBGRAPH_USERS_URL must be an http(s) URL, got "ftp://b"'],
-    [{ SUBGRAPH_USERS_URL: 'http://a:4001/graphql,,http://b:4001/graphql' }, 'configuration: SUBGRAPH_USERS_URL has an empty entry between its commas'],
+    [
+      { SUBGRAPH_USERS_URL: 'http://a:4001/graphql,,http://b:4001/graphql' },
+      'configuration: SUBGRAPH_USERS_URL has an empty entry between its commas',
+    ],
     [{ SUBGRAPH_USERS_URL: 'http://a:4001/graphql, http://a:4001/graphql' }, 'configuration: SUBGRAPH_USERS_URL lists a URL twice'],
     [{ JWT_SECRET: 'short' }, 'configuration: JWT_SECRET must be at least 32 characters'],
     [{ JWT_ALGORITHM: 'RS256' }, 'configuration: JWT_PUBLIC_KEY is required with JWT_ALGORITHM=RS256'],
     [{ GRAPHQL_INTROSPECTION: 'maybe' }, 'configuration: GRAPHQL_INTROSPECTION must be true or false, got "maybe"'],
-    [{ CORS_ORIGINS: 'app.example.com' }, 'configuration: CORS_ORIGINS must list origins such as https://app.example.com, got "app.example.com"'],
+    [
+      { CORS_ORIGINS: 'app.example.com' },
+      'configuration: CORS_ORIGINS must list origins such as https://app.example.com, got "app.example.com"',
+    ],
     [{ SOCIAL_CURSOR_SECRET: 'short' }, 'configuration: SOCIAL_CURSOR_SECRET must be at least 32 characters'],
     [{ SOCIAL_PARENT_PORT: '-1' }, 'configuration: SOCIAL_PARENT_PORT must be between 0 and 65535, got -1'],
-    [{ SOCIAL_PARENT_HOSTNAME: 'graph example' }, 'configuration: SOCIAL_PARENT_HOSTNAME must be a host name such as graph.example.com, got "graph example"'],
     [
-      { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) },
-      'configuration: SOCIAL_CURSOR_SECRET must be set when NODE_ENV=production',
+      { SOCIAL_PARENT_HOSTNAME: 'graph example' },
+      'configuration: SOCIAL_PARENT_HOSTNAME must be a host name such as graph.example.com, got "graph example"',
     ],
+    [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'configuration: SOCIAL_CURSOR_SECRET must be set when NODE_ENV=production'],
   ])('names the bad variable: %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
@@ -135,14 +143,21 @@ describe('loadConfig: GraphQL hardening', () => {
     [{ GRAPHQL_MAX_COST: '1.5' }, 'configuration: GRAPHQL_MAX_COST must be an integer, got "1.5"'],
     [{ GRAPHQL_COST_LIST_SIZE: '0' }, 'configuration: GRAPHQL_COST_LIST_SIZE must be between 1 and 100000, got 0'],
     [{ GRAPHQL_FIELD_SUGGESTIONS: 'sometimes' }, 'configuration: GRAPHQL_FIELD_SUGGESTIONS must be true or false, got "sometimes"'],
-    [{ GRAPHQL_PERSISTED_OPERATIONS: 'strict' }, 'configuration: GRAPHQL_PERSISTED_OPERATIONS must be one of off, allow, require, got "strict"'],
+    [
+      { GRAPHQL_PERSISTED_OPERATIONS: 'strict' },
+      'configuration: GRAPHQL_PERSISTED_OPERATIONS must be one of off, allow, require, got "strict"',
+    ],
     [
       { GRAPHQL_PERSISTED_OPERATIONS: 'allow' },
       'configuration: GRAPHQL_PERSISTED_OPERATIONS_MANIFEST is required when GRAPHQL_PERSISTED_OPERATIONS=allow',
     ],
     [{ GRAPHQL_TRUSTED_CALLER_SECRET: 'short' }, 'configuration: GRAPHQL_TRUSTED_CALLER_SECRET must be at least 32 characters'],
     [
-      { GATEWAY_URL: 'http://gateway.internal:4000', GRAPHQL_PERSISTED_OPERATIONS: 'require', GRAPHQL_PERSISTED_OPERATIONS_MANIFEST: './m.json' },
+      {
+        GATEWAY_URL: 'http://gateway.internal:4000',
+        GRAPHQL_PERSISTED_OPERATIONS: 'require',
+        GRAPHQL_PERSISTED_OPERATIONS_MANIFEST: './m.json',
+      },
       'configuration: GRAPHQL_TRUSTED_CALLER_SECRET is required when GATEWAY_URL is set and GRAPHQL_PERSISTED_OPERATIONS=require',
     ],
   ])('names the bad variable: %j', (env, message) => {
@@ -151,7 +166,12 @@ describe('loadConfig: GraphQL hardening', () => {
 });
 
 describe('loadConfig: the media blob store', () => {
-  const S3 = { MEDIA_STORE: 's3', MEDIA_S3_BUCKET: 'tributary-media', MEDIA_S3_ACCESS_KEY_ID: 'AKIDEXAMPLE', MEDIA_S3_SECRET_ACCESS_KEY: 'secret' };
+  const S3 = {
+    MEDIA_STORE: 's3',
+    MEDIA_S3_BUCKET: 'tributary-media',
+    MEDIA_S3_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+    MEDIA_S3_SECRET_ACCESS_KEY: 'secret',
+  };
 
   it('keeps the bytes in the local directory by default (DATA_DIR/media, or a temporary one in memory)', () => {
     expect(loadConfig({}).media).toMatchObject({ store: 'local', blobDir: './data/media', s3: undefined });
@@ -174,10 +194,24 @@ describe('loadConfig: the media blob store', () => {
         forcePathStyle: false,
       },
     });
-    const config = loadConfig({ ...S3, MEDIA_S3_ENDPOINT: 'http://minio:9000', MEDIA_S3_REGION: 'eu-west-3', MEDIA_S3_KEY_PREFIX: 'media/', MEDIA_S3_SESSION_TOKEN: 'token' });
+    const config = loadConfig({
+      ...S3,
+      MEDIA_S3_ENDPOINT: 'http://minio:9000',
+      MEDIA_S3_REGION: 'eu-west-3',
+      MEDIA_S3_KEY_PREFIX: 'media/',
+      MEDIA_S3_SESSION_TOKEN: 'token',
+    });
     // An endpoint of its own is an S3-compatible server: path-style unless told otherwise.
-    expect(config.media.s3).toMatchObject({ endpoint: 'http://minio:9000', region: 'eu-west-3', keyPrefix: 'media/', sessionToken: 'token', forcePathStyle: true });
-    expect(loadConfig({ ...S3, MEDIA_S3_ENDPOINT: 'http://minio:9000', MEDIA_S3_FORCE_PATH_STYLE: 'false' }).media.s3?.forcePathStyle).toBe(false);
+    expect(config.media.s3).toMatchObject({
+      endpoint: 'http://minio:9000',
+      region: 'eu-west-3',
+      keyPrefix: 'media/',
+      sessionToken: 'token',
+      forcePathStyle: true,
+    });
+    expect(loadConfig({ ...S3, MEDIA_S3_ENDPOINT: 'http://minio:9000', MEDIA_S3_FORCE_PATH_STYLE: 'false' }).media.s3?.forcePathStyle).toBe(
+      false,
+    );
     expect(Object.isFrozen(config.media.s3)).toBe(true);
   });
 
@@ -186,13 +220,25 @@ describe('loadConfig: the media blob store', () => {
     [{ ...S3, MEDIA_S3_BUCKET: '' }, 'configuration: MEDIA_S3_BUCKET is required when MEDIA_STORE=s3'],
     [{ ...S3, MEDIA_S3_ACCESS_KEY_ID: undefined }, 'configuration: MEDIA_S3_ACCESS_KEY_ID is required when MEDIA_STORE=s3'],
     [{ ...S3, MEDIA_S3_SECRET_ACCESS_KEY: undefined }, 'configuration: MEDIA_S3_SECRET_ACCESS_KEY is required when MEDIA_STORE=s3'],
-    [{ ...S3, MEDIA_S3_BUCKET: 'Media_Bucket' }, 'configuration: MEDIA_S3_BUCKET must be a bucket name (3–63 lowercase letters, digits, dots and hyphens), got "Media_Bucket"'],
+    [
+      { ...S3, MEDIA_S3_BUCKET: 'Media_Bucket' },
+      'configuration: MEDIA_S3_BUCKET must be a bucket name (3–63 lowercase letters, digits, dots and hyphens), got "Media_Bucket"',
+    ],
     [{ ...S3, MEDIA_S3_ENDPOINT: 'ftp://minio:9000' }, 'configuration: MEDIA_S3_ENDPOINT must be an http(s) URL, got "ftp://minio:9000"'],
     [{ ...S3, MEDIA_S3_REGION: 'EU West' }, 'configuration: MEDIA_S3_REGION must be a region name such as eu-west-1, got "EU West"'],
-    [{ ...S3, MEDIA_S3_KEY_PREFIX: '/media/' }, `configuration: MEDIA_S3_KEY_PREFIX must be at most 256 letters, digits and !_.*'()/- not starting with a slash, got "/media/"`],
+    [
+      { ...S3, MEDIA_S3_KEY_PREFIX: '/media/' },
+      `configuration: MEDIA_S3_KEY_PREFIX must be at most 256 letters, digits and !_.*'()/- not starting with a slash, got "/media/"`,
+    ],
     [{ ...S3, MEDIA_S3_FORCE_PATH_STYLE: 'sometimes' }, 'configuration: MEDIA_S3_FORCE_PATH_STYLE must be true or false, got "sometimes"'],
-    [{ ...S3, MEDIA_BLOB_DIR: '/srv/media' }, 'configuration: MEDIA_BLOB_DIR is set but MEDIA_STORE=s3 keeps the bytes in the bucket: remove one of them'],
-    [{ MEDIA_S3_BUCKET: 'tributary-media' }, 'configuration: MEDIA_S3_BUCKET is set but MEDIA_STORE is not s3: set MEDIA_STORE=s3 to keep the bytes in the bucket, or remove it'],
+    [
+      { ...S3, MEDIA_BLOB_DIR: '/srv/media' },
+      'configuration: MEDIA_BLOB_DIR is set but MEDIA_STORE=s3 keeps the bytes in the bucket: remove one of them',
+    ],
+    [
+      { MEDIA_S3_BUCKET: 'tributary-media' },
+      'configuration: MEDIA_S3_BUCKET is set but MEDIA_STORE is not s3: set MEDIA_STORE=s3 to keep the bytes in the bucket, or remove it',
+    ],
   ])('names the bad variable: %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

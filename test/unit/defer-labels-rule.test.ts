@@ -11,11 +11,17 @@ const messages = (query: string) => validate(schema, parse(query), [...specified
 
 describe('deferLabelsRule: @defer labels as the incremental delivery RFC has them', () => {
   it('takes static, unique labels, and no label', () => {
-    expect(messages(`{ me { id ... @defer(label: "a") { name } ... @defer(label: "b") { bio } ... @defer { id } ... @defer(label: null) { id } } }`)).toEqual([]);
+    expect(
+      messages(
+        `{ me { id ... @defer(label: "a") { name } ... @defer(label: "b") { bio } ... @defer { id } ... @defer(label: null) { id } } }`,
+      ),
+    ).toEqual([]);
   });
 
   it('refuses a variable label, as graphql-js 17 words it', () => {
-    expect(messages(`query($l: String) { me { ... @defer(label: $l) { name } } }`)).toEqual([`Directive "defer"'s label argument must be a static string.`]);
+    expect(messages(`query($l: String) { me { ... @defer(label: $l) { name } } }`)).toEqual([
+      `Directive "defer"'s label argument must be a static string.`,
+    ]);
   });
 
   it('refuses a label used twice in the document, fragments included', () => {

@@ -85,6 +85,8 @@ describe('indexDescriptorSet', () => {
     expect(() => indexDescriptorSet(setOf(withoutDescriptor))).toThrow(
       'descriptor set: google/api/annotations.proto imports google/protobuf/descriptor.proto, which the set does not hold (build it with its imports)',
     );
-    expect(() => indexDescriptorSet(setOf([...all, all[0]!]))).toThrow('descriptor set: file "api/types/types.proto" is missing a name or listed twice');
+    expect(() => indexDescriptorSet(setOf([...all, all[0]!]))).toThrow(
+      'descriptor set: file "api/types/types.proto" is missing a name or listed twice',
+    );
   });
 });

@@ -85,11 +85,20 @@ describe('token errors', () => {
 
   it.each([
     [458, 'Error validating access token: The user has not authorized application 936619743392459.'],
-    [459, 'Error validating access token: You cannot access the app till you log in to www.social.example and follow the instructions given.'],
-    [460, 'Error validating access token: The session has been invalidated because the user changed their password or Social has changed the session for security reasons.'],
+    [
+      459,
+      'Error validating access token: You cannot access the app till you log in to www.social.example and follow the instructions given.',
+    ],
+    [
+      460,
+      'Error validating access token: The session has been invalidated because the user changed their password or Social has changed the session for security reasons.',
+    ],
     [464, 'Error validating access token: Sessions for the user are not allowed because the user is not a confirmed user.'],
     [467, 'Error validating access token: The session is invalid because the user logged out.'],
-    [492, 'The user must be an administrator, editor, or moderator of the page in order to impersonate it. If the page business requires Two Factor Authentication, the user also needs to enable Two Factor Authentication.'],
+    [
+      492,
+      'The user must be an administrator, editor, or moderator of the page in order to impersonate it. If the page business requires Two Factor Authentication, the user also needs to enable Two Factor Authentication.',
+    ],
   ] as const)('answers an invalidated token with 190/%i', (subcode, message) => {
     const reply = subcode === 458 ? errors.invalidatedToken(458, '936619743392459') : errors.invalidatedToken(subcode);
     expectReply(reply, 400, { message, type: 'OAuthException', code: 190, error_subcode: subcode }, 'invalid_token');

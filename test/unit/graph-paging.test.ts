@@ -38,9 +38,9 @@ describe('buildPaging', () => {
 
   it('gives edges such as tags cursors but never links', () => {
     const requestUrl = new URL('http://localhost:8080/v21.0/17841400000000001/tags?access_token=EAAB123');
-    expect(
-      buildPaging({ requestUrl, before: 'a', after: 'b', hasPrevious: true, hasNext: true, cursorsOnly: true }),
-    ).toStrictEqual({ cursors: { before: 'a', after: 'b' } });
+    expect(buildPaging({ requestUrl, before: 'a', after: 'b', hasPrevious: true, hasNext: true, cursorsOnly: true })).toStrictEqual({
+      cursors: { before: 'a', after: 'b' },
+    });
   });
 
   it('leaves out paging for an empty list with nothing before or after', () => {
@@ -73,22 +73,15 @@ describe('buildPaging', () => {
 
   it('refuses to link without the cursor the link needs', () => {
     const requestUrl = new URL(BASE);
-    expect(() => buildPaging({ requestUrl, before: 'a', hasPrevious: false, hasNext: true })).toThrow(
-      'hasNext needs the after cursor',
-    );
-    expect(() => buildPaging({ requestUrl, after: 'b', hasPrevious: true, hasNext: false })).toThrow(
-      'hasPrevious needs the before cursor',
-    );
+    expect(() => buildPaging({ requestUrl, before: 'a', hasPrevious: false, hasNext: true })).toThrow('hasNext needs the after cursor');
+    expect(() => buildPaging({ requestUrl, after: 'b', hasPrevious: true, hasNext: false })).toThrow('hasPrevious needs the before cursor');
   });
 
   it('form-encodes cursors and re-encodes the untouched parameters the way URLSearchParams writes them', () => {
     // The request as a client might send it: braces and commas raw, a space as %20, a cursor with base64 padding.
-    const requestUrl = new URL(
-      `${BASE}?fields=id,text,replies.limit(5){text,username},media{id}&access_token=EA%2BB/1&q=a%20b&pretty`,
-    );
+    const requestUrl = new URL(`${BASE}?fields=id,text,replies.limit(5){text,username},media{id}&access_token=EA%2BB/1&q=a%20b&pretty`);
     const paging = buildPaging({ requestUrl, before: 'QV+F/I=', after: 'a&b=c', hasPrevious: true, hasNext: true });
-    const query =
-      'fields=id%2Ctext%2Creplies.limit%285%29%7Btext%2Cusername%7D%2Cmedia%7Bid%7D&access_token=EA%2BB%2F1&q=a+b&pretty=';
+    const query = 'fields=id%2Ctext%2Creplies.limit%285%29%7Btext%2Cusername%7D%2Cmedia%7Bid%7D&access_token=EA%2BB%2F1&q=a+b&pretty=';
     expect(paging).toStrictEqual({
       cursors: { before: 'QV+F/I=', after: 'a&b=c' },
       previous: `${BASE}?${query}&before=QV%2BF%2FI%3D`,
@@ -127,9 +120,7 @@ describe('buildTimePaging', () => {
   const INSIGHTS = 'http://localhost:8081/v21.0/17841400000000001/insights';
 
   it('moves since and until one window back and forward, repeating the other parameters', () => {
-    const requestUrl = new URL(
-      `${INSIGHTS}?metric=reach,follower_count&period=day&since=1700000000&access_token=EAAB123&until=1700172800`,
-    );
+    const requestUrl = new URL(`${INSIGHTS}?metric=reach,follower_count&period=day&since=1700000000&access_token=EAAB123&until=1700172800`);
     expect(buildTimePaging({ requestUrl, since: 1700000000, until: 1700172800, hasPrevious: true, hasNext: true })).toStrictEqual({
       previous: `${INSIGHTS}?metric=reach%2Cfollower_count&period=day&access_token=EAAB123&since=1699827200&until=1700000000`,
       next: `${INSIGHTS}?metric=reach%2Cfollower_count&period=day&access_token=EAAB123&since=1700172800&until=1700345600`,
@@ -163,9 +154,7 @@ describe('buildTimePaging', () => {
     [1.5, 100],
     [Number.NaN, 100],
   ])('refuses the window since=%s until=%s', (since, until) => {
-    expect(() =>
-      buildTimePaging({ requestUrl: new URL(INSIGHTS), since, until, hasPrevious: true, hasNext: true }),
-    ).toThrow(RangeError);
+    expect(() => buildTimePaging({ requestUrl: new URL(INSIGHTS), since, until, hasPrevious: true, hasNext: true })).toThrow(RangeError);
   });
 });
 

@@ -411,7 +411,7 @@ describe('parseGraphTime: weekdays', () => {
     for (let today = 0; today < 7; today++) {
       const now = new Date(Date.UTC(2024, 4, 12 + today, 15, 30));
       for (let target = 0; target < 7; target++) {
-        const ahead = ((target - today + 7) % 7) || 7;
+        const ahead = (target - today + 7) % 7 || 7;
         expect(parse(`next ${NAMES[target]}`, now), `${NAMES[today]}: next ${NAMES[target]}`).toBe(day(today + ahead));
       }
     }
@@ -421,7 +421,7 @@ describe('parseGraphTime: weekdays', () => {
     for (let today = 0; today < 7; today++) {
       const now = new Date(Date.UTC(2024, 4, 12 + today, 15, 30));
       for (let target = 0; target < 7; target++) {
-        const back = ((today - target + 7) % 7) || 7;
+        const back = (today - target + 7) % 7 || 7;
         expect(parse(`last ${NAMES[target]}`, now), `${NAMES[today]}: last ${NAMES[target]}`).toBe(day(today - back));
         expect(parse(`previous ${NAMES[target]}`, now)).toBe(day(today - back));
       }

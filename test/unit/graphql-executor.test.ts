@@ -63,7 +63,12 @@ describe('createHttpExecutor', () => {
   it("sends a generated document's text with its variables and reads the reply as its result", async () => {
     const record = { id: '9007199254740993', name: 'Ann', email: 'a@example.com', phone: '13800138000', avatar: 'https://a.example/a.png' };
     reply = { status: 200, body: JSON.stringify({ data: { userExample: record } }) };
-    const result = await executor().execute({ query: GetByIdDocument, operationName: 'GetByID', variables: { id: '9007199254740993' }, headers: {} });
+    const result = await executor().execute({
+      query: GetByIdDocument,
+      operationName: 'GetByID',
+      variables: { id: '9007199254740993' },
+      headers: {},
+    });
     expect(result).toEqual({ data: { userExample: record } });
     expect(result.data?.userExample?.id).toBe('9007199254740993');
     expect(received.at(-1)).toEqual({ query: String(GetByIdDocument), operationName: 'GetByID', variables: { id: '9007199254740993' } });
@@ -76,7 +81,9 @@ describe('createHttpExecutor', () => {
     ['no JSON at all', 502, '<html>Bad Gateway</html>'],
   ])('answers UNAVAILABLE for %s', async (_name, status, body) => {
     reply = { status, body };
-    await expect(executor().execute({ query: 'query Q { __typename }', operationName: 'Q', variables: {}, headers: {} })).rejects.toMatchObject({
+    await expect(
+      executor().execute({ query: 'query Q { __typename }', operationName: 'Q', variables: {}, headers: {} }),
+    ).rejects.toMatchObject({
       code: 'UNAVAILABLE',
       message: `the GraphQL gateway answered HTTP ${status} without a GraphQL body`,
     });

@@ -151,12 +151,16 @@ describe('checkOperation', () => {
     ['{ now me { id } account(id: 1) { id } }', 'MAX_ROOT_FIELDS_LIMIT', 'operation selects 3 root fields, more than the limit of 2'],
     ['{ me { media { nodes { comments { nodes { id } } } } } }', 'MAX_DEPTH_LIMIT', 'operation depth 6 exceeds the limit of 4'],
     ['{ me { a: id b: id c: id } }', 'MAX_ALIASES_LIMIT', 'operation uses 3 aliases, more than the limit of 2'],
-    ['{ me { media(first: 50) { nodes { id } } } }', 'COST_ESTIMATED_TOO_EXPENSIVE', "operation's estimated cost 101 exceeds the limit of 100"],
+    [
+      '{ me { media(first: 50) { nodes { id } } } }',
+      'COST_ESTIMATED_TOO_EXPENSIVE',
+      "operation's estimated cost 101 exceeds the limit of 100",
+    ],
   ])('refuses %s with %s', (query, code, message) => {
     expect(refusal(query)).toEqual({ message, extensions: { code, http: { status: 400 } } });
   });
 
-  it("answers each request by its own variables, whether or not an estimate for them is kept", () => {
+  it('answers each request by its own variables, whether or not an estimate for them is kept', () => {
     const parsed = operationOf('query Q($n: Int, $id: ID!) { account(id: $id) { media(first: $n) { nodes { id } } } }');
     const check = (variables: Record<string, unknown>) => {
       try {

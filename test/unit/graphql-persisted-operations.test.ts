@@ -83,7 +83,10 @@ describe('checkManifest', () => {
       ]),
       'operation 1: id a is listed twice with different bodies',
     ],
-    [manifest([{ id: 'a', name: 'Me', type: 'query', body: '{ me ' }]), 'operation 0 (a) is not a GraphQL operation: Syntax Error: Expected Name, found <EOF>.'],
+    [
+      manifest([{ id: 'a', name: 'Me', type: 'query', body: '{ me ' }]),
+      'operation 0 (a) is not a GraphQL operation: Syntax Error: Expected Name, found <EOF>.',
+    ],
     [
       manifest([{ id: 'a', name: 'Two', type: 'query', body: 'query A { a } query B { b }' }]),
       'operation 0 (a) is not a GraphQL operation: it must hold exactly one operation',

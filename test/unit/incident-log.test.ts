@@ -9,7 +9,14 @@ function setUp(options: { impact?: string } = {}) {
   const clock = createManualClock();
   const log = createIncidentLog({ logger: createLogger({ level: 'info', destination: capture }), what: 'database', clock, ...options });
   const lines = () =>
-    capture.entries().map(({ level, msg, reason, newFailures, totalFailures, downForMs }) => ({ level, msg, reason, newFailures, totalFailures, downForMs }));
+    capture.entries().map(({ level, msg, reason, newFailures, totalFailures, downForMs }) => ({
+      level,
+      msg,
+      reason,
+      newFailures,
+      totalFailures,
+      downForMs,
+    }));
   return { capture, clock, log, lines };
 }
 
@@ -30,9 +37,30 @@ describe('the incident log of an unreachable dependency', () => {
     log.succeeded();
     expect(log.open).toBe(false);
     expect(lines()).toEqual([
-      { level: 50, msg: 'database unreachable', reason: 'connect ECONNREFUSED 127.0.0.1:5432', newFailures: undefined, totalFailures: undefined, downForMs: undefined },
-      { level: 40, msg: 'database still unreachable', reason: 'connect ECONNREFUSED 127.0.0.1:5432', newFailures: 1099, totalFailures: 1100, downForMs: 60_000 },
-      { level: 40, msg: 'database still unreachable', reason: 'timeout exceeded when trying to connect', newFailures: 40, totalFailures: 1140, downForMs: 120_000 },
+      {
+        level: 50,
+        msg: 'database unreachable',
+        reason: 'connect ECONNREFUSED 127.0.0.1:5432',
+        newFailures: undefined,
+        totalFailures: undefined,
+        downForMs: undefined,
+      },
+      {
+        level: 40,
+        msg: 'database still unreachable',
+        reason: 'connect ECONNREFUSED 127.0.0.1:5432',
+        newFailures: 1099,
+        totalFailures: 1100,
+        downForMs: 60_000,
+      },
+      {
+        level: 40,
+        msg: 'database still unreachable',
+        reason: 'timeout exceeded when trying to connect',
+        newFailures: 40,
+        totalFailures: 1140,
+        downForMs: 120_000,
+      },
       { level: 40, msg: 'database recovered', reason: undefined, newFailures: undefined, totalFailures: 1140, downForMs: 125_000 },
     ]);
   });
@@ -95,9 +123,23 @@ describe('the incident log of an unreachable dependency', () => {
     clock.advance(1_000);
     log.failed(new AggregateError([new Error('connect ECONNREFUSED ::1:5432'), new Error('connect ECONNREFUSED 127.0.0.1:5432')]));
     expect(lines()).toEqual([
-      { level: 50, msg: 'database unreachable', reason: 'connect ECONNREFUSED 127.0.0.1:5432', newFailures: undefined, totalFailures: undefined, downForMs: undefined },
+      {
+        level: 50,
+        msg: 'database unreachable',
+        reason: 'connect ECONNREFUSED 127.0.0.1:5432',
+        newFailures: undefined,
+        totalFailures: undefined,
+        downForMs: undefined,
+      },
       { level: 40, msg: 'database recovered', reason: undefined, newFailures: undefined, totalFailures: 1, downForMs: 2_000 },
-      { level: 50, msg: 'database unreachable', reason: 'connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 127.0.0.1:5432', newFailures: undefined, totalFailures: undefined, downForMs: undefined },
+      {
+        level: 50,
+        msg: 'database unreachable',
+        reason: 'connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 127.0.0.1:5432',
+        newFailures: undefined,
+        totalFailures: undefined,
+        downForMs: undefined,
+      },
     ]);
   });
 

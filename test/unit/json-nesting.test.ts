@@ -14,7 +14,14 @@ describe('jsonNestsDeeperThan: the nesting bound, read off the bytes', () => {
     const tricky = fc.constantFrom('[', ']', '{', '}', '"', '\\', '\\"', '\\\\', '[[[', '}}}', 'é', '😀');
     const text = fc.array(fc.oneof(tricky, fc.string()), { maxLength: 6 }).map((pieces) => pieces.join(''));
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.constant(null), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(text, tie('node'), { maxKeys: 3 })),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.constant(null),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(text, tie('node'), { maxKeys: 3 }),
+      ),
     })).node;
     fc.assert(
       fc.property(value, fc.integer({ min: 0, max: 8 }), (json, bound) => {

@@ -24,22 +24,77 @@ async function importProblems(filePath: string, specifier: string): Promise<stri
 
 describe('import walls (eslint.config.js)', () => {
   it.each([
-    ['a REST route importing a subgraph module', 'rest-adapter/user-records/fixture.ts', '../../subgraphs/users/user-example.types.ts', 'a transport never imports a subgraph'],
-    ['a REST route importing the social kernel', 'rest-adapter/social-graph/fixture.ts', '../../subgraphs/shared/social-graph/social-errors.ts', 'a transport never imports a subgraph'],
-    ['the gRPC transport importing a repository', 'subgraphs/users/grpc/fixture.ts', '../user-example.repository.ts', 'no repository, no validation'],
-    ['the gRPC transport running validation itself', 'subgraphs/users/grpc/fixture.ts', '../user-example.validation.ts', 'no repository, no validation'],
+    [
+      'a REST route importing a subgraph module',
+      'rest-adapter/user-records/fixture.ts',
+      '../../subgraphs/users/user-example.types.ts',
+      'a transport never imports a subgraph',
+    ],
+    [
+      'a REST route importing the social kernel',
+      'rest-adapter/social-graph/fixture.ts',
+      '../../subgraphs/shared/social-graph/social-errors.ts',
+      'a transport never imports a subgraph',
+    ],
+    [
+      'the gRPC transport importing a repository',
+      'subgraphs/users/grpc/fixture.ts',
+      '../user-example.repository.ts',
+      'no repository, no validation',
+    ],
+    [
+      'the gRPC transport running validation itself',
+      'subgraphs/users/grpc/fixture.ts',
+      '../user-example.validation.ts',
+      'no repository, no validation',
+    ],
     ['lib importing a subgraph', 'lib/fixture.ts', '../subgraphs/users/user-example.service.ts', 'lib/ imports nothing above it'],
     ['lib importing a contract', 'lib/fixture.ts', '../contracts/user-records.ts', 'lib/ imports nothing above it'],
     ['a contract importing a subgraph', 'contracts/fixture.ts', '../subgraphs/media/media-errors.ts', 'contracts/ imports lib/ only'],
-    ['a contract importing a transport', 'contracts/fixture.ts', '../rest-adapter/social-graph/graph-errors.ts', 'contracts/ imports lib/ only'],
-    ['a subgraph importing a transport', 'subgraphs/media/fixture.ts', '../../rest-adapter/media-upload/media-error-mapper.ts', 'transports call it'],
-    ['the gateway importing a subgraph internal', 'gateway/fixture.ts', '../subgraphs/users/user-example.service.ts', 'only through subgraphs/subgraph.ts'],
+    [
+      'a contract importing a transport',
+      'contracts/fixture.ts',
+      '../rest-adapter/social-graph/graph-errors.ts',
+      'contracts/ imports lib/ only',
+    ],
+    [
+      'a subgraph importing a transport',
+      'subgraphs/media/fixture.ts',
+      '../../rest-adapter/media-upload/media-error-mapper.ts',
+      'transports call it',
+    ],
+    [
+      'the gateway importing a subgraph internal',
+      'gateway/fixture.ts',
+      '../subgraphs/users/user-example.service.ts',
+      'only through subgraphs/subgraph.ts',
+    ],
     ['a REST route reaching past the gateway’s door', 'rest-adapter/fixture.ts', '../gateway/gateway-context.ts', 'only through its door'],
-    ['a REST route holding the fast lane', 'rest-adapter/user-records/fixture.ts', '../../gateway/stand-ins/operation-fast-lane.ts', 'only through its door'],
-    ['a REST stand-in reaching past the door', 'rest-adapter/stand-ins/fixture.ts', '../../gateway/create-gateway.ts', 'only through its door'],
+    [
+      'a REST route holding the fast lane',
+      'rest-adapter/user-records/fixture.ts',
+      '../../gateway/stand-ins/operation-fast-lane.ts',
+      'only through its door',
+    ],
+    [
+      'a REST stand-in reaching past the door',
+      'rest-adapter/stand-ins/fixture.ts',
+      '../../gateway/create-gateway.ts',
+      'only through its door',
+    ],
     ['the gateway proper importing federation-internals', 'gateway/fixture.ts', '@apollo/federation-internals', "only the stand-ins' wing"],
-    ['the gateway proper importing a dist/ file', 'gateway/fixture.ts', '@apollo/gateway/dist/resultShaping.js', "only the stand-ins' wing"],
-    ['a subgraph importing a dist/ file', 'subgraphs/users/fixture.ts', '@apollo/subgraph/dist/schema-helper/resolverMap.js', "only the stand-ins' wing"],
+    [
+      'the gateway proper importing a dist/ file',
+      'gateway/fixture.ts',
+      '@apollo/gateway/dist/resultShaping.js',
+      "only the stand-ins' wing",
+    ],
+    [
+      'a subgraph importing a dist/ file',
+      'subgraphs/users/fixture.ts',
+      '@apollo/subgraph/dist/schema-helper/resolverMap.js',
+      "only the stand-ins' wing",
+    ],
     ['lib importing federation-internals', 'lib/stand-ins/fixture.ts', '@apollo/federation-internals', "only the stand-ins' wing"],
     ['an entrypoint importing a dist/ file', 'bin/fixture.ts', '@apollo/server/dist/esm/index.js', "only the stand-ins' wing"],
   ])('refuses %s', async (_label, filePath, specifier, reason) => {
@@ -82,8 +137,12 @@ async function syntaxProblems(filePath: string, code: string): Promise<string[]>
   const config = (await eslint.calculateConfigForFile(filePath)) as { rules?: Record<string, Linter.RuleEntry> };
   const rule = config.rules?.['no-restricted-syntax'];
   if (rule === undefined) return [];
-  const messages = new Linter({ configType: 'flat' }).verify(code, [{ files: ['**/*.js'], languageOptions: { sourceType: 'module' }, rules: { 'no-restricted-syntax': rule } }], {
-    filename: `${root}${filePath.replace(/\.ts$/, '.js')}`,
-  });
+  const messages = new Linter({ configType: 'flat' }).verify(
+    code,
+    [{ files: ['**/*.js'], languageOptions: { sourceType: 'module' }, rules: { 'no-restricted-syntax': rule } }],
+    {
+      filename: `${root}${filePath.replace(/\.ts$/, '.js')}`,
+    },
+  );
   return messages.map((message) => message.message);
 }

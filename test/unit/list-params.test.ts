@@ -55,9 +55,7 @@ describe('paging', () => {
 
   it('accepts the maximum limit and refuses one above it (no silent clamp)', () => {
     expect(parse({ limit: 1000 }).limit).toBe(1000);
-    expect(violations({ limit: 1001 })).toEqual([
-      { field: 'params.limit', description: LIST_RULE.limit },
-    ]);
+    expect(violations({ limit: 1001 })).toEqual([{ field: 'params.limit', description: LIST_RULE.limit }]);
   });
 
   it('refuses a negative limit and a negative or fractional page', () => {
@@ -161,7 +159,14 @@ describe('operators', () => {
   });
 
   it('names an unknown column and a non-public one', () => {
-    expect(violations({ columns: [{ name: 'nickname', value: 'x' }, { name: 'password_hash', value: 'x' }] })).toEqual([
+    expect(
+      violations({
+        columns: [
+          { name: 'nickname', value: 'x' },
+          { name: 'password_hash', value: 'x' },
+        ],
+      }),
+    ).toEqual([
       { field: 'params.columns[0].name', description: columnNotAllowed('nickname') },
       { field: 'params.columns[1].name', description: columnNotAllowed('password_hash') },
     ]);
@@ -269,7 +274,9 @@ describe('typed values', () => {
   it('keeps int64 login times exact, negative included', () => {
     expect(value('login_at', '-9223372036854775808')).toBe('-9223372036854775808');
     expect(value('loginAt', '9223372036854775807')).toBe('9223372036854775807');
-    expect(bad('login_at', '9223372036854775808')[0]?.description).toBe(invalidColumnValue('9223372036854775808', 'login_at', COLUMN_TAKES.int64));
+    expect(bad('login_at', '9223372036854775808')[0]?.description).toBe(
+      invalidColumnValue('9223372036854775808', 'login_at', COLUMN_TAKES.int64),
+    );
   });
 
   it('takes int32 within range only, as numbers', () => {
@@ -310,9 +317,7 @@ describe('typed values', () => {
       { name: 'name', exp: 'like', value: '\u0000' },
       { name: 'email', exp: 'in', value: 'x,\u0000' },
     ]) {
-      expect(violations({ columns: [column] }), column.exp).toEqual([
-        { field: 'params.columns[0].value', description: LIST_RULE.nul },
-      ]);
+      expect(violations({ columns: [column] }), column.exp).toEqual([{ field: 'params.columns[0].value', description: LIST_RULE.nul }]);
     }
   });
 
@@ -325,9 +330,13 @@ describe('typed values', () => {
 });
 
 describe('logic', () => {
-  const col = (n: number, logic?: string): ListColumnInput => ({ name: 'age', value: String(n), ...(logic !== undefined ? { logic } : {}) });
+  const col = (n: number, logic?: string): ListColumnInput => ({
+    name: 'age',
+    value: String(n),
+    ...(logic !== undefined ? { logic } : {}),
+  });
 
-  it('joins with and by default, and ignores the last column\'s logic', () => {
+  it("joins with and by default, and ignores the last column's logic", () => {
     expect(parse({ columns: [col(1), col(2, 'or')] }).where).toEqual({ kind: 'and', conditions: [age(1), age(2)] });
   });
 
@@ -346,7 +355,11 @@ describe('logic', () => {
   });
 
   it('accepts the symbol forms &, &&, |, || and any case', () => {
-    for (const [and, or] of [['&', '|'], ['&&', '||'], ['AND', 'OR']]) {
+    for (const [and, or] of [
+      ['&', '|'],
+      ['&&', '||'],
+      ['AND', 'OR'],
+    ]) {
       expect(parse({ columns: [col(1, and), col(2, or), col(3)] }).where, `${and} ${or}`).toEqual({
         kind: 'or',
         conditions: [{ kind: 'and', conditions: [age(1), age(2)] }, age(3)],
@@ -391,7 +404,10 @@ describe('logic', () => {
       violations({
         limit: 5000,
         sort: 'nope',
-        columns: [{ name: 'age', value: 'x' }, { name: 'bogus', exp: 'eq', value: '1' }],
+        columns: [
+          { name: 'age', value: 'x' },
+          { name: 'bogus', exp: 'eq', value: '1' },
+        ],
       }).map((violation) => violation.field),
     ).toEqual(['params.limit', 'params.sort', 'params.columns[0].value', 'params.columns[1].name']);
   });

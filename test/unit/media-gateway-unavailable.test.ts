@@ -22,7 +22,11 @@ describe('the media routes with the gateway unreachable', () => {
   beforeAll(async () => {
     const config = loadConfig({});
     const logger = createLogger({ level: 'silent' });
-    const telemetry = createTelemetry({ metricsEnabled: false, tracing: config.telemetry.tracing, readyTimeoutMs: config.telemetry.readyTimeoutMs }, 'media-unavailable-test', logger);
+    const telemetry = createTelemetry(
+      { metricsEnabled: false, tracing: config.telemetry.tracing, readyTimeoutMs: config.telemetry.readyTimeoutMs },
+      'media-unavailable-test',
+      logger,
+    );
     const executor: GraphQLExecutor = {
       execute: async () => {
         throw new UnavailableError('the GraphQL gateway is unreachable');
@@ -53,17 +57,33 @@ describe('the media routes with the gateway unreachable', () => {
   it('answers the upload, the chunked commands, STATUS and the metadata with 503 code 130', async () => {
     const authorization = 'Bearer some-token';
     const replies = [
-      await sendMediaRequest(mediaUploadUrl(base), { authorization, body: mediaFormData([{ name: 'media', bytes: fixture('image.png'), filename: 'i.png' }]) }),
-      await sendMediaRequest(mediaUploadUrl(base), { authorization, body: mediaFormData([{ name: 'command', value: 'INIT' }, { name: 'total_bytes', value: '10' }, { name: 'media_type', value: 'image/png' }]) }),
+      await sendMediaRequest(mediaUploadUrl(base), {
+        authorization,
+        body: mediaFormData([{ name: 'media', bytes: fixture('image.png'), filename: 'i.png' }]),
+      }),
+      await sendMediaRequest(mediaUploadUrl(base), {
+        authorization,
+        body: mediaFormData([
+          { name: 'command', value: 'INIT' },
+          { name: 'total_bytes', value: '10' },
+          { name: 'media_type', value: 'image/png' },
+        ]),
+      }),
       await sendMediaRequest(mediaUploadUrl(base, { command: 'STATUS', media_id: '1' }), { method: 'GET', authorization }),
-      await sendMediaRequest(new URL('/1.1/media/metadata/create.json', base).toString(), { authorization, body: '{"media_id":"1","alt_text":{"text":"x"}}', contentType: 'application/json' }),
+      await sendMediaRequest(new URL('/1.1/media/metadata/create.json', base).toString(), {
+        authorization,
+        body: '{"media_id":"1","alt_text":{"text":"x"}}',
+        contentType: 'application/json',
+      }),
     ];
-    for (const reply of replies) expect({ status: reply.status, body: reply.body }, reply.text).toEqual({ status: 503, body: OVER_CAPACITY });
+    for (const reply of replies)
+      expect({ status: reply.status, body: reply.body }, reply.text).toEqual({ status: 503, body: OVER_CAPACITY });
   });
 
   it('answers the v2 endpoints with 503 Service Unavailable problems', async () => {
     const authorization = 'Bearer some-token';
-    const json = (path: string, body: unknown) => sendMediaRequest(new URL(path, base).toString(), { authorization, body: JSON.stringify(body), contentType: 'application/json' });
+    const json = (path: string, body: unknown) =>
+      sendMediaRequest(new URL(path, base).toString(), { authorization, body: JSON.stringify(body), contentType: 'application/json' });
     const replies = [
       await json('/2/media/upload/initialize', { media_type: 'image/png', total_bytes: 10 }),
       await json('/2/media/upload/1/append', { media: 'AAAA', segment_index: 0 }),

@@ -73,11 +73,20 @@ function countingOpens(store: BlobStore): { blobs: BlobStore; opens: () => numbe
 
 describe('inspectMp4', () => {
   it('finds the video track of a (fragmented) MP4: its size and samples', async () => {
-    expect(await mp4(mp4Video({ width: 96, height: 64, frames: 4 }))).toEqual({ ok: true, mimeType: 'video/mp4', width: 96, height: 64, frames: 4 });
+    expect(await mp4(mp4Video({ width: 96, height: 64, frames: 4 }))).toEqual({
+      ok: true,
+      mimeType: 'video/mp4',
+      width: 96,
+      height: 64,
+      frames: 4,
+    });
   });
 
   it('walks boxes with 64-bit sizes', async () => {
-    expect(await mp4(Buffer.concat([mp4Video({ frames: 2 }), largeBox('free', Buffer.alloc(5)), box('free')]))).toMatchObject({ ok: true, frames: 2 });
+    expect(await mp4(Buffer.concat([mp4Video({ frames: 2 }), largeBox('free', Buffer.alloc(5)), box('free')]))).toMatchObject({
+      ok: true,
+      frames: 2,
+    });
   });
 
   it('opens the blob once for the box headers and once for ftyp and moov, however many boxes there are', async () => {
@@ -90,13 +99,33 @@ describe('inspectMp4', () => {
   it.each([
     ['an audio-only MP4', () => mp4AudioOnly(), 'UnsupportedMedia. The MP4 has no video track.'],
     ['a file that is not ISO BMFF', () => fixture('image.png'), 'CorruptMedia. Not a readable MP4 container: byte 0 does not start a box.'],
-    ['a file cut inside a box', () => mp4Video().subarray(0, 700), 'CorruptMedia. Not a readable MP4 container: box moof at byte 680 runs past the end of the file (truncated).'],
-    ['a file cut inside a 64-bit box header', () => Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), largeBox('mdat').subarray(0, 12)]), 'CorruptMedia. Not a readable MP4 container: the file ends inside a box header at byte 16.'],
-    ['boxes without ftyp first', () => Buffer.concat([box('free'), mp4Video()]), 'UnsupportedMedia. Not an MP4 container: the file does not start with an ftyp box.'],
+    [
+      'a file cut inside a box',
+      () => mp4Video().subarray(0, 700),
+      'CorruptMedia. Not a readable MP4 container: box moof at byte 680 runs past the end of the file (truncated).',
+    ],
+    [
+      'a file cut inside a 64-bit box header',
+      () => Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), largeBox('mdat').subarray(0, 12)]),
+      'CorruptMedia. Not a readable MP4 container: the file ends inside a box header at byte 16.',
+    ],
+    [
+      'boxes without ftyp first',
+      () => Buffer.concat([box('free'), mp4Video()]),
+      'UnsupportedMedia. Not an MP4 container: the file does not start with an ftyp box.',
+    ],
     ['an MP4 without moov', () => fixture('video.mp4'), 'CorruptMedia. An MP4 has exactly one moov box, this file has 0.'],
     ['two moov boxes', () => Buffer.concat([mp4Video(), box('moov')]), 'CorruptMedia. An MP4 has exactly one moov box, this file has 2.'],
-    ['no media data', () => Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), box('moov')]), 'CorruptMedia. The MP4 holds no media data (no mdat box).'],
-    ['a moov that is not one', () => Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), box('moov', Buffer.alloc(64, 0xff)), box('mdat')]), 'CorruptMedia. The MP4 could not be read: the movie description (moov) is broken.'],
+    [
+      'no media data',
+      () => Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), box('moov')]),
+      'CorruptMedia. The MP4 holds no media data (no mdat box).',
+    ],
+    [
+      'a moov that is not one',
+      () => Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), box('moov', Buffer.alloc(64, 0xff)), box('mdat')]),
+      'CorruptMedia. The MP4 could not be read: the movie description (moov) is broken.',
+    ],
   ])('refuses %s', async (_name, bytes, message) => {
     const outcome = await mp4(bytes());
     expect(outcome.ok).toBe(false);
@@ -105,8 +134,13 @@ describe('inspectMp4', () => {
   });
 
   it(`refuses a moov larger than ${MAX_MOOV_BYTES} bytes without parsing it`, async () => {
-    const outcome = await mp4(Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), box('moov', Buffer.alloc(MAX_MOOV_BYTES)), box('mdat')]));
-    expect(outcome).toEqual({ ok: false, message: `Invalid or Unsupported media, Reason: UnsupportedMedia. The moov box is larger than ${MAX_MOOV_BYTES} bytes.` });
+    const outcome = await mp4(
+      Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), box('moov', Buffer.alloc(MAX_MOOV_BYTES)), box('mdat')]),
+    );
+    expect(outcome).toEqual({
+      ok: false,
+      message: `Invalid or Unsupported media, Reason: UnsupportedMedia. The moov box is larger than ${MAX_MOOV_BYTES} bytes.`,
+    });
   });
 
   it(`refuses an ftyp larger than ${MAX_FTYP_BYTES} bytes without reading it`, async () => {
@@ -120,7 +154,9 @@ describe('inspectMp4', () => {
   });
 
   it(`stops walking after ${MAX_TOP_LEVEL_BOXES} top-level boxes, over one open blob`, async () => {
-    const { key, size } = await stored(Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), ...Array<Buffer>(MAX_TOP_LEVEL_BOXES).fill(box('free'))]));
+    const { key, size } = await stored(
+      Buffer.concat([box('ftyp', Buffer.from('isom\0\0\0\0')), ...Array<Buffer>(MAX_TOP_LEVEL_BOXES).fill(box('free'))]),
+    );
     const counted = countingOpens(blobs);
     expect(await inspectMp4(counted.blobs, key, size)).toEqual({
       ok: false,
@@ -136,11 +172,20 @@ describe('inspectAnimatedGif', () => {
   });
 
   it('refuses what is not a GIF, a truncated GIF, and a GIF under 4x4', async () => {
-    expect(await gif(fixture('image.png'))).toMatchObject({ ok: false, message: expect.stringMatching(/Reason: UnsupportedMedia\. media_type image\/gif was announced/) });
-    expect(await gif(fixture('animated.gif').subarray(0, 1000))).toMatchObject({ ok: false, message: expect.stringMatching(/Reason: CorruptMedia\. The GIF could not be read/) });
+    expect(await gif(fixture('image.png'))).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/Reason: UnsupportedMedia\. media_type image\/gif was announced/),
+    });
+    expect(await gif(fixture('animated.gif').subarray(0, 1000))).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/Reason: CorruptMedia\. The GIF could not be read/),
+    });
     const tiny = Buffer.from(fixture('still.gif'));
     tiny.writeUInt16LE(3, 6);
     tiny.writeUInt16LE(3, 8);
-    expect(await gif(tiny)).toEqual({ ok: false, message: 'Invalid or Unsupported media, Reason: InvalidDimensions. GIF dimensions must be >= 4x4 and <= 8192x8192.' });
+    expect(await gif(tiny)).toEqual({
+      ok: false,
+      message: 'Invalid or Unsupported media, Reason: InvalidDimensions. GIF dimensions must be >= 4x4 and <= 8192x8192.',
+    });
   });
 });

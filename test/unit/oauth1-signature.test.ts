@@ -189,18 +189,12 @@ describe('photos.example.net example: GET /photos?file=vacation.jpg&size=origina
   it('decodes the header signature to the computed one, so the request verifies', () => {
     const presented = headerParams.find(([name]) => name === 'oauth_signature')?.[1];
     expect(presented).toBe('tR3+Ty81lMeYAr/Fid0kMTYa/WM=');
-    expect(signaturesMatch(presented!, computeSignature({ method: 'GET', url, params }, consumerSecret, tokenSecret))).toBe(
-      true,
-    );
+    expect(signaturesMatch(presented!, computeSignature({ method: 'GET', url, params }, consumerSecret, tokenSecret))).toBe(true);
   });
 
   it('does not verify with the wrong token secret or without the token secret', () => {
-    expect(computeSignature({ method: 'GET', url, params }, consumerSecret, 'pfkkdhi9sl3r4s01')).not.toBe(
-      'tR3+Ty81lMeYAr/Fid0kMTYa/WM=',
-    );
-    expect(computeSignature({ method: 'GET', url, params }, consumerSecret, undefined)).not.toBe(
-      'tR3+Ty81lMeYAr/Fid0kMTYa/WM=',
-    );
+    expect(computeSignature({ method: 'GET', url, params }, consumerSecret, 'pfkkdhi9sl3r4s01')).not.toBe('tR3+Ty81lMeYAr/Fid0kMTYa/WM=');
+    expect(computeSignature({ method: 'GET', url, params }, consumerSecret, undefined)).not.toBe('tR3+Ty81lMeYAr/Fid0kMTYa/WM=');
   });
 });
 
@@ -451,9 +445,7 @@ describe('agreement with oauth-1.0a as an independent signer', () => {
     };
     const signed = signWithOAuth10a({ ...c, baseUri: c.url });
     const params: Pairs = [...signed.oauthParams, ...queryPairs(c.url)];
-    expect(computeSignature({ method: c.method, url: c.url, params }, c.consumer.secret, c.token?.secret)).toBe(
-      signed.signature,
-    );
+    expect(computeSignature({ method: c.method, url: c.url, params }, c.consumer.secret, c.token?.secret)).toBe(signed.signature);
   });
 });
 
@@ -502,9 +494,7 @@ describe('parseOAuthHeader: tolerance', () => {
 
   it('reads a header with extra spaces, tabs and commas, and an upper-case scheme', () => {
     expect(
-      parseOAuthHeader(
-        '  OAUTH \t oauth_consumer_key = "key" ,  ,oauth_nonce="n%20o%2Bnce"\t,   oauth_signature="sig%2F%2B%3D" , ',
-      ),
+      parseOAuthHeader('  OAUTH \t oauth_consumer_key = "key" ,  ,oauth_nonce="n%20o%2Bnce"\t,   oauth_signature="sig%2F%2B%3D" , '),
     ).toEqual({ ok: true, params: expected });
     expect(parseOAuthHeader('oauth oauth_consumer_key="key"')).toEqual({ ok: true, params: [['oauth_consumer_key', 'key']] });
   });
@@ -556,7 +546,13 @@ describe('parseOAuthHeader: refusals', () => {
   });
 
   it('keeps a repeated parameter that is not an oauth_ one', () => {
-    expect(parseOAuthHeader('OAuth x="1", x="2"')).toEqual({ ok: true, params: [['x', '1'], ['x', '2']] });
+    expect(parseOAuthHeader('OAuth x="1", x="2"')).toEqual({
+      ok: true,
+      params: [
+        ['x', '1'],
+        ['x', '2'],
+      ],
+    });
   });
 
   it('refuses unquoted, unterminated and missing values', () => {

@@ -12,7 +12,13 @@ const SDL = 'type Query { me: User! node(id: ID!): User } type User { id: ID! na
 
 /** The document executeQueryPlan builds at each execution: the operation and the fragments of a parsed request. */
 function executionDocument(parsed: DocumentNode): DocumentNode {
-  return { kind: Kind.DOCUMENT, definitions: [parsed.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION)!, ...parsed.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)] };
+  return {
+    kind: Kind.DOCUMENT,
+    definitions: [
+      parsed.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION)!,
+      ...parsed.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION),
+    ],
+  };
 }
 
 describe('the operation cache', () => {

@@ -18,7 +18,10 @@ const schema = buildSchema('type Query { hello: String }');
 type ExecutorResult = { data?: Record<string, unknown> | null; errors?: unknown[]; extensions?: Record<string, unknown> };
 
 /** A gateway whose executor answers from `answer` and counts its calls; the lane's wrapped view of it, loaded. */
-async function laneOver(answer: (context: { context: object }) => ExecutorResult, options: { maxEntries?: number; maxQueryChars?: number; refuse?: boolean } = {}) {
+async function laneOver(
+  answer: (context: { context: object }) => ExecutorResult,
+  options: { maxEntries?: number; maxQueryChars?: number; refuse?: boolean } = {},
+) {
   const calls: object[] = [];
   let schemaListener: ((schemaContext: { apiSchema: typeof schema; coreSupergraphSdl: string }) => void) | undefined;
   const real = {
@@ -112,7 +115,13 @@ describe('the fast lane', () => {
     for (const body of [null, [], 'x', { query: 7 }, { query: '' }]) {
       expect(await lane.serve({ body, headers: new HeaderMap(), context: createGatewayContext({}) })).toBeUndefined();
     }
-    expect(await lane.serve({ body: { query: '{ hello }' }, headers: new HeaderMap([['accept', 'text/html']]), context: createGatewayContext({}) })).toBeUndefined();
+    expect(
+      await lane.serve({
+        body: { query: '{ hello }' },
+        headers: new HeaderMap([['accept', 'text/html']]),
+        context: createGatewayContext({}),
+      }),
+    ).toBeUndefined();
     expect(calls).toHaveLength(0);
     expect(await ask(lane, '{ hello }', { variables: null, operationName: null })).toBeDefined();
   });
@@ -200,13 +209,21 @@ describe('the fast lane', () => {
     expect(await ask(lane, '{ hello }')).toBeUndefined();
   });
 
-  it("gives the executor no operationName for a document of one operation (sparing it a hash per request), and the name otherwise", async () => {
+  it('gives the executor no operationName for a document of one operation (sparing it a hash per request), and the name otherwise', async () => {
     const { lane, calls } = await laneOver(() => ({ data: { hello: 'world' } }));
     await seenByPipeline(lane, 'query A { hello }', { operationName: 'A' });
     await seenByPipeline(lane, 'query A { hello } query B { hello }', { operationName: 'A' });
     await lane.execute({ query: 'query A { hello }', operationName: 'A', variables: undefined, context: createGatewayContext({}) });
-    await lane.execute({ query: 'query A { hello } query B { hello }', operationName: 'A', variables: undefined, context: createGatewayContext({}) });
-    expect(calls.map((call) => (call as { request: { operationName?: string }; operationName: string }).request.operationName)).toEqual([undefined, 'A']);
+    await lane.execute({
+      query: 'query A { hello } query B { hello }',
+      operationName: 'A',
+      variables: undefined,
+      context: createGatewayContext({}),
+    });
+    expect(calls.map((call) => (call as { request: { operationName?: string }; operationName: string }).request.operationName)).toEqual([
+      undefined,
+      'A',
+    ]);
     expect(calls.map((call) => (call as { operationName: string }).operationName)).toEqual(['A', 'A']);
   });
 

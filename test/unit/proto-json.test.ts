@@ -132,7 +132,10 @@ describe('decodeMessage', () => {
     expect(decode(UPDATE, '{"gender": "MALE"}').message).toEqual({ gender: 1 });
     expect(decode(UPDATE, '{"gender": 2}').message).toEqual({ gender: 2 });
     expect(decode(UPDATE, '{"gender": 7}').message).toEqual({ gender: 7 });
-    const expected = (got: string) => ({ field: 'gender', description: `expected one of UNKNOWN, MALE, FEMALE or an enum number, got ${got}` });
+    const expected = (got: string) => ({
+      field: 'gender',
+      description: `expected one of UNKNOWN, MALE, FEMALE or an enum number, got ${got}`,
+    });
     expect(decode(UPDATE, '{"gender": "male"}').violations).toEqual([expected('"male"')]);
     expect(decode(UPDATE, '{"gender": "1"}').violations).toEqual([expected('"1"')]);
     expect(decode(UPDATE, '{"gender": 2147483648}').violations).toEqual([expected('2147483648')]);

@@ -32,9 +32,21 @@ describe('the README runner', () => {
 
   it('keeps a block skipped with its reason, reads indented blocks, and leaves other languages alone', () => {
     const blocks = readmeBlocks(
-      ['<!-- readme-test: skip — needs a fleet -->', '```sh', 'npm start', '```', '- item', '', '  ```sh', '  echo hi', '  #> hi', '  ```', '```graphql', '{ a }', '```'].join(
-        '\n',
-      ),
+      [
+        '<!-- readme-test: skip — needs a fleet -->',
+        '```sh',
+        'npm start',
+        '```',
+        '- item',
+        '',
+        '  ```sh',
+        '  echo hi',
+        '  #> hi',
+        '  ```',
+        '```graphql',
+        '{ a }',
+        '```',
+      ].join('\n'),
     );
     expect(blocks).toEqual([
       { line: 2, skip: 'needs a fleet', commands: [{ line: 3, text: 'npm start', expected: [] }] },
@@ -43,7 +55,9 @@ describe('the README runner', () => {
   });
 
   it('refuses output shown after prose, where no command printed it', () => {
-    expect(() => readmeBlocks(['```sh', 'echo a', '# why', '#> a', '```'].join('\n'))).toThrow('README.md:4: output shown before any command');
+    expect(() => readmeBlocks(['```sh', 'echo a', '# why', '#> a', '```'].join('\n'))).toThrow(
+      'README.md:4: output shown before any command',
+    );
   });
 
   it('matches output with … for any text and whitespace ignored', () => {
@@ -67,11 +81,28 @@ describe('the README runner', () => {
     expect(script).toContain("printf '\\n@@readme-begin %d\\n' 0\necho '{\"id\": \"1\"}'\nprintf '\\n@@readme-end %d %d\\n' 0 $?");
     // What bash prints for the script, cut while the fifth command runs.
     const transcript = [
-      '', '@@readme-begin 0', '{"id": "1"}', '', '@@readme-end 0 0',
-      '', '@@readme-begin 1', 'unexpected', '', '@@readme-end 1 0',
-      '', '@@readme-begin 2', '', '@@readme-end 2 1',
-      '', '@@readme-begin 3', 'two', '', '@@readme-end 3 0',
-      '', '@@readme-begin 4', 'partial',
+      '',
+      '@@readme-begin 0',
+      '{"id": "1"}',
+      '',
+      '@@readme-end 0 0',
+      '',
+      '@@readme-begin 1',
+      'unexpected',
+      '',
+      '@@readme-end 1 0',
+      '',
+      '@@readme-begin 2',
+      '',
+      '@@readme-end 2 1',
+      '',
+      '@@readme-begin 3',
+      'two',
+      '',
+      '@@readme-end 3 0',
+      '',
+      '@@readme-begin 4',
+      'partial',
     ].join('\n');
     expect(readmeFailures(commands, readmeRuns(transcript))).toEqual([
       'README.md:2 echo unexpected\n  printed:\n    unexpected\n  README shows:\n    (nothing)',
@@ -96,7 +127,9 @@ describe('README.md', () => {
     const silent = blocks
       .filter((block) => block.skip === undefined)
       .flatMap((block) => block.commands)
-      .filter((command) => /^curl\b/.test(command.text) && !/>\s*\S+\s*$|-o\s|\|\s*tee\b/.test(command.text) && command.expected.length === 0);
+      .filter(
+        (command) => /^curl\b/.test(command.text) && !/>\s*\S+\s*$|-o\s|\|\s*tee\b/.test(command.text) && command.expected.length === 0,
+      );
     expect(silent.map((command) => `README.md:${command.line}`)).toEqual([]);
   });
 });

@@ -37,20 +37,31 @@ const OPERATIONS: { query: string; variables?: Record<string, unknown> }[] = [
   { query: '{ me { id name age status } count ratio flag status json }' },
   { query: '{ me { name } me { age friends { id name } } me { friends { age } } }' },
   { query: '{ nodes { id __typename ... on User { name } ... on Post { title tags score } } }' },
-  { query: '{ search { __typename ... on User { id name posts { id title } } ... on Post { id author { name } comments { text replies { text hidden } } } } }' },
-  { query: '{ node(id: "1") { ...N } } fragment N on Node { id ... on Comment { text replies { id ...C } } } fragment C on Comment { text hidden }' },
+  {
+    query:
+      '{ search { __typename ... on User { id name posts { id title } } ... on Post { id author { name } comments { text replies { text hidden } } } } }',
+  },
+  {
+    query:
+      '{ node(id: "1") { ...N } } fragment N on Node { id ... on Comment { text replies { id ...C } } } fragment C on Comment { text hidden }',
+  },
   { query: '{ a: me { n: name t: __typename, constructor: name, toString: age } b: me { __typename } }' },
   { query: '{ me { __proto__: name valueOf: id hasOwnProperty: status } }' },
   {
-    query: 'query Q($skip: Boolean!, $inc: Boolean = true) { me { name @skip(if: $skip) age @include(if: $inc) friends @include(if: false) { id } } count @skip(if: true) ratio @include(if: $inc) }',
+    query:
+      'query Q($skip: Boolean!, $inc: Boolean = true) { me { name @skip(if: $skip) age @include(if: $inc) friends @include(if: false) { id } } count @skip(if: true) ratio @include(if: $inc) }',
     variables: { skip: true },
   },
   {
-    query: 'query Q($skip: Boolean!, $inc: Boolean = true) { me { name @skip(if: $skip) age @include(if: $inc) } nodes { ... on User @skip(if: $skip) { name } ... @include(if: $inc) { id } } }',
+    query:
+      'query Q($skip: Boolean!, $inc: Boolean = true) { me { name @skip(if: $skip) age @include(if: $inc) } nodes { ... on User @skip(if: $skip) { name } ... @include(if: $inc) { id } } }',
     variables: { skip: false, inc: false },
   },
   { query: '{ me { id } __typename t: __typename __schema { queryType { name } } __type(name: "User") { name } }' },
-  { query: '{ nodes { ... on Node { id } ... on Post { author { ... on User { name } } } ... on Comment { replies { replies { text } } } } }' },
+  {
+    query:
+      '{ nodes { ... on Node { id } ... on Post { author { ... on User { name } } } ... on Comment { replies { replies { text } } } } }',
+  },
   { query: '{ search { ... on Node { id } ... on SearchResult { __typename } } }' },
 ];
 
@@ -71,7 +82,15 @@ function random(seed: number) {
 
 type Random = ReturnType<typeof random>;
 
-const ALIASES = [['n', 'name'], ['t', '__typename'], ['constructor', 'name'], ['toString', 'age'], ['__proto__', 'name'], ['valueOf', 'id'], ['hasOwnProperty', 'status']] as const;
+const ALIASES = [
+  ['n', 'name'],
+  ['t', '__typename'],
+  ['constructor', 'name'],
+  ['toString', 'age'],
+  ['__proto__', 'name'],
+  ['valueOf', 'id'],
+  ['hasOwnProperty', 'status'],
+] as const;
 
 function own(object: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
@@ -135,7 +154,9 @@ function rootData(r: Random): Record<string, unknown> {
 
 type Outcome = { threw: string } | { data: string; errors: { message: string; path: unknown; code: unknown }[] };
 
-function outcome(run: () => { data: unknown; errors: readonly { message: string; path?: unknown; extensions?: { code?: unknown } }[] }): Outcome {
+function outcome(
+  run: () => { data: unknown; errors: readonly { message: string; path?: unknown; extensions?: { code?: unknown } }[] },
+): Outcome {
   try {
     const { data, errors } = run();
     return { data: JSON.stringify(data), errors: errors.map((e) => ({ message: e.message, path: e.path, code: e.extensions?.code })) };
@@ -202,7 +223,11 @@ describe('gateway result shaping', () => {
 
   it('writes response names that Object.prototype also has as own data, never as the prototype', () => {
     const operation = operationFromDocument(schema, parse('{ me { __proto__: name constructor: age } }'));
-    const { data } = computeResponse({ operation, input: JSON.parse('{"me":{"__proto__":"Ana","constructor":3}}') as Record<string, unknown>, introspectionHandling });
+    const { data } = computeResponse({
+      operation,
+      input: JSON.parse('{"me":{"__proto__":"Ana","constructor":3}}') as Record<string, unknown>,
+      introspectionHandling,
+    });
     const me = (data as { me: object }).me;
     expect(Object.getPrototypeOf(me)).toBe(Object.prototype);
     expect(JSON.stringify(data)).toBe('{"me":{"__proto__":"Ana","constructor":3}}');

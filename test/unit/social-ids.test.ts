@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ID_BASE, isSocialId, kindOfSocialId, socialId, socialIdDefault, SOCIAL_KINDS, type SocialKind } from '../../lib/social-graph/social-ids.ts';
+import {
+  ID_BASE,
+  isSocialId,
+  kindOfSocialId,
+  socialId,
+  socialIdDefault,
+  SOCIAL_KINDS,
+  type SocialKind,
+} from '../../lib/social-graph/social-ids.ts';
 
 describe('social ids', () => {
   it('are 17-digit numeric strings above 2^53 that name their kind', () => {
@@ -39,8 +47,6 @@ describe('social ids', () => {
   });
 
   it('gives the SQL default that computes the same ids', () => {
-    expect(socialIdDefault('comment', 'comments.comment_seq')).toBe(
-      `(${ID_BASE} + nextval('comments.comment_seq') * 16 + 3)`,
-    );
+    expect(socialIdDefault('comment', 'comments.comment_seq')).toBe(`(${ID_BASE} + nextval('comments.comment_seq') * 16 + 3)`);
   });
 });

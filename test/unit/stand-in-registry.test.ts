@@ -73,7 +73,9 @@ describe('the gate', () => {
 
   it('turns a stand-in off, with a warning naming what to re-verify, when another release is installed', () => {
     const newer = fakePackage('2.15.0', ['dist/resultShaping.js']);
-    const decision = decideStandIn('result-shaping', true, { locate: (name) => (name === '@apollo/gateway' ? newer : locatePackage(name)) });
+    const decision = decideStandIn('result-shaping', true, {
+      locate: (name) => (name === '@apollo/gateway' ? newer : locatePackage(name)),
+    });
     expect(decision).toEqual({
       id: 'result-shaping',
       enabled: false,
@@ -84,8 +86,14 @@ describe('the gate', () => {
   });
 
   it('turns a stand-in off with a warning when a package it copies is not installed', () => {
-    const decision = decideStandIn('undici-subgraph-client', true, { locate: (name, from) => (name === 'undici' ? undefined : locatePackage(name, from)) });
-    expect(decision).toMatchObject({ enabled: false, warning: true, reason: expect.stringMatching(/^undici is not installed; undici's pool/) });
+    const decision = decideStandIn('undici-subgraph-client', true, {
+      locate: (name, from) => (name === 'undici' ? undefined : locatePackage(name, from)),
+    });
+    expect(decision).toMatchObject({
+      enabled: false,
+      warning: true,
+      reason: expect.stringMatching(/^undici is not installed; undici's pool/),
+    });
   });
 
   it('turns a stand-in off with a warning when a file it loads is missing (a release that renamed it), without loading anything', () => {
@@ -135,6 +143,8 @@ describe('the switches (configuration)', () => {
   });
 
   it('refuse a value that is not on or off, naming the variable', () => {
-    expect(() => switches({ STAND_IN_LEAN_JSON_BODY: 'fast' })).toThrow('configuration: STAND_IN_LEAN_JSON_BODY must be true or false, got "fast"');
+    expect(() => switches({ STAND_IN_LEAN_JSON_BODY: 'fast' })).toThrow(
+      'configuration: STAND_IN_LEAN_JSON_BODY must be true or false, got "fast"',
+    );
   });
 });

@@ -20,10 +20,31 @@ describe('subgraph incidents in the gateway log', () => {
     incidents.answered('comments');
     incidents.answered('comments');
     incidents.answered('accounts');
-    const lines = capture.entries().map(({ level, msg, subgraph, newFailures, totalFailures, downForMs }) => ({ level, msg, subgraph, newFailures, totalFailures, downForMs }));
+    const lines = capture.entries().map(({ level, msg, subgraph, newFailures, totalFailures, downForMs }) => ({
+      level,
+      msg,
+      subgraph,
+      newFailures,
+      totalFailures,
+      downForMs,
+    }));
     expect(lines).toEqual([
-      { level: 50, msg: 'subgraph unreachable: its fields are answered null with SERVICE_UNAVAILABLE', subgraph: 'comments', newFailures: undefined, totalFailures: undefined, downForMs: undefined },
-      { level: 50, msg: 'subgraph unreachable: its fields are answered null with SERVICE_UNAVAILABLE', subgraph: 'users', newFailures: undefined, totalFailures: undefined, downForMs: undefined },
+      {
+        level: 50,
+        msg: 'subgraph unreachable: its fields are answered null with SERVICE_UNAVAILABLE',
+        subgraph: 'comments',
+        newFailures: undefined,
+        totalFailures: undefined,
+        downForMs: undefined,
+      },
+      {
+        level: 50,
+        msg: 'subgraph unreachable: its fields are answered null with SERVICE_UNAVAILABLE',
+        subgraph: 'users',
+        newFailures: undefined,
+        totalFailures: undefined,
+        downForMs: undefined,
+      },
       { level: 40, msg: 'subgraph recovered', subgraph: 'users', newFailures: undefined, totalFailures: 1, downForMs: 0 },
       { level: 40, msg: 'subgraph still unreachable', subgraph: 'comments', newFailures: 499, totalFailures: 500, downForMs: 60_000 },
       { level: 40, msg: 'subgraph recovered', subgraph: 'comments', newFailures: undefined, totalFailures: 501, downForMs: 65_000 },
@@ -44,6 +65,8 @@ describe('subgraph incidents in the gateway log', () => {
     incidents.close();
     expect(clock.pending()).toBe(0);
     clock.advance(120_000);
-    expect(capture.entries().map((entry) => entry.msg)).toEqual(['subgraph unreachable: its fields are answered null with SERVICE_UNAVAILABLE']);
+    expect(capture.entries().map((entry) => entry.msg)).toEqual([
+      'subgraph unreachable: its fields are answered null with SERVICE_UNAVAILABLE',
+    ]);
   });
 });

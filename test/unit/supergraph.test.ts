@@ -17,7 +17,9 @@ describe('the supergraph', () => {
   it('matches the committed schema/supergraph.graphql and schema/api-schema.graphql (run `npm run compose` after changing a subgraph schema)', () => {
     const { supergraphSdl, apiSchemaSdl } = composeSchemas();
     expect(readSupergraph(), 'schema/supergraph.graphql is stale: run `npm run compose` and commit the result').toBe(supergraphSdl);
-    expect(readFileSync(API_SCHEMA_FILE, 'utf8'), 'schema/api-schema.graphql is stale: run `npm run compose` and commit the result').toBe(apiSchemaSdl);
+    expect(readFileSync(API_SCHEMA_FILE, 'utf8'), 'schema/api-schema.graphql is stale: run `npm run compose` and commit the result').toBe(
+      apiSchemaSdl,
+    );
   });
 
   it('keeps the password out of the composed API', () => {

@@ -95,7 +95,9 @@ describe('metrics', () => {
   it('caps client-chosen label values at 200 distinct ones, then reports "other"', async () => {
     const metrics = createMetrics({ enabled: true, process: 'test' });
     for (let i = 0; i < 250; i++) metrics.observeGraphql('gateway', `Operation${i}`, 'query', 0.001, []);
-    const samples = parseMetrics((await metrics.render()).body).filter((sample) => sample.name === 'tributary_graphql_operation_duration_seconds_count');
+    const samples = parseMetrics((await metrics.render()).body).filter(
+      (sample) => sample.name === 'tributary_graphql_operation_duration_seconds_count',
+    );
     expect(samples).toHaveLength(201);
     expect(sampleValue(samples, 'tributary_graphql_operation_duration_seconds_count', { operation: 'other' })).toBe(50);
     expect(sampleValue(samples, 'tributary_graphql_operation_duration_seconds_count', { operation: 'Operation199' })).toBe(1);

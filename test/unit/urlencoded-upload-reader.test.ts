@@ -1,6 +1,10 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedLimits } from '../../rest-adapter/media-upload/urlencoded-upload-reader.ts';
+import {
+  readUrlencodedUpload,
+  UrlencodedBodyError,
+  type UrlencodedLimits,
+} from '../../rest-adapter/media-upload/urlencoded-upload-reader.ts';
 
 const LIMITS: UrlencodedLimits = { mediaDataChars: 16, fieldBytes: 32, fields: 5 };
 
@@ -39,7 +43,11 @@ describe('readUrlencodedUpload', () => {
 
   it('keeps exactly the limit of significant characters, and cuts one more', async () => {
     const sixteen = 'ABCDEFGHIJKLMNOP';
-    expect(await readUrlencodedUpload(chunked(`media_data=${sixteen}`, 5), LIMITS)).toEqual({ params: [], mediaData: sixteen, mediaDataCut: false });
+    expect(await readUrlencodedUpload(chunked(`media_data=${sixteen}`, 5), LIMITS)).toEqual({
+      params: [],
+      mediaData: sixteen,
+      mediaDataCut: false,
+    });
     const read = await readUrlencodedUpload(chunked(`media_data=${sixteen}Q&media_category=tweet_image`, 5), LIMITS);
     expect(read).toEqual({ params: [['media_category', 'tweet_image']], mediaData: sixteen, mediaDataCut: true });
   });

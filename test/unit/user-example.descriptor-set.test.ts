@@ -37,7 +37,11 @@ const record = {
 /** Requests and replies of each method, as objects. */
 const SAMPLES: Record<string, { requests: object[]; replies: object[] }> = {
   Create: {
-    requests: [{}, { name: 'Ada', email: 'ada@example.com', password: 'p'.repeat(10), phone: '1', avatar: 'a', age: 120, gender: 'FEMALE' }, { gender: 7, age: -2147483648 }],
+    requests: [
+      {},
+      { name: 'Ada', email: 'ada@example.com', password: 'p'.repeat(10), phone: '1', avatar: 'a', age: 120, gender: 'FEMALE' },
+      { gender: 7, age: -2147483648 },
+    ],
     replies: [{ id: '18446744073709551615' }, { id: '0' }, {}],
   },
   DeleteByID: { requests: [{ id: '5' }, {}, { id: '18446744073709551615' }], replies: [{}] },
@@ -51,7 +55,11 @@ const SAMPLES: Record<string, { requests: object[]; replies: object[] }> = {
   },
   GetByID: { requests: [{ id: '1' }, {}], replies: [{}, { userExample: record }, { userExample: { id: '1' } }] },
   List: {
-    requests: [{}, { params: {} }, { params: { page: 3, limit: 1000, sort: '-age,name', columns: [{ name: 'age', exp: 'gte', value: '18', logic: 'or:(' }, {}] } }],
+    requests: [
+      {},
+      { params: {} },
+      { params: { page: 3, limit: 1000, sort: '-age,name', columns: [{ name: 'age', exp: 'gte', value: '18', logic: 'or:(' }, {}] } },
+    ],
     replies: [{}, { total: '9223372036854775807', userExamples: [record, {}] }],
   },
 };

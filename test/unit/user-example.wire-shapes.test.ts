@@ -28,7 +28,12 @@ const jsonName = (field: protobuf.Field) => field.name.replace(/_([a-z])/g, (_m,
 
 /** The proto type of a field, in the REST table's words. */
 function protoFieldType(field: protobuf.Field): string {
-  const base = field.resolvedType instanceof protobuf.Enum ? 'enum' : field.resolvedType instanceof protobuf.Type ? `message ${field.resolvedType.fullName.slice(1)}` : field.type;
+  const base =
+    field.resolvedType instanceof protobuf.Enum
+      ? 'enum'
+      : field.resolvedType instanceof protobuf.Type
+        ? `message ${field.resolvedType.fullName.slice(1)}`
+        : field.type;
   return field.repeated ? `repeated ${base}` : base;
 }
 
@@ -44,18 +49,21 @@ describe('Area A message shapes: the proto against the REST tables, the gRPC cod
     expect(GENDER_TYPES).toEqual(root.lookupEnum('api.serverNameExample.v1.GenderType').values);
   });
 
-  it.each(USER_EXAMPLE_REQUEST_MESSAGES.map((spec) => [spec.name, spec] as const))('REST decodes %s field for field as the proto declares it', (name, spec: MessageSpec) => {
-    const proto = message(name);
-    const fromProto = Object.fromEntries(proto.fieldsArray.map((field) => [jsonName(field), protoFieldType(field)]));
-    const fromSpec = Object.fromEntries(Object.entries(spec.fields).map(([field, { type }]) => [field, specFieldType(type)]));
-    // Column.value is a string in the proto; the reference's HTTP side takes any JSON scalar there and keeps its text.
-    if (name === 'api.types.Column') fromSpec.value = 'string';
-    expect(fromSpec).toEqual(fromProto);
-    // Every field whose proto name differs from its JSON name is accepted under both.
-    for (const field of proto.fieldsArray) {
-      if (field.name !== jsonName(field)) expect(spec.fields[jsonName(field)]?.protoName).toBe(field.name);
-    }
-  });
+  it.each(USER_EXAMPLE_REQUEST_MESSAGES.map((spec) => [spec.name, spec] as const))(
+    'REST decodes %s field for field as the proto declares it',
+    (name, spec: MessageSpec) => {
+      const proto = message(name);
+      const fromProto = Object.fromEntries(proto.fieldsArray.map((field) => [jsonName(field), protoFieldType(field)]));
+      const fromSpec = Object.fromEntries(Object.entries(spec.fields).map(([field, { type }]) => [field, specFieldType(type)]));
+      // Column.value is a string in the proto; the reference's HTTP side takes any JSON scalar there and keeps its text.
+      if (name === 'api.types.Column') fromSpec.value = 'string';
+      expect(fromSpec).toEqual(fromProto);
+      // Every field whose proto name differs from its JSON name is accepted under both.
+      for (const field of proto.fieldsArray) {
+        if (field.name !== jsonName(field)) expect(spec.fields[jsonName(field)]?.protoName).toBe(field.name);
+      }
+    },
+  );
 
   const schema = buildASTSchema(usersTypeDefs, { assumeValidSDL: true });
   const graphqlType = (type: GraphQLType): string => {
@@ -69,7 +77,9 @@ describe('Area A message shapes: the proto against the REST tables, the gRPC cod
   const sdlFields = (name: string) => {
     const type = schema.getType(name);
     if (!isInputObjectType(type) && !isObjectType(type)) throw new Error(`${name} is not an object or input type`);
-    return Object.fromEntries(Object.values(type.getFields()).map((field) => [field.name, graphqlType(field.type).replace(/message .*/, 'message')]));
+    return Object.fromEntries(
+      Object.values(type.getFields()).map((field) => [field.name, graphqlType(field.type).replace(/message .*/, 'message')]),
+    );
   };
 
   it.each([
@@ -112,18 +122,36 @@ describe('Area A message shapes: the proto against the REST tables, the gRPC cod
   it('the gRPC codec reads every field of Create and UpdateByID and writes every field of UserExample', () => {
     const wire = (name: string) =>
       Object.fromEntries(
-        message(name).fieldsArray.map((field) => [field.name, field.resolvedType instanceof protobuf.Enum ? 'FEMALE' : field.type === 'string' ? 'x' : field.type.endsWith('64') ? '7' : 7]),
+        message(name).fieldsArray.map((field) => [
+          field.name,
+          field.resolvedType instanceof protobuf.Enum ? 'FEMALE' : field.type === 'string' ? 'x' : field.type.endsWith('64') ? '7' : 7,
+        ]),
       );
     const created = decodeCreateRequest(wire('api.serverNameExample.v1.CreateUserExampleRequest') as never);
-    expect(Object.keys(created).sort()).toEqual(message('api.serverNameExample.v1.CreateUserExampleRequest').fieldsArray.map(jsonName).sort());
+    expect(Object.keys(created).sort()).toEqual(
+      message('api.serverNameExample.v1.CreateUserExampleRequest').fieldsArray.map(jsonName).sort(),
+    );
     const patch = decodeUpdatePatch(wire('api.serverNameExample.v1.UpdateUserExampleByIDRequest') as never);
     const updatable = message('api.serverNameExample.v1.UpdateUserExampleByIDRequest').fieldsArray.filter((field) => field.name !== 'id');
     expect(Object.keys(patch).sort()).toEqual(updatable.map(jsonName).sort());
     const record = encodeUserExample({
-      id: '1', name: 'n', email: 'e', phone: 'p', avatar: 'a', age: 1, gender: 2, status: 1, loginAt: '0',
-      createdAt: new Date(0), updatedAt: new Date(0),
+      id: '1',
+      name: 'n',
+      email: 'e',
+      phone: 'p',
+      avatar: 'a',
+      age: 1,
+      gender: 2,
+      status: 1,
+      loginAt: '0',
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
     } as never);
-    expect(Object.keys(record).sort()).toEqual(message('api.serverNameExample.v1.UserExample').fieldsArray.map((field) => field.name).sort());
+    expect(Object.keys(record).sort()).toEqual(
+      message('api.serverNameExample.v1.UserExample')
+        .fieldsArray.map((field) => field.name)
+        .sort(),
+    );
   });
 
   it('reads the proto it is checking against (not an empty stand-in)', () => {

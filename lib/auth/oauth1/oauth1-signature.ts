@@ -28,9 +28,7 @@ export function percentDecode(value: string): string | undefined {
   }
 }
 
-export type OAuthHeaderParse =
-  | { ok: true; params: readonly (readonly [string, string])[] }
-  | { ok: false; problem: string };
+export type OAuthHeaderParse = { ok: true; params: readonly (readonly [string, string])[] } | { ok: false; problem: string };
 
 const SCHEME = /^[ \t]*OAuth(?:[ \t]+|$)/i;
 // RFC 7230 token characters: what an auth-param name may be made of.
@@ -177,11 +175,7 @@ function baseStringHead(method: string, url: string): string {
  * are the DEcoded pairs (oauth_* without oauth_signature, query pairs, urlencoded body pairs); duplicates kept; sorted
  * by encoded name then encoded value.
  */
-export function signatureBaseString(
-  method: string,
-  url: string,
-  params: readonly (readonly [string, string])[],
-): string {
+export function signatureBaseString(method: string, url: string, params: readonly (readonly [string, string])[]): string {
   const normalised = normalisedPairs(params)
     .map(([name, value]) => `${name}=${value}`)
     .join('&');

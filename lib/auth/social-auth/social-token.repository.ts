@@ -38,7 +38,15 @@ export interface StoredToken {
 
 export async function insertAccessToken(
   db: SocialAuthDb,
-  row: { tokenHash: string; loginType: 'own' | 'parent'; subjectId: string; permissions: readonly string[]; expiresAt: Date; label?: string; appId?: string },
+  row: {
+    tokenHash: string;
+    loginType: 'own' | 'parent';
+    subjectId: string;
+    permissions: readonly string[];
+    expiresAt: Date;
+    label?: string;
+    appId?: string;
+  },
 ): Promise<void> {
   await db
     .insertInto('social_auth.access_token')
@@ -104,7 +112,11 @@ export async function insertApp(db: SocialAuthDb, app: { name: string; secret: s
 /** The apps with these ids (ids already checked to be app ids). */
 export async function findApps(db: SocialAuthDb, ids: readonly string[]): Promise<StoredApp[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('social_auth.app').select(['id', 'name', 'secret']).where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('social_auth.app')
+    .select(['id', 'name', 'secret'])
+    .where('id', 'in', [...ids])
+    .execute();
   return rows.map((row) => ({ id: String(row.id), name: row.name, secret: row.secret }));
 }
 

@@ -1,7 +1,16 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { isSocialId } from '../../social-graph/social-ids.ts';
-import { findAccessTokens, findApps, insertAccessToken, insertApp, listApps, revokeAccessToken, type SocialAuthDb, type StoredApp } from './social-token.repository.ts';
+import {
+  findAccessTokens,
+  findApps,
+  insertAccessToken,
+  insertApp,
+  listApps,
+  revokeAccessToken,
+  type SocialAuthDb,
+  type StoredApp,
+} from './social-token.repository.ts';
 
 /**
  * Access tokens of the social graph. A token is an opaque string — a prefix naming its login type (as the reference's

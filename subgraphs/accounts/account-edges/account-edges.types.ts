@@ -194,7 +194,6 @@ export interface InsightsResult {
   window: InsightsWindow;
 }
 
-
 export interface AccountEdgesService {
   listUpcomingEvents(accountId: string, pageArgs: PageArgs): Promise<Page<UpcomingEvent>>;
   createUpcomingEvent(accountId: string, input: CreateUpcomingEventInput): Promise<UpcomingEvent>;

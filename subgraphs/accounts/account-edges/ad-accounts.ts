@@ -1,11 +1,17 @@
 import { isSocialId } from '../../../lib/social-graph/social-ids.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
 import { assemblePage, mapPage, type Page, type PageArgs } from '../../shared/social-graph/social-paging.ts';
-import { findAccount, findAdAccount, findBusiness, insertAuthorizedAdAccount, listAgencies, listAuthorizedAdAccounts, type AuthorizedAdAccountRow } from '../account-edges.repository.ts';
+import {
+  findAccount,
+  findAdAccount,
+  findBusiness,
+  insertAuthorizedAdAccount,
+  listAgencies,
+  listAuthorizedAdAccounts,
+  type AuthorizedAdAccountRow,
+} from '../account-edges.repository.ts';
 import type { EdgeContext } from './edge-context.ts';
 import type { AdAccount, AuthorizeAdAccountInput, Business } from './account-edges.types.ts';
-
-
 
 /** Agencies of an account and the ad accounts it authorised (`agencies`, `authorized_adaccounts`). */
 export function createAdAccounts(ctx: EdgeContext) {
@@ -64,4 +70,3 @@ function toAdAccount(row: AuthorizedAdAccountRow): AdAccount {
     authorizedAt: row.authorized_at,
   };
 }
-

@@ -58,7 +58,10 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
   switch (mediaType) {
     case 'CAROUSEL':
       if (imageUrl !== null || videoUrl !== null) {
-        throw socialErrors.invalidParameter(imageUrl !== null ? 'image_url' : 'video_url', 'A CAROUSEL container takes its media from children, not from image_url or video_url.');
+        throw socialErrors.invalidParameter(
+          imageUrl !== null ? 'image_url' : 'video_url',
+          'A CAROUSEL container takes its media from children, not from image_url or video_url.',
+        );
       }
       if (isCarouselItem) throw socialErrors.invalidParameter('is_carousel_item', 'A CAROUSEL container cannot be a carousel item.');
       break;
@@ -81,7 +84,8 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
     // The platform: reels cannot appear in carousels; stories are never part of one.
     throw socialErrors.invalidParameter('is_carousel_item', `A ${mediaType} container cannot be a carousel item.`);
   }
-  for (const url of [imageUrl, videoUrl]) if (url !== null && url !== UPLOAD_PENDING && !isHttpUrl(url)) throw publishing.mediaDownload(url);
+  for (const url of [imageUrl, videoUrl])
+    if (url !== null && url !== UPLOAD_PENDING && !isHttpUrl(url)) throw publishing.mediaDownload(url);
 
   const isVideo = videoUrl !== null;
   const isImage = imageUrl !== null;
@@ -126,7 +130,8 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
       const value = tag[axis];
       // Photo tags sit at a point of the image; video and story tags may go without one.
       if (value == null) {
-        if (isImage && mediaType !== 'STORIES') throw socialErrors.invalidParameter('user_tags', `user_tags[${index}].${axis} is required for an image.`);
+        if (isImage && mediaType !== 'STORIES')
+          throw socialErrors.invalidParameter('user_tags', `user_tags[${index}].${axis} is required for an image.`);
         continue;
       }
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
@@ -168,7 +173,8 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
   const thumbOffset = input.thumbOffset ?? null;
   if (thumbOffset !== null) {
     if (!isVideo) throw socialErrors.invalidParameter('thumb_offset', 'thumb_offset can only be given for a video.');
-    if (!Number.isInteger(thumbOffset)) throw socialErrors.invalidParameter('thumb_offset', 'thumb_offset must be a whole number of milliseconds.');
+    if (!Number.isInteger(thumbOffset))
+      throw socialErrors.invalidParameter('thumb_offset', 'thumb_offset must be a whole number of milliseconds.');
     // The video's length is unknown offline; only the lower bound of the platform's rule can be checked.
     if (thumbOffset < 0 || thumbOffset > 2_147_483_647) throw publishing.thumbOffset();
   }
@@ -176,7 +182,8 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
   // Alt text describes an image in the feed (single images and carousel images; not stories or videos).
   const altText = input.altText == null || input.altText === '' ? null : input.altText;
   if (altText !== null) {
-    if (!isImage || mediaType === 'STORIES') throw socialErrors.invalidParameter('alt_text', 'alt_text can only be given for an image post or carousel image.');
+    if (!isImage || mediaType === 'STORIES')
+      throw socialErrors.invalidParameter('alt_text', 'alt_text can only be given for an image post or carousel image.');
     if ([...altText].length > ALT_TEXT_MAX_CHARS) {
       throw socialErrors.invalidParameter('alt_text', `alt_text can have at most ${ALT_TEXT_MAX_CHARS} characters.`);
     }
@@ -200,7 +207,6 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
     audioName,
   };
 }
-
 
 function isHttpUrl(text: string): boolean {
   // The platform asks for URLs in the US-ASCII character set; anything else, or another scheme, cannot be fetched.

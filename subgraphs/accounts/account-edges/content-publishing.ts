@@ -4,9 +4,20 @@ import { toUnixSeconds } from '../../../lib/social-graph/graph-time.ts';
 import { isSocialId } from '../../../lib/social-graph/social-ids.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
 import type { MediaProductType, MediaType, SocialTables } from '../../shared/social-graph/social-tables.ts';
-import { countPublished, findAccountsByUsernames, findContainer, findContainers, insertCaptionMentions, insertContainer, insertMedia, insertMediaTags, lockAccount, markContainerPublished, type ContainerRow } from '../account-edges.repository.ts';
+import {
+  countPublished,
+  findAccountsByUsernames,
+  findContainer,
+  findContainers,
+  insertCaptionMentions,
+  insertContainer,
+  insertMedia,
+  insertMediaTags,
+  lockAccount,
+  markContainerPublished,
+  type ContainerRow,
+} from '../account-edges.repository.ts';
 import { DAY_MS, DAY_SECONDS, SECOND, inTransaction, parseTimeParameter, type EdgeContext } from './edge-context.ts';
-
 
 export const CONTAINER_LIFETIME_MS = DAY_MS;
 export const PUBLISHING_QUOTA_DURATION = DAY_SECONDS;
@@ -15,7 +26,13 @@ export const DEFAULT_VIDEO_PROCESSING_SECONDS = 30;
 const SHORTCODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 import { publishing } from './publishing-errors.ts';
 import { validateContainerInput } from './container-validation.ts';
-import type { ContainerStatusCode, ContentPublishingLimit, CreateContainerInput, MediaContainer, PublishedMedia } from './account-edges.types.ts';
+import type {
+  ContainerStatusCode,
+  ContentPublishingLimit,
+  CreateContainerInput,
+  MediaContainer,
+  PublishedMedia,
+} from './account-edges.types.ts';
 import { captionMentions } from './container-validation.ts';
 
 /** Media containers and their publication (`POST /<account>/media`, `media_publish`, `content_publishing_limit`): expiry, simulated video processing, carousels, uploaded images claimed from Area D, and the rolling publishing quota. */
@@ -26,7 +43,6 @@ export function createContentPublishing(ctx: EdgeContext) {
   const permalinkOrigin = (deps.permalinkOrigin ?? 'https://social.example').replace(/\/+$/, '');
   if (!Number.isInteger(quotaTotal) || quotaTotal < 0) throw new RangeError('publishingQuota must be a non-negative integer');
   const permalinkOf = (mediaId: string) => `${permalinkOrigin}/p/${shortcodeOf(mediaId)}`;
-
 
   /** The image URL of an uploaded image, after checking that it may be used here (not expired, owned by a claimant). */
   async function claimUpload(
@@ -80,13 +96,19 @@ export function createContentPublishing(ctx: EdgeContext) {
         draft.altText ??= claimed.altText;
       }
       if (draft.mediaType === 'CAROUSEL') {
-        const children = await findContainers(trx, draft.children.filter((id) => isSocialId(id, 'container')));
+        const children = await findContainers(
+          trx,
+          draft.children.filter((id) => isSocialId(id, 'container')),
+        );
         const byId = new Map(children.map((child) => [child.id, child]));
         for (const id of draft.children) {
           const child = byId.get(id);
           // Another account's container is reported like a missing one: it must not reveal that it exists.
           if (!child || child.account_id !== accountId || !child.is_carousel_item) {
-            throw socialErrors.invalidParameter('children', `The carousel item ${id} does not exist or is not a carousel item of this account.`);
+            throw socialErrors.invalidParameter(
+              'children',
+              `The carousel item ${id} does not exist or is not a carousel item of this account.`,
+            );
           }
           const problem = unusable(child, now, 'children');
           if (problem) throw problem;
@@ -148,7 +170,10 @@ export function createContentPublishing(ctx: EdgeContext) {
       if (!container || container.account_id !== accountId) throw publishing.notFound(id);
       if (container.is_carousel_item) {
         // No documented error: a carousel item is only ever published through its carousel.
-        throw socialErrors.invalidParameter('creation_id', `The container ${id} is a carousel item: publish the carousel container that holds it.`);
+        throw socialErrors.invalidParameter(
+          'creation_id',
+          `The container ${id} is a carousel item: publish the carousel container that holds it.`,
+        );
       }
       const problem = unusable(container, now, 'creation_id');
       if (problem) throw problem;
@@ -161,7 +186,11 @@ export function createContentPublishing(ctx: EdgeContext) {
         const found = new Map((await findContainers(trx, container.children, true)).map((child) => [child.id, child]));
         children = container.children.map((childId) => {
           const child = found.get(childId);
-          if (!child) throw socialErrors.invalidParameter('children', `The carousel item ${childId} does not exist or is not a carousel item of this account.`);
+          if (!child)
+            throw socialErrors.invalidParameter(
+              'children',
+              `The carousel item ${childId} does not exist or is not a carousel item of this account.`,
+            );
           // Children may have expired, or been published in another carousel, since the carousel was made.
           const childProblem = unusable(child, now, 'children');
           if (childProblem) throw childProblem;
@@ -279,8 +308,6 @@ function publishedTypes(container: ContainerRow): { mediaType: MediaType; produc
   }
 }
 
-
-
 /** The platform's shortcode: the media id written in a 64-letter alphabet (as the real platform derives its own). */
 export function shortcodeOf(mediaId: string): string {
   let value = BigInt(mediaId);
@@ -318,4 +345,3 @@ function toContainer(row: ContainerRow, now: Date): MediaContainer {
     publishedAt: row.published_at,
   };
 }
-

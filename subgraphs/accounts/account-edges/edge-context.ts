@@ -3,7 +3,13 @@ import type { CursorCodec, CursorValue } from '../../../lib/social-graph/cursor.
 import { parseGraphTime } from '../../../lib/social-graph/graph-time.ts';
 import { isSocialId } from '../../../lib/social-graph/social-ids.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
-import { DEFAULT_PAGE_LIMITS, readPageArgs, type PageArgs, type PageLimits, type PageRequest } from '../../shared/social-graph/social-paging.ts';
+import {
+  DEFAULT_PAGE_LIMITS,
+  readPageArgs,
+  type PageArgs,
+  type PageLimits,
+  type PageRequest,
+} from '../../shared/social-graph/social-paging.ts';
 import type { SocialDb, SocialTables } from '../../shared/social-graph/social-tables.ts';
 import type { AccountEdgesServiceDeps } from './account-edges.types.ts';
 
@@ -79,4 +85,3 @@ export function parseTimeParameter(value: string | number, now: Date): Date | un
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? new Date(Math.floor(value) * SECOND) : undefined;
   return parseGraphTime(value, now);
 }
-

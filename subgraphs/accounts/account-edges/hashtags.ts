@@ -3,7 +3,6 @@ import { insertHashtagSearch, listRecentHashtags, lockAccount, searchedHashtagId
 import { DAY_MS, inTransaction, type EdgeContext } from './edge-context.ts';
 import type { Hashtag } from './account-edges.types.ts';
 
-
 export const HASHTAG_WINDOW_MS = 7 * DAY_MS;
 export const HASHTAG_DISTINCT_MAX = 30;
 export const RECENT_HASHTAGS_DEFAULT = 25;
@@ -57,4 +56,3 @@ export function createHashtags(ctx: EdgeContext) {
 function normaliseHashtag(text: string): string {
   return text.trim().replace(/^#/, '').toLowerCase();
 }
-

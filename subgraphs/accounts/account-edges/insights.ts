@@ -2,10 +2,31 @@ import { toUnixSeconds } from '../../../lib/social-graph/graph-time.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
 import type { StoredBreakdown } from '../../shared/social-graph/social-tables.ts';
 import { listInsightValues, type InsightRow } from '../account-edges.repository.ts';
-import { ACCOUNT_METRICS, BREAKDOWN_DIMENSIONS, DEMOGRAPHIC_TIMEFRAMES, findAccountMetric, INSIGHT_PERIODS, METRIC_TYPES, PERIOD_DAYS, RETIRED_ACCOUNT_METRICS, TIMEFRAME_DAYS, type BreakdownDimension, type DemographicTimeframe, type InsightMetricDefinition, type InsightPeriod, type MetricType } from '../insights-catalogue.ts';
+import {
+  ACCOUNT_METRICS,
+  BREAKDOWN_DIMENSIONS,
+  DEMOGRAPHIC_TIMEFRAMES,
+  findAccountMetric,
+  INSIGHT_PERIODS,
+  METRIC_TYPES,
+  PERIOD_DAYS,
+  RETIRED_ACCOUNT_METRICS,
+  TIMEFRAME_DAYS,
+  type BreakdownDimension,
+  type DemographicTimeframe,
+  type InsightMetricDefinition,
+  type InsightPeriod,
+  type MetricType,
+} from '../insights-catalogue.ts';
 import { DAY_SECONDS, SECOND, enumMessage, listParameter, parseTimeParameter, type EdgeContext } from './edge-context.ts';
-import type { AccountInsight, InsightTotalValue, InsightValue, InsightsParams, InsightsResult, InsightsWindow } from './account-edges.types.ts';
-
+import type {
+  AccountInsight,
+  InsightTotalValue,
+  InsightValue,
+  InsightsParams,
+  InsightsResult,
+  InsightsWindow,
+} from './account-edges.types.ts';
 
 /** Longest since–until range of the insights edge, and how far back its data goes. */
 export const INSIGHTS_MAX_RANGE_SECONDS = 30 * DAY_SECONDS;
@@ -74,10 +95,18 @@ function readInsightsRequest(params: InsightsParams, now: Date): InsightsRequest
     if (retiredIn !== undefined) throw socialErrors.invalidParameter('metric', RETIRED_METRIC_MESSAGE(name, retiredIn));
     const definition = findAccountMetric(name);
     // The platform's own wording, which lists every metric it knows.
-    if (!definition) throw socialErrors.invalidParameter('metric', enumMessage(`metric[${index}]`, ACCOUNT_METRICS.map((metric) => metric.name)));
+    if (!definition)
+      throw socialErrors.invalidParameter(
+        'metric',
+        enumMessage(
+          `metric[${index}]`,
+          ACCOUNT_METRICS.map((metric) => metric.name),
+        ),
+      );
     return definition;
   });
-  if (!(INSIGHT_PERIODS as readonly string[]).includes(period)) throw socialErrors.invalidParameter('period', enumMessage('period', INSIGHT_PERIODS));
+  if (!(INSIGHT_PERIODS as readonly string[]).includes(period))
+    throw socialErrors.invalidParameter('period', enumMessage('period', INSIGHT_PERIODS));
   const metricType = (params.metricType?.trim() || 'time_series') as MetricType;
   if (!METRIC_TYPES.includes(metricType)) throw socialErrors.invalidParameter('metric_type', enumMessage('metric_type', METRIC_TYPES));
 
@@ -89,7 +118,10 @@ function readInsightsRequest(params: InsightsParams, now: Date): InsightsRequest
   if (wrongType.length > 0) {
     // The platform's wording for a metric asked for without the metric_type it needs.
     const other = metricType === 'time_series' ? 'total_value' : 'time_series';
-    throw socialErrors.invalidParameter('metric_type', `(#100) The following metrics (${names(wrongType)}) should be specified with parameter metric_type=${other}`);
+    throw socialErrors.invalidParameter(
+      'metric_type',
+      `(#100) The following metrics (${names(wrongType)}) should be specified with parameter metric_type=${other}`,
+    );
   }
 
   const breakdowns = [...new Set(listParameter(params.breakdown))];
@@ -102,10 +134,14 @@ function readInsightsRequest(params: InsightsParams, now: Date): InsightsRequest
   const breakdown = breakdowns[0] as BreakdownDimension | undefined;
   if (breakdown !== undefined) {
     // Breakdowns split a total; a time series has none to split.
-    if (metricType !== 'total_value') throw socialErrors.invalidParameter('breakdown', '(#100) breakdown is only supported with metric_type=total_value');
+    if (metricType !== 'total_value')
+      throw socialErrors.invalidParameter('breakdown', '(#100) breakdown is only supported with metric_type=total_value');
     const unsupported = definitions.filter((definition) => !definition.breakdowns.includes(breakdown));
     if (unsupported.length > 0) {
-      throw socialErrors.invalidParameter('breakdown', `(#100) The following metrics (${names(unsupported)}) do not support breakdown=${breakdown}`);
+      throw socialErrors.invalidParameter(
+        'breakdown',
+        `(#100) The following metrics (${names(unsupported)}) do not support breakdown=${breakdown}`,
+      );
     }
   }
 
@@ -131,7 +167,8 @@ function readInsightsRequest(params: InsightsParams, now: Date): InsightsRequest
   const time = (name: 'since' | 'until', value: string | number | null | undefined): number | undefined => {
     if (value == null || value === '') return undefined;
     const at = parseTimeParameter(value, now);
-    if (at === undefined) throw socialErrors.invalidParameter(name, `(#100) The parameter ${name} must be a unix timestamp or a strtotime-style time`);
+    if (at === undefined)
+      throw socialErrors.invalidParameter(name, `(#100) The parameter ${name} must be a unix timestamp or a strtotime-style time`);
     return toUnixSeconds(at);
   };
   // Without since, the platform shows the last two days as a series (two values) and the last day as a total.
@@ -141,10 +178,14 @@ function readInsightsRequest(params: InsightsParams, now: Date): InsightsRequest
   const since = givenSince ?? until - defaultSpan;
   if (since >= until) throw socialErrors.invalidParameter('since', '(#100) The parameter since must be earlier than until');
   if (until - since > INSIGHTS_MAX_RANGE_SECONDS) {
-    throw socialErrors.invalidParameter('since', `(#100) There cannot be more than 30 days (${INSIGHTS_MAX_RANGE_SECONDS} s) between since and until`);
+    throw socialErrors.invalidParameter(
+      'since',
+      `(#100) There cannot be more than 30 days (${INSIGHTS_MAX_RANGE_SECONDS} s) between since and until`,
+    );
   }
   const oldest = nowSeconds - INSIGHTS_RETENTION_SECONDS;
-  if (since < oldest) throw socialErrors.invalidParameter('since', '(#100) since param is not valid. Metrics data is available for the last 2 years.');
+  if (since < oldest)
+    throw socialErrors.invalidParameter('since', '(#100) since param is not valid. Metrics data is available for the last 2 years.');
   return {
     definitions,
     period: period as InsightPeriod,
@@ -161,7 +202,12 @@ function dayEnds(since: number, until: number): number[] {
   return ends;
 }
 
-function timeSeries(definition: InsightMetricDefinition, rows: InsightRow[], period: InsightPeriod, window: InsightsWindow): InsightValue[] {
+function timeSeries(
+  definition: InsightMetricDefinition,
+  rows: InsightRow[],
+  period: InsightPeriod,
+  window: InsightsWindow,
+): InsightValue[] {
   const byEnd = new Map(rows.map((row) => [toUnixSeconds(row.end_time), row]));
   const span = definition.aggregation === 'sum' ? PERIOD_DAYS[period] : 1;
   const values: InsightValue[] = [];
@@ -213,4 +259,3 @@ function hourly(breakdown: StoredBreakdown | null): Record<string, number> {
 function names(definitions: readonly InsightMetricDefinition[]): string {
   return definitions.map((definition) => definition.name).join(', ');
 }
-

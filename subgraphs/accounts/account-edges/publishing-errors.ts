@@ -19,12 +19,30 @@ export const publishing = {
     ),
   // 2207040 is the platform's "too many tags" (at most 20 @-tags per media): used for caption @mentions and user_tags.
   tooManyTags: () =>
-    socialErrors.publishingError(100, 2207040, 'Invalid parameter', 'Too many tags', `Cannot use more than ${MEDIA_MAX_TAGS} tags per created media.`),
+    socialErrors.publishingError(
+      100,
+      2207040,
+      'Invalid parameter',
+      'Too many tags',
+      `Cannot use more than ${MEDIA_MAX_TAGS} tags per created media.`,
+    ),
   // 36004 / 2207010 is the platform's caption error; its limits are 2,200 characters and 30 hashtags.
   captionTooLong: () =>
-    socialErrors.publishingError(36004, 2207010, 'The caption is too long.', 'Caption too long', `The caption can have at most ${CAPTION_MAX_CHARS.toLocaleString('en-US')} characters.`),
+    socialErrors.publishingError(
+      36004,
+      2207010,
+      'The caption is too long.',
+      'Caption too long',
+      `The caption can have at most ${CAPTION_MAX_CHARS.toLocaleString('en-US')} characters.`,
+    ),
   tooManyHashtags: () =>
-    socialErrors.publishingError(36004, 2207010, 'The caption has too many hashtags.', 'Too many hashtags', `The caption can have at most ${CAPTION_MAX_HASHTAGS} hashtags.`),
+    socialErrors.publishingError(
+      36004,
+      2207010,
+      'The caption has too many hashtags.',
+      'Too many hashtags',
+      `The caption can have at most ${CAPTION_MAX_HASHTAGS} hashtags.`,
+    ),
   // Nothing is fetched here, so a URL the platform could never fetch (not http(s)) gets its download-failure error.
   mediaDownload: (url: string) =>
     socialErrors.publishingError(
@@ -43,7 +61,13 @@ export const publishing = {
       'Thumbnail offset must be greater than or equal to 0 and less than video duration.',
     ),
   notFound: (id: string) =>
-    socialErrors.publishingError(24, 2207006, 'The requested resource does not exist', 'Media not found', `The media with id ${id} cannot be found.`),
+    socialErrors.publishingError(
+      24,
+      2207006,
+      'The requested resource does not exist',
+      'Media not found',
+      `The media with id ${id} cannot be found.`,
+    ),
   expired: () =>
     socialErrors.publishingError(
       -2,
@@ -53,9 +77,21 @@ export const publishing = {
       'The media you are trying to access has expired. Please try to upload again.',
     ),
   notReady: () =>
-    socialErrors.publishingError(9007, 2207027, 'Media ID is not available', 'Media not ready for publishing', 'The media is not ready for publishing, please wait for a moment'),
+    socialErrors.publishingError(
+      9007,
+      2207027,
+      'Media ID is not available',
+      'Media not ready for publishing',
+      'The media is not ready for publishing, please wait for a moment',
+    ),
   failed: () =>
-    socialErrors.publishingError(-1, 2207032, 'Create media fail, please try to re-create media', 'Create media fail', 'Failed to create a media container. Try again.'),
+    socialErrors.publishingError(
+      -1,
+      2207032,
+      'Create media fail, please try to re-create media',
+      'Create media fail',
+      'Failed to create a media container. Try again.',
+    ),
   limitReached: () =>
     socialErrors.publishingError(
       9,

@@ -3,8 +3,14 @@ import { socialErrors } from '../../shared/social-graph/social-errors.ts';
 import { assemblePage, mapPage, type Page, type PageArgs } from '../../shared/social-graph/social-paging.ts';
 import { findAccount, insertUpcomingEvent, listUpcomingEvents, type UpcomingEventRow } from '../account-edges.repository.ts';
 import { SECOND, enumMessage, type EdgeContext } from './edge-context.ts';
-import { type CreateUpcomingEventInput, NOTIFICATION_SUBTYPES, NOTIFICATION_TARGET_TIMES, type NotificationSubtype, type NotificationTargetTime, type UpcomingEvent } from './account-edges.types.ts';
-
+import {
+  type CreateUpcomingEventInput,
+  NOTIFICATION_SUBTYPES,
+  NOTIFICATION_TARGET_TIMES,
+  type NotificationSubtype,
+  type NotificationTargetTime,
+  type UpcomingEvent,
+} from './account-edges.types.ts';
 
 export const EVENT_TITLE_MAX = 255;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s*(?:Z|[+-]\d{2}(?::?\d{2})?))?)?$/i;
@@ -91,4 +97,3 @@ function toUpcomingEvent(row: UpcomingEventRow): UpcomingEvent {
     createdAt: row.created_at,
   };
 }
-

@@ -1,13 +1,29 @@
 import { toUnixSeconds } from '../../../lib/social-graph/graph-time.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
 import type { StoredBreakdown } from '../../shared/social-graph/social-tables.ts';
-import { findAccount, findAdAccountByName, findBusinessByName, findUpcomingEventByTitle, insertAdAccount, insertAgency, insertBusiness, searchedHashtagIds, upsertHashtag, upsertInsightValues } from '../account-edges.repository.ts';
+import {
+  findAccount,
+  findAdAccountByName,
+  findBusinessByName,
+  findUpcomingEventByTitle,
+  insertAdAccount,
+  insertAgency,
+  insertBusiness,
+  searchedHashtagIds,
+  upsertHashtag,
+  upsertInsightValues,
+} from '../account-edges.repository.ts';
 import { ACCOUNT_METRICS, BREAKDOWN_VALUES } from '../insights-catalogue.ts';
 import { createAdAccounts } from '../account-edges/ad-accounts.ts';
 import { createEdgeContext, DAY_MS, DAY_SECONDS, SECOND } from '../account-edges/edge-context.ts';
 import { createHashtags, HASHTAG_WINDOW_MS } from '../account-edges/hashtags.ts';
 import { createUpcomingEvents } from '../account-edges/upcoming-events.ts';
-import type { AccountEdgesServiceDeps, Hashtag, NotificationSubtype, NotificationTargetTime } from '../account-edges/account-edges.types.ts';
+import type {
+  AccountEdgesServiceDeps,
+  Hashtag,
+  NotificationSubtype,
+  NotificationTargetTime,
+} from '../account-edges/account-edges.types.ts';
 
 /**
  * Demo data for the account edges: events, searched hashtags, agencies with ad accounts, and five weeks of insights, for
@@ -31,7 +47,11 @@ export interface SeedDemoEdgesResult {
   insightDays: number;
 }
 
-export async function seedDemoEdges(deps: AccountEdgesServiceDeps, accountId: string, options: SeedDemoEdgesOptions = {}): Promise<SeedDemoEdgesResult> {
+export async function seedDemoEdges(
+  deps: AccountEdgesServiceDeps,
+  accountId: string,
+  options: SeedDemoEdgesOptions = {},
+): Promise<SeedDemoEdgesResult> {
   const ctx = createEdgeContext(deps);
   const { db, clock, checkAccountId } = ctx;
   const { createEvent } = createUpcomingEvents(ctx);
@@ -67,7 +87,9 @@ export async function seedDemoEdges(deps: AccountEdgesServiceDeps, accountId: st
   const searched = new Set(await searchedHashtagIds(db, accountId, new Date(now.getTime() - HASHTAG_WINDOW_MS), now));
   for (const [index, name] of DEMO_HASHTAGS.entries()) {
     const hashtag = await upsertHashtag(db, name);
-    hashtags.push(searched.has(hashtag.id) ? hashtag : await recordSearch(accountId, name, new Date(now.getTime() - (index + 1) * 3_600_000)));
+    hashtags.push(
+      searched.has(hashtag.id) ? hashtag : await recordSearch(accountId, name, new Date(now.getTime() - (index + 1) * 3_600_000)),
+    );
   }
 
   const agencyIds: string[] = [];
@@ -81,7 +103,13 @@ export async function seedDemoEdges(deps: AccountEdgesServiceDeps, accountId: st
       const name = `${agency.name} — ${suffix}`;
       const adAccount =
         (await findAdAccountByName(db, business.id, name)) ??
-        (await insertAdAccount(db, { business_id: business.id, name, currency: agency.currency, timezone_name: agency.timezone, created_at: now }));
+        (await insertAdAccount(db, {
+          business_id: business.id,
+          name,
+          currency: agency.currency,
+          timezone_name: agency.timezone,
+          created_at: now,
+        }));
       adAccountIds.push(`act_${adAccount.id}`);
       if (index === 0) {
         await authorizeAdAccount(accountId, { adAccountId: adAccount.id, businessId: business.id }, now);
@@ -94,7 +122,13 @@ export async function seedDemoEdges(deps: AccountEdgesServiceDeps, accountId: st
   return { eventIds, hashtags, agencyIds, adAccountIds, authorizedAdAccountIds, insightDays };
 }
 
-const DEMO_EVENTS: { title: string; inDays: number; hours?: number; subtypes: NotificationSubtype[]; target: NotificationTargetTime | null }[] = [
+const DEMO_EVENTS: {
+  title: string;
+  inDays: number;
+  hours?: number;
+  subtypes: NotificationSubtype[];
+  target: NotificationTargetTime | null;
+}[] = [
   { title: 'Spring collection live launch', inDays: 2, hours: 1, subtypes: ['BEFORE_EVENT_1DAY', 'EVENT_START'], target: 'EVENT_START' },
   { title: 'Behind the scenes Q&A', inDays: 5, hours: 1.5, subtypes: ['BEFORE_EVENT_15MIN', 'AFTER_EVENT_1DAY'], target: 'EVENT_END' },
   { title: 'Studio open day', inDays: 12, subtypes: ['BEFORE_EVENT_2DAY'], target: null },

@@ -38,7 +38,14 @@ export async function findAppSubscriptions(db: SocialDb, appId: string): Promise
  */
 export async function saveAppSubscription(
   db: Kysely<SocialTables>,
-  subscription: { appId: string; object: string; callbackUrl: string; verifyToken: string; includeValues: boolean; fields: readonly string[] },
+  subscription: {
+    appId: string;
+    object: string;
+    callbackUrl: string;
+    verifyToken: string;
+    includeValues: boolean;
+    fields: readonly string[];
+  },
   at: Date,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -99,7 +106,12 @@ export async function removeAppSubscriptions(
     if (left.length === 0) {
       await trx.deleteFrom('social.app_subscription').where('app_id', '=', appId).where('object', '=', object).execute();
     } else {
-      await trx.updateTable('social.app_subscription').set({ fields: left, updated_at: at }).where('app_id', '=', appId).where('object', '=', object).execute();
+      await trx
+        .updateTable('social.app_subscription')
+        .set({ fields: left, updated_at: at })
+        .where('app_id', '=', appId)
+        .where('object', '=', object)
+        .execute();
     }
   });
 }
@@ -130,7 +142,11 @@ export async function findSubscribedApps(db: SocialDb, accountId: string): Promi
 
 /** Unsubscribes an account from an app; false when it was not subscribed. */
 export async function removeSubscribedApp(db: SocialDb, accountId: string, appId: string): Promise<boolean> {
-  const result = await db.deleteFrom('social.subscribed_app').where('account_id', '=', accountId).where('app_id', '=', appId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('social.subscribed_app')
+    .where('account_id', '=', accountId)
+    .where('app_id', '=', appId)
+    .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 

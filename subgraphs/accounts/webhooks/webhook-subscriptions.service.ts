@@ -85,7 +85,10 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
     const chosen = new Set<WebhookField>();
     for (const field of fields) {
       if (!(WEBHOOK_FIELDS as readonly string[]).includes(field)) {
-        throw socialErrors.invalidParameter(parameter, `(#100) "${field.slice(0, 64)}" is not a field of the ${WEBHOOK_OBJECT} object: use ${WEBHOOK_FIELDS.join(', ')}.`);
+        throw socialErrors.invalidParameter(
+          parameter,
+          `(#100) "${field.slice(0, 64)}" is not a field of the ${WEBHOOK_OBJECT} object: use ${WEBHOOK_FIELDS.join(', ')}.`,
+        );
       }
       chosen.add(field as WebhookField);
     }
@@ -105,13 +108,17 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
     if (reply.kind === 'refused') throw socialErrors.invalidParameter('callback_url', reply.message);
     if (reply.kind === 'failed') throw socialErrors.callbackVerificationFailed(`the callback could not be reached (${reply.reason}).`);
     if (reply.status !== 200) {
-      throw socialErrors.callbackVerificationFailed(`HTTP Status Code = ${reply.status}; HTTP Message = ${STATUS_CODES[reply.status] ?? 'Unknown'}`);
+      throw socialErrors.callbackVerificationFailed(
+        `HTTP Status Code = ${reply.status}; HTTP Message = ${STATUS_CODES[reply.status] ?? 'Unknown'}`,
+      );
     }
     const received = reply.body.toString('utf8').trim();
     // An answer cut at the size bound is not the challenge, whatever its first bytes are.
     if (reply.truncated || received !== challenge) {
       const shown = received.length > 100 || reply.truncated ? `${received.slice(0, 100)}…` : received;
-      throw socialErrors.callbackVerificationFailed(`Response does not match challenge, expected value="${challenge}", received="${shown}"`);
+      throw socialErrors.callbackVerificationFailed(
+        `Response does not match challenge, expected value="${challenge}", received="${shown}"`,
+      );
     }
   }
 
@@ -137,19 +144,25 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
       requireAppToken(credential, appId);
       const object = input.object ?? undefined;
       if (!object) throw socialErrors.missingParameter('object');
-      if (object !== WEBHOOK_OBJECT) throw socialErrors.invalidParameter('object', `(#100) Param object must be one of {${WEBHOOK_OBJECT}}.`);
+      if (object !== WEBHOOK_OBJECT)
+        throw socialErrors.invalidParameter('object', `(#100) Param object must be one of {${WEBHOOK_OBJECT}}.`);
       const callbackUrl = input.callbackUrl ?? undefined;
       if (!callbackUrl) throw socialErrors.missingParameter('callback_url');
       const verifyToken = input.verifyToken ?? undefined;
       if (!verifyToken) throw socialErrors.missingParameter('verify_token');
-      if (verifyToken.length > MAX_VERIFY_TOKEN) throw socialErrors.invalidParameter('verify_token', `The verify token must be at most ${MAX_VERIFY_TOKEN} characters.`);
+      if (verifyToken.length > MAX_VERIFY_TOKEN)
+        throw socialErrors.invalidParameter('verify_token', `The verify token must be at most ${MAX_VERIFY_TOKEN} characters.`);
       // Refused before the callback is called: the database's text cannot hold U+0000, so the subscription could not
       // be stored after a verification that succeeded.
       if (verifyToken.includes('\u0000')) throw socialErrors.invalidParameter('verify_token', 'The verify token must not contain U+0000.');
       if (callbackUrl.includes('\u0000')) throw socialErrors.invalidParameter('callback_url', 'The callback URL must not contain U+0000.');
       const fields = webhookFields(input.fields, 'fields');
       await verifyCallback(callbackUrl, verifyToken);
-      await saveAppSubscription(db, { appId, object, callbackUrl, verifyToken, includeValues: input.includeValues ?? false, fields }, deps.now());
+      await saveAppSubscription(
+        db,
+        { appId, object, callbackUrl, verifyToken, includeValues: input.includeValues ?? false, fields },
+        deps.now(),
+      );
       return true;
     },
 
@@ -166,7 +179,12 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
     },
 
     /** DELETE /{app-id}/subscriptions (§6.1): some fields, an object's subscription, or every subscription of the app. */
-    async unsubscribeApp(credential: SocialCredential, appId: string, object: string | null | undefined, fields: readonly string[] | null | undefined): Promise<boolean> {
+    async unsubscribeApp(
+      credential: SocialCredential,
+      appId: string,
+      object: string | null | undefined,
+      fields: readonly string[] | null | undefined,
+    ): Promise<boolean> {
       requireAppToken(credential, appId);
       if (object !== null && object !== undefined && object !== WEBHOOK_OBJECT) {
         throw socialErrors.invalidParameter('object', `(#100) Param object must be one of {${WEBHOOK_OBJECT}}.`);
@@ -179,7 +197,11 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
     },
 
     /** POST /me/subscribed_apps (own-login host) or /{page-id}/subscribed_apps (parent host) (§6.3). */
-    async subscribeAccount(viewer: Viewer, pageId: string | null | undefined, fields: readonly string[] | null | undefined): Promise<boolean> {
+    async subscribeAccount(
+      viewer: Viewer,
+      pageId: string | null | undefined,
+      fields: readonly string[] | null | undefined,
+    ): Promise<boolean> {
       const { accountId, objectId } = targetAccount(viewer, pageId, 'post');
       authorize(viewer, 'subscribeApps', { accountId, objectId, method: 'post' });
       const appId = tokenApp(viewer);
@@ -189,10 +211,14 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
       } else {
         // The page edge takes page fields; the social fields are chosen at app level (§6.3, observed: refused here).
         if (!fields || fields.length === 0) throw socialErrors.missingParameter('subscribed_fields');
-        if (fields.length > MAX_SUBSCRIBED_FIELDS) throw socialErrors.invalidParameter('subscribed_fields', `At most ${MAX_SUBSCRIBED_FIELDS} fields.`);
+        if (fields.length > MAX_SUBSCRIBED_FIELDS)
+          throw socialErrors.invalidParameter('subscribed_fields', `At most ${MAX_SUBSCRIBED_FIELDS} fields.`);
         for (const field of fields) {
           if (!PAGE_FIELD.test(field) || (WEBHOOK_FIELDS as readonly string[]).includes(field)) {
-            throw socialErrors.invalidParameter('subscribed_fields', `(#100) "${field.slice(0, 64)}" is not a page field: subscribe the app to ${WEBHOOK_FIELDS.join(', ')} at /{app-id}/subscriptions.`);
+            throw socialErrors.invalidParameter(
+              'subscribed_fields',
+              `(#100) "${field.slice(0, 64)}" is not a page field: subscribe the app to ${WEBHOOK_FIELDS.join(', ')} at /{app-id}/subscriptions.`,
+            );
           }
         }
         chosen = [...new Set(fields)];

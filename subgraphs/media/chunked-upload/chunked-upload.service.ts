@@ -191,7 +191,8 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
         state,
         checkAfterSecs: state === 'pending' || state === 'in_progress' ? CHECK_AFTER_SECS : null,
         progressPercent: state === 'pending' ? null : state === 'succeeded' ? 100 : upload.processing_progress,
-        error: state === 'failed' ? { code: 1, name: 'InvalidMedia', message: upload.processing_error ?? 'Invalid or Unsupported media' } : null,
+        error:
+          state === 'failed' ? { code: 1, name: 'InvalidMedia', message: upload.processing_error ?? 'Invalid or Unsupported media' } : null,
       };
     }
     const imageKnown = upload && (kind === 'image' || (kind === 'gif' && state === 'succeeded'));
@@ -260,7 +261,10 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
           const indexText = given(input.segmentIndex?.trim());
           if (indexText === undefined) throw mediaErrors.parameterMissing('segment_index');
           if (!/^\d{1,3}$/.test(indexText) || Number(indexText) > MAX_SEGMENT_INDEX) {
-            throw mediaErrors.parameterInvalid('segment_index', `${JSON.stringify(indexText)} is not an integer from 0 to ${MAX_SEGMENT_INDEX}`);
+            throw mediaErrors.parameterInvalid(
+              'segment_index',
+              `${JSON.stringify(indexText)} is not an integer from 0 to ${MAX_SEGMENT_INDEX}`,
+            );
           }
           const segmentIndex = Number(indexText);
           const hasFile = input.media !== undefined && input.media !== null;
@@ -303,10 +307,13 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
         expiredCheck(session);
         const kind = session.kind as Kind;
         const segments = await listSegments(deps.db, id);
-        if (segments.length === 0) throw mediaErrors.segmentsInvalid(`No segments were uploaded for media id ${id}: send command=APPEND first.`);
+        if (segments.length === 0)
+          throw mediaErrors.segmentsInvalid(`No segments were uploaded for media id ${id}: send command=APPEND first.`);
         const gap = segments.findIndex((segment, position) => segment.segment_index !== position);
         if (gap >= 0) {
-          throw mediaErrors.segmentsInvalid(`Segment ${gap} is missing: segments are numbered from 0 without gaps (received up to ${segments.at(-1)!.segment_index}).`);
+          throw mediaErrors.segmentsInvalid(
+            `Segment ${gap} is missing: segments are numbered from 0 without gaps (received up to ${segments.at(-1)!.segment_index}).`,
+          );
         }
         const total = segments.reduce((sum, segment) => sum + segment.size, 0);
         const limit = limitOf(kind);
@@ -319,7 +326,8 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
             for (const segment of segments) yield* deps.blobs.read(segment.blob_key);
           })(),
         );
-        const inspector = kind === 'image' ? new ImageInspector({ maxBytes: limit, minDimension: MIN_DIMENSION, maxDimension: MAX_DIMENSION }) : undefined;
+        const inspector =
+          kind === 'image' ? new ImageInspector({ maxBytes: limit, minDimension: MIN_DIMENSION, maxDimension: MAX_DIMENSION }) : undefined;
         let key: string;
         try {
           ({ key } = await ledger.write(inspector ? pipeline(assembled, inspector, () => undefined) : assembled));
@@ -390,15 +398,22 @@ export function createChunkedUploadService(deps: ChunkedUploadDeps): ChunkedUplo
 function kindOf(mediaType: string, category: ChunkedCategory | null): Kind {
   if (VIDEO_TYPES.has(mediaType)) {
     if (category === 'tweet_image' || category === 'tweet_gif') {
-      throw mediaErrors.parameterInvalid('media_category', `${category} does not fit media_type ${mediaType}: use tweet_video or amplify_video`);
+      throw mediaErrors.parameterInvalid(
+        'media_category',
+        `${category} does not fit media_type ${mediaType}: use tweet_video or amplify_video`,
+      );
     }
     return 'video';
   }
   if (category === 'tweet_video' || category === 'amplify_video') {
-    throw mediaErrors.parameterInvalid('media_category', `${category} does not fit media_type ${mediaType}: use tweet_image${mediaType === 'image/gif' ? ' or tweet_gif' : ''}`);
+    throw mediaErrors.parameterInvalid(
+      'media_category',
+      `${category} does not fit media_type ${mediaType}: use tweet_image${mediaType === 'image/gif' ? ' or tweet_gif' : ''}`,
+    );
   }
   if (category === 'tweet_gif') {
-    if (mediaType !== 'image/gif') throw mediaErrors.parameterInvalid('media_category', `tweet_gif does not fit media_type ${mediaType}: use tweet_image`);
+    if (mediaType !== 'image/gif')
+      throw mediaErrors.parameterInvalid('media_category', `tweet_gif does not fit media_type ${mediaType}: use tweet_image`);
     return 'gif';
   }
   // Without tweet_gif a GIF is an image, held to the image limit (the reference's rule).
@@ -412,7 +427,10 @@ function chunkedCategory(value: string | null | undefined): ChunkedCategory | nu
   // Own keys only: "constructor" would otherwise find Object.prototype's and reach the database as a category.
   const category = Object.hasOwn(CATEGORIES, letters) ? CATEGORIES[letters] : undefined;
   if (category === undefined) {
-    throw mediaErrors.parameterInvalid('media_category', `${JSON.stringify(text)} is not one of tweet_image, tweet_gif, tweet_video, amplify_video`);
+    throw mediaErrors.parameterInvalid(
+      'media_category',
+      `${JSON.stringify(text)} is not one of tweet_image, tweet_gif, tweet_video, amplify_video`,
+    );
   }
   return category;
 }

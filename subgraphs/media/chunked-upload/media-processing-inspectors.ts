@@ -11,8 +11,7 @@ import type { BlobReader, BlobStore } from '../../shared/media-store/blob-store.
 
 /** What inspection found, or why the media cannot be used (the message of processing_info.error). */
 export type InspectionOutcome =
-  | { ok: true; mimeType: string; width: number; height: number; frames: number }
-  | { ok: false; message: string };
+  { ok: true; mimeType: string; width: number; height: number; frames: number } | { ok: false; message: string };
 
 /** A moov box larger than this is refused (real movies' descriptions are kilobytes to a few megabytes). */
 export const MAX_MOOV_BYTES = 16 * 1024 * 1024;
@@ -42,13 +41,19 @@ export async function inspectAnimatedGif(
 ): Promise<InspectionOutcome> {
   const bytes = await withReader(blobs, key, (reader) => reader.read(size));
   if (!GIF_SIGNATURES.includes(bytes.subarray(0, 6).toString('latin1'))) {
-    return { ok: false, message: 'Invalid or Unsupported media, Reason: UnsupportedMedia. media_type image/gif was announced but the file is not a GIF.' };
+    return {
+      ok: false,
+      message: 'Invalid or Unsupported media, Reason: UnsupportedMedia. media_type image/gif was announced but the file is not a GIF.',
+    };
   }
   let reader: omggif.GifReader;
   try {
     reader = new omggif.GifReader(bytes);
   } catch (error) {
-    return { ok: false, message: `Invalid or Unsupported media, Reason: CorruptMedia. The GIF could not be read: ${(error as Error).message}.` };
+    return {
+      ok: false,
+      message: `Invalid or Unsupported media, Reason: CorruptMedia. The GIF could not be read: ${(error as Error).message}.`,
+    };
   }
   const { width, height } = reader;
   if ([width, height].some((side) => side < bounds.minDimension || side > bounds.maxDimension)) {
@@ -62,7 +67,10 @@ export async function inspectAnimatedGif(
   for (let index = 0; index < frames; index += 1) {
     const frame = reader.frameInfo(index);
     if (frame.x + frame.width > width || frame.y + frame.height > height || frame.data_offset + frame.data_length > bytes.length) {
-      return { ok: false, message: `Invalid or Unsupported media, Reason: CorruptMedia. Frame ${index} of the GIF lies outside the image.` };
+      return {
+        ok: false,
+        message: `Invalid or Unsupported media, Reason: CorruptMedia. Frame ${index} of the GIF lies outside the image.`,
+      };
     }
   }
   return { ok: true, mimeType: 'image/gif', width, height, frames };
@@ -145,7 +153,9 @@ export async function inspectMp4(blobs: BlobStore, key: string, size: number): P
           for (const box of [boxes[0]!, moov]) {
             reader.skip(box.start - reader.position);
             const bytes = await reader.read(box.size);
-            file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length), box.start));
+            file.appendBuffer(
+              MP4BoxBuffer.fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length), box.start),
+            );
           }
           file.flush();
         });

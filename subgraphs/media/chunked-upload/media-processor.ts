@@ -1,7 +1,12 @@
 import { isConnectionFailure } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { BlobStore } from '../../shared/media-store/blob-store.ts';
-import { claimProcessing, completeProcessing, findStalledProcessing, recordProgress } from '../../shared/media-store/media-session.repository.ts';
+import {
+  claimProcessing,
+  completeProcessing,
+  findStalledProcessing,
+  recordProgress,
+} from '../../shared/media-store/media-session.repository.ts';
 import type { MediaDb } from '../../shared/media-store/media-upload.repository.ts';
 import { inspectAnimatedGif, inspectMp4, type InspectionOutcome } from './media-processing-inspectors.ts';
 
@@ -40,7 +45,11 @@ export function createMediaProcessor(deps: {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<InspectionOutcome>((resolve) => {
       timer = setTimeout(
-        () => resolve({ ok: false, message: `Invalid or Unsupported media, Reason: ProcessingTimeout. Processing took longer than ${deps.timeoutMs} ms.` }),
+        () =>
+          resolve({
+            ok: false,
+            message: `Invalid or Unsupported media, Reason: ProcessingTimeout. Processing took longer than ${deps.timeoutMs} ms.`,
+          }),
         deps.timeoutMs,
       );
     });

@@ -39,7 +39,9 @@ export function createBlobLedger(deps: { db: MediaDb; blobs: BlobStore; now: () 
         deps.logger.warn({ err: error, key }, 'could not remove a blob; the media sweeper will');
         return;
       }
-      await forgetBlobs(deps.db, [key]).catch((error: unknown) => deps.logger.warn({ err: error, key }, 'could not take a removed blob off the ledger'));
+      await forgetBlobs(deps.db, [key]).catch((error: unknown) =>
+        deps.logger.warn({ err: error, key }, 'could not take a removed blob off the ledger'),
+      );
     },
   };
 }

@@ -54,7 +54,8 @@ export function createMediaClaims(deps: { db: MediaDb; now: () => Date }): Media
         return { ok: false, reason: 'unknown' };
       }
       const mediaId = String(upload.id);
-      if (upload.expires_at.getTime() <= deps.now().getTime()) return { ok: false, reason: 'expired', mediaId, expiredAt: upload.expires_at };
+      if (upload.expires_at.getTime() <= deps.now().getTime())
+        return { ok: false, reason: 'expired', mediaId, expiredAt: upload.expires_at };
       const owners = new Set([String(upload.uploader_id), ...upload.additional_owners.map(String)]);
       if (!claimants.some((claimant) => owners.has(claimant))) return { ok: false, reason: 'not-owner', mediaId };
       // Animated GIFs and videos are usable once their processing has succeeded (images have no processing state).

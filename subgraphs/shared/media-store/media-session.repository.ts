@@ -1,5 +1,13 @@
 import type { Insertable, Selectable } from 'kysely';
-import { claimOrThrow, discardBlobs, type MediaDb, type NewUpload, type UploadRow, type UploadSegmentTable, type UploadSessionTable } from './media-upload.repository.ts';
+import {
+  claimOrThrow,
+  discardBlobs,
+  type MediaDb,
+  type NewUpload,
+  type UploadRow,
+  type UploadSegmentTable,
+  type UploadSessionTable,
+} from './media-upload.repository.ts';
 
 /** SQL of the chunked upload: sessions (INIT), their segments (APPEND), FINALIZE, and the processing state machine. */
 
@@ -74,7 +82,11 @@ export async function finalizeSession(
     // The segments' blobs go on the ledger as their rows go: whoever deletes them after this commit (the caller, or the
     // sweeper if the process stops first) finds them there.
     const segments = await trx.deleteFrom('media.upload_segment').where('session_id', '=', sessionId).returning('blob_key').execute();
-    await discardBlobs(trx, segments.map((segment) => segment.blob_key), at);
+    await discardBlobs(
+      trx,
+      segments.map((segment) => segment.blob_key),
+      at,
+    );
     await claimOrThrow(trx, upload.blob_key);
     return trx
       .insertInto('media.upload')

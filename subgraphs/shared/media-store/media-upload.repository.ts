@@ -80,7 +80,11 @@ export type NewUpload = Omit<
 export async function insertUpload(db: MediaDb, row: NewUpload): Promise<UploadRow> {
   return db.transaction().execute(async (trx) => {
     await claimOrThrow(trx, row.blob_key);
-    return trx.insertInto('media.upload').values({ ...row, swept_at: null }).returningAll().executeTakeFirstOrThrow();
+    return trx
+      .insertInto('media.upload')
+      .values({ ...row, swept_at: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
   });
 }
 
@@ -171,7 +175,13 @@ export async function discardBlobs(db: MediaDb, keys: readonly string[], collect
 
 /** Keys due for collection, oldest first. */
 export async function findCollectableBlobs(db: MediaDb, now: Date, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('media.pending_blob').select('blob_key').where('collect_after', '<=', now).orderBy('collect_after').limit(limit).execute();
+  const rows = await db
+    .selectFrom('media.pending_blob')
+    .select('blob_key')
+    .where('collect_after', '<=', now)
+    .orderBy('collect_after')
+    .limit(limit)
+    .execute();
   return rows.map((row) => row.blob_key);
 }
 

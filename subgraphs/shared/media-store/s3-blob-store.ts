@@ -143,21 +143,25 @@ export function createS3BlobStore(config: S3StoreConfig): BlobStore {
       out.once('close', () => {
         if (!answered) controller.abort();
       });
-      client.send(new GetObjectCommand({ Bucket, Key, ...(range && { Range: `bytes=${range.start}-${range.end}` }) }), { abortSignal: controller.signal }).then(
-        (reply) => {
-          answered = true;
-          const body = reply.Body as Readable;
-          if (out.destroyed) body.destroy();
-          // The body's errors reach `out` (pipeline destroys every stream with the first error); `out`'s reader handles them.
-          else pipeline(body, out, () => undefined);
-        },
-        (error: unknown) => {
-          answered = true;
-          // A range that starts past the end is empty, as a file's read stream is.
-          if (statusOf(error) === 416) out.end();
-          else out.destroy(error as Error);
-        },
-      );
+      client
+        .send(new GetObjectCommand({ Bucket, Key, ...(range && { Range: `bytes=${range.start}-${range.end}` }) }), {
+          abortSignal: controller.signal,
+        })
+        .then(
+          (reply) => {
+            answered = true;
+            const body = reply.Body as Readable;
+            if (out.destroyed) body.destroy();
+            // The body's errors reach `out` (pipeline destroys every stream with the first error); `out`'s reader handles them.
+            else pipeline(body, out, () => undefined);
+          },
+          (error: unknown) => {
+            answered = true;
+            // A range that starts past the end is empty, as a file's read stream is.
+            if (statusOf(error) === 416) out.end();
+            else out.destroy(error as Error);
+          },
+        );
       return out;
     },
 
@@ -190,7 +194,10 @@ export function createS3BlobStore(config: S3StoreConfig): BlobStore {
         await client.send(new HeadBucketCommand({ Bucket }), signal ? { abortSignal: signal } : {});
       } catch (error) {
         const status = statusOf(error);
-        throw new Error(`the S3 bucket ${Bucket} cannot be reached: ${status === 404 ? 'it does not exist' : status !== undefined ? `HTTP ${status}` : (error as Error).message}`, { cause: error });
+        throw new Error(
+          `the S3 bucket ${Bucket} cannot be reached: ${status === 404 ? 'it does not exist' : status !== undefined ? `HTTP ${status}` : (error as Error).message}`,
+          { cause: error },
+        );
       }
     },
 
@@ -241,7 +248,12 @@ function slabPool(size: number, keepIdleMs: number) {
  * payload is signed as the SDK signs a buffer, but with the SHA-256 (`sha256Hex`) the caller took off the event loop
  * (payloadHash): set in x-amz-content-sha256, it is what the signer uses instead of hashing the body on the loop.
  */
-async function putWhole(client: S3Client, target: Pick<PutObjectCommandInput, 'Bucket' | 'Key'>, body: Buffer, sha256Hex: string): Promise<void> {
+async function putWhole(
+  client: S3Client,
+  target: Pick<PutObjectCommandInput, 'Bucket' | 'Key'>,
+  body: Buffer,
+  sha256Hex: string,
+): Promise<void> {
   const command = new PutObjectCommand({ ...target, Body: body });
   command.middlewareStack.add(
     (next) => (args) => {

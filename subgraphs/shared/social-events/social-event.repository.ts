@@ -28,7 +28,9 @@ export async function appendEvents(trx: SocialDb, events: readonly SocialEvent[]
   await sql`select pg_advisory_xact_lock(${EVENT_LOG_LOCK})`.execute(trx);
   const rows = await trx
     .insertInto('social.event')
-    .values(events.map((event) => ({ account_id: event.accountId, kind: event.kind, field: event.field, value: JSON.stringify(event.value) })))
+    .values(
+      events.map((event) => ({ account_id: event.accountId, kind: event.kind, field: event.field, value: JSON.stringify(event.value) })),
+    )
     .returning('position')
     .execute();
   await sql`select pg_notify(${EVENT_CHANNEL}, ${String(rows.at(-1)!.position)})`.execute(trx);

@@ -143,10 +143,20 @@ export function createWebhookDeliveryWorker(deps: WebhookDeliveryWorkerDeps): We
     const context = { appId: cursor.appId, object: cursor.object };
     const batch = await readBatch(db, cursor, options.batchSize);
     const expired =
-      cursor.pendingTo !== null && cursor.firstFailedAt !== null && cursor.now.getTime() - cursor.firstFailedAt.getTime() >= options.retryWindowMs;
+      cursor.pendingTo !== null &&
+      cursor.firstFailedAt !== null &&
+      cursor.now.getTime() - cursor.firstFailedAt.getTime() >= options.retryWindowMs;
     if (expired) {
       if (await recordDropped(db, cursor, { to: batch.to, count: batch.events.length })) {
-        logger.warn({ ...context, attempts: cursor.attempts, events: batch.events.length, delivery: deliveryIdentity(cursor.appId, cursor.object, batch.from, batch.to) }, 'webhook batch dropped: its callback failed for the whole retry window');
+        logger.warn(
+          {
+            ...context,
+            attempts: cursor.attempts,
+            events: batch.events.length,
+            delivery: deliveryIdentity(cursor.appId, cursor.object, batch.from, batch.to),
+          },
+          'webhook batch dropped: its callback failed for the whole retry window',
+        );
         deps.metrics?.observeWebhookDelivery('dropped', batch.events.length);
       }
       return;
@@ -173,7 +183,8 @@ export function createWebhookDeliveryWorker(deps: WebhookDeliveryWorkerDeps): We
     const attempt = cursor.attempts + 1;
     if (outcome.ok) {
       if (await recordDelivered(db, cursor, { to: batch.to, count: batch.events.length })) {
-        if (cursor.attempts > 0) logger.info({ ...context, attempt, status: outcome.status, delivery: identity }, 'webhook callback recovered: batch delivered');
+        if (cursor.attempts > 0)
+          logger.info({ ...context, attempt, status: outcome.status, delivery: identity }, 'webhook callback recovered: batch delivered');
         deps.metrics?.observeWebhookDelivery('delivered', batch.events.length);
       } else {
         logger.debug({ ...context, delivery: identity }, 'webhook lease lost before the answer was recorded; the batch goes out again');
@@ -183,7 +194,11 @@ export function createWebhookDeliveryWorker(deps: WebhookDeliveryWorkerDeps): We
     const delay = retryDelay(cursor, attempt, performance.now() - started);
     if (await recordFailed(db, cursor, { to: batch.to }, delay)) {
       const { ok: _ok, ...failure } = outcome;
-      if (cursor.attempts === 0) logger.warn({ ...context, attempt, ...failure, delivery: identity, retryInMs: delay }, 'webhook delivery failed; retrying with backoff');
+      if (cursor.attempts === 0)
+        logger.warn(
+          { ...context, attempt, ...failure, delivery: identity, retryInMs: delay },
+          'webhook delivery failed; retrying with backoff',
+        );
       else logger.debug({ ...context, attempt, ...failure, delivery: identity, retryInMs: delay }, 'webhook delivery failed again');
       deps.metrics?.observeWebhookDelivery('failed', batch.events.length);
       scheduleRetry(`${cursor.appId}:${cursor.object}`, delay);
@@ -211,7 +226,10 @@ export function createWebhookDeliveryWorker(deps: WebhookDeliveryWorkerDeps): We
     try {
       await deliver(cursor);
     } catch (error) {
-      logger.warn({ err: error, appId: cursor.appId, object: cursor.object }, 'webhook delivery interrupted; the batch is taken up again after its lease');
+      logger.warn(
+        { err: error, appId: cursor.appId, object: cursor.object },
+        'webhook delivery interrupted; the batch is taken up again after its lease',
+      );
     }
   }
 
@@ -327,10 +345,16 @@ export function createWebhookDeliveryWorker(deps: WebhookDeliveryWorkerDeps): We
 }
 
 /** A callback's answer as a delivery outcome: 2xx is success, anything else a failure and its reason. */
-function describe(response: CallbackResponse): { ok: true; status: number } | { ok: false; status?: number; reason: string; message?: string } {
+function describe(
+  response: CallbackResponse,
+): { ok: true; status: number } | { ok: false; status?: number; reason: string; message?: string } {
   if (response.kind === 'response') {
     if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
-    return { ok: false, status: response.status, reason: response.status >= 300 && response.status < 400 ? 'redirect_not_followed' : 'status' };
+    return {
+      ok: false,
+      status: response.status,
+      reason: response.status >= 300 && response.status < 400 ? 'redirect_not_followed' : 'status',
+    };
   }
   return { ok: false, reason: response.kind === 'refused' ? `refused_${response.reason}` : response.reason, message: response.message };
 }

@@ -52,7 +52,9 @@ export interface WebhookBatch {
 
 /** The (kind, field) pairs webhooks report, as a condition on `social.event as e`. */
 function deliverableKinds(): RawBuilder<boolean> {
-  const pairs = Object.entries(WEBHOOK_FIELDS_BY_KIND).flatMap(([kind, fields]) => fields.map((field) => sql`(${sql.lit(kind)}, ${sql.lit(field)})`));
+  const pairs = Object.entries(WEBHOOK_FIELDS_BY_KIND).flatMap(([kind, fields]) =>
+    fields.map((field) => sql`(${sql.lit(kind)}, ${sql.lit(field)})`),
+  );
   return sql<boolean>`(e.kind, e.field) in (${sql.join(pairs)})`;
 }
 
@@ -151,7 +153,13 @@ export async function readBatch(db: SocialDb, cursor: ClaimedCursor, limit: numb
 }
 
 /** The events after `from` up to `to` that the cursor's subscription gets, in log order. */
-async function deliverableEvents(db: SocialDb, cursor: ClaimedCursor, from: string, to: string, limit?: number): Promise<SocialEventRecord[]> {
+async function deliverableEvents(
+  db: SocialDb,
+  cursor: ClaimedCursor,
+  from: string,
+  to: string,
+  limit?: number,
+): Promise<SocialEventRecord[]> {
   if (cursor.fields.length === 0) return [];
   let query = db
     .selectFrom('social.event as e')
@@ -205,7 +213,12 @@ export function recordDelivered(db: SocialDb, lease: CursorLease, batch: { to: s
 }
 
 /** Moves a leased cursor past a batch (sent, or given up), forgets its failures, releases it, and counts the batch. */
-function moveOn(db: SocialDb, lease: CursorLease, batch: { to: string; count: number }, counter: 'delivered_total' | 'dropped_total'): Promise<boolean> {
+function moveOn(
+  db: SocialDb,
+  lease: CursorLease,
+  batch: { to: string; count: number },
+  counter: 'delivered_total' | 'dropped_total',
+): Promise<boolean> {
   return applied(
     leased(db, lease).set((eb) => ({
       delivered_to: batch.to,

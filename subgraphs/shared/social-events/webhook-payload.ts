@@ -104,7 +104,9 @@ export function verifySignature(rawBody: Buffer | string, header: string | reado
   const match = /^(sha256|sha1)=([0-9a-fA-F]+)$/.exec(header.trim());
   if (!match) return false;
   const [, algorithm, hex] = match as unknown as [string, 'sha256' | 'sha1', string];
-  const expected = createHmac(algorithm, secret).update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody).digest();
+  const expected = createHmac(algorithm, secret)
+    .update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody)
+    .digest();
   if (hex.length !== expected.length * 2) return false;
   return timingSafeEqual(Buffer.from(hex, 'hex'), expected);
 }

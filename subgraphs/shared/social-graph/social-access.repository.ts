@@ -30,11 +30,7 @@ export async function findPageRoles(db: SocialDb, platformUserId: string): Promi
 
 /** The businesses a parent-platform user administers. */
 export async function findAdministeredBusinesses(db: SocialDb, platformUserId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('social.business_admin')
-    .select('business_id')
-    .where('platform_user_id', '=', platformUserId)
-    .execute();
+  const rows = await db.selectFrom('social.business_admin').select('business_id').where('platform_user_id', '=', platformUserId).execute();
   return rows.map((row) => String(row.business_id));
 }
 

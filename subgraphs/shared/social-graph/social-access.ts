@@ -1,7 +1,14 @@
 import type { SocialCredential } from '../../../lib/auth/social-auth/social-token.service.ts';
 import { findAdministeredBusinesses, findPageRoles, type PageRole } from './social-access.repository.ts';
 import { socialErrors } from './social-errors.ts';
-import { NODE_TYPES, SOCIAL_OPERATIONS, type OperationRule, type SocialHost, type SocialMethod, type SocialOperation } from '../../../contracts/social-graph.ts';
+import {
+  NODE_TYPES,
+  SOCIAL_OPERATIONS,
+  type OperationRule,
+  type SocialHost,
+  type SocialMethod,
+  type SocialOperation,
+} from '../../../contracts/social-graph.ts';
 import type { SocialDb } from './social-tables.ts';
 
 /**

@@ -50,7 +50,10 @@ function objectIdOf(args: Record<string, unknown>): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-type ResolverMap = Record<string, GraphQLFieldResolver<unknown, { call: SocialCallOf }> | { resolve: GraphQLFieldResolver<unknown, { call: SocialCallOf }> }>;
+type ResolverMap = Record<
+  string,
+  GraphQLFieldResolver<unknown, { call: SocialCallOf }> | { resolve: GraphQLFieldResolver<unknown, { call: SocialCallOf }> }
+>;
 
 /**
  * The resolvers with every root field (Query and Mutation) admitting the call first. Entity references and nested

@@ -113,7 +113,12 @@ export async function loadSocialDemoGraph(db: SocialDb, g: SocialGraphBuilder, n
     posts.push(await g.media(bluebottle, { caption, timestamp: hoursAgo(6 + index * 20), likeCount: 40 + index * 7 }));
   }
   await g.media(bluebottle, { caption: 'Today at the roastery', mediaProductType: 'STORY', timestamp: hoursAgo(2) });
-  const liveMedia = await g.media(bluebottle, { caption: 'Live cupping session', mediaType: 'VIDEO', isLive: true, timestamp: hoursAgo(0.25) });
+  const liveMedia = await g.media(bluebottle, {
+    caption: 'Live cupping session',
+    mediaType: 'VIDEO',
+    isLive: true,
+    timestamp: hoursAgo(0.25),
+  });
   const roasterPost = await g.media(roaster, { caption: 'Visiting @bluebottle today', timestamp: hoursAgo(10), likeCount: 88 });
   await g.tag(roasterPost, bluebottle);
   await g.mention(bluebottle, roasterPost);
@@ -176,7 +181,11 @@ async function readBack(db: SocialDb, byName: Map<string, string>): Promise<Soci
   const comments = await db
     .selectFrom('social.comment')
     .select(['id', 'media_id', 'author_id', 'parent_id', 'text'])
-    .where('media_id', 'in', media.map((m) => String(m.id)))
+    .where(
+      'media_id',
+      'in',
+      media.map((m) => String(m.id)),
+    )
     .orderBy('id')
     .execute();
   const find = (predicate: (c: (typeof comments)[number]) => boolean) => String(comments.find(predicate)?.id ?? '');

@@ -20,8 +20,7 @@ import type { RateLimitScope, SocialMethod } from '../../../contracts/social-gra
 const UNPARSABLE = 'Invalid OAuth access token - Cannot parse access token';
 
 export const socialErrors = {
-  noToken: (): AppError =>
-    new UnauthenticatedError('An access token is required to request this resource.', { reason: 'NO_TOKEN' }),
+  noToken: (): AppError => new UnauthenticatedError('An access token is required to request this resource.', { reason: 'NO_TOKEN' }),
 
   unparsableToken: (): AppError => new UnauthenticatedError(UNPARSABLE, { reason: 'TOKEN_UNPARSABLE' }),
 
@@ -102,8 +101,7 @@ export const socialErrors = {
       reason: 'CURSOR_TOO_FAR',
     }),
 
-  rateLimited: (scope: RateLimitScope, message: string): AppError =>
-    new RateLimitedError(message, { reason: 'RATE_LIMITED', scope }),
+  rateLimited: (scope: RateLimitScope, message: string): AppError => new RateLimitedError(message, { reason: 'RATE_LIMITED', scope }),
 
   /**
    * A content-publishing error (reference §3.3: codes −2, −1, 9, 24, 25, 36000 with 2207xxx subcodes and a user title

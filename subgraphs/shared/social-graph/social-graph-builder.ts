@@ -94,7 +94,11 @@ export function createSocialGraphBuilder(db: SocialDb) {
       return String(row.id);
     },
 
-    async pageRole(pageId: string, platformUserId: string, options: { tasks?: string[]; viaBusinessManager?: boolean } = {}): Promise<void> {
+    async pageRole(
+      pageId: string,
+      platformUserId: string,
+      options: { tasks?: string[]; viaBusinessManager?: boolean } = {},
+    ): Promise<void> {
       await db
         .insertInto('social.page_role')
         .values({

@@ -34,7 +34,10 @@ export interface CounterCall extends CounterKey {
  */
 export async function countCall(db: SocialDb, calls: readonly CounterCall[], sweepBefore: Date | undefined): Promise<CounterState[]> {
   const values = sql.join(
-    calls.map(({ key, windowStart, pendingMs }) => sql`(${key}, ${windowStart.toISOString()}::timestamptz, ${Math.max(0, Math.round(pendingMs))}::bigint)`),
+    calls.map(
+      ({ key, windowStart, pendingMs }) =>
+        sql`(${key}, ${windowStart.toISOString()}::timestamptz, ${Math.max(0, Math.round(pendingMs))}::bigint)`,
+    ),
   );
   const { rows } = await sql<{ key: string; window_start: Date; calls: number; time_ms: string }>`
     with relaxed as materialized (select set_config('synchronous_commit', 'off', true)),

@@ -103,10 +103,20 @@ export function createSocialRateLimiter(deps: { db: SocialDb; limits: SocialRate
         { scope: 'user', key: { key: `user:${user}`, windowStart: window(HOUR) }, limit: limits.userCallsPerHour, windowMs: HOUR },
       ];
       if (call.parentHost && call.objectId) {
-        scopes.push({ scope: 'page', key: { key: `page:${user}:${call.objectId}`, windowStart: window(HOUR) }, limit: limits.pageCallsPerHour, windowMs: HOUR });
+        scopes.push({
+          scope: 'page',
+          key: { key: `page:${user}:${call.objectId}`, windowStart: window(HOUR) },
+          limit: limits.pageCallsPerHour,
+          windowMs: HOUR,
+        });
       }
       if (call.objectId) {
-        scopes.push({ scope: 'business', key: { key: `business:${user}:${call.objectId}`, windowStart: window(DAY) }, limit: limits.businessCallsPerDay, windowMs: DAY });
+        scopes.push({
+          scope: 'business',
+          key: { key: `business:${user}:${call.objectId}`, windowStart: window(DAY) },
+          limit: limits.businessCallsPerDay,
+          windowMs: DAY,
+        });
       }
       // Windows that can no longer be current are dropped once an hour, by the first call of the hour (same statement).
       const hour = Math.floor(at / HOUR);

@@ -28,7 +28,6 @@ export function withViewer<T>(viewerOf: ViewerOf, work: (viewer: Viewer) => T): 
   return viewer !== undefined ? work(viewer) : viewerOf().then(work);
 }
 
-
 function hostOf(value: string | undefined): SocialHost | undefined | 'invalid' {
   if (value === undefined || value === '') return undefined;
   return value === 'own' || value === 'parent' ? value : 'invalid';

@@ -16,12 +16,7 @@ export interface BindGrpcServerOptions {
  * Binds `server` (plaintext HTTP/2) on host:port and starts serving; port 0 picks a free port. grpc-js starts a server when
  * it is bound, so no separate start() call is needed.
  */
-export function bindGrpcServer(
-  server: Server,
-  host: string,
-  port: number,
-  options: BindGrpcServerOptions = {},
-): Promise<BoundGrpcServer> {
+export function bindGrpcServer(server: Server, host: string, port: number, options: BindGrpcServerOptions = {}): Promise<BoundGrpcServer> {
   const graceMs = options.shutdownGraceMs ?? 5000;
   // IPv6 literals need brackets in a target address.
   const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;

@@ -136,7 +136,8 @@ export function indexDescriptorSet(set: Uint8Array): DescriptorSetIndex {
   }
   for (const [name, dependencies] of dependenciesByFile) {
     const missing = dependencies.find((dependency) => !bytesByFile.has(dependency));
-    if (missing !== undefined) throw new Error(`descriptor set: ${name} imports ${missing}, which the set does not hold (build it with its imports)`);
+    if (missing !== undefined)
+      throw new Error(`descriptor set: ${name} imports ${missing}, which the set does not hold (build it with its imports)`);
   }
 
   return {

@@ -28,8 +28,7 @@ export function classifyWireErrors(): void {
   const prototype = BaseServerInterceptingCall.prototype as unknown as { sendStatus(status: PartialStatusObject): void };
   const sendStatus = prototype.sendStatus;
   prototype.sendStatus = function (this: unknown, status: PartialStatusObject) {
-    const clientFault =
-      status.code === GrpcStatus.INTERNAL && CLIENT_FRAMING_ERRORS.some((pattern) => pattern.test(status.details ?? ''));
+    const clientFault = status.code === GrpcStatus.INTERNAL && CLIENT_FRAMING_ERRORS.some((pattern) => pattern.test(status.details ?? ''));
     sendStatus.call(this, clientFault ? { ...status, code: GrpcStatus.INVALID_ARGUMENT } : status);
   };
 }

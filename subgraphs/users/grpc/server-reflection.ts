@@ -44,7 +44,8 @@ interface ExtensionRequest {
 /** ServerReflectionRequest as proto-loader hands it over (keepCase, oneofs: the set member is named). */
 interface ReflectionRequest {
   host: string;
-  message_request?: 'file_by_filename' | 'file_containing_symbol' | 'file_containing_extension' | 'all_extension_numbers_of_type' | 'list_services';
+  message_request?:
+    'file_by_filename' | 'file_containing_symbol' | 'file_containing_extension' | 'all_extension_numbers_of_type' | 'list_services';
   file_by_filename?: string;
   file_containing_symbol?: string;
   file_containing_extension?: ExtensionRequest | null;
@@ -99,8 +100,12 @@ export function createServerReflection(descriptorSet: Uint8Array, options: Serve
     return answer;
   }
 
-  const notFound = (what: string): ReflectionAnswer => ({ error_response: { error_code: GrpcStatus.NOT_FOUND, error_message: `${what} not found` } });
-  const invalid = (message: string): ReflectionAnswer => ({ error_response: { error_code: GrpcStatus.INVALID_ARGUMENT, error_message: message } });
+  const notFound = (what: string): ReflectionAnswer => ({
+    error_response: { error_code: GrpcStatus.NOT_FOUND, error_message: `${what} not found` },
+  });
+  const invalid = (message: string): ReflectionAnswer => ({
+    error_response: { error_code: GrpcStatus.INVALID_ARGUMENT, error_message: message },
+  });
   const files = (name: string | undefined, sent: Set<string>, what: string): ReflectionAnswer =>
     name === undefined ? notFound(what) : { file_descriptor_response: { file_descriptor_proto: withImports(name, sent) } };
 
@@ -182,7 +187,8 @@ export function createServerReflection(descriptorSet: Uint8Array, options: Serve
   function boundedRequests(definition: ServiceDefinition): ServiceDefinition {
     const method = definition.ServerReflectionInfo!;
     const requestDeserialize = (bytes: Buffer): unknown => {
-      if (bytes.length > MAX_REQUEST_BYTES) return { [REFUSED]: `a reflection request is at most ${MAX_REQUEST_BYTES} bytes` } satisfies Refused;
+      if (bytes.length > MAX_REQUEST_BYTES)
+        return { [REFUSED]: `a reflection request is at most ${MAX_REQUEST_BYTES} bytes` } satisfies Refused;
       try {
         return method.requestDeserialize(bytes);
       } catch (error) {

@@ -1,6 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { context, SpanStatusCode } from '@opentelemetry/api';
-import { Server, status as GrpcStatus, type handleUnaryCall, type Metadata, type ServerOptions, type ServiceDefinition } from '@grpc/grpc-js';
+import {
+  Server,
+  status as GrpcStatus,
+  type handleUnaryCall,
+  type Metadata,
+  type ServerOptions,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Actor, TokenService } from '../../../lib/auth/auth.ts';
 import type { Logger } from '../../../lib/logger.ts';
@@ -95,7 +102,11 @@ export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExam
       const started = performance.now();
       const requestId = requestIdFrom(readMetadata(call.metadata, 'x-request-id'));
       const traced = telemetry.tracing.enabled
-        ? telemetry.tracing.startServerSpan(fullName, { traceparent: readMetadata(call.metadata, 'traceparent'), tracestate: readMetadata(call.metadata, 'tracestate') }, { 'rpc.system': 'grpc', 'rpc.method': method })
+        ? telemetry.tracing.startServerSpan(
+            fullName,
+            { traceparent: readMetadata(call.metadata, 'traceparent'), tracestate: readMetadata(call.metadata, 'tracestate') },
+            { 'rpc.system': 'grpc', 'rpc.method': method },
+          )
         : undefined;
       const finish = (code: number) => {
         telemetry.metrics.observeGrpc(method, STATUS_NAMES[code] ?? String(code), (performance.now() - started) / 1000);

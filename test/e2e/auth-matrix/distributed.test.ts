@@ -32,6 +32,11 @@ describe('auth matrix, distributed gateway (subgraphs over HTTP)', () => {
   });
 
   describe('user records (Area A)', () => defineUserCells(() => users!));
-  describe('social graph (Areas B and C)', () => defineSocialCells(() => world, Object.values(SOCIAL_DOORS), ['authorised', 'credential', 'wrong-owner']));
-  describe('image upload (Area D)', () => defineMediaCells(() => world, () => media));
+  describe('social graph (Areas B and C)', () =>
+    defineSocialCells(() => world, Object.values(SOCIAL_DOORS), ['authorised', 'credential', 'wrong-owner']));
+  describe('image upload (Area D)', () =>
+    defineMediaCells(
+      () => world,
+      () => media,
+    ));
 });

@@ -23,5 +23,8 @@ describe('auth matrix: image upload (Area D), embedded gateway', () => {
     await system?.close();
   });
 
-  defineMediaCells(() => world, () => matrix);
+  defineMediaCells(
+    () => world,
+    () => matrix,
+  );
 });

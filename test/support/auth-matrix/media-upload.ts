@@ -34,7 +34,16 @@ const REFUSALS: Record<MediaReason, { status: number; code: number; message: str
 };
 
 /** What a reply to a refused upload must not hold: any part of an uploaded media object. */
-const MEDIA_OBJECT_KEYS = ['media_id', 'mediaId', 'media_key', 'mediaKey', 'image_type', 'imageType', 'expires_after_secs', 'expiresAfterSecs'];
+const MEDIA_OBJECT_KEYS = [
+  'media_id',
+  'mediaId',
+  'media_key',
+  'mediaKey',
+  'image_type',
+  'imageType',
+  'expires_after_secs',
+  'expiresAfterSecs',
+];
 
 /** The credentials the conditions are made of. */
 export interface MediaCredentials {
@@ -63,7 +72,14 @@ interface MediaCondition {
 }
 
 const now = () => Math.floor(MATRIX_NOW.getTime() / 1000);
-type Sign = { consumer?: ConsumerCredentials; secret?: string; token?: AccessTokenCredentials | null; tokenSecret?: string; timestamp?: number; omit?: string[] };
+type Sign = {
+  consumer?: ConsumerCredentials;
+  secret?: string;
+  token?: AccessTokenCredentials | null;
+  tokenSecret?: string;
+  timestamp?: number;
+  omit?: string[];
+};
 
 /** An OAuth 1.0a header signed by the independent oauth-1.0a package (bluebottle's token for `app` by default). */
 function oauth(credentials: MediaCredentials, signing: Signing, options: Sign = {}): string {
@@ -86,7 +102,11 @@ const ALLOWED = { kind: 'allowed' as const };
 const CONDITIONS: readonly MediaCondition[] = [
   // OAuth 2.0 bearer user tokens: the social graph's tokens (one identity across Areas B–D, README).
   { label: "with bluebottle's own-login bearer token", authorization: (world) => bearer(world.fixture.tokens.own), expected: ALLOWED },
-  { label: "with ana's parent-platform bearer token (the other login type is a user token too)", authorization: (world) => bearer(world.fixture.tokens.parent), expected: ALLOWED },
+  {
+    label: "with ana's parent-platform bearer token (the other login type is a user token too)",
+    authorization: (world) => bearer(world.fixture.tokens.parent),
+    expected: ALLOWED,
+  },
   { label: 'without credentials', authorization: () => undefined, expected: refused('AUTH_MISSING') },
   { label: 'with Basic authentication', authorization: () => 'Basic dXNlcjpwYXNzd29yZA==', expected: refused('AUTH_MISSING') },
   { label: 'with "Bearer" and no token', authorization: () => 'Bearer', expected: refused('AUTH_MISSING') },
@@ -96,44 +116,98 @@ const CONDITIONS: readonly MediaCondition[] = [
     authorization: (world) => bearer(`${world.fixture.tokens.own.slice(0, -1)}${world.fixture.tokens.own.endsWith('A') ? 'B' : 'A'}`),
     expected: refused('TOKEN_INVALID'),
   },
-  { label: 'with an expired bearer token', authorization: (world) => bearer(world.fixture.tokens.expired), expected: refused('TOKEN_INVALID') },
-  { label: 'with a revoked bearer token', authorization: (world) => bearer(world.fixture.tokens.revoked), expected: refused('TOKEN_INVALID') },
-  { label: 'with an app-only bearer token', authorization: (_world, credentials) => bearer(credentials.appOnlyBearer), expected: refused('APP_ONLY') },
+  {
+    label: 'with an expired bearer token',
+    authorization: (world) => bearer(world.fixture.tokens.expired),
+    expected: refused('TOKEN_INVALID'),
+  },
+  {
+    label: 'with a revoked bearer token',
+    authorization: (world) => bearer(world.fixture.tokens.revoked),
+    expected: refused('TOKEN_INVALID'),
+  },
+  {
+    label: 'with an app-only bearer token',
+    authorization: (_world, credentials) => bearer(credentials.appOnlyBearer),
+    expected: refused('APP_ONLY'),
+  },
   {
     label: 'with an app-only-shaped bearer token nobody issued',
     authorization: () => bearer(`${APP_TOKEN_PREFIX}${randomBytes(30).toString('base64url')}`),
     expected: refused('TOKEN_INVALID'),
   },
   // OAuth 1.0a user context.
-  { label: "with an OAuth 1.0a signature of bluebottle's access token", authorization: (_world, credentials, signing) => oauth(credentials, signing), expected: ALLOWED },
-  { label: 'with an OAuth 1.0a signature made with a wrong consumer secret', authorization: (_world, credentials, signing) => oauth(credentials, signing, { secret: 'not-the-consumer-secret' }), expected: refused('SIGNATURE_INVALID') },
-  { label: 'with an OAuth 1.0a signature made with a wrong token secret', authorization: (_world, credentials, signing) => oauth(credentials, signing, { tokenSecret: 'not-the-token-secret' }), expected: refused('SIGNATURE_INVALID') },
+  {
+    label: "with an OAuth 1.0a signature of bluebottle's access token",
+    authorization: (_world, credentials, signing) => oauth(credentials, signing),
+    expected: ALLOWED,
+  },
+  {
+    label: 'with an OAuth 1.0a signature made with a wrong consumer secret',
+    authorization: (_world, credentials, signing) => oauth(credentials, signing, { secret: 'not-the-consumer-secret' }),
+    expected: refused('SIGNATURE_INVALID'),
+  },
+  {
+    label: 'with an OAuth 1.0a signature made with a wrong token secret',
+    authorization: (_world, credentials, signing) => oauth(credentials, signing, { tokenSecret: 'not-the-token-secret' }),
+    expected: refused('SIGNATURE_INVALID'),
+  },
   {
     label: 'with an OAuth 1.0a signature of an unknown consumer key',
-    authorization: (_world, credentials, signing) => oauth(credentials, signing, { consumer: { ...credentials.app, consumerKey: 'NoSuchConsumerKey0123456' } }),
+    authorization: (_world, credentials, signing) =>
+      oauth(credentials, signing, { consumer: { ...credentials.app, consumerKey: 'NoSuchConsumerKey0123456' } }),
     expected: refused('SIGNATURE_INVALID'),
   },
   {
     label: 'with an OAuth 1.0a signature of an unknown oauth_token',
-    authorization: (world, credentials, signing) => oauth(credentials, signing, { token: { ...credentials.token, token: `${world.ids.bluebottle}-NoSuchTokenNoSuchTokenNoSuchTokenNoSuchTo` } }),
+    authorization: (world, credentials, signing) =>
+      oauth(credentials, signing, {
+        token: { ...credentials.token, token: `${world.ids.bluebottle}-NoSuchTokenNoSuchTokenNoSuchTokenNoSuchTo` },
+      }),
     expected: refused('TOKEN_INVALID'),
   },
-  { label: 'with an OAuth 1.0a signature of a revoked access token', authorization: (_world, credentials, signing) => oauth(credentials, signing, { token: credentials.revokedToken }), expected: refused('TOKEN_INVALID') },
+  {
+    label: 'with an OAuth 1.0a signature of a revoked access token',
+    authorization: (_world, credentials, signing) => oauth(credentials, signing, { token: credentials.revokedToken }),
+    expected: refused('TOKEN_INVALID'),
+  },
   {
     label: "with an OAuth 1.0a signature pairing bluebottle's token of another app with this app's keys",
     authorization: (_world, credentials, signing) => oauth(credentials, signing, { token: credentials.otherAppToken }),
     expected: refused('TOKEN_INVALID'),
   },
-  { label: 'with an OAuth 1.0a header without oauth_nonce (malformed)', authorization: (_world, credentials, signing) => oauth(credentials, signing, { omit: ['oauth_nonce'] }), expected: refused('AUTH_MISSING') },
+  {
+    label: 'with an OAuth 1.0a header without oauth_nonce (malformed)',
+    authorization: (_world, credentials, signing) => oauth(credentials, signing, { omit: ['oauth_nonce'] }),
+    expected: refused('AUTH_MISSING'),
+  },
   {
     label: 'with an OAuth 1.0a header naming the PLAINTEXT signature method',
-    authorization: (_world, credentials, signing) => oauth(credentials, signing).replace('oauth_signature_method="HMAC-SHA1"', 'oauth_signature_method="PLAINTEXT"'),
+    authorization: (_world, credentials, signing) =>
+      oauth(credentials, signing).replace('oauth_signature_method="HMAC-SHA1"', 'oauth_signature_method="PLAINTEXT"'),
     expected: refused('SIGNATURE_INVALID'),
   },
-  { label: 'with an OAuth 1.0a timestamp ten minutes old', authorization: (_world, credentials, signing) => oauth(credentials, signing, { timestamp: now() - 600 }), expected: refused('TIMESTAMP_OUT_OF_BOUNDS') },
-  { label: 'with an OAuth 1.0a timestamp ten minutes ahead', authorization: (_world, credentials, signing) => oauth(credentials, signing, { timestamp: now() + 600 }), expected: refused('TIMESTAMP_OUT_OF_BOUNDS') },
-  { label: 'with a replayed OAuth 1.0a request (same nonce and timestamp)', authorization: (_world, credentials, signing) => oauth(credentials, signing), expected: refused('SIGNATURE_INVALID'), replay: true },
-  { label: 'with a consumer-only OAuth 1.0a signature (app-only, no oauth_token)', authorization: (_world, credentials, signing) => oauth(credentials, signing, { token: null }), expected: refused('APP_ONLY') },
+  {
+    label: 'with an OAuth 1.0a timestamp ten minutes old',
+    authorization: (_world, credentials, signing) => oauth(credentials, signing, { timestamp: now() - 600 }),
+    expected: refused('TIMESTAMP_OUT_OF_BOUNDS'),
+  },
+  {
+    label: 'with an OAuth 1.0a timestamp ten minutes ahead',
+    authorization: (_world, credentials, signing) => oauth(credentials, signing, { timestamp: now() + 600 }),
+    expected: refused('TIMESTAMP_OUT_OF_BOUNDS'),
+  },
+  {
+    label: 'with a replayed OAuth 1.0a request (same nonce and timestamp)',
+    authorization: (_world, credentials, signing) => oauth(credentials, signing),
+    expected: refused('SIGNATURE_INVALID'),
+    replay: true,
+  },
+  {
+    label: 'with a consumer-only OAuth 1.0a signature (app-only, no oauth_token)',
+    authorization: (_world, credentials, signing) => oauth(credentials, signing, { token: null }),
+    expected: refused('APP_ONLY'),
+  },
 ];
 
 export interface MediaCell {
@@ -146,14 +220,27 @@ export function mediaCells(door: MediaDoor): { cells: MediaCell[]; notApplicable
   const request = door.startsWith('REST') ? `POST /1.1/media/upload.json (${door.slice(5)})` : `uploadMedia (${door.slice(8)})`;
   return {
     cells: CONDITIONS.map((condition) => ({
-      name: cellName(`${door}: ${request}`, condition.label, condition.expected.kind === 'allowed' ? 'allowed' : `refused ${REFUSALS[condition.expected.reason].code}`),
+      name: cellName(
+        `${door}: ${request}`,
+        condition.label,
+        condition.expected.kind === 'allowed' ? 'allowed' : `refused ${REFUSALS[condition.expected.reason].code}`,
+      ),
       door,
       condition,
     })),
     notApplicable: [
-      { name: `${door}: ${request} with an expired OAuth 1.0a access token`, reason: 'OAuth 1.0a access tokens do not expire; the timestamp window (135) is their time bound' },
-      { name: `${door}: ${request} with a token missing a permission`, reason: 'the v1.1 upload asks for user context only; the reference names no permission or scope' },
-      { name: `${door}: ${request} with the token of the wrong owner`, reason: 'an upload makes a new object; ownership is checked where its id is used (the container cells)' },
+      {
+        name: `${door}: ${request} with an expired OAuth 1.0a access token`,
+        reason: 'OAuth 1.0a access tokens do not expire; the timestamp window (135) is their time bound',
+      },
+      {
+        name: `${door}: ${request} with a token missing a permission`,
+        reason: 'the v1.1 upload asks for user context only; the reference names no permission or scope',
+      },
+      {
+        name: `${door}: ${request} with the token of the wrong owner`,
+        reason: 'an upload makes a new object; ownership is checked where its id is used (the container cells)',
+      },
     ],
   };
 }
@@ -185,11 +272,17 @@ export async function createMediaMatrix(system: TestSystem, world: SocialWorld):
   const uploads = async () =>
     Number((await sql<{ n: number }>`select count(*)::int as n from media.upload`.execute(system.database.db)).rows[0]!.n);
 
-  async function send(door: MediaDoor, authorization: string | undefined): Promise<{ status: number; text: string; headers?: Headers; data?: any; errors?: any }> {
+  async function send(
+    door: MediaDoor,
+    authorization: string | undefined,
+  ): Promise<{ status: number; text: string; headers?: Headers; data?: any; errors?: any }> {
     const auth = authorization === undefined ? {} : { authorization };
     switch (door) {
       case 'REST multipart':
-        return sendMediaRequest(uploadUrl, { ...auth, body: mediaFormData([{ name: 'media', bytes: image, filename: 'image.png', contentType: 'image/png' }]) });
+        return sendMediaRequest(uploadUrl, {
+          ...auth,
+          body: mediaFormData([{ name: 'media', bytes: image, filename: 'image.png', contentType: 'image/png' }]),
+        });
       case 'REST urlencoded':
         return sendMediaRequest(uploadUrl, { ...auth, body: new URLSearchParams({ media_data: base64 }) });
       case 'GraphQL multipart':
@@ -227,7 +320,9 @@ export async function createMediaMatrix(system: TestSystem, world: SocialWorld):
       if (condition.expected.kind === 'allowed') {
         expect(reply.status, shown(reply.status, reply.text)).toBe(200);
         expect(reply.errors, shown(reply.status, reply.text)).toBeUndefined();
-        expect(reply.text, shown(reply.status, reply.text)).toMatch(door.startsWith('REST') ? /"media_id_string":"\d+"/ : /"mediaIdString":"\d+"/);
+        expect(reply.text, shown(reply.status, reply.text)).toMatch(
+          door.startsWith('REST') ? /"media_id_string":"\d+"/ : /"mediaIdString":"\d+"/,
+        );
         expect(await uploads()).toBe(before + 1);
         return;
       }
@@ -263,25 +358,33 @@ export function uploadContainerCells(door: SocialDoor, matrix: () => MediaMatrix
   const operation: SocialOperation = {
     key: 'account.media.create.upload',
     area: 'C',
-    label: { rest: 'POST /v25.0/{account-id}/media with upload_media_id', graphql: 'createMediaContainer(accountId, input: { uploadMediaId })' },
+    label: {
+      rest: 'POST /v25.0/{account-id}/media with upload_media_id',
+      graphql: 'createMediaContainer(accountId, input: { uploadMediaId })',
+    },
     own: rule([], false),
     parent: rule([], false),
     target: async () => ({}),
     rest: (t) => ({ method: 'POST', path: `/v25.0/${t.account}/media`, params: { upload_media_id: t.upload!, caption: 'AM upload' } }),
     graphql: (t) => ({
-      query: 'mutation Container($id: ID!, $upload: String) { createMediaContainer(accountId: $id, input: { uploadMediaId: $upload, caption: "AM upload" }) { id } }',
+      query:
+        'mutation Container($id: ID!, $upload: String) { createMediaContainer(accountId: $id, input: { uploadMediaId: $upload, caption: "AM upload" }) { id } }',
       variables: { id: t.account, upload: t.upload },
     }),
     secrets: () => [],
     reads: false,
     wrongOwner: {},
   };
-  const upload = (who: 'bluebottle' | 'roaster', additionalOwners?: (world: SocialWorld) => string[]) => async (world: SocialWorld, host: Host) => ({
-    account: world.ids.bluebottle,
-    // The user the product names in its refusal: the token's (bluebottle's account, or ana on the parent-platform host).
-    actor: host === 'own' ? world.ids.bluebottle : world.ids.ana,
-    upload: await matrix().upload(who === 'bluebottle' ? world.fixture.tokens.own : world.fixture.tokens.roasterOwn, additionalOwners?.(world)),
-  });
+  const upload =
+    (who: 'bluebottle' | 'roaster', additionalOwners?: (world: SocialWorld) => string[]) => async (world: SocialWorld, host: Host) => ({
+      account: world.ids.bluebottle,
+      // The user the product names in its refusal: the token's (bluebottle's account, or ana on the parent-platform host).
+      actor: host === 'own' ? world.ids.bluebottle : world.ids.ana,
+      upload: await matrix().upload(
+        who === 'bluebottle' ? world.fixture.tokens.own : world.fixture.tokens.roasterOwn,
+        additionalOwners?.(world),
+      ),
+    });
   const request = `${door.label}: ${operation.label[door.transport]}`;
   const cases: { label: string; target: SocialCell['target']; expected: SocialCell['expected'] }[] = [
     { label: "of bluebottle's own upload", target: upload('bluebottle'), expected: { kind: 'allowed', control: false } },
@@ -295,13 +398,21 @@ export function uploadContainerCells(door: SocialDoor, matrix: () => MediaMatrix
       target: upload('roaster'),
       expected: {
         kind: 'refused',
-        error: { kind: 'invalidParameter', parameter: 'upload_media_id', message: (t) => `User id ${t.actor} doesn't own media id ${t.upload}.` },
+        error: {
+          kind: 'invalidParameter',
+          parameter: 'upload_media_id',
+          message: (t) => `User id ${t.actor} doesn't own media id ${t.upload}.`,
+        },
       },
     },
   ];
   return cases.map(({ label, target, expected }) => ({
     kind: 'wrong-owner' as const,
-    name: cellName(request, `with the media id ${label}`, expected.kind === 'allowed' ? 'allowed' : `refused ${outcomeLabel((expected as { error: SocialErrorSpec }).error, door.transport)}`),
+    name: cellName(
+      request,
+      `with the media id ${label}`,
+      expected.kind === 'allowed' ? 'allowed' : `refused ${outcomeLabel((expected as { error: SocialErrorSpec }).error, door.transport)}`,
+    ),
     op: operation,
     door,
     token: actorToken(door.host),

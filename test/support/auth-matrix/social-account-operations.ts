@@ -137,15 +137,26 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
     own: ownRead,
     parent: rule([[SB], [PRE]], true),
     target: account,
-    rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.account}`, params: { fields: 'id,username,name,biography,website,followers_count' } }),
-    graphql: (t) => ({ query: 'query Account($id: ID!) { account(id: $id) { id username name biography website followersCount } }', variables: { id: t.account } }),
+    rest: (t) => ({
+      method: 'GET',
+      path: `${VERSION_PREFIX}/${t.account}`,
+      params: { fields: 'id,username,name,biography,website,followers_count' },
+    }),
+    graphql: (t) => ({
+      query: 'query Account($id: ID!) { account(id: $id) { id username name biography website followersCount } }',
+      variables: { id: t.account },
+    }),
     secrets: accountSecrets,
     reads: true,
     wrongOwner: {
       own: othersOf('account', 'get').own!,
       parent: [
         ...othersOf('account', 'get').parent!,
-        { label: "with rita's token (a role on roaster's page only)", token: ritaToken, error: { kind: 'unknownObject', method: 'get', object: 'account' } },
+        {
+          label: "with rita's token (a role on roaster's page only)",
+          token: ritaToken,
+          error: { kind: 'unknownObject', method: 'get', object: 'account' },
+        },
       ],
     },
   },
@@ -157,8 +168,15 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
     // §4: on the parent-platform host /me is the user behind the token; no permission is documented for it.
     parent: rule([], false),
     target: async () => ({}),
-    rest: (_t, host) => ({ method: 'GET', path: `${VERSION_PREFIX}/me`, params: { fields: host === 'own' ? 'id,username,name,biography' : 'id,name' } }),
-    graphql: (_t, host) => ({ query: host === 'own' ? '{ me { id username name biography } }' : '{ platformUser { id name } }', variables: {} }),
+    rest: (_t, host) => ({
+      method: 'GET',
+      path: `${VERSION_PREFIX}/me`,
+      params: { fields: host === 'own' ? 'id,username,name,biography' : 'id,name' },
+    }),
+    graphql: (_t, host) => ({
+      query: host === 'own' ? '{ me { id username name biography } }' : '{ platformUser { id name } }',
+      variables: {},
+    }),
     secrets: (_ids, _transport, host: Host) => (host === 'own' ? accountSecrets() : [json('Ana')]),
     reads: true,
     wrongOwner: {},
@@ -168,10 +186,17 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
     key: 'me.accounts',
     area: 'C',
     label: { rest: `GET ${VERSION_PREFIX}/me/accounts`, graphql: 'platformUser { accounts }' },
-    own: { kind: 'absent', reason: 'on the own-login host /me is the account itself; /me/accounts is the parent-platform user’s page list' },
+    own: {
+      kind: 'absent',
+      reason: 'on the own-login host /me is the account itself; /me/accounts is the parent-platform user’s page list',
+    },
     parent: rule([[SB], [PRE]], true),
     target: async () => ({}),
-    rest: () => ({ method: 'GET', path: `${VERSION_PREFIX}/me/accounts`, params: { fields: 'name,social_business_account{id,username,name}' } }),
+    rest: () => ({
+      method: 'GET',
+      path: `${VERSION_PREFIX}/me/accounts`,
+      params: { fields: 'name,social_business_account{id,username,name}' },
+    }),
     graphql: () => ({ query: '{ platformUser { accounts { name socialBusinessAccount { id username name } } } }', variables: {} }),
     secrets: () => [json('Blue Bottle Coffee')],
     reads: true,
@@ -179,9 +204,16 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
     wrongOwner: {},
     wrongOwnerNotApplicable: 'the list holds only the token’s own user’s pages',
   },
-  edgeRead('account.media', 'media', 'media { nodes { id caption } }', { own: ownRead, parent: rule([[SB], [PRE, PSL]], true) }, () => [json('Post 0 #coffee')], {
-    fields: 'id,caption',
-  }),
+  edgeRead(
+    'account.media',
+    'media',
+    'media { nodes { id caption } }',
+    { own: ownRead, parent: rule([[SB], [PRE, PSL]], true) },
+    () => [json('Post 0 #coffee')],
+    {
+      fields: 'id,caption',
+    },
+  ),
   edgeWrite(
     'account.media.create',
     'media',
@@ -204,7 +236,11 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
       target: async (world) => ({ account: world.ids.bluebottle, container: await world.freshContainer() }),
       wrongOwner: {
         own: [
-          { label: "with roaster's token (another account)", token: roasterToken, error: { kind: 'unknownObject', method: 'post', object: 'account' } },
+          {
+            label: "with roaster's token (another account)",
+            token: roasterToken,
+            error: { kind: 'unknownObject', method: 'post', object: 'account' },
+          },
           {
             label: "with roaster's token publishing bluebottle's container on roaster's own account",
             token: roasterToken,
@@ -213,7 +249,11 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
           },
         ],
         parent: [
-          { label: 'with the token of a user with no page role (stranger)', token: strangerToken, error: { kind: 'unknownObject', method: 'post', object: 'account' } },
+          {
+            label: 'with the token of a user with no page role (stranger)',
+            token: strangerToken,
+            error: { kind: 'unknownObject', method: 'post', object: 'account' },
+          },
           {
             label: "with rita's token publishing bluebottle's container on roaster's account",
             token: ritaToken,
@@ -292,17 +332,35 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
         parent: [
           ...othersOf('account', 'post').parent!,
           // §2.2: authorising an ad account needs the business's ADMIN; bm has a role on the page but administers nothing.
-          { label: 'with bm’s token (page role, every permission, not an admin of the business)', token: bmFullToken, error: { kind: 'notAllowed' } },
+          {
+            label: 'with bm’s token (page role, every permission, not an admin of the business)',
+            token: bmFullToken,
+            error: { kind: 'notAllowed' },
+          },
         ],
       },
     },
   ),
-  edgeRead('account.stories', 'stories', 'stories { nodes { id caption } }', { own: ownRead, parent: rule([[SB], [SMI], [PRE], [PSL]], false) }, () => [json('Story')], {
-    fields: 'id,caption',
-  }),
-  edgeRead('account.live_media', 'live_media', 'liveMedia { nodes { id caption } }', { own: ownRead, parent: rule([[SB], [PRE]], true) }, () => [json('Live now')], {
-    fields: 'id,caption',
-  }),
+  edgeRead(
+    'account.stories',
+    'stories',
+    'stories { nodes { id caption } }',
+    { own: ownRead, parent: rule([[SB], [SMI], [PRE], [PSL]], false) },
+    () => [json('Story')],
+    {
+      fields: 'id,caption',
+    },
+  ),
+  edgeRead(
+    'account.live_media',
+    'live_media',
+    'liveMedia { nodes { id caption } }',
+    { own: ownRead, parent: rule([[SB], [PRE]], true) },
+    () => [json('Live now')],
+    {
+      fields: 'id,caption',
+    },
+  ),
   edgeRead(
     'account.tags',
     'tags',
@@ -374,7 +432,10 @@ export const ACCOUNT_OPERATIONS: readonly SocialOperation[] = [
     parent: rule([[SB], [SCP], [PRE, PSL]], true, PUBLISH_TASKS),
     target: async (world) => ({ container: world.ids.container }),
     rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.container}`, params: { fields: 'id,status_code,caption' } }),
-    graphql: (t) => ({ query: 'query Container($id: ID!) { mediaContainer(id: $id) { id statusCode caption } }', variables: { id: t.container } }),
+    graphql: (t) => ({
+      query: 'query Container($id: ID!) { mediaContainer(id: $id) { id statusCode caption } }',
+      variables: { id: t.container },
+    }),
     secrets: () => [json(WORLD_TEXTS.containerCaption)],
     reads: true,
     wrongOwner: othersOf('container', 'get'),

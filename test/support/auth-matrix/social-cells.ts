@@ -72,7 +72,12 @@ function tokenConditions(door: SocialDoor, appToken = false): Condition[] {
       token: { kind: 'header', value: 'Basic dXNlcjpwYXNzd29yZA==' },
       expected: refused({ kind: 'unparsable' }),
     },
-    { kind: 'credential', label: 'with a malformed token', token: { kind: 'literal', value: 'not-a-token' }, expected: refused({ kind: 'unparsable' }) },
+    {
+      kind: 'credential',
+      label: 'with a malformed token',
+      token: { kind: 'literal', value: 'not-a-token' },
+      expected: refused({ kind: 'unparsable' }),
+    },
     {
       kind: 'credential',
       label: 'with a badly signed token (an issued token with its last character changed)',
@@ -118,7 +123,12 @@ function permissionConditions(rule: HostRule, host: Host): Condition[] {
   const conditions: Condition[] = [];
   for (const group of rule.permissions) {
     if (group.length === 1) {
-      conditions.push({ kind: 'permission', label: `with a token missing ${group[0]}`, token: grant(group), expected: refused({ kind: 'permission', anyOf: group }) });
+      conditions.push({
+        kind: 'permission',
+        label: `with a token missing ${group[0]}`,
+        token: grant(group),
+        expected: refused({ kind: 'permission', anyOf: group }),
+      });
       continue;
     }
     conditions.push({
@@ -129,7 +139,12 @@ function permissionConditions(rule: HostRule, host: Host): Condition[] {
     });
     for (const missing of group) {
       const rest = group.filter((p) => p !== missing);
-      conditions.push({ kind: 'permission', label: `with a token missing only ${missing} (${rest.join(' or ')} suffices)`, token: grant([missing]), expected: ALLOWED });
+      conditions.push({
+        kind: 'permission',
+        label: `with a token missing only ${missing} (${rest.join(' or ')} suffices)`,
+        token: grant([missing]),
+        expected: ALLOWED,
+      });
     }
   }
   if (host === 'parent') {
@@ -177,7 +192,12 @@ export function socialCells(door: SocialDoor): { cells: SocialCell[]; notApplica
       continue;
     }
     if (access.kind === 'app-token') {
-      add({ kind: 'authorised', label: "with the app's own access token", token: { kind: 'app', app: 'matrix' }, expected: { kind: 'allowed', control: op.reads } });
+      add({
+        kind: 'authorised',
+        label: "with the app's own access token",
+        token: { kind: 'app', app: 'matrix' },
+        expected: { kind: 'allowed', control: op.reads },
+      });
       for (const condition of tokenConditions(door, true)) add(condition);
       // No user permission applies: the door's actor with every permission is a user, not the app.
       add({
@@ -187,7 +207,13 @@ export function socialCells(door: SocialDoor): { cells: SocialCell[]; notApplica
         expected: refused({ kind: 'appTokenRequired' }),
       });
       for (const wrong of op.wrongOwner[door.host] ?? []) {
-        add({ kind: 'wrong-owner', label: wrong.label, token: wrong.token, ...(wrong.target && { target: wrong.target }), expected: refused(wrong.error) });
+        add({
+          kind: 'wrong-owner',
+          label: wrong.label,
+          token: wrong.token,
+          ...(wrong.target && { target: wrong.target }),
+          expected: refused(wrong.error),
+        });
       }
       continue;
     }
@@ -206,7 +232,10 @@ export function socialCells(door: SocialDoor): { cells: SocialCell[]; notApplica
       continue;
     }
     if (access.rule.permissions.length === 0) {
-      notApplicable.push({ name: `${request} with a token missing a permission`, reason: 'the reference requires no permission beyond a valid token' });
+      notApplicable.push({
+        name: `${request} with a token missing a permission`,
+        reason: 'the reference requires no permission beyond a valid token',
+      });
     }
     for (const condition of permissionConditions(access.rule, door.host)) add(condition);
     const wrongOwners = op.wrongOwner[door.host] ?? [];
@@ -214,7 +243,13 @@ export function socialCells(door: SocialDoor): { cells: SocialCell[]; notApplica
       notApplicable.push({ name: `${request} with the token of the wrong owner`, reason: op.wrongOwnerNotApplicable ?? 'no owner' });
     }
     for (const wrong of wrongOwners) {
-      add({ kind: 'wrong-owner', label: wrong.label, token: wrong.token, ...(wrong.target && { target: wrong.target }), expected: refused(wrong.error) });
+      add({
+        kind: 'wrong-owner',
+        label: wrong.label,
+        token: wrong.token,
+        ...(wrong.target && { target: wrong.target }),
+        expected: refused(wrong.error),
+      });
     }
   }
   return { cells, notApplicable };
@@ -228,7 +263,7 @@ export async function runSocialCell(world: SocialWorld, cell: SocialCell): Promi
   const secrets = cell.op.secrets(world.ids, transport, host);
   if (transport === 'rest') {
     const call = cell.op.rest(target, host);
-    const query = new URLSearchParams(call.method === 'POST' ? {} : call.params ?? {});
+    const query = new URLSearchParams(call.method === 'POST' ? {} : (call.params ?? {}));
     if (credential.token !== undefined) query.set('access_token', credential.token);
     const path = query.size > 0 ? `${call.path}?${query}` : call.path;
     const client = createRestClient(host === 'own' ? world.system.restUrl : world.system.socialParentUrl);
@@ -256,7 +291,9 @@ export async function runSocialCell(world: SocialWorld, cell: SocialCell): Promi
       ...(cell.socialHost && { headers: { 'x-social-host': cell.socialHost } }),
     });
     if (cell.expected.kind === 'refused') {
-      expectGraphqlRefusal(reply, cell.expected.error, world.dates, target, secrets, { partial: cell.op.partialGraphqlRefusal !== undefined });
+      expectGraphqlRefusal(reply, cell.expected.error, world.dates, target, secrets, {
+        partial: cell.op.partialGraphqlRefusal !== undefined,
+      });
     } else {
       expect(reply.status, shown(reply.status, reply.text)).toBe(200);
       expect(reply.errors, shown(reply.status, reply.text)).toBeUndefined();
@@ -283,6 +320,7 @@ export function defineSocialCells(
     // Concurrently (vitest's default of 5 at a time): cells that write act on fresh objects, reads on objects no cell
     // changes, and tokens are minted once per condition, so no cell depends on another's order.
     it.concurrent.each(cells.map((cell) => [cell.name, cell] as const))('%s', (_name, cell) => runSocialCell(world(), cell));
-    if (notApplicable.length > 0) it.skip.each(notApplicable.map((cell) => [`${cell.name} — not applicable: ${cell.reason}`] as const))('%s', () => {});
+    if (notApplicable.length > 0)
+      it.skip.each(notApplicable.map((cell) => [`${cell.name} — not applicable: ${cell.reason}`] as const))('%s', () => {});
   });
 }

@@ -45,7 +45,11 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
     own: rule(NODE_OWN, false),
     parent: rule(NODE_PARENT, true),
     target: async (world) => comment(world.ids.readComment),
-    rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.comment}`, params: { fields: 'id,text,timestamp,username,from,hidden,like_count' } }),
+    rest: (t) => ({
+      method: 'GET',
+      path: `${VERSION_PREFIX}/${t.comment}`,
+      params: { fields: 'id,text,timestamp,username,from,hidden,like_count' },
+    }),
     graphql: (t) => ({
       query: 'query Read($id: ID!) { comment(id: $id) { id text timestamp username from { id username } hidden likeCount } }',
       variables: { id: t.comment },
@@ -56,7 +60,11 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
       own: othersOf('comment', 'get').own!,
       parent: [
         ...othersOf('comment', 'get').parent!,
-        { label: "with rita's token (she acts for roaster only)", token: ritaToken, error: { kind: 'unknownObject', method: 'get', object: 'comment' } },
+        {
+          label: "with rita's token (she acts for roaster only)",
+          token: ritaToken,
+          error: { kind: 'unknownObject', method: 'get', object: 'comment' },
+        },
       ],
     },
   },
@@ -110,7 +118,11 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
       own: othersOf('comment', 'delete').own!,
       parent: [
         ...othersOf('comment', 'delete').parent!,
-        { label: "with rita's token on a fan's comment on bluebottle's media", token: ritaToken, error: { kind: 'unknownObject', method: 'delete', object: 'comment' } },
+        {
+          label: "with rita's token on a fan's comment on bluebottle's media",
+          token: ritaToken,
+          error: { kind: 'unknownObject', method: 'delete', object: 'comment' },
+        },
       ],
     },
     unchanged: commentUntouched,
@@ -123,7 +135,10 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
     parent: rule(REPLIES_PARENT, true),
     target: async (world) => comment(world.ids.readComment),
     rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.comment}/replies`, params: { fields: 'id,text,username' } }),
-    graphql: (t) => ({ query: 'query Replies($id: ID!) { comment(id: $id) { replies { nodes { id text username } } } }', variables: { id: t.comment } }),
+    graphql: (t) => ({
+      query: 'query Replies($id: ID!) { comment(id: $id) { replies { nodes { id text username } } } }',
+      variables: { id: t.comment },
+    }),
     secrets: () => [json(WORLD_TEXTS.readReply)],
     reads: true,
     wrongOwner: othersOf('comment', 'get'),
@@ -171,7 +186,10 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
     parent: rule([[SB], [PRE]], true),
     target: async (world) => ({ media: world.ids.post }),
     rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.media}/comments`, params: { fields: 'id,text' } }),
-    graphql: (t) => ({ query: 'query Comments($id: ID!) { media(id: $id) { comments { nodes { id text } } } }', variables: { id: t.media } }),
+    graphql: (t) => ({
+      query: 'query Comments($id: ID!) { media(id: $id) { comments { nodes { id text } } } }',
+      variables: { id: t.media },
+    }),
     secrets: () => [json(WORLD_TEXTS.readComment)],
     reads: true,
     wrongOwner: othersOf('media', 'get'),
@@ -191,8 +209,20 @@ export const COMMENT_OPERATIONS: readonly SocialOperation[] = [
     secrets: () => [json(WORLD_TEXTS.readComment)],
     reads: false,
     wrongOwner: {
-      own: [{ label: "with roaster's token (another account)", token: roasterToken, error: { kind: 'unknownObject', method: 'post', object: 'media' } }],
-      parent: [{ label: 'with the token of a user with no page role (stranger)', token: strangerToken, error: { kind: 'unknownObject', method: 'post', object: 'media' } }],
+      own: [
+        {
+          label: "with roaster's token (another account)",
+          token: roasterToken,
+          error: { kind: 'unknownObject', method: 'post', object: 'media' },
+        },
+      ],
+      parent: [
+        {
+          label: 'with the token of a user with no page role (stranger)',
+          token: strangerToken,
+          error: { kind: 'unknownObject', method: 'post', object: 'media' },
+        },
+      ],
     },
   },
 ];

@@ -50,7 +50,6 @@ export interface ExpiryDates {
   now: Date;
 }
 
-
 /** A short label of the outcome, for cell names: the Graph code on REST, the GraphQL code and reason on the gateway. */
 export function outcomeLabel(spec: SocialErrorSpec, transport: 'rest' | 'graphql'): string {
   const [graph, graphqlCode, reason] = LABELS[spec.kind];
@@ -105,7 +104,11 @@ function idOf(target: Readonly<Record<string, string>>, key: string): string {
 }
 
 /** The envelope of a refusal on the REST hosts (a RegExp message: one of several permissions). */
-function restShape(spec: SocialErrorSpec, dates: ExpiryDates, target: Readonly<Record<string, string>>): Omit<ExpectedGraphError, 'message'> & { message: string | RegExp } {
+function restShape(
+  spec: SocialErrorSpec,
+  dates: ExpiryDates,
+  target: Readonly<Record<string, string>>,
+): Omit<ExpectedGraphError, 'message'> & { message: string | RegExp } {
   switch (spec.kind) {
     case 'noToken':
       return noToken;
@@ -185,7 +188,12 @@ function graphqlShape(spec: SocialErrorSpec, dates: ExpiryDates, target: Readonl
         code: 'BAD_USER_INPUT',
         reason: 'PUBLISHING_ERROR',
         message: notFound.message,
-        extensions: { graphCode: notFound.code, subcode: notFound.error_subcode, userTitle: notFound.error_user_title, userMessage: notFound.error_user_msg },
+        extensions: {
+          graphCode: notFound.code,
+          subcode: notFound.error_subcode,
+          userTitle: notFound.error_user_title,
+          userMessage: notFound.error_user_msg,
+        },
       };
     }
     case 'invalidParameter':
@@ -215,7 +223,9 @@ export function expectGraphRefusal(
   expect(reply.headers.get('content-type'), shown(reply.status, reply.text)).toMatch(/^application\/json\b/);
   expect(reply.body, shown(reply.status, reply.text)).toEqual(graphErrorBody(expected));
   // The challenge repeats the message (reference §3.3: invalid_token for 190, invalid_request otherwise).
-  expect(reply.headers.get('www-authenticate'), shown(reply.status, reply.text)).toBe(wwwAuthenticate(expected.code, reply.body.error.message as string));
+  expect(reply.headers.get('www-authenticate'), shown(reply.status, reply.text)).toBe(
+    wwwAuthenticate(expected.code, reply.body.error.message as string),
+  );
   expectNoLeak(reply.text, secrets);
 }
 

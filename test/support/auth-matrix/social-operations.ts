@@ -125,7 +125,13 @@ export const bmFullToken: TokenSpec = { kind: 'grant', login: 'parent', subject:
 export function othersOf(object: string, method: 'get' | 'post' | 'delete'): Partial<Record<Host, readonly WrongOwnerCase[]>> {
   return {
     own: [{ label: "with roaster's token (another account)", token: roasterToken, error: { kind: 'unknownObject', method, object } }],
-    parent: [{ label: 'with the token of a user with no page role (stranger)', token: strangerToken, error: { kind: 'unknownObject', method, object } }],
+    parent: [
+      {
+        label: 'with the token of a user with no page role (stranger)',
+        token: strangerToken,
+        error: { kind: 'unknownObject', method, object },
+      },
+    ],
   };
 }
 

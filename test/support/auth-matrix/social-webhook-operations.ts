@@ -1,4 +1,20 @@
-import { json, PMM, PRE, PSL, ritaToken, rule, SB, SBB, SBMC, SMC, strangerToken, type HostAccess, type SocialOperation, type Target, type WrongOwnerCase } from './social-operations.ts';
+import {
+  json,
+  PMM,
+  PRE,
+  PSL,
+  ritaToken,
+  rule,
+  SB,
+  SBB,
+  SBMC,
+  SMC,
+  strangerToken,
+  type HostAccess,
+  type SocialOperation,
+  type Target,
+  type WrongOwnerCase,
+} from './social-operations.ts';
 import { MATRIX_VERIFY_TOKEN, WORLD_TEXTS, type WorldIds } from './social-world.ts';
 
 /**
@@ -27,9 +43,13 @@ const APP_ONLY_ON_PARENT: HostAccess = {
 };
 const ME_ONLY_ON_OWN: HostAccess = {
   kind: 'absent',
-  reason: "/me/subscribed_apps is the own-login host's (§6.3); the parent-platform host's is /{page-id}/subscribed_apps (no page tokens here)",
+  reason:
+    "/me/subscribed_apps is the own-login host's (§6.3); the parent-platform host's is /{page-id}/subscribed_apps (no page tokens here)",
 };
-const PAGE_ONLY_ON_PARENT: HostAccess = { kind: 'absent', reason: 'pages are the parent-platform host’s: the own-login host subscribes /me' };
+const PAGE_ONLY_ON_PARENT: HostAccess = {
+  kind: 'absent',
+  reason: 'pages are the parent-platform host’s: the own-login host subscribes /me',
+};
 
 const ownRule = rule([[SBB], [SBMC]], false);
 const pageRule = rule([[SB], [SMC], [PMM], [PRE], [PSL]], false, ['MANAGE', 'CREATE_CONTENT', 'MODERATE']);
@@ -48,8 +68,16 @@ const otherApp: readonly WrongOwnerCase[] = [
 
 /** A page no role of these users is on does not exist for them (100/33). */
 const pageStrangers = (method: 'get' | 'post' | 'delete'): readonly WrongOwnerCase[] => [
-  { label: 'with the token of a user with no page role (stranger)', token: strangerToken, error: { kind: 'unknownObject', method, object: 'page' } },
-  { label: "with rita's token (a role on roaster's page only)", token: ritaToken, error: { kind: 'unknownObject', method, object: 'page' } },
+  {
+    label: 'with the token of a user with no page role (stranger)',
+    token: strangerToken,
+    error: { kind: 'unknownObject', method, object: 'page' },
+  },
+  {
+    label: "with rita's token (a role on roaster's page only)",
+    token: ritaToken,
+    error: { kind: 'unknownObject', method, object: 'page' },
+  },
 ];
 
 const ME_NOT_APPLICABLE = '/me is always the token’s own account';
@@ -85,7 +113,10 @@ export const WEBHOOK_OPERATIONS: readonly SocialOperation[] = [
     }),
     graphql: (t) => ({
       query: 'mutation Subscribe($app: ID!, $input: AppSubscriptionInput!) { subscribeApp(appId: $app, input: $input) { success } }',
-      variables: { app: t.app, input: { object: 'social', callbackUrl: t.callbackUrl, fields: ['live_comments'], verifyToken: MATRIX_VERIFY_TOKEN } },
+      variables: {
+        app: t.app,
+        input: { object: 'social', callbackUrl: t.callbackUrl, fields: ['live_comments'], verifyToken: MATRIX_VERIFY_TOKEN },
+      },
     }),
     secrets: callbackSecret,
     reads: false,
@@ -94,11 +125,18 @@ export const WEBHOOK_OPERATIONS: readonly SocialOperation[] = [
   {
     key: 'app.subscriptions.delete',
     area: 'C',
-    label: { rest: `DELETE ${VERSION_PREFIX}/{app-id}/subscriptions?object=social&fields=live_comments`, graphql: 'unsubscribeApp(appId, object, fields)' },
+    label: {
+      rest: `DELETE ${VERSION_PREFIX}/{app-id}/subscriptions?object=social&fields=live_comments`,
+      graphql: 'unsubscribeApp(appId, object, fields)',
+    },
     own: APP_ONLY_ON_PARENT,
     parent: { kind: 'app-token' },
     target: app,
-    rest: (t) => ({ method: 'DELETE', path: `${VERSION_PREFIX}/${t.app}/subscriptions`, params: { object: 'social', fields: 'live_comments' } }),
+    rest: (t) => ({
+      method: 'DELETE',
+      path: `${VERSION_PREFIX}/${t.app}/subscriptions`,
+      params: { object: 'social', fields: 'live_comments' },
+    }),
     graphql: (t) => ({
       query: 'mutation Unsubscribe($app: ID!) { unsubscribeApp(appId: $app, object: "social", fields: ["live_comments"]) { success } }',
       variables: { app: t.app },
@@ -157,7 +195,10 @@ export const WEBHOOK_OPERATIONS: readonly SocialOperation[] = [
     parent: pageRule,
     target: page,
     rest: (t) => ({ method: 'GET', path: `${VERSION_PREFIX}/${t.page}/subscribed_apps` }),
-    graphql: (t) => ({ query: 'query Apps($page: ID) { subscribedApps(pageId: $page) { id name subscribedFields } }', variables: { page: t.page } }),
+    graphql: (t) => ({
+      query: 'query Apps($page: ID) { subscribedApps(pageId: $page) { id name subscribedFields } }',
+      variables: { page: t.page },
+    }),
     secrets: subscribedAppSecret,
     reads: true,
     wrongOwner: { parent: pageStrangers('get') },
@@ -186,7 +227,10 @@ export const WEBHOOK_OPERATIONS: readonly SocialOperation[] = [
     parent: pageRule,
     target: page,
     rest: (t) => ({ method: 'DELETE', path: `${VERSION_PREFIX}/${t.page}/subscribed_apps` }),
-    graphql: (t) => ({ query: 'mutation Unsubscribe($page: ID) { unsubscribeAccountFromApp(pageId: $page) { success } }', variables: { page: t.page } }),
+    graphql: (t) => ({
+      query: 'mutation Unsubscribe($page: ID) { unsubscribeAccountFromApp(pageId: $page) { success } }',
+      variables: { page: t.page },
+    }),
     secrets: subscribedAppSecret,
     reads: false,
     wrongOwner: { parent: pageStrangers('delete') },

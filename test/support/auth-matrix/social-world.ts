@@ -141,13 +141,25 @@ export async function createSocialWorld(system: TestSystem): Promise<SocialWorld
 
   const post = fixture.posts[1]!;
   const readComment = await graph.comment(post, fixture.accounts.fanOne, { text: WORLD_TEXTS.readComment, timestamp: at });
-  const readReply = await graph.comment(post, fixture.accounts.fanTwo, { text: WORLD_TEXTS.readReply, parentId: readComment, timestamp: at });
-  const blueOnRoaster = await graph.comment(fixture.media.roasterPost, fixture.accounts.bluebottle, { text: WORLD_TEXTS.blueOnRoaster, timestamp: at });
+  const readReply = await graph.comment(post, fixture.accounts.fanTwo, {
+    text: WORLD_TEXTS.readReply,
+    parentId: readComment,
+    timestamp: at,
+  });
+  const blueOnRoaster = await graph.comment(fixture.media.roasterPost, fixture.accounts.bluebottle, {
+    text: WORLD_TEXTS.blueOnRoaster,
+    timestamp: at,
+  });
   const roasterOnBlue = await graph.comment(post, fixture.accounts.roaster, { text: WORLD_TEXTS.roasterOnBlue, timestamp: at });
 
   const edges = createAccountEdgesService({ db, codec: createCursorCodec('auth-matrix-cursor-secret-not-used-for-reading'), now });
   const freshContainer = async () =>
-    (await edges.createContainer(fixture.accounts.bluebottle, { imageUrl: 'https://cdn.example.com/auth-matrix.jpg', caption: WORLD_TEXTS.containerCaption })).id;
+    (
+      await edges.createContainer(fixture.accounts.bluebottle, {
+        imageUrl: 'https://cdn.example.com/auth-matrix.jpg',
+        caption: WORLD_TEXTS.containerCaption,
+      })
+    ).id;
   const container = await freshContainer();
   const adAccount = await db
     .insertInto('social.ad_account')
@@ -159,7 +171,8 @@ export async function createSocialWorld(system: TestSystem): Promise<SocialWorld
   const receiver = createServer((req, res) => {
     const query = new URL(req.url ?? '/', 'http://receiver').searchParams;
     if (req.method !== 'GET') res.writeHead(200).end();
-    else if (query.get('hub.verify_token') === MATRIX_VERIFY_TOKEN) res.writeHead(200, { 'content-type': 'text/plain' }).end(query.get('hub.challenge'));
+    else if (query.get('hub.verify_token') === MATRIX_VERIFY_TOKEN)
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(query.get('hub.challenge'));
     else res.writeHead(403).end();
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -242,13 +255,23 @@ export async function createSocialWorld(system: TestSystem): Promise<SocialWorld
       case 'expired':
         return {
           token: await mint(`expired:${spec.login}`, () =>
-            pastTokens.issue({ loginType: spec.login, subjectId: subjectOf(spec.login), permissions: allOf(spec.login), expiresInSeconds: 3600 }),
+            pastTokens.issue({
+              loginType: spec.login,
+              subjectId: subjectOf(spec.login),
+              permissions: allOf(spec.login),
+              expiresInSeconds: 3600,
+            }),
           ),
         };
       case 'revoked':
         return {
           token: await mint(`revoked:${spec.login}`, async () => {
-            const token = await tokens.issue({ loginType: spec.login, subjectId: subjectOf(spec.login), permissions: allOf(spec.login), expiresInSeconds: 3600 });
+            const token = await tokens.issue({
+              loginType: spec.login,
+              subjectId: subjectOf(spec.login),
+              permissions: allOf(spec.login),
+              expiresInSeconds: 3600,
+            });
             await tokens.revoke(token);
             return token;
           }),
@@ -257,7 +280,13 @@ export async function createSocialWorld(system: TestSystem): Promise<SocialWorld
         const permissions = [...spec.permissions].sort();
         return {
           token: await mint(`grant:${spec.login}:${spec.subject}:${permissions.join(',')}`, () =>
-            tokens.issue({ loginType: spec.login, subjectId: subjects[spec.subject], permissions, expiresInSeconds: 3600, appId: matrixApp.id }),
+            tokens.issue({
+              loginType: spec.login,
+              subjectId: subjects[spec.subject],
+              permissions,
+              expiresInSeconds: 3600,
+              appId: matrixApp.id,
+            }),
           ),
         };
       }
@@ -280,10 +309,14 @@ export async function createSocialWorld(system: TestSystem): Promise<SocialWorld
     ids,
     credential,
     freshComment: (on, author) =>
-      graph.comment(on === 'busyPost' ? ids.busyPost : fixture.media.roasterPost, author === 'fanTwo' ? fixture.accounts.fanTwo : author === 'roaster' ? ids.roaster : ids.bluebottle, {
-        text: WORLD_TEXTS.fresh,
-        timestamp: at,
-      }),
+      graph.comment(
+        on === 'busyPost' ? ids.busyPost : fixture.media.roasterPost,
+        author === 'fanTwo' ? fixture.accounts.fanTwo : author === 'roaster' ? ids.roaster : ids.bluebottle,
+        {
+          text: WORLD_TEXTS.fresh,
+          timestamp: at,
+        },
+      ),
     freshContainer,
     commentState,
     close: () => new Promise<void>((resolve) => receiver.close(() => resolve())),

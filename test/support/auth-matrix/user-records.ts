@@ -6,7 +6,15 @@ import { CREATE, createGraphqlClient, DELETE, GET, LIST, UPDATE } from '../graph
 import { createUserExampleGrpcClient, type UserExampleGrpcClient } from '../grpc-user-client.ts';
 import { createRestClient } from '../rest-client.ts';
 import type { TestSystem } from '../test-system.ts';
-import { invalidToken, MALFORMED_HEADER, MISSING_TOKEN, NOT_A_JWT, permissionDenied, statusBody, tokenExpired } from '../user-example-errors.ts';
+import {
+  invalidToken,
+  MALFORMED_HEADER,
+  MISSING_TOKEN,
+  NOT_A_JWT,
+  permissionDenied,
+  statusBody,
+  tokenExpired,
+} from '../user-example-errors.ts';
 import { cellName, expectNoLeak, expectShows, shown, type NotApplicableCell } from './matrix.ts';
 
 /**
@@ -47,7 +55,6 @@ const REQUEST_LABEL: Record<UserDoor, Record<UserOperation, string>> = {
   },
 };
 
-
 /** What a cell acts on and with: the system, the record the request names, and the other credentials it may need. */
 export interface UserContext {
   system: TestSystem;
@@ -83,7 +90,11 @@ function signed(ctx: UserContext, options: jwt.SignOptions & { secret?: string; 
  * the claims that are refused). */
 const BAD_CREDENTIALS: readonly Credential[] = [
   { label: 'without a token', authorization: () => undefined, refusal: () => MISSING_TOKEN },
-  { label: 'with an Authorization header that is not Bearer (Basic)', authorization: () => 'Basic YWRtaW46YWRtaW4=', refusal: () => MALFORMED_HEADER },
+  {
+    label: 'with an Authorization header that is not Bearer (Basic)',
+    authorization: () => 'Basic YWRtaW46YWRtaW4=',
+    refusal: () => MALFORMED_HEADER,
+  },
   { label: 'with a malformed token', authorization: () => 'Bearer not-a-jwt', refusal: () => NOT_A_JWT },
   {
     label: 'with a badly signed token (another secret)',
@@ -149,10 +160,15 @@ export function userCells(door: UserDoor): { cells: UserCell[]; notApplicable: N
       const outcome = expected.kind === 'allowed' ? 'allowed' : `refused ${expected.code}`;
       cells.push({ name: cellName(request, label, outcome), door, op, authorization, expected });
     };
-    const denied: UserExpected = { kind: 'refused', code: 'PERMISSION_DENIED', message: () => permissionDenied(op === 'UpdateByID' ? 'update' : 'delete') };
+    const denied: UserExpected = {
+      kind: 'refused',
+      code: 'PERMISSION_DENIED',
+      message: () => permissionDenied(op === 'UpdateByID' ? 'update' : 'delete'),
+    };
 
     if (op === 'Create') add('without a token (sign-up is public)', () => undefined, { kind: 'allowed' });
-    else if (writes) add("with the record's own user's token (sub = id)", (ctx) => `Bearer ${ctx.system.userToken(ctx.id)}`, { kind: 'allowed' });
+    else if (writes)
+      add("with the record's own user's token (sub = id)", (ctx) => `Bearer ${ctx.system.userToken(ctx.id)}`, { kind: 'allowed' });
     else add('with any signed-in user’s token', (ctx) => `Bearer ${ctx.system.userToken('a-reader')}`, { kind: 'allowed' });
     if (op !== 'Create') add('with an administrator’s token', (ctx) => `Bearer ${ctx.system.adminToken()}`, { kind: 'allowed' });
 
@@ -163,14 +179,26 @@ export function userCells(door: UserDoor): { cells: UserCell[]; notApplicable: N
     notApplicable.push({ name: `${request} with a revoked token`, reason: 'Area A JWTs are self-contained and have no revocation list' });
 
     if (writes) {
-      add("with a token missing the admin role (roles: ['editor']) for another user's record", (ctx) => `Bearer ${ctx.system.tokens.mint({ sub: `${ctx.id}0`, roles: ['editor'] })}`, denied);
+      add(
+        "with a token missing the admin role (roles: ['editor']) for another user's record",
+        (ctx) => `Bearer ${ctx.system.tokens.mint({ sub: `${ctx.id}0`, roles: ['editor'] })}`,
+        denied,
+      );
       add("with another user's token (the wrong owner)", (ctx) => `Bearer ${ctx.system.userToken(String(BigInt(ctx.id) + 1n))}`, denied);
     } else if (op === 'Create') {
-      notApplicable.push({ name: `${request} with a token missing a permission, or of the wrong owner`, reason: 'a new record has no owner yet and sign-up needs no role' });
+      notApplicable.push({
+        name: `${request} with a token missing a permission, or of the wrong owner`,
+        reason: 'a new record has no owner yet and sign-up needs no role',
+      });
     } else {
-      notApplicable.push({ name: `${request} with a token missing a permission`, reason: 'any signed-in user may read and list (README); no role is required' });
+      notApplicable.push({
+        name: `${request} with a token missing a permission`,
+        reason: 'any signed-in user may read and list (README); no role is required',
+      });
       // The README lets any signed-in caller read any record: another user's token is allowed, by design.
-      add("with another user's token (not the record's owner)", (ctx) => `Bearer ${ctx.system.userToken(String(BigInt(ctx.id) + 1n))}`, { kind: 'allowed' });
+      add("with another user's token (not the record's owner)", (ctx) => `Bearer ${ctx.system.userToken(String(BigInt(ctx.id) + 1n))}`, {
+        kind: 'allowed',
+      });
     }
   }
   return { cells, notApplicable };
@@ -206,7 +234,12 @@ export async function createUserMatrix(system: TestSystem): Promise<UserMatrix> 
   const grpc: UserExampleGrpcClient = createUserExampleGrpcClient(system.grpcAddress);
   const admin = () => system.adminToken();
   // A live token of the social graph; its subject does not matter, only that it is a valid credential of the other kind.
-  const socialToken = await createSocialTokens(system.database).issue({ loginType: 'own', subjectId: '17840000000000017', permissions: [], expiresInSeconds: 3600 });
+  const socialToken = await createSocialTokens(system.database).issue({
+    loginType: 'own',
+    subjectId: '17840000000000017',
+    permissions: [],
+    expiresInSeconds: 3600,
+  });
 
   async function create(user: ReturnType<typeof distinctiveUser>): Promise<string> {
     const reply = await rest.request('POST', '/api/v1/userExample', { token: admin(), json: user });
@@ -215,7 +248,12 @@ export async function createUserMatrix(system: TestSystem): Promise<UserMatrix> 
   }
   const readAsAdmin = (id: string) => rest.request('GET', `/api/v1/userExample/${id}`, { token: admin() });
   const countByEmail = async (email: string) =>
-    (await rest.request('POST', '/api/v1/userExample/list', { token: admin(), json: { params: { columns: [{ name: 'email', value: email }] } } })).body.total;
+    (
+      await rest.request('POST', '/api/v1/userExample/list', {
+        token: admin(),
+        json: { params: { columns: [{ name: 'email', value: email }] } },
+      })
+    ).body.total;
 
   const reader = distinctiveUser(nextTag());
   const readerId = await create(reader);
@@ -252,10 +290,20 @@ export async function createUserMatrix(system: TestSystem): Promise<UserMatrix> 
           );
         }
       } else if (cell.door === 'GraphQL') {
-        const field = { Create: 'createUserExample', GetByID: 'userExample', UpdateByID: 'updateUserExample', DeleteByID: 'deleteUserExample', List: 'userExamples' }[cell.op];
+        const field = {
+          Create: 'createUserExample',
+          GetByID: 'userExample',
+          UpdateByID: 'updateUserExample',
+          DeleteByID: 'deleteUserExample',
+          List: 'userExamples',
+        }[cell.op];
         expect(outcome.status, outcome.shown).toBe(200);
         expect(outcome.body.errors, outcome.shown).toEqual([
-          { message, path: [field], extensions: { code: cell.expected.code === 'UNAUTHENTICATED' ? 'UNAUTHENTICATED' : 'FORBIDDEN', serviceName: 'users' } },
+          {
+            message,
+            path: [field],
+            extensions: { code: cell.expected.code === 'UNAUTHENTICATED' ? 'UNAUTHENTICATED' : 'FORBIDDEN', serviceName: 'users' },
+          },
         ]);
         expect(outcome.body.data, outcome.shown).toEqual(cell.op === 'GetByID' ? { userExample: null } : null);
       } else {
@@ -268,7 +316,11 @@ export async function createUserMatrix(system: TestSystem): Promise<UserMatrix> 
       if (writes) {
         const after = await readAsAdmin(id);
         expect(after.status, `the refused request removed the record: ${shown(after.status, after.text)}`).toBe(200);
-        expect(after.body.userExample, 'the refused request changed the record').toMatchObject({ name: user.name, email: user.email, avatar: user.avatar });
+        expect(after.body.userExample, 'the refused request changed the record').toMatchObject({
+          name: user.name,
+          email: user.email,
+          avatar: user.avatar,
+        });
       }
       if (cell.op === 'Create') expect(await countByEmail(user.email), 'the refused create stored the record').toBe('0');
     },
@@ -288,7 +340,12 @@ export async function createUserMatrix(system: TestSystem): Promise<UserMatrix> 
     shown: string;
   }
 
-  async function send(cell: UserCell, id: string, user: ReturnType<typeof distinctiveUser>, authorization: string | undefined): Promise<Outcome> {
+  async function send(
+    cell: UserCell,
+    id: string,
+    user: ReturnType<typeof distinctiveUser>,
+    authorization: string | undefined,
+  ): Promise<Outcome> {
     const auth = authorization === undefined ? {} : { authorization };
     if (cell.door === 'REST') {
       const [method, path, json] = {
@@ -317,7 +374,13 @@ export async function createUserMatrix(system: TestSystem): Promise<UserMatrix> 
         List: [LIST, { params: { columns: [{ name: 'id', value: id }] } }],
       }[cell.op] as [string, Record<string, unknown>];
       const reply = await gql.request(query, { variables, ...auth });
-      return { ok: reply.errors === undefined, status: reply.status, body: { data: reply.data, errors: reply.errors }, text: reply.text, shown: shown(reply.status, reply.text) };
+      return {
+        ok: reply.errors === undefined,
+        status: reply.status,
+        body: { data: reply.data, errors: reply.errors },
+        text: reply.text,
+        shown: shown(reply.status, reply.text),
+      };
     }
     const request = {
       Create: user,

@@ -3,7 +3,16 @@ import fc from 'fast-check';
 import { fixture, png, truncate } from '../image-fixtures.ts';
 import { mediaMultipartBody } from '../media-client.ts';
 import { mp4Video } from '../video-fixtures.ts';
-import { addMediaErrorProblems, excerpt, mediaObjectProblems, METADATA_PATH, serverError, UPLOAD_PATH, type Problem, type ReplyView } from './error-formats.ts';
+import {
+  addMediaErrorProblems,
+  excerpt,
+  mediaObjectProblems,
+  METADATA_PATH,
+  serverError,
+  UPLOAD_PATH,
+  type Problem,
+  type ReplyView,
+} from './error-formats.ts';
 import { storedChanges, type CaseOutcome, type FuzzDoor } from './fuzz-property.ts';
 import { fuzzSettings } from './fuzz-settings.ts';
 import type { FuzzSystem } from './fuzz-system.ts';
@@ -87,7 +96,14 @@ export type Step =
       owners: string | null;
       shared: string | null;
     })
-  | (Common & { op: 'APPEND'; carrier: Carrier; target: Target; piece: number; segmentIndex: 'piece' | { text: string } | null; payload: Payload })
+  | (Common & {
+      op: 'APPEND';
+      carrier: Carrier;
+      target: Target;
+      piece: number;
+      segmentIndex: 'piece' | { text: string } | null;
+      payload: Payload;
+    })
   | (Common & { op: 'FINALIZE'; carrier: Carrier; target: Target })
   | (Common & { op: 'STATUS'; method: string; target: Target })
   | (Common & { op: 'METADATA'; method: string; contentType: string | undefined; body: MetadataBody })
@@ -96,7 +112,12 @@ export type Step =
   | { op: 'COMPLETE'; user: 'own' | 'roaster'; category: string | null; together: false };
 
 export type MetadataBody =
-  | { kind: 'json'; mediaId: { kind: 'string'; target: Target } | { kind: 'number'; target: Target } | { kind: 'raw'; json: RawJson } | null; alt: AltText; extra: [string, RawJson][] }
+  | {
+      kind: 'json';
+      mediaId: { kind: 'string'; target: Target } | { kind: 'number'; target: Target } | { kind: 'raw'; json: RawJson } | null;
+      alt: AltText;
+      extra: [string, RawJson][];
+    }
   | { kind: 'raw'; text: string };
 
 type AltText = { kind: 'text'; text: string } | { kind: 'raw'; json: RawJson } | { kind: 'bare'; text: string } | null;
@@ -188,18 +209,45 @@ export const ID_TEXTS = [
 
 const target: fc.Arbitrary<Target> = fc.oneof(
   { weight: 8, arbitrary: fc.nat({ max: 3 }).map((n): Target => ({ kind: 'case', n })) },
-  { weight: 2, arbitrary: fc.constantFrom<Target>({ kind: 'keeper' }, { kind: 'simple-keeper' }, { kind: 'expired-session' }, { kind: 'expired-upload' }, { kind: 'absent' }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<Target>(
+      { kind: 'keeper' },
+      { kind: 'simple-keeper' },
+      { kind: 'expired-session' },
+      { kind: 'expired-upload' },
+      { kind: 'absent' },
+    ),
+  },
   {
     weight: 2,
     arbitrary: fc
-      .oneof(fc.constantFrom(...ID_TEXTS), fc.bigInt({ min: 1n, max: 9_223_372_036_854_775_807n }).map(String), hostileString({ maxLength: 5_000 }))
+      .oneof(
+        fc.constantFrom(...ID_TEXTS),
+        fc.bigInt({ min: 1n, max: 9_223_372_036_854_775_807n }).map(String),
+        hostileString({ maxLength: 5_000 }),
+      )
       .map((text): Target => ({ kind: 'text', text })),
   },
 );
 
 const usualTarget = usually<Target>({ kind: 'case', n: 0 }, target, 4);
 
-const TOTAL_TEXTS = ['5242880', '5242881', '15728640', '15728641', '536870912', '536870913', '999999999999999', '1000000000000000', '-5', '+5', '5.0', ' 5 ', '０'];
+const TOTAL_TEXTS = [
+  '5242880',
+  '5242881',
+  '15728640',
+  '15728641',
+  '536870912',
+  '536870913',
+  '999999999999999',
+  '1000000000000000',
+  '-5',
+  '+5',
+  '5.0',
+  ' 5 ',
+  '０',
+];
 const totalBytes: fc.Arbitrary<number | string | null> = fc.oneof(
   { weight: 10, arbitrary: fc.constant(0) },
   { weight: 2, arbitrary: fc.integer({ min: -3, max: 3 }) },
@@ -207,33 +255,93 @@ const totalBytes: fc.Arbitrary<number | string | null> = fc.oneof(
   { weight: 1, arbitrary: fc.oneof(hostileString({ maxLength: 70_000 }), fc.constant(null)) },
 );
 
-export const MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/pjpeg', 'image/gif', 'image/webp', 'video/mp4', 'IMAGE/PNG', ' image/png ', 'image/svg+xml', 'image/bmp', 'video/quicktime', 'text/plain', 'image/png; charset=x', 'image/', '*/*'];
+export const MEDIA_TYPES = [
+  'image/png',
+  'image/jpeg',
+  'image/pjpeg',
+  'image/gif',
+  'image/webp',
+  'video/mp4',
+  'IMAGE/PNG',
+  ' image/png ',
+  'image/svg+xml',
+  'image/bmp',
+  'video/quicktime',
+  'text/plain',
+  'image/png; charset=x',
+  'image/',
+  '*/*',
+];
 const mediaType: fc.Arbitrary<'file' | { text: string } | null> = fc.oneof(
   { weight: 10, arbitrary: fc.constant<'file'>('file') },
   { weight: 2, arbitrary: fc.constantFrom(...MEDIA_TYPES, ...PROTOTYPE_NAMES).map((text) => ({ text })) },
-  { weight: 1, arbitrary: fc.oneof(hostileString({ maxLength: 70_000 }).map((text) => ({ text })), fc.constant(null)) },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      hostileString({ maxLength: 70_000 }).map((text) => ({ text })),
+      fc.constant(null),
+    ),
+  },
 );
 
 const category: fc.Arbitrary<string | null> = fc.oneof(
   { weight: 6, arbitrary: fc.constant(null) },
-  { weight: 2, arbitrary: fc.constantFrom('tweet_image', 'tweet_gif', 'tweet_video', 'amplify_video', 'TweetGif', 'TWEET_VIDEO', 'amplify-video') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('tweet_image', 'tweet_gif', 'tweet_video', 'amplify_video', 'TweetGif', 'TWEET_VIDEO', 'amplify-video'),
+  },
   { weight: 2, arbitrary: fc.constantFrom(...CATEGORY_VALUES, 'dm_gif', 'dm_video', 'tweetgif ') },
   { weight: 1, arbitrary: hostileString({ maxLength: 70_000 }) },
 );
 
 const owners: fc.Arbitrary<string | null> = fc.oneof(
   { weight: 8, arbitrary: fc.constant(null) },
-  { weight: 1, arbitrary: fc.array(fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 19n }).map(String), fc.constantFrom(...NUMBER_LIKE_TEXTS)), { maxLength: 4 }).map((ids) => ids.join(',')) },
-  { weight: 1, arbitrary: fc.constantFrom(',', 'x'.repeat(70_000), Array.from({ length: 101 }, (_, index) => String(1000 + index)).join(',')) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 19n }).map(String), fc.constantFrom(...NUMBER_LIKE_TEXTS)), { maxLength: 4 })
+      .map((ids) => ids.join(',')),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(',', 'x'.repeat(70_000), Array.from({ length: 101 }, (_, index) => String(1000 + index)).join(',')),
+  },
 );
 
-const shared: fc.Arbitrary<string | null> = usually<string | null>(null, fc.constantFrom('true', 'false', '1', 'TRUE', 'yes', '', '\u0000'), 8);
+const shared: fc.Arbitrary<string | null> = usually<string | null>(
+  null,
+  fc.constantFrom('true', 'false', '1', 'TRUE', 'yes', '', '\u0000'),
+  8,
+);
 
-export const SEGMENT_TEXTS = ['-1', '999', '1000', '4294967296', '9007199254740993', '1e2', '0x1', '00', '007', ' 1', '1 ', '1.0', 'NaN', '', '+0'];
+export const SEGMENT_TEXTS = [
+  '-1',
+  '999',
+  '1000',
+  '4294967296',
+  '9007199254740993',
+  '1e2',
+  '0x1',
+  '00',
+  '007',
+  ' 1',
+  '1 ',
+  '1.0',
+  'NaN',
+  '',
+  '+0',
+];
 const segmentIndex: fc.Arbitrary<'piece' | { text: string } | null> = fc.oneof(
   { weight: 12, arbitrary: fc.constant<'piece'>('piece') },
   { weight: 2, arbitrary: fc.constantFrom(...SEGMENT_TEXTS).map((text) => ({ text })) },
-  { weight: 1, arbitrary: fc.oneof(fc.integer({ min: -2, max: 1_100 }).map((n) => ({ text: String(n) })), hostileString({ maxLength: 5_000 }).map((text) => ({ text })), fc.constant(null)) },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.integer({ min: -2, max: 1_100 }).map((n) => ({ text: String(n) })),
+      hostileString({ maxLength: 5_000 }).map((text) => ({ text })),
+      fc.constant(null),
+    ),
+  },
 );
 
 const payload: fc.Arbitrary<Payload> = fc.oneof(
@@ -261,11 +369,30 @@ const initStep: fc.Arbitrary<Step> = fc.record({
 
 /** INIT of the case's file, exactly as the reference asks for it. */
 function goodInit(file: FileKind): Step {
-  return { op: 'INIT', credential: { kind: 'bearer' }, together: false, carrier: 'multipart', totalBytes: 0, mediaType: 'file', category: FILES[file]!.category, owners: null, shared: null };
+  return {
+    op: 'INIT',
+    credential: { kind: 'bearer' },
+    together: false,
+    carrier: 'multipart',
+    totalBytes: 0,
+    mediaType: 'file',
+    category: FILES[file]!.category,
+    owners: null,
+    shared: null,
+  };
 }
 
 /** APPEND of a piece of the case's file to its first media id, as the reference asks for it. */
-const GOOD_APPEND: Step = { op: 'APPEND', credential: { kind: 'bearer' }, together: false, carrier: 'multipart', target: { kind: 'case', n: 0 }, piece: 0, segmentIndex: 'piece', payload: { kind: 'piece' } };
+const GOOD_APPEND: Step = {
+  op: 'APPEND',
+  credential: { kind: 'bearer' },
+  together: false,
+  carrier: 'multipart',
+  target: { kind: 'case', n: 0 },
+  piece: 0,
+  segmentIndex: 'piece',
+  payload: { kind: 'piece' },
+};
 
 function appendStep(piece: fc.Arbitrary<number>): fc.Arbitrary<Step> {
   return fc.record({
@@ -280,7 +407,13 @@ function appendStep(piece: fc.Arbitrary<number>): fc.Arbitrary<Step> {
   });
 }
 
-const finalizeStep: fc.Arbitrary<Step> = fc.record({ op: fc.constant('FINALIZE' as const), credential: usualCredential, together, carrier, target: usualTarget });
+const finalizeStep: fc.Arbitrary<Step> = fc.record({
+  op: fc.constant('FINALIZE' as const),
+  credential: usualCredential,
+  together,
+  carrier,
+  target: usualTarget,
+});
 
 const statusStep: fc.Arbitrary<Step> = fc.record({
   op: fc.constant('STATUS' as const),
@@ -297,7 +430,18 @@ const completeStep: fc.Arbitrary<Step> = fc.record({
   together: fc.constant(false as const),
 });
 
-const COMMAND_TEXTS = ['init', ' INIT ', 'Append', 'finalize\u0000', 'STATUS', 'FINALIZE,FINALIZE', '', 'DELETE', 'UPLOAD', ...PROTOTYPE_NAMES];
+const COMMAND_TEXTS = [
+  'init',
+  ' INIT ',
+  'Append',
+  'finalize\u0000',
+  'STATUS',
+  'FINALIZE,FINALIZE',
+  '',
+  'DELETE',
+  'UPLOAD',
+  ...PROTOTYPE_NAMES,
+];
 const otherStep: fc.Arbitrary<Step> = fc.record({
   op: fc.constant('OTHER' as const),
   credential: usualCredential,
@@ -306,7 +450,19 @@ const otherStep: fc.Arbitrary<Step> = fc.record({
   method: usually('POST', fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'), 4),
   command: fc.oneof(fc.constantFrom<string | null>(...COMMAND_TEXTS, null), hostileString({ maxLength: 2_000 })),
   params: fc.array(
-    fc.tuple(fc.constantFrom('total_bytes', 'media_type', 'segment_index', 'media_id', 'media_data', 'media_category', 'additional_owners', ...PROTOTYPE_NAMES), hostileString({ maxLength: 2_000 })),
+    fc.tuple(
+      fc.constantFrom(
+        'total_bytes',
+        'media_type',
+        'segment_index',
+        'media_id',
+        'media_data',
+        'media_category',
+        'additional_owners',
+        ...PROTOTYPE_NAMES,
+      ),
+      hostileString({ maxLength: 2_000 }),
+    ),
     { maxLength: 3 },
   ),
   target: usualTarget,
@@ -317,7 +473,15 @@ const altText: fc.Arbitrary<AltText> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .constantFrom('a'.repeat(1_000), 'a'.repeat(1_001), '💩'.repeat(1_000), '💩'.repeat(1_001), '\uD800'.repeat(1_000), 'e\u0301'.repeat(600), '')
+      .constantFrom(
+        'a'.repeat(1_000),
+        'a'.repeat(1_001),
+        '💩'.repeat(1_000),
+        '💩'.repeat(1_001),
+        '\uD800'.repeat(1_000),
+        'e\u0301'.repeat(600),
+        '',
+      )
       .map((text): AltText => ({ kind: 'text', text })),
   },
   { weight: 3, arbitrary: hostileString({ maxLength: 70_000 }).map((text): AltText => ({ kind: 'text', text })) },
@@ -340,7 +504,11 @@ const metadataBody: fc.Arbitrary<MetadataBody> = fc.oneof(
       kind: fc.constant('json' as const),
       mediaId: metadataMediaId,
       alt: altText,
-      extra: usually<[string, RawJson][]>([], fc.array(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'media_id', 'alt_text', 'x'), rawJsonValue(1)), { maxLength: 2 }), 5),
+      extra: usually<[string, RawJson][]>(
+        [],
+        fc.array(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'media_id', 'alt_text', 'x'), rawJsonValue(1)), { maxLength: 2 }),
+        5,
+      ),
     }),
   },
   {
@@ -354,7 +522,17 @@ const metadataStep: fc.Arbitrary<Step> = fc.record({
   credential: usualCredential,
   together,
   method: usually('POST', fc.constantFrom('GET', 'PUT'), 12),
-  contentType: usually<string | undefined>('application/json', fc.constantFrom(undefined, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16'), 8),
+  contentType: usually<string | undefined>(
+    'application/json',
+    fc.constantFrom(
+      undefined,
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=utf-16',
+    ),
+    8,
+  ),
   body: metadataBody,
 });
 
@@ -389,14 +567,25 @@ export const chunkedSequences: fc.Arbitrary<ChunkedCase> = fc
     fc
       .record({
         // Mostly an INIT a client would send (so that the segments after it reach a session), sometimes a hostile one.
-        init: fc.oneof({ weight: 6, arbitrary: fc.constant(goodInit(file)) }, { weight: 3, arbitrary: initStep }, { weight: 1, arbitrary: fc.constant(undefined) }),
+        init: fc.oneof(
+          { weight: 6, arbitrary: fc.constant(goodInit(file)) },
+          { weight: 3, arbitrary: initStep },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+        ),
         order: fc.oneof(
           { weight: 3, arbitrary: fc.constant(Array.from({ length: pieces }, (_, index) => index)) },
           { weight: 2, arbitrary: fc.array(fc.nat({ max: pieces }), { minLength: 1, maxLength: pieces + 2 }) },
         ),
         // Each segment is usually sent right, so that whole uploads — and FINALIZE's work — are reached.
         appends: fc.array(usually(GOOD_APPEND, appendStep(fc.constant(0)), 3), { minLength: pieces + 2, maxLength: pieces + 2 }),
-        tail: fc.array(fc.oneof({ weight: 4, arbitrary: finalizeStep }, { weight: 2, arbitrary: statusStep }, { weight: 1, arbitrary: appendStep(fc.nat({ max: 3 })) }), { maxLength: 3 }),
+        tail: fc.array(
+          fc.oneof(
+            { weight: 4, arbitrary: finalizeStep },
+            { weight: 2, arbitrary: statusStep },
+            { weight: 1, arbitrary: appendStep(fc.nat({ max: 3 })) },
+          ),
+          { maxLength: 3 },
+        ),
         hostile: fc.array(fc.tuple(fc.nat(), anyStep), { maxLength: 3 }),
       })
       .map(({ init, order, appends, tail, hostile }) => {
@@ -418,7 +607,13 @@ export const metadataSequences: fc.Arbitrary<ChunkedCase> = fc
     prologue: fc.array(fc.oneof({ weight: 3, arbitrary: completeStep }, { weight: 1, arbitrary: initStep }), { maxLength: 2 }),
     steps: fc.array(fc.oneof({ weight: 6, arbitrary: metadataStep }, { weight: 1, arbitrary: statusStep }), { minLength: 1, maxLength: 4 }),
   })
-  .map(({ prologue, steps }) => caseOf({ file: 'png', pieces: 1, steps: [...prologue, ...steps].map((step, index) => (index === 0 && step.op !== 'COMPLETE' ? { ...step, together: false } : step)) }));
+  .map(({ prologue, steps }) =>
+    caseOf({
+      file: 'png',
+      pieces: 1,
+      steps: [...prologue, ...steps].map((step, index) => (index === 0 && step.op !== 'COMPLETE' ? { ...step, together: false } : step)),
+    }),
+  );
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Requests
@@ -462,7 +657,12 @@ export function resolve(at: Target, state: CaseState, info: SystemInfo, keepers:
   }
 }
 
-function authorization(cred: Credential, info: SystemInfo, url: string, signedBody: Record<string, string> | undefined): string | undefined {
+function authorization(
+  cred: Credential,
+  info: SystemInfo,
+  url: string,
+  signedBody: Record<string, string> | undefined,
+): string | undefined {
   return cred.kind === 'roaster' ? `Bearer ${info.social.tokens.roasterOwn}` : authorizationFor(cred, info, url, signedBody);
 }
 
@@ -477,7 +677,14 @@ interface FilePart {
 }
 
 /** A command on the upload path: parameters as multipart fields, an urlencoded body, or the query string. */
-function commandRequest(info: SystemInfo, cred: Credential, how: Carrier, method: string, params: [string, string][], file?: FilePart): HttpRequestSpec {
+function commandRequest(
+  info: SystemInfo,
+  cred: Credential,
+  how: Carrier,
+  method: string,
+  params: [string, string][],
+  file?: FilePart,
+): HttpRequestSpec {
   const inQuery = how === 'query' || method === 'GET' || method === 'HEAD';
   const search = inQuery ? new URLSearchParams(params).toString() : '';
   const url = `${info.restUrl}${UPLOAD_PATH}${search ? `?${search}` : ''}`;
@@ -487,7 +694,15 @@ function commandRequest(info: SystemInfo, cred: Credential, how: Carrier, method
   if (!inQuery && how === 'multipart') {
     const parts: PartModel[] = params.map(([name, value]) => ({ name, data: Buffer.from(value, 'utf8') }));
     if (file) parts.push({ name: 'media', filename: file.filename, contentType: file.contentType, data: file.bytes });
-    body = multipartBytes({ boundary: 'chunkedfuzz', headerBoundary: 'chunkedfuzz', quoteBoundary: false, preamble: '', parts, ending: 'close', cutAt: 1 });
+    body = multipartBytes({
+      boundary: 'chunkedfuzz',
+      headerBoundary: 'chunkedfuzz',
+      quoteBoundary: false,
+      preamble: '',
+      parts,
+      ending: 'close',
+      cutAt: 1,
+    });
     headers['content-type'] = 'multipart/form-data; boundary=chunkedfuzz';
   } else if (!inQuery && how === 'urlencoded') {
     // A file has no place in an urlencoded body: the command goes without it.
@@ -523,7 +738,13 @@ function metadataJson(body: MetadataBody, state: CaseState, info: SystemInfo, ke
 }
 
 /** The HTTP request of a step, given what the case has learnt (ids) and the file. */
-function requestOf(step: Exclude<Step, { op: 'COMPLETE' }>, model: ChunkedCase, state: CaseState, info: SystemInfo, keepers: Keepers | undefined): HttpRequestSpec {
+function requestOf(
+  step: Exclude<Step, { op: 'COMPLETE' }>,
+  model: ChunkedCase,
+  state: CaseState,
+  info: SystemInfo,
+  keepers: Keepers | undefined,
+): HttpRequestSpec {
   const file = fileOf(model.file);
   const withId = (params: [string, string][], at: Target) => {
     const id = resolve(at, state, info, keepers);
@@ -532,7 +753,8 @@ function requestOf(step: Exclude<Step, { op: 'COMPLETE' }>, model: ChunkedCase, 
   switch (step.op) {
     case 'INIT': {
       const params: [string, string][] = [['command', 'INIT']];
-      if (step.totalBytes !== null) params.push(['total_bytes', typeof step.totalBytes === 'number' ? String(file.length + step.totalBytes) : step.totalBytes]);
+      if (step.totalBytes !== null)
+        params.push(['total_bytes', typeof step.totalBytes === 'number' ? String(file.length + step.totalBytes) : step.totalBytes]);
       if (step.mediaType !== null) params.push(['media_type', step.mediaType === 'file' ? FILES[model.file]!.type : step.mediaType.text]);
       if (step.category !== null) params.push(['media_category', step.category]);
       if (step.owners !== null) params.push(['additional_owners', step.owners]);
@@ -541,7 +763,8 @@ function requestOf(step: Exclude<Step, { op: 'COMPLETE' }>, model: ChunkedCase, 
     }
     case 'APPEND': {
       const params = withId([['command', 'APPEND']], step.target);
-      if (step.segmentIndex !== null) params.push(['segment_index', step.segmentIndex === 'piece' ? String(step.piece) : step.segmentIndex.text]);
+      if (step.segmentIndex !== null)
+        params.push(['segment_index', step.segmentIndex === 'piece' ? String(step.piece) : step.segmentIndex.text]);
       const piece = pieceOf(file, model.pieces, step.piece);
       const asFile = (bytes: Buffer): FilePart => ({ bytes, filename: 'blob', contentType: 'application/octet-stream' });
       let part: FilePart | undefined;
@@ -622,7 +845,10 @@ function judgeStep(step: Exclude<Step, { op: 'COMPLETE' }>, request: HttpRequest
   const expected: Record<string, number> = { INIT: 202, APPEND: 204, FINALIZE: 200, STATUS: 200, METADATA: 200 };
   const expectedStatus = step.op === 'METADATA' ? 200 : command !== undefined ? expected[command] : 200;
   if (expectedStatus !== undefined && reply.status !== expectedStatus) {
-    problems.push({ kind: 'format', detail: `${command ?? step.op} answered ${reply.status}, not ${expectedStatus}: ${excerpt(reply.text)}` });
+    problems.push({
+      kind: 'format',
+      detail: `${command ?? step.op} answered ${reply.status}, not ${expectedStatus}: ${excerpt(reply.text)}`,
+    });
   }
   if (reply.status === 204 || step.op === 'METADATA') {
     if (reply.text !== '') problems.push({ kind: 'format', detail: `a ${reply.status} with a body: ${excerpt(reply.text)}` });
@@ -630,9 +856,13 @@ function judgeStep(step: Exclude<Step, { op: 'COMPLETE' }>, request: HttpRequest
   }
   // INIT, FINALIZE and STATUS answer a media object; a POST without a command is the simple upload, with its image.
   problems.push(...mediaObjectProblems(reply, { image: command === undefined }));
-  const body = reply.json as { media_id_string?: string; image?: unknown; video?: unknown; processing_info?: { state?: unknown } } | undefined;
+  const body = reply.json as
+    { media_id_string?: string; image?: unknown; video?: unknown; processing_info?: { state?: unknown } } | undefined;
   if (command === 'FINALIZE' && body && !body.image && !body.video && !body.processing_info) {
-    problems.push({ kind: 'format', detail: `a finished media object with neither image, video nor processing_info: ${excerpt(reply.text)}` });
+    problems.push({
+      kind: 'format',
+      detail: `a finished media object with neither image, video nor processing_info: ${excerpt(reply.text)}`,
+    });
   }
   const state = typeof body?.processing_info?.state === 'string' ? body.processing_info.state : undefined;
   return judged(false, body?.media_id_string, state);
@@ -665,9 +895,13 @@ export class ChunkedUploadDoor implements FuzzDoor<ChunkedCase> {
     const { requestTimeoutMs } = fuzzSettings();
     const problems: Problem[] = [];
     const sent: Sent[] = [];
-    const summary = () => sent.map((one, index) => `\n    ${index + 1}. ${one.step.op}${one.step.together ? ' (together with the one before)' : ''}: ${one.note}`).join('');
+    const summary = () =>
+      sent
+        .map((one, index) => `\n    ${index + 1}. ${one.step.op}${one.step.together ? ' (together with the one before)' : ''}: ${one.note}`)
+        .join('');
     const keeperProblem = await this.ensureKeepers(system);
-    if (keeperProblem) return { problems: [keeperProblem], rejected: false, unavailable: false, summary: 'the uploads made before the case failed' };
+    if (keeperProblem)
+      return { problems: [keeperProblem], rejected: false, unavailable: false, summary: 'the uploads made before the case failed' };
     const info = system.info;
     const state: CaseState = { ids: [], finalized: new Set() };
     const labels: string[] = [];
@@ -680,7 +914,13 @@ export class ChunkedUploadDoor implements FuzzDoor<ChunkedCase> {
           const agent = position === 0 ? this.agent : undefined;
           if (step.op === 'COMPLETE') {
             const done = await completeUpload(info, step.user, step.category, agent);
-            return { step, request: undefined, outcome: undefined, note: done.note, judged: { problems: done.problem ? [done.problem] : [], refused: false, mediaId: done.id, processing: undefined } };
+            return {
+              step,
+              request: undefined,
+              outcome: undefined,
+              note: done.note,
+              judged: { problems: done.problem ? [done.problem] : [], refused: false, mediaId: done.id, processing: undefined },
+            };
           }
           const request = requestOf(step, model, state, info, this.keepers);
           const outcome = await httpExchange({ ...request, ...(agent ? { agent } : {}), timeoutMs: requestTimeoutMs });
@@ -705,7 +945,9 @@ export class ChunkedUploadDoor implements FuzzDoor<ChunkedCase> {
         refused &&= judged.refused;
         if (judged.refused || step.op === 'METADATA') continue;
         const command = step.op === 'COMPLETE' ? 'COMPLETE' : commandOf(step);
-        const id = judged.mediaId ?? (step.op === 'APPEND' || step.op === 'OTHER' ? resolve(step.target, state, info, this.keepers)?.trim() : undefined);
+        const id =
+          judged.mediaId ??
+          (step.op === 'APPEND' || step.op === 'OTHER' ? resolve(step.target, state, info, this.keepers)?.trim() : undefined);
         if (id === undefined) continue;
         if (command === 'INIT' || command === 'COMPLETE') {
           const user = step.op === 'COMPLETE' ? step.user : userOf(step.credential);
@@ -731,7 +973,11 @@ export class ChunkedUploadDoor implements FuzzDoor<ChunkedCase> {
         const after = await system.digest();
         if (refused) {
           const changed = storedChanges(before, after, this.bookkeepingTables);
-          if (changed.length > 0) problems.push({ kind: 'stored-change', detail: `refused command${batch.length > 1 ? 's' : ''} (step ${sent.length}) changed ${changed.join(', ')}` });
+          if (changed.length > 0)
+            problems.push({
+              kind: 'stored-change',
+              detail: `refused command${batch.length > 1 ? 's' : ''} (step ${sent.length}) changed ${changed.join(', ')}`,
+            });
         }
         before = after;
       } catch (error) {
@@ -750,22 +996,47 @@ export class ChunkedUploadDoor implements FuzzDoor<ChunkedCase> {
     for (const connection of ['kept-alive', 'fresh'] as const) {
       const done = await completeUpload(info, 'own', null, connection === 'kept-alive' ? this.agent : undefined);
       if (done.problem) {
-        problems.push({ kind: 'liveness', detail: `the known-good chunked upload of an 8×8 PNG on a ${connection} connection: ${done.note}` });
+        problems.push({
+          kind: 'liveness',
+          detail: `the known-good chunked upload of an 8×8 PNG on a ${connection} connection: ${done.note}`,
+        });
         if (connection === 'kept-alive') this.resetAgent();
       }
     }
     // The uploads finished before the case are still there, as they were, and still take alt text.
     const keepers = this.keepers;
     if (!keepers || keepers.generation !== system.generation) return problems;
-    const status = await httpExchange({ ...statusRequest(info, keepers.chunked.id, 'own'), agent: this.agent, timeoutMs: requestTimeoutMs });
-    const body = status.kind === 'reply' ? (status.json as { media_id_string?: unknown; size?: unknown; image?: { w?: unknown; h?: unknown } } | undefined) : undefined;
+    const status = await httpExchange({
+      ...statusRequest(info, keepers.chunked.id, 'own'),
+      agent: this.agent,
+      timeoutMs: requestTimeoutMs,
+    });
+    const body =
+      status.kind === 'reply'
+        ? (status.json as { media_id_string?: unknown; size?: unknown; image?: { w?: unknown; h?: unknown } } | undefined)
+        : undefined;
     const { chunked } = keepers;
-    if (status.kind !== 'reply' || status.status !== 200 || body?.media_id_string !== chunked.id || body.size !== chunked.size || body.image?.w !== chunked.w || body.image?.h !== chunked.h) {
-      problems.push({ kind: 'liveness', detail: `the chunked upload finished before the case (media id ${chunked.id}, ${chunked.size} bytes, ${chunked.w}×${chunked.h}) reads back as ${outcomeSummary(status)}` });
+    if (
+      status.kind !== 'reply' ||
+      status.status !== 200 ||
+      body?.media_id_string !== chunked.id ||
+      body.size !== chunked.size ||
+      body.image?.w !== chunked.w ||
+      body.image?.h !== chunked.h
+    ) {
+      problems.push({
+        kind: 'liveness',
+        detail: `the chunked upload finished before the case (media id ${chunked.id}, ${chunked.size} bytes, ${chunked.w}×${chunked.h}) reads back as ${outcomeSummary(status)}`,
+      });
     }
     for (const id of [chunked.id, keepers.simpleId]) {
-      const reply = await httpExchange({ ...metadataRequest(info, id, 'kept before the fuzz case'), agent: this.agent, timeoutMs: requestTimeoutMs });
-      if (reply.kind !== 'reply' || reply.status !== 200) problems.push({ kind: 'liveness', detail: `alt text on media id ${id}, finished before the case: ${outcomeSummary(reply)}` });
+      const reply = await httpExchange({
+        ...metadataRequest(info, id, 'kept before the fuzz case'),
+        agent: this.agent,
+        timeoutMs: requestTimeoutMs,
+      });
+      if (reply.kind !== 'reply' || reply.status !== 200)
+        problems.push({ kind: 'liveness', detail: `alt text on media id ${id}, finished before the case: ${outcomeSummary(reply)}` });
     }
     return problems;
   }
@@ -774,7 +1045,8 @@ export class ChunkedUploadDoor implements FuzzDoor<ChunkedCase> {
     const state: CaseState = { ids: [{ id: '<the media id of the case’s first INIT>', user: 'own' }], finalized: new Set() };
     const lines = model.steps.map((step, index) => {
       const head = `\n    ${index + 1}.${step.together ? ' (together with the one before)' : ''} `;
-      if (step.op === 'COMPLETE') return `${head}a whole chunked upload of an 8×8 PNG by ${step.user}${step.category ? ` (media_category ${step.category})` : ''}`;
+      if (step.op === 'COMPLETE')
+        return `${head}a whole chunked upload of an 8×8 PNG by ${step.user}${step.category ? ` (media_category ${step.category})` : ''}`;
       const request = requestOf(step, model, state, info, this.keepers);
       return `${head}${describeHttpRequest(request.method, request.url, request.headers, request.body)}`;
     });
@@ -788,7 +1060,9 @@ export class ChunkedUploadDoor implements FuzzDoor<ChunkedCase> {
     const info = system.info;
     this.keepers = undefined;
     const chunked = await completeUpload(info, 'own', 'tweet_image', undefined);
-    const { body, contentType } = mediaMultipartBody([{ name: 'media', bytes: png(8, 8), filename: 'keeper.png', contentType: 'image/png' }]);
+    const { body, contentType } = mediaMultipartBody([
+      { name: 'media', bytes: png(8, 8), filename: 'keeper.png', contentType: 'image/png' },
+    ]);
     const simple = await httpExchange({
       method: 'POST',
       url: `${info.restUrl}${UPLOAD_PATH}`,
@@ -798,10 +1072,14 @@ export class ChunkedUploadDoor implements FuzzDoor<ChunkedCase> {
     });
     const simpleId = simple.kind === 'reply' ? (simple.json as { media_id_string?: unknown } | undefined)?.media_id_string : undefined;
     if (chunked.problem || !chunked.id || typeof simpleId !== 'string') {
-      return { kind: 'liveness', detail: `the uploads made before the case failed: chunked ${chunked.note}; simple ${outcomeSummary(simple)}` };
+      return {
+        kind: 'liveness',
+        detail: `the uploads made before the case failed: chunked ${chunked.note}; simple ${outcomeSummary(simple)}`,
+      };
     }
     this.keepers = { generation: system.generation, chunked: { id: chunked.id, size: fileOf('png').length, w: 8, h: 8 }, simpleId };
-    for (const id of [chunked.id, simpleId]) await httpExchange({ ...metadataRequest(info, id, 'kept before the fuzz case'), timeoutMs: requestTimeoutMs });
+    for (const id of [chunked.id, simpleId])
+      await httpExchange({ ...metadataRequest(info, id, 'kept before the fuzz case'), timeoutMs: requestTimeoutMs });
     return undefined;
   }
 
@@ -836,7 +1114,11 @@ export function bearerOf(info: SystemInfo, user: 'own' | 'roaster'): string {
 }
 
 function statusRequest(info: SystemInfo, id: string, user: 'own' | 'roaster'): HttpRequestSpec {
-  return { method: 'GET', url: `${info.restUrl}${UPLOAD_PATH}?command=STATUS&media_id=${id}`, headers: { authorization: bearerOf(info, user) } };
+  return {
+    method: 'GET',
+    url: `${info.restUrl}${UPLOAD_PATH}?command=STATUS&media_id=${id}`,
+    headers: { authorization: bearerOf(info, user) },
+  };
 }
 
 function metadataRequest(info: SystemInfo, id: string, text: string): HttpRequestSpec {
@@ -852,7 +1134,12 @@ function metadataRequest(info: SystemInfo, id: string, text: string): HttpReques
  * A whole, correct chunked upload of an 8×8 PNG in two segments (INIT, APPEND 0, APPEND 1, FINALIZE): the door's
  * known-good request, and the fuzz cases' way to a finished media id.
  */
-export async function completeUpload(info: SystemInfo, user: 'own' | 'roaster', mediaCategory: string | null, agent: Agent | undefined): Promise<{ id: string | undefined; problem: Problem | undefined; note: string }> {
+export async function completeUpload(
+  info: SystemInfo,
+  user: 'own' | 'roaster',
+  mediaCategory: string | null,
+  agent: Agent | undefined,
+): Promise<{ id: string | undefined; problem: Problem | undefined; note: string }> {
   const { requestTimeoutMs } = fuzzSettings();
   const file = fileOf('png');
   const send = async (fields: Record<string, string>, bytes?: Buffer) => {
@@ -869,9 +1156,19 @@ export async function completeUpload(info: SystemInfo, user: 'own' | 'roaster', 
       ...(agent ? { agent } : {}),
     });
   };
-  const failed = (what: string, outcome: HttpOutcome) => ({ id: undefined, problem: { kind: 'liveness' as const, detail: `${what}: ${outcomeSummary(outcome)}` }, note: `${what}: ${outcomeSummary(outcome)}` });
-  const init = await send({ command: 'INIT', total_bytes: String(file.length), media_type: 'image/png', ...(mediaCategory ? { media_category: mediaCategory } : {}) });
-  const id = init.kind === 'reply' && init.status === 202 ? (init.json as { media_id_string?: unknown } | undefined)?.media_id_string : undefined;
+  const failed = (what: string, outcome: HttpOutcome) => ({
+    id: undefined,
+    problem: { kind: 'liveness' as const, detail: `${what}: ${outcomeSummary(outcome)}` },
+    note: `${what}: ${outcomeSummary(outcome)}`,
+  });
+  const init = await send({
+    command: 'INIT',
+    total_bytes: String(file.length),
+    media_type: 'image/png',
+    ...(mediaCategory ? { media_category: mediaCategory } : {}),
+  });
+  const id =
+    init.kind === 'reply' && init.status === 202 ? (init.json as { media_id_string?: unknown } | undefined)?.media_id_string : undefined;
   if (typeof id !== 'string') return failed('INIT', init);
   const half = Math.ceil(file.length / 2);
   for (const [index, bytes] of [file.subarray(0, half), file.subarray(half)].entries()) {
@@ -895,11 +1192,15 @@ async function awaitProcessing(info: SystemInfo, id: string, user: 'own' | 'roas
     last = await httpExchange({ ...statusRequest(info, id, user), timeoutMs });
     if (last.kind !== 'reply') break;
     const state = (last.json as { processing_info?: { state?: unknown } } | undefined)?.processing_info?.state;
-    if (last.status !== 200) return { kind: 'format', detail: `STATUS of media id ${id}, processing after FINALIZE: ${outcomeSummary(last)}` };
+    if (last.status !== 200)
+      return { kind: 'format', detail: `STATUS of media id ${id}, processing after FINALIZE: ${outcomeSummary(last)}` };
     if (state !== 'pending' && state !== 'in_progress') return undefined;
     await new Promise((wait) => setTimeout(wait, PROCESSING_POLL_MS));
   }
-  return { kind: 'hang', detail: `the processing of media id ${id} did not end within ${timeoutMs} ms (last STATUS: ${last ? outcomeSummary(last) : 'none'})` };
+  return {
+    kind: 'hang',
+    detail: `the processing of media id ${id} did not end within ${timeoutMs} ms (last STATUS: ${last ? outcomeSummary(last) : 'none'})`,
+  };
 }
 
 export function createChunkedUploadDoor(): ChunkedUploadDoor {

@@ -85,7 +85,13 @@ export type V2Step =
       credential: V2Credential;
       together: boolean;
       body:
-        | { kind: 'fields'; totalBytes: TotalBytes | null; mediaType: 'file' | { json: RawJson } | null; category: 'file' | { json: RawJson } | null; extra: JsonFields }
+        | {
+            kind: 'fields';
+            totalBytes: TotalBytes | null;
+            mediaType: 'file' | { json: RawJson } | null;
+            category: 'file' | { json: RawJson } | null;
+            extra: JsonFields;
+          }
         | { kind: 'raw'; text: string };
       contentType: string | undefined;
     }
@@ -105,8 +111,23 @@ export type V2Step =
       mediaFirst: boolean;
       framing: Framing;
     }
-  | { op: 'FINALIZE'; credential: V2Credential; together: boolean; target: PathTarget; body: string | undefined; contentType: string | undefined }
-  | { op: 'STATUS'; credential: V2Credential; together: boolean; method: string; target: Target; command: string | null; extraQuery: [string, string][] }
+  | {
+      op: 'FINALIZE';
+      credential: V2Credential;
+      together: boolean;
+      target: PathTarget;
+      body: string | undefined;
+      contentType: string | undefined;
+    }
+  | {
+      op: 'STATUS';
+      credential: V2Credential;
+      together: boolean;
+      method: string;
+      target: Target;
+      command: string | null;
+      extraQuery: [string, string][];
+    }
   | { op: 'METADATA'; credential: V2Credential; together: boolean; method: string; contentType: string | undefined; body: V2MetadataBody }
   | { op: 'OTHER'; credential: V2Credential; together: boolean; method: string; path: string; target: PathTarget; body: string | undefined }
   /** A whole, correct chunked upload of an 8×8 PNG by one of the two users, through v2 or the 1.1 commands. */
@@ -126,13 +147,15 @@ export type V2Payload =
 type Framing = { kind: 'whole' } | { kind: 'open' } | { kind: 'cut'; at: number } | { kind: 'boundary'; header: string | null };
 
 export type V2MetadataBody =
-  | { kind: 'json'; id: { kind: 'string'; target: Target } | { kind: 'number'; target: Target } | { kind: 'raw'; json: RawJson } | null; metadata: MetadataValue; extra: JsonFields }
+  | {
+      kind: 'json';
+      id: { kind: 'string'; target: Target } | { kind: 'number'; target: Target } | { kind: 'raw'; json: RawJson } | null;
+      metadata: MetadataValue;
+      extra: JsonFields;
+    }
   | { kind: 'raw'; text: string };
 
-type MetadataValue =
-  | { kind: 'alt'; text: AltText; others: JsonFields }
-  | { kind: 'raw'; json: RawJson }
-  | null;
+type MetadataValue = { kind: 'alt'; text: AltText; others: JsonFields } | { kind: 'raw'; json: RawJson } | null;
 
 type AltText = { kind: 'text'; text: string } | { kind: 'raw'; json: RawJson } | { kind: 'flat'; json: RawJson } | null;
 
@@ -148,7 +171,17 @@ export interface V2ChunkedCase {
 const usualCredential = usually<V2Credential>({ kind: 'bearer' }, v2Credential, 5);
 
 /** Ids that are no v2 media id, or are one nobody has: non-digits, 20 digits and more, signs, spaces, escapes. */
-const ID_TEXTS_V2 = [...ID_TEXTS, '00000000000000000001', '1234567890123456789', '12345678901234567890', '9'.repeat(40), '1'.repeat(4_000), '1.0', '+1', '1,2'];
+const ID_TEXTS_V2 = [
+  ...ID_TEXTS,
+  '00000000000000000001',
+  '1234567890123456789',
+  '12345678901234567890',
+  '9'.repeat(40),
+  '1'.repeat(4_000),
+  '1.0',
+  '+1',
+  '1,2',
+];
 
 /*
  * Texts that go into a path or a query string are bounded (an id at most 1,000 characters, 6 KB percent-encoded; extra
@@ -159,7 +192,16 @@ const ID_TEXTS_V2 = [...ID_TEXTS, '00000000000000000001', '1234567890123456789',
 
 const target: fc.Arbitrary<Target> = fc.oneof(
   { weight: 8, arbitrary: fc.nat({ max: 3 }).map((n): Target => ({ kind: 'case', n })) },
-  { weight: 3, arbitrary: fc.constantFrom<Target>({ kind: 'keeper' }, { kind: 'simple-keeper' }, { kind: 'expired-session' }, { kind: 'expired-upload' }, { kind: 'absent' }) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<Target>(
+      { kind: 'keeper' },
+      { kind: 'simple-keeper' },
+      { kind: 'expired-session' },
+      { kind: 'expired-upload' },
+      { kind: 'absent' },
+    ),
+  },
   {
     weight: 2,
     arbitrary: fc
@@ -179,7 +221,14 @@ const pathTarget: fc.Arbitrary<PathTarget> = fc.oneof(
 const usualTarget = usually<Target>({ kind: 'case', n: 0 }, target, 4);
 const usualPathTarget = usually<PathTarget>({ kind: 'case', n: 0 }, pathTarget, 4);
 
-const JSON_CONTENT_TYPES = ['application/json;charset=UTF-8', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'multipart/form-data; boundary=x'];
+const JSON_CONTENT_TYPES = [
+  'application/json;charset=UTF-8',
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=utf-16',
+  'multipart/form-data; boundary=x',
+];
 const jsonContentType = fc.oneof(
   { weight: 10, arbitrary: fc.constant<string | undefined>('application/json;charset=UTF-8') },
   { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, ...JSON_CONTENT_TYPES) },
@@ -199,7 +248,10 @@ const totalBytes: fc.Arbitrary<TotalBytes | null> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .oneof(fc.constantFrom('5242880', '5242881', '15728641', '536870913', '17179869184', '17179869185', '-1', '0', '1e3', '1.5', '1e400'), integerLike)
+      .oneof(
+        fc.constantFrom('5242880', '5242881', '15728641', '536870913', '17179869184', '17179869185', '-1', '0', '1e3', '1.5', '1e400'),
+        integerLike,
+      )
       .map((json): TotalBytes => ({ json })),
   },
   { weight: 1, arbitrary: fc.constant(null) },
@@ -209,18 +261,45 @@ const V2_MEDIA_TYPES = ['video/webm', 'video/mp2t', 'text/srt', 'text/vtt', 'ima
 const mediaTypeValue: fc.Arbitrary<'file' | { json: RawJson } | null> = fc.oneof(
   { weight: 10, arbitrary: fc.constant<'file'>('file') },
   { weight: 2, arbitrary: fc.constantFrom(...MEDIA_TYPES, ...V2_MEDIA_TYPES, ...PROTOTYPE_NAMES).map((text) => ({ json: quote(text) })) },
-  { weight: 1, arbitrary: fc.oneof(hostileString({ maxLength: 70_000 }).map((text) => ({ json: quote(text) })), rawJsonValue(1).map((json) => ({ json })), fc.constant(null)) },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      hostileString({ maxLength: 70_000 }).map((text) => ({ json: quote(text) })),
+      rawJsonValue(1).map((json) => ({ json })),
+      fc.constant(null),
+    ),
+  },
 );
 
 const categoryValue: fc.Arbitrary<'file' | { json: RawJson } | null> = fc.oneof(
   { weight: 6, arbitrary: fc.constant<'file'>('file') },
   { weight: 2, arbitrary: fc.constant(null) },
-  { weight: 2, arbitrary: fc.constantFrom(...CATEGORY_VALUES, 'dm_gif', 'dm_video', 'TweetGif', 'amplify-video').map((text) => ({ json: quote(text) })) },
-  { weight: 1, arbitrary: fc.oneof(hostileString({ maxLength: 70_000 }).map((text) => ({ json: quote(text) })), rawJsonValue(1).map((json) => ({ json }))) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom(...CATEGORY_VALUES, 'dm_gif', 'dm_video', 'TweetGif', 'amplify-video')
+      .map((text) => ({ json: quote(text) })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      hostileString({ maxLength: 70_000 }).map((text) => ({ json: quote(text) })),
+      rawJsonValue(1).map((json) => ({ json })),
+    ),
+  },
 );
 
 const ownersValue: fc.Arbitrary<RawJson> = fc.oneof(
-  fc.array(fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 21n }).map((id) => quote(String(id))), fc.constantFrom(...NUMBER_LIKE_TEXTS).map(quote), rawJsonNumber()), { maxLength: 4 }).map(rawArray),
+  fc
+    .array(
+      fc.oneof(
+        fc.bigInt({ min: 1n, max: 10n ** 21n }).map((id) => quote(String(id))),
+        fc.constantFrom(...NUMBER_LIKE_TEXTS).map(quote),
+        rawJsonNumber(),
+      ),
+      { maxLength: 4 },
+    )
+    .map(rawArray),
   fc.integer({ min: 99, max: 102 }).map((n) => rawArray(Array.from({ length: n }, (_, index) => quote(String(1000 + index))))),
   fc.constantFrom('"1,2"', '[]', '{}', 'null', '[[]]', '["1","1"]'),
 );
@@ -246,7 +325,16 @@ const initializeStep: fc.Arbitrary<V2Step> = fc.record({
   credential: usualCredential,
   together: fc.constant(false),
   body: fc.oneof(
-    { weight: 8, arbitrary: fc.record({ kind: fc.constant('fields' as const), totalBytes, mediaType: mediaTypeValue, category: categoryValue, extra: initExtra }) },
+    {
+      weight: 8,
+      arbitrary: fc.record({
+        kind: fc.constant('fields' as const),
+        totalBytes,
+        mediaType: mediaTypeValue,
+        category: categoryValue,
+        extra: initExtra,
+      }),
+    },
     { weight: 1, arbitrary: fc.oneof(corruptJson(INIT_JSON), rawJsonValue(3)).map((text) => ({ kind: 'raw' as const, text })) },
   ),
   contentType: jsonContentType,
@@ -264,8 +352,23 @@ const GOOD_INITIALIZE: V2Step = {
 const segmentIndex: fc.Arbitrary<'piece' | { json: RawJson } | { text: string } | null> = fc.oneof(
   { weight: 12, arbitrary: fc.constant<'piece'>('piece') },
   { weight: 2, arbitrary: fc.constantFrom(...SEGMENT_TEXTS, '1'.repeat(25)).map((text) => ({ text })) },
-  { weight: 2, arbitrary: fc.oneof(fc.integer({ min: -2, max: 1_100 }).map(String), integerLike, fc.constantFrom('0.5', '-0', '1e2', '999.0', '1000', '4294967296')).map((json) => ({ json })) },
-  { weight: 1, arbitrary: fc.oneof(hostileString({ maxLength: 5_000 }).map((text) => ({ text })), fc.constant(null)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .oneof(
+        fc.integer({ min: -2, max: 1_100 }).map(String),
+        integerLike,
+        fc.constantFrom('0.5', '-0', '1e2', '999.0', '1000', '4294967296'),
+      )
+      .map((json) => ({ json })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      hostileString({ maxLength: 5_000 }).map((text) => ({ text })),
+      fc.constant(null),
+    ),
+  },
 );
 
 const payload: fc.Arbitrary<V2Payload> = fc.oneof(
@@ -282,12 +385,20 @@ const framing: fc.Arbitrary<Framing> = fc.oneof(
   { weight: 20, arbitrary: fc.constant<Framing>({ kind: 'whole' }) },
   { weight: 1, arbitrary: fc.constant<Framing>({ kind: 'open' }) },
   { weight: 1, arbitrary: fc.double({ min: 0, max: 1, noNaN: true }).map((at): Framing => ({ kind: 'cut', at })) },
-  { weight: 1, arbitrary: fc.constantFrom<string | null>(null, '', 'other', '"v2fuzz"', 'x'.repeat(200)).map((header): Framing => ({ kind: 'boundary', header })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom<string | null>(null, '', 'other', '"v2fuzz"', 'x'.repeat(200))
+      .map((header): Framing => ({ kind: 'boundary', header })),
+  },
 );
 
 const appendExtra: fc.Arbitrary<JsonFields> = usually<JsonFields>(
   [],
-  fc.array(fc.tuple(fc.constantFrom('media_id', 'command', 'media_data', 'segment_index', 'media', 'x', ...PROTOTYPE_NAMES), rawJsonValue(1)), { minLength: 1, maxLength: 2 }),
+  fc.array(
+    fc.tuple(fc.constantFrom('media_id', 'command', 'media_data', 'segment_index', 'media', 'x', ...PROTOTYPE_NAMES), rawJsonValue(1)),
+    { minLength: 1, maxLength: 2 },
+  ),
   8,
 );
 
@@ -313,7 +424,10 @@ function appendStep(piece: fc.Arbitrary<number>): fc.Arbitrary<V2Step> {
     together,
     target: usualPathTarget,
     piece,
-    carrier: fc.oneof({ weight: 3, arbitrary: fc.constant<'multipart' | 'json'>('multipart') }, { weight: 2, arbitrary: fc.constant<'multipart' | 'json'>('json') }),
+    carrier: fc.oneof(
+      { weight: 3, arbitrary: fc.constant<'multipart' | 'json'>('multipart') },
+      { weight: 2, arbitrary: fc.constant<'multipart' | 'json'>('json') },
+    ),
     segmentIndex,
     payload,
     extra: appendExtra,
@@ -343,10 +457,17 @@ const statusStep: fc.Arbitrary<V2Step> = fc.record({
   together,
   method: usually('GET', fc.constantFrom('HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'), 12),
   target: usualTarget,
-  command: fc.oneof({ weight: 8, arbitrary: fc.constant<string | null>('STATUS') }, { weight: 2, arbitrary: fc.constant<string | null>(null) }, { weight: 2, arbitrary: fc.constantFrom(...STATUS_COMMANDS) }),
+  command: fc.oneof(
+    { weight: 8, arbitrary: fc.constant<string | null>('STATUS') },
+    { weight: 2, arbitrary: fc.constant<string | null>(null) },
+    { weight: 2, arbitrary: fc.constantFrom(...STATUS_COMMANDS) },
+  ),
   extraQuery: usually<[string, string][]>(
     [],
-    fc.array(fc.tuple(fc.constantFrom('media_id', 'command', 'id', ...PROTOTYPE_NAMES), hostileString({ maxLength: 400 })), { minLength: 1, maxLength: 1 }),
+    fc.array(fc.tuple(fc.constantFrom('media_id', 'command', 'id', ...PROTOTYPE_NAMES), hostileString({ maxLength: 400 })), {
+      minLength: 1,
+      maxLength: 1,
+    }),
     8,
   ),
 });
@@ -356,7 +477,15 @@ const altText: fc.Arbitrary<AltText> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .constantFrom('a'.repeat(1_000), 'a'.repeat(1_001), '💩'.repeat(1_000), '💩'.repeat(1_001), '\uD800'.repeat(1_000), 'e\u0301'.repeat(600), '')
+      .constantFrom(
+        'a'.repeat(1_000),
+        'a'.repeat(1_001),
+        '💩'.repeat(1_000),
+        '💩'.repeat(1_001),
+        '\uD800'.repeat(1_000),
+        'e\u0301'.repeat(600),
+        '',
+      )
       .map((text): AltText => ({ kind: 'text', text })),
   },
   { weight: 2, arbitrary: hostileString({ maxLength: 70_000 }).map((text): AltText => ({ kind: 'text', text })) },
@@ -365,7 +494,17 @@ const altText: fc.Arbitrary<AltText> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<AltText>(null) },
 );
 
-const OTHER_METADATA = ['sensitive_media_warning', 'allow_download_status', 'found_media_origin', 'preview_image', 'upload_source', 'content_expiration', 'Alt_Text', 'x', ...PROTOTYPE_NAMES];
+const OTHER_METADATA = [
+  'sensitive_media_warning',
+  'allow_download_status',
+  'found_media_origin',
+  'preview_image',
+  'upload_source',
+  'content_expiration',
+  'Alt_Text',
+  'x',
+  ...PROTOTYPE_NAMES,
+];
 
 const metadataValue: fc.Arbitrary<MetadataValue> = fc.oneof(
   {
@@ -373,7 +512,11 @@ const metadataValue: fc.Arbitrary<MetadataValue> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('alt' as const),
       text: altText,
-      others: usually<JsonFields>([], fc.array(fc.tuple(fc.constantFrom(...OTHER_METADATA), rawJsonValue(1)), { minLength: 1, maxLength: 2 }), 6),
+      others: usually<JsonFields>(
+        [],
+        fc.array(fc.tuple(fc.constantFrom(...OTHER_METADATA), rawJsonValue(1)), { minLength: 1, maxLength: 2 }),
+        6,
+      ),
     }),
   },
   { weight: 1, arbitrary: rawJsonValue(2).map((json): MetadataValue => ({ kind: 'raw', json })) },
@@ -392,10 +535,20 @@ const metadataBody: fc.Arbitrary<V2MetadataBody> = fc.oneof(
         { weight: 1, arbitrary: fc.constant(null) },
       ),
       metadata: metadataValue,
-      extra: usually<JsonFields>([], fc.array(fc.tuple(fc.constantFrom('media_id', 'alt_text', 'id', 'x', ...PROTOTYPE_NAMES), rawJsonValue(1)), { minLength: 1, maxLength: 2 }), 6),
+      extra: usually<JsonFields>(
+        [],
+        fc.array(fc.tuple(fc.constantFrom('media_id', 'alt_text', 'id', 'x', ...PROTOTYPE_NAMES), rawJsonValue(1)), {
+          minLength: 1,
+          maxLength: 2,
+        }),
+        6,
+      ),
     }),
   },
-  { weight: 1, arbitrary: corruptJson('{"id":"1","metadata":{"alt_text":{"text":"a"}}}').map((text): V2MetadataBody => ({ kind: 'raw', text })) },
+  {
+    weight: 1,
+    arbitrary: corruptJson('{"id":"1","metadata":{"alt_text":{"text":"a"}}}').map((text): V2MetadataBody => ({ kind: 'raw', text })),
+  },
 );
 
 const metadataStep: fc.Arbitrary<V2Step> = fc.record({
@@ -428,15 +581,17 @@ const OTHER_PATHS = [
 /** What v2 serves among OTHER_PATHS: POSTs to these are the other steps' business. */
 const SERVED_POSTS = new Set(OTHER_PATHS.slice(0, 4));
 
-const otherStep: fc.Arbitrary<V2Step> = fc.record({
-  op: fc.constant('OTHER' as const),
-  credential: usualCredential,
-  together,
-  method: fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'POST'),
-  path: fc.constantFrom(...OTHER_PATHS),
-  target: usualPathTarget,
-  body: fc.oneof(fc.constant<string | undefined>(undefined), fc.constant('{}'), rawJsonValue(1)),
-}).filter((step) => !(step.method === 'POST' && SERVED_POSTS.has(step.path)));
+const otherStep: fc.Arbitrary<V2Step> = fc
+  .record({
+    op: fc.constant('OTHER' as const),
+    credential: usualCredential,
+    together,
+    method: fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'POST'),
+    path: fc.constantFrom(...OTHER_PATHS),
+    target: usualPathTarget,
+    body: fc.oneof(fc.constant<string | undefined>(undefined), fc.constant('{}'), rawJsonValue(1)),
+  })
+  .filter((step) => !(step.method === 'POST' && SERVED_POSTS.has(step.path)));
 
 const completeStep: fc.Arbitrary<V2Step> = fc.record({
   op: fc.constant('COMPLETE' as const),
@@ -468,13 +623,24 @@ export const v2ChunkedSequences: fc.Arbitrary<V2ChunkedCase> = fc
   .chain(({ file, pieces }) =>
     fc
       .record({
-        init: fc.oneof({ weight: 6, arbitrary: fc.constant(GOOD_INITIALIZE) }, { weight: 3, arbitrary: initializeStep }, { weight: 1, arbitrary: fc.constant(undefined) }),
+        init: fc.oneof(
+          { weight: 6, arbitrary: fc.constant(GOOD_INITIALIZE) },
+          { weight: 3, arbitrary: initializeStep },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+        ),
         order: fc.oneof(
           { weight: 3, arbitrary: fc.constant(Array.from({ length: pieces }, (_, index) => index)) },
           { weight: 2, arbitrary: fc.array(fc.nat({ max: pieces }), { minLength: 1, maxLength: pieces + 2 }) },
         ),
         appends: fc.array(usually(V2_GOOD_APPEND, appendStep(fc.constant(0)), 3), { minLength: pieces + 2, maxLength: pieces + 2 }),
-        tail: fc.array(fc.oneof({ weight: 4, arbitrary: finalizeStep }, { weight: 2, arbitrary: statusStep }, { weight: 1, arbitrary: appendStep(fc.nat({ max: 3 })) }), { maxLength: 3 }),
+        tail: fc.array(
+          fc.oneof(
+            { weight: 4, arbitrary: finalizeStep },
+            { weight: 2, arbitrary: statusStep },
+            { weight: 1, arbitrary: appendStep(fc.nat({ max: 3 })) },
+          ),
+          { maxLength: 3 },
+        ),
         hostile: fc.array(fc.tuple(fc.nat(), anyStep), { maxLength: 3 }),
       })
       .map(({ init, order, appends, tail, hostile }) => {
@@ -493,9 +659,18 @@ export const v2ChunkedSequences: fc.Arbitrary<V2ChunkedCase> = fc
 export const v2MetadataSequences: fc.Arbitrary<V2ChunkedCase> = fc
   .record({
     prologue: fc.array(fc.oneof({ weight: 3, arbitrary: completeStep }, { weight: 1, arbitrary: initializeStep }), { maxLength: 2 }),
-    steps: fc.array(fc.oneof({ weight: 6, arbitrary: metadataStep }, { weight: 1, arbitrary: statusStep }, { weight: 1, arbitrary: otherStep }), { minLength: 1, maxLength: 4 }),
+    steps: fc.array(
+      fc.oneof({ weight: 6, arbitrary: metadataStep }, { weight: 1, arbitrary: statusStep }, { weight: 1, arbitrary: otherStep }),
+      { minLength: 1, maxLength: 4 },
+    ),
   })
-  .map(({ prologue, steps }) => caseOf({ file: 'png', pieces: 1, steps: [...prologue, ...steps].map((step, index) => (index === 0 && step.op !== 'COMPLETE' ? { ...step, together: false } : step)) }));
+  .map(({ prologue, steps }) =>
+    caseOf({
+      file: 'png',
+      pieces: 1,
+      steps: [...prologue, ...steps].map((step, index) => (index === 0 && step.op !== 'COMPLETE' ? { ...step, together: false } : step)),
+    }),
+  );
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Requests
@@ -517,7 +692,14 @@ function userOf(cred: V2Credential): 'own' | 'roaster' | undefined {
   return cred.kind === 'roaster' ? 'roaster' : cred.kind === 'bearer' || cred.kind === 'oauth1' ? 'own' : undefined;
 }
 
-function jsonRequest(info: SystemInfo, cred: V2Credential, method: string, path: string, body: string | undefined, contentType: string | undefined): HttpRequestSpec {
+function jsonRequest(
+  info: SystemInfo,
+  cred: V2Credential,
+  method: string,
+  path: string,
+  body: string | undefined,
+  contentType: string | undefined,
+): HttpRequestSpec {
   const url = `${info.restUrl}${path}`;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (contentType !== undefined && body !== undefined) headers['content-type'] = contentType;
@@ -528,7 +710,13 @@ function jsonRequest(info: SystemInfo, cred: V2Credential, method: string, path:
 
 const BOUNDARY = 'v2fuzz';
 
-function appendRequest(step: Extract<V2Step, { op: 'APPEND' }>, model: V2ChunkedCase, state: CaseState, info: SystemInfo, keepers: Keepers | undefined): HttpRequestSpec {
+function appendRequest(
+  step: Extract<V2Step, { op: 'APPEND' }>,
+  model: V2ChunkedCase,
+  state: CaseState,
+  info: SystemInfo,
+  keepers: Keepers | undefined,
+): HttpRequestSpec {
   const path = `/2/media/upload/${pathIdOf(step.target, state, info, keepers)}/append`;
   const piece = pieceOf(fileOf(model.file), model.pieces, step.piece);
   if (step.carrier === 'json') {
@@ -638,7 +826,13 @@ function metadataJson(body: V2MetadataBody, state: CaseState, info: SystemInfo, 
 }
 
 /** The HTTP request of a step, given what the case has learnt (ids) and the file. */
-function requestOf(step: Exclude<V2Step, { op: 'COMPLETE' }>, model: V2ChunkedCase, state: CaseState, info: SystemInfo, keepers: Keepers | undefined): HttpRequestSpec {
+function requestOf(
+  step: Exclude<V2Step, { op: 'COMPLETE' }>,
+  model: V2ChunkedCase,
+  state: CaseState,
+  info: SystemInfo,
+  keepers: Keepers | undefined,
+): HttpRequestSpec {
   const file = fileOf(model.file);
   switch (step.op) {
     case 'INITIALIZE': {
@@ -648,7 +842,8 @@ function requestOf(step: Exclude<V2Step, { op: 'COMPLETE' }>, model: V2ChunkedCa
         const { totalBytes, mediaType, category, extra } = step.body;
         const fields: JsonFields = [];
         if (mediaType !== null) fields.push(['media_type', mediaType === 'file' ? quote(FILES[model.file]!.type) : mediaType.json]);
-        if (totalBytes !== null) fields.push(['total_bytes', 'delta' in totalBytes ? String(file.length + totalBytes.delta) : totalBytes.json]);
+        if (totalBytes !== null)
+          fields.push(['total_bytes', 'delta' in totalBytes ? String(file.length + totalBytes.delta) : totalBytes.json]);
         const fileCategory = FILES[model.file]!.category;
         if (category === 'file') {
           if (fileCategory !== null) fields.push(['media_category', quote(fileCategory)]);
@@ -660,7 +855,14 @@ function requestOf(step: Exclude<V2Step, { op: 'COMPLETE' }>, model: V2ChunkedCa
     case 'APPEND':
       return appendRequest(step, model, state, info, keepers);
     case 'FINALIZE':
-      return jsonRequest(info, step.credential, 'POST', `/2/media/upload/${pathIdOf(step.target, state, info, keepers)}/finalize`, step.body, step.contentType);
+      return jsonRequest(
+        info,
+        step.credential,
+        'POST',
+        `/2/media/upload/${pathIdOf(step.target, state, info, keepers)}/finalize`,
+        step.body,
+        step.contentType,
+      );
     case 'STATUS': {
       const query: [string, string][] = [];
       if (step.command !== null) query.push(['command', step.command]);
@@ -671,9 +873,23 @@ function requestOf(step: Exclude<V2Step, { op: 'COMPLETE' }>, model: V2ChunkedCa
       return jsonRequest(info, step.credential, step.method, `${V2_UPLOAD_PATH}${search ? `?${search}` : ''}`, undefined, undefined);
     }
     case 'METADATA':
-      return jsonRequest(info, step.credential, step.method, '/2/media/metadata', metadataJson(step.body, state, info, keepers), step.contentType);
+      return jsonRequest(
+        info,
+        step.credential,
+        step.method,
+        '/2/media/metadata',
+        metadataJson(step.body, state, info, keepers),
+        step.contentType,
+      );
     case 'OTHER':
-      return jsonRequest(info, step.credential, step.method, step.path.replace('{id}', pathIdOf(step.target, state, info, keepers)), step.body, 'application/json');
+      return jsonRequest(
+        info,
+        step.credential,
+        step.method,
+        step.path.replace('{id}', pathIdOf(step.target, state, info, keepers)),
+        step.body,
+        'application/json',
+      );
   }
 }
 
@@ -683,18 +899,25 @@ function requestOf(step: Exclude<V2Step, { op: 'COMPLETE' }>, model: V2ChunkedCa
 const isObject = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const MEDIA_ID = /^\d{1,19}$/;
 
-function judgeStep(step: Exclude<V2Step, { op: 'COMPLETE' }>, request: HttpRequestSpec, reply: ReplyView, askedId: string | undefined): Judged {
+function judgeStep(
+  step: Exclude<V2Step, { op: 'COMPLETE' }>,
+  request: HttpRequestSpec,
+  reply: ReplyView,
+  askedId: string | undefined,
+): Judged {
   const judgement = judgeMediaV2Reply(reply, request.method);
   const problems = [...judgement.problems];
   const judged = (refused: boolean, mediaId?: string, processing?: string): Judged => ({ problems, refused, mediaId, processing });
   if (judgement.rejected) return judged(true);
   if (request.method === 'HEAD' || problems.length > 0) return judged(false);
   const data = (reply.json as { data: Record<string, any> }).data;
-  const wrong = (what: string) => problems.push({ kind: 'format', detail: `${step.op} answered 200 without ${what}: ${excerpt(reply.text)}` });
+  const wrong = (what: string) =>
+    problems.push({ kind: 'format', detail: `${step.op} answered 200 without ${what}: ${excerpt(reply.text)}` });
   const op = step.op;
   switch (op) {
     case 'INITIALIZE':
-      if (typeof data.id !== 'string' || !MEDIA_ID.test(data.id) || typeof data.expires_after_secs !== 'number') wrong('data.id and data.expires_after_secs');
+      if (typeof data.id !== 'string' || !MEDIA_ID.test(data.id) || typeof data.expires_after_secs !== 'number')
+        wrong('data.id and data.expires_after_secs');
       return judged(false, typeof data.id === 'string' ? data.id : undefined);
     case 'APPEND':
       if (!Number.isSafeInteger(data.expires_at) || Object.keys(data).length !== 1) wrong('data.expires_at (alone)');
@@ -702,17 +925,25 @@ function judgeStep(step: Exclude<V2Step, { op: 'COMPLETE' }>, request: HttpReque
     case 'FINALIZE':
     case 'STATUS': {
       if (typeof data.id !== 'string' || !MEDIA_ID.test(data.id)) wrong('data.id');
-      else if (askedId !== undefined && data.id !== askedId) problems.push({ kind: 'format', detail: `${op} of media id ${askedId} answered with media id ${data.id}` });
-      if (op === 'FINALIZE' && !isObject(data.image) && !isObject(data.video) && !isObject(data.processing_info)) wrong('image, video or processing_info');
-      const state = isObject(data.processing_info) && typeof data.processing_info.state === 'string' ? data.processing_info.state : undefined;
-      if (state !== undefined && !['pending', 'in_progress', 'succeeded', 'failed'].includes(state)) problems.push({ kind: 'format', detail: `processing_info.state "${state}" is not one of v2's` });
+      else if (askedId !== undefined && data.id !== askedId)
+        problems.push({ kind: 'format', detail: `${op} of media id ${askedId} answered with media id ${data.id}` });
+      if (op === 'FINALIZE' && !isObject(data.image) && !isObject(data.video) && !isObject(data.processing_info))
+        wrong('image, video or processing_info');
+      const state =
+        isObject(data.processing_info) && typeof data.processing_info.state === 'string' ? data.processing_info.state : undefined;
+      if (state !== undefined && !['pending', 'in_progress', 'succeeded', 'failed'].includes(state))
+        problems.push({ kind: 'format', detail: `processing_info.state "${state}" is not one of v2's` });
       return judged(false, typeof data.id === 'string' ? data.id : undefined, state);
     }
     case 'METADATA':
-      if (typeof data.id !== 'string' || !MEDIA_ID.test(data.id) || typeof data.associated_metadata?.alt_text?.text !== 'string') wrong('data.id and data.associated_metadata.alt_text.text');
+      if (typeof data.id !== 'string' || !MEDIA_ID.test(data.id) || typeof data.associated_metadata?.alt_text?.text !== 'string')
+        wrong('data.id and data.associated_metadata.alt_text.text');
       return judged(false);
     default:
-      problems.push({ kind: 'format', detail: `${request.method} ${new URL(request.url).pathname} is no v2 media endpoint, yet it answered ${reply.status}: ${excerpt(reply.text)}` });
+      problems.push({
+        kind: 'format',
+        detail: `${request.method} ${new URL(request.url).pathname} is no v2 media endpoint, yet it answered ${reply.status}: ${excerpt(reply.text)}`,
+      });
       return judged(false);
   }
 }
@@ -743,9 +974,13 @@ export class ChunkedUploadV2Door implements FuzzDoor<V2ChunkedCase> {
     const { requestTimeoutMs } = fuzzSettings();
     const problems: Problem[] = [];
     const sent: Sent[] = [];
-    const summary = () => sent.map((one, index) => `\n    ${index + 1}. ${one.step.op}${one.step.together ? ' (together with the one before)' : ''}: ${one.note}`).join('');
+    const summary = () =>
+      sent
+        .map((one, index) => `\n    ${index + 1}. ${one.step.op}${one.step.together ? ' (together with the one before)' : ''}: ${one.note}`)
+        .join('');
     const keeperProblem = await this.ensureKeepers(system);
-    if (keeperProblem) return { problems: [keeperProblem], rejected: false, unavailable: false, summary: 'the uploads made before the case failed' };
+    if (keeperProblem)
+      return { problems: [keeperProblem], rejected: false, unavailable: false, summary: 'the uploads made before the case failed' };
     const info = system.info;
     const state: CaseState = { ids: [], finalized: new Set() };
     const labels: string[] = [];
@@ -756,8 +991,15 @@ export class ChunkedUploadV2Door implements FuzzDoor<V2ChunkedCase> {
         batch.map(async (step, position): Promise<Sent & { judged: Judged | undefined }> => {
           const agent = position === 0 ? this.agent : undefined;
           if (step.op === 'COMPLETE') {
-            const done = step.version === 'v2' ? await completeV2Upload(info, step.user, agent) : await completeUpload(info, step.user, null, agent);
-            return { step, request: undefined, outcome: undefined, note: done.note, judged: { problems: done.problem ? [done.problem] : [], refused: false, mediaId: done.id, processing: undefined } };
+            const done =
+              step.version === 'v2' ? await completeV2Upload(info, step.user, agent) : await completeUpload(info, step.user, null, agent);
+            return {
+              step,
+              request: undefined,
+              outcome: undefined,
+              note: done.note,
+              judged: { problems: done.problem ? [done.problem] : [], refused: false, mediaId: done.id, processing: undefined },
+            };
           }
           const askedId =
             step.op === 'APPEND' || step.op === 'FINALIZE' || step.op === 'OTHER'
@@ -812,7 +1054,11 @@ export class ChunkedUploadV2Door implements FuzzDoor<V2ChunkedCase> {
         const after = await system.digest();
         if (refused) {
           const changed = storedChanges(before, after, this.bookkeepingTables);
-          if (changed.length > 0) problems.push({ kind: 'stored-change', detail: `refused command${batch.length > 1 ? 's' : ''} (step ${sent.length}) changed ${changed.join(', ')}` });
+          if (changed.length > 0)
+            problems.push({
+              kind: 'stored-change',
+              detail: `refused command${batch.length > 1 ? 's' : ''} (step ${sent.length}) changed ${changed.join(', ')}`,
+            });
         }
         before = after;
       } catch (error) {
@@ -830,7 +1076,10 @@ export class ChunkedUploadV2Door implements FuzzDoor<V2ChunkedCase> {
     for (const connection of ['kept-alive', 'fresh'] as const) {
       const done = await completeV2Upload(info, 'own', connection === 'kept-alive' ? this.agent : undefined);
       if (done.problem) {
-        problems.push({ kind: 'liveness', detail: `the known-good v2 chunked upload of an 8×8 PNG on a ${connection} connection: ${done.note}` });
+        problems.push({
+          kind: 'liveness',
+          detail: `the known-good v2 chunked upload of an 8×8 PNG on a ${connection} connection: ${done.note}`,
+        });
         if (connection === 'kept-alive') this.resetAgent();
       }
     }
@@ -838,13 +1087,31 @@ export class ChunkedUploadV2Door implements FuzzDoor<V2ChunkedCase> {
     if (!keepers || keepers.generation !== system.generation) return problems;
     const { chunked } = keepers;
     const status = await httpExchange({ ...statusRequest(info, chunked.id, 'own'), agent: this.agent, timeoutMs: requestTimeoutMs });
-    const data = status.kind === 'reply' ? (status.json as { data?: { id?: unknown; size?: unknown; image?: { w?: unknown; h?: unknown } } } | undefined)?.data : undefined;
-    if (status.kind !== 'reply' || status.status !== 200 || data?.id !== chunked.id || data.size !== chunked.size || data.image?.w !== chunked.w || data.image?.h !== chunked.h) {
-      problems.push({ kind: 'liveness', detail: `the v2 chunked upload finished before the case (media id ${chunked.id}, ${chunked.size} bytes, ${chunked.w}×${chunked.h}) reads back as ${outcomeSummary(status)}` });
+    const data =
+      status.kind === 'reply'
+        ? (status.json as { data?: { id?: unknown; size?: unknown; image?: { w?: unknown; h?: unknown } } } | undefined)?.data
+        : undefined;
+    if (
+      status.kind !== 'reply' ||
+      status.status !== 200 ||
+      data?.id !== chunked.id ||
+      data.size !== chunked.size ||
+      data.image?.w !== chunked.w ||
+      data.image?.h !== chunked.h
+    ) {
+      problems.push({
+        kind: 'liveness',
+        detail: `the v2 chunked upload finished before the case (media id ${chunked.id}, ${chunked.size} bytes, ${chunked.w}×${chunked.h}) reads back as ${outcomeSummary(status)}`,
+      });
     }
     for (const id of [chunked.id, keepers.simpleId]) {
-      const reply = await httpExchange({ ...metadataRequest(info, id, 'kept before the fuzz case'), agent: this.agent, timeoutMs: requestTimeoutMs });
-      if (reply.kind !== 'reply' || reply.status !== 200) problems.push({ kind: 'liveness', detail: `v2 alt text on media id ${id}, finished before the case: ${outcomeSummary(reply)}` });
+      const reply = await httpExchange({
+        ...metadataRequest(info, id, 'kept before the fuzz case'),
+        agent: this.agent,
+        timeoutMs: requestTimeoutMs,
+      });
+      if (reply.kind !== 'reply' || reply.status !== 200)
+        problems.push({ kind: 'liveness', detail: `v2 alt text on media id ${id}, finished before the case: ${outcomeSummary(reply)}` });
     }
     return problems;
   }
@@ -853,7 +1120,8 @@ export class ChunkedUploadV2Door implements FuzzDoor<V2ChunkedCase> {
     const state: CaseState = { ids: [{ id: '<the media id of the case’s first initialize>', user: 'own' }], finalized: new Set() };
     const lines = model.steps.map((step, index) => {
       const head = `\n    ${index + 1}.${step.together ? ' (together with the one before)' : ''} `;
-      if (step.op === 'COMPLETE') return `${head}a whole chunked upload of an 8×8 PNG by ${step.user} through ${step.version === 'v2' ? 'the v2 endpoints' : 'the 1.1 commands'}`;
+      if (step.op === 'COMPLETE')
+        return `${head}a whole chunked upload of an 8×8 PNG by ${step.user} through ${step.version === 'v2' ? 'the v2 endpoints' : 'the 1.1 commands'}`;
       const request = requestOf(step, model, state, info, this.keepers);
       return `${head}${describeHttpRequest(request.method, request.url, request.headers, request.body)}`;
     });
@@ -876,10 +1144,14 @@ export class ChunkedUploadV2Door implements FuzzDoor<V2ChunkedCase> {
     });
     const simpleId = simple.kind === 'reply' ? (simple.json as { data?: { id?: unknown } } | undefined)?.data?.id : undefined;
     if (chunked.problem || !chunked.id || typeof simpleId !== 'string') {
-      return { kind: 'liveness', detail: `the uploads made before the case failed: chunked ${chunked.note}; one-shot ${outcomeSummary(simple)}` };
+      return {
+        kind: 'liveness',
+        detail: `the uploads made before the case failed: chunked ${chunked.note}; one-shot ${outcomeSummary(simple)}`,
+      };
     }
     this.keepers = { generation: system.generation, chunked: { id: chunked.id, size: fileOf('png').length, w: 8, h: 8 }, simpleId };
-    for (const id of [chunked.id, simpleId]) await httpExchange({ ...metadataRequest(info, id, 'kept before the fuzz case'), timeoutMs: requestTimeoutMs });
+    for (const id of [chunked.id, simpleId])
+      await httpExchange({ ...metadataRequest(info, id, 'kept before the fuzz case'), timeoutMs: requestTimeoutMs });
     return undefined;
   }
 
@@ -894,7 +1166,11 @@ export class ChunkedUploadV2Door implements FuzzDoor<V2ChunkedCase> {
 }
 
 function statusRequest(info: SystemInfo, id: string, user: 'own' | 'roaster'): HttpRequestSpec {
-  return { method: 'GET', url: `${info.restUrl}${V2_UPLOAD_PATH}?command=STATUS&media_id=${id}`, headers: { authorization: bearerOf(info, user) } };
+  return {
+    method: 'GET',
+    url: `${info.restUrl}${V2_UPLOAD_PATH}?command=STATUS&media_id=${id}`,
+    headers: { authorization: bearerOf(info, user) },
+  };
 }
 
 function metadataRequest(info: SystemInfo, id: string, text: string): HttpRequestSpec {
@@ -911,7 +1187,11 @@ function metadataRequest(info: SystemInfo, id: string, text: string): HttpReques
  * append as multipart with segment_index then a media part without filename, finalize with `{}`): the door's known-good
  * request, and the cases' way to a finished media id.
  */
-async function completeV2Upload(info: SystemInfo, user: 'own' | 'roaster', agent: Agent | undefined): Promise<{ id: string | undefined; problem: Problem | undefined; note: string }> {
+async function completeV2Upload(
+  info: SystemInfo,
+  user: 'own' | 'roaster',
+  agent: Agent | undefined,
+): Promise<{ id: string | undefined; problem: Problem | undefined; note: string }> {
   const { requestTimeoutMs } = fuzzSettings();
   const file = fileOf('png');
   const send = (path: string, body: Buffer | string, contentType: string) =>
@@ -923,9 +1203,17 @@ async function completeV2Upload(info: SystemInfo, user: 'own' | 'roaster', agent
       timeoutMs: requestTimeoutMs,
       ...(agent ? { agent } : {}),
     });
-  const failed = (what: string, outcome: HttpOutcome) => ({ id: undefined, problem: { kind: 'liveness' as const, detail: `${what}: ${outcomeSummary(outcome)}` }, note: `${what}: ${outcomeSummary(outcome)}` });
+  const failed = (what: string, outcome: HttpOutcome) => ({
+    id: undefined,
+    problem: { kind: 'liveness' as const, detail: `${what}: ${outcomeSummary(outcome)}` },
+    note: `${what}: ${outcomeSummary(outcome)}`,
+  });
   const json = 'application/json;charset=UTF-8';
-  const init = await send('/2/media/upload/initialize', JSON.stringify({ media_type: 'image/png', total_bytes: file.length, media_category: 'tweet_image' }), json);
+  const init = await send(
+    '/2/media/upload/initialize',
+    JSON.stringify({ media_type: 'image/png', total_bytes: file.length, media_category: 'tweet_image' }),
+    json,
+  );
   const id = init.kind === 'reply' && init.status === 200 ? (init.json as { data?: { id?: unknown } } | undefined)?.data?.id : undefined;
   if (typeof id !== 'string') return failed('initialize', init);
   const half = Math.ceil(file.length / 2);
@@ -951,11 +1239,15 @@ async function awaitProcessing(info: SystemInfo, id: string, user: 'own' | 'roas
     last = await httpExchange({ ...statusRequest(info, id, user), timeoutMs });
     if (last.kind !== 'reply') break;
     const state = (last.json as { data?: { processing_info?: { state?: unknown } } } | undefined)?.data?.processing_info?.state;
-    if (last.status !== 200) return { kind: 'format', detail: `v2 STATUS of media id ${id}, processing after finalize: ${outcomeSummary(last)}` };
+    if (last.status !== 200)
+      return { kind: 'format', detail: `v2 STATUS of media id ${id}, processing after finalize: ${outcomeSummary(last)}` };
     if (state !== 'pending' && state !== 'in_progress') return undefined;
     await new Promise((wait) => setTimeout(wait, PROCESSING_POLL_MS));
   }
-  return { kind: 'hang', detail: `the processing of media id ${id} did not end within ${timeoutMs} ms (last STATUS: ${last ? outcomeSummary(last) : 'none'})` };
+  return {
+    kind: 'hang',
+    detail: `the processing of media id ${id} did not end within ${timeoutMs} ms (last STATUS: ${last ? outcomeSummary(last) : 'none'})`,
+  };
 }
 
 export function createChunkedUploadV2Door(): ChunkedUploadV2Door {

@@ -93,7 +93,8 @@ export function judgeRpcStatusReply(reply: ReplyView, method: string): Judgement
   const ok = reply.status >= 200 && reply.status < 300;
   if (method.toUpperCase() === 'HEAD') return { problems, rejected: !ok, unavailable };
   if (ok) {
-    if (!isObject(reply.json)) problems.push({ kind: 'format', detail: `a ${reply.status} whose body is not a JSON object: ${describeReply(reply)}` });
+    if (!isObject(reply.json))
+      problems.push({ kind: 'format', detail: `a ${reply.status} whose body is not a JSON object: ${describeReply(reply)}` });
     return { problems, rejected: false, unavailable };
   }
   const body = reply.json;
@@ -117,9 +118,14 @@ export function judgeRpcStatusReply(reply: ReplyView, method: string): Judgement
   // Refusals of the HTTP layer itself (headers too large, a body past the limit, an unsupported Expect, a request not
   // received in time) keep
   // their own statuses; their body still says which gRPC code the area gives them.
-  const transport = (reply.status === 408 || reply.status === 413 || reply.status === 417 || reply.status === 431) && (code === 3 || code === 4 || code === 8);
+  const transport =
+    (reply.status === 408 || reply.status === 413 || reply.status === 417 || reply.status === 431) &&
+    (code === 3 || code === 4 || code === 8);
   if (code === 0 || expected === undefined || (expected !== reply.status && !routing && !transport)) {
-    problems.push({ kind: 'format', detail: `google.rpc.Status code ${code} sent with HTTP ${reply.status} (expected ${expected ?? 'a defined code'})` });
+    problems.push({
+      kind: 'format',
+      detail: `google.rpc.Status code ${code} sent with HTTP ${reply.status} (expected ${expected ?? 'a defined code'})`,
+    });
   }
   if (code === 2 || code === 13) problems.push({ kind: '5xx', detail: `an internal error: ${describeReply(reply)}` });
   return { problems, rejected: true, unavailable };
@@ -135,7 +141,8 @@ export function judgeGraphReply(reply: ReplyView, method: string): Judgement {
   const ok = reply.status >= 200 && reply.status < 300;
   if (method.toUpperCase() === 'HEAD') return { problems, rejected: !ok, unavailable };
   if (ok) {
-    if (!isObject(reply.json)) problems.push({ kind: 'format', detail: `a ${reply.status} whose body is not a JSON object: ${describeReply(reply)}` });
+    if (!isObject(reply.json))
+      problems.push({ kind: 'format', detail: `a ${reply.status} whose body is not a JSON object: ${describeReply(reply)}` });
     return { problems, rejected: false, unavailable };
   }
   const error = isObject(reply.json) ? reply.json.error : undefined;
@@ -158,7 +165,8 @@ export function judgeGraphReply(reply: ReplyView, method: string): Judgement {
   // documented client-side use, "Please reduce the amount of data you're asking for" (a 4xx with that message).
   const { code, message } = error as { code: number; message: string };
   if ((code === 1 || code === 2) && (reply.status >= 500 || !/reduce the amount of data/i.test(message))) {
-    if (!problems.some((problem) => problem.kind === '5xx')) problems.push({ kind: '5xx', detail: `an unknown-error envelope: ${describeReply(reply)}` });
+    if (!problems.some((problem) => problem.kind === '5xx'))
+      problems.push({ kind: '5xx', detail: `an unknown-error envelope: ${describeReply(reply)}` });
   }
   return { problems, rejected: true, unavailable };
 }
@@ -193,7 +201,14 @@ export function mediaObjectProblems(reply: ReplyView, expect: { image: boolean }
     /^\d+$/.test(body.media_id_string) &&
     new RegExp(`"media_id"\\s*:\\s*${body.media_id_string}\\b`).test(reply.text) &&
     (!expect.image || isObject(body.image));
-  return wellFormed ? [] : [{ kind: 'format', detail: `a ${reply.status} that is not ${expect.image ? 'an uploaded' : 'a'} media object: ${describeReply(reply)}` }];
+  return wellFormed
+    ? []
+    : [
+        {
+          kind: 'format',
+          detail: `a ${reply.status} that is not ${expect.image ? 'an uploaded' : 'a'} media object: ${describeReply(reply)}`,
+        },
+      ];
 }
 
 /**
@@ -209,9 +224,12 @@ export function mediaErrorProblems(reply: ReplyView, path: string): Problem[] {
     Array.isArray(body.errors) &&
     body.errors.length > 0 &&
     body.errors.every((error) => isObject(error) && Number.isInteger(error.code) && typeof error.message === 'string');
-  const legacy = isObject(body) && Object.keys(body).length === 2 && body.request === path && typeof body.error === 'string' && reply.status === 400;
-  if (!isJsonContentType(reply.headers) || (!standard && !legacy)) return [{ kind: 'format', detail: `not an upload error body: ${describeReply(reply)}` }];
-  if (standard && (body.errors as { code: number }[]).some((error) => error.code === 131)) return [{ kind: '5xx', detail: `an internal-error body: ${describeReply(reply)}` }];
+  const legacy =
+    isObject(body) && Object.keys(body).length === 2 && body.request === path && typeof body.error === 'string' && reply.status === 400;
+  if (!isJsonContentType(reply.headers) || (!standard && !legacy))
+    return [{ kind: 'format', detail: `not an upload error body: ${describeReply(reply)}` }];
+  if (standard && (body.errors as { code: number }[]).some((error) => error.code === 131))
+    return [{ kind: '5xx', detail: `an internal-error body: ${describeReply(reply)}` }];
   return [];
 }
 
@@ -248,7 +266,8 @@ export function judgeMediaV2Reply(reply: ReplyView, method: string): Judgement {
 /** What is wrong with a v2 success: it must be a 200 whose JSON body is exactly `{"data": {…}}`. */
 export function mediaV2DataProblems(reply: ReplyView): Problem[] {
   const body = reply.json;
-  const wellFormed = reply.status === 200 && isJsonContentType(reply.headers) && isObject(body) && Object.keys(body).length === 1 && isObject(body.data);
+  const wellFormed =
+    reply.status === 200 && isJsonContentType(reply.headers) && isObject(body) && Object.keys(body).length === 1 && isObject(body.data);
   return wellFormed ? [] : [{ kind: 'format', detail: `a ${reply.status} that is not v2's {"data": {…}}: ${describeReply(reply)}` }];
 }
 
@@ -262,14 +281,17 @@ export function mediaV2ProblemProblems(reply: ReplyView): Problem[] {
     if (typeof body[key] !== 'string' || body[key] === '') return wrong(`no ${key}`);
   }
   const type = body.type as string;
-  if (type !== 'about:blank' && !(type.startsWith(V2_PROBLEM_TYPES) && /^[a-z-]+$/.test(type.slice(V2_PROBLEM_TYPES.length)))) return wrong(`type ${type}`);
+  if (type !== 'about:blank' && !(type.startsWith(V2_PROBLEM_TYPES) && /^[a-z-]+$/.test(type.slice(V2_PROBLEM_TYPES.length))))
+    return wrong(`type ${type}`);
   if (type.endsWith('/internal-error')) return [{ kind: '5xx', detail: `an internal-error problem: ${describeReply(reply)}` }];
-  if (body.status !== undefined && body.status !== reply.status) return wrong(`status ${String(body.status)} sent with HTTP ${reply.status}`);
+  if (body.status !== undefined && body.status !== reply.status)
+    return wrong(`status ${String(body.status)} sent with HTTP ${reply.status}`);
   const errors = body.errors;
   if (type.endsWith('/invalid-request') && errors === undefined) return wrong('invalid-request without errors');
   if (errors !== undefined) {
     if (!Array.isArray(errors) || errors.length === 0 || !errors.every(isObject)) return wrong('errors is not a non-empty list of objects');
-    if (type.endsWith('/invalid-request') && !errors.every((error) => typeof error.message === 'string' && error.message !== '')) return wrong('an invalid-request error without a message');
+    if (type.endsWith('/invalid-request') && !errors.every((error) => typeof error.message === 'string' && error.message !== ''))
+      return wrong('an invalid-request error without a message');
   }
   return [];
 }
@@ -292,10 +314,14 @@ function judgeGraphqlResult(result: unknown, where: string, problems: Problem[])
       for (const error of errors) {
         const code = isObject(error) && isObject(error.extensions) ? error.extensions.code : undefined;
         if (!isObject(error) || typeof error.message !== 'string' || typeof code !== 'string') {
-          problems.push({ kind: 'format', detail: `${where}has an error without message and extensions.code: ${excerpt(JSON.stringify(error))}` });
+          problems.push({
+            kind: 'format',
+            detail: `${where}has an error without message and extensions.code: ${excerpt(JSON.stringify(error))}`,
+          });
           continue;
         }
-        if (INTERNAL_GRAPHQL_CODES.has(code)) problems.push({ kind: '5xx', detail: `${where}has an internal error: ${excerpt(JSON.stringify(error))}` });
+        if (INTERNAL_GRAPHQL_CODES.has(code))
+          problems.push({ kind: '5xx', detail: `${where}has an internal error: ${excerpt(JSON.stringify(error))}` });
         if (code === 'SERVICE_UNAVAILABLE') unavailable = true;
       }
     }
@@ -311,7 +337,8 @@ function judgeGraphqlResult(result: unknown, where: string, problems: Problem[])
 export function judgeGraphqlReply(reply: ReplyView, method = 'POST'): Judgement {
   const problems: Problem[] = [];
   // A reply to HEAD has no body to judge.
-  if (method.toUpperCase() === 'HEAD') return { problems: serverError(reply, reply.status === 503), rejected: true, unavailable: reply.status === 503 };
+  if (method.toUpperCase() === 'HEAD')
+    return { problems: serverError(reply, reply.status === 503), rejected: true, unavailable: reply.status === 503 };
   if (!isJsonContentType(reply.headers) && !/^application\/graphql-response\+json/i.test(reply.headers['content-type'] ?? '')) {
     problems.push({ kind: 'format', detail: `not a JSON reply: ${describeReply(reply)}` });
     problems.push(...serverError(reply, false));
@@ -366,7 +393,8 @@ export function judgeGrpcStatus(code: number | undefined, message: string | unde
   }
   const named = `${GRPC_CODE_NAMES[code]} (${code}): ${JSON.stringify(excerpt(message ?? ''))}`;
   if (code === 2 || code === 13 || code === 15) problems.push({ kind: '5xx', detail: `${where}${named}` });
-  if (code !== 0 && (message === undefined || message.trim() === '')) problems.push({ kind: 'format', detail: `${where}${named} without a message` });
+  if (code !== 0 && (message === undefined || message.trim() === ''))
+    problems.push({ kind: 'format', detail: `${where}${named} without a message` });
   // DEADLINE_EXCEEDED and CANCELLED say nothing of the outcome: the gRPC spec lets the work complete anyway ("even if the
   // operation has completed successfully"), so the stored data is not compared after them.
   return { problems, rejected: code !== 0 && code !== 1 && code !== 4, unavailable: code === 14 };

@@ -141,7 +141,11 @@ function diffTables(before: Record<string, string>, after: Record<string, string
  * the door's own: for a door that checks its requests one by one (a sequence of commands, some refused) rather than once
  * per case.
  */
-export function storedChanges(before: Record<string, string>, after: Record<string, string>, bookkeeping: Readonly<Record<string, string>> = {}): string[] {
+export function storedChanges(
+  before: Record<string, string>,
+  after: Record<string, string>,
+  bookkeeping: Readonly<Record<string, string>> = {},
+): string[] {
   return diffTables(before, after, { ...EVERY_DOOR_BOOKKEEPING, ...bookkeeping });
 }
 
@@ -183,7 +187,10 @@ export async function runFuzzCase<Input>(
   const died = () => {
     const death = system.death();
     if (death && !problems.some((problem) => problem.kind === 'crash')) {
-      problems.push({ kind: 'crash', detail: `the system process ended (exit code ${death.code}, signal ${death.signal}):\n${death.stderr}` });
+      problems.push({
+        kind: 'crash',
+        detail: `the system process ended (exit code ${death.code}, signal ${death.signal}):\n${death.stderr}`,
+      });
     }
     return death !== undefined;
   };
@@ -214,11 +221,17 @@ export async function runFuzzCase<Input>(
     .join('\n');
   // A dead, hung or unanswering system is replaced so that the next case (a shrink step) starts from a working one; one
   // that answers its probes again (a connection went bad, not the process) is kept.
-  if (system.death() || (problems.some((problem) => problem.kind === 'liveness' || problem.kind === 'hang') && (await door.probe(system)).length > 0)) {
+  if (
+    system.death() ||
+    (problems.some((problem) => problem.kind === 'liveness' || problem.kind === 'hang') && (await door.probe(system)).length > 0)
+  ) {
     await system.recycle(problems[0]!.kind);
   }
   const text = [
-    `[${door.name}] ${problems.map((problem) => problem.kind).filter((kind, index, all) => all.indexOf(kind) === index).join(', ')}`,
+    `[${door.name}] ${problems
+      .map((problem) => problem.kind)
+      .filter((kind, index, all) => all.indexOf(kind) === index)
+      .join(', ')}`,
     ...problems.map((problem) => `  ${problem.kind}: ${redactTokens(problem.detail, info)}`),
     `  request: ${redactTokens(door.describe(input, info), info)}`,
     `  reply: ${redactTokens(outcome.summary, info)}`,

@@ -78,7 +78,9 @@ async function digest(system: TestSystem): Promise<Record<string, string>> {
 async function rowsOf(system: TestSystem, table: string, column: string, value: string): Promise<Record<string, unknown>[]> {
   const [schema, name] = table.split('.');
   if (!schema || !name) throw new Error(`a table is named schema.table, got "${table}"`);
-  const rows = await sql<Record<string, unknown>>`select * from ${sql.id(schema, name)} as t where t.${sql.id(column)}::text = ${value}`.execute(system.database.db);
+  const rows = await sql<
+    Record<string, unknown>
+  >`select * from ${sql.id(schema, name)} as t where t.${sql.id(column)}::text = ${value}`.execute(system.database.db);
   return rows.rows;
 }
 
@@ -150,7 +152,11 @@ async function seed(system: TestSystem, topology: Topology): Promise<SystemInfo>
     const created = await socialTokens.createApp(name);
     return { id: created.id, token: appAccessToken(created) };
   };
-  const webhookApps = { handshake: await webhookApp('Fuzz handshake app'), main: await webhookApp('Fuzz webhooks app'), other: await webhookApp('Fuzz other app') };
+  const webhookApps = {
+    handshake: await webhookApp('Fuzz handshake app'),
+    main: await webhookApp('Fuzz webhooks app'),
+    other: await webhookApp('Fuzz other app'),
+  };
   const appToken = (loginType: 'own' | 'parent', subjectId: string, permissions: readonly string[]) =>
     socialTokens.issue({ loginType, subjectId, permissions, expiresInSeconds: TOKEN_LIFETIME_SECONDS, appId: webhookApps.main.id });
 
@@ -166,7 +172,9 @@ async function seed(system: TestSystem, topology: Topology): Promise<SystemInfo>
     areaA: {
       adminToken: system.tokens.mint({ sub: 'admin', roles: ['admin'] }, { expiresIn: TOKEN_LIFETIME_SECONDS }),
       userIds,
-      userTokens: Object.fromEntries(userIds.map((id) => [id, system.tokens.mint({ sub: id, roles: [] }, { expiresIn: TOKEN_LIFETIME_SECONDS })])),
+      userTokens: Object.fromEntries(
+        userIds.map((id) => [id, system.tokens.mint({ sub: id, roles: [] }, { expiresIn: TOKEN_LIFETIME_SECONDS })]),
+      ),
       expiredToken: system.tokens.mint({ sub: userIds[0]!, roles: [] }, { expiresIn: -60 }),
     },
     social: {

@@ -110,7 +110,11 @@ let idleHost: HostProcess | undefined;
 
 /** The runner's environment as a forked process inherits it, apart from vitest's own (which names the file or worker). */
 function hostKey(): string {
-  return JSON.stringify(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST')).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify(
+    Object.entries(process.env)
+      .filter(([name]) => !name.startsWith('VITEST'))
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 }
 
 async function forkHost(startTimeoutMs: number): Promise<HostProcess> {
@@ -286,7 +290,11 @@ export async function startFuzzSystem(options: FuzzSystemOptions = {}): Promise<
     host.stderrTail.length = 0;
     const blobDir = mkdtempSync(join(tmpdir(), 'tributary-fuzz-blobs-'));
     try {
-      const reply = await ask(host, { type: 'start', topology, env: { ...FUZZ_ENV, MEDIA_BLOB_DIR: blobDir, ...options.env } }, startTimeoutMs);
+      const reply = await ask(
+        host,
+        { type: 'start', topology, env: { ...FUZZ_ENV, MEDIA_BLOB_DIR: blobDir, ...options.env } },
+        startTimeoutMs,
+      );
       if (reply.type === 'failed') throw new Error(`the fuzz system did not start: ${reply.message}`);
       if (reply.type !== 'started') throw new Error(`unexpected reply ${reply.type}`);
       generation++;

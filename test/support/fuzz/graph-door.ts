@@ -3,7 +3,16 @@ import { judgeGraphReply } from './error-formats.ts';
 import type { SystemInfo } from './fuzz-system-protocol.ts';
 import { fieldsFor, type NODE_TYPES } from './graph-fields-arbitrary.ts';
 import { HttpDoor, type HttpPlan, type HttpRequestSpec } from './http-door.ts';
-import { NUMBER_LIKE_TEXTS, PROTOTYPE_NAMES, corruptJson, hostileString, quote, rawJsonNumber, rawObject, urlPart } from './hostile-values.ts';
+import {
+  NUMBER_LIKE_TEXTS,
+  PROTOTYPE_NAMES,
+  corruptJson,
+  hostileString,
+  quote,
+  rawJsonNumber,
+  rawObject,
+  urlPart,
+} from './hostile-values.ts';
 import { shortStringify, withShortText } from './request-description.ts';
 
 /**
@@ -16,9 +25,7 @@ import { shortStringify, withShortText } from './request-description.ts';
 export type GraphHost = 'own' | 'parent';
 
 type NodeRef =
-  | { kind: 'me' }
-  | { kind: 'fixture'; group: 'accounts' | 'posts' | 'media' | 'comments'; name: string }
-  | { kind: 'text'; text: string };
+  { kind: 'me' } | { kind: 'fixture'; group: 'accounts' | 'posts' | 'media' | 'comments'; name: string } | { kind: 'text'; text: string };
 
 type TokenChoice = { kind: keyof SystemInfo['social']['tokens'] | 'none' } | { kind: 'raw'; text: string };
 
@@ -40,16 +47,43 @@ export interface GraphRequestModel {
 const VERSIONS = fc.oneof(
   { weight: 8, arbitrary: fc.constant<string | undefined>('v25.0') },
   { weight: 2, arbitrary: fc.constant<string | undefined>(undefined) },
-  { weight: 1, arbitrary: fc.constantFrom<string | undefined>('v1.0', 'v21.0', 'v99.99', 'v25', 'V25.0', 'v25.0.1', 'v.', 'v-1.0', 'v99999999999999999999.0') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<string | undefined>(
+      'v1.0',
+      'v21.0',
+      'v99.99',
+      'v25',
+      'V25.0',
+      'v25.0.1',
+      'v.',
+      'v-1.0',
+      'v99999999999999999999.0',
+    ),
+  },
 );
 
-const ACCOUNT_EDGES = ['media', 'media_publish', 'insights', 'content_publishing_limit', 'recently_searched_hashtags', 'upcoming_events', 'agencies', 'authorized_adaccounts', 'stories', 'live_media', 'tags', 'mentions'];
+const ACCOUNT_EDGES = [
+  'media',
+  'media_publish',
+  'insights',
+  'content_publishing_limit',
+  'recently_searched_hashtags',
+  'upcoming_events',
+  'agencies',
+  'authorized_adaccounts',
+  'stories',
+  'live_media',
+  'tags',
+  'mentions',
+];
 const ALL_EDGES = [...ACCOUNT_EDGES, 'replies', 'comments', 'children', 'accounts', 'subscribed_apps', 'subscriptions'];
 
 /** The edges a node of this kind has (so most edge requests reach a handler), any edge, or junk segments. */
 function edgeOf(kind: string, node: NodeRef, host: GraphHost): fc.Arbitrary<string[]> {
   if (kind === 'none') return fc.constant([]);
-  if (kind === 'junk') return fc.array(fc.oneof(fc.constantFrom(...ALL_EDGES, ...PROTOTYPE_NAMES), urlPart()), { minLength: 1, maxLength: 3 });
+  if (kind === 'junk')
+    return fc.array(fc.oneof(fc.constantFrom(...ALL_EDGES, ...PROTOTYPE_NAMES), urlPart()), { minLength: 1, maxLength: 3 });
   if (kind === 'any') return fc.constantFrom(...ALL_EDGES).map((edge) => [edge]);
   const own =
     node.kind === 'fixture' && node.group === 'comments'
@@ -66,19 +100,50 @@ function edgeOf(kind: string, node: NodeRef, host: GraphHost): fc.Arbitrary<stri
 
 const nodeRef: fc.Arbitrary<NodeRef> = fc.oneof(
   { weight: 4, arbitrary: fc.constant<NodeRef>({ kind: 'me' }) },
-  { weight: 2, arbitrary: fc.constantFrom('bluebottle', 'roaster', 'shady', 'fanOne').map((name): NodeRef => ({ kind: 'fixture', group: 'accounts', name })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom('bluebottle', 'roaster', 'shady', 'fanOne')
+      .map((name): NodeRef => ({ kind: 'fixture', group: 'accounts', name })),
+  },
   { weight: 2, arbitrary: fc.constantFrom('0', '1', '2').map((name): NodeRef => ({ kind: 'fixture', group: 'posts', name })) },
-  { weight: 1, arbitrary: fc.constantFrom('live', 'story', 'expiredStory', 'carousel', 'roasterPost', 'shadyPost').map((name): NodeRef => ({ kind: 'fixture', group: 'media', name })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('live', 'story', 'expiredStory', 'carousel', 'roasterPost', 'shadyPost')
+      .map((name): NodeRef => ({ kind: 'fixture', group: 'media', name })),
+  },
   {
     weight: 3,
     arbitrary: fc
-      .constantFrom('fanComment', 'fanTwoComment', 'ownerComment', 'hiddenComment', 'ownerReply', 'fanReply', 'liveComment', 'roasterComment', 'shadyComment')
+      .constantFrom(
+        'fanComment',
+        'fanTwoComment',
+        'ownerComment',
+        'hiddenComment',
+        'ownerReply',
+        'fanReply',
+        'liveComment',
+        'roasterComment',
+        'shadyComment',
+      )
       .map((name): NodeRef => ({ kind: 'fixture', group: 'comments', name })),
   },
   {
     weight: 2,
     arbitrary: fc
-      .oneof(fc.constantFrom(...NUMBER_LIKE_TEXTS, ...PROTOTYPE_NAMES, 'me ', 'ME', '17840000000000017', '17841000000000000', '17842000000000000'), hostileString({ maxLength: 300 }))
+      .oneof(
+        fc.constantFrom(
+          ...NUMBER_LIKE_TEXTS,
+          ...PROTOTYPE_NAMES,
+          'me ',
+          'ME',
+          '17840000000000017',
+          '17841000000000000',
+          '17842000000000000',
+        ),
+        hostileString({ maxLength: 300 }),
+      )
       .map((text): NodeRef => ({ kind: 'text', text })),
   },
 );
@@ -86,10 +151,42 @@ const nodeRef: fc.Arbitrary<NodeRef> = fc.oneof(
 /** Parameters the routes read, with values of every kind; `fields` follows the node type's grammar. */
 function paramsFor(node: NodeRef, edge: string[]): fc.Arbitrary<[string, string][]> {
   const nodeType: keyof typeof NODE_TYPES =
-    edge.length > 0 ? (edge[0] === 'replies' || edge[0] === 'comments' ? 'comment' : edge[0] === 'accounts' ? 'page' : 'media') : node.kind === 'fixture' && node.group === 'comments' ? 'comment' : node.kind === 'fixture' && (node.group === 'posts' || node.group === 'media') ? 'media' : 'account';
+    edge.length > 0
+      ? edge[0] === 'replies' || edge[0] === 'comments'
+        ? 'comment'
+        : edge[0] === 'accounts'
+          ? 'page'
+          : 'media'
+      : node.kind === 'fixture' && node.group === 'comments'
+        ? 'comment'
+        : node.kind === 'fixture' && (node.group === 'posts' || node.group === 'media')
+          ? 'media'
+          : 'account';
   const value = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...NUMBER_LIKE_TEXTS) },
-    { weight: 2, arbitrary: fc.constantFrom('true', 'false', '1', '0', 'TRUE', 'day', 'week', 'days_28', 'lifetime', 'reach,follower_count', 'impressions', 'IMAGE', 'VIDEO', 'CAROUSEL', 'REELS', 'STORIES', 'https://cdn.example.com/a.jpg', 'Thanks!') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        'true',
+        'false',
+        '1',
+        '0',
+        'TRUE',
+        'day',
+        'week',
+        'days_28',
+        'lifetime',
+        'reach,follower_count',
+        'impressions',
+        'IMAGE',
+        'VIDEO',
+        'CAROUSEL',
+        'REELS',
+        'STORIES',
+        'https://cdn.example.com/a.jpg',
+        'Thanks!',
+      ),
+    },
     { weight: 2, arbitrary: hostileString({ maxLength: 20_000 }) },
   );
   const named = fc.oneof(
@@ -151,40 +248,60 @@ const tokenChoice: fc.Arbitrary<TokenChoice> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .oneof(fc.constantFrom('SBA', 'EAA', 'EAAx', 'AAAA', 'SBA' + 'A'.repeat(43), 'null', ...PROTOTYPE_NAMES), hostileString({ maxLength: 5_000 }))
+      .oneof(
+        fc.constantFrom('SBA', 'EAA', 'EAAx', 'AAAA', 'SBA' + 'A'.repeat(43), 'null', ...PROTOTYPE_NAMES),
+        hostileString({ maxLength: 5_000 }),
+      )
       .map((text): TokenChoice => ({ kind: 'raw', text })),
   },
 );
 
 /** Requests on one host; its own login type's token most of the time (the other's is refused with 190). */
-export const graphRequestsOn = (host: GraphHost): fc.Arbitrary<GraphRequestModel & HttpPlan> => fc
-  .record({
-    host: fc.constant(host),
-    version: VERSIONS,
-    node: nodeRef,
-    edgeKind: fc.constantFrom('none', 'none', 'none', 'own', 'own', 'own', 'own', 'any', 'junk'),
-    method: fc.oneof(
-      { weight: 14, arbitrary: fc.constant('GET') },
-      { weight: 4, arbitrary: fc.constant('POST') },
-      { weight: 1, arbitrary: fc.constantFrom('DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD', 'PROPFIND') },
-    ),
-    token: tokenChoice,
-    tokenIn: fc.constantFrom<'param' | 'bearer' | 'oauth'>('param', 'param', 'bearer', 'oauth'),
-    carrier: fc.constantFrom<GraphRequestModel['carrier']>('query', 'query', 'form', 'json', 'json-raw'),
-  })
-  .chain(({ edgeKind, ...rest }) => edgeOf(edgeKind, rest.node, host).map((edge) => ({ ...rest, edge })))
-  .chain((base) =>
-    fc.record({
-      params: paramsFor(base.node, base.edge),
-      rawBody: fc.oneof(
-        fc.constantFrom('', '[]', '"x"', '{"fields":{"a":1}}', '{"limit":[1,2]}', '{"hide":true}', '{"message":null}', '{"__proto__":{"fields":"id"}}', '{"a":1,"a":2}'),
-        rawJsonNumber().map((number) => rawObject([['limit', number]])),
-        rawJsonNumber().map((number) => rawObject([['media_id', number]])),
-        corruptJson(rawObject([['fields', quote('id,text')]])),
+export const graphRequestsOn = (host: GraphHost): fc.Arbitrary<GraphRequestModel & HttpPlan> =>
+  fc
+    .record({
+      host: fc.constant(host),
+      version: VERSIONS,
+      node: nodeRef,
+      edgeKind: fc.constantFrom('none', 'none', 'none', 'own', 'own', 'own', 'own', 'any', 'junk'),
+      method: fc.oneof(
+        { weight: 14, arbitrary: fc.constant('GET') },
+        { weight: 4, arbitrary: fc.constant('POST') },
+        { weight: 1, arbitrary: fc.constantFrom('DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD', 'PROPFIND') },
       ),
-    }).map((extra) => ({ ...base, ...extra, ...(base.token.kind === 'own' || base.token.kind === 'parent' ? { token: { kind: base.host } as TokenChoice } : {}) })),
-  )
-  .map(planOf);
+      token: tokenChoice,
+      tokenIn: fc.constantFrom<'param' | 'bearer' | 'oauth'>('param', 'param', 'bearer', 'oauth'),
+      carrier: fc.constantFrom<GraphRequestModel['carrier']>('query', 'query', 'form', 'json', 'json-raw'),
+    })
+    .chain(({ edgeKind, ...rest }) => edgeOf(edgeKind, rest.node, host).map((edge) => ({ ...rest, edge })))
+    .chain((base) =>
+      fc
+        .record({
+          params: paramsFor(base.node, base.edge),
+          rawBody: fc.oneof(
+            fc.constantFrom(
+              '',
+              '[]',
+              '"x"',
+              '{"fields":{"a":1}}',
+              '{"limit":[1,2]}',
+              '{"hide":true}',
+              '{"message":null}',
+              '{"__proto__":{"fields":"id"}}',
+              '{"a":1,"a":2}',
+            ),
+            rawJsonNumber().map((number) => rawObject([['limit', number]])),
+            rawJsonNumber().map((number) => rawObject([['media_id', number]])),
+            corruptJson(rawObject([['fields', quote('id,text')]])),
+          ),
+        })
+        .map((extra) => ({
+          ...base,
+          ...extra,
+          ...(base.token.kind === 'own' || base.token.kind === 'parent' ? { token: { kind: base.host } as TokenChoice } : {}),
+        })),
+    )
+    .map(planOf);
 
 export function planOf(model: GraphRequestModel): GraphRequestModel & HttpPlan {
   return withShortText({ ...model, build: (info: SystemInfo) => buildGraphRequest(model, info) }, () => shortStringify(model));
@@ -196,15 +313,37 @@ export const fieldExpansions: fc.Arbitrary<GraphRequestModel & HttpPlan> = fc
     fc.constantFrom<GraphHost>('own', 'parent'),
     fc.oneof(
       { weight: 3, arbitrary: fc.constant<NodeRef>({ kind: 'me' }) },
-      { weight: 2, arbitrary: fc.constantFrom('bluebottle', 'roaster').map((name): NodeRef => ({ kind: 'fixture', group: 'accounts', name })) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom('bluebottle', 'roaster').map((name): NodeRef => ({ kind: 'fixture', group: 'accounts', name })),
+      },
       { weight: 2, arbitrary: fc.constant<NodeRef>({ kind: 'fixture', group: 'posts', name: '0' }) },
-      { weight: 2, arbitrary: fc.constantFrom('fanComment', 'ownerReply').map((name): NodeRef => ({ kind: 'fixture', group: 'comments', name })) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom('fanComment', 'ownerReply').map((name): NodeRef => ({ kind: 'fixture', group: 'comments', name })),
+      },
     ),
   )
   .chain(([host, node]) =>
-    fieldsFor(node.kind === 'fixture' && node.group === 'comments' ? 'comment' : node.kind === 'fixture' && node.group === 'posts' ? 'media' : host === 'parent' && node.kind === 'me' ? 'platformUser' : 'account').map(
-      (fields): GraphRequestModel => ({ host, version: 'v25.0', node, edge: [], method: 'GET', params: [['fields', fields]], carrier: 'query', token: { kind: host }, tokenIn: 'param' }),
-    ),
+    fieldsFor(
+      node.kind === 'fixture' && node.group === 'comments'
+        ? 'comment'
+        : node.kind === 'fixture' && node.group === 'posts'
+          ? 'media'
+          : host === 'parent' && node.kind === 'me'
+            ? 'platformUser'
+            : 'account',
+    ).map((fields): GraphRequestModel => ({
+      host,
+      version: 'v25.0',
+      node,
+      edge: [],
+      method: 'GET',
+      params: [['fields', fields]],
+      carrier: 'query',
+      token: { kind: host },
+      tokenIn: 'param',
+    })),
   )
   .map(planOf);
 
@@ -266,18 +405,32 @@ export function createGraphDoor(): HttpDoor {
     probes: [
       {
         name: 'GET /v25.0/me on the own-login host',
-        request: (info) => ({ method: 'GET', url: `${info.restUrl}/v25.0/me?fields=id,username&access_token=${encodeURIComponent(info.social.tokens.own)}`, headers: {} }),
+        request: (info) => ({
+          method: 'GET',
+          url: `${info.restUrl}/v25.0/me?fields=id,username&access_token=${encodeURIComponent(info.social.tokens.own)}`,
+          headers: {},
+        }),
         check: (reply) => {
           const body = reply.json as { id?: unknown; username?: unknown } | undefined;
-          return reply.status === 200 && body?.id === undefined ? 'no id' : reply.status === 200 && body?.username === 'bluebottle' ? undefined : `HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
+          return reply.status === 200 && body?.id === undefined
+            ? 'no id'
+            : reply.status === 200 && body?.username === 'bluebottle'
+              ? undefined
+              : `HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
         },
       },
       {
         name: 'GET /v25.0/me on the parent-platform host',
-        request: (info) => ({ method: 'GET', url: `${info.socialParentUrl}/v25.0/me?fields=id,name&access_token=${encodeURIComponent(info.social.tokens.parent)}`, headers: {} }),
+        request: (info) => ({
+          method: 'GET',
+          url: `${info.socialParentUrl}/v25.0/me?fields=id,name&access_token=${encodeURIComponent(info.social.tokens.parent)}`,
+          headers: {},
+        }),
         check: (reply) => {
           const body = reply.json as { id?: unknown; name?: unknown } | undefined;
-          return reply.status === 200 && body?.name === 'Ana' && typeof body.id === 'string' ? undefined : `HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
+          return reply.status === 200 && body?.name === 'Ana' && typeof body.id === 'string'
+            ? undefined
+            : `HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
         },
       },
     ],

@@ -20,7 +20,14 @@ import { NASTY_STRINGS, NUMBER_LIKE_TEXTS, PROTOTYPE_NAMES, hostileString } from
  * unicode) so that the parser's error paths are walked too.
  */
 
-export const NODE_TYPES = { account: ACCOUNT_NODE, comment: COMMENT_NODE, media: MEDIA_NODE, container: CONTAINER_NODE, page: PAGE_NODE, platformUser: PLATFORM_USER_NODE } as const;
+export const NODE_TYPES = {
+  account: ACCOUNT_NODE,
+  comment: COMMENT_NODE,
+  media: MEDIA_NODE,
+  container: CONTAINER_NODE,
+  page: PAGE_NODE,
+  platformUser: PLATFORM_USER_NODE,
+} as const;
 
 export interface FieldNode {
   name: string;
@@ -34,7 +41,10 @@ const MODIFIERS = ['limit', 'after', 'before', 'since', 'until', 'as'] as const;
 const modifierArgument = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 0, max: 120 }).map(String) },
   { weight: 2, arbitrary: fc.constantFrom(...NUMBER_LIKE_TEXTS) },
-  { weight: 1, arbitrary: fc.constantFrom('2024-01-01', '2024-01-01 12:00', 'yesterday', 'now', '1700000000', '-1', 'QVFIUjRh', 'eyJpZCI6MX0', '') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('2024-01-01', '2024-01-01 12:00', 'yesterday', 'now', '1700000000', '-1', 'QVFIUjRh', 'eyJpZCI6MX0', ''),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
   { weight: 1, arbitrary: hostileString({ maxLength: 300 }).map((text) => text.replace(/[()]/g, '')) },
 );
@@ -48,19 +58,37 @@ const aliasArgument = fc.oneof(
 /** Modifiers the field takes (paging on edges, the parameter of parameterised edges, `.as` anywhere), or any. */
 function modifierFor(spec: FieldSpec | undefined): fc.Arbitrary<[string, string]> {
   const names: string[] = ['as'];
-  if (spec?.kind === 'edge') names.push('limit', 'after', 'before', 'limit', ...(spec.timeWindow ? ['since', 'until'] : []), ...Object.keys(spec.arguments ?? {}));
+  if (spec?.kind === 'edge')
+    names.push('limit', 'after', 'before', 'limit', ...(spec.timeWindow ? ['since', 'until'] : []), ...Object.keys(spec.arguments ?? {}));
   if (spec?.kind === 'parameterised') names.push(spec.parameter, spec.parameter, spec.parameter);
   return fc.oneof(
-    { weight: 1, arbitrary: fc.constantFrom(...MODIFIERS).chain((name) => modifierArgument.map((argument): [string, string] => [name, argument])) },
-    { weight: 8, arbitrary: fc.constantFrom(...names).chain((name) => (name === 'as' ? aliasArgument : parameterArgument(spec, name)).map((argument): [string, string] => [name, argument])) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('offset', 'fields', 'summary', 'filter', 'order', ...PROTOTYPE_NAMES), modifierArgument) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(...MODIFIERS).chain((name) => modifierArgument.map((argument): [string, string] => [name, argument])),
+    },
+    {
+      weight: 8,
+      arbitrary: fc
+        .constantFrom(...names)
+        .chain((name) =>
+          (name === 'as' ? aliasArgument : parameterArgument(spec, name)).map((argument): [string, string] => [name, argument]),
+        ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.constantFrom('offset', 'fields', 'summary', 'filter', 'order', ...PROTOTYPE_NAMES), modifierArgument),
+    },
   );
 }
 
 function parameterArgument(spec: FieldSpec | undefined, name: string): fc.Arbitrary<string> {
   if (spec?.kind === 'parameterised' && name === spec.parameter) {
     // Usernames of the fixture and ids of its comments and media, or anything else.
-    return fc.oneof(fc.constantFrom('roaster', 'bluebottle', 'shady', 'fan_one', 'nobody'), fc.constantFrom(...NUMBER_LIKE_TEXTS), modifierArgument);
+    return fc.oneof(
+      fc.constantFrom('roaster', 'bluebottle', 'shady', 'fan_one', 'nobody'),
+      fc.constantFrom(...NUMBER_LIKE_TEXTS),
+      modifierArgument,
+    );
   }
   return modifierArgument;
 }
@@ -76,7 +104,19 @@ function fieldOf(type: NodeType, depth: number): fc.Arbitrary<FieldNode> {
     { weight: 10, arbitrary: fc.constantFrom(...real) },
     { weight: expandable.length > 0 && depth > 0 ? 6 : 0, arbitrary: fc.constantFrom(...(expandable.length > 0 ? expandable : real)) },
     { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
-    { weight: 1, arbitrary: fc.constantFrom('nonexisting', 'Id', 'ID', 'instagram_business_account', 'social_business_account', 'data', 'paging', 'summary') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'nonexisting',
+        'Id',
+        'ID',
+        'instagram_business_account',
+        'social_business_account',
+        'data',
+        'paging',
+        'summary',
+      ),
+    },
   );
   return name.chain((fieldName) => {
     const spec = Object.hasOwn(type.fields, fieldName) ? type.fields[fieldName] : undefined;
@@ -123,7 +163,11 @@ function deepCycle(type: 'account' | 'media' | 'comment'): fc.Arbitrary<string> 
     comment: ['media', 'comments', 'replies', 'media'],
   };
   return fc
-    .tuple(fc.integer({ min: 4, max: 17 }), fc.option(fc.constantFrom('100', '50', '25', '1000', '99999999999999999999'), { nil: undefined }), fc.boolean())
+    .tuple(
+      fc.integer({ min: 4, max: 17 }),
+      fc.option(fc.constantFrom('100', '50', '25', '1000', '99999999999999999999'), { nil: undefined }),
+      fc.boolean(),
+    )
     .map(([depth, limit, replies]) => {
       const steps = cycles[type];
       let open = '';
@@ -143,9 +187,31 @@ function damaged(text: string): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 8, arbitrary: fc.constant(text) },
     { weight: 1, arbitrary: fc.nat({ max: Math.max(0, text.length) }).map((at) => text.slice(0, at)) },
-    { weight: 1, arbitrary: fc.tuple(fc.nat({ max: Math.max(0, text.length) }), fc.constantFrom('{', '}', '(', ')', ',', '.', ' ', '\t', '\u00a0', '\u0000', '💩', '.as()', '..', '{}')).map(([at, piece]) => text.slice(0, at) + piece + text.slice(at)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.nat({ max: Math.max(0, text.length) }),
+          fc.constantFrom('{', '}', '(', ')', ',', '.', ' ', '\t', '\u00a0', '\u0000', '💩', '.as()', '..', '{}'),
+        )
+        .map(([at, piece]) => text.slice(0, at) + piece + text.slice(at)),
+    },
     { weight: 1, arbitrary: fc.constant(text.replace(/,/g, ' , ').replace(/\{/g, ' { ')) },
-    { weight: 1, arbitrary: fc.constantFrom('{'.repeat(40), `${'a{'.repeat(20)}id${'}'.repeat(20)}`, ',,,', '.', 'id.', 'id.limit(', 'id.limit(1', 'id.limit((1))', `id${'.as(x)'.repeat(50)}`, 'x'.repeat(9_000)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '{'.repeat(40),
+        `${'a{'.repeat(20)}id${'}'.repeat(20)}`,
+        ',,,',
+        '.',
+        'id.',
+        'id.limit(',
+        'id.limit(1',
+        'id.limit((1))',
+        `id${'.as(x)'.repeat(50)}`,
+        'x'.repeat(9_000),
+      ),
+    },
   );
 }
 
@@ -160,7 +226,15 @@ export function fieldsFor(type: keyof typeof NODE_TYPES): fc.Arbitrary<string> {
     .oneof(
       { weight: 12, arbitrary: grammar },
       { weight: 2, arbitrary: cycle },
-      { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES, ...PROTOTYPE_NAMES.map((name) => `id,${name}{id}`), 'id.as(__proto__)', 'id.as(constructor),name.as(toString)') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          ...PROTOTYPE_NAMES,
+          ...PROTOTYPE_NAMES.map((name) => `id,${name}{id}`),
+          'id.as(__proto__)',
+          'id.as(constructor),name.as(toString)',
+        ),
+      },
       { weight: 1, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
     )
     .chain(damaged);

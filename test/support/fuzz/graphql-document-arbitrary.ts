@@ -61,21 +61,40 @@ function literalFor(type: GraphQLInputType, depth: number): fc.Arbitrary<string>
       depth > 0
         ? fc
             .subarray(optional)
-            .chain((chosen) => fc.tuple(...[...required, ...chosen].map((field) => literalFor(field.type, depth - 1).map((value) => `${field.name}: ${value}`))))
+            .chain((chosen) =>
+              fc.tuple(
+                ...[...required, ...chosen].map((field) => literalFor(field.type, depth - 1).map((value) => `${field.name}: ${value}`)),
+              ),
+            )
             .map((entries) => `{${entries.join(', ')}}`)
         : fc.constant('{}');
   } else if (isScalarType(named)) {
     switch (named.name) {
       case 'Int':
-        return fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 50 }).map(String) }, { weight: 1, arbitrary: fc.integer().map(String) }, { weight: 1, arbitrary: fc.constantFrom('2147483648', '-2147483649', '1e3', '-1') }, { weight: 1, arbitrary: wrong });
+        return fc.oneof(
+          { weight: 6, arbitrary: fc.integer({ min: 0, max: 50 }).map(String) },
+          { weight: 1, arbitrary: fc.integer().map(String) },
+          { weight: 1, arbitrary: fc.constantFrom('2147483648', '-2147483649', '1e3', '-1') },
+          { weight: 1, arbitrary: wrong },
+        );
       case 'Float':
-        return fc.oneof({ weight: 6, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => String(value).replace('Infinity', '1e999')) }, { weight: 1, arbitrary: wrong });
+        return fc.oneof(
+          {
+            weight: 6,
+            arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => String(value).replace('Infinity', '1e999')),
+          },
+          { weight: 1, arbitrary: wrong },
+        );
       case 'Boolean':
         return fc.oneof({ weight: 6, arbitrary: fc.constantFrom('true', 'false') }, { weight: 1, arbitrary: wrong });
       case 'ID':
       case 'UInt64':
       case 'Int64':
-        return fc.oneof({ weight: 6, arbitrary: idLiteral.map(quote) }, { weight: 1, arbitrary: rawJsonNumber().filter((text) => /^-?\d+$/.test(text)) }, { weight: 1, arbitrary: wrong });
+        return fc.oneof(
+          { weight: 6, arbitrary: idLiteral.map(quote) },
+          { weight: 1, arbitrary: rawJsonNumber().filter((text) => /^-?\d+$/.test(text)) },
+          { weight: 1, arbitrary: wrong },
+        );
       default:
         return fc.oneof({ weight: 8, arbitrary: hostileString({ maxLength: 2_000 }).map(quote) }, { weight: 1, arbitrary: wrong });
     }
@@ -103,7 +122,11 @@ function jsonFor(type: GraphQLInputType, depth: number): fc.Arbitrary<RawJson> {
       depth > 0
         ? fc
             .subarray(optional)
-            .chain((chosen) => fc.tuple(...[...required, ...chosen].map((field) => jsonFor(field.type, depth - 1).map((value) => `${quote(field.name)}:${value}`))))
+            .chain((chosen) =>
+              fc.tuple(
+                ...[...required, ...chosen].map((field) => jsonFor(field.type, depth - 1).map((value) => `${quote(field.name)}:${value}`)),
+              ),
+            )
             .map((entries) => `{${entries.join(',')}}`)
         : fc.constant('{}');
   } else if (named.name === 'Int' || named.name === 'Float') {
@@ -130,7 +153,8 @@ interface BuildState {
 
 function argumentsFor(field: GraphQLField<unknown, unknown>, state: BuildState): fc.Arbitrary<string> {
   const args = field.args;
-  if (args.length === 0) return fc.oneof({ weight: 40, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constant('(unknownArgument: 1)') });
+  if (args.length === 0)
+    return fc.oneof({ weight: 40, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constant('(unknownArgument: 1)') });
   const one = (arg: GraphQLArgument): fc.Arbitrary<string | undefined> =>
     fc.oneof(
       { weight: isNonNullType(arg.type) ? 0 : 2, arbitrary: fc.constant(undefined) },
@@ -150,7 +174,13 @@ function argumentsFor(field: GraphQLField<unknown, unknown>, state: BuildState):
       },
     );
   return fc
-    .tuple(...args.map(one), fc.oneof({ weight: 40, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>('nope: 1', `${args[0]!.name}: null`) }))
+    .tuple(
+      ...args.map(one),
+      fc.oneof(
+        { weight: 40, arbitrary: fc.constant<string | undefined>(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom<string | undefined>('nope: 1', `${args[0]!.name}: null`) },
+      ),
+    )
     .map((parts) => {
       const present = parts.filter((part): part is string => part !== undefined);
       return present.length === 0 ? '' : `(${present.join(', ')})`;
@@ -163,7 +193,11 @@ function selectionFor(type: GraphQLNamedType, schema: GraphQLSchema, depth: numb
     const possible = schema.getPossibleTypes(type);
     return fc
       .subarray([...possible], { minLength: 1 })
-      .chain((types) => fc.tuple(...types.map((one) => selectionFor(one, schema, depth, state).map((inner) => `... on ${one.name} ${inner || '{ __typename }'}`))))
+      .chain((types) =>
+        fc.tuple(
+          ...types.map((one) => selectionFor(one, schema, depth, state).map((inner) => `... on ${one.name} ${inner || '{ __typename }'}`)),
+        ),
+      )
       .map((parts) => `{ __typename ${parts.join(' ')} }`);
   }
   const objectType = type as GraphQLObjectType;
@@ -173,21 +207,36 @@ function selectionFor(type: GraphQLNamedType, schema: GraphQLSchema, depth: numb
     const nested = isObjectType(inner) || isInterfaceType(inner) || isUnionType(inner);
     return fc
       .tuple(
-        fc.oneof({ weight: 12, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom('a: ', 'b: ', '__proto__: ', 'constructor: ', 'toString: ') }),
+        fc.oneof(
+          { weight: 12, arbitrary: fc.constant('') },
+          { weight: 1, arbitrary: fc.constantFrom('a: ', 'b: ', '__proto__: ', 'constructor: ', 'toString: ') },
+        ),
         argumentsFor(chosen, state),
         nested ? (depth > 0 ? selectionFor(inner, schema, depth - 1, state) : fc.constant('{ __typename }')) : fc.constant(''),
-        fc.oneof({ weight: 40, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom(' @include(if: true)', ' @skip(if: false)', ' @nope', ' @include', ' @deprecated', ' @defer') }),
+        fc.oneof(
+          { weight: 40, arbitrary: fc.constant('') },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom(' @include(if: true)', ' @skip(if: false)', ' @nope', ' @include', ' @deprecated', ' @defer'),
+          },
+        ),
       )
       .map(([alias, args, inner, directive]) => `${alias}${chosen.name}${args}${directive} ${inner}`.trim());
   });
   return fc
     .uniqueArray(field, { minLength: 1, maxLength: 3, selector: (text) => text.replace(/^\w+: /, '').split(/[\s({@]/)[0] })
     .map((selected) => `{ ${selected.join(' ')} }`)
-    .chain((text) => fc.oneof({ weight: 40, arbitrary: fc.constant(text) }, { weight: 1, arbitrary: fc.constant(text.replace(/^\{/, '{ unknownField ')) }));
+    .chain((text) =>
+      fc.oneof({ weight: 40, arbitrary: fc.constant(text) }, { weight: 1, arbitrary: fc.constant(text.replace(/^\{/, '{ unknownField ')) }),
+    );
 }
 
 /** One operation of `kind` on the schema's root type, with its variables. */
-function operationOf(schema: GraphQLSchema, kind: 'query' | 'mutation', name: string | undefined): fc.Arbitrary<{ text: string; variables: BuildState['variables'] }> {
+function operationOf(
+  schema: GraphQLSchema,
+  kind: 'query' | 'mutation',
+  name: string | undefined,
+): fc.Arbitrary<{ text: string; variables: BuildState['variables'] }> {
   const root = kind === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
   return fc.integer({ min: 0, max: 5 }).chain((depth) => {
     const state: BuildState = { variables: [] };
@@ -217,29 +266,77 @@ function damage(operation: { text: string; name: string | undefined }): fc.Arbit
     { weight: 1, arbitrary: fc.constant({ text, operationName: 'Unknown' }) },
     { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES, '', '1', ' ').map((operationName) => ({ text, operationName })) },
     { weight: 1, arbitrary: fc.constant({ text: `${text}\nquery Other { __typename }`, operationName: undefined }) },
-    { weight: 1, arbitrary: fc.constant({ text: `${text.replace(/^(query|mutation)( \w+)?/, '$1')}\n{ __typename }`, operationName: undefined }) },
+    {
+      weight: 1,
+      arbitrary: fc.constant({ text: `${text.replace(/^(query|mutation)( \w+)?/, '$1')}\n{ __typename }`, operationName: undefined }),
+    },
     { weight: 1, arbitrary: fc.constant({ text: `{ __typename } { __typename }`, operationName: undefined }) },
     { weight: 1, arbitrary: fc.constant({ text: text.replace(/^(query|mutation)/, 'subscription'), operationName: name }) },
     { weight: 1, arbitrary: fc.constant({ text: 'subscription S { __typename }', operationName: 'S' }) },
-    { weight: 1, arbitrary: fc.constant({ text: `${text}\nfragment A on Query { ...B } fragment B on Query { ...A }`, operationName: name }) },
+    {
+      weight: 1,
+      arbitrary: fc.constant({ text: `${text}\nfragment A on Query { ...B } fragment B on Query { ...A }`, operationName: name }),
+    },
     { weight: 1, arbitrary: fc.constant({ text: 'query Q { ...A } fragment A on Query { ...A }', operationName: 'Q' }) },
-    { weight: 1, arbitrary: fc.integer({ min: 10, max: 400 }).map((depth) => ({ text: `{ ${'me { media(first: 1) { nodes { comments(first: 1) { nodes { media { '.repeat(Math.ceil(depth / 6))}id${' } } } } } }'.repeat(Math.ceil(depth / 6))} }`, operationName: undefined })) },
-    { weight: 1, arbitrary: fc.integer({ min: 25, max: 3_000 }).map((count) => ({ text: `{ ${Array.from({ length: count }, (_, index) => `a${index}: __typename`).join(' ')} me { ${Array.from({ length: Math.min(count, 60) }, (_, index) => `b${index}: id`).join(' ')} } }`, operationName: undefined })) },
-    { weight: 1, arbitrary: fc.integer({ min: 20, max: 100_000 }).map((count) => ({ text: `{ ${'__typename '.repeat(count)}}`, operationName: undefined })) },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 10, max: 400 }).map((depth) => ({
+        text: `{ ${'me { media(first: 1) { nodes { comments(first: 1) { nodes { media { '.repeat(Math.ceil(depth / 6))}id${' } } } } } }'.repeat(Math.ceil(depth / 6))} }`,
+        operationName: undefined,
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 25, max: 3_000 }).map((count) => ({
+        text: `{ ${Array.from({ length: count }, (_, index) => `a${index}: __typename`).join(' ')} me { ${Array.from({ length: Math.min(count, 60) }, (_, index) => `b${index}: id`).join(' ')} } }`,
+        operationName: undefined,
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 20, max: 100_000 })
+        .map((count) => ({ text: `{ ${'__typename '.repeat(count)}}`, operationName: undefined })),
+    },
     { weight: 1, arbitrary: fc.nat({ max: Math.max(0, text.length - 1) }).map((at) => ({ text: text.slice(0, at), operationName: name })) },
-    { weight: 1, arbitrary: fc.constantFrom('', ' ', '{', '}', '#', '"""', '{ __schema { types { name } } }', 'query ($a: Int = "x") { __typename }', 'query { __typename @include(if: $undefined) }', '{ userExample(id: "1e3") { id } }', '{ comment(id: "1e3") { id } }', '{ userExample(id: 18446744073709551616) { id } }', '{ userExamples(params: {limit: 1, columns: [{name: "id", exp: "in", value: "1e3"}]}) { total } }').map((document) => ({ text: document, operationName: undefined })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          '',
+          ' ',
+          '{',
+          '}',
+          '#',
+          '"""',
+          '{ __schema { types { name } } }',
+          'query ($a: Int = "x") { __typename }',
+          'query { __typename @include(if: $undefined) }',
+          '{ userExample(id: "1e3") { id } }',
+          '{ comment(id: "1e3") { id } }',
+          '{ userExample(id: 18446744073709551616) { id } }',
+          '{ userExamples(params: {limit: 1, columns: [{name: "id", exp: "in", value: "1e3"}]}) { total } }',
+        )
+        .map((document) => ({ text: document, operationName: undefined })),
+    },
   );
 }
 
 export function operationArbitrary(schema: GraphQLSchema): fc.Arbitrary<GeneratedOperation> {
   return fc
-    .tuple(fc.constantFrom<'query' | 'mutation'>('query', 'query', 'query', 'mutation'), fc.option(fc.constantFrom('Op', 'Fuzz', 'A'), { nil: undefined }))
+    .tuple(
+      fc.constantFrom<'query' | 'mutation'>('query', 'query', 'query', 'mutation'),
+      fc.option(fc.constantFrom('Op', 'Fuzz', 'A'), { nil: undefined }),
+    )
     .chain(([kind, name]) => operationOf(schema, kind, name).map((operation) => ({ ...operation, name })))
     .chain((operation) =>
       fc.tuple(
         damage({ text: operation.text, name: operation.name }),
         fc.tuple(...operation.variables.map((variable) => variable.value.map((value) => [variable.name, value] as const))),
-        fc.oneof({ weight: 30, arbitrary: fc.constant<RawJson | undefined>(undefined) }, { weight: 1, arbitrary: fc.constantFrom<RawJson | undefined>('null', '[]', '"{}"', '1', '{"__proto__":{"x":1}}') }),
+        fc.oneof(
+          { weight: 30, arbitrary: fc.constant<RawJson | undefined>(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom<RawJson | undefined>('null', '[]', '"{}"', '1', '{"__proto__":{"x":1}}') },
+        ),
       ),
     )
     .map(([{ text, operationName }, values, variablesOverride]) => {

@@ -29,7 +29,15 @@ export async function introspectSchema(info: SystemInfo): Promise<GraphQLSchema>
 
 type GraphqlCredential = 'areaA-admin' | 'social-own' | 'social-parent' | 'none' | 'junk';
 
-const graphqlCredential = fc.constantFrom<GraphqlCredential>('areaA-admin', 'areaA-admin', 'social-own', 'social-own', 'social-parent', 'none', 'junk');
+const graphqlCredential = fc.constantFrom<GraphqlCredential>(
+  'areaA-admin',
+  'areaA-admin',
+  'social-own',
+  'social-own',
+  'social-parent',
+  'none',
+  'junk',
+);
 
 function authorization(credential: GraphqlCredential, info: SystemInfo): string | undefined {
   switch (credential) {
@@ -60,14 +68,41 @@ const extensions = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .tuple(fc.constantFrom('1', '2', '0', '"1"', 'null', '-1', '1e400'), fc.constantFrom('"ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38"', '"x"', '""', '1', 'null', `"${'a'.repeat(64)}"`))
+      .tuple(
+        fc.constantFrom('1', '2', '0', '"1"', 'null', '-1', '1e400'),
+        fc.constantFrom(
+          '"ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38"',
+          '"x"',
+          '""',
+          '1',
+          'null',
+          `"${'a'.repeat(64)}"`,
+        ),
+      )
       .map(([version, hash]): RawJson => `{"persistedQuery":{"version":${version},"sha256Hash":${hash}}}`),
   },
-  { weight: 1, arbitrary: fc.constantFrom<RawJson | undefined>('null', '[]', '"x"', '{"persistedQuery":null}', '{"persistedQuery":"x"}', '{"__proto__":{"persistedQuery":{}}}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<RawJson | undefined>(
+      'null',
+      '[]',
+      '"x"',
+      '{"persistedQuery":null}',
+      '{"persistedQuery":"x"}',
+      '{"__proto__":{"persistedQuery":{}}}',
+    ),
+  },
 );
 
 type BodyShape =
-  | { kind: 'json'; operation: GeneratedOperation; extensions: RawJson | undefined; damage: 'none' | 'corrupt' | 'replace'; replacement: string; contentType: string }
+  | {
+      kind: 'json';
+      operation: GeneratedOperation;
+      extensions: RawJson | undefined;
+      damage: 'none' | 'corrupt' | 'replace';
+      replacement: string;
+      contentType: string;
+    }
   | { kind: 'batch'; operations: GeneratedOperation[] }
   | { kind: 'get'; operation: GeneratedOperation; preflight: boolean; extra: [string, string][] }
   | { kind: 'multipart'; parts: PartModel[]; preflight: boolean; model: Omit<Parameters<typeof multipartBytes>[0], 'parts'> };
@@ -83,14 +118,43 @@ function jsonBodies(operations: fc.Arbitrary<GeneratedOperation>): fc.Arbitrary<
     kind: fc.constant('json' as const),
     operation: operations,
     extensions,
-    damage: fc.oneof({ weight: 14, arbitrary: fc.constant<'none' | 'corrupt' | 'replace'>('none') }, { weight: 1, arbitrary: fc.constantFrom<'none' | 'corrupt' | 'replace'>('corrupt', 'replace') }),
+    damage: fc.oneof(
+      { weight: 14, arbitrary: fc.constant<'none' | 'corrupt' | 'replace'>('none') },
+      { weight: 1, arbitrary: fc.constantFrom<'none' | 'corrupt' | 'replace'>('corrupt', 'replace') },
+    ),
     replacement: fc.oneof(
-      fc.constantFrom('{}', '[]', '[{}]', 'null', '"query"', '{"query":1}', '{"query":["{ __typename }"]}', '{"query":{"a":1}}', '{"query":null}', '{"query":"{ __typename }","variables":"{}"}', '{"query":"{ __typename }","variables":[]}', '{"query":"{ __typename }","operationName":1}', '{"query":"{ __typename }","extensions":1}', '{"documentId":"x"}', '{"documentId":1}', '{"__proto__":{"query":"{ __typename }"}}'),
+      fc.constantFrom(
+        '{}',
+        '[]',
+        '[{}]',
+        'null',
+        '"query"',
+        '{"query":1}',
+        '{"query":["{ __typename }"]}',
+        '{"query":{"a":1}}',
+        '{"query":null}',
+        '{"query":"{ __typename }","variables":"{}"}',
+        '{"query":"{ __typename }","variables":[]}',
+        '{"query":"{ __typename }","operationName":1}',
+        '{"query":"{ __typename }","extensions":1}',
+        '{"documentId":"x"}',
+        '{"documentId":1}',
+        '{"__proto__":{"query":"{ __typename }"}}',
+      ),
       rawJsonValue(3),
     ),
     contentType: fc.oneof(
       { weight: 12, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8') },
-      { weight: 1, arbitrary: fc.constantFrom('application/graphql-response+json', 'application/graphql', 'text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          'application/graphql-response+json',
+          'application/graphql',
+          'text/plain',
+          'application/json; charset=latin1',
+          'application/x-www-form-urlencoded',
+        ),
+      },
     ),
   });
 }
@@ -107,11 +171,27 @@ function multipartBodies(schemaOperations: fc.Arbitrary<GeneratedOperation>): fc
     {
       weight: 8,
       arbitrary: fc
-        .tuple(uploadOperation, fc.oneof({ weight: 8, arbitrary: fc.constantFrom('{"f":null}', '{"f":null,"c":"tweet_image"}') }, { weight: 1, arbitrary: fc.constantFrom('{}', '{"f":{}}', '{"f":"x"}', '{"files":[null,null]}') }))
+        .tuple(
+          uploadOperation,
+          fc.oneof(
+            { weight: 8, arbitrary: fc.constantFrom('{"f":null}', '{"f":null,"c":"tweet_image"}') },
+            { weight: 1, arbitrary: fc.constantFrom('{}', '{"f":{}}', '{"f":"x"}', '{"files":[null,null]}') },
+          ),
+        )
         .map(([query, variables]) => `{"query":${quote(query)},"variables":${variables}}`),
     },
     { weight: 2, arbitrary: schemaOperations.map((operation) => operationJson(operation)) },
-    { weight: 1, arbitrary: fc.constantFrom('[{"query":"{ __typename }"}]', 'null', '"x"', '{', '{"query":1}', `{"query":"{ __typename }","variables":{"__proto__":null}}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '[{"query":"{ __typename }"}]',
+        'null',
+        '"x"',
+        '{',
+        '{"query":1}',
+        `{"query":"{ __typename }","variables":{"__proto__":null}}`,
+      ),
+    },
   );
   const mapField = fc.oneof(
     { weight: 12, arbitrary: fc.constant('{"0":["variables.f"]}') },
@@ -139,10 +219,18 @@ function multipartBodies(schemaOperations: fc.Arbitrary<GeneratedOperation>): fc
         '{',
       ),
     },
-    { weight: 1, arbitrary: fc.integer({ min: 2, max: 200 }).map((count) => JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_, index) => [String(index), [`variables.f`]])))) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 2, max: 200 })
+        .map((count) => JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_, index) => [String(index), [`variables.f`]])))),
+    },
   );
   const filePart = fc.record({
-    name: fc.oneof({ weight: 6, arbitrary: fc.constant<string | null>('0') }, { weight: 1, arbitrary: fc.constantFrom<string | null>('1', 'media', 'f', null, '', '__proto__', 'operations', 'map') }),
+    name: fc.oneof(
+      { weight: 6, arbitrary: fc.constant<string | null>('0') },
+      { weight: 1, arbitrary: fc.constantFrom<string | null>('1', 'media', 'f', null, '', '__proto__', 'operations', 'map') },
+    ),
     filename: fc.constantFrom<string | null | undefined>('image.png', 'image.png', null, undefined),
     contentType: fc.constantFrom<string | undefined>('image/png', 'application/octet-stream', undefined),
     data: fc.oneof({ weight: 3, arbitrary: fc.constant(null).map(() => png(8, 8)) }, { weight: 2, arbitrary: fileBytes }),
@@ -151,16 +239,28 @@ function multipartBodies(schemaOperations: fc.Arbitrary<GeneratedOperation>): fc
     .record({
       operations: operationsField,
       map: mapField,
-      files: fc.oneof({ weight: 6, arbitrary: filePart.map((part) => [part]) }, { weight: 1, arbitrary: fc.array(filePart, { maxLength: 3 }) }),
-      order: fc.oneof({ weight: 12, arbitrary: fc.constant('spec') }, { weight: 1, arbitrary: fc.constantFrom('map-first', 'files-first', 'no-operations', 'no-map', 'duplicate-operations') }),
-      fieldName: fc.oneof({ weight: 10, arbitrary: fc.constant('operations') }, { weight: 1, arbitrary: fc.constantFrom('Operations', 'query', '__proto__') }),
+      files: fc.oneof(
+        { weight: 6, arbitrary: filePart.map((part) => [part]) },
+        { weight: 1, arbitrary: fc.array(filePart, { maxLength: 3 }) },
+      ),
+      order: fc.oneof(
+        { weight: 12, arbitrary: fc.constant('spec') },
+        { weight: 1, arbitrary: fc.constantFrom('map-first', 'files-first', 'no-operations', 'no-map', 'duplicate-operations') },
+      ),
+      fieldName: fc.oneof(
+        { weight: 10, arbitrary: fc.constant('operations') },
+        { weight: 1, arbitrary: fc.constantFrom('Operations', 'query', '__proto__') },
+      ),
       // Text fields the spec does not name, small or large, after the map (where files are expected).
       extras: fc.oneof(
         { weight: 6, arbitrary: fc.constant<PartModel[]>([]) },
         {
           weight: 1,
           arbitrary: fc.array(
-            fc.record({ name: fc.constantFrom<string | null>('x', 'extra', 'media', '1', 'map', 'operations', null), data: fc.integer({ min: 0, max: 300_000 }).map((size) => Buffer.alloc(size, 'A')) }),
+            fc.record({
+              name: fc.constantFrom<string | null>('x', 'extra', 'media', '1', 'map', 'operations', null),
+              data: fc.integer({ min: 0, max: 300_000 }).map((size) => Buffer.alloc(size, 'A')),
+            }),
             { minLength: 1, maxLength: 3 },
           ),
         },
@@ -195,17 +295,26 @@ export function graphqlRequests(schema: GraphQLSchema): fc.Arbitrary<GraphqlRequ
   const operations = operationArbitrary(schema);
   return requestsWith(
     fc.oneof(
-    { weight: 10, arbitrary: jsonBodies(operations) },
-    { weight: 1, arbitrary: fc.array(operations, { minLength: 1, maxLength: 3 }).map((ops): BodyShape => ({ kind: 'batch', operations: ops })) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        kind: fc.constant('get' as const),
-        operation: operations,
-        preflight: fc.constantFrom(true, true, true, false),
-        extra: fc.array(fc.tuple(fc.constantFrom('query', 'variables', 'extensions', 'operationName', 'documentId', ...PROTOTYPE_NAMES), hostileString({ maxLength: 2_000 })), { maxLength: 2 }),
-      }),
-    },
+      { weight: 10, arbitrary: jsonBodies(operations) },
+      {
+        weight: 1,
+        arbitrary: fc.array(operations, { minLength: 1, maxLength: 3 }).map((ops): BodyShape => ({ kind: 'batch', operations: ops })),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('get' as const),
+          operation: operations,
+          preflight: fc.constantFrom(true, true, true, false),
+          extra: fc.array(
+            fc.tuple(
+              fc.constantFrom('query', 'variables', 'extensions', 'operationName', 'documentId', ...PROTOTYPE_NAMES),
+              hostileString({ maxLength: 2_000 }),
+            ),
+            { maxLength: 2 },
+          ),
+        }),
+      },
     ),
   );
 }
@@ -218,11 +327,18 @@ export function graphqlMultipartRequests(schema: GraphQLSchema): fc.Arbitrary<Gr
 function requestsWith(body: fc.Arbitrary<BodyShape>, postOnly = false): fc.Arbitrary<GraphqlRequestModel & HttpPlan> {
   return fc
     .record({
-      method: postOnly ? fc.constant('POST') : fc.oneof({ weight: 20, arbitrary: fc.constant('POST') }, { weight: 1, arbitrary: fc.constantFrom('PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD') }),
+      method: postOnly
+        ? fc.constant('POST')
+        : fc.oneof(
+            { weight: 20, arbitrary: fc.constant('POST') },
+            { weight: 1, arbitrary: fc.constantFrom('PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD') },
+          ),
       credential: graphqlCredential,
       body,
     })
-    .map((model) => withShortText({ ...model, build: (info: SystemInfo) => buildGraphqlRequest(model, info) }, () => shortStringify(model)));
+    .map((model) =>
+      withShortText({ ...model, build: (info: SystemInfo) => buildGraphqlRequest(model, info) }, () => shortStringify(model)),
+    );
 }
 
 export function buildGraphqlRequest(model: GraphqlRequestModel, info: SystemInfo): HttpRequestSpec {
@@ -243,7 +359,12 @@ export function buildGraphqlRequest(model: GraphqlRequestModel, info: SystemInfo
     }
     case 'batch':
       headers['content-type'] = 'application/json';
-      return { method: model.method, url: info.gatewayUrl, headers, body: `[${body.operations.map((operation) => operationJson(operation)).join(',')}]` };
+      return {
+        method: model.method,
+        url: info.gatewayUrl,
+        headers,
+        body: `[${body.operations.map((operation) => operationJson(operation)).join(',')}]`,
+      };
     case 'get': {
       const query = new URLSearchParams();
       query.set('query', body.operation.document);
@@ -283,7 +404,9 @@ export function createGraphqlDoor(name = 'graphql'): HttpDoor {
         }),
         check: (reply) => {
           const body = reply.json as { data?: { userExamples?: { total?: unknown } } } | undefined;
-          return reply.status === 200 && typeof body?.data?.userExamples?.total === 'string' ? undefined : `HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
+          return reply.status === 200 && typeof body?.data?.userExamples?.total === 'string'
+            ? undefined
+            : `HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
         },
       },
     ],

@@ -44,12 +44,16 @@ export function grpcFrame(payload: Buffer, compressedFlag = 0, announcedLength =
   return Buffer.concat([header, payload]);
 }
 
-type ByteEdit = { op: 'flip'; at: number; value: number } | { op: 'cut'; at: number } | { op: 'insert'; at: number; bytes: number[] } | { op: 'append'; bytes: number[] };
+type ByteEdit =
+  | { op: 'flip'; at: number; value: number }
+  | { op: 'cut'; at: number }
+  | { op: 'insert'; at: number; bytes: number[] }
+  | { op: 'append'; bytes: number[] };
 
 function applyEdits(bytes: Buffer, edits: readonly ByteEdit[]): Buffer {
   let out = Buffer.from(bytes);
   for (const edit of edits) {
-    const at = out.length === 0 ? 0 : ('at' in edit ? edit.at % (out.length + 1) : 0);
+    const at = out.length === 0 ? 0 : 'at' in edit ? edit.at % (out.length + 1) : 0;
     switch (edit.op) {
       case 'flip':
         if (out.length > 0) out[at % out.length] = edit.value;
@@ -71,7 +75,11 @@ function applyEdits(bytes: Buffer, edits: readonly ByteEdit[]): Buffer {
 const byteEdit: fc.Arbitrary<ByteEdit> = fc.oneof(
   fc.record({ op: fc.constant('flip' as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
   fc.record({ op: fc.constant('cut' as const), at: fc.nat() }),
-  fc.record({ op: fc.constant('insert' as const), at: fc.nat(), bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 12 }) }),
+  fc.record({
+    op: fc.constant('insert' as const),
+    at: fc.nat(),
+    bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 12 }),
+  }),
   fc.record({ op: fc.constant('append' as const), bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 12 }) }),
 );
 
@@ -110,7 +118,15 @@ function validMessage(method: Method, info: SystemInfo, variant: number): object
   const id = info.areaA.userIds[variant % info.areaA.userIds.length]!;
   switch (method) {
     case 'Create':
-      return { name: 'Grpc Fuzz', email: `grpc-${variant}@fuzz.example.com`, password: 'fuzz-password-1', phone: '13800138000', avatar: 'https://cdn.example.com/a.png', age: 30, gender: 'MALE' };
+      return {
+        name: 'Grpc Fuzz',
+        email: `grpc-${variant}@fuzz.example.com`,
+        password: 'fuzz-password-1',
+        phone: '13800138000',
+        avatar: 'https://cdn.example.com/a.png',
+        age: 30,
+        gender: 'MALE',
+      };
     case 'GetByID':
     case 'DeleteByID':
       return { id };
@@ -124,28 +140,121 @@ function validMessage(method: Method, info: SystemInfo, variant: number): object
 export const grpcFrames: fc.Arbitrary<GrpcFrameModel & { describe(info: SystemInfo): string }> = fc
   .record({
     method: fc.constantFrom(...METHODS),
-    pathKind: fc.oneof({ weight: 12, arbitrary: fc.constant('method') }, { weight: 1, arbitrary: fc.constantFrom('/api.serverNameExample.v1.userExample/Nope', '/api.serverNameExample.v1.Nope/GetByID', '/', '/x', '/grpc.health.v1.Health/Check', '/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo', `/${'a'.repeat(10_000)}`, '/api.serverNameExample.v1.userExample/getbyid', '/api.serverNameExample.v1.userExample/GetByID/extra') }),
+    pathKind: fc.oneof(
+      { weight: 12, arbitrary: fc.constant('method') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          '/api.serverNameExample.v1.userExample/Nope',
+          '/api.serverNameExample.v1.Nope/GetByID',
+          '/',
+          '/x',
+          '/grpc.health.v1.Health/Check',
+          '/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo',
+          `/${'a'.repeat(10_000)}`,
+          '/api.serverNameExample.v1.userExample/getbyid',
+          '/api.serverNameExample.v1.userExample/GetByID/extra',
+        ),
+      },
+    ),
     credential: fc.constantFrom<RawCredential>('admin', 'admin', 'admin', 'user', 'none', 'junk'),
-    contentType: fc.oneof({ weight: 12, arbitrary: fc.constant<string | undefined>('application/grpc') }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>('application/grpc+proto', 'application/grpc+json', 'application/json', 'text/plain', undefined, 'application/grpc-web', 'application/grpcx') }),
+    contentType: fc.oneof(
+      { weight: 12, arbitrary: fc.constant<string | undefined>('application/grpc') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<string | undefined>(
+          'application/grpc+proto',
+          'application/grpc+json',
+          'application/json',
+          'text/plain',
+          undefined,
+          'application/grpc-web',
+          'application/grpcx',
+        ),
+      },
+    ),
     te: fc.oneof({ weight: 12, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
     grpcTimeout: fc.oneof(
       { weight: 10, arbitrary: fc.constant<string | undefined>(undefined) },
       { weight: 2, arbitrary: fc.constantFrom<string | undefined>('5S', '100m', '1H', '99999999H', '1n', '0S') },
-      { weight: 2, arbitrary: fc.constantFrom<string | undefined>('abc', '1', '-1S', '999999999S', '1X', '', ' 5S', '1.5S', '5s', 'S', '100000000000000000000m') },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom<string | undefined>(
+          'abc',
+          '1',
+          '-1S',
+          '999999999S',
+          '1X',
+          '',
+          ' 5S',
+          '1.5S',
+          '5s',
+          'S',
+          '100000000000000000000m',
+        ),
+      },
     ),
-    grpcEncoding: fc.oneof({ weight: 10, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 2, arbitrary: fc.constantFrom<string | undefined>('identity', 'gzip', 'deflate', 'snappy', 'br', '', 'GZIP', 'gzip, gzip', 'x-nope') }),
-    acceptEncoding: fc.oneof({ weight: 10, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>('gzip', 'identity,deflate,gzip', 'nope', '') }),
+    grpcEncoding: fc.oneof(
+      { weight: 10, arbitrary: fc.constant<string | undefined>(undefined) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom<string | undefined>('identity', 'gzip', 'deflate', 'snappy', 'br', '', 'GZIP', 'gzip, gzip', 'x-nope'),
+      },
+    ),
+    acceptEncoding: fc.oneof(
+      { weight: 10, arbitrary: fc.constant<string | undefined>(undefined) },
+      { weight: 1, arbitrary: fc.constantFrom<string | undefined>('gzip', 'identity,deflate,gzip', 'nope', '') },
+    ),
     extraHeaders: fc.oneof(
       { weight: 10, arbitrary: fc.constant<[string, string][]>([]) },
-      { weight: 1, arbitrary: fc.array(fc.tuple(fc.constantFrom('x-request-id', 'traceparent', 'grpc-status', 'grpc-message', 'grpc-previous-rpc-attempts', 'authorization-bin', 'x-bin', 'user-agent'), hostileString({ maxLength: 3_000 }).map((text) => text.replace(/[^\x20-\x7e]/g, ''))), { maxLength: 3 }) },
+      {
+        weight: 1,
+        arbitrary: fc.array(
+          fc.tuple(
+            fc.constantFrom(
+              'x-request-id',
+              'traceparent',
+              'grpc-status',
+              'grpc-message',
+              'grpc-previous-rpc-attempts',
+              'authorization-bin',
+              'x-bin',
+              'user-agent',
+            ),
+            hostileString({ maxLength: 3_000 }).map((text) => text.replace(/[^\x20-\x7e]/g, '')),
+          ),
+          { maxLength: 3 },
+        ),
+      },
     ),
-    payloadKind: fc.oneof({ weight: 4, arbitrary: fc.constant('valid' as const) }, { weight: 5, arbitrary: fc.constant('edited' as const) }, { weight: 2, arbitrary: fc.constant('crafted' as const) }, { weight: 1, arbitrary: fc.constant('random' as const) }),
+    payloadKind: fc.oneof(
+      { weight: 4, arbitrary: fc.constant('valid' as const) },
+      { weight: 5, arbitrary: fc.constant('edited' as const) },
+      { weight: 2, arbitrary: fc.constant('crafted' as const) },
+      { weight: 1, arbitrary: fc.constant('random' as const) },
+    ),
     edits: fc.array(byteEdit, { minLength: 1, maxLength: 4 }),
     crafted: craftedProtobuf,
     random: fc.uint8Array({ maxLength: 300 }),
     variant: fc.nat({ max: 1_000_000 }),
-    compression: fc.oneof({ weight: 12, arbitrary: fc.constant<GrpcFrameModel['compression']>('none') }, { weight: 1, arbitrary: fc.constantFrom<GrpcFrameModel['compression']>('flag-only', 'gzip', 'deflate', 'garbage', 'flag-2') }),
-    framing: fc.oneof({ weight: 12, arbitrary: fc.constant<GrpcFrameModel['framing']>('one') }, { weight: 1, arbitrary: fc.constantFrom<GrpcFrameModel['framing']>('none', 'two', 'announced-longer', 'announced-shorter', 'cut-header', 'huge-announced') }),
+    compression: fc.oneof(
+      { weight: 12, arbitrary: fc.constant<GrpcFrameModel['compression']>('none') },
+      { weight: 1, arbitrary: fc.constantFrom<GrpcFrameModel['compression']>('flag-only', 'gzip', 'deflate', 'garbage', 'flag-2') },
+    ),
+    framing: fc.oneof(
+      { weight: 12, arbitrary: fc.constant<GrpcFrameModel['framing']>('one') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<GrpcFrameModel['framing']>(
+          'none',
+          'two',
+          'announced-longer',
+          'announced-shorter',
+          'cut-header',
+          'huge-announced',
+        ),
+      },
+    ),
   })
   .map((raw) => {
     const model: GrpcFrameModel = {
@@ -171,7 +280,9 @@ export const grpcFrames: fc.Arbitrary<GrpcFrameModel & { describe(info: SystemIn
       compression: raw.compression,
       framing: raw.framing,
     };
-    return withShortText({ ...model, describe: (info: SystemInfo) => describeFrames(model, info) }, () => shortStringify({ ...raw, crafted: escapeBytes(raw.crafted, 40) }));
+    return withShortText({ ...model, describe: (info: SystemInfo) => describeFrames(model, info) }, () =>
+      shortStringify({ ...raw, crafted: escapeBytes(raw.crafted, 40) }),
+    );
   });
 
 function credentialHeader(credential: RawCredential, info: SystemInfo): string | undefined {
@@ -261,10 +372,23 @@ interface StreamResult {
   durationMs: number;
 }
 
-function sendOnSession(session: ClientHttp2Session, headers: Record<string, string>, body: Buffer, timeoutMs: number): Promise<StreamResult> {
+function sendOnSession(
+  session: ClientHttp2Session,
+  headers: Record<string, string>,
+  body: Buffer,
+  timeoutMs: number,
+): Promise<StreamResult> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const result: StreamResult = { kind: 'done', status: undefined, headers: {}, trailers: {}, body: Buffer.alloc(0), error: undefined, durationMs: 0 };
+    const result: StreamResult = {
+      kind: 'done',
+      status: undefined,
+      headers: {},
+      trailers: {},
+      body: Buffer.alloc(0),
+      error: undefined,
+      durationMs: 0,
+    };
     const chunks: Buffer[] = [];
     let settled = false;
     const finish = (kind: StreamResult['kind'], error?: string) => {
@@ -333,16 +457,24 @@ function summarize(result: StreamResult): string {
 
 /** Judges a finished stream: an HTTP-level refusal (4xx) of a non-gRPC request is fine; anything gRPC needs a good status. */
 function judgeStream(result: StreamResult, timeoutMs: number): { problems: Problem[]; rejected: boolean; unavailable: boolean } {
-  if (result.kind === 'hang') return { problems: [{ kind: 'hang', detail: `no status within the ${timeoutMs} ms bound` }], rejected: true, unavailable: false };
-  if (result.status === undefined) return { problems: [{ kind: 'dropped', detail: `the stream ended without a reply: ${result.error}` }], rejected: true, unavailable: false };
+  if (result.kind === 'hang')
+    return { problems: [{ kind: 'hang', detail: `no status within the ${timeoutMs} ms bound` }], rejected: true, unavailable: false };
+  if (result.status === undefined)
+    return {
+      problems: [{ kind: 'dropped', detail: `the stream ended without a reply: ${result.error}` }],
+      rejected: true,
+      unavailable: false,
+    };
   const { code, message } = grpcStatusOf(result);
   if (result.status !== 200) {
-    if (result.status >= 500) return { problems: [{ kind: '5xx', detail: `HTTP/2 :status ${result.status}` }], rejected: true, unavailable: false };
+    if (result.status >= 500)
+      return { problems: [{ kind: '5xx', detail: `HTTP/2 :status ${result.status}` }], rejected: true, unavailable: false };
     // The gRPC spec lets a server refuse a request that is not gRPC at the HTTP level (415 for a wrong content type).
     return { problems: code !== undefined ? judgeGrpcStatus(code, message).problems : [], rejected: true, unavailable: false };
   }
   const judgement = judgeGrpcStatus(code, message);
-  if (code === undefined && result.kind === 'dropped') judgement.problems.push({ kind: 'dropped', detail: `the stream ended without a status: ${result.error}` });
+  if (code === undefined && result.kind === 'dropped')
+    judgement.problems.push({ kind: 'dropped', detail: `the stream ended without a status: ${result.error}` });
   return judgement;
 }
 
@@ -468,11 +600,20 @@ export class GrpcFrameDoor implements FuzzDoor<GrpcFrameModel & { describe(info:
   async exchange(model: GrpcFrameModel, system: FuzzSystem): Promise<CaseOutcome> {
     const { requestTimeoutMs } = fuzzSettings();
     const info = system.info;
-    const result = await sendOnSession(this.connections.kept(info), requestHeaders(model, info), requestBody(model, info), requestTimeoutMs);
+    const result = await sendOnSession(
+      this.connections.kept(info),
+      requestHeaders(model, info),
+      requestBody(model, info),
+      requestTimeoutMs,
+    );
     if (result.kind !== 'done') this.connections.dropSession();
     const judgement = judgeStream(result, requestTimeoutMs);
     const { code, message } = grpcStatusOf(result);
-    return { ...judgement, summary: summarize(result), label: `${result.status} ${code === undefined ? '-' : GRPC_CODE_NAMES[code]}: ${(message ?? result.error ?? '').replace(/\d{4,}/g, 'N').slice(0, 80)}` };
+    return {
+      ...judgement,
+      summary: summarize(result),
+      label: `${result.status} ${code === undefined ? '-' : GRPC_CODE_NAMES[code]}: ${(message ?? result.error ?? '').replace(/\d{4,}/g, 'N').slice(0, 80)}`,
+    };
   }
 
   probe(system: FuzzSystem): Promise<Problem[]> {
@@ -496,10 +637,22 @@ export interface GrpcCallModel {
 }
 
 const int32 = fc.oneof(fc.integer({ min: -5, max: 130 }), fc.constantFrom(0, -1, 2_147_483_647, -2_147_483_648));
-const text = fc.oneof({ weight: 3, arbitrary: hostileString({ maxLength: 300_000 }) }, { weight: 1, arbitrary: fc.constantFrom('', 'a', 'x@y.z', 'not-an-email', '13800138000', 'https://a.example/p.png', 'javascript:alert(1)') });
+const text = fc.oneof(
+  { weight: 3, arbitrary: hostileString({ maxLength: 300_000 }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('', 'a', 'x@y.z', 'not-an-email', '13800138000', 'https://a.example/p.png', 'javascript:alert(1)'),
+  },
+);
 /** uint64 as the decimal text grpc-js encodes (protobufjs refuses text that is not a number). */
-const uint64Text = fc.oneof(fc.constantFrom('0', '1', '2', '3', '4', '18446744073709551615', '9223372036854775807', '9223372036854775808'), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String));
-const int64Text = fc.oneof(fc.constantFrom('0', '-1', '9223372036854775807', '-9223372036854775808'), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String));
+const uint64Text = fc.oneof(
+  fc.constantFrom('0', '1', '2', '3', '4', '18446744073709551615', '9223372036854775807', '9223372036854775808'),
+  fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String),
+);
+const int64Text = fc.oneof(
+  fc.constantFrom('0', '-1', '9223372036854775807', '-9223372036854775808'),
+  fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String),
+);
 const gender = fc.oneof(fc.constantFrom('UNKNOWN', 'MALE', 'FEMALE'), fc.constantFrom(0, 1, 2, 3, -1, 2_147_483_647));
 
 function listParamsMessage(model: ListParamsModel): object {
@@ -509,7 +662,12 @@ function listParamsMessage(model: ListParamsModel): object {
       page: toInt32(model.page),
       limit: toInt32(model.limit),
       sort: model.sort ?? '',
-      columns: (model.columns ?? []).map((column) => ({ name: column.name ?? '', exp: column.exp ?? '', value: column.value ?? '', logic: column.logic ?? '' })),
+      columns: (model.columns ?? []).map((column) => ({
+        name: column.name ?? '',
+        exp: column.exp ?? '',
+        value: column.value ?? '',
+        logic: column.logic ?? '',
+      })),
     },
   };
 }
@@ -529,7 +687,18 @@ export const grpcCalls: fc.Arbitrary<GrpcCallModel> = fc
     fc.record({
       method: fc.constant<Method>('UpdateByID'),
       request: fc.record(
-        { id: uint64Text, name: text, email: text, password: text, phone: text, avatar: text, age: int32, gender, status: int32, login_at: int64Text },
+        {
+          id: uint64Text,
+          name: text,
+          email: text,
+          password: text,
+          phone: text,
+          avatar: text,
+          age: int32,
+          gender,
+          status: int32,
+          login_at: int64Text,
+        },
         { requiredKeys: ['id'] },
       ),
       credential: fc.constantFrom<RawCredential>('admin', 'admin', 'user', 'none', 'junk'),
@@ -560,12 +729,22 @@ export class GrpcCallDoor implements FuzzDoor<GrpcCallModel> {
     } catch (error) {
       throw new Error(`the generator made a request the proto cannot encode: ${(error as Error).message}`, { cause: error });
     }
-    const headers: Record<string, string> = { ':method': 'POST', ':path': `/${USER_EXAMPLE_SERVICE_NAME}/${model.method}`, 'content-type': 'application/grpc', te: 'trailers', ...metadata };
+    const headers: Record<string, string> = {
+      ':method': 'POST',
+      ':path': `/${USER_EXAMPLE_SERVICE_NAME}/${model.method}`,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      ...metadata,
+    };
     const result = await sendOnSession(this.connections.kept(info), headers, body, requestTimeoutMs);
     if (result.kind !== 'done') this.connections.dropSession();
     const judgement = judgeStream(result, requestTimeoutMs);
     const { code, message } = grpcStatusOf(result);
-    return { ...judgement, summary: summarize(result), label: `${model.method} ${code === undefined ? '-' : GRPC_CODE_NAMES[code]}: ${(message ?? '').replace(/\d{4,}/g, 'N').slice(0, 80)}` };
+    return {
+      ...judgement,
+      summary: summarize(result),
+      label: `${model.method} ${code === undefined ? '-' : GRPC_CODE_NAMES[code]}: ${(message ?? '').replace(/\d{4,}/g, 'N').slice(0, 80)}`,
+    };
   }
 
   probe(system: FuzzSystem): Promise<Problem[]> {
@@ -588,7 +767,10 @@ export const notHttp2: fc.Arbitrary<Buffer> = fc.oneof(
     Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'),
     Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
     Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0xff, 0xff, 0xff, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00])]),
-    Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0x00, 0x00, 0x06, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0xff, 0xff, 0xff, 0xff])]),
+    Buffer.concat([
+      Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+      Buffer.from([0x00, 0x00, 0x06, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0xff, 0xff, 0xff, 0xff]),
+    ]),
   ),
   fc.uint8Array({ maxLength: 2_000 }).map((bytes) => Buffer.from(bytes)),
   fc.uint8Array({ maxLength: 500 }).map((bytes) => Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from(bytes)])),
@@ -596,7 +778,10 @@ export const notHttp2: fc.Arbitrary<Buffer> = fc.oneof(
 
 /** Writes `bytes` on a fresh TCP connection to the gRPC port and waits until the server closes it (or the bound). */
 export function sendRawBytes(info: SystemInfo, bytes: Buffer, timeoutMs: number): Promise<{ closed: boolean; received: number }> {
-  const [host, port] = [info.grpcAddress.slice(0, info.grpcAddress.lastIndexOf(':')), Number(info.grpcAddress.slice(info.grpcAddress.lastIndexOf(':') + 1))];
+  const [host, port] = [
+    info.grpcAddress.slice(0, info.grpcAddress.lastIndexOf(':')),
+    Number(info.grpcAddress.slice(info.grpcAddress.lastIndexOf(':') + 1)),
+  ];
   return new Promise((resolve) => {
     const socket = netConnect({ host, port });
     let received = 0;
@@ -623,7 +808,13 @@ export class GrpcBytesDoor implements FuzzDoor<{ bytes: Buffer }> {
     // A client that sends garbage and stops may be left waiting by the server (HTTP/2 has no reply to give it); the bound
     // here is only for the test's own sake. What must hold is the probe afterwards.
     const result = await sendRawBytes(system.info, input.bytes, 2_000);
-    return { problems: [], rejected: true, unavailable: false, summary: `${result.received} bytes back, ${result.closed ? 'closed by the server' : 'left open'}`, label: result.closed ? 'closed' : 'open' };
+    return {
+      problems: [],
+      rejected: true,
+      unavailable: false,
+      summary: `${result.received} bytes back, ${result.closed ? 'closed by the server' : 'left open'}`,
+      label: result.closed ? 'closed' : 'open',
+    };
   }
 
   probe(system: FuzzSystem): Promise<Problem[]> {

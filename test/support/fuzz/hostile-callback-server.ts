@@ -210,7 +210,9 @@ export class HostileCallbackServers {
       this.forbiddenRequests.push({ server: 'forbidden', ...request });
       socket.end('HTTP/1.1 200 OK\r\ncontent-length: 9\r\nconnection: close\r\n\r\nforbidden');
     }, this.sockets);
-    await Promise.all([this.callback, this.forbidden].map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
+    await Promise.all(
+      [this.callback, this.forbidden].map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))),
+    );
   }
 
   /** A new case's id, its plan registered: the callback URL `/hs/<id>` is answered as it says. */
@@ -232,7 +234,9 @@ export class HostileCallbackServers {
 
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
-    await Promise.all([this.callback, this.forbidden].map((server) => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))));
+    await Promise.all(
+      [this.callback, this.forbidden].map((server) => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))),
+    );
   }
 
   private answer(socket: Socket, request: Omit<ReceivedRequest, 'server'>): void {
@@ -254,7 +258,12 @@ export class HostileCallbackServers {
     if (kind === 'ok') {
       this.honestRequests++;
       const challenge = Buffer.from(url.searchParams.get('hub.challenge') ?? '');
-      socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: ${challenge.length}\r\nconnection: close\r\n\r\n`), challenge]));
+      socket.end(
+        Buffer.concat([
+          Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: ${challenge.length}\r\nconnection: close\r\n\r\n`),
+          challenge,
+        ]),
+      );
       return;
     }
     const plan = kind === 'hs' ? this.plans.get(id) : undefined;
@@ -306,7 +315,8 @@ export class HostileCallbackServers {
     const cut = plan.fault === 'none' ? body.length : Math.min(Math.floor(body.length / 2), this.maxBytes - 1);
     const sent = body.subarray(0, cut);
     const bodyless = plan.status === 204 || plan.status === 304;
-    if (plan.framing === 'length' || bodyless) headers.push(`content-length: ${bodyless ? 0 : body.length + (plan.fault === 'none' ? 0 : 1)}`);
+    if (plan.framing === 'length' || bodyless)
+      headers.push(`content-length: ${bodyless ? 0 : body.length + (plan.fault === 'none' ? 0 : 1)}`);
     else if (plan.framing === 'chunked') headers.push('transfer-encoding: chunked');
     headers.push('connection: close');
     const head = Buffer.from(`${headers.join('\r\n')}\r\n\r\n`, 'latin1');

@@ -163,11 +163,7 @@ export function rawArray(items: readonly RawJson[]): RawJson {
 /** Any JSON value (a few levels deep), as text. */
 export function rawJsonValue(maxDepth = 3): fc.Arbitrary<RawJson> {
   const { value } = fc.letrec<{ value: RawJson; leaf: RawJson }>((tie) => ({
-    leaf: fc.oneof(
-      fc.constantFrom('null', 'true', 'false'),
-      rawJsonNumber(),
-      hostileString({ maxLength: 5_000 }).map(quote),
-    ),
+    leaf: fc.oneof(fc.constantFrom('null', 'true', 'false'), rawJsonNumber(), hostileString({ maxLength: 5_000 }).map(quote)),
     value: fc.oneof(
       { depthSize: 'small', withCrossShrink: true, maxDepth },
       tie('leaf'),
@@ -183,7 +179,15 @@ export function corruptJson(valid: RawJson): fc.Arbitrary<string> {
   return fc.oneof(
     fc.constant(valid),
     fc.nat({ max: Math.max(0, valid.length - 1) }).map((at) => valid.slice(0, at)),
-    fc.constantFrom(`${valid},`, `${valid}}`, `\uFEFF${valid}`, `${valid} trailing`, valid.replace(/^\{/, '{,'), `/* c */${valid}`, valid.replace(/"/g, "'")),
+    fc.constantFrom(
+      `${valid},`,
+      `${valid}}`,
+      `\uFEFF${valid}`,
+      `${valid} trailing`,
+      valid.replace(/^\{/, '{,'),
+      `/* c */${valid}`,
+      valid.replace(/"/g, "'"),
+    ),
     fc.nat({ max: 20_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)),
     fc.nat({ max: 20_000 }).map((depth) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
     fc.constantFrom('', ' ', 'null', '[]', '"x"', '1', 'NaN', '{"__proto__":{"polluted":true}}', '{"a":1,"a":2}'),
@@ -193,7 +197,10 @@ export function corruptJson(valid: RawJson): fc.Arbitrary<string> {
 /** Percent-encodes a path segment or query value; sometimes leaves a raw '%' or invalid UTF-8 escape in it. */
 export function urlPart(): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 5, arbitrary: hostileString({ maxLength: 3_000 }).map((text) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, '\uFFFD'))) },
+    {
+      weight: 5,
+      arbitrary: hostileString({ maxLength: 3_000 }).map((text) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, '\uFFFD'))),
+    },
     { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%C0%AF', '%FF', '%ED%A0%80', '%00', '%2e%2e', '..', '.') },
   );
 }

@@ -67,7 +67,10 @@ export function replyLabel(reply: ReplyView): string {
           : typeof body?.code === 'number'
             ? `code ${body.code}: ${String(body.message)}`
             : '';
-  return `${reply.status} ${error.replace(/\d{6,}/g, 'N').replace(/"[^"]{20,}"/g, '"…"').slice(0, 90)}`;
+  return `${reply.status} ${error
+    .replace(/\d{6,}/g, 'N')
+    .replace(/"[^"]{20,}"/g, '"…"')
+    .slice(0, 90)}`;
 }
 
 /** Problems of a transport outcome that is not a reply: a hang or a dropped connection where a reply was due. */
@@ -97,7 +100,12 @@ export class HttpDoor implements FuzzDoor<HttpPlan> {
     if (outcome.kind !== 'reply') {
       // Whatever is left of that connection is not to be reused.
       this.resetAgent();
-      return { problems: transportProblems(outcome, requestTimeoutMs), rejected: true, unavailable: false, summary: outcomeSummary(outcome) };
+      return {
+        problems: transportProblems(outcome, requestTimeoutMs),
+        rejected: true,
+        unavailable: false,
+        summary: outcomeSummary(outcome),
+      };
     }
     const judgement = this.options.judge(outcome, request);
     return { ...judgement, summary: outcomeSummary(outcome), label: replyLabel(outcome) };
@@ -109,7 +117,11 @@ export class HttpDoor implements FuzzDoor<HttpPlan> {
     for (const probe of this.options.probes) {
       for (const connection of ['kept-alive', 'fresh'] as const) {
         const request = probe.request(system.info);
-        const outcome = await httpExchange({ ...request, timeoutMs: requestTimeoutMs, ...(connection === 'kept-alive' ? { agent: this.agent } : {}) });
+        const outcome = await httpExchange({
+          ...request,
+          timeoutMs: requestTimeoutMs,
+          ...(connection === 'kept-alive' ? { agent: this.agent } : {}),
+        });
         const wrong = outcome.kind === 'reply' ? probe.check(outcome) : outcomeSummary(outcome);
         if (wrong !== undefined) {
           problems.push({ kind: 'liveness', detail: `the known-good ${probe.name} on a ${connection} connection: ${wrong}` });

@@ -80,7 +80,10 @@ export function httpExchange(request: HttpExchangeRequest): Promise<HttpOutcome>
       resolve(outcome);
     };
     const headers: Record<string, string | string[]> = { ...request.headers };
-    if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length' || name.toLowerCase() === 'transfer-encoding')) {
+    if (
+      body !== undefined &&
+      !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length' || name.toLowerCase() === 'transfer-encoding')
+    ) {
       headers['content-length'] = String(body.length);
     }
     let outgoing: ReturnType<typeof httpRequest>;

@@ -122,18 +122,26 @@ function scalarFor(type: ColumnType): fc.Arbitrary<string> {
         integers,
       );
     case 'text':
-      return fc.oneof(fc.constantFrom('%', '_', '%_%', '\\', '%\\%', 'a%', '%a', "O'Brien", '@example.com'), hostileString({ maxLength: 5_000 }));
+      return fc.oneof(
+        fc.constantFrom('%', '_', '%_%', '\\', '%\\%', 'a%', '%a', "O'Brien", '@example.com'),
+        hostileString({ maxLength: 5_000 }),
+      );
   }
 }
 
 /** A value fitting the column and operator most of the time: `in` lists of any length, `like` patterns, wrong types. */
 function valueFor(name: string | undefined, exp: string | undefined): fc.Arbitrary<string | undefined> {
-  const type: ColumnType = (name !== undefined && Object.hasOwn(COLUMN_TYPES, name) ? COLUMN_TYPES[name as keyof typeof COLUMN_TYPES] : 'text') as ColumnType;
+  const type: ColumnType = (
+    name !== undefined && Object.hasOwn(COLUMN_TYPES, name) ? COLUMN_TYPES[name as keyof typeof COLUMN_TYPES] : 'text'
+  ) as ColumnType;
   const one = scalarFor(type);
   const listy = exp !== undefined && /in$/i.test(exp.trim());
   // Items of a long list stay short: a request is bounded by the body limit anyway, and the generator by memory.
   const list = fc
-    .tuple(one.filter((item) => item.length <= 40), fc.oneof(fc.nat({ max: 12 }), fc.integer({ min: 900, max: 1_100 }), fc.integer({ min: 5_000, max: 40_000 })))
+    .tuple(
+      one.filter((item) => item.length <= 40),
+      fc.oneof(fc.nat({ max: 12 }), fc.integer({ min: 900, max: 1_100 }), fc.integer({ min: 5_000, max: 40_000 })),
+    )
     .map(([value, count]) => Array.from({ length: Math.max(1, count) }, (_, index) => (index % 3 === 0 ? value : String(index))).join(','));
   return fc.oneof(
     { weight: listy ? 2 : 6, arbitrary: one },
@@ -148,18 +156,33 @@ export const columnModel: fc.Arbitrary<ColumnModel> = fc
     exp: fc.option(operator, { nil: undefined, freq: 6 }),
     logic: fc.option(logic, { nil: undefined, freq: 4 }),
   })
-  .chain((column) => valueFor(column.name, column.exp).map((value): ColumnModel => ({ ...column, ...(value !== undefined ? { value } : {}) })));
+  .chain((column) =>
+    valueFor(column.name, column.exp).map((value): ColumnModel => ({ ...column, ...(value !== undefined ? { value } : {}) })),
+  );
 
 const sortKey = fc.oneof(
-  { weight: 8, arbitrary: fc.tuple(fc.constantFrom('', '-', '+', ' -'), fc.constantFrom(...KNOWN_COLUMNS)).map(([sign, name]) => sign + name) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('--', '-+', '+-'), fc.constantFrom(...KNOWN_COLUMNS)).map(([sign, name]) => sign + name) },
+  {
+    weight: 8,
+    arbitrary: fc.tuple(fc.constantFrom('', '-', '+', ' -'), fc.constantFrom(...KNOWN_COLUMNS)).map(([sign, name]) => sign + name),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom('--', '-+', '+-'), fc.constantFrom(...KNOWN_COLUMNS)).map(([sign, name]) => sign + name),
+  },
   { weight: 1, arbitrary: columnName },
 );
 
 const sort = fc.oneof(
   { weight: 12, arbitrary: fc.array(sortKey, { maxLength: 4 }).map((keys) => keys.join(',')) },
   { weight: 1, arbitrary: fc.constantFrom('ignore count', 'IGNORE COUNT', ' ignore  count ', '', ',', '-', '-,-', 'age desc', 'id;') },
-  { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 200_000 }).map((n) => Array.from({ length: Math.ceil(n / 4) }, () => '-age').join(',').slice(0, n)) },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 1_000, max: 200_000 }).map((n) =>
+      Array.from({ length: Math.ceil(n / 4) }, () => '-age')
+        .join(',')
+        .slice(0, n),
+    ),
+  },
 );
 
 /** Mostly in range (so that a request gets past paging to the conditions), sometimes any edge value. */
@@ -167,12 +190,17 @@ const pagingNumber = (max: number) =>
   fc.oneof(
     { weight: 12, arbitrary: fc.integer({ min: 0, max }) },
     { weight: 1, arbitrary: fc.integer({ min: -2, max: 1_002 }) },
-    { weight: 1, arbitrary: fc.constantFrom(2_147_483_647, -2_147_483_648, 2_147_483_648, 4_294_967_296, 9_007_199_254_740_991, 1e21, 0.5, -0) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(2_147_483_647, -2_147_483_648, 2_147_483_648, 4_294_967_296, 9_007_199_254_740_991, 1e21, 0.5, -0),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...NUMBER_LIKE_TEXTS) },
   );
 
 /** A column whose JSON stays small, for requests with thousands of them. */
-const smallColumn = columnModel.filter((column) => (column.value?.length ?? 0) + (column.name?.length ?? 0) + (column.exp?.length ?? 0) + (column.logic?.length ?? 0) < 200);
+const smallColumn = columnModel.filter(
+  (column) => (column.value?.length ?? 0) + (column.name?.length ?? 0) + (column.exp?.length ?? 0) + (column.logic?.length ?? 0) < 200,
+);
 
 /** Columns: usually a handful, sometimes thousands (one request must not be able to bind tens of thousands of values). */
 const columns = fc.oneof(

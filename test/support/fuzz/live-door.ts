@@ -38,7 +38,15 @@ const PER_TOKEN = Number(LIVE_SYSTEM_ENV.SUBSCRIPTIONS_PER_TOKEN);
 type Spelling = 'Bearer' | 'bearer' | 'BEARER' | 'double space' | 'tab' | 'trailing space' | 'OAuth';
 const spelling = fc.constantFrom<Spelling>('Bearer', 'Bearer', 'bearer', 'BEARER', 'double space', 'tab', 'trailing space', 'OAuth');
 function spelled(token: string, how: Spelling): string {
-  return { Bearer: `Bearer ${token}`, bearer: `bearer ${token}`, BEARER: `BEARER ${token}`, 'double space': `Bearer  ${token}`, tab: `Bearer\t${token}`, 'trailing space': `Bearer ${token} `, OAuth: `OAuth ${token}` }[how];
+  return {
+    Bearer: `Bearer ${token}`,
+    bearer: `bearer ${token}`,
+    BEARER: `BEARER ${token}`,
+    'double space': `Bearer  ${token}`,
+    tab: `Bearer\t${token}`,
+    'trailing space': `Bearer ${token} `,
+    OAuth: `OAuth ${token}`,
+  }[how];
 }
 
 /** Close codes a graphql-ws server may use (graphql-ws's CloseCode), plus ws's own for a frame too large and going away. */
@@ -48,7 +56,8 @@ type Credential = 'own' | 'parent' | 'none' | 'junk' | 'expired';
 
 /** A subscription (or not) the door sends: a template filled with the system's ids and a hostile value here and there. */
 interface LiveDocument {
-  template: 'media' | 'replies' | 'mentions' | 'query' | 'invalid' | 'garbage' | 'two-roots' | 'deferred' | 'deferred-broken' | 'deferred-same';
+  template:
+    'media' | 'replies' | 'mentions' | 'query' | 'invalid' | 'garbage' | 'two-roots' | 'deferred' | 'deferred-broken' | 'deferred-same';
   id: 'post' | 'comment' | 'account' | 'unknown' | 'hostile';
   after: 'none' | 'zero' | 'big' | 'hostile' | 'negative';
   hostile: string;
@@ -82,7 +91,21 @@ export type LiveInput =
 
 const credential = fc.constantFrom<Credential>('own', 'own', 'parent', 'none', 'junk', 'expired');
 const liveDocument: fc.Arbitrary<LiveDocument> = fc.record({
-  template: fc.constantFrom<LiveDocument['template']>('media', 'media', 'replies', 'mentions', 'query', 'invalid', 'garbage', 'two-roots', 'deferred', 'deferred', 'deferred-broken', 'deferred-same', 'deferred-same'),
+  template: fc.constantFrom<LiveDocument['template']>(
+    'media',
+    'media',
+    'replies',
+    'mentions',
+    'query',
+    'invalid',
+    'garbage',
+    'two-roots',
+    'deferred',
+    'deferred',
+    'deferred-broken',
+    'deferred-same',
+    'deferred-same',
+  ),
   id: fc.constantFrom<LiveDocument['id']>('post', 'post', 'comment', 'account', 'unknown', 'hostile'),
   after: fc.constantFrom<LiveDocument['after']>('none', 'none', 'zero', 'big', 'hostile', 'negative'),
   hostile: hostileString({ maxLength: 200 }),
@@ -90,9 +113,32 @@ const liveDocument: fc.Arbitrary<LiveDocument> = fc.record({
 const subscriptionId = fc.oneof(fc.constantFrom('1', '2', '1'), hostileString({ maxLength: 64 }));
 
 const wsStep: fc.Arbitrary<WsStep> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('init' as const), credential, shape: fc.constantFrom('Authorization', 'headers', 'array', 'string'), spelling }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('spellings' as const), spellings: fc.array(spelling, { minLength: 2, maxLength: 4 }), each: fc.integer({ min: 1, max: 5 }) }) },
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('subscribe' as const), id: subscriptionId, document: liveDocument, variablesJson: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('init' as const),
+      credential,
+      shape: fc.constantFrom('Authorization', 'headers', 'array', 'string'),
+      spelling,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('spellings' as const),
+      spellings: fc.array(spelling, { minLength: 2, maxLength: 4 }),
+      each: fc.integer({ min: 1, max: 5 }),
+    }),
+  },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('subscribe' as const),
+      id: subscriptionId,
+      document: liveDocument,
+      variablesJson: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('complete' as const), id: subscriptionId }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('ping' as const, 'pong' as const) }) },
   {
@@ -101,18 +147,37 @@ const wsStep: fc.Arbitrary<WsStep> = fc.oneof(
       kind: fc.constant('raw' as const),
       text: fc.oneof(
         hostileString(),
-        fc.constantFrom('{}', '[]', 'null', '{"type":"subscribe"}', '{"type":"subscribe","id":"x","payload":null}', '{"type":"next","id":"1","payload":{}}', '{"type":"connection_init","payload":[]}', '{"type":42}', '{"id":"1"}'),
+        fc.constantFrom(
+          '{}',
+          '[]',
+          'null',
+          '{"type":"subscribe"}',
+          '{"type":"subscribe","id":"x","payload":null}',
+          '{"type":"next","id":"1","payload":{}}',
+          '{"type":"connection_init","payload":[]}',
+          '{"type":42}',
+          '{"id":"1"}',
+        ),
       ),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('binary' as const), bytes: fc.integer({ min: 0, max: 64 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('oversized' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('flood' as const), count: fc.integer({ min: 2, max: 12 }), document: liveDocument }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('flood' as const), count: fc.integer({ min: 2, max: 12 }), document: liveDocument }),
+  },
 );
 
 export const wsCases: fc.Arbitrary<LiveInput> = fc.record({
   door: fc.constant('ws' as const),
-  protocol: fc.constantFrom<'graphql-transport-ws' | 'graphql-ws' | 'none'>('graphql-transport-ws', 'graphql-transport-ws', 'graphql-transport-ws', 'graphql-ws', 'none'),
+  protocol: fc.constantFrom<'graphql-transport-ws' | 'graphql-ws' | 'none'>(
+    'graphql-transport-ws',
+    'graphql-transport-ws',
+    'graphql-transport-ws',
+    'graphql-ws',
+    'none',
+  ),
   steps: fc.array(wsStep, { minLength: 0, maxLength: 8 }),
   read: fc.boolean(),
   holdMs: fc.integer({ min: 0, max: 500 }),
@@ -158,34 +223,57 @@ function documentOf(document: LiveDocument, info: SystemInfo): { query: string; 
   const variables: Record<string, unknown> = { id, ...(after !== undefined ? { after } : {}) };
   switch (document.template) {
     case 'media':
-      return { query: 'subscription M($id: ID!, $after: String) { mediaCommentEvents(mediaId: $id, after: $after) { cursor action comment { text from { username } } media { caption } } }', variables };
+      return {
+        query:
+          'subscription M($id: ID!, $after: String) { mediaCommentEvents(mediaId: $id, after: $after) { cursor action comment { text from { username } } media { caption } } }',
+        variables,
+      };
     case 'replies':
-      return { query: 'subscription R($id: ID!, $after: String) { commentReplyEvents(commentId: $id, after: $after) { cursor action commentId } }', variables };
+      return {
+        query: 'subscription R($id: ID!, $after: String) { commentReplyEvents(commentId: $id, after: $after) { cursor action commentId } }',
+        variables,
+      };
     case 'mentions':
-      return { query: 'subscription A($id: ID!, $after: String) { accountMentionEvents(accountId: $id, after: $after) { cursor media { id caption } comment { text } } }', variables };
+      return {
+        query:
+          'subscription A($id: ID!, $after: String) { accountMentionEvents(accountId: $id, after: $after) { cursor media { id caption } comment { text } } }',
+        variables,
+      };
     case 'query':
       return { query: 'query Q($id: ID!) { comment(id: $id) { id text } }', variables };
     case 'invalid':
       return { query: 'subscription { mediaCommentEvents(mediaId: 1) { nope } }', variables };
     case 'two-roots':
-      return { query: 'subscription T($id: ID!) { a: mediaCommentEvents(mediaId: $id) { cursor } b: mediaCommentEvents(mediaId: $id) { cursor } }', variables };
+      return {
+        query: 'subscription T($id: ID!) { a: mediaCommentEvents(mediaId: $id) { cursor } b: mediaCommentEvents(mediaId: $id) { cursor } }',
+        variables,
+      };
     case 'garbage':
       return { query: `subscription ${document.hostile}`, variables };
     case 'deferred':
       return {
-        query: 'query D($id: ID!) { me { id ... @defer(label: "m") { media(first: 2) { nodes { id ... @defer { commentsCount comments(first: 1) { nodes { text from { username } } } } } } } } comment(id: $id) { id ... @defer { text } } }',
+        query:
+          'query D($id: ID!) { me { id ... @defer(label: "m") { media(first: 2) { nodes { id ... @defer { commentsCount comments(first: 1) { nodes { text from { username } } } } } } } } comment(id: $id) { id ... @defer { text } } }',
         variables,
       };
     case 'deferred-broken':
       return { query: `query { me { ... @defer(label: ${JSON.stringify(document.hostile)}, if: $nope) { id } } }`, variables };
     case 'deferred-same':
       // Fields the planner fetches with the primary block, from the same subgraph: the deferred block has no fetch of its own.
-      return { query: 'query S($id: ID!) { comment(id: $id) { id ... @defer(label: "same") { text likeCount } } me { id ... @defer(label: "me") { username } } }', variables };
+      return {
+        query:
+          'query S($id: ID!) { comment(id: $id) { id ... @defer(label: "same") { text likeCount } } me { id ... @defer(label: "me") { username } } }',
+        variables,
+      };
   }
 }
 
 /** What must arrive of a deferred document whose fragments stay in one subgraph, once its parts are merged. */
-function judgeSameSubgraphDefer(document: LiveDocument, parts: { data?: any; incremental?: { data?: any; path: (string | number)[] }[] }[], problems: Problem[]): void {
+function judgeSameSubgraphDefer(
+  document: LiveDocument,
+  parts: { data?: any; incremental?: { data?: any; path: (string | number)[] }[] }[],
+  problems: Problem[],
+): void {
   if (document.template !== 'deferred-same' || parts.length < 2) return;
   const merged = structuredClone(parts[0]!.data ?? {}) as Record<string, any>;
   for (const part of parts.slice(1)) {
@@ -194,8 +282,16 @@ function judgeSameSubgraphDefer(document: LiveDocument, parts: { data?: any; inc
       if (target && item.data) Object.assign(target, item.data);
     }
   }
-  if (merged.comment && !('text' in merged.comment)) problems.push({ kind: 'format', detail: `a deferred fragment of one subgraph never arrived (comment.text): ${excerpt(JSON.stringify(parts), 400)}` });
-  if (merged.me && !('username' in merged.me)) problems.push({ kind: 'format', detail: `a deferred fragment of one subgraph never arrived (me.username): ${excerpt(JSON.stringify(parts), 400)}` });
+  if (merged.comment && !('text' in merged.comment))
+    problems.push({
+      kind: 'format',
+      detail: `a deferred fragment of one subgraph never arrived (comment.text): ${excerpt(JSON.stringify(parts), 400)}`,
+    });
+  if (merged.me && !('username' in merged.me))
+    problems.push({
+      kind: 'format',
+      detail: `a deferred fragment of one subgraph never arrived (me.username): ${excerpt(JSON.stringify(parts), 400)}`,
+    });
 }
 
 /** GRAPHQL_MAX_JSON_DEPTH's default (the fuzz systems keep it). */
@@ -208,7 +304,12 @@ const MAX_JSON_DEPTH = 32;
 async function spellingsPastTheCap(step: Extract<WsStep, { kind: 'spellings' }>, info: SystemInfo): Promise<Problem[]> {
   const url = info.gatewayUrl.replace(/^http/, 'ws');
   const query = 'subscription S($id: ID!) { mediaCommentEvents(mediaId: $id) { cursor } }';
-  const sockets = step.spellings.map((how) => ({ how, socket: new WebSocket(url, 'graphql-transport-ws'), refused: new Set<string>(), ponged: false }));
+  const sockets = step.spellings.map((how) => ({
+    how,
+    socket: new WebSocket(url, 'graphql-transport-ws'),
+    refused: new Set<string>(),
+    ponged: false,
+  }));
   try {
     await Promise.all(
       sockets.map(
@@ -216,12 +317,22 @@ async function spellingsPastTheCap(step: Extract<WsStep, { kind: 'spellings' }>,
           new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, 3000);
             entry.socket.on('error', () => resolve());
-            entry.socket.once('open', () => entry.socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: spelled(info.social.tokens.own, entry.how) } })));
+            entry.socket.once('open', () =>
+              entry.socket.send(
+                JSON.stringify({ type: 'connection_init', payload: { Authorization: spelled(info.social.tokens.own, entry.how) } }),
+              ),
+            );
             entry.socket.on('message', (data) => {
               const message = JSON.parse(String(data)) as { type: string; id?: string; payload?: { errors?: unknown } };
               if (message.type === 'connection_ack') {
                 for (let index = 0; index < step.each; index += 1) {
-                  entry.socket.send(JSON.stringify({ type: 'subscribe', id: `s${index}`, payload: { query, variables: { id: info.social.posts[index % 3] } } }));
+                  entry.socket.send(
+                    JSON.stringify({
+                      type: 'subscribe',
+                      id: `s${index}`,
+                      payload: { query, variables: { id: info.social.posts[index % 3] } },
+                    }),
+                  );
                 }
                 entry.socket.send(JSON.stringify({ type: 'ping' }));
               } else if (message.type === 'error' || (message.type === 'next' && message.payload?.errors)) {
@@ -237,7 +348,14 @@ async function spellingsPastTheCap(step: Extract<WsStep, { kind: 'spellings' }>,
       ),
     );
     const open = sockets.filter((entry) => entry.ponged).reduce((sum, entry) => sum + step.each - entry.refused.size, 0);
-    return open > PER_TOKEN ? [{ kind: 'format', detail: `${open} subscriptions of one token open at once, spelled ${step.spellings.join(', ')} (the cap is ${PER_TOKEN})` }] : [];
+    return open > PER_TOKEN
+      ? [
+          {
+            kind: 'format',
+            detail: `${open} subscriptions of one token open at once, spelled ${step.spellings.join(', ')} (the cap is ${PER_TOKEN})`,
+          },
+        ]
+      : [];
   } finally {
     for (const entry of sockets) entry.socket.terminate();
   }
@@ -276,8 +394,14 @@ function judgeServerMessage(text: string, problems: Problem[]): void {
     problems.push({ kind: 'format', detail: `a message of type ${record.type}` });
     return;
   }
-  const errors = record.type === 'error' ? record.payload : record.type === 'next' ? (record.payload as { errors?: unknown } | undefined)?.errors : undefined;
-  if (record.type === 'error' && !Array.isArray(errors)) problems.push({ kind: 'format', detail: `an error message whose payload is no list: ${excerpt(text, 300)}` });
+  const errors =
+    record.type === 'error'
+      ? record.payload
+      : record.type === 'next'
+        ? (record.payload as { errors?: unknown } | undefined)?.errors
+        : undefined;
+  if (record.type === 'error' && !Array.isArray(errors))
+    problems.push({ kind: 'format', detail: `an error message whose payload is no list: ${excerpt(text, 300)}` });
   judgeErrors(errors, text, problems);
 }
 
@@ -382,7 +506,10 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
     }
     for (const text of received) judgeServerMessage(text, problems);
     if (closed && !ALLOWED_CLOSE_CODES.has(closed.code)) {
-      problems.push({ kind: closed.code === 1011 || closed.code === 4500 ? '5xx' : 'format', detail: `closed ${closed.code} ${closed.reason}` });
+      problems.push({
+        kind: closed.code === 1011 || closed.code === 4500 ? '5xx' : 'format',
+        detail: `closed ${closed.code} ${closed.reason}`,
+      });
     }
     const summary = `${received.length} message(s)${received.length ? `: ${excerpt(received.join(' | '), 400)}` : ''}; closed ${closed ? `${closed.code} ${closed.reason}` : 'by the client'}`;
     return { problems, rejected: true, unavailable: false, summary, label: closed ? `closed ${closed.code}` : 'closed by the client' };
@@ -414,7 +541,11 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
     try {
       const response = await fetch(info.gatewayUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept, ...(token !== undefined ? { authorization: spelled(token, input.spelling) } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          accept,
+          ...(token !== undefined ? { authorization: spelled(token, input.spelling) } : {}),
+        },
         body,
         signal: controller.signal,
       });
@@ -440,7 +571,8 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
       if (status === 0) problems.push({ kind: 'dropped', detail: `no reply: ${(error as Error).message}` });
     }
     if (status >= 500) problems.push({ kind: '5xx', detail: `HTTP ${status}: ${excerpt(text)}` });
-    if (pastTheBound && status !== 400) problems.push({ kind: 'format', detail: `a body nested past the bound answered ${status}: ${excerpt(text)}` });
+    if (pastTheBound && status !== 400)
+      problems.push({ kind: 'format', detail: `a body nested past the bound answered ${status}: ${excerpt(text)}` });
     if (status === 200 && /^text\/event-stream/.test(contentType)) {
       for (const block of text.split('\n\n')) {
         const data = /^data: (.+)$/m.exec(block)?.[1];
@@ -459,14 +591,19 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
         const json = part.split('\r\n\r\n')[1];
         if (!json || part.startsWith('--')) continue;
         try {
-          const parsed = JSON.parse(json) as { payload?: { errors?: unknown } | null; errors?: unknown; incremental?: { errors?: unknown; data?: unknown; path: (string | number)[] }[] };
+          const parsed = JSON.parse(json) as {
+            payload?: { errors?: unknown } | null;
+            errors?: unknown;
+            incremental?: { errors?: unknown; data?: unknown; path: (string | number)[] }[];
+          };
           parts.push(parsed);
           judgeErrors(parsed.payload?.errors, json, problems);
           judgeErrors(parsed.errors, json, problems);
           for (const item of parsed.incremental ?? []) judgeErrors(item.errors, json, problems);
         } catch {
           // A part cut short by the client's abort is the client's doing; only whole parts are judged.
-          if (json.length > 0 && text.endsWith(`--${boundary}`)) problems.push({ kind: 'format', detail: `a multipart part that is not JSON: ${excerpt(part, 300)}` });
+          if (json.length > 0 && text.endsWith(`--${boundary}`))
+            problems.push({ kind: 'format', detail: `a multipart part that is not JSON: ${excerpt(part, 300)}` });
         }
       }
       // A whole reply (its closing delimiter read) of a deferring document: what was deferred arrived.
@@ -502,12 +639,20 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
         const timer = setTimeout(() => resolve('no complete within 5 s'), 5000);
         socket.once('error', (error) => resolve(`socket error ${error.message}`));
         socket.once('close', (code) => resolve(`closed ${code}`));
-        socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${info.social.tokens.own}` } })));
+        socket.once('open', () =>
+          socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${info.social.tokens.own}` } })),
+        );
         socket.on('message', (data) => {
           const message = JSON.parse(String(data)) as { type: string; payload?: any };
           messages.push(message);
           if (message.type === 'connection_ack') {
-            socket.send(JSON.stringify({ type: 'subscribe', id: 'probe', payload: { query: 'subscription { mediaCommentEvents(mediaId: "17800000000000999") { cursor } }' } }));
+            socket.send(
+              JSON.stringify({
+                type: 'subscribe',
+                id: 'probe',
+                payload: { query: 'subscription { mediaCommentEvents(mediaId: "17800000000000999") { cursor } }' },
+              }),
+            );
           }
           if (message.type === 'complete') {
             clearTimeout(timer);
@@ -528,8 +673,13 @@ export class LiveDoor implements FuzzDoor<LiveInput> {
   describe(input: LiveInput, info: SystemInfo): string {
     if (input.door === 'http') {
       const { query, variables } = documentOf(input.document, info);
-      const body = input.bodyShape === 'json' ? JSON.stringify({ query, variables }) : input.bodyShape === 'nested' ? `${JSON.stringify({ query, variables })} + an unused variable ${input.nesting} arrays deep` : `raw variables ${input.rawVariables}`;
-    return `POST ${info.gatewayUrl} accept=${input.accept} credential=${input.credential} spelled ${input.spelling} read ${input.readMs} ms body=${body}`;
+      const body =
+        input.bodyShape === 'json'
+          ? JSON.stringify({ query, variables })
+          : input.bodyShape === 'nested'
+            ? `${JSON.stringify({ query, variables })} + an unused variable ${input.nesting} arrays deep`
+            : `raw variables ${input.rawVariables}`;
+      return `POST ${info.gatewayUrl} accept=${input.accept} credential=${input.credential} spelled ${input.spelling} read ${input.readMs} ms body=${body}`;
     }
     const steps = input.steps.map((step) => {
       switch (step.kind) {

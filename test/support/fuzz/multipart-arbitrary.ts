@@ -44,7 +44,11 @@ export function multipartBytes(model: MultipartModel): Buffer {
     let disposition = 'Content-Disposition: form-data';
     if (part.name !== null) disposition += `; name="${part.name}"`;
     if (typeof part.filename === 'string') disposition += `; filename="${part.filename}"`;
-    const headers = [disposition, ...(part.contentType !== undefined ? [`Content-Type: ${part.contentType}`] : []), ...(part.extraHeaders ?? [])];
+    const headers = [
+      disposition,
+      ...(part.contentType !== undefined ? [`Content-Type: ${part.contentType}`] : []),
+      ...(part.extraHeaders ?? []),
+    ];
     chunks.push(Buffer.from(`--${model.boundary}\r\n${headers.join('\r\n')}\r\n\r\n`, 'utf8'), part.data, Buffer.from('\r\n'));
   }
   if (model.ending !== 'open') chunks.push(Buffer.from(`--${model.boundary}--\r\n`));
@@ -77,7 +81,10 @@ export const fileBytes: fc.Arbitrary<Buffer> = fc.oneof(
     weight: 2,
     // A valid image with a few bytes changed: the integrity walk must refuse it, never crash on it.
     arbitrary: fc
-      .tuple(fc.constantFrom<FileKind>('png', 'gif', 'jpeg'), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }))
+      .tuple(
+        fc.constantFrom<FileKind>('png', 'gif', 'jpeg'),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+      )
       .map(([kind, flips]) => {
         const bytes = Buffer.from(FILE_CONTENTS[kind]());
         for (const [at, value] of flips) bytes[at % bytes.length] = value;
@@ -92,14 +99,20 @@ const BOUNDARY = 'fuzzboundary';
 export function multipartOf(parts: fc.Arbitrary<PartModel[]>): fc.Arbitrary<MultipartModel> {
   return fc
     .record({
-      boundary: fc.oneof({ weight: 10, arbitrary: fc.constant(BOUNDARY) }, { weight: 1, arbitrary: fc.constantFrom('a', '-', 'x'.repeat(70), 'x'.repeat(200), 'b o u n d', 'é') }),
+      boundary: fc.oneof(
+        { weight: 10, arbitrary: fc.constant(BOUNDARY) },
+        { weight: 1, arbitrary: fc.constantFrom('a', '-', 'x'.repeat(70), 'x'.repeat(200), 'b o u n d', 'é') },
+      ),
       // Usually the header names the body's boundary; sometimes none, an empty one, or another.
       headerMismatch: fc.oneof(
         { weight: 12, arbitrary: fc.constant<string | null | undefined>(undefined) },
         { weight: 1, arbitrary: fc.constantFrom<string | null | undefined>(null, '', 'other', `${BOUNDARY}x`, 'x'.repeat(200)) },
       ),
       quoteBoundary: fc.boolean(),
-      preamble: fc.oneof({ weight: 8, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom('preamble', '--', '\r\n', `--${BOUNDARY}--`) }),
+      preamble: fc.oneof(
+        { weight: 8, arbitrary: fc.constant('') },
+        { weight: 1, arbitrary: fc.constantFrom('preamble', '--', '\r\n', `--${BOUNDARY}--`) },
+      ),
       parts,
       ending: fc.oneof(
         { weight: 16, arbitrary: fc.constant<MultipartModel['ending']>('close') },
@@ -108,7 +121,10 @@ export function multipartOf(parts: fc.Arbitrary<PartModel[]>): fc.Arbitrary<Mult
       ),
       cutAt: fc.double({ min: 0, max: 1, noNaN: true }),
     })
-    .map(({ headerMismatch, ...model }): MultipartModel => ({ ...model, headerBoundary: headerMismatch === undefined ? model.boundary : headerMismatch }));
+    .map(({ headerMismatch, ...model }): MultipartModel => ({
+      ...model,
+      headerBoundary: headerMismatch === undefined ? model.boundary : headerMismatch,
+    }));
 }
 
 /** Headers a part may carry besides its disposition. */

@@ -1,5 +1,13 @@
 import fc from 'fast-check';
-import { judgeGraphReply, judgeGraphqlReply, judgeRpcStatusReply, judgeUploadReply, excerpt, type Problem, type ReplyView } from './error-formats.ts';
+import {
+  judgeGraphReply,
+  judgeGraphqlReply,
+  judgeRpcStatusReply,
+  judgeUploadReply,
+  excerpt,
+  type Problem,
+  type ReplyView,
+} from './error-formats.ts';
 import type { CaseOutcome, FuzzDoor } from './fuzz-property.ts';
 import { fuzzSettings } from './fuzz-settings.ts';
 import type { FuzzSystem } from './fuzz-system.ts';
@@ -34,8 +42,15 @@ type Mutation =
   | { kind: 'huge-header'; size: number }
   | { kind: 'request-line'; line: string }
   | { kind: 'bad-header-line'; line: string }
-  | { kind: 'framing'; variant: 'cl-twice' | 'cl-and-te' | 'te-twice' | 'te-gzip' | 'te-junk' | 'cl-negative' | 'cl-huge' | 'cl-hex' | 'cl-longer' | 'cl-shorter' }
-  | { kind: 'chunked'; variant: 'bad-size' | 'huge-size' | 'no-crlf' | 'long-extension' | 'junk-trailer' | 'no-last-chunk' | 'size-overflow' }
+  | {
+      kind: 'framing';
+      variant:
+        'cl-twice' | 'cl-and-te' | 'te-twice' | 'te-gzip' | 'te-junk' | 'cl-negative' | 'cl-huge' | 'cl-hex' | 'cl-longer' | 'cl-shorter';
+    }
+  | {
+      kind: 'chunked';
+      variant: 'bad-size' | 'huge-size' | 'no-crlf' | 'long-extension' | 'junk-trailer' | 'no-last-chunk' | 'size-overflow';
+    }
   | { kind: 'header'; name: string; value: string }
   | { kind: 'drop-host' }
   | { kind: 'bytes'; at: number; bytes: number[] };
@@ -64,7 +79,14 @@ function baseRequests(listener: Listener, info: SystemInfo): RequestParts[] {
     body: Buffer.from(body),
     framing: 'length',
   });
-  const get = (target: string, extra: [string, string][] = []): RequestParts => ({ method: 'GET', target, version: 'HTTP/1.1', headers: [['Host', 'localhost'], ...extra], body: Buffer.alloc(0), framing: 'none' });
+  const get = (target: string, extra: [string, string][] = []): RequestParts => ({
+    method: 'GET',
+    target,
+    version: 'HTTP/1.1',
+    headers: [['Host', 'localhost'], ...extra],
+    body: Buffer.alloc(0),
+    framing: 'none',
+  });
   switch (listener) {
     case 'rest':
       return [
@@ -76,19 +98,29 @@ function baseRequests(listener: Listener, info: SystemInfo): RequestParts[] {
           method: 'POST',
           target: '/1.1/media/upload.json',
           version: 'HTTP/1.1',
-          headers: [['Host', 'localhost'], ['Content-Type', 'application/x-www-form-urlencoded'], ['Authorization', `Bearer ${info.social.tokens.own}`]],
+          headers: [
+            ['Host', 'localhost'],
+            ['Content-Type', 'application/x-www-form-urlencoded'],
+            ['Authorization', `Bearer ${info.social.tokens.own}`],
+          ],
           body: Buffer.from('media_category=tweet_image'),
           framing: 'length',
         },
       ];
     case 'parent':
-      return [get('/health'), get(`/v25.0/me?fields=id,name&access_token=${encodeURIComponent(info.social.tokens.parent)}`), get('/v25.0/me/accounts')];
+      return [
+        get('/health'),
+        get(`/v25.0/me?fields=id,name&access_token=${encodeURIComponent(info.social.tokens.parent)}`),
+        get('/v25.0/me/accounts'),
+      ];
     case 'gateway':
       return [
         get('/health'),
         json('POST', '/graphql', '{"query":"{ __typename }"}'),
         get('/graphql?query=%7B__typename%7D', [['Apollo-Require-Preflight', 'true']]),
-        json('POST', '/graphql', '{"query":"query { userExamples(params: {limit: 1}) { total } }"}', [['Authorization', `Bearer ${info.areaA.adminToken}`]]),
+        json('POST', '/graphql', '{"query":"query { userExamples(params: {limit: 1}) { total } }"}', [
+          ['Authorization', `Bearer ${info.areaA.adminToken}`],
+        ]),
       ];
   }
 }
@@ -105,7 +137,11 @@ function withFraming(parts: RequestParts): { head: string[]; body: Buffer } {
 }
 
 /** The request's bytes after its mutations, and whether a server owes it a reply (it is complete as far as HTTP goes). */
-export function requestBytes(model: RawRequestModel, listener: Listener, info: SystemInfo): { bytes: Buffer; replyDue: boolean; method: string } {
+export function requestBytes(
+  model: RawRequestModel,
+  listener: Listener,
+  info: SystemInfo,
+): { bytes: Buffer; replyDue: boolean; method: string } {
   const bases = baseRequests(listener, info);
   const parts: RequestParts = structuredClone(bases[model.base % bases.length]!);
   parts.body = Buffer.from(parts.body);
@@ -206,10 +242,16 @@ export function requestBytes(model: RawRequestModel, listener: Listener, info: S
       body = Buffer.from(`${parts.body.length.toString(16)}\r\n${parts.body.toString('latin1')}0\r\n\r\n`, 'latin1');
       break;
     case 'long-extension':
-      body = Buffer.from(`${parts.body.length.toString(16)};${'e'.repeat(20_000)}\r\n${parts.body.toString('latin1')}\r\n0\r\n\r\n`, 'latin1');
+      body = Buffer.from(
+        `${parts.body.length.toString(16)};${'e'.repeat(20_000)}\r\n${parts.body.toString('latin1')}\r\n0\r\n\r\n`,
+        'latin1',
+      );
       break;
     case 'junk-trailer':
-      body = Buffer.from(`${parts.body.length.toString(16)}\r\n${parts.body.toString('latin1')}\r\n0\r\nX-Trailer: a\r\nno colon\r\n\r\n`, 'latin1');
+      body = Buffer.from(
+        `${parts.body.length.toString(16)}\r\n${parts.body.toString('latin1')}\r\n0\r\nX-Trailer: a\r\nno colon\r\n\r\n`,
+        'latin1',
+      );
       break;
     case 'no-last-chunk':
       body = Buffer.from(`${parts.body.length.toString(16)}\r\n${parts.body.toString('latin1')}\r\n`, 'latin1');
@@ -230,8 +272,21 @@ export function requestBytes(model: RawRequestModel, listener: Listener, info: S
 }
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('header-flood' as const), count: fc.integer({ min: 50, max: 3_000 }), size: fc.integer({ min: 1, max: 40 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('huge-header' as const), size: fc.oneof(fc.integer({ min: 16_000, max: 17_000 }), fc.integer({ min: 17_000, max: 200_000 })) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('header-flood' as const),
+      count: fc.integer({ min: 50, max: 3_000 }),
+      size: fc.integer({ min: 1, max: 40 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('huge-header' as const),
+      size: fc.oneof(fc.integer({ min: 16_000, max: 17_000 }), fc.integer({ min: 17_000, max: 200_000 })),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -262,31 +317,121 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
       ),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('bad-header-line' as const), line: fc.constantFrom('NoColonHere', ' Leading: space', 'Bad Name: x', 'X: a\u0000b', 'X: folded\r\n continued', ': empty-name', 'X-Ctl: \u0007', 'Host: second-host', 'Content-Type', 'Authorization: Bearer\u00ff') }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('framing' as const), variant: fc.constantFrom('cl-twice', 'cl-and-te', 'te-twice', 'te-gzip', 'te-junk', 'cl-negative', 'cl-huge', 'cl-hex', 'cl-longer', 'cl-shorter') as fc.Arbitrary<Extract<Mutation, { kind: 'framing' }>['variant']> }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('chunked' as const), variant: fc.constantFrom('bad-size', 'huge-size', 'no-crlf', 'long-extension', 'junk-trailer', 'no-last-chunk', 'size-overflow') as fc.Arbitrary<Extract<Mutation, { kind: 'chunked' }>['variant']> }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('bad-header-line' as const),
+      line: fc.constantFrom(
+        'NoColonHere',
+        ' Leading: space',
+        'Bad Name: x',
+        'X: a\u0000b',
+        'X: folded\r\n continued',
+        ': empty-name',
+        'X-Ctl: \u0007',
+        'Host: second-host',
+        'Content-Type',
+        'Authorization: Bearer\u00ff',
+      ),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('framing' as const),
+      variant: fc.constantFrom(
+        'cl-twice',
+        'cl-and-te',
+        'te-twice',
+        'te-gzip',
+        'te-junk',
+        'cl-negative',
+        'cl-huge',
+        'cl-hex',
+        'cl-longer',
+        'cl-shorter',
+      ) as fc.Arbitrary<Extract<Mutation, { kind: 'framing' }>['variant']>,
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('chunked' as const),
+      variant: fc.constantFrom(
+        'bad-size',
+        'huge-size',
+        'no-crlf',
+        'long-extension',
+        'junk-trailer',
+        'no-last-chunk',
+        'size-overflow',
+      ) as fc.Arbitrary<Extract<Mutation, { kind: 'chunked' }>['variant']>,
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('header' as const),
-      name: fc.constantFrom('Expect', 'Upgrade', 'Connection', 'Content-Encoding', 'Content-Type', 'Accept-Encoding', 'X-Request-Id', 'Origin', 'Access-Control-Request-Method', 'Te', 'Keep-Alive', 'Range'),
-      value: fc.constantFrom('100-continue', 'nonsense', 'websocket', 'h2c', 'close', 'Upgrade, HTTP2-Settings', 'gzip', 'x-nope', 'multipart/form-data', 'application/json; charset=utf-16', 'trailers', 'bytes=0-1', 'https://evil.example', 'a'.repeat(300), '\u00ff\u00fe'),
+      name: fc.constantFrom(
+        'Expect',
+        'Upgrade',
+        'Connection',
+        'Content-Encoding',
+        'Content-Type',
+        'Accept-Encoding',
+        'X-Request-Id',
+        'Origin',
+        'Access-Control-Request-Method',
+        'Te',
+        'Keep-Alive',
+        'Range',
+      ),
+      value: fc.constantFrom(
+        '100-continue',
+        'nonsense',
+        'websocket',
+        'h2c',
+        'close',
+        'Upgrade, HTTP2-Settings',
+        'gzip',
+        'x-nope',
+        'multipart/form-data',
+        'application/json; charset=utf-16',
+        'trailers',
+        'bytes=0-1',
+        'https://evil.example',
+        'a'.repeat(300),
+        '\u00ff\u00fe',
+      ),
     }),
   },
   { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'drop-host' }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('bytes' as const), at: fc.nat(), bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 8 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('bytes' as const),
+      at: fc.nat(),
+      bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 8 }),
+    }),
+  },
 );
 
 const requestModel: fc.Arbitrary<RawRequestModel> = fc.record({
   base: fc.nat({ max: 10 }),
-  mutations: fc.oneof({ weight: 1, arbitrary: fc.constant<Mutation[]>([]) }, { weight: 4, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 2 }) }),
+  mutations: fc.oneof(
+    { weight: 1, arbitrary: fc.constant<Mutation[]>([]) },
+    { weight: 4, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 2 }) },
+  ),
 });
 
 export function rawHttpRequests(listener: Listener): fc.Arbitrary<RawHttpModel> {
   return fc
     .record({
       listener: fc.constant(listener),
-      requests: fc.oneof({ weight: 4, arbitrary: requestModel.map((one) => [one]) }, { weight: 1, arbitrary: fc.array(requestModel, { minLength: 2, maxLength: 4 }) }),
+      requests: fc.oneof(
+        { weight: 4, arbitrary: requestModel.map((one) => [one]) },
+        { weight: 1, arbitrary: fc.array(requestModel, { minLength: 2, maxLength: 4 }) },
+      ),
       delivery: fc.constantFrom<RawHttpModel['delivery']>('whole', 'whole', 'whole', 'split', 'dribble'),
       pieceSize: fc.integer({ min: 1, max: 64 }),
       delayMs: fc.integer({ min: 0, max: 15 }),
@@ -315,7 +460,10 @@ function judgeInListenerFormat(listener: Listener, reply: RawReply, method: stri
   if (fitting) return { problems: fitting.problems, formatOk: true };
   const described = `HTTP ${reply.status} ${reply.headers['content-type'] ?? '(no content type)'} ${reply.text === '' ? '(empty body)' : excerpt(reply.text, 300)}`;
   const fiveHundred = reply.status >= 500 && reply.status !== 503 ? [{ kind: '5xx' as const, detail: described }] : [];
-  return { problems: [...fiveHundred, { kind: 'format', detail: `a reply in none of the ${listener} listener's formats: ${described}` }], formatOk: false };
+  return {
+    problems: [...fiveHundred, { kind: 'format', detail: `a reply in none of the ${listener} listener's formats: ${described}` }],
+    formatOk: false,
+  };
 }
 
 export class RawHttpDoor implements FuzzDoor<RawHttpModel> {
@@ -338,7 +486,11 @@ export class RawHttpDoor implements FuzzDoor<RawHttpModel> {
     const owed = firstMalformed < 0 ? built.length : firstMalformed + (built[firstMalformed]!.replyDue ? 1 : 0);
     const pieces: { bytes: Buffer; delayMs?: number }[] = [];
     if (model.delivery === 'whole') pieces.push({ bytes: all });
-    else if (model.delivery === 'split') pieces.push({ bytes: all.subarray(0, Math.floor(all.length / 2)) }, { bytes: all.subarray(Math.floor(all.length / 2)), delayMs: model.delayMs });
+    else if (model.delivery === 'split')
+      pieces.push(
+        { bytes: all.subarray(0, Math.floor(all.length / 2)) },
+        { bytes: all.subarray(Math.floor(all.length / 2)), delayMs: model.delayMs },
+      );
     else {
       // Dribbled in small pieces, but never for longer than a few seconds in all.
       const size = Math.max(model.pieceSize, Math.ceil(all.length / 150));
@@ -364,23 +516,41 @@ export class RawHttpDoor implements FuzzDoor<RawHttpModel> {
     const firstRefused = result.replies.findIndex((reply) => reply.status >= 400 && /close/i.test(reply.headers.connection ?? ''));
     const dueNow = firstRefused >= 0 ? Math.min(owed, firstRefused + 1) : owed;
     if (answered < dueNow) {
-      if (result.ending === 'timeout') problems.push({ kind: 'hang', detail: `${answered} of ${dueNow} owed replies within ${requestTimeoutMs} ms` });
-      else problems.push({ kind: 'dropped', detail: `the connection ${result.ending === 'reset' ? 'was reset' : 'closed'} after ${answered} of ${dueNow} owed replies${result.error ? ` (${result.error})` : ''}${result.leftover.length ? `; left: "${escapeBytes(result.leftover, 200)}"` : ''}` });
+      if (result.ending === 'timeout')
+        problems.push({ kind: 'hang', detail: `${answered} of ${dueNow} owed replies within ${requestTimeoutMs} ms` });
+      else
+        problems.push({
+          kind: 'dropped',
+          detail: `the connection ${result.ending === 'reset' ? 'was reset' : 'closed'} after ${answered} of ${dueNow} owed replies${result.error ? ` (${result.error})` : ''}${result.leftover.length ? `; left: "${escapeBytes(result.leftover, 200)}"` : ''}`,
+        });
     }
     // The same connection, when the server kept it: a known-good request must still be answered on it.
     const last = result.replies[result.replies.length - 1];
     // Only after complete requests: after an incomplete one (a chunk announced 4 GB long) the next bytes are its body.
     const complete = built.every((request) => request.replyDue);
-    if (complete && result.ending === 'enough' && last && !/close/i.test(last.headers.connection ?? '') && !model.endAfterWrite && !result.socket.destroyed) {
+    if (
+      complete &&
+      result.ending === 'enough' &&
+      last &&
+      !/close/i.test(last.headers.connection ?? '') &&
+      !model.endAfterWrite &&
+      !result.socket.destroyed
+    ) {
       const again = await exchangeOnSocket(result.socket, Buffer.from('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n'), requestTimeoutMs);
       // After a malformed request the server may close a connection it had kept (the framing is lost); it may not leave
       // the next request unanswered, or answer it wrongly.
       const malformed = model.requests.some((request) => request.mutations.length > 0);
-      if (again.kind === 'timeout') problems.push({ kind: 'hang', detail: `GET /health on the kept connection: no reply within ${requestTimeoutMs} ms` });
-      else if (again.kind === 'closed' && !malformed) problems.push({ kind: 'dropped', detail: 'GET /health on the kept connection: closed without a reply' });
+      if (again.kind === 'timeout')
+        problems.push({ kind: 'hang', detail: `GET /health on the kept connection: no reply within ${requestTimeoutMs} ms` });
+      else if (again.kind === 'closed' && !malformed)
+        problems.push({ kind: 'dropped', detail: 'GET /health on the kept connection: closed without a reply' });
       else if (again.kind === 'reply' && again.reply.status !== 200) {
         const judged = judgeInListenerFormat(model.listener, again.reply, 'GET');
-        if (!malformed || judged.problems.length > 0) problems.push({ kind: 'liveness', detail: `GET /health on the kept connection: HTTP ${again.reply.status} ${excerpt(again.reply.text, 200)}` });
+        if (!malformed || judged.problems.length > 0)
+          problems.push({
+            kind: 'liveness',
+            detail: `GET /health on the kept connection: HTTP ${again.reply.status} ${excerpt(again.reply.text, 200)}`,
+          });
       }
     }
     result.socket.destroy();
@@ -399,10 +569,20 @@ export class RawHttpDoor implements FuzzDoor<RawHttpModel> {
     const problems: Problem[] = [];
     for (const listener of ['rest', 'parent', 'gateway'] as const) {
       const url = listenerUrl(listener, system.info);
-      const result = await rawExchange({ host: url.hostname, port: Number(url.port), pieces: [{ bytes: Buffer.from('GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n') }], expectReplies: 1, timeoutMs: requestTimeoutMs });
+      const result = await rawExchange({
+        host: url.hostname,
+        port: Number(url.port),
+        pieces: [{ bytes: Buffer.from('GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n') }],
+        expectReplies: 1,
+        timeoutMs: requestTimeoutMs,
+      });
       result.socket.destroy();
       const reply = result.replies[0];
-      if (!reply || reply.status !== 200) problems.push({ kind: 'liveness', detail: `GET /health on the ${listener} listener: ${reply ? `HTTP ${reply.status}` : `no reply (${result.ending})`}` });
+      if (!reply || reply.status !== 200)
+        problems.push({
+          kind: 'liveness',
+          detail: `GET /health on the ${listener} listener: ${reply ? `HTTP ${reply.status}` : `no reply (${result.ending})`}`,
+        });
     }
     return problems;
   }

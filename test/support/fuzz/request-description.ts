@@ -36,10 +36,19 @@ export function describeBody(body: Buffer | string | undefined): string {
   return ` --data-binary <${buffer.length} bytes: "${escapeBytes(buffer, 300)}">`;
 }
 
-export function describeHttpRequest(method: string, url: string, headers: Record<string, string | string[]>, body?: Buffer | string): string {
+export function describeHttpRequest(
+  method: string,
+  url: string,
+  headers: Record<string, string | string[]>,
+  body?: Buffer | string,
+): string {
   const shownUrl = url.length > MAX_SHOWN ? `${url.slice(0, MAX_SHOWN)}… (${url.length} characters)` : url;
   const headerText = Object.entries(headers)
-    .flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((one) => ` -H ${shellQuote(`${name}: ${one.length > 300 ? `${one.slice(0, 300)}… (${one.length})` : one}`)}`))
+    .flatMap(([name, value]) =>
+      (Array.isArray(value) ? value : [value]).map(
+        (one) => ` -H ${shellQuote(`${name}: ${one.length > 300 ? `${one.slice(0, 300)}… (${one.length})` : one}`)}`,
+      ),
+    )
     .join('');
   return `curl -X ${method} ${shellQuote(shownUrl)}${headerText}${describeBody(body)}`;
 }

@@ -27,11 +27,7 @@ import { shortStringify, withShortText } from './request-description.ts';
 
 /** Who the request claims to be; resolved against the running system's tokens. */
 export type Credential =
-  | { kind: 'none' }
-  | { kind: 'admin' }
-  | { kind: 'user'; index: number }
-  | { kind: 'expired' }
-  | { kind: 'raw'; header: string };
+  { kind: 'none' } | { kind: 'admin' } | { kind: 'user'; index: number } | { kind: 'expired' } | { kind: 'raw'; header: string };
 
 export const credential: fc.Arbitrary<Credential> = fc.oneof(
   { weight: 6, arbitrary: fc.constant<Credential>({ kind: 'admin' }) },
@@ -108,7 +104,21 @@ function anyValueFor(kind: 'string' | 'int32' | 'int64' | 'uint64' | 'enum'): fc
   const strings = hostileString({ maxLength: 200_000 }).map(quote);
   const numbers = rawJsonNumber();
   const numericStrings = fc.constantFrom(...NUMBER_LIKE_TEXTS).map(quote);
-  const enums = fc.constantFrom('"MALE"', '"FEMALE"', '"UNKNOWN"', '"male"', '"OTHER"', '0', '1', '2', '3', '-1', '1.5', '"1"', '2147483648');
+  const enums = fc.constantFrom(
+    '"MALE"',
+    '"FEMALE"',
+    '"UNKNOWN"',
+    '"male"',
+    '"OTHER"',
+    '0',
+    '1',
+    '2',
+    '3',
+    '-1',
+    '1.5',
+    '"1"',
+    '2147483648',
+  );
   const junk = fc.oneof(fc.constantFrom('null', 'true', 'false', '[]', '{}', '[1]', '{"a":1}'), rawJsonValue(2));
   switch (kind) {
     case 'string':
@@ -116,13 +126,26 @@ function anyValueFor(kind: 'string' | 'int32' | 'int64' | 'uint64' | 'enum'): fc
     case 'int32':
     case 'int64':
     case 'uint64':
-      return fc.oneof({ weight: 4, arbitrary: numbers }, { weight: 3, arbitrary: numericStrings }, { weight: 1, arbitrary: junk }, { weight: 1, arbitrary: strings });
+      return fc.oneof(
+        { weight: 4, arbitrary: numbers },
+        { weight: 3, arbitrary: numericStrings },
+        { weight: 1, arbitrary: junk },
+        { weight: 1, arbitrary: strings },
+      );
     case 'enum':
       return fc.oneof({ weight: 5, arbitrary: enums }, { weight: 1, arbitrary: junk }, { weight: 1, arbitrary: numbers });
   }
 }
 
-const CREATE_FIELDS = { name: 'string', email: 'string', password: 'string', phone: 'string', avatar: 'string', age: 'int32', gender: 'enum' } as const;
+const CREATE_FIELDS = {
+  name: 'string',
+  email: 'string',
+  password: 'string',
+  phone: 'string',
+  avatar: 'string',
+  age: 'int32',
+  gender: 'enum',
+} as const;
 const UPDATE_FIELDS = { ...CREATE_FIELDS, id: 'uint64', status: 'int32', loginAt: 'int64', login_at: 'int64' } as const;
 
 /** A valid create body, so that some requests do get through (a unique e-mail each). */
@@ -141,8 +164,17 @@ const validCreate: fc.Arbitrary<[string, RawJson][]> = fc
 function messageBody(fields: Readonly<Record<string, 'string' | 'int32' | 'int64' | 'uint64' | 'enum'>>): fc.Arbitrary<RawJson> {
   const known = Object.keys(fields);
   const entry = fc.oneof(
-    { weight: 8, arbitrary: fc.constantFrom(...known).chain((name) => anyValueFor(fields[name]!).map((value): [string, RawJson] => [name, value])) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...PROTOTYPE_NAMES, 'unknownField', 'created_at', 'createdAt', 'deleted_at', ''), rawJsonValue(2)) },
+    {
+      weight: 8,
+      arbitrary: fc.constantFrom(...known).chain((name) => anyValueFor(fields[name]!).map((value): [string, RawJson] => [name, value])),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(
+        fc.constantFrom(...PROTOTYPE_NAMES, 'unknownField', 'created_at', 'createdAt', 'deleted_at', ''),
+        rawJsonValue(2),
+      ),
+    },
     { weight: 1, arbitrary: fc.tuple(hostileString({ maxLength: 50 }), rawJsonValue(1)) },
   );
   // Keys unique as a rule (a duplicate key stops the decoder at once, before any value is looked at), repeated sometimes.
@@ -164,13 +196,18 @@ function listBody(model: ListParamsModel): fc.Arbitrary<RawJson> {
     value === undefined
       ? fc.constant(undefined)
       : fc.oneof(
-          { weight: 6, arbitrary: fc.constant(typeof value === 'number' ? (Number.isFinite(value) ? String(value) : 'null') : quote(value)) },
+          {
+            weight: 6,
+            arbitrary: fc.constant(typeof value === 'number' ? (Number.isFinite(value) ? String(value) : 'null') : quote(value)),
+          },
           { weight: 1, arbitrary: fc.constant(quote(String(value))) },
           { weight: 1, arbitrary: fc.constantFrom('null', 'true', '[]', '{}') },
         );
   const column = (c: ColumnModel): RawJson =>
     rawObject(
-      (['name', 'exp', 'value', 'logic'] as const).flatMap((key): [string, RawJson][] => (c[key] === undefined ? [] : [[key, quote(c[key]!)]])),
+      (['name', 'exp', 'value', 'logic'] as const).flatMap((key): [string, RawJson][] =>
+        c[key] === undefined ? [] : [[key, quote(c[key]!)]],
+      ),
     );
   return fc
     .tuple(
@@ -178,10 +215,18 @@ function listBody(model: ListParamsModel): fc.Arbitrary<RawJson> {
       scalar(model.limit),
       fc.constant(model.sort === undefined ? undefined : quote(model.sort)),
       fc.constant(model.columns === undefined ? undefined : rawArray(model.columns.map(column))),
-      fc.oneof({ weight: 8, arbitrary: fc.constant('params') }, { weight: 1, arbitrary: fc.constantFrom('Params', 'param', '__proto__', '') }),
+      fc.oneof(
+        { weight: 8, arbitrary: fc.constant('params') },
+        { weight: 1, arbitrary: fc.constantFrom('Params', 'param', '__proto__', '') },
+      ),
       fc.oneof(
         { weight: 8, arbitrary: fc.constant<[string, RawJson][]>([]) },
-        { weight: 1, arbitrary: fc.array(fc.tuple(fc.constantFrom('columns', 'page', 'extra', '__proto__', 'constructor'), rawJsonValue(2)), { maxLength: 2 }) },
+        {
+          weight: 1,
+          arbitrary: fc.array(fc.tuple(fc.constantFrom('columns', 'page', 'extra', '__proto__', 'constructor'), rawJsonValue(2)), {
+            maxLength: 2,
+          }),
+        },
       ),
     )
     .map(([page, limit, sort, columns, wrapper, extra]) => {
@@ -277,15 +322,33 @@ export const createRequests: fc.Arbitrary<RestUserExampleRequest> = fc
 
 /** PUT /api/v1/userExample/{id} with hostile update bodies. */
 export const updateRequests: fc.Arbitrary<RestUserExampleRequest> = fc
-  .tuple(messageBody(UPDATE_FIELDS).chain((body) => corruptJsonSometimes(body)), idChoice, acceptedCredentialMostly, bodyAndHeaders)
+  .tuple(
+    messageBody(UPDATE_FIELDS).chain((body) => corruptJsonSometimes(body)),
+    idChoice,
+    acceptedCredentialMostly,
+    bodyAndHeaders,
+  )
   .map(([body, id, who, extra]) =>
-    plan({ kind: 'update', method: 'PUT', path: (info) => `/api/v1/userExample/${encodeURIComponent(idText(id, info))}`, credential: who, body, ...extra }),
+    plan({
+      kind: 'update',
+      method: 'PUT',
+      path: (info) => `/api/v1/userExample/${encodeURIComponent(idText(id, info))}`,
+      credential: who,
+      body,
+      ...extra,
+    }),
   );
 
 /** POST /api/v1/userExample/list along the params grammar. */
 export const listRequests: fc.Arbitrary<RestUserExampleRequest> = fc
-  .tuple(listParamsModel.chain(listBody).chain((body) => corruptJsonSometimes(body, 12)), acceptedCredentialMostly, bodyAndHeadersMostlyPlain)
-  .map(([body, who, extra]) => plan({ kind: 'list', method: 'POST', path: () => '/api/v1/userExample/list', credential: who, body, ...extra }));
+  .tuple(
+    listParamsModel.chain(listBody).chain((body) => corruptJsonSometimes(body, 12)),
+    acceptedCredentialMostly,
+    bodyAndHeadersMostlyPlain,
+  )
+  .map(([body, who, extra]) =>
+    plan({ kind: 'list', method: 'POST', path: () => '/api/v1/userExample/list', credential: who, body, ...extra }),
+  );
 
 /** Any method on any Area A path: hostile ids, extra segments, dot segments, case, query strings. */
 export const pathRequests: fc.Arbitrary<RestUserExampleRequest> = fc

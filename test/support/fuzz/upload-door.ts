@@ -5,7 +5,16 @@ import { judgeUploadReply } from './error-formats.ts';
 import type { SystemInfo } from './fuzz-system-protocol.ts';
 import { HttpDoor, type HttpPlan, type HttpRequestSpec } from './http-door.ts';
 import { BASE64_SPELLINGS, hostileBase64, hostileString, NUMBER_LIKE_TEXTS, PROTOTYPE_NAMES } from './hostile-values.ts';
-import { FILE_CONTENTS, fileBytes, multipartBytes, multipartContentType, multipartOf, partExtraHeaders, type MultipartModel, type PartModel } from './multipart-arbitrary.ts';
+import {
+  FILE_CONTENTS,
+  fileBytes,
+  multipartBytes,
+  multipartContentType,
+  multipartOf,
+  partExtraHeaders,
+  type MultipartModel,
+  type PartModel,
+} from './multipart-arbitrary.ts';
 import { shortStringify, withShortText } from './request-description.ts';
 
 /**
@@ -32,9 +41,25 @@ export const uploadCredential: fc.Arbitrary<UploadCredential> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('oauth1' as const),
       withQuery: fc.boolean(),
-      skewSeconds: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(-100_000, 400, 2 ** 40, -(2 ** 40)) }),
+      skewSeconds: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(0) },
+        { weight: 1, arbitrary: fc.constantFrom(-100_000, 400, 2 ** 40, -(2 ** 40)) },
+      ),
       nonce: fc.option(fc.constantFrom('fixed-nonce', '', '\u0000', 'x'.repeat(5_000)), { nil: undefined, freq: 6 }),
-      omit: fc.oneof({ weight: 6, arbitrary: fc.constant<string[]>([]) }, { weight: 1, arbitrary: fc.subarray(['oauth_signature', 'oauth_nonce', 'oauth_timestamp', 'oauth_token', 'oauth_consumer_key', 'oauth_signature_method']) }),
+      omit: fc.oneof(
+        { weight: 6, arbitrary: fc.constant<string[]>([]) },
+        {
+          weight: 1,
+          arbitrary: fc.subarray([
+            'oauth_signature',
+            'oauth_nonce',
+            'oauth_timestamp',
+            'oauth_token',
+            'oauth_consumer_key',
+            'oauth_signature_method',
+          ]),
+        },
+      ),
     }),
   },
   { weight: 1, arbitrary: fc.constantFrom<UploadCredential>({ kind: 'app-bearer' }, { kind: 'expired' }, { kind: 'none' }) },
@@ -61,7 +86,12 @@ export const uploadCredential: fc.Arbitrary<UploadCredential> = fc.oneof(
   },
 );
 
-export function authorizationFor(credential: UploadCredential, info: SystemInfo, url: string, signedBody: Record<string, string> | undefined): string | undefined {
+export function authorizationFor(
+  credential: UploadCredential,
+  info: SystemInfo,
+  url: string,
+  signedBody: Record<string, string> | undefined,
+): string | undefined {
   switch (credential.kind) {
     case 'bearer':
       return `Bearer ${info.social.tokens.own}`;
@@ -87,10 +117,24 @@ export function authorizationFor(credential: UploadCredential, info: SystemInfo,
   }
 }
 
-export const CATEGORY_VALUES = ['tweet_image', 'TWEET_IMAGE', 'Tweet_Image', 'tweet_video', 'amplify_video', 'tweet_gif', 'dm_image', 'subtitles', '', ' tweet_image', ...PROTOTYPE_NAMES];
+export const CATEGORY_VALUES = [
+  'tweet_image',
+  'TWEET_IMAGE',
+  'Tweet_Image',
+  'tweet_video',
+  'amplify_video',
+  'tweet_gif',
+  'dm_image',
+  'subtitles',
+  '',
+  ' tweet_image',
+  ...PROTOTYPE_NAMES,
+];
 
 const ownerLists = fc.oneof(
-  fc.array(fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 19n }).map(String), fc.constantFrom(...NUMBER_LIKE_TEXTS)), { maxLength: 5 }).map((ids) => ids.join(',')),
+  fc
+    .array(fc.oneof(fc.bigInt({ min: 1n, max: 10n ** 19n }).map(String), fc.constantFrom(...NUMBER_LIKE_TEXTS)), { maxLength: 5 })
+    .map((ids) => ids.join(',')),
   fc.integer({ min: 99, max: 102 }).map((n) => Array.from({ length: n }, (_, index) => String(1000 + index)).join(',')),
   fc.constantFrom(',', ',,', '1,,2', ' 1', '12345678901234567890', 'x'.repeat(70_000)),
 );
@@ -99,8 +143,17 @@ const ownerLists = fc.oneof(
 const textParam: fc.Arbitrary<[string, string]> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...CATEGORY_VALUES).map((value): [string, string] => ['media_category', value]) },
   { weight: 2, arbitrary: ownerLists.map((value): [string, string] => ['additional_owners', value]) },
-  { weight: 1, arbitrary: fc.constantFrom('INIT', 'APPEND', 'FINALIZE', 'STATUS', '', 'init').map((value): [string, string] => ['command', value]) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('media_type', 'total_bytes', 'media_id', 'segment_index', 'shared', ...PROTOTYPE_NAMES), hostileString({ maxLength: 2_000 })) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('INIT', 'APPEND', 'FINALIZE', 'STATUS', '', 'init').map((value): [string, string] => ['command', value]),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(
+      fc.constantFrom('media_type', 'total_bytes', 'media_id', 'segment_index', 'shared', ...PROTOTYPE_NAMES),
+      hostileString({ maxLength: 2_000 }),
+    ),
+  },
 );
 
 /** `media_data` values: the base64 of an image, of a broken one, with bad characters, a data: URI, or junk. */
@@ -129,7 +182,13 @@ export interface UploadModel {
 
 const mediaPart: fc.Arbitrary<PartModel> = fc.record({
   name: fc.constant('media'),
-  filename: fc.oneof({ weight: 4, arbitrary: fc.constantFrom<string | null | undefined>('photo.png', null) }, { weight: 1, arbitrary: fc.constantFrom<string | null | undefined>(undefined, '', '../../etc/passwd', 'a\u0000b.png', '💩.png', 'x'.repeat(5_000)) }),
+  filename: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom<string | null | undefined>('photo.png', null) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<string | null | undefined>(undefined, '', '../../etc/passwd', 'a\u0000b.png', '💩.png', 'x'.repeat(5_000)),
+    },
+  ),
   contentType: fc.constantFrom<string | undefined>('image/png', 'application/octet-stream', undefined, 'text/plain', 'image/svg+xml'),
   extraHeaders: partExtraHeaders,
   data: fileBytes,
@@ -147,7 +206,12 @@ const otherPart: fc.Arbitrary<PartModel> = fc.oneof(
 );
 
 const multipartParts: fc.Arbitrary<PartModel[]> = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(fc.array(otherPart, { maxLength: 2 }), mediaPart, fc.array(otherPart, { maxLength: 2 })).map(([before, media, after]) => [...before, media, ...after]) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .tuple(fc.array(otherPart, { maxLength: 2 }), mediaPart, fc.array(otherPart, { maxLength: 2 }))
+      .map(([before, media, after]) => [...before, media, ...after]),
+  },
   { weight: 2, arbitrary: fc.array(fc.oneof(mediaPart, otherPart), { maxLength: 5 }) },
   // Many fields (the limit is 100), small or large, and many files (the limit is 10).
   // (A small part repeated: a hundred copies of a 7 MB media_data would be a request that takes longer to send than the
@@ -155,7 +219,10 @@ const multipartParts: fc.Arbitrary<PartModel[]> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .tuple(otherPart.filter((part) => part.data.length <= 100_000), fc.integer({ min: 90, max: 130 }))
+      .tuple(
+        otherPart.filter((part) => part.data.length <= 100_000),
+        fc.integer({ min: 90, max: 130 }),
+      )
       .map(([part, count]) => Array.from({ length: count }, () => part)),
   },
   {
@@ -171,9 +238,15 @@ const multipartParts: fc.Arbitrary<PartModel[]> = fc.oneof(
 
 export const uploadRequests: fc.Arbitrary<UploadModel & HttpPlan> = fc
   .record({
-    method: fc.oneof({ weight: 20, arbitrary: fc.constant('POST') }, { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH') }),
+    method: fc.oneof(
+      { weight: 20, arbitrary: fc.constant('POST') },
+      { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH') },
+    ),
     credential: uploadCredential,
-    query: fc.oneof({ weight: 5, arbitrary: fc.constant<[string, string][]>([]) }, { weight: 2, arbitrary: fc.array(textParam, { maxLength: 2 }) }),
+    query: fc.oneof(
+      { weight: 5, arbitrary: fc.constant<[string, string][]>([]) },
+      { weight: 2, arbitrary: fc.array(textParam, { maxLength: 2 }) },
+    ),
     body: fc.oneof(
       { weight: 5, arbitrary: multipartOf(multipartParts).map((model) => ({ kind: 'multipart' as const, model })) },
       {
@@ -181,17 +254,44 @@ export const uploadRequests: fc.Arbitrary<UploadModel & HttpPlan> = fc
         arbitrary: fc.record({
           kind: fc.constant('urlencoded' as const),
           params: fc.oneof(
-            { weight: 6, arbitrary: fc.tuple(mediaData, fc.array(textParam, { maxLength: 2 })).map(([data, rest]): [string, string][] => [['media_data', data], ...rest]) },
+            {
+              weight: 6,
+              arbitrary: fc
+                .tuple(mediaData, fc.array(textParam, { maxLength: 2 }))
+                .map(([data, rest]): [string, string][] => [['media_data', data], ...rest]),
+            },
             { weight: 2, arbitrary: fc.array(textParam, { maxLength: 3 }) },
           ),
-          raw: fc.oneof({ weight: 8, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>('media_data=%zz', 'media_data=%', 'media_data=a%2', '&&&', '=', 'media_data', 'media_data=iVBO%00RK', `${'a=1&'.repeat(500)}media_data=AAAA`) }),
+          raw: fc.oneof(
+            { weight: 8, arbitrary: fc.constant<string | undefined>(undefined) },
+            {
+              weight: 1,
+              arbitrary: fc.constantFrom<string | undefined>(
+                'media_data=%zz',
+                'media_data=%',
+                'media_data=a%2',
+                '&&&',
+                '=',
+                'media_data',
+                'media_data=iVBO%00RK',
+                `${'a=1&'.repeat(500)}media_data=AAAA`,
+              ),
+            },
+          ),
         }),
       },
       {
         weight: 1,
         arbitrary: fc.record({
           kind: fc.constant('other' as const),
-          contentType: fc.constantFrom<string | undefined>(undefined, 'application/json', 'image/png', 'text/plain', 'multipart/mixed; boundary=x', 'application/x-www-form-urlencoded; charset=utf-16'),
+          contentType: fc.constantFrom<string | undefined>(
+            undefined,
+            'application/json',
+            'image/png',
+            'text/plain',
+            'multipart/mixed; boundary=x',
+            'application/x-www-form-urlencoded; charset=utf-16',
+          ),
           bytes: fileBytes,
         }),
       },
@@ -214,7 +314,8 @@ export function buildUploadRequest(model: UploadModel, info: SystemInfo): HttpRe
       body = model.body.raw ?? new URLSearchParams(model.body.params).toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
       // What is signed is what goes on the wire: URLSearchParams sends a lone surrogate as U+FFFD.
-      if (model.body.raw === undefined) signedBody = Object.fromEntries(model.body.params.map(([name, value]) => [wellFormed(name), wellFormed(value)]));
+      if (model.body.raw === undefined)
+        signedBody = Object.fromEntries(model.body.params.map(([name, value]) => [wellFormed(name), wellFormed(value)]));
       break;
     case 'other':
       body = model.body.bytes;
@@ -234,7 +335,12 @@ export function wellFormed(text: string): string {
 /** The known-good upload: an 8×8 PNG as a multipart part, with the own-login token. */
 function goodUpload(info: SystemInfo): HttpRequestSpec {
   const { body, contentType } = mediaMultipartBody([{ name: 'media', bytes: png(8, 8), filename: 'probe.png', contentType: 'image/png' }]);
-  return { method: 'POST', url: `${info.restUrl}${UPLOAD_PATH}`, headers: { 'content-type': contentType, authorization: `Bearer ${info.social.tokens.own}` }, body };
+  return {
+    method: 'POST',
+    url: `${info.restUrl}${UPLOAD_PATH}`,
+    headers: { 'content-type': contentType, authorization: `Bearer ${info.social.tokens.own}` },
+    body,
+  };
 }
 
 export function createUploadDoor(): HttpDoor {
@@ -254,7 +360,9 @@ export function createUploadDoor(): HttpDoor {
         request: goodUpload,
         check: (reply) => {
           const body = reply.json as { media_id_string?: unknown; image?: { w?: unknown } } | undefined;
-          return reply.status === 200 && typeof body?.media_id_string === 'string' && body.image?.w === 8 ? undefined : `HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
+          return reply.status === 200 && typeof body?.media_id_string === 'string' && body.image?.w === 8
+            ? undefined
+            : `HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
         },
       },
     ],

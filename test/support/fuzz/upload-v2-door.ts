@@ -3,8 +3,26 @@ import { png } from '../image-fixtures.ts';
 import { judgeMediaV2Reply, type Judgement, type Problem, type ReplyView } from './error-formats.ts';
 import type { SystemInfo } from './fuzz-system-protocol.ts';
 import { HttpDoor, type HttpPlan, type HttpRequestSpec } from './http-door.ts';
-import { BASE64_SPELLINGS, corruptJson, hostileBase64, hostileString, PROTOTYPE_NAMES, quote, rawJsonValue, rawObject, type RawJson } from './hostile-values.ts';
-import { fileBytes, multipartBytes, multipartContentType, multipartOf, partExtraHeaders, type MultipartModel, type PartModel } from './multipart-arbitrary.ts';
+import {
+  BASE64_SPELLINGS,
+  corruptJson,
+  hostileBase64,
+  hostileString,
+  PROTOTYPE_NAMES,
+  quote,
+  rawJsonValue,
+  rawObject,
+  type RawJson,
+} from './hostile-values.ts';
+import {
+  fileBytes,
+  multipartBytes,
+  multipartContentType,
+  multipartOf,
+  partExtraHeaders,
+  type MultipartModel,
+  type PartModel,
+} from './multipart-arbitrary.ts';
 import { shortStringify, withShortText } from './request-description.ts';
 import { authorizationFor, CATEGORY_VALUES, uploadCredential, type UploadCredential } from './upload-door.ts';
 
@@ -36,25 +54,57 @@ export function v2Authorization(credential: V2Credential, info: SystemInfo, url:
 /** A JSON value as the one-shot upload's `media` carries it, or does not. */
 const mediaValue: fc.Arbitrary<RawJson> = fc.oneof(
   { weight: 6, arbitrary: fileBytes.map((bytes) => quote(bytes.toString('base64'))) },
-  { weight: 2, arbitrary: fc.tuple(fileBytes, fc.constantFrom(...BASE64_SPELLINGS)).map(([bytes, how]) => quote(hostileBase64(bytes, how, 10))) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fileBytes, fc.constantFrom(...BASE64_SPELLINGS)).map(([bytes, how]) => quote(hostileBase64(bytes, how, 10))),
+  },
   { weight: 1, arbitrary: hostileString({ maxLength: 50_000 }).map(quote) },
   { weight: 1, arbitrary: rawJsonValue(2) },
   // Past the base64 of the largest acceptable image: the reader must refuse it without holding more.
   { weight: 1, arbitrary: fc.constantFrom(7_100_000, 8_000_000).map((length) => quote('A'.repeat(length))) },
 );
 
-const ONE_SHOT_TYPES = ['image/png', 'image/jpeg', 'image/bmp', 'image/webp', 'image/pjpeg', 'image/tiff', 'text/srt', 'text/vtt', 'image/gif', 'video/mp4', 'IMAGE/PNG', ''];
+const ONE_SHOT_TYPES = [
+  'image/png',
+  'image/jpeg',
+  'image/bmp',
+  'image/webp',
+  'image/pjpeg',
+  'image/tiff',
+  'text/srt',
+  'text/vtt',
+  'image/gif',
+  'video/mp4',
+  'IMAGE/PNG',
+  '',
+];
 
 /** A key of the one-shot body and a JSON value for it: right, wrong in type, hostile, or a key v2 does not have. */
 const jsonField: fc.Arbitrary<[string, RawJson]> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...CATEGORY_VALUES).map((value): [string, RawJson] => ['media_category', quote(value)]) },
-  { weight: 2, arbitrary: fc.constantFrom(...ONE_SHOT_TYPES, ...PROTOTYPE_NAMES).map((value): [string, RawJson] => ['media_type', quote(value)]) },
-  { weight: 2, arbitrary: fc.constantFrom('true', 'false', '"true"', '"yes"', '1', 'null', '{}').map((value): [string, RawJson] => ['shared', value]) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(...ONE_SHOT_TYPES, ...PROTOTYPE_NAMES).map((value): [string, RawJson] => ['media_type', quote(value)]),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('true', 'false', '"true"', '"yes"', '1', 'null', '{}').map((value): [string, RawJson] => ['shared', value]),
+  },
   { weight: 2, arbitrary: fc.tuple(fc.constantFrom('media_category', 'media_type', 'shared', 'media'), rawJsonValue(2)) },
   {
     weight: 2,
     arbitrary: fc.tuple(
-      fc.constantFrom('command', 'media_id', 'media_data', 'additional_owners', 'segment_index', 'total_bytes', 'id', 'Media', ...PROTOTYPE_NAMES),
+      fc.constantFrom(
+        'command',
+        'media_id',
+        'media_data',
+        'additional_owners',
+        'segment_index',
+        'total_bytes',
+        'id',
+        'Media',
+        ...PROTOTYPE_NAMES,
+      ),
       fc.oneof(fc.constantFrom('"INIT"', '"APPEND"', '"FINALIZE"', '"STATUS"', '["1"]'), rawJsonValue(1)),
     ),
   },
@@ -77,15 +127,32 @@ const mediaPart: fc.Arbitrary<PartModel> = fc.record({
 });
 
 const textPart: fc.Arbitrary<PartModel> = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom(...CATEGORY_VALUES).map((value): PartModel => ({ name: 'media_category', data: Buffer.from(value) })) },
-  { weight: 1, arbitrary: fc.constantFrom(...ONE_SHOT_TYPES).map((value): PartModel => ({ name: 'media_type', data: Buffer.from(value) })) },
-  { weight: 1, arbitrary: fc.constantFrom('true', 'false', 'TRUE', '1', '').map((value): PartModel => ({ name: 'shared', data: Buffer.from(value) })) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(...CATEGORY_VALUES).map((value): PartModel => ({ name: 'media_category', data: Buffer.from(value) })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(...ONE_SHOT_TYPES).map((value): PartModel => ({ name: 'media_type', data: Buffer.from(value) })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('true', 'false', 'TRUE', '1', '').map((value): PartModel => ({ name: 'shared', data: Buffer.from(value) })),
+  },
   // The file as base64 text in the `media` field: what the JSON form carries, in a multipart body.
-  { weight: 1, arbitrary: mediaValue.filter((json) => json.startsWith('"') && json.length < 100_000).map((json): PartModel => ({ name: 'media', data: Buffer.from(JSON.parse(json) as string) })) },
+  {
+    weight: 1,
+    arbitrary: mediaValue
+      .filter((json) => json.startsWith('"') && json.length < 100_000)
+      .map((json): PartModel => ({ name: 'media', data: Buffer.from(JSON.parse(json) as string) })),
+  },
   {
     weight: 2,
     arbitrary: fc
-      .tuple(fc.constantFrom('command', 'media_data', 'additional_owners', 'segment_index', 'media_id', 'Media', ...PROTOTYPE_NAMES), hostileString({ maxLength: 2_000 }))
+      .tuple(
+        fc.constantFrom('command', 'media_data', 'additional_owners', 'segment_index', 'media_id', 'Media', ...PROTOTYPE_NAMES),
+        hostileString({ maxLength: 2_000 }),
+      )
       .map(([name, value]): PartModel => ({ name, data: Buffer.from(value, 'utf8') })),
   },
 );
@@ -95,7 +162,12 @@ const multipartParts: fc.Arbitrary<PartModel[]> = fc.oneof(
     weight: 6,
     arbitrary: fc
       .tuple(usualCategory, fc.array(textPart, { maxLength: 2 }), mediaPart, fc.array(textPart, { maxLength: 1 }))
-      .map(([category, before, media, after]) => [...category.map(([name, json]): PartModel => ({ name, data: Buffer.from(JSON.parse(json) as string) })), ...before, media, ...after]),
+      .map(([category, before, media, after]) => [
+        ...category.map(([name, json]): PartModel => ({ name, data: Buffer.from(JSON.parse(json) as string) })),
+        ...before,
+        media,
+        ...after,
+      ]),
   },
   { weight: 2, arbitrary: fc.array(fc.oneof(mediaPart, textPart), { maxLength: 5 }) },
   // Past busboy's field and part limits, small or large fields.
@@ -125,7 +197,13 @@ export interface V2UploadModel {
   body: V2UploadBody;
 }
 
-const JSON_TYPES = ['application/json', 'application/json;charset=UTF-8', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded'];
+const JSON_TYPES = [
+  'application/json',
+  'application/json;charset=UTF-8',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+];
 
 const jsonBody: fc.Arbitrary<V2UploadBody> = fc.record({
   kind: fc.constant('json' as const),
@@ -138,7 +216,10 @@ const jsonBody: fc.Arbitrary<V2UploadBody> = fc.record({
     },
     { weight: 2, arbitrary: fc.array(jsonField, { maxLength: 4 }) },
   ),
-  contentType: fc.oneof({ weight: 8, arbitrary: fc.constant<string | undefined>('application/json') }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, ...JSON_TYPES) }),
+  contentType: fc.oneof(
+    { weight: 8, arbitrary: fc.constant<string | undefined>('application/json') },
+    { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, ...JSON_TYPES) },
+  ),
 });
 
 const rawJsonBody: fc.Arbitrary<V2UploadBody> = fc.record({
@@ -156,17 +237,35 @@ const rawJsonBody: fc.Arbitrary<V2UploadBody> = fc.record({
   contentType: fc.constantFrom<string | undefined>('application/json', undefined),
 });
 
-const PATHS = [V2_UPLOAD_PATH, `${V2_UPLOAD_PATH}/`, '/2/media/upload.json', '/2/media', '/2/media/upload/status', '/2/Media/Upload', `${V2_UPLOAD_PATH}/%zz`, '/2/media/%2e%2e/upload'];
+const PATHS = [
+  V2_UPLOAD_PATH,
+  `${V2_UPLOAD_PATH}/`,
+  '/2/media/upload.json',
+  '/2/media',
+  '/2/media/upload/status',
+  '/2/Media/Upload',
+  `${V2_UPLOAD_PATH}/%zz`,
+  '/2/media/%2e%2e/upload',
+];
 
 export const v2UploadRequests: fc.Arbitrary<V2UploadModel & HttpPlan> = fc
   .record({
-    method: fc.oneof({ weight: 24, arbitrary: fc.constant('POST') }, { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH') }),
+    method: fc.oneof(
+      { weight: 24, arbitrary: fc.constant('POST') },
+      { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH') },
+    ),
     path: fc.oneof({ weight: 30, arbitrary: fc.constant(V2_UPLOAD_PATH) }, { weight: 1, arbitrary: fc.constantFrom(...PATHS) }),
     credential: v2Credential,
     query: fc.oneof(
       { weight: 8, arbitrary: fc.constant<[string, string][]>([]) },
       // Bounded so that a request's head stays under Node's 16 KiB (chunked-upload-v2-door.ts says why).
-      { weight: 1, arbitrary: fc.array(fc.tuple(fc.constantFrom('command', 'media_id', 'media_category', ...PROTOTYPE_NAMES), hostileString({ maxLength: 400 })), { maxLength: 2 }) },
+      {
+        weight: 1,
+        arbitrary: fc.array(
+          fc.tuple(fc.constantFrom('command', 'media_id', 'media_category', ...PROTOTYPE_NAMES), hostileString({ maxLength: 400 })),
+          { maxLength: 2 },
+        ),
+      },
     ),
     body: fc.oneof(
       { weight: 5, arbitrary: jsonBody },
@@ -176,7 +275,14 @@ export const v2UploadRequests: fc.Arbitrary<V2UploadModel & HttpPlan> = fc
         weight: 1,
         arbitrary: fc.record({
           kind: fc.constant('other' as const),
-          contentType: fc.constantFrom<string | undefined>(undefined, 'image/png', 'application/octet-stream', 'multipart/mixed; boundary=x', 'multipart/form-data', 'multipart/form-data; boundary='),
+          contentType: fc.constantFrom<string | undefined>(
+            undefined,
+            'image/png',
+            'application/octet-stream',
+            'multipart/mixed; boundary=x',
+            'multipart/form-data',
+            'multipart/form-data; boundary=',
+          ),
           bytes: fileBytes,
         }),
       },
@@ -220,7 +326,10 @@ function judgeV2Upload(reply: ReplyView, request: HttpRequestSpec): Judgement {
   if (reply.status === 200 && request.method === 'POST' && judgement.problems.length === 0) {
     const data = (reply.json as { data: { id?: unknown; image?: { w?: unknown } } }).data;
     if (typeof data.id !== 'string' || !/^\d{1,19}$/.test(data.id) || typeof data.image?.w !== 'number') {
-      const problem: Problem = { kind: 'format', detail: `a one-shot upload's 200 without the media id and image: ${reply.text.slice(0, 600)}` };
+      const problem: Problem = {
+        kind: 'format',
+        detail: `a one-shot upload's 200 without the media id and image: ${reply.text.slice(0, 600)}`,
+      };
       return { ...judgement, problems: [problem] };
     }
   }
@@ -253,7 +362,9 @@ export function createUploadV2Door(): HttpDoor {
         request: goodV2Upload,
         check: (reply) => {
           const data = (reply.json as { data?: { id?: unknown; image?: { w?: unknown } } } | undefined)?.data;
-          return reply.status === 200 && typeof data?.id === 'string' && data.image?.w === 8 ? undefined : `HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
+          return reply.status === 200 && typeof data?.id === 'string' && data.image?.w === 8
+            ? undefined
+            : `HTTP ${reply.status} ${reply.text.slice(0, 300)}`;
         },
       },
     ],

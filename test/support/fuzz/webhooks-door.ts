@@ -10,8 +10,25 @@ import type { FuzzSystem } from './fuzz-system.ts';
 import type { SystemInfo } from './fuzz-system-protocol.ts';
 import { outcomeSummary, replyLabel, transportProblems, type HttpRequestSpec } from './http-door.ts';
 import { httpExchange, type HttpOutcome } from './http-exchange.ts';
-import { normalizePlan, type AnswerPlan, type BodyPlan, type HandshakeRecord, type HostileCallbackServers } from './hostile-callback-server.ts';
-import { NUMBER_LIKE_TEXTS, PROTOTYPE_NAMES, corruptJson, hostileString, quote, rawArray, rawJsonNumber, rawJsonValue, rawObject, type RawJson } from './hostile-values.ts';
+import {
+  normalizePlan,
+  type AnswerPlan,
+  type BodyPlan,
+  type HandshakeRecord,
+  type HostileCallbackServers,
+} from './hostile-callback-server.ts';
+import {
+  NUMBER_LIKE_TEXTS,
+  PROTOTYPE_NAMES,
+  corruptJson,
+  hostileString,
+  quote,
+  rawArray,
+  rawJsonNumber,
+  rawJsonValue,
+  rawObject,
+  type RawJson,
+} from './hostile-values.ts';
 import { describeHttpRequest, shortStringify, withShortText } from './request-description.ts';
 
 /**
@@ -56,7 +73,10 @@ const FIELD_VERSION = 'v25.0';
 // The hostile answers to the verification request
 
 const asciiWhitespace = fc.string({ unit: fc.constantFrom(' ', '\t', '\r', '\n'), maxLength: 6 });
-const oddSpace = fc.string({ unit: fc.constantFrom('\v', '\f', '\u00a0', '\ufeff', '\u2028', '\u3000', '\u0085', '\u200b', ' '), maxLength: 4 });
+const oddSpace = fc.string({
+  unit: fc.constantFrom('\v', '\f', '\u00a0', '\ufeff', '\u2028', '\u3000', '\u0085', '\u200b', ' '),
+  maxLength: 4,
+});
 const affix = fc.oneof(
   fc.constantFrom('', 'challenge=', 'hub.challenge=', '"', "'", '0', '+', '-', 'OK ', '<html>', '\u0000', '\u001b[0m', '{{', '%20'),
   fc.string({ maxLength: 12 }),
@@ -71,7 +91,9 @@ const bodyPlan: fc.Arbitrary<BodyPlan> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('number' as const),
-      how: fc.constantFrom('plus-one', 'minus-one', 'leading-zero', 'negative', 'decimal', 'exponent', 'twice', 'digits') as fc.Arbitrary<Extract<BodyPlan, { kind: 'number' }>['how']>,
+      how: fc.constantFrom('plus-one', 'minus-one', 'leading-zero', 'negative', 'decimal', 'exponent', 'twice', 'digits') as fc.Arbitrary<
+        Extract<BodyPlan, { kind: 'number' }>['how']
+      >,
     }),
   },
   { weight: 1, arbitrary: fc.constant<BodyPlan>({ kind: 'empty' }) },
@@ -81,7 +103,9 @@ const bodyPlan: fc.Arbitrary<BodyPlan> = fc.oneof(
       kind: fc.constant('huge' as const),
       // Mostly the challenge and whitespace, the answer a lenient reader would take: it is the challenge only when
       // nothing but whitespace follows, even past the bound.
-      lead: fc.constantFrom('challenge', 'challenge', 'challenge', 'spaced-challenge', 'nothing') as fc.Arbitrary<'challenge' | 'spaced-challenge' | 'nothing'>,
+      lead: fc.constantFrom('challenge', 'challenge', 'challenge', 'spaced-challenge', 'nothing') as fc.Arbitrary<
+        'challenge' | 'spaced-challenge' | 'nothing'
+      >,
       fill: fc.constantFrom(' ', ' ', ' ', '\n', '0', 'x') as fc.Arbitrary<' ' | '\n' | '0' | 'x'>,
       // Bytes past the system's bound (WEBHOOK_MAX_RESPONSE_BYTES): at its edge, or far past it.
       size: fc.oneof(fc.constantFrom(-2, -1, 0, 1, 2), fc.integer({ min: -200, max: 3 * WEBHOOK_MAX_RESPONSE_BYTES })),
@@ -93,13 +117,25 @@ const bodyPlan: fc.Arbitrary<BodyPlan> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('binary' as const),
       bytes: fc.oneof(
-        fc.constantFrom<number[][]>([0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x00], [0xfe, 0xff], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82], [0xef, 0xbb, 0xbf]),
+        fc.constantFrom<number[][]>(
+          [0xff],
+          [0xc0, 0xaf],
+          [0xed, 0xa0, 0x80],
+          [0x00],
+          [0xfe, 0xff],
+          [0xf8, 0x88, 0x80, 0x80, 0x80],
+          [0xe2, 0x82],
+          [0xef, 0xbb, 0xbf],
+        ),
         fc.array(fc.integer({ min: 0x80, max: 0xff }), { minLength: 1, maxLength: 8 }),
       ),
       where: fc.constantFrom('before', 'after', 'instead') as fc.Arbitrary<'before' | 'after' | 'instead'>,
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('json' as const), key: fc.constantFrom('challenge', 'hub.challenge'), quoted: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('json' as const), key: fc.constantFrom('challenge', 'hub.challenge'), quoted: fc.boolean() }),
+  },
 );
 
 const statusCode = fc.oneof(
@@ -114,13 +150,30 @@ export const answerPlans: fc.Arbitrary<AnswerPlan> = statusCode
   .chain((status) =>
     fc.record({
       status: fc.constant(status),
-      reason: fc.oneof({ weight: 8, arbitrary: fc.constant<AnswerPlan['reason']>('standard') }, { weight: 1, arbitrary: fc.constantFrom<AnswerPlan['reason']>('empty', 'other', 'long') }),
+      reason: fc.oneof(
+        { weight: 8, arbitrary: fc.constant<AnswerPlan['reason']>('standard') },
+        { weight: 1, arbitrary: fc.constantFrom<AnswerPlan['reason']>('empty', 'other', 'long') },
+      ),
       location:
         status >= 300 && status < 400
-          ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom<AnswerPlan['location']>('absolute', 'protocol-relative', 'relative') }, { weight: 1, arbitrary: fc.constant<AnswerPlan['location']>('none') })
-          : fc.oneof({ weight: 8, arbitrary: fc.constant<AnswerPlan['location']>('none') }, { weight: 1, arbitrary: fc.constant<AnswerPlan['location']>('absolute') }),
+          ? fc.oneof(
+              { weight: 4, arbitrary: fc.constantFrom<AnswerPlan['location']>('absolute', 'protocol-relative', 'relative') },
+              { weight: 1, arbitrary: fc.constant<AnswerPlan['location']>('none') },
+            )
+          : fc.oneof(
+              { weight: 8, arbitrary: fc.constant<AnswerPlan['location']>('none') },
+              { weight: 1, arbitrary: fc.constant<AnswerPlan['location']>('absolute') },
+            ),
       body: bodyPlan,
-      contentType: fc.constantFrom<string | undefined>('text/plain', 'text/plain', undefined, 'application/json', 'text/html; charset=utf-8', 'application/octet-stream', 'text/plain; charset=latin1'),
+      contentType: fc.constantFrom<string | undefined>(
+        'text/plain',
+        'text/plain',
+        undefined,
+        'application/json',
+        'text/html; charset=utf-8',
+        'application/octet-stream',
+        'text/plain; charset=latin1',
+      ),
       framing: fc.constantFrom<AnswerPlan['framing']>('length', 'length', 'chunked', 'chunked', 'close'),
       timing: fc.oneof(
         { weight: 6, arbitrary: fc.constant<AnswerPlan['timing']>({ kind: 'whole' }) },
@@ -129,13 +182,26 @@ export const answerPlans: fc.Arbitrary<AnswerPlan> = statusCode
         {
           weight: 2,
           arbitrary: fc
-            .record({ pieces: fc.integer({ min: 2, max: 4 }), totalMs: fc.integer({ min: 20, max: Math.floor(WEBHOOK_RESPONSE_TIMEOUT_MS * 0.3) }) })
+            .record({
+              pieces: fc.integer({ min: 2, max: 4 }),
+              totalMs: fc.integer({ min: 20, max: Math.floor(WEBHOOK_RESPONSE_TIMEOUT_MS * 0.3) }),
+            })
             .map(({ pieces, totalMs }): AnswerPlan['timing'] => ({ kind: 'slow', pieces, totalMs })),
         },
       ),
       fault: fc.oneof(
         { weight: 14, arbitrary: fc.constant<AnswerPlan['fault']>('none') },
-        { weight: 1, arbitrary: fc.constantFrom<AnswerPlan['fault']>('no-answer', 'close-without-answer', 'reset-without-answer', 'stall-mid-body', 'reset-mid-body', 'close-mid-body') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom<AnswerPlan['fault']>(
+            'no-answer',
+            'close-without-answer',
+            'reset-without-answer',
+            'stall-mid-body',
+            'reset-mid-body',
+            'close-mid-body',
+          ),
+        },
       ),
     }),
   )
@@ -172,7 +238,9 @@ export interface UrlShape {
   template: string;
 }
 
-const shape = (category: UrlShape['category']) => (template: string): UrlShape => ({ category, template });
+const shape =
+  (category: UrlShape['category']) =>
+  (template: string): UrlShape => ({ category, template });
 
 const URL_SHAPES: readonly UrlShape[] = [
   ...[
@@ -328,7 +396,10 @@ const tokenChoice: fc.Arbitrary<TokenChoice> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .oneof(fc.constantFrom('|', '1|2', `${'9'.repeat(19)}|${'0'.repeat(32)}`, '17840000000000012|', 'null', ...PROTOTYPE_NAMES), hostileString({ maxLength: 3_000 }))
+      .oneof(
+        fc.constantFrom('|', '1|2', `${'9'.repeat(19)}|${'0'.repeat(32)}`, '17840000000000012|', 'null', ...PROTOTYPE_NAMES),
+        hostileString({ maxLength: 3_000 }),
+      )
       .map((raw): TokenChoice => ({ raw })),
   },
 );
@@ -364,7 +435,8 @@ export function tokenText(choice: TokenChoice, info: SystemInfo): string | undef
 }
 
 /** The node of a path. */
-export type TargetRef = 'app:main' | 'app:other' | 'app:unknown' | 'me' | 'page:roaster' | 'page:bluebottle' | 'account' | 'platform-user' | { text: string };
+export type TargetRef =
+  'app:main' | 'app:other' | 'app:unknown' | 'me' | 'page:roaster' | 'page:bluebottle' | 'account' | 'platform-user' | { text: string };
 
 function targetSegment(target: TargetRef, info: SystemInfo): string {
   if (typeof target === 'object') return encodeURIComponent(target.text.replace(/[\uD800-\uDFFF]/g, '\uFFFD'));
@@ -408,7 +480,12 @@ export interface RestEndpointCase {
 
 const fieldLists = (valid: readonly string[]): fc.Arbitrary<string> =>
   fc.oneof(
-    { weight: 6, arbitrary: fc.subarray([...valid], { minLength: 1 }).chain((chosen) => fc.constantFrom(chosen.join(','), JSON.stringify(chosen), ` ${chosen.join(' , ')} `)) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .subarray([...valid], { minLength: 1 })
+        .chain((chosen) => fc.constantFrom(chosen.join(','), JSON.stringify(chosen), ` ${chosen.join(' , ')} `)),
+    },
     {
       weight: 3,
       arbitrary: fc.constantFrom(
@@ -434,19 +511,38 @@ const fieldLists = (valid: readonly string[]): fc.Arbitrary<string> =>
     {
       weight: 1,
       arbitrary: fc
-        .record({ item: fc.constantFrom('comments', 'feed', 'x', '__proto__', 'a'.repeat(100)), count: fc.integer({ min: 33, max: 60_000 }), json: fc.boolean() })
-        .map(({ item, count, json }) => (json ? JSON.stringify(Array<string>(count).fill(item)) : Array<string>(count).fill(item).join(','))),
+        .record({
+          item: fc.constantFrom('comments', 'feed', 'x', '__proto__', 'a'.repeat(100)),
+          count: fc.integer({ min: 33, max: 60_000 }),
+          json: fc.boolean(),
+        })
+        .map(({ item, count, json }) =>
+          json ? JSON.stringify(Array<string>(count).fill(item)) : Array<string>(count).fill(item).join(','),
+        ),
     },
     { weight: 1, arbitrary: hostileString({ maxLength: 20_000 }) },
   );
 
 const PARAM_VALUES: Record<string, fc.Arbitrary<string>> = {
-  object: fc.oneof({ weight: 4, arbitrary: fc.constant(WEBHOOK_OBJECT) }, { weight: 2, arbitrary: fc.constantFrom('page', 'user', 'SOCIAL', ' social', 'social ', 'instagram', '') }, { weight: 1, arbitrary: hostileString({ maxLength: 2_000 }) }),
+  object: fc.oneof(
+    { weight: 4, arbitrary: fc.constant(WEBHOOK_OBJECT) },
+    { weight: 2, arbitrary: fc.constantFrom('page', 'user', 'SOCIAL', ' social', 'social ', 'instagram', '') },
+    { weight: 1, arbitrary: hostileString({ maxLength: 2_000 }) },
+  ),
   callback_url: callbackUrlShapes.map((one) => one.template),
   fields: fieldLists(WEBHOOK_FIELDS),
   subscribed_fields: fc.oneof(fieldLists(WEBHOOK_FIELDS), fieldLists(['feed', 'messages', 'mention', 'message_reactions'])),
-  verify_token: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('fuzz', 'meatyhamhock', '', ' ', 'a'.repeat(256), 'a'.repeat(257), '&hub.challenge=1', '\u0000') }, { weight: 1, arbitrary: hostileString({ maxLength: 5_000 }) }),
-  include_values: fc.oneof(fc.constantFrom('true', 'false', '1', '0', 'TRUE', ' true ', 'yes', 'maybe', '', 'null', '[]'), fc.constantFrom(...NUMBER_LIKE_TEXTS)),
+  verify_token: fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom('fuzz', 'meatyhamhock', '', ' ', 'a'.repeat(256), 'a'.repeat(257), '&hub.challenge=1', '\u0000'),
+    },
+    { weight: 1, arbitrary: hostileString({ maxLength: 5_000 }) },
+  ),
+  include_values: fc.oneof(
+    fc.constantFrom('true', 'false', '1', '0', 'TRUE', ' true ', 'yes', 'maybe', '', 'null', '[]'),
+    fc.constantFrom(...NUMBER_LIKE_TEXTS),
+  ),
   access_token: hostileString({ maxLength: 300 }),
   method: fc.constantFrom('get', 'post', 'delete', 'GET', 'put', ''),
   suppress_http_code: fc.constantFrom('1', 'true', '0'),
@@ -454,8 +550,19 @@ const PARAM_VALUES: Record<string, fc.Arbitrary<string>> = {
 };
 
 const paramEntry: fc.Arbitrary<[string, string]> = fc.oneof(
-  { weight: 10, arbitrary: fc.constantFrom(...Object.keys(PARAM_VALUES)).chain((name) => PARAM_VALUES[name]!.map((value): [string, string] => [name, value])) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...PROTOTYPE_NAMES, 'fields[]', 'callback_url[]', 'fields[0]', '', 'hub.challenge'), hostileString({ maxLength: 200 })) },
+  {
+    weight: 10,
+    arbitrary: fc
+      .constantFrom(...Object.keys(PARAM_VALUES))
+      .chain((name) => PARAM_VALUES[name]!.map((value): [string, string] => [name, value])),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(
+      fc.constantFrom(...PROTOTYPE_NAMES, 'fields[]', 'callback_url[]', 'fields[0]', '', 'hub.challenge'),
+      hostileString({ maxLength: 200 }),
+    ),
+  },
 );
 
 /** Valid parameters of a write on `edge` (most cases start from them, then damage or repeat some). */
@@ -475,20 +582,58 @@ function baseParams(edge: string, host: 'own' | 'parent'): [string, string][] {
 
 const restEndpointModel: fc.Arbitrary<RestEndpointModel> = fc
   .oneof(
-    { weight: 6, arbitrary: fc.record({ host: fc.constant<'own' | 'parent'>('parent'), target: fc.constantFrom<TargetRef>('app:main', 'app:main', 'app:other', 'app:unknown'), edge: fc.constant<string[]>(['subscriptions']) }) },
-    { weight: 3, arbitrary: fc.record({ host: fc.constant<'own' | 'parent'>('own'), target: fc.constant<TargetRef>('me'), edge: fc.constant<string[]>(['subscribed_apps']) }) },
-    { weight: 3, arbitrary: fc.record({ host: fc.constant<'own' | 'parent'>('parent'), target: fc.constantFrom<TargetRef>('page:roaster', 'page:bluebottle'), edge: fc.constant<string[]>(['subscribed_apps']) }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        host: fc.constant<'own' | 'parent'>('parent'),
+        target: fc.constantFrom<TargetRef>('app:main', 'app:main', 'app:other', 'app:unknown'),
+        edge: fc.constant<string[]>(['subscriptions']),
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        host: fc.constant<'own' | 'parent'>('own'),
+        target: fc.constant<TargetRef>('me'),
+        edge: fc.constant<string[]>(['subscribed_apps']),
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        host: fc.constant<'own' | 'parent'>('parent'),
+        target: fc.constantFrom<TargetRef>('page:roaster', 'page:bluebottle'),
+        edge: fc.constant<string[]>(['subscribed_apps']),
+      }),
+    },
     {
       weight: 2,
       arbitrary: fc.record({
         host: fc.constantFrom<'own' | 'parent'>('own', 'parent'),
         target: fc.oneof(
           fc.constantFrom<TargetRef>('app:main', 'app:other', 'app:unknown', 'me', 'page:roaster', 'account', 'platform-user'),
-          fc.oneof(fc.constantFrom(...NUMBER_LIKE_TEXTS, ...PROTOTYPE_NAMES, '17840000000000012', UNKNOWN_APP_ID), hostileString({ maxLength: 300 })).map((text): TargetRef => ({ text })),
+          fc
+            .oneof(
+              fc.constantFrom(...NUMBER_LIKE_TEXTS, ...PROTOTYPE_NAMES, '17840000000000012', UNKNOWN_APP_ID),
+              hostileString({ maxLength: 300 }),
+            )
+            .map((text): TargetRef => ({ text })),
         ),
         edge: fc.oneof(
-          fc.constantFrom<string[][]>(['subscriptions'], ['subscribed_apps'], [], ['subscriptions', 'x'], ['subscribed_apps', 'subscribed_apps'], ['subscribers'], ['__proto__'], ['Subscriptions']),
-          fc.array(fc.constantFrom<string>('subscriptions', 'subscribed_apps', '..', '%2e', '%00', 'constructor'), { minLength: 1, maxLength: 3 }),
+          fc.constantFrom<string[][]>(
+            ['subscriptions'],
+            ['subscribed_apps'],
+            [],
+            ['subscriptions', 'x'],
+            ['subscribed_apps', 'subscribed_apps'],
+            ['subscribers'],
+            ['__proto__'],
+            ['Subscriptions'],
+          ),
+          fc.array(fc.constantFrom<string>('subscriptions', 'subscribed_apps', '..', '%2e', '%00', 'constructor'), {
+            minLength: 1,
+            maxLength: 3,
+          }),
         ),
       }),
     },
@@ -498,14 +643,26 @@ const restEndpointModel: fc.Arbitrary<RestEndpointModel> = fc
       host: fc.constant(path.host),
       target: fc.constant(path.target),
       edge: fc.constant(path.edge),
-      version: fc.oneof({ weight: 8, arbitrary: fc.constant<string | undefined>('v25.0') }, { weight: 2, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>('v1.0', 'v99.0', 'V25.0', 'v25') }),
-      method: fc.oneof({ weight: 5, arbitrary: fc.constant('POST') }, { weight: 4, arbitrary: fc.constant('GET') }, { weight: 3, arbitrary: fc.constant('DELETE') }, { weight: 1, arbitrary: fc.constantFrom('PUT', 'PATCH', 'OPTIONS', 'HEAD', 'PROPFIND') }),
+      version: fc.oneof(
+        { weight: 8, arbitrary: fc.constant<string | undefined>('v25.0') },
+        { weight: 2, arbitrary: fc.constant<string | undefined>(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom<string | undefined>('v1.0', 'v99.0', 'V25.0', 'v25') },
+      ),
+      method: fc.oneof(
+        { weight: 5, arbitrary: fc.constant('POST') },
+        { weight: 4, arbitrary: fc.constant('GET') },
+        { weight: 3, arbitrary: fc.constant('DELETE') },
+        { weight: 1, arbitrary: fc.constantFrom('PUT', 'PATCH', 'OPTIONS', 'HEAD', 'PROPFIND') },
+      ),
       params: fc
         .record({
           base: fc.constantFrom(true, true, true, false),
           // Overrides replace the base's value of the same name; repeats add a second value for it.
           overrides: fc.array(paramEntry, { maxLength: 3 }),
-          repeats: fc.oneof({ weight: 4, arbitrary: fc.constant<[string, string][]>([]) }, { weight: 1, arbitrary: fc.array(paramEntry, { minLength: 1, maxLength: 3 }) }),
+          repeats: fc.oneof(
+            { weight: 4, arbitrary: fc.constant<[string, string][]>([]) },
+            { weight: 1, arbitrary: fc.array(paramEntry, { minLength: 1, maxLength: 3 }) },
+          ),
         })
         .map(({ base, overrides, repeats }) => {
           const params = base ? baseParams(path.edge[0] ?? '', path.host) : [];
@@ -522,7 +679,10 @@ const restEndpointModel: fc.Arbitrary<RestEndpointModel> = fc
           .array(
             fc.tuple(
               fc.constantFrom('object', 'callback_url', 'fields', 'subscribed_fields', 'verify_token', 'include_values', '__proto__'),
-              fc.oneof(rawJsonValue(2), fc.constantFrom('["comments"]', '"social"', 'true', '"http://127.0.0.1:{H}/ok/raw"', '{"a":"b"}', '[["comments"]]')),
+              fc.oneof(
+                rawJsonValue(2),
+                fc.constantFrom('["comments"]', '"social"', 'true', '"http://127.0.0.1:{H}/ok/raw"', '{"a":"b"}', '[["comments"]]'),
+              ),
             ),
             { maxLength: 5 },
           )
@@ -555,26 +715,64 @@ export interface GraphqlEndpointCase {
 
 /** An app id as a variable value: a known app's (as a string or a number), an unknown one, or anything. */
 const appIdValue: fc.Arbitrary<{ app: GraphqlOperation['app']; raw: RawJson }> = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom('main', 'main', 'other', 'handshake').map((app) => ({ app: app as GraphqlOperation['app'], raw: `"{APP:${app}}"` })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .constantFrom('main', 'main', 'other', 'handshake')
+      .map((app) => ({ app: app as GraphqlOperation['app'], raw: `"{APP:${app}}"` })),
+  },
   { weight: 1, arbitrary: fc.constant({ app: 'main' as const, raw: '{APP:main}' }) },
-  { weight: 2, arbitrary: fc.oneof(fc.constantFrom(quote(UNKNOWN_APP_ID), 'null', '""', '"me"', '[]', '{}'), rawJsonNumber(), hostileString({ maxLength: 200 }).map(quote)).map((raw) => ({ app: 'none' as const, raw })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .oneof(
+        fc.constantFrom(quote(UNKNOWN_APP_ID), 'null', '""', '"me"', '[]', '{}'),
+        rawJsonNumber(),
+        hostileString({ maxLength: 200 }).map(quote),
+      )
+      .map((raw) => ({ app: 'none' as const, raw })),
+  },
 );
 
 const pageIdValue: fc.Arbitrary<RawJson | undefined> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom<RawJson | undefined>(undefined, '"{PAGE:roaster}"', '"{PAGE:bluebottle}"', 'null') },
-  { weight: 1, arbitrary: fc.oneof(fc.constantFrom('"me"', '""', '"{APP:main}"', '[]'), rawJsonNumber(), hostileString({ maxLength: 200 }).map(quote)) },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(fc.constantFrom('"me"', '""', '"{APP:main}"', '[]'), rawJsonNumber(), hostileString({ maxLength: 200 }).map(quote)),
+  },
 );
 
 const stringListValue = (valid: readonly string[]): fc.Arbitrary<RawJson | undefined> =>
   fc.oneof(
     { weight: 4, arbitrary: fc.subarray([...valid], { minLength: 1 }).map((chosen) => JSON.stringify(chosen)) },
-    { weight: 2, arbitrary: fc.constantFrom<RawJson | undefined>(undefined, 'null', '[]', '["feed"]', '"comments"', '[null]', '[1]', '[["comments"]]', '["__proto__"]') },
-    { weight: 1, arbitrary: fc.record({ item: fc.constantFrom('comments', 'feed', 'x'), count: fc.integer({ min: 33, max: 50_000 }) }).map(({ item, count }) => JSON.stringify(Array<string>(count).fill(item))) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom<RawJson | undefined>(
+        undefined,
+        'null',
+        '[]',
+        '["feed"]',
+        '"comments"',
+        '[null]',
+        '[1]',
+        '[["comments"]]',
+        '["__proto__"]',
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ item: fc.constantFrom('comments', 'feed', 'x'), count: fc.integer({ min: 33, max: 50_000 }) })
+        .map(({ item, count }) => JSON.stringify(Array<string>(count).fill(item))),
+    },
     { weight: 1, arbitrary: fc.array(hostileString({ maxLength: 500 }).map(quote), { maxLength: 4 }).map(rawArray) },
   );
 
 const optionalString = (values: fc.Arbitrary<string>): fc.Arbitrary<RawJson | undefined> =>
-  fc.oneof({ weight: 6, arbitrary: values.map(quote) }, { weight: 1, arbitrary: fc.constantFrom<RawJson | undefined>(undefined, 'null', '1', 'true', '[]', '{}') });
+  fc.oneof(
+    { weight: 6, arbitrary: values.map(quote) },
+    { weight: 1, arbitrary: fc.constantFrom<RawJson | undefined>(undefined, 'null', '1', 'true', '[]', '{}') },
+  );
 
 const subscriptionInput: fc.Arbitrary<RawJson | undefined> = fc.oneof(
   {
@@ -592,7 +790,21 @@ const subscriptionInput: fc.Arbitrary<RawJson | undefined> = fc.oneof(
       )
       .map((input) => rawObject(Object.entries(input).filter((entry): entry is [string, RawJson] => entry[1] !== undefined))),
   },
-  { weight: 1, arbitrary: fc.oneof(fc.constantFrom<RawJson | undefined>(undefined, 'null', '[]', '"x"', '{"__proto__":{"object":"social"}}', '{"object":"social","object":"page"}', '{"unknown":1}'), rawJsonValue(3)) },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.constantFrom<RawJson | undefined>(
+        undefined,
+        'null',
+        '[]',
+        '"x"',
+        '{"__proto__":{"object":"social"}}',
+        '{"object":"social","object":"page"}',
+        '{"unknown":1}',
+      ),
+      rawJsonValue(3),
+    ),
+  },
 );
 
 const graphqlOperation = (kind: 'query' | 'mutation'): fc.Arbitrary<GraphqlOperation> => {
@@ -603,12 +815,21 @@ const graphqlOperation = (kind: 'query' | 'mutation'): fc.Arbitrary<GraphqlOpera
     );
   }
   return fc.oneof(
-    { weight: 4, arbitrary: fc.tuple(appIdValue, subscriptionInput).map(([{ app, raw }, input]): GraphqlOperation => ({ field: 'subscribeApp', app, values: { a: raw, i: input } })) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(appIdValue, subscriptionInput)
+        .map(([{ app, raw }, input]): GraphqlOperation => ({ field: 'subscribeApp', app, values: { a: raw, i: input } })),
+    },
     {
       weight: 2,
       arbitrary: fc
         .tuple(appIdValue, optionalString(PARAM_VALUES.object!), stringListValue(WEBHOOK_FIELDS))
-        .map(([{ app, raw }, object, fields]): GraphqlOperation => ({ field: 'unsubscribeApp', app, values: { a: raw, o: object, f: fields } })),
+        .map(([{ app, raw }, object, fields]): GraphqlOperation => ({
+          field: 'unsubscribeApp',
+          app,
+          values: { a: raw, o: object, f: fields },
+        })),
     },
     {
       weight: 2,
@@ -616,7 +837,10 @@ const graphqlOperation = (kind: 'query' | 'mutation'): fc.Arbitrary<GraphqlOpera
         .tuple(pageIdValue, fc.oneof(stringListValue(WEBHOOK_FIELDS), stringListValue(['feed', 'messages'])))
         .map(([page, fields]): GraphqlOperation => ({ field: 'subscribeAccountToApp', app: 'none', values: { p: page, f: fields } })),
     },
-    { weight: 1, arbitrary: pageIdValue.map((page): GraphqlOperation => ({ field: 'unsubscribeAccountFromApp', app: 'none', values: { p: page } })) },
+    {
+      weight: 1,
+      arbitrary: pageIdValue.map((page): GraphqlOperation => ({ field: 'unsubscribeAccountFromApp', app: 'none', values: { p: page } })),
+    },
   );
 };
 
@@ -632,10 +856,29 @@ const graphqlEndpointModel: fc.Arbitrary<GraphqlEndpointModel> = fc
 
 /** The variables each field takes (by its short name) and what it selects. */
 const GRAPHQL_FIELDS: Record<GraphqlOperation['field'], { args: [short: string, name: string, type: string][]; selection: string }> = {
-  subscribeApp: { args: [['a', 'appId', 'ID!'], ['i', 'input', 'AppSubscriptionInput!']], selection: '{ success }' },
+  subscribeApp: {
+    args: [
+      ['a', 'appId', 'ID!'],
+      ['i', 'input', 'AppSubscriptionInput!'],
+    ],
+    selection: '{ success }',
+  },
   appSubscriptions: { args: [['a', 'appId', 'ID!']], selection: '{ object callbackUrl active includeValues fields { name version } }' },
-  unsubscribeApp: { args: [['a', 'appId', 'ID!'], ['o', 'object', 'String'], ['f', 'fields', '[String!]']], selection: '{ success }' },
-  subscribeAccountToApp: { args: [['p', 'pageId', 'ID'], ['f', 'subscribedFields', '[String!]']], selection: '{ success }' },
+  unsubscribeApp: {
+    args: [
+      ['a', 'appId', 'ID!'],
+      ['o', 'object', 'String'],
+      ['f', 'fields', '[String!]'],
+    ],
+    selection: '{ success }',
+  },
+  subscribeAccountToApp: {
+    args: [
+      ['p', 'pageId', 'ID'],
+      ['f', 'subscribedFields', '[String!]'],
+    ],
+    selection: '{ success }',
+  },
   subscribedApps: { args: [['p', 'pageId', 'ID']], selection: '{ id name subscribedFields }' },
   unsubscribeAccountFromApp: { args: [['p', 'pageId', 'ID']], selection: '{ success }' },
 };
@@ -648,7 +891,10 @@ export const handshakeCases = (api: 'rest' | 'graphql'): fc.Arbitrary<WebhookCas
   fc
     .record({
       kind: fc.constant('handshake' as const),
-      api: api === 'graphql' ? fc.constant<HandshakeApi>('graphql') : fc.constantFrom<HandshakeApi>('rest-form', 'rest-form', 'rest-json', 'rest-query'),
+      api:
+        api === 'graphql'
+          ? fc.constant<HandshakeApi>('graphql')
+          : fc.constantFrom<HandshakeApi>('rest-form', 'rest-form', 'rest-json', 'rest-query'),
       answer: answerPlans,
       fields: fc.array(fc.constantFrom(...WEBHOOK_FIELDS), { minLength: 1, maxLength: 4 }),
       verifyToken: fc
@@ -658,18 +904,31 @@ export const handshakeCases = (api: 'rest' | 'graphql'): fc.Arbitrary<WebhookCas
         )
         .filter((token) => token.length >= 1 && token.length <= 256),
       includeValues: fc.constantFrom<boolean | undefined>(undefined, true, false),
-      callbackQuery: fc.constantFrom('', 'source=fuzz', 'hub.challenge=1', 'hub.mode=unsubscribe&hub.verify_token=other', 'a=1&a=2', 'x=%F0%9F%92%A9'),
+      callbackQuery: fc.constantFrom(
+        '',
+        'source=fuzz',
+        'hub.challenge=1',
+        'hub.mode=unsubscribe&hub.verify_token=other',
+        'a=1&a=2',
+        'x=%F0%9F%92%A9',
+      ),
       tokenIn: fc.constantFrom<'param' | 'bearer'>('param', 'bearer'),
     })
     .map(shortText);
 
 export const urlShapeCases: fc.Arbitrary<WebhookCase> = fc
-  .record({ kind: fc.constant('url' as const), api: fc.constantFrom<HandshakeApi>('rest-form', 'rest-json', 'graphql'), shape: callbackUrlShapes })
+  .record({
+    kind: fc.constant('url' as const),
+    api: fc.constantFrom<HandshakeApi>('rest-form', 'rest-json', 'graphql'),
+    shape: callbackUrlShapes,
+  })
   .map(shortText);
 
 export const restEndpointCases: fc.Arbitrary<WebhookCase> = restEndpointModel.map((model) => shortText({ kind: 'rest' as const, model }));
 
-export const graphqlEndpointCases: fc.Arbitrary<WebhookCase> = graphqlEndpointModel.map((model) => shortText({ kind: 'graphql' as const, model }));
+export const graphqlEndpointCases: fc.Arbitrary<WebhookCase> = graphqlEndpointModel.map((model) =>
+  shortText({ kind: 'graphql' as const, model }),
+);
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Requests
@@ -687,13 +946,22 @@ function subscribeRequest(
   if (api === 'graphql') {
     const variables = {
       appId: app.id,
-      input: { object: WEBHOOK_OBJECT, callbackUrl: input.callbackUrl, fields: input.fields, verifyToken: input.verifyToken, ...(input.includeValues !== undefined && { includeValues: input.includeValues }) },
+      input: {
+        object: WEBHOOK_OBJECT,
+        callbackUrl: input.callbackUrl,
+        fields: input.fields,
+        verifyToken: input.verifyToken,
+        ...(input.includeValues !== undefined && { includeValues: input.includeValues }),
+      },
     };
     return {
       method: 'POST',
       url: info.gatewayUrl,
       headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${app.token}` },
-      body: JSON.stringify({ query: 'mutation Subscribe($appId: ID!, $input: AppSubscriptionInput!) { subscribeApp(appId: $appId, input: $input) { success } }', variables }),
+      body: JSON.stringify({
+        query: 'mutation Subscribe($appId: ID!, $input: AppSubscriptionInput!) { subscribeApp(appId: $appId, input: $input) { success } }',
+        variables,
+      }),
     };
   }
   const params: [string, string][] = [
@@ -718,7 +986,12 @@ function subscribeRequest(
         body: JSON.stringify(Object.fromEntries(params.map(([name, value]) => [name, name === 'fields' ? input.fields : value]))),
       };
     default:
-      return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() };
+      return {
+        method: 'POST',
+        url,
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(params).toString(),
+      };
   }
 }
 
@@ -778,7 +1051,12 @@ function buildGraphqlEndpointRequest(model: GraphqlEndpointModel, info: SystemIn
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   const token = tokenText(model.token, info);
   if (token !== undefined) headers.authorization = `Bearer ${token.replace(/[^\x20-\x7e]/g, '?')}`;
-  return { method: 'POST', url: info.gatewayUrl, headers, body: resolveGraphqlPlaceholders(`{"query":${quote(document)},"variables":${rawObject(variables)}}`, info, servers) };
+  return {
+    method: 'POST',
+    url: info.gatewayUrl,
+    headers,
+    body: resolveGraphqlPlaceholders(`{"query":${quote(document)},"variables":${rawObject(variables)}}`, info, servers),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -810,7 +1088,11 @@ const ANY_DETAIL = /^[^]+$/;
 /** What a whole answer of `status` with `body` may come to (the rule below, without faults). */
 function wholeAnswer(status: number, body: Buffer, challenge: string, maxBytes: number): HandshakeExpectation {
   if (status !== 200) {
-    return { store: 'never', refusals: [`HTTP Status Code = ${status}; HTTP Message = ${STATUS_CODES[status] ?? 'Unknown'}`], why: `the callback answered ${status}` };
+    return {
+      store: 'never',
+      refusals: [`HTTP Status Code = ${status}; HTTP Message = ${STATUS_CODES[status] ?? 'Unknown'}`],
+      why: `the callback answered ${status}`,
+    };
   }
   const truncated = body.length > maxBytes;
   const definite = asciiTrim(body).equals(Buffer.from(challenge));
@@ -819,9 +1101,20 @@ function wholeAnswer(status: number, body: Buffer, challenge: string, maxBytes: 
   const shown = kept.length > 100 ? `${kept.slice(0, 100)}…` : kept;
   const mismatch = `Response does not match challenge, expected value="${challenge}", received="${shown}"`;
   if (definite && !truncated) return { store: 'must', refusals: [], why: 'a whole 200 with the challenge (ASCII whitespace aside)' };
-  if (definite) return { store: 'may', refusals: [ANY_DETAIL], why: `the challenge and whitespace, ${body.length} bytes, past the ${maxBytes}-byte bound` };
-  if (truncated) return { store: 'never', refusals: [ANY_DETAIL], why: `a ${body.length}-byte answer past the ${maxBytes}-byte bound that is not the challenge` };
-  if (loose) return { store: 'may', refusals: [mismatch], why: 'the challenge within characters other than ASCII whitespace that a trim removes' };
+  if (definite)
+    return {
+      store: 'may',
+      refusals: [ANY_DETAIL],
+      why: `the challenge and whitespace, ${body.length} bytes, past the ${maxBytes}-byte bound`,
+    };
+  if (truncated)
+    return {
+      store: 'never',
+      refusals: [ANY_DETAIL],
+      why: `a ${body.length}-byte answer past the ${maxBytes}-byte bound that is not the challenge`,
+    };
+  if (loose)
+    return { store: 'may', refusals: [mismatch], why: 'the challenge within characters other than ASCII whitespace that a trim removes' };
   return { store: 'never', refusals: [mismatch], why: 'a 200 whose body is not the challenge' };
 }
 
@@ -832,13 +1125,22 @@ export function expectHandshake(plan: AnswerPlan, record: HandshakeRecord, timeo
   switch (plan.fault) {
     case 'no-answer':
     case 'stall-mid-body':
-      return { store: 'never', refusals: [TIMEOUT_DETAIL], why: `the callback ${plan.fault === 'no-answer' ? 'never answered' : 'stalled in the middle of its body'}` };
+      return {
+        store: 'never',
+        refusals: [TIMEOUT_DETAIL],
+        why: `the callback ${plan.fault === 'no-answer' ? 'never answered' : 'stalled in the middle of its body'}`,
+      };
     case 'reset-mid-body': {
-      if (plan.framing !== 'close') return { store: 'never', refusals: [RESET_DETAIL], why: 'the connection was reset in the middle of the body' };
+      if (plan.framing !== 'close')
+        return { store: 'never', refusals: [RESET_DETAIL], why: 'the connection was reset in the middle of the body' };
       // A body that only the end of the connection delimits: Node's parser ends the message at a reset as at a close, so
       // the part sent may be read as the whole answer (never stored unless that part alone is the challenge).
       const part = wholeAnswer(plan.status, body.subarray(0, Math.min(Math.floor(body.length / 2), maxBytes - 1)), challenge, maxBytes);
-      return { store: part.store === 'never' ? 'never' : 'may', refusals: [RESET_DETAIL, ...part.refusals], why: `a reset in the middle of a body ended by the connection (the part sent: ${part.why})` };
+      return {
+        store: part.store === 'never' ? 'never' : 'may',
+        refusals: [RESET_DETAIL, ...part.refusals],
+        why: `a reset in the middle of a body ended by the connection (the part sent: ${part.why})`,
+      };
     }
     case 'close-without-answer':
     case 'reset-without-answer':
@@ -850,12 +1152,17 @@ export function expectHandshake(plan: AnswerPlan, record: HandshakeRecord, timeo
   const expectation = wholeAnswer(plan.status, body, challenge, maxBytes);
   // An answer that ended near the timeout may have been cut by it (the two clocks are not the same).
   if (record.completeAfterMs === undefined || record.completeAfterMs > timeoutMs * 0.6) {
-    return { store: expectation.store === 'never' ? 'never' : 'may', refusals: [...expectation.refusals, TIMEOUT_DETAIL], why: `${expectation.why}, sent in ${Math.round(record.completeAfterMs ?? -1)} ms` };
+    return {
+      store: expectation.store === 'never' ? 'never' : 'may',
+      refusals: [...expectation.refusals, TIMEOUT_DETAIL],
+      why: `${expectation.why}, sent in ${Math.round(record.completeAfterMs ?? -1)} ms`,
+    };
   }
   return expectation;
 }
 
-const matches = (detail: string, allowed: readonly (string | RegExp)[]) => allowed.some((one) => (typeof one === 'string' ? one === detail : one.test(detail)));
+const matches = (detail: string, allowed: readonly (string | RegExp)[]) =>
+  allowed.some((one) => (typeof one === 'string' ? one === detail : one.test(detail)));
 
 /** The refusal's reason and message, REST or GraphQL; undefined when the reply is no refusal of that shape. */
 function refusalOf(reply: ReplyView, graphql: boolean): { code: string; message: string; parameter?: unknown; status: number } | undefined {
@@ -863,7 +1170,12 @@ function refusalOf(reply: ReplyView, graphql: boolean): { code: string; message:
   if (graphql) {
     const error = isObject(body) && Array.isArray(body.errors) ? (body.errors[0] as unknown) : undefined;
     if (!isObject(error) || !isObject(error.extensions)) return undefined;
-    return { code: String(error.extensions.reason ?? error.extensions.code), message: String(error.message), parameter: error.extensions.parameter, status: reply.status };
+    return {
+      code: String(error.extensions.reason ?? error.extensions.code),
+      message: String(error.message),
+      parameter: error.extensions.parameter,
+      status: reply.status,
+    };
   }
   const error = isObject(body) ? body.error : undefined;
   if (!isObject(error)) return undefined;
@@ -873,7 +1185,9 @@ function refusalOf(reply: ReplyView, graphql: boolean): { code: string; message:
 function accepted(reply: ReplyView, graphql: boolean, field = 'subscribeApp'): boolean {
   if (graphql) {
     const body = reply.json;
-    return isObject(body) && body.errors === undefined && isObject(body.data) && isObject(body.data[field]) && body.data[field].success === true;
+    return (
+      isObject(body) && body.errors === undefined && isObject(body.data) && isObject(body.data[field]) && body.data[field].success === true
+    );
   }
   return reply.status === 200 && reply.text === '{"success":true}';
 }
@@ -918,15 +1232,29 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
     const made = this.servers.forbiddenRequests.slice(mark);
     return made.length === 0
       ? []
-      : [{ kind: 'verdict', detail: `the system made requests it must never make (a refused address, a redirect followed): ${made.map((one) => `${one.method} ${excerpt(one.target, 200)} to the ${one.server} server`).join('; ')}` }];
+      : [
+          {
+            kind: 'verdict',
+            detail: `the system made requests it must never make (a refused address, a redirect followed): ${made.map((one) => `${one.method} ${excerpt(one.target, 200)} to the ${one.server} server`).join('; ')}`,
+          },
+        ];
   }
 
   private async readBack(system: FuzzSystem, app: { id: string; token: string }): Promise<ReadBack> {
     const problems: Problem[] = [];
-    const listing = await this.send({ method: 'GET', url: `${subscriptionsUrl(system.info, app.id)}?access_token=${encodeURIComponent(app.token)}`, headers: { accept: 'application/json' } });
+    const listing = await this.send({
+      method: 'GET',
+      url: `${subscriptionsUrl(system.info, app.id)}?access_token=${encodeURIComponent(app.token)}`,
+      headers: { accept: 'application/json' },
+    });
     let listed: ReadBack['listed'];
-    if (listing.kind === 'reply' && listing.status === 200 && isObject(listing.json) && Array.isArray(listing.json.data)) listed = listing.json.data as ReadBack['listed'];
-    else problems.push({ kind: 'liveness', detail: `GET /{app-id}/subscriptions with the app's token after the case: ${outcomeSummary(listing)}` });
+    if (listing.kind === 'reply' && listing.status === 200 && isObject(listing.json) && Array.isArray(listing.json.data))
+      listed = listing.json.data as ReadBack['listed'];
+    else
+      problems.push({
+        kind: 'liveness',
+        detail: `GET /{app-id}/subscriptions with the app's token after the case: ${outcomeSummary(listing)}`,
+      });
     let rows: ReadBack['rows'];
     try {
       rows = await system.rows('social.app_subscription', 'app_id', app.id);
@@ -938,14 +1266,23 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
 
   /** Removes the app's subscriptions (DELETE /{app-id}/subscriptions), checking that it did. */
   private async unsubscribe(system: FuzzSystem, app: { id: string; token: string }): Promise<Problem[]> {
-    const removal = await this.send({ method: 'DELETE', url: `${subscriptionsUrl(system.info, app.id)}?access_token=${encodeURIComponent(app.token)}`, headers: { accept: 'application/json' } });
+    const removal = await this.send({
+      method: 'DELETE',
+      url: `${subscriptionsUrl(system.info, app.id)}?access_token=${encodeURIComponent(app.token)}`,
+      headers: { accept: 'application/json' },
+    });
     if (removal.kind !== 'reply' || removal.status !== 200 || removal.text !== '{"success":true}') {
       return [{ kind: 'liveness', detail: `DELETE /{app-id}/subscriptions of the handshake's app: ${outcomeSummary(removal)}` }];
     }
     const after = await this.readBack(system, app);
     if (after.problems.length > 0) return after.problems;
     if (after.listed?.length !== 0 || after.rows?.length !== 0) {
-      return [{ kind: 'verdict', detail: `DELETE /{app-id}/subscriptions answered success and left ${JSON.stringify(after.listed)} / ${after.rows?.length} rows` }];
+      return [
+        {
+          kind: 'verdict',
+          detail: `DELETE /{app-id}/subscriptions answered success and left ${JSON.stringify(after.listed)} / ${after.rows?.length} rows`,
+        },
+      ];
     }
     return [];
   }
@@ -960,7 +1297,10 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
     problems.push(...before.problems);
     let cleaned = false;
     if ((before.listed?.length ?? 0) > 0 || (before.rows?.length ?? 0) > 0) {
-      problems.push({ kind: 'liveness', detail: `the handshake's app had a subscription before the case (a case before did not remove it): ${JSON.stringify(before.listed)}` });
+      problems.push({
+        kind: 'liveness',
+        detail: `the handshake's app had a subscription before the case (a case before did not remove it): ${JSON.stringify(before.listed)}`,
+      });
       problems.push(...(await this.unsubscribe(system, app)));
       cleaned = true;
     }
@@ -970,17 +1310,32 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
     const callbackUrl = `http://127.0.0.1:${this.servers.callbackPort}/hs/${id}${query ? `?${query}` : ''}`;
     this.callbackUrls.set(input, callbackUrl);
     const forbiddenMark = this.servers.forbiddenRequests.length;
-    const request = subscribeRequest(input.api, info, app, { callbackUrl, fields: input.fields, verifyToken: input.verifyToken, includeValues: input.includeValues }, input.tokenIn);
+    const request = subscribeRequest(
+      input.api,
+      info,
+      app,
+      { callbackUrl, fields: input.fields, verifyToken: input.verifyToken, includeValues: input.includeValues },
+      input.tokenIn,
+    );
     const outcome = await this.send(request);
     const { requestTimeoutMs } = fuzzSettings();
     if (outcome.kind !== 'reply') {
       this.servers.finish(id);
-      return { problems: [...problems, ...transportProblems(outcome, requestTimeoutMs)], rejected: !cleaned, unavailable: false, summary: outcomeSummary(outcome) };
+      return {
+        problems: [...problems, ...transportProblems(outcome, requestTimeoutMs)],
+        rejected: !cleaned,
+        unavailable: false,
+        summary: outcomeSummary(outcome),
+      };
     }
     const judgement: Judgement = graphql ? judgeGraphqlReply(outcome, 'POST') : judgeGraphReply(outcome, 'POST');
     problems.push(...judgement.problems);
     const bound = WEBHOOK_RESPONSE_TIMEOUT_MS + PROCESSING_SLACK_MS;
-    if (outcome.durationMs > bound) problems.push({ kind: 'hang', detail: `the subscription was answered after ${outcome.durationMs} ms, past the bound of ${bound} ms (the callback's response timeout and processing)` });
+    if (outcome.durationMs > bound)
+      problems.push({
+        kind: 'hang',
+        detail: `the subscription was answered after ${outcome.durationMs} ms, past the bound of ${bound} ms (the callback's response timeout and processing)`,
+      });
 
     const after = await this.readBack(system, app);
     problems.push(...after.problems);
@@ -994,7 +1349,9 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
     const refusedUpFront =
       input.verifyToken.includes('\u0000') &&
       record.requests.length === 0 &&
-      (graphql ? refusal?.code === 'INVALID_PARAMETER' && refusal.parameter === 'verify_token' : refusal?.code === '100' && refusal.status === 400);
+      (graphql
+        ? refusal?.code === 'INVALID_PARAMETER' && refusal.parameter === 'verify_token'
+        : refusal?.code === '100' && refusal.status === 400);
     if (!refusedUpFront) problems.push(...verificationRequestProblems(record, input, callbackUrl));
 
     const expectation = refusedUpFront
@@ -1003,27 +1360,64 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
     const listed = after.listed?.some((one) => one.callback_url === callbackUrl) ?? false;
     const stored = after.rows?.some((row) => row.callback_url === callbackUrl) ?? false;
     const said = ok ? 'stored' : 'refused';
-    if (after.listed !== undefined && listed !== ok) problems.push({ kind: 'verdict', detail: `the reply said ${said}, GET /{app-id}/subscriptions ${listed ? 'lists' : 'does not list'} it: ${JSON.stringify(after.listed)}` });
-    if (after.rows !== undefined && stored !== ok) problems.push({ kind: 'verdict', detail: `the reply said ${said}, social.app_subscription ${stored ? 'holds' : 'does not hold'} it` });
-    if (expectation.store === 'must' && !ok) problems.push({ kind: 'verdict', detail: `a correct handshake was refused: ${expectation.why}` });
-    if (expectation.store === 'never' && (ok || listed || stored)) problems.push({ kind: 'verdict', detail: `the subscription was stored although ${expectation.why}` });
+    if (after.listed !== undefined && listed !== ok)
+      problems.push({
+        kind: 'verdict',
+        detail: `the reply said ${said}, GET /{app-id}/subscriptions ${listed ? 'lists' : 'does not list'} it: ${JSON.stringify(after.listed)}`,
+      });
+    if (after.rows !== undefined && stored !== ok)
+      problems.push({
+        kind: 'verdict',
+        detail: `the reply said ${said}, social.app_subscription ${stored ? 'holds' : 'does not hold'} it`,
+      });
+    if (expectation.store === 'must' && !ok)
+      problems.push({ kind: 'verdict', detail: `a correct handshake was refused: ${expectation.why}` });
+    if (expectation.store === 'never' && (ok || listed || stored))
+      problems.push({ kind: 'verdict', detail: `the subscription was stored although ${expectation.why}` });
     if (ok) {
       const row = after.rows?.find((one) => one.callback_url === callbackUrl);
       const fields = [...new Set(input.fields)].sort();
-      if (row && (JSON.stringify(row.fields) !== JSON.stringify(fields) || row.verify_token !== input.verifyToken || row.include_values !== (input.includeValues ?? false) || row.active !== true)) {
-        problems.push({ kind: 'verdict', detail: `the stored subscription is not the one asked for (fields ${JSON.stringify(fields)}, verify token ${JSON.stringify(input.verifyToken)}, include_values ${input.includeValues ?? false}): ${shortStringify(row)}` });
+      if (
+        row &&
+        (JSON.stringify(row.fields) !== JSON.stringify(fields) ||
+          row.verify_token !== input.verifyToken ||
+          row.include_values !== (input.includeValues ?? false) ||
+          row.active !== true)
+      ) {
+        problems.push({
+          kind: 'verdict',
+          detail: `the stored subscription is not the one asked for (fields ${JSON.stringify(fields)}, verify token ${JSON.stringify(input.verifyToken)}, include_values ${input.includeValues ?? false}): ${shortStringify(row)}`,
+        });
       }
       const shown = after.listed?.find((one) => one.callback_url === callbackUrl);
-      if (shown && JSON.stringify(shown) !== JSON.stringify({ object: WEBHOOK_OBJECT, callback_url: callbackUrl, active: true, fields: fields.map((name) => ({ name, version: FIELD_VERSION })) })) {
-        problems.push({ kind: 'format', detail: `GET /{app-id}/subscriptions shows the subscription otherwise than the reference: ${JSON.stringify(shown)}` });
+      if (
+        shown &&
+        JSON.stringify(shown) !==
+          JSON.stringify({
+            object: WEBHOOK_OBJECT,
+            callback_url: callbackUrl,
+            active: true,
+            fields: fields.map((name) => ({ name, version: FIELD_VERSION })),
+          })
+      ) {
+        problems.push({
+          kind: 'format',
+          detail: `GET /{app-id}/subscriptions shows the subscription otherwise than the reference: ${JSON.stringify(shown)}`,
+        });
       }
     } else if (judgement.problems.length === 0 && !refusedUpFront) {
       const detail = refusal?.message.startsWith(VERIFICATION_PREFIX) ? refusal.message.slice(VERIFICATION_PREFIX.length) : undefined;
       const code = graphql ? 'CALLBACK_VERIFICATION_FAILED' : '2200';
       if (!refusal || refusal.code !== code || detail === undefined || (!graphql && refusal.status !== 400)) {
-        problems.push({ kind: 'format', detail: `a failed handshake is refused with ${graphql ? 'reason CALLBACK_VERIFICATION_FAILED' : 'HTTP 400 and code 2200'} and "${VERIFICATION_PREFIX}…", got ${excerpt(outcome.text, 400)}` });
+        problems.push({
+          kind: 'format',
+          detail: `a failed handshake is refused with ${graphql ? 'reason CALLBACK_VERIFICATION_FAILED' : 'HTTP 400 and code 2200'} and "${VERIFICATION_PREFIX}…", got ${excerpt(outcome.text, 400)}`,
+        });
       } else if (!matches(detail, expectation.refusals)) {
-        problems.push({ kind: 'format', detail: `the refusal says "${excerpt(detail, 300)}"; for ${expectation.why} it says ${expectation.refusals.map((one) => (typeof one === 'string' ? JSON.stringify(excerpt(one, 300)) : String(one))).join(' or ')}` });
+        problems.push({
+          kind: 'format',
+          detail: `the refusal says "${excerpt(detail, 300)}"; for ${expectation.why} it says ${expectation.refusals.map((one) => (typeof one === 'string' ? JSON.stringify(excerpt(one, 300)) : String(one))).join(' or ')}`,
+        });
       }
     }
     if (listed || stored || ok) problems.push(...(await this.unsubscribe(system, app)));
@@ -1044,9 +1438,22 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
     const forbiddenMark = this.servers.forbiddenRequests.length;
     const honestMark = this.servers.honestRequests;
     const callbackUrl = resolveTemplate(input.shape.template, this.servers);
-    const outcome = await this.send(subscribeRequest(input.api, info, info.webhooks.apps.main, { callbackUrl, fields: ['comments'], verifyToken: 'fuzz', includeValues: undefined }));
+    const outcome = await this.send(
+      subscribeRequest(input.api, info, info.webhooks.apps.main, {
+        callbackUrl,
+        fields: ['comments'],
+        verifyToken: 'fuzz',
+        includeValues: undefined,
+      }),
+    );
     const { requestTimeoutMs } = fuzzSettings();
-    if (outcome.kind !== 'reply') return { problems: transportProblems(outcome, requestTimeoutMs), rejected: true, unavailable: false, summary: outcomeSummary(outcome) };
+    if (outcome.kind !== 'reply')
+      return {
+        problems: transportProblems(outcome, requestTimeoutMs),
+        rejected: true,
+        unavailable: false,
+        summary: outcomeSummary(outcome),
+      };
     const judgement = graphql ? judgeGraphqlReply(outcome, 'POST') : judgeGraphReply(outcome, 'POST');
     const problems = [...judgement.problems, ...this.forbiddenSince(forbiddenMark), ...boundProblems(outcome.durationMs)];
     const ok = accepted(outcome, graphql);
@@ -1055,19 +1462,28 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
     switch (input.shape.category) {
       case 'allowed':
         if (!ok) problems.push({ kind: 'verdict', detail: `the honest callback ${shown} was refused` });
-        if (ok && this.servers.honestRequests === honestMark) problems.push({ kind: 'verdict', detail: `the subscription to ${shown} succeeded without a verification request` });
+        if (ok && this.servers.honestRequests === honestMark)
+          problems.push({ kind: 'verdict', detail: `the subscription to ${shown} succeeded without a verification request` });
         break;
       case 'refused': {
         const right = graphql
           ? (refusal?.code === 'INVALID_PARAMETER' || refusal?.code === 'MISSING_PARAMETER') && refusal.parameter === 'callback_url'
           : refusal?.code === '100' && refusal.status === 400;
-        if (!right) problems.push({ kind: 'verdict', detail: `the callback URL ${shown} must be refused as a bad callback_url (${graphql ? 'INVALID_PARAMETER' : '100'}), got ${excerpt(outcome.text, 400)}` });
-        if (this.servers.honestRequests !== honestMark) problems.push({ kind: 'verdict', detail: `the refused callback URL ${shown} was called` });
+        if (!right)
+          problems.push({
+            kind: 'verdict',
+            detail: `the callback URL ${shown} must be refused as a bad callback_url (${graphql ? 'INVALID_PARAMETER' : '100'}), got ${excerpt(outcome.text, 400)}`,
+          });
+        if (this.servers.honestRequests !== honestMark)
+          problems.push({ kind: 'verdict', detail: `the refused callback URL ${shown} was called` });
         break;
       }
       case 'unreachable':
         if (refusal?.code !== (graphql ? 'CALLBACK_VERIFICATION_FAILED' : '2200')) {
-          problems.push({ kind: 'verdict', detail: `a callback URL where nothing answers (${shown}) must fail its verification (2200), got ${excerpt(outcome.text, 400)}` });
+          problems.push({
+            kind: 'verdict',
+            detail: `a callback URL where nothing answers (${shown}) must fail its verification (2200), got ${excerpt(outcome.text, 400)}`,
+          });
         }
         break;
       case 'any':
@@ -1085,17 +1501,34 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
   private async endpoint(input: RestEndpointCase | GraphqlEndpointCase, system: FuzzSystem): Promise<CaseOutcome> {
     const info = system.info;
     const forbiddenMark = this.servers.forbiddenRequests.length;
-    const request = input.kind === 'rest' ? buildRestEndpointRequest(input.model, info, this.servers) : buildGraphqlEndpointRequest(input.model, info, this.servers);
+    const request =
+      input.kind === 'rest'
+        ? buildRestEndpointRequest(input.model, info, this.servers)
+        : buildGraphqlEndpointRequest(input.model, info, this.servers);
     const outcome = await this.send(request);
     const { requestTimeoutMs } = fuzzSettings();
-    if (outcome.kind !== 'reply') return { problems: transportProblems(outcome, requestTimeoutMs), rejected: true, unavailable: false, summary: outcomeSummary(outcome) };
+    if (outcome.kind !== 'reply')
+      return {
+        problems: transportProblems(outcome, requestTimeoutMs),
+        rejected: true,
+        unavailable: false,
+        summary: outcomeSummary(outcome),
+      };
     const judgement = input.kind === 'rest' ? judgeGraphReply(outcome, request.method) : judgeGraphqlReply(outcome, request.method);
     const problems = [...judgement.problems, ...this.forbiddenSince(forbiddenMark), ...boundProblems(outcome.durationMs, 2)];
-    problems.push(...(input.kind === 'rest' ? restAccessProblems(input.model, outcome, info) : graphqlAccessProblems(input.model, outcome)));
+    problems.push(
+      ...(input.kind === 'rest' ? restAccessProblems(input.model, outcome, info) : graphqlAccessProblems(input.model, outcome)),
+    );
     // Mutations run one after the other, and each returns a non-null WebhookResult!: one that fails nulls `data` whole
     // (GraphQL's null propagation), though the ones before it may have written. Such a reply is no proof of nothing stored.
     const partial = input.kind === 'graphql' && input.model.kind === 'mutation' && input.model.operations.length > 1;
-    return { problems, rejected: judgement.rejected && !partial, unavailable: judgement.unavailable, summary: outcomeSummary(outcome), label: replyLabel(outcome) };
+    return {
+      problems,
+      rejected: judgement.rejected && !partial,
+      unavailable: judgement.unavailable,
+      summary: outcomeSummary(outcome),
+      label: replyLabel(outcome),
+    };
   }
 
   async probe(system: FuzzSystem): Promise<Problem[]> {
@@ -1115,16 +1548,27 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
           method: 'POST',
           url: info.gatewayUrl,
           headers: { 'content-type': 'application/json', authorization: `Bearer ${main.token}` },
-          body: JSON.stringify({ query: 'query Probe($appId: ID!) { appSubscriptions(appId: $appId) { object } }', variables: { appId: main.id } }),
+          body: JSON.stringify({
+            query: 'query Probe($appId: ID!) { appSubscriptions(appId: $appId) { object } }',
+            variables: { appId: main.id },
+          }),
         },
-        check: (reply) => reply.status === 200 && isObject(reply.json) && isObject(reply.json.data) && Array.isArray(reply.json.data.appSubscriptions),
+        check: (reply) =>
+          reply.status === 200 && isObject(reply.json) && isObject(reply.json.data) && Array.isArray(reply.json.data.appSubscriptions),
       },
     ];
     for (const probe of probes) {
       for (const connection of ['kept-alive', 'fresh'] as const) {
-        const outcome = await httpExchange({ ...probe.request, timeoutMs: requestTimeoutMs, ...(connection === 'kept-alive' ? { agent: this.agent } : {}) });
+        const outcome = await httpExchange({
+          ...probe.request,
+          timeoutMs: requestTimeoutMs,
+          ...(connection === 'kept-alive' ? { agent: this.agent } : {}),
+        });
         if (outcome.kind === 'reply' && probe.check(outcome)) continue;
-        problems.push({ kind: 'liveness', detail: `the known-good ${probe.name} on a ${connection} connection: ${outcomeSummary(outcome)}` });
+        problems.push({
+          kind: 'liveness',
+          detail: `the known-good ${probe.name} on a ${connection} connection: ${outcomeSummary(outcome)}`,
+        });
         if (connection === 'kept-alive') this.resetAgent();
       }
     }
@@ -1135,17 +1579,31 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
     switch (input.kind) {
       case 'handshake': {
         const callbackUrl = this.callbackUrls.get(input) ?? `http://127.0.0.1:${this.servers.callbackPort}/hs/<case>`;
-        const request = subscribeRequest(input.api, info, info.webhooks.apps.handshake, { callbackUrl, fields: input.fields, verifyToken: input.verifyToken, includeValues: input.includeValues }, input.tokenIn);
+        const request = subscribeRequest(
+          input.api,
+          info,
+          info.webhooks.apps.handshake,
+          { callbackUrl, fields: input.fields, verifyToken: input.verifyToken, includeValues: input.includeValues },
+          input.tokenIn,
+        );
         return `${describeHttpRequest(request.method, request.url, request.headers, request.body)}\n  callback answer: ${shortStringify(input.answer)}`;
       }
       case 'url': {
         const callbackUrl = resolveTemplate(input.shape.template, this.servers);
-        const request = subscribeRequest(input.api, info, info.webhooks.apps.main, { callbackUrl, fields: ['comments'], verifyToken: 'fuzz', includeValues: undefined });
+        const request = subscribeRequest(input.api, info, info.webhooks.apps.main, {
+          callbackUrl,
+          fields: ['comments'],
+          verifyToken: 'fuzz',
+          includeValues: undefined,
+        });
         return describeHttpRequest(request.method, request.url, request.headers, request.body);
       }
       case 'rest':
       case 'graphql': {
-        const request = input.kind === 'rest' ? buildRestEndpointRequest(input.model, info, this.servers) : buildGraphqlEndpointRequest(input.model, info, this.servers);
+        const request =
+          input.kind === 'rest'
+            ? buildRestEndpointRequest(input.model, info, this.servers)
+            : buildGraphqlEndpointRequest(input.model, info, this.servers);
         return describeHttpRequest(request.method, request.url, request.headers, request.body);
       }
     }
@@ -1164,14 +1622,19 @@ export class WebhooksDoor implements FuzzDoor<WebhookCase> {
 function boundProblems(durationMs: number, subscriptions = 1): Problem[] {
   // Each subscription may spend a response timeout checking its URL's host and another verifying the callback.
   const bound = subscriptions * 2 * WEBHOOK_RESPONSE_TIMEOUT_MS + PROCESSING_SLACK_MS;
-  return durationMs > bound ? [{ kind: 'hang', detail: `answered after ${durationMs} ms, past the bound of ${bound} ms (the callback's timeouts and processing)` }] : [];
+  return durationMs > bound
+    ? [{ kind: 'hang', detail: `answered after ${durationMs} ms, past the bound of ${bound} ms (the callback's timeouts and processing)` }]
+    : [];
 }
 
 /** The verification request the callback got: exactly one GET, with the subscribe mode, a numeric challenge, the token. */
 function verificationRequestProblems(record: HandshakeRecord, input: HandshakeCase, callbackUrl: string): Problem[] {
   const problems: Problem[] = [];
   if (record.requests.length !== 1) {
-    problems.push({ kind: 'verdict', detail: `the callback got ${record.requests.length} verification requests for one subscription (one is due): ${record.requests.map((one) => `${one.method} ${excerpt(one.target, 200)}`).join('; ')}` });
+    problems.push({
+      kind: 'verdict',
+      detail: `the callback got ${record.requests.length} verification requests for one subscription (one is due): ${record.requests.map((one) => `${one.method} ${excerpt(one.target, 200)}`).join('; ')}`,
+    });
   }
   const first = record.requests[0];
   if (!first) return problems;
@@ -1180,15 +1643,23 @@ function verificationRequestProblems(record: HandshakeRecord, input: HandshakeCa
   const wrong: string[] = [];
   if (first.method !== 'GET') wrong.push(`method ${first.method}`);
   if (url.pathname !== new URL(callbackUrl).pathname) wrong.push(`path ${url.pathname}`);
-  if (url.searchParams.getAll('hub.mode').join() !== 'subscribe') wrong.push(`hub.mode ${JSON.stringify(url.searchParams.getAll('hub.mode'))}`);
-  if (record.challenges.length !== 1 || !/^\d+$/.test(record.challenges[0]!)) wrong.push(`hub.challenge ${JSON.stringify(record.challenges)}`);
+  if (url.searchParams.getAll('hub.mode').join() !== 'subscribe')
+    wrong.push(`hub.mode ${JSON.stringify(url.searchParams.getAll('hub.mode'))}`);
+  if (record.challenges.length !== 1 || !/^\d+$/.test(record.challenges[0]!))
+    wrong.push(`hub.challenge ${JSON.stringify(record.challenges)}`);
   const tokens = url.searchParams.getAll('hub.verify_token');
-  if (tokens.length !== 1 || tokens[0] !== input.verifyToken) wrong.push(`hub.verify_token ${JSON.stringify(tokens)} (sent ${JSON.stringify(input.verifyToken)})`);
+  if (tokens.length !== 1 || tokens[0] !== input.verifyToken)
+    wrong.push(`hub.verify_token ${JSON.stringify(tokens)} (sent ${JSON.stringify(input.verifyToken)})`);
   for (const name of new Set(own.keys())) {
     if (name.startsWith('hub.')) continue;
-    if (JSON.stringify(url.searchParams.getAll(name)) !== JSON.stringify(own.getAll(name))) wrong.push(`the callback's own parameter ${name}: ${JSON.stringify(url.searchParams.getAll(name))}`);
+    if (JSON.stringify(url.searchParams.getAll(name)) !== JSON.stringify(own.getAll(name)))
+      wrong.push(`the callback's own parameter ${name}: ${JSON.stringify(url.searchParams.getAll(name))}`);
   }
-  if (wrong.length > 0) problems.push({ kind: 'verdict', detail: `the verification request is not as §6.2 makes it (${wrong.join(', ')}): ${excerpt(first.target, 400)}` });
+  if (wrong.length > 0)
+    problems.push({
+      kind: 'verdict',
+      detail: `the verification request is not as §6.2 makes it (${wrong.join(', ')}): ${excerpt(first.target, 400)}`,
+    });
   return problems;
 }
 
@@ -1210,7 +1681,12 @@ function restAccessProblems(model: RestEndpointModel, reply: ReplyView, info: Sy
   const edge = model.edge.join('/');
   if (edge === 'subscriptions' && (model.target === 'app:main' || model.target === 'app:other' || model.target === 'app:unknown')) {
     if (!app || !tokens.has(app.token)) {
-      return [{ kind: 'verdict', detail: `${model.method} /{app-id}/subscriptions of ${model.target} answered ${reply.status} to a request without that app's token: ${excerpt(reply.text, 300)}` }];
+      return [
+        {
+          kind: 'verdict',
+          detail: `${model.method} /{app-id}/subscriptions of ${model.target} answered ${reply.status} to a request without that app's token: ${excerpt(reply.text, 300)}`,
+        },
+      ];
     }
   }
   const overrides = model.params.filter(([name]) => name === 'method').map(([, value]) => value.toLowerCase());
@@ -1218,7 +1694,12 @@ function restAccessProblems(model: RestEndpointModel, reply: ReplyView, info: Sy
   if (edge === 'subscribed_apps' && writes && reply.text === '{"success":true}') {
     const { ownWithApp, parentWithApp } = info.webhooks.tokens;
     if (!tokens.has(ownWithApp) && !tokens.has(parentWithApp)) {
-      return [{ kind: 'verdict', detail: `${model.method} …/subscribed_apps succeeded without a token of a user issued to an app: ${excerpt(reply.text, 300)}` }];
+      return [
+        {
+          kind: 'verdict',
+          detail: `${model.method} …/subscribed_apps succeeded without a token of a user issued to an app: ${excerpt(reply.text, 300)}`,
+        },
+      ];
     }
   }
   return [];
@@ -1234,10 +1715,21 @@ function graphqlAccessProblems(model: GraphqlEndpointModel, reply: ReplyView): P
     if (value === null || value === undefined) return;
     if (operation.field === 'subscribeApp' || operation.field === 'appSubscriptions' || operation.field === 'unsubscribeApp') {
       const own = (operation.app === 'main' && model.token === 'app:main') || (operation.app === 'other' && model.token === 'app:other');
-      if (!own) problems.push({ kind: 'verdict', detail: `${operation.field} of app ${operation.app} answered ${excerpt(JSON.stringify(value), 200)} to ${typeof model.token === 'object' ? 'a raw token' : model.token}` });
+      if (!own)
+        problems.push({
+          kind: 'verdict',
+          detail: `${operation.field} of app ${operation.app} answered ${excerpt(JSON.stringify(value), 200)} to ${typeof model.token === 'object' ? 'a raw token' : model.token}`,
+        });
     }
-    if ((operation.field === 'subscribeAccountToApp' || operation.field === 'unsubscribeAccountFromApp') && model.token !== 'ownWithApp' && model.token !== 'parentWithApp') {
-      problems.push({ kind: 'verdict', detail: `${operation.field} succeeded with ${typeof model.token === 'object' ? 'a raw token' : model.token}, which was issued to no app (or to a user without the page)` });
+    if (
+      (operation.field === 'subscribeAccountToApp' || operation.field === 'unsubscribeAccountFromApp') &&
+      model.token !== 'ownWithApp' &&
+      model.token !== 'parentWithApp'
+    ) {
+      problems.push({
+        kind: 'verdict',
+        detail: `${operation.field} succeeded with ${typeof model.token === 'object' ? 'a raw token' : model.token}, which was issued to no app (or to a user without the page)`,
+      });
     }
   });
   return problems;

@@ -112,7 +112,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     published_at timestamptz(3)
   )`.execute(db);
   // The publishing quota counts an account's publications in a rolling 24 h.
-  await sql`create index media_container_published on social.media_container (account_id, published_at) where published_at is not null`.execute(db);
+  await sql`create index media_container_published on social.media_container (account_id, published_at) where published_at is not null`.execute(
+    db,
+  );
 
   // Daily values behind the insights edge: one row per account, metric and day, end_time being the UTC midnight that ends
   // the day. `breakdown` holds {dimension: {dimension value: count}} (for online_followers, {hour: {"0".."23": count}}).
@@ -127,7 +129,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['insight_value', 'media_container', 'account_authorized_ad_account', 'ad_account', 'account_agency', 'hashtag_search', 'hashtag', 'upcoming_event']) {
+  for (const table of [
+    'insight_value',
+    'media_container',
+    'account_authorized_ad_account',
+    'ad_account',
+    'account_agency',
+    'hashtag_search',
+    'hashtag',
+    'upcoming_event',
+  ]) {
     await sql.raw(`drop table social.${table}`).execute(db);
   }
   await sql`alter table social.media drop column carousel_parent_id`.execute(db);

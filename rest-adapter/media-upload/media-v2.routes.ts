@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER } from '../../lib/auth/signed-request.ts';
+import { addressedUrl } from '../../lib/auth/signed-request.ts';
 import { UnavailableError } from '../../lib/errors.ts';
 import { isRecord } from '../../lib/is-record.ts';
 import type { OperationVariables, TypedQuery } from '../../gateway/gateway-door.ts';
@@ -35,6 +35,7 @@ import {
   type ProblemReply,
   PROBLEM_JSON,
 } from './media-v2-problems.ts';
+import { callerHeaders } from '../caller-headers.ts';
 
 /**
  * X's API v2 media endpoints (../shared/reference/media-upload.md §10), as twitter-api-v2 1.29.1 calls them: the chunked
@@ -119,15 +120,10 @@ export function createMediaV2Routes(deps: MediaRoutesDeps): Router {
       query,
       operationName,
       variables,
-      headers: {
-        authorization: req.headers.authorization,
-        'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
-        // OAuth 1.0a signs the method and URL only: v2's JSON and multipart bodies are outside the signature.
-        [SIGNED_REQUEST_HEADER]: encodeSignedRequest({
-          method: req.method,
-          url: addressedUrl({ headers: req.headers, path: req.originalUrl }),
-        }),
-      },
+      // OAuth 1.0a signs the method and URL only: v2's JSON and multipart bodies are outside the signature.
+      headers: callerHeaders(req, {
+        signedRequest: { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) },
+      }),
     });
 
   /** A route's handler with v2's answers for a refused request and for a failure of ours. */

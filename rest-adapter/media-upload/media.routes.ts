@@ -2,7 +2,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import express, { type Request, type Response, type Router } from 'express';
 import { UnavailableError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../../lib/auth/signed-request.ts';
+import { addressedUrl, type SignedRequest } from '../../lib/auth/signed-request.ts';
 import type { OperationVariables, TypedQuery } from '../../gateway/gateway-door.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
 import { readUrlencodedUpload, UrlencodedBodyError, type UrlencodedUpload } from './urlencoded-upload-reader.ts';
@@ -30,6 +30,7 @@ import {
   type MediaUploadMutation,
   type MediaUploadStatusQuery,
 } from './generated/operations.ts';
+import { callerHeaders } from '../caller-headers.ts';
 
 /**
  * POST /1.1/media/upload.json (Area D), the reference's simple upload, as one GraphQL operation (`uploadMedia`) through
@@ -77,11 +78,7 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
           mediaCategory: upload.params.get('media_category') ?? null,
           additionalOwners: upload.params.has('additional_owners') ? [upload.params.get('additional_owners')!] : null,
         },
-        headers: {
-          authorization: req.headers.authorization,
-          'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
-          [SIGNED_REQUEST_HEADER]: encodeSignedRequest(upload.signedRequest),
-        },
+        headers: callerHeaders(req, { signedRequest: upload.signedRequest }),
       });
       const media = result.data?.uploadMedia ?? null;
       if (result.errors?.length || !media) {
@@ -138,14 +135,9 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
                 : JSON.stringify(fields.media_id),
           altText: typeof text === 'string' ? text : null,
         },
-        headers: {
-          authorization: req.headers.authorization,
-          'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
-          [SIGNED_REQUEST_HEADER]: encodeSignedRequest({
-            method: req.method,
-            url: addressedUrl({ headers: req.headers, path: req.originalUrl }),
-          }),
-        },
+        headers: callerHeaders(req, {
+          signedRequest: { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) },
+        }),
       });
       const data = result.data?.createMediaMetadata ?? null;
       if (result.errors?.length || !data) {
@@ -235,11 +227,7 @@ async function runChunkedCommand(
       query,
       operationName,
       variables,
-      headers: {
-        authorization: req.headers.authorization,
-        'x-request-id': typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
-        [SIGNED_REQUEST_HEADER]: encodeSignedRequest(upload.signedRequest),
-      },
+      headers: callerHeaders(req, { signedRequest: upload.signedRequest }),
     });
   switch (name) {
     case 'INIT': {

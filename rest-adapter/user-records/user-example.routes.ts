@@ -20,6 +20,7 @@ import {
   type ListParamsInput,
   type UpdateUserExampleInput,
 } from './generated/operations.ts';
+import { callerHeaders } from '../caller-headers.ts';
 
 /**
  * Area A's HTTP mapping (grpc-gateway conventions over the userExample proto): the five paths, each decoded as protojson,
@@ -117,11 +118,6 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
   // The raw text is parsed here (not by express.json) so that 64-bit numbers keep every digit.
   // Only the routes that take a body read one (GET and DELETE pay nothing for it).
   const readBody = express.text({ type: () => true, limit: bodyLimitBytes });
-
-  function callerHeaders(req: IncomingMessage): Record<string, string | undefined> {
-    const requestId = req.headers['x-request-id'];
-    return { authorization: req.headers.authorization, 'x-request-id': Array.isArray(requestId) ? requestId[0] : requestId };
-  }
 
   /** Runs an operation and hands its data to `render`, or sends the mapped error. */
   async function run<TData, TVariables extends OperationVariables>(

@@ -128,9 +128,9 @@ const config: CodegenConfig = {
         // Entities the accounts subgraph owns: here only their id is known.
         Media: '{ id: string }',
         Account: '{ id: string }',
-        // Subscription events are the event log's records (subgraphs/shared/social-events/).
-        CommentEvent: '../../shared/social-events/social-events.ts#SocialEventRecord',
-        MentionEvent: '../../shared/social-events/social-events.ts#SocialEventRecord',
+        // Subscription events are the event log's records (subgraphs/shared/event-log/).
+        CommentEvent: '../../shared/event-log/social-events.ts#SocialEventRecord',
+        MentionEvent: '../../shared/event-log/social-events.ts#SocialEventRecord',
       },
     }),
     'subgraphs/media/generated/resolvers-types.ts': subgraph('media', {

@@ -22,9 +22,9 @@ import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { constants as perfConstants, performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { startEmbeddedSystem, startGatewayProcess, type RunningSystem } from '../bin/system.ts';
+import { startEmbeddedSystem, startGatewayProcess, type RunningSystem } from '../bin/system/index.ts';
 import { fixedSupergraph } from '../gateway/supergraph-source.ts';
-import { createGateway } from '../gateway/create-gateway.ts';
+import { buildGateway } from '../bin/system/system-parts.ts';
 import type { SubgraphHttpClient } from '../gateway/subgraph-http-client.ts';
 import { createUndiciSubgraphClient } from '../gateway/stand-ins/undici-subgraph-client.ts';
 import { ADMIN_ROLE } from '../lib/auth/auth.ts';
@@ -484,12 +484,11 @@ async function main(): Promise<void> {
     });
     closers.push(() => coalescedBaseline.close());
     // In-process probes of each layer of a GetByID (--layers): an embedded-mode gateway of their own, not listening.
-    const probeGateway = await createGateway({
+    const probeGateway = await buildGateway({
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
       logger,
       supergraph: fixedSupergraph(readSupergraph()),
       localSubgraphs: subgraphs,
-      formatSubgraphError: createSubgraphErrorFormatter(logger),
       telemetry,
       standIns,
     });

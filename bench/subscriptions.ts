@@ -28,7 +28,7 @@ import { sql } from 'kysely';
 import WebSocket from 'ws';
 import { createDatabase, type DatabaseHandle } from '../lib/database/database.ts';
 import { createThrowawayDatabase } from '../lib/database/throwaway-database.ts';
-import { insertComment } from '../subgraphs/comments/comments.repository.ts';
+import { writeComment } from '../subgraphs/comments/comment-changes.ts';
 import { createSocialGraphBuilder } from '../subgraphs/shared/social-graph/social-graph-builder.ts';
 import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
 import { machineTimes } from './load.ts';
@@ -268,11 +268,7 @@ export async function runSubscriptions(
     const commit = async () => {
       const index = written++;
       const mediaId = mediaIds[index % mediaIds.length]!;
-      const id = await insertComment(
-        tables,
-        { mediaId, authorId: fanId, parentId: null, text: `live ${index}`, timestamp: new Date() },
-        [],
-      );
+      const id = await writeComment(tables, { mediaId, authorId: fanId, parentId: null, text: `live ${index}`, timestamp: new Date() }, []);
       return { id, at: performance.now(), mediaId };
     };
 

@@ -16,10 +16,10 @@ import { createSocialTokenService } from '../lib/auth/social-auth/social-token.s
 import type { SocialAuthTables, StoredApp } from '../lib/auth/social-auth/social-token.repository.ts';
 import { createDatabase, migrateToLatest } from '../lib/database/database.ts';
 import { createThrowawayDatabase } from '../lib/database/throwaway-database.ts';
-import { saveAppSubscription, saveSubscribedApp } from '../subgraphs/accounts/webhooks/webhook-subscriptions.repository.ts';
-import { insertComment } from '../subgraphs/comments/comments.repository.ts';
+import { saveAppSubscription, saveSubscribedApp } from '../subgraphs/shared/webhooks/webhook-subscriptions.repository.ts';
+import { writeComment } from '../subgraphs/comments/comment-changes.ts';
 import { ALL_MIGRATIONS } from '../subgraphs/index.ts';
-import { verifySignature } from '../subgraphs/shared/social-events/webhook-payload.ts';
+import { verifySignature } from '../subgraphs/shared/webhooks/webhook-payload.ts';
 import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
 import { ensureCompiledBuild } from '../test/support/compiled-build.ts';
 import { startServiceProcess } from '../test/support/os-process.ts';
@@ -134,7 +134,7 @@ export async function runWebhooks(options: WebhookBenchOptions): Promise<Webhook
     });
 
     const comment = (text: string) =>
-      insertComment(tables, { mediaId: world.posts[4]!, authorId: world.accounts.fanOne, parentId: null, text, timestamp: new Date() }, []);
+      writeComment(tables, { mediaId: world.posts[4]!, authorId: world.accounts.fanOne, parentId: null, text, timestamp: new Date() }, []);
     const allReceived = (count: number) =>
       new Promise<void>((resolve, reject) => {
         expected = count;

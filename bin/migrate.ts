@@ -1,7 +1,7 @@
 /** npm run migrate: applies pending migrations of every subgraph and exits. */
 import { createDatabase, migrateToLatest } from '../lib/database/database.ts';
 import { ALL_MIGRATIONS } from '../subgraphs/index.ts';
-import { prepareProcess } from './process.ts';
+import { prepareProcess } from './system/process.ts';
 
 const { config } = prepareProcess('migrate');
 const database = await createDatabase(config.database);

@@ -4,8 +4,8 @@
  * so it works the same while `npm start` runs; bad arguments are one line on stderr and exit code 2.
  */
 import { ADMIN_ROLE, createTokenService } from '../lib/auth/auth.ts';
-import { CommandUsageError, parseCommandLine, reportExpectedError } from './cli-command.ts';
-import { prepareProcess } from './process.ts';
+import { CommandUsageError, parseCommandLine, reportExpectedError } from './tools/cli-command.ts';
+import { prepareProcess } from './system/process.ts';
 
 const USAGE = 'npm run token -- [--sub ID] [--role ROLE]... [--expires-in 12h]';
 

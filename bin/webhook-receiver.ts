@@ -11,7 +11,7 @@
  */
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { DELIVERY_HEADER, verifySignature } from '../subgraphs/shared/social-events/webhook-payload.ts';
+import { DELIVERY_HEADER, verifySignature } from '../subgraphs/shared/webhooks/webhook-payload.ts';
 
 const { values } = parseArgs({
   options: {

@@ -98,7 +98,6 @@ export function createSubgraphs(deps: SubgraphDeps, names?: readonly SubgraphNam
     if (wanted.has('comments')) {
       subgraphs.comments = createCommentsSubgraph({
         ...social,
-        eventRetentionMs: deps.config.social.events.retentionHours * 3_600_000,
         logger: deps.logger,
       });
     }

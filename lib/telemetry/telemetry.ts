@@ -12,7 +12,7 @@ import { createTracing, sharedWorkLinks, type Tracing, type TracingConfig } from
 
 /**
  * What a process tells its operators: Prometheus metrics, OpenTelemetry traces, structured logs tied to a request id, and
- * liveness/readiness. One per process, made by the entrypoint's wiring (bin/system.ts) and handed to every front door.
+ * liveness/readiness. One per process, made by the entrypoint's wiring (bin/system/) and handed to every front door.
  */
 export interface Telemetry {
   /** The process's role: tributary (everything), gateway, subgraph-<name>, grpc. */

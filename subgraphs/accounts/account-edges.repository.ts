@@ -1,6 +1,4 @@
 import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
-import { appendEvents } from '../shared/social-events/social-event.repository.ts';
-import { mentionEvent } from '../shared/social-events/social-events.ts';
 import type { PageRequest } from '../shared/social-graph/social-paging.ts';
 import type {
   AdAccountTable,
@@ -372,27 +370,21 @@ export async function insertMedia(db: SocialDb, values: NewMedia, permalinkOf: (
   return id;
 }
 
-/**
- * Caption @mentions (comment_id null); a repeated mention is kept once. Each new one is logged as an event of the
- * mentioned account: `db` must be the publishing transaction (the event log's writers serialise on it).
- */
+/** Caption @mentions (comment_id null); a repeated mention is kept once. The accounts newly mentioned. */
 export async function insertCaptionMentions(
   db: Transaction<SocialTables>,
   mediaId: string,
   accountIds: readonly string[],
   at: Date,
-): Promise<void> {
-  if (accountIds.length === 0) return;
+): Promise<string[]> {
+  if (accountIds.length === 0) return [];
   const inserted = await db
     .insertInto('social.mention')
     .values(accountIds.map((accountId) => ({ account_id: accountId, media_id: mediaId, comment_id: null, created_at: at })))
     .onConflict((oc) => oc.doNothing())
     .returning('account_id')
     .execute();
-  await appendEvents(
-    db,
-    inserted.map((row) => mentionEvent(String(row.account_id), mediaId, null)),
-  );
+  return inserted.map((row) => String(row.account_id));
 }
 
 export async function insertMediaTags(db: SocialDb, mediaId: string, accountIds: readonly string[], at: Date): Promise<void> {

@@ -4,7 +4,7 @@ import type { ViewerOf } from '../shared/social-graph/social-request.ts';
 import type { AccountRecord, MediaRecord } from './accounts.repository.ts';
 import type { AccountsService } from './accounts.service.ts';
 import type { SocialCredential } from '../../lib/auth/social-auth/social-token.service.ts';
-import type { WebhookSubscriptionsService } from './webhooks/webhook-subscriptions.service.ts';
+import type { WebhookSubscriptionsService } from '../shared/webhooks/webhook-subscriptions.service.ts';
 
 /** Per-request context of the accounts subgraph: the lazily resolved viewer and the request's DataLoaders. */
 export interface AccountsContext {

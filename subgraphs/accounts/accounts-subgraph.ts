@@ -10,7 +10,7 @@ import type { SocialRateLimiter } from '../shared/social-graph/social-rate-limit
 import { bearerToken } from '../../lib/auth/bearer-token.ts';
 import { createViewerOf } from '../shared/social-graph/social-request.ts';
 import type { CallbackClient } from '../../lib/http/callback-client.ts';
-import { createWebhookSubscriptionsService, type WebhookSubscriptionsService } from './webhooks/webhook-subscriptions.service.ts';
+import { createWebhookSubscriptionsService, type WebhookSubscriptionsService } from '../shared/webhooks/webhook-subscriptions.service.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
 import type { MediaClaims } from '../shared/media-store/media-claims.ts';
 import type { Subgraph, SubgraphSchemaModule } from '../subgraph.ts';

@@ -4,7 +4,8 @@ import type { SocialCallOf } from '../shared/social-graph/social-call.ts';
 import type { ViewerOf } from '../shared/social-graph/social-request.ts';
 import type { CommentListKind, CommentMediaFacts, CommentRecord } from './comments.repository.ts';
 import type { CommentsService } from './comments.service.ts';
-import type { SocialEventFeed } from '../shared/social-events/social-event-feed.ts';
+import type { SocialEventFeed } from '../shared/event-log/event-log-feed.ts';
+import type { SocialEventRecord } from '../shared/event-log/social-events.ts';
 
 /** A list wanted for one parent: which parent, and the page arguments (parents asking the same page batch together). */
 interface ListKey {
@@ -122,4 +123,12 @@ export function createCommentsContext(
 function pageKey(key: ListKey): string {
   const cursor = (value: string | null | undefined) => (value === null || value === undefined ? '' : JSON.stringify(value));
   return `${key.kind}|${key.first ?? ''}|${cursor(key.after)}|${cursor(key.before)}`;
+}
+
+/** The comment an event is about, as it is now: null when deleted (or none: a mention in a caption). */
+export async function eventComment(context: CommentsContext, event: SocialEventRecord) {
+  if (event.kind === 'comment_deleted') return null;
+  const id = event.kind === 'mentioned' ? event.value.comment_id : event.value.id;
+  if (typeof id !== 'string') return null;
+  return (await context.commentLoader.load(id)) ?? null;
 }

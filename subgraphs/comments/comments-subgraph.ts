@@ -12,16 +12,14 @@ import { createViewerOf } from '../shared/social-graph/social-request.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
 import type { Subgraph, SubgraphRequestInfo, SubgraphSchemaModule } from '../subgraph.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { createSocialEventSweeper, type SocialEventSweeper } from '../shared/social-events/social-event-sweeper.ts';
 import {
   createSocialEventFeed,
   type FeedEvent,
   type SocialEventFeed,
   type SocialEventFeedOptions,
-} from '../shared/social-events/social-event-feed.ts';
+} from '../shared/event-log/event-log-feed.ts';
 import { subscribePerEvent } from '../../lib/graphql/subscribe-per-event.ts';
-import { eventComment } from './comments.resolvers.ts';
-import { createCommentsContext, type CommentReads, type CommentsContext } from './comments-context.ts';
+import { createCommentsContext, eventComment, type CommentReads, type CommentsContext } from './comments-context.ts';
 import { commentsResolvers } from './comments.resolvers.ts';
 import { createCommentsService, type CommentsService } from './comments.service.ts';
 
@@ -35,8 +33,6 @@ export interface CommentsSubgraphDeps {
   now: () => Date;
   /** The social graph's rate limits, shared with the other social subgraph (one per process; counted in the database). */
   rateLimiter: SocialRateLimiter;
-  /** How long the event log keeps an event (social-events/). */
-  eventRetentionMs: number;
   /** The subscriptions' view of the event log (defaults: social-event-feed.ts). */
   eventFeed?: Partial<SocialEventFeedOptions>;
   logger: Logger;
@@ -44,8 +40,6 @@ export interface CommentsSubgraphDeps {
 
 export interface CommentsSubgraph extends Subgraph<CommentsContext> {
   service: CommentsService;
-  /** Sweeps the event log past its retention; the process that serves this subgraph starts it. */
-  eventSweeper: SocialEventSweeper;
   /** The event log as streams for the Subscription fields; opened by the first subscription, closed by close(). */
   events: SocialEventFeed;
   close(): Promise<void>;
@@ -88,7 +82,6 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
     schema,
     service,
     events,
-    eventSweeper: createSocialEventSweeper({ db, now: deps.now, retentionMs: deps.eventRetentionMs, logger: deps.logger }),
     createContext,
     responseExtensions: (context) => context.call.responseExtensions(),
     finishRequest: (context) => context.call.finish(),

@@ -2,10 +2,9 @@ import { sql, type SqlBool } from 'kysely';
 import pg from 'pg';
 import type { CursorValue } from '../../lib/social-graph/cursor.ts';
 import type { PageRequest } from '../shared/social-graph/social-paging.ts';
-import type { Kysely } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { MediaProductType, SocialDb, SocialTables } from '../shared/social-graph/social-tables.ts';
-import { appendEvents } from '../shared/social-events/social-event.repository.ts';
-import { commentEvent, mentionEvent, type CommentEventFacts } from '../shared/social-events/social-events.ts';
+import type { CommentEventFacts } from '../shared/event-log/social-events.ts';
 import { anyBigint } from '../../lib/database/any-bigint.ts';
 
 /** Every line of SQL of the comments subgraph. */
@@ -260,8 +259,8 @@ export async function findMediaFacts(db: SocialDb, ids: readonly string[]): Prom
   }));
 }
 
-/** What the event log says of these comments (with their media and author), in id order. */
-async function findCommentEventFacts(db: SocialDb, ids: readonly string[]): Promise<CommentEventFacts[]> {
+/** The facts of these comments (with their media and author) an event of them is made of, in id order. */
+export async function findCommentEventFacts(db: SocialDb, ids: readonly string[]): Promise<CommentEventFacts[]> {
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('social.comment as c')
@@ -295,97 +294,71 @@ async function findCommentEventFacts(db: SocialDb, ids: readonly string[]): Prom
   }));
 }
 
-/** Hides or shows a comment; a change (not a comment already so) is logged as an event in the same transaction. */
-export async function setCommentHidden(db: Kysely<SocialTables>, id: string, hidden: boolean): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const changed = await trx
-      .updateTable('social.comment')
-      .set({ hidden })
-      .where('id', '=', id)
-      .where('hidden', '=', !hidden)
-      .returning('id')
-      .execute();
-    if (changed.length === 0) return;
-    const facts = await findCommentEventFacts(trx, [id]);
-    await appendEvents(
-      trx,
-      facts.map((fact) => commentEvent(hidden ? 'comment_hidden' : 'comment_shown', fact)),
-    );
-  });
+/** Hides or shows a comment (one not already so): whether it changed. */
+export async function setCommentHidden(trx: Transaction<SocialTables>, id: string, hidden: boolean): Promise<boolean> {
+  const changed = await trx
+    .updateTable('social.comment')
+    .set({ hidden })
+    .where('id', '=', id)
+    .where('hidden', '=', !hidden)
+    .returning('id')
+    .execute();
+  return changed.length > 0;
+}
+
+/** Deletes a comment and its replies (soft: rows stay for audit, reads skip them): the ids deleted. */
+export async function deleteCommentThread(trx: Transaction<SocialTables>, id: string, at: Date): Promise<string[]> {
+  const deleted = await trx
+    .updateTable('social.comment')
+    .set({ deleted_at: at })
+    .where((eb) => eb.or([eb('id', '=', id), eb('parent_id', '=', id)]))
+    .where('deleted_at', 'is', null)
+    .returning('id')
+    .execute();
+  return deleted.map((row) => String(row.id));
 }
 
 /**
- * Deletes a comment and its replies (soft: rows stay for audit, reads skip them), each logged as an event in the same
- * transaction.
- */
-export async function deleteCommentThread(db: Kysely<SocialTables>, id: string, at: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const deleted = await trx
-      .updateTable('social.comment')
-      .set({ deleted_at: at })
-      .where((eb) => eb.or([eb('id', '=', id), eb('parent_id', '=', id)]))
-      .where('deleted_at', 'is', null)
-      .returning('id')
-      .execute();
-    const facts = await findCommentEventFacts(
-      trx,
-      deleted.map((row) => String(row.id)),
-    );
-    await appendEvents(
-      trx,
-      facts.map((fact) => commentEvent('comment_deleted', fact)),
-    );
-  });
-}
-
-/**
- * Inserts a comment and records the accounts its text @mentions (those that exist), in one transaction with their
- * events (the comment created, each account mentioned). Returns the id.
+ * Inserts a comment and records the accounts its text @mentions (those that exist): its id, and the ids of the
+ * accounts mentioned (in id order).
  */
 export async function insertComment(
-  db: Kysely<SocialTables>,
+  trx: Transaction<SocialTables>,
   comment: { mediaId: string; authorId: string; parentId: string | null; text: string; timestamp: Date },
   mentionedUsernames: readonly string[],
-): Promise<string> {
-  return db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('social.comment')
-      .values({
-        media_id: comment.mediaId,
-        author_id: comment.authorId,
-        parent_id: comment.parentId,
-        text: comment.text,
-        timestamp: comment.timestamp,
-        legacy_social_comment_id: null,
-        deleted_at: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const id = String(inserted.id);
-    // The legacy interface's id of a comment is the new id itself: clients of the older interface look it up by that.
-    await trx.updateTable('social.comment').set({ legacy_social_comment_id: id }).where('id', '=', id).execute();
-    const mentioned: string[] = [];
-    if (mentionedUsernames.length > 0) {
-      const accounts = await trx
-        .selectFrom('social.account')
-        .select('id')
-        .where('username', 'in', [...mentionedUsernames])
+): Promise<{ id: string; mentioned: string[] }> {
+  const inserted = await trx
+    .insertInto('social.comment')
+    .values({
+      media_id: comment.mediaId,
+      author_id: comment.authorId,
+      parent_id: comment.parentId,
+      text: comment.text,
+      timestamp: comment.timestamp,
+      legacy_social_comment_id: null,
+      deleted_at: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const id = String(inserted.id);
+  // The legacy interface's id of a comment is the new id itself: clients of the older interface look it up by that.
+  await trx.updateTable('social.comment').set({ legacy_social_comment_id: id }).where('id', '=', id).execute();
+  const mentioned: string[] = [];
+  if (mentionedUsernames.length > 0) {
+    const accounts = await trx
+      .selectFrom('social.account')
+      .select('id')
+      .where('username', 'in', [...mentionedUsernames])
+      .execute();
+    mentioned.push(...accounts.map((account) => String(account.id)).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)));
+    if (accounts.length > 0) {
+      await trx
+        .insertInto('social.mention')
+        .values(mentioned.map((accountId) => ({ account_id: accountId, media_id: comment.mediaId, comment_id: id })))
         .execute();
-      mentioned.push(...accounts.map((account) => String(account.id)).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)));
-      if (accounts.length > 0) {
-        await trx
-          .insertInto('social.mention')
-          .values(mentioned.map((accountId) => ({ account_id: accountId, media_id: comment.mediaId, comment_id: id })))
-          .execute();
-      }
     }
-    const facts = await findCommentEventFacts(trx, [id]);
-    await appendEvents(trx, [
-      ...facts.map((fact) => commentEvent('comment_created', fact)),
-      ...mentioned.map((accountId) => mentionEvent(accountId, comment.mediaId, id)),
-    ]);
-    return id;
-  });
+  }
+  return { id, mentioned };
 }
 
 /** Whether the account was @mentioned in the comment (comment_id given) or in the media's caption (comment_id null). */

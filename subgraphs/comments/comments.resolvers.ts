@@ -1,8 +1,8 @@
 import { DateTimeScalar, toConnection } from '../shared/social-graph/social-graphql.ts';
 import { withViewer } from '../shared/social-graph/social-request.ts';
-import type { FeedEvent, SocialEventFilter } from '../shared/social-events/social-event-feed.ts';
-import type { SocialEventRecord } from '../shared/social-events/social-events.ts';
-import type { CommentsContext } from './comments-context.ts';
+import type { FeedEvent, SocialEventFilter } from '../shared/event-log/event-log-feed.ts';
+import type { SocialEventRecord } from '../shared/event-log/social-events.ts';
+import { eventComment, type CommentsContext } from './comments-context.ts';
 import type { CommentEventAction, Resolvers } from './generated/resolvers-types.ts';
 
 /** Resolvers decode arguments, call the service and encode; every rule lives in the service. */
@@ -107,12 +107,4 @@ const COMMENT_EVENT_ACTIONS: Partial<Record<SocialEventRecord['kind'], CommentEv
 async function openEvents(context: CommentsContext, filter: SocialEventFilter, after: string | null | undefined) {
   await context.comments.authorizeEvents(await context.viewer(), filter);
   return context.events.open(filter, after);
-}
-
-/** The comment an event is about, as it is now: null when deleted (or none: a mention in a caption). */
-export async function eventComment(context: CommentsContext, event: SocialEventRecord) {
-  if (event.kind === 'comment_deleted') return null;
-  const id = event.kind === 'mentioned' ? event.value.comment_id : event.value.id;
-  if (typeof id !== 'string') return null;
-  return (await context.commentLoader.load(id)) ?? null;
 }

@@ -14,22 +14,20 @@ import {
   type PageRequest,
 } from '../shared/social-graph/social-paging.ts';
 import type { SocialDb } from '../shared/social-graph/social-tables.ts';
-import type { SocialEventFilter } from '../shared/social-events/social-event-feed.ts';
-import type { SocialEventRecord } from '../shared/social-events/social-events.ts';
+import type { SocialEventFilter } from '../shared/event-log/event-log-feed.ts';
+import type { SocialEventRecord } from '../shared/event-log/social-events.ts';
 import {
   countCommentsByMedia,
-  deleteCommentThread,
   findCommentsByIds,
   findMediaFacts,
   findMention,
-  insertComment,
   listCommentsBatch,
-  setCommentHidden,
   type CommentListKind,
   type CommentListParent,
   type CommentMediaFacts,
   type CommentRecord,
 } from './comments.repository.ts';
+import { writeComment, writeCommentHidden, writeCommentThreadDeleted } from './comment-changes.ts';
 
 /**
  * The rules of the comment node (Area B): who reads, hides, deletes and replies, as the spec's state table and the
@@ -91,7 +89,7 @@ export function createCommentsService(deps: CommentsServiceDeps) {
   async function create(mediaId: string, authorId: string, parentId: string | null, text: string): Promise<CommentRecord> {
     // Whole seconds: the column keeps seconds and would round a fraction up into the future.
     const timestamp = new Date(Math.floor(now().getTime() / 1000) * 1000);
-    const id = await insertComment(db, { mediaId, authorId, parentId, text, timestamp }, mentionedUsernames(text));
+    const id = await writeComment(db, { mediaId, authorId, parentId, text, timestamp }, mentionedUsernames(text));
     const [created] = await findCommentsByIds(db, [id]);
     return created!;
   }
@@ -241,7 +239,7 @@ export function createCommentsService(deps: CommentsServiceDeps) {
       authorize(viewer, 'moderateComment', { accountId: comment.media.ownerId, objectId: id, method: 'post' });
       if (comment.media.isLive) throw socialErrors.unknownObject(id, 'post');
       if (comment.authorId === comment.media.ownerId) return true;
-      if (comment.hidden !== hide) await setCommentHidden(db, id, hide);
+      if (comment.hidden !== hide) await writeCommentHidden(db, id, hide);
       return true;
     },
 
@@ -250,7 +248,7 @@ export function createCommentsService(deps: CommentsServiceDeps) {
       const comment = await loadVisible(viewer, id, 'delete');
       authorize(viewer, 'moderateComment', { accountId: ownerOrAuthor(viewer, comment), objectId: id, method: 'delete' });
       if (comment.media.isLive) throw socialErrors.unknownObject(id, 'delete');
-      await deleteCommentThread(db, id, now());
+      await writeCommentThreadDeleted(db, id, now());
       return true;
     },
 

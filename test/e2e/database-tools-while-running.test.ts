@@ -1,7 +1,7 @@
 /**
  * The command-line tools that work on the database — `npm run social-token` (issue and `--revoke`), `npm run social-app`,
  * `npm run seed` — while `npm start` runs on the embedded database, which PGlite lets one process at a time open (issue
- * 29, item 2): each asks the running compiled system over its command channel (bin/command-channel.ts) and prints what it
+ * 29, item 2): each asks the running compiled system over its command channel (bin/tools/command-channel.ts) and prints what it
  * prints when it opens the database itself; the tokens they print work against the running servers, and a revoked one is
  * refused at once. `npm run token` needs no database and works beside it. Bad arguments, a refusal and a database held by
  * a process that serves no channel are one line on stderr and a failing exit, never a stack trace.

@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningSystem } from '../../bin/system.ts';
+import type { RunningSystem } from '../../bin/system/index.ts';
 import { TRUSTED_CALLER_HEADER } from '../../lib/http/trusted-caller.ts';
 import { STUB_ANSWER as ANSWER, STUB_QUERY as QUERY, SUBGRAPH_CLIENTS, json, startStubGateway } from '../support/stub-subgraph-gateway.ts';
 

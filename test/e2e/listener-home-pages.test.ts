@@ -4,7 +4,7 @@ import { API_DOCS_PATHS } from '../../rest-adapter/docs/api-docs.routes.ts';
 import { expectGraphError, noToken } from '../support/graph-error-expectations.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import type { RestReply } from '../support/rest-client.ts';
-import { startGrpcProcess, type RunningSystem } from '../../bin/system.ts';
+import { startGrpcProcess, type RunningSystem } from '../../bin/system/index.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';

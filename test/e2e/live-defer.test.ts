@@ -6,8 +6,8 @@ import { Defer20220824Handler } from '@apollo/client/incremental';
 import { createGraphqlClient } from '../support/graphql-client.ts';
 import { useSocialWorld, type SocialTestWorld } from '../support/social-fixture.ts';
 import { createSubscriptionClient, subscribe } from '../support/subscription-client.ts';
-import { insertComment } from '../../subgraphs/comments/comments.repository.ts';
-import { lastEventPosition } from '../../subgraphs/shared/social-events/social-event.repository.ts';
+import { writeComment } from '../../subgraphs/comments/comment-changes.ts';
+import { lastEventPosition } from '../../subgraphs/shared/event-log/event-log.repository.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 
 /**
@@ -245,7 +245,7 @@ describe('@defer through the distributed gateway', () => {
     try {
       // Each stream open all the way: an event each.
       for (const [i, stream] of streams.entries()) {
-        const id = await insertComment(
+        const id = await writeComment(
           db,
           {
             mediaId: world.fixture.posts[i]!,

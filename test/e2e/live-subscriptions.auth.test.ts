@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'graphql-ws';
-import { deleteCommentThread, insertComment } from '../../subgraphs/comments/comments.repository.ts';
-import { lastEventPosition } from '../../subgraphs/shared/social-events/social-event.repository.ts';
+import { writeComment, writeCommentThreadDeleted } from '../../subgraphs/comments/comment-changes.ts';
+import { lastEventPosition } from '../../subgraphs/shared/event-log/event-log.repository.ts';
 import { createGraphqlClient, type GraphqlClient } from '../support/graphql-client.ts';
 import { PARENT_PERMISSIONS, useSocialWorld, type SocialTestWorld } from '../support/social-fixture.ts';
 import { createSubscriptionClient, subscribe } from '../support/subscription-client.ts';
@@ -79,12 +79,12 @@ describe('subscriptions under the read rules of a query, per event', () => {
     // The broadcast ends: a comment logged on it now is shown by no query, and not sent; its deletion names only its id,
     // and is sent — the first event the stream gives.
     await world.setMedia(live, { live_ended_at: new Date() });
-    const withheld = await insertComment(
+    const withheld = await writeComment(
       world.tables,
       { mediaId: live, authorId: accounts.fanOne, parentId: null, text: 'withheld', timestamp: new Date() },
       [],
     );
-    await deleteCommentThread(world.tables, withheld, new Date());
+    await writeCommentThreadDeleted(world.tables, withheld, new Date());
     expect((await stream.next()).data).toEqual({ mediaCommentEvents: { action: 'DELETED', comment: null } });
     stream.dispose();
   });

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { createClient as createSseClient } from 'graphql-sse';
-import { lastEventPosition } from '../../subgraphs/shared/social-events/social-event.repository.ts';
+import { lastEventPosition } from '../../subgraphs/shared/event-log/event-log.repository.ts';
 import { createGraphqlClient, type GraphqlClient } from '../support/graphql-client.ts';
 import { useSocialWorld, type SocialTestWorld } from '../support/social-fixture.ts';
 import { resultQueue } from '../support/subscription-client.ts';

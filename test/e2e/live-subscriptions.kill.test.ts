@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'graphql-ws';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
-import { insertComment } from '../../subgraphs/comments/comments.repository.ts';
-import { lastEventPosition, readEventsAfter } from '../../subgraphs/shared/social-events/social-event.repository.ts';
-import { matchesFilter } from '../../subgraphs/shared/social-events/social-event-feed.ts';
+import { writeComment } from '../../subgraphs/comments/comment-changes.ts';
+import { lastEventPosition, readEventsAfter } from '../../subgraphs/shared/event-log/event-log.repository.ts';
+import { matchesFilter } from '../../subgraphs/shared/event-log/event-log-feed.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { openNpmStartWorld, type NpmStartWorld } from '../support/npm-start-processes.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
@@ -72,7 +72,7 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')('a subscription resumed
     await expect(stream.ended).rejects.toBeDefined();
     // Written while no gateway runs: the log keeps them.
     for (const text of ['two', 'three']) {
-      await insertComment(tables, { mediaId, authorId: fixture.accounts.fanOne, parentId: null, text, timestamp: new Date() }, []);
+      await writeComment(tables, { mediaId, authorId: fixture.accounts.fanOne, parentId: null, text, timestamp: new Date() }, []);
     }
 
     const second = await start();

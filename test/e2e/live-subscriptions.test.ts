@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'graphql-ws';
 import { createSocialTokens } from '../../subgraphs/index.ts';
-import { lastEventPosition } from '../../subgraphs/shared/social-events/social-event.repository.ts';
+import { lastEventPosition } from '../../subgraphs/shared/event-log/event-log.repository.ts';
 import { createGraphqlClient, type GraphqlClient } from '../support/graphql-client.ts';
 import { OWN_PERMISSIONS, useSocialWorld, type SocialTestWorld } from '../support/social-fixture.ts';
 import { createSubscriptionClient, subscribe, type ReceivedResult } from '../support/subscription-client.ts';

@@ -1,7 +1,7 @@
 /**
  * `npm run seed` on the embedded database, with and without `npm start` running on it (issue 14): while the compiled
  * system runs on a data directory — which PGlite lets one process at a time open — the seed command asks it to seed over
- * its command channel (bin/command-channel.ts) and prints the same JSON as when it seeds the directory itself; the printed
+ * its command channel (bin/tools/command-channel.ts) and prints the same JSON as when it seeds the directory itself; the printed
  * tokens work against the running servers, a second seed keeps every record, and stale announcements are ignored.
  */
 import { existsSync } from 'node:fs';

@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
-import { insertComment } from '../../subgraphs/comments/comments.repository.ts';
-import { lastEventPosition } from '../../subgraphs/shared/social-events/social-event.repository.ts';
+import { writeComment } from '../../subgraphs/comments/comment-changes.ts';
+import { lastEventPosition } from '../../subgraphs/shared/event-log/event-log.repository.ts';
 import { createSocialFixture, OWN_PERMISSIONS, type SocialFixture } from '../support/social-fixture.ts';
 import { createSubscriptionClient, subscribe } from '../support/subscription-client.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -157,7 +157,7 @@ describe.each([
       }
       try {
         // Until every stream is open: an event each has received.
-        const warm = await insertComment(
+        const warm = await writeComment(
           db,
           { mediaId, authorId: fixture.accounts.fanOne, parentId: null, text: 'warm-up', timestamp: new Date() },
           [],
@@ -170,7 +170,7 @@ describe.each([
             reads.push(observed.sql);
         });
         try {
-          const id = await insertComment(
+          const id = await writeComment(
             db,
             { mediaId, authorId: fixture.accounts.fanOne, parentId: null, text: 'counted', timestamp: new Date() },
             [],

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appAccessToken } from '../../lib/auth/social-auth/social-token.service.ts';
 import type { StoredApp } from '../../lib/auth/social-auth/social-token.repository.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
-import { verifySignature } from '../../subgraphs/shared/social-events/webhook-payload.ts';
+import { verifySignature } from '../../subgraphs/shared/webhooks/webhook-payload.ts';
 import { HANG_MS } from '../support/hang-bounds.ts';
 import { OWN_PERMISSIONS, useSocialWorld } from '../support/social-fixture.ts';
 

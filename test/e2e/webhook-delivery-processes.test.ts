@@ -6,10 +6,10 @@ import { createSocialTokenService } from '../../lib/auth/social-auth/social-toke
 import type { SocialAuthTables, StoredApp } from '../../lib/auth/social-auth/social-token.repository.ts';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
-import { saveAppSubscription, saveSubscribedApp } from '../../subgraphs/accounts/webhooks/webhook-subscriptions.repository.ts';
-import { insertComment } from '../../subgraphs/comments/comments.repository.ts';
+import { saveAppSubscription, saveSubscribedApp } from '../../subgraphs/shared/webhooks/webhook-subscriptions.repository.ts';
+import { writeComment } from '../../subgraphs/comments/comment-changes.ts';
 import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
-import { DELIVERY_HEADER, verifySignature } from '../../subgraphs/shared/social-events/webhook-payload.ts';
+import { DELIVERY_HEADER, verifySignature } from '../../subgraphs/shared/webhooks/webhook-payload.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { ensureCompiledBuild } from '../support/compiled-build.ts';
 import { HANG_MS } from '../support/hang-bounds.ts';
@@ -116,7 +116,7 @@ describe.runIf(onPostgres)('webhook delivery across processes', () => {
   });
 
   const comment = (text: string) =>
-    insertComment(
+    writeComment(
       database.db.withTables<SocialTables>(),
       { mediaId: world.posts[3]!, authorId: world.accounts.fanOne, parentId: null, text, timestamp: new Date() },
       [],

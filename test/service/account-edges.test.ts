@@ -13,6 +13,7 @@ import type {
   UpcomingEvent,
 } from '../../subgraphs/accounts/account-edges/account-edges.types.ts';
 import { seedDemoEdges } from '../../subgraphs/accounts/demo/seed-demo-edges.ts';
+import { lastEventPosition, readEventsAfter } from '../../subgraphs/shared/event-log/event-log.repository.ts';
 import { ACCOUNT_METRICS } from '../../subgraphs/accounts/insights-catalogue.ts';
 import type { SocialTables, StoredBreakdown } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { useTestDatabase } from '../support/test-system.ts';
@@ -849,8 +850,9 @@ describe('media containers and publishing', () => {
     await expectPublishing(carousel([a, b]), EXPIRED);
   });
 
-  it('publishes an image with its mentions and tags, in the media table, once', async () => {
+  it('publishes an image with its mentions and tags, in the media table, once, and logs the mentions its service chose', async () => {
     current = T0;
+    const logBefore = await lastEventPosition(db);
     const container = await service.createContainer(publisher, {
       imageUrl: IMAGE,
       caption: 'Thanks @friend.one and @FRIEND_TWO. cc @nobody_here @publisher_one, mail a@b.example',
@@ -888,6 +890,15 @@ describe('media containers and publishing', () => {
     expect(mentions).toEqual([friendOne, friendTwo].sort().map((account_id) => ({ account_id, comment_id: null })));
     const tags = await db.selectFrom('social.media_tag').select('account_id').where('media_id', '=', published.id).execute();
     expect(tags).toEqual([{ account_id: friendTwo }]);
+    // Exactly the events the publishing chose, in its transaction: each account the caption newly @mentions (not the
+    // publisher itself, nor an unknown name, nor the tags), media_id only (§6.5).
+    expect(
+      (await readEventsAfter(db, logBefore, 100)).map(({ accountId, kind, field, value }) => ({ accountId, kind, field, value })),
+    ).toEqual(
+      [friendOne, friendTwo]
+        .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))
+        .map((accountId) => ({ accountId, kind: 'mentioned', field: 'mentions', value: { media_id: published.id } })),
+    );
     expect(await service.getContainer(publisher, container.id)).toMatchObject({
       statusCode: 'PUBLISHED',
       publishedMediaId: published.id,

@@ -1,19 +1,14 @@
 import type { Kysely } from 'kysely';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logger.ts';
-import {
-  appendEvents,
-  eventHorizon,
-  lastEventPosition,
-  sweepEventsBefore,
-} from '../../subgraphs/shared/social-events/social-event.repository.ts';
+import { appendEvents, eventHorizon, lastEventPosition, sweepEventsBefore } from '../../subgraphs/shared/event-log/event-log.repository.ts';
 import {
   createSocialEventFeed,
   type FeedEvent,
   type SocialEventFeed,
   type SocialEventStream,
-} from '../../subgraphs/shared/social-events/social-event-feed.ts';
-import { mentionEvent, type SocialEvent } from '../../subgraphs/shared/social-events/social-events.ts';
+} from '../../subgraphs/shared/event-log/event-log-feed.ts';
+import { mentionEvent, type SocialEvent } from '../../subgraphs/shared/event-log/social-events.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { useTestDatabase } from '../support/test-system.ts';
 

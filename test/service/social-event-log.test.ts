@@ -1,10 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deleteCommentThread, insertComment, setCommentHidden } from '../../subgraphs/comments/comments.repository.ts';
-import { insertCaptionMentions } from '../../subgraphs/accounts/account-edges.repository.ts';
-import { appendEvents, lastEventPosition, readEventsAfter } from '../../subgraphs/shared/social-events/social-event.repository.ts';
-import { createSocialEventSweeper } from '../../subgraphs/shared/social-events/social-event-sweeper.ts';
-import { mentionEvent, type SocialEventRecord } from '../../subgraphs/shared/social-events/social-events.ts';
+import { writeComment, writeCommentHidden, writeCommentThreadDeleted } from '../../subgraphs/comments/comment-changes.ts';
+import { appendEvents, lastEventPosition, readEventsAfter } from '../../subgraphs/shared/event-log/event-log.repository.ts';
+import { createSocialEventSweeper } from '../../subgraphs/shared/event-log/event-log-sweeper.ts';
+import { mentionEvent, type SocialEventRecord } from '../../subgraphs/shared/event-log/social-events.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
@@ -42,7 +41,7 @@ describe('the social event log', () => {
 
   it('logs a comment created, with the accounts it mentions, in the reference shapes', async () => {
     const { accounts, posts } = world;
-    const id = await insertComment(
+    const id = await writeComment(
       db,
       { mediaId: posts[1]!, authorId: accounts.fanOne, parentId: null, text: 'Love it @roaster @nobody', timestamp: new Date() },
       ['roaster', 'nobody'],
@@ -74,12 +73,12 @@ describe('the social event log', () => {
 
   it("logs a reply with its parent_id, the owner's own comment with self_ig_scoped_id, and a live broadcast's as live_comments", async () => {
     const { accounts, posts, comments, media } = world;
-    const reply = await insertComment(
+    const reply = await writeComment(
       db,
       { mediaId: posts[0]!, authorId: accounts.bluebottle, parentId: comments.fanComment, text: 'Thanks!', timestamp: new Date() },
       [],
     );
-    const live = await insertComment(
+    const live = await writeComment(
       db,
       { mediaId: media.live, authorId: accounts.fanTwo, parentId: null, text: 'Live!', timestamp: new Date() },
       [],
@@ -114,10 +113,10 @@ describe('the social event log', () => {
   it('logs a comment hidden and shown once per change, and a thread deleted comment by comment', async () => {
     const { accounts } = world;
     const { fanComment, fanReply, ownerReply } = await world.newCommentThread();
-    await setCommentHidden(db, fanComment, true);
-    await setCommentHidden(db, fanComment, true); // already hidden: no change, no event
-    await setCommentHidden(db, fanComment, false);
-    await deleteCommentThread(db, fanComment, new Date());
+    await writeCommentHidden(db, fanComment, true);
+    await writeCommentHidden(db, fanComment, true); // already hidden: no change, no event
+    await writeCommentHidden(db, fanComment, false);
+    await writeCommentThreadDeleted(db, fanComment, new Date());
     const events = await newEvents();
     expect(events.map(({ kind, accountId, value }) => [kind, accountId, value.id])).toEqual([
       ['comment_hidden', accounts.bluebottle, fanComment],
@@ -127,34 +126,8 @@ describe('the social event log', () => {
         .map((id) => ['comment_deleted', accounts.bluebottle, id]),
     ]);
     // Deleting again deletes nothing, and logs nothing.
-    await deleteCommentThread(db, fanComment, new Date());
+    await writeCommentThreadDeleted(db, fanComment, new Date());
     expect(await newEvents()).toEqual([]);
-  });
-
-  it("logs a caption's new mentions once (media_id only), in the publishing transaction", async () => {
-    const { accounts } = world;
-    const post = await db
-      .insertInto('social.media')
-      .values({
-        owner_id: accounts.roaster,
-        media_type: 'IMAGE',
-        media_product_type: 'FEED',
-        media_url: 'https://cdn.example/m.jpg',
-        permalink: '',
-        thumbnail_url: null,
-        live_ended_at: null,
-        deleted_at: null,
-        carousel_parent_id: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await db.transaction().execute((trx) => insertCaptionMentions(trx, post.id, [accounts.bluebottle, accounts.fanOne], new Date()));
-    await db.transaction().execute((trx) => insertCaptionMentions(trx, post.id, [accounts.bluebottle], new Date()));
-    expect((await newEvents()).map(({ accountId, kind, field, value }) => ({ accountId, kind, field, value }))).toEqual(
-      [accounts.bluebottle, accounts.fanOne]
-        .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))
-        .map((accountId) => ({ accountId, kind: 'mentioned', field: 'mentions', value: { media_id: post.id } })),
-    );
   });
 
   it('writes nothing for a change that rolls back', async () => {
@@ -167,7 +140,7 @@ describe('the social event log', () => {
     ).rejects.toThrow('the change fails');
     // A comment on media that does not exist fails inside insertComment's own transaction.
     await expect(
-      insertComment(db, { mediaId: '1', authorId: accounts.fanOne, parentId: null, text: 'nowhere', timestamp: new Date() }, []),
+      writeComment(db, { mediaId: '1', authorId: accounts.fanOne, parentId: null, text: 'nowhere', timestamp: new Date() }, []),
     ).rejects.toThrow();
     expect(await newEvents()).toEqual([]);
   });

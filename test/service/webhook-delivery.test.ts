@@ -10,16 +10,16 @@ import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/datab
 import { createCallbackClient } from '../../lib/http/callback-client.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createMetrics } from '../../lib/telemetry/metrics.ts';
-import { deleteCommentThread, insertComment, setCommentHidden } from '../../subgraphs/comments/comments.repository.ts';
+import { writeComment, writeCommentHidden, writeCommentThreadDeleted } from '../../subgraphs/comments/comment-changes.ts';
 import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
-import { EVENT_CHANNEL, lastEventPosition } from '../../subgraphs/shared/social-events/social-event.repository.ts';
+import { EVENT_CHANNEL, lastEventPosition } from '../../subgraphs/shared/event-log/event-log.repository.ts';
 import {
   createWebhookDeliveryWorker,
   type WebhookDeliveryOptions,
   type WebhookDeliveryWorker,
-} from '../../subgraphs/shared/social-events/webhook-delivery-worker.ts';
-import { claimCursor, recordFailed } from '../../subgraphs/shared/social-events/webhook-delivery.repository.ts';
-import { verifySignature } from '../../subgraphs/shared/social-events/webhook-payload.ts';
+} from '../../subgraphs/shared/webhooks/webhook-delivery-worker.ts';
+import { claimCursor, recordFailed } from '../../subgraphs/shared/webhooks/webhook-delivery.repository.ts';
+import { verifySignature } from '../../subgraphs/shared/webhooks/webhook-payload.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { HANG_MS, LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
@@ -224,7 +224,7 @@ const comment = (
   text: string,
   mentioned: string[] = [],
   parentId: string | null = null,
-) => insertComment(db, { mediaId, authorId, parentId, text, timestamp: new Date() }, mentioned);
+) => writeComment(db, { mediaId, authorId, parentId, text, timestamp: new Date() }, mentioned);
 
 describe('webhook delivery', () => {
   const database = useTestDatabase();
@@ -335,9 +335,9 @@ describe('webhook delivery', () => {
     });
     await comment(db, media.roasterPost, accounts.fanOne, 'Ask @bluebottle', ['bluebottle']); // roaster's comment (unsubscribed account), bluebottle's mention (unsubscribed field)
     await comment(db, media.live, accounts.fanTwo, 'Live!'); // live_comments: an unsubscribed field
-    await setCommentHidden(db, thread.fanComment, true);
-    await setCommentHidden(db, thread.fanComment, false);
-    await deleteCommentThread(db, thread.fanTwoComment, new Date());
+    await writeCommentHidden(db, thread.fanComment, true);
+    await writeCommentHidden(db, thread.fanComment, false);
+    await writeCommentThreadDeleted(db, thread.fanTwoComment, new Date());
     const skipped = await lastEventPosition(db);
 
     const worker = makeWorker(ctx);

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { startGatewayProcess, type RunningSystem } from '../../bin/system.ts';
+import { startGatewayProcess, type RunningSystem } from '../../bin/system/index.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { createLogger } from '../../lib/logger.ts';
 

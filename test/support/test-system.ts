@@ -5,7 +5,7 @@ import {
   startSubgraphProcess,
   type RunningSystem,
   type SystemOptions,
-} from '../../bin/system.ts';
+} from '../../bin/system/index.ts';
 import { ADMIN_ROLE, type TokenService } from '../../lib/auth/auth.ts';
 import { loadConfig, type Config } from '../../lib/config.ts';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';

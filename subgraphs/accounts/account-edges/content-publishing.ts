@@ -34,6 +34,8 @@ import type {
   PublishedMedia,
 } from './account-edges.types.ts';
 import { captionMentions } from './container-validation.ts';
+import { appendEvents } from '../../shared/event-log/event-log.repository.ts';
+import { mentionEvent } from '../../shared/event-log/social-events.ts';
 
 /** Media containers and their publication (`POST /<account>/media`, `media_publish`, `content_publishing_limit`): expiry, simulated video processing, carousels, uploaded images claimed from Area D, and the rolling publishing quota. */
 export function createContentPublishing(ctx: EdgeContext) {
@@ -237,12 +239,18 @@ export function createContentPublishing(ctx: EdgeContext) {
       // Mentions and tags name other accounts; the owner naming itself is neither a mention nor a tag of note.
       const others = (rows: { id: string }[]) => rows.map((row) => row.id).filter((other) => other !== accountId);
       const mentioned = await findAccountsByUsernames(trx, captionMentions(container.caption));
-      await insertCaptionMentions(trx, mediaId, others(mentioned), now);
+      const newlyMentioned = await insertCaptionMentions(trx, mediaId, others(mentioned), now);
       // Tags of carousel children are shown on the album: media lists (and the tags edge) leave children out.
       const tagged = [container, ...children].flatMap((row) => row.user_tags.map((tag) => tag.username));
       await insertMediaTags(trx, mediaId, others(await findAccountsByUsernames(trx, tagged)), now);
 
       await markContainerPublished(trx, container.id, mediaId, now);
+      // The events of the publishing: each account the caption newly @mentions (media_id only, §6.5), last in the
+      // transaction as the log's writers take them (event-log.repository.ts).
+      await appendEvents(
+        trx,
+        newlyMentioned.map((mentionedId) => mentionEvent(mentionedId, mediaId, null)),
+      );
       return { id: mediaId };
     });
   }

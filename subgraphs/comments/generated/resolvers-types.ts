@@ -2,7 +2,7 @@
 
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { CommentRecord as CommentRecordModel } from '../comments.repository.ts';
-import type { SocialEventRecord as SocialEventRecordModel } from '../../shared/social-events/social-events.ts';
+import type { SocialEventRecord as SocialEventRecordModel } from '../../shared/event-log/social-events.ts';
 import type { CommentsContext } from '../comments-context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;

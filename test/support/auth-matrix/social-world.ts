@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { appAccessToken } from '../../../lib/auth/social-auth/social-token.service.ts';
 import { createCursorCodec } from '../../../lib/social-graph/cursor.ts';
 import { createAccountEdgesService } from '../../../subgraphs/accounts/account-edges.service.ts';
-import { saveAppSubscription, saveSubscribedApp } from '../../../subgraphs/accounts/webhooks/webhook-subscriptions.repository.ts';
+import { saveAppSubscription, saveSubscribedApp } from '../../../subgraphs/shared/webhooks/webhook-subscriptions.repository.ts';
 import { createSocialTokens } from '../../../subgraphs/index.ts';
 import { createSocialFixture, OWN_PERMISSIONS, PARENT_PERMISSIONS, socialWorldParts, type SocialFixture } from '../social-fixture.ts';
 import type { TestSystem } from '../test-system.ts';

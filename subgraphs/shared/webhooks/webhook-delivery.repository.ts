@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { SocialDb } from '../social-graph/social-tables.ts';
-import type { SocialEventRecord } from './social-events.ts';
+import type { SocialEventRecord } from '../event-log/social-events.ts';
+import { eventRecordOf, lastEventPosition, selectEvents } from '../event-log/event-log.repository.ts';
 import { WEBHOOK_FIELDS_BY_KIND } from './webhook-payload.ts';
 
 /**
@@ -142,11 +143,8 @@ export async function readBatch(db: SocialDb, cursor: ClaimedCursor, limit: numb
   }
   // The log's end first: positions become visible in order (social-event.repository.ts), so nothing at or below it can
   // appear later, and a batch with fewer than `limit` events covers everything up to it.
-  const end = await db
-    .selectFrom('social.event')
-    .select((eb) => eb.fn.max('position').as('last'))
-    .executeTakeFirst();
-  const last = end?.last === null || end?.last === undefined ? from : String(end.last);
+  const end = await lastEventPosition(db);
+  const last = end === '0' ? from : end;
   if (BigInt(last) <= BigInt(from)) return { from, to: from, events: [] };
   const events = await deliverableEvents(db, cursor, from, last, limit);
   return { from, to: events.length === limit ? events.at(-1)!.position : last, events };
@@ -161,9 +159,7 @@ async function deliverableEvents(
   limit?: number,
 ): Promise<SocialEventRecord[]> {
   if (cursor.fields.length === 0) return [];
-  let query = db
-    .selectFrom('social.event as e')
-    .select(['e.position', 'e.created_at', 'e.account_id', 'e.kind', 'e.field', 'e.value'])
+  let query = selectEvents(db)
     .where('e.position', '>', from)
     .where('e.position', '<=', to)
     .where(deliverableKinds())
@@ -180,14 +176,7 @@ async function deliverableEvents(
     .orderBy('e.position');
   if (limit !== undefined) query = query.limit(limit);
   const rows = await query.execute();
-  return rows.map((row) => ({
-    position: String(row.position),
-    createdAt: row.created_at,
-    accountId: String(row.account_id),
-    kind: row.kind as SocialEventRecord['kind'],
-    field: row.field as SocialEventRecord['field'],
-    value: row.value,
-  }));
+  return rows.map(eventRecordOf);
 }
 
 /** The cursor row of a lease, while the lease is still the one taken. */

@@ -2,8 +2,8 @@ import { chmod, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/p
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Logger } from '../lib/logger.ts';
-import { isProcessAlive } from '../lib/is-process-alive.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { isProcessAlive } from '../../lib/is-process-alive.ts';
 
 /**
  * How the command-line tools that write to the database (`npm run seed`, `npm run social-token`, `npm run social-app`)

@@ -1,9 +1,9 @@
 import type { Request, RequestHandler } from 'express';
-import type { SocialHost } from '../contracts/social-graph.ts';
-import { GRAPHIQL_PATH } from '../gateway/graphiql.routes.ts';
-import type { Config, SubgraphName } from '../lib/config.ts';
-import { createHomePageHandler, requestOrigin, siblingOrigin, type HomePage, type HomePageLink } from '../lib/http/home-page.ts';
-import { API_DOCS_PATHS } from '../rest-adapter/docs/api-docs.routes.ts';
+import type { SocialHost } from '../../contracts/social-graph.ts';
+import { GRAPHIQL_PATH } from '../../gateway/graphiql.routes.ts';
+import type { Config, SubgraphName } from '../../lib/config.ts';
+import { createHomePageHandler, requestOrigin, siblingOrigin, type HomePage, type HomePageLink } from '../../lib/http/home-page.ts';
+import { API_DOCS_PATHS } from '../../rest-adapter/docs/api-docs.routes.ts';
 
 /**
  * What the root of each HTTP listener of a process tells a person in a browser (lib/http/home-page.ts serves it): what

@@ -36,23 +36,38 @@ export async function appendEvents(trx: SocialDb, events: readonly SocialEvent[]
   await sql`select pg_notify(${EVENT_CHANNEL}, ${String(rows.at(-1)!.position)})`.execute(trx);
 }
 
-/** Events after `position` (exclusive), in order, at most `limit`. */
-export async function readEventsAfter(db: SocialDb, position: string, limit: number): Promise<SocialEventRecord[]> {
-  const rows = await db
-    .selectFrom('social.event')
-    .select(['position', 'created_at', 'account_id', 'kind', 'field', 'value'])
-    .where('position', '>', position)
-    .orderBy('position')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
+/**
+ * The log's rows as events are read from them (`social.event as e`): the query every reader of the log starts from and
+ * narrows (readEventsAfter here; a webhook subscription's events, webhooks/webhook-delivery.repository.ts), each row
+ * turned into an event by eventRecordOf.
+ */
+export function selectEvents(db: SocialDb) {
+  return db.selectFrom('social.event as e').select(['e.position', 'e.created_at', 'e.account_id', 'e.kind', 'e.field', 'e.value']);
+}
+
+/** A row of selectEvents as the event it records: the log's one row mapper. */
+export function eventRecordOf(row: {
+  position: string | number | bigint;
+  created_at: Date;
+  account_id: string | number | bigint;
+  kind: string;
+  field: string;
+  value: Record<string, unknown>;
+}): SocialEventRecord {
+  return {
     position: String(row.position),
     createdAt: row.created_at,
     accountId: String(row.account_id),
     kind: row.kind as SocialEventRecord['kind'],
     field: row.field as SocialEventRecord['field'],
     value: row.value,
-  }));
+  };
+}
+
+/** Events after `position` (exclusive), in order, at most `limit`. */
+export async function readEventsAfter(db: SocialDb, position: string, limit: number): Promise<SocialEventRecord[]> {
+  const rows = await selectEvents(db).where('e.position', '>', position).orderBy('e.position').limit(limit).execute();
+  return rows.map(eventRecordOf);
 }
 
 /** The last position written ('0' for an empty log). */

@@ -1,8 +1,8 @@
-import type { LoginType } from '../lib/auth/social-auth/social-token.service.ts';
-import { findAccountByUsername, findPlatformUserByName } from '../subgraphs/accounts/accounts.repository.ts';
-import { createSocialTokens } from '../subgraphs/index.ts';
-import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../subgraphs/shared/social-graph/social-demo-graph.ts';
-import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
+import type { LoginType } from '../../lib/auth/social-auth/social-token.service.ts';
+import { findAccountByUsername, findPlatformUserByName } from '../../subgraphs/accounts/accounts.repository.ts';
+import { createSocialTokens } from '../../subgraphs/index.ts';
+import { OWN_LOGIN_PERMISSIONS, PARENT_PLATFORM_PERMISSIONS } from '../../subgraphs/shared/social-graph/social-demo-graph.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { ExpectedCommandError } from './command-channel.ts';
 import { CommandUsageError, parseCommandLine, type CliCommand } from './cli-command.ts';
 

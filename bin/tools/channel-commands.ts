@@ -6,7 +6,7 @@ import { socialTokenCommand } from './social-token-command.ts';
 
 /**
  * The commands a running system on the embedded database runs for the command-line tools over its command channel
- * (bin/command-channel.ts): the closed set, each parsing its arguments here as the tool does and running on the
+ * (bin/tools/command-channel.ts): the closed set, each parsing its arguments here as the tool does and running on the
  * system's own database, configuration and listeners (`context`).
  */
 export function channelCommandHandlers(context: CommandContext): ReadonlyMap<string, CommandHandler> {

@@ -2,7 +2,7 @@ import type { CallbackClient, CallbackResponse } from '../../../lib/http/callbac
 import type { Logger } from '../../../lib/logger.ts';
 import type { WebhookDeliveryOutcome } from '../../../lib/telemetry/metrics.ts';
 import type { SocialDb } from '../social-graph/social-tables.ts';
-import { EVENT_CHANNEL } from './social-event.repository.ts';
+import { EVENT_CHANNEL } from '../event-log/event-log.repository.ts';
 import {
   claimCursor,
   ensureCursors,

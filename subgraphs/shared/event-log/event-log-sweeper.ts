@@ -1,6 +1,6 @@
 import type { Logger } from '../../../lib/logger.ts';
 import type { SocialDb } from '../social-graph/social-tables.ts';
-import { sweepEventsBefore } from './social-event.repository.ts';
+import { sweepEventsBefore } from './event-log.repository.ts';
 
 /**
  * Keeps the event log bounded: events older than the retention (SOCIAL_EVENTS_RETENTION_HOURS, 48 h by default — past

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import { ConfigError, loadConfig, type Config } from '../lib/config.ts';
-import { createLogger, type Logger } from '../lib/logger.ts';
+import { ConfigError, loadConfig, type Config } from '../../lib/config.ts';
+import { createLogger, type Logger } from '../../lib/logger.ts';
 
 /**
  * Process-level set-up shared by the entrypoints: a .env file if there is one, Apollo's telemetry off (nothing leaves the

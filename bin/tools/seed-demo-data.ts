@@ -1,20 +1,20 @@
-import { appAccessToken } from '../lib/auth/social-auth/social-token.service.ts';
-import { ADMIN_ROLE, ANONYMOUS, type TokenService } from '../lib/auth/auth.ts';
-import type { Config } from '../lib/config.ts';
-import type { DatabaseHandle } from '../lib/database/database.ts';
-import { AlreadyExistsError } from '../lib/errors.ts';
-import type { Logger } from '../lib/logger.ts';
-import { createCursorCodec } from '../lib/social-graph/cursor.ts';
-import { seedDemoEdges } from '../subgraphs/accounts/demo/seed-demo-edges.ts';
-import { createOAuthCredentialStore, createSocialTokens, createSubgraphs } from '../subgraphs/index.ts';
+import { appAccessToken } from '../../lib/auth/social-auth/social-token.service.ts';
+import { ADMIN_ROLE, ANONYMOUS, type TokenService } from '../../lib/auth/auth.ts';
+import type { Config } from '../../lib/config.ts';
+import type { DatabaseHandle } from '../../lib/database/database.ts';
+import { AlreadyExistsError } from '../../lib/errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { createCursorCodec } from '../../lib/social-graph/cursor.ts';
+import { seedDemoEdges } from '../../subgraphs/accounts/demo/seed-demo-edges.ts';
+import { createOAuthCredentialStore, createSocialTokens, createSubgraphs } from '../../subgraphs/index.ts';
 import {
   loadSocialDemoGraph,
   OWN_LOGIN_PERMISSIONS,
   PARENT_PLATFORM_PERMISSIONS,
-} from '../subgraphs/shared/social-graph/social-demo-graph.ts';
-import { createSocialGraphBuilder } from '../subgraphs/shared/social-graph/social-graph-builder.ts';
-import type { SocialTables } from '../subgraphs/shared/social-graph/social-tables.ts';
-import type { CreateUserExampleInput } from '../subgraphs/users/user-example.types.ts';
+} from '../../subgraphs/shared/social-graph/social-demo-graph.ts';
+import { createSocialGraphBuilder } from '../../subgraphs/shared/social-graph/social-graph-builder.ts';
+import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
+import type { CreateUserExampleInput } from '../../subgraphs/users/user-example.types.ts';
 
 /**
  * The demo data of `npm run seed`, loaded into a migrated database, and what a newcomer needs to use it: ids and
@@ -22,7 +22,7 @@ import type { CreateUserExampleInput } from '../subgraphs/users/user-example.typ
  * back again); tokens and OAuth credentials are new on every run (old ones stay valid until they expire).
  *
  * Called by `npm run seed` on a database it opened itself, and — on the embedded database, which one process at a time
- * may open — by the running `npm start` when the seed command asks it to (bin/command-channel.ts). Tokens are minted with the
+ * may open — by the running `npm start` when the seed command asks it to (bin/tools/command-channel.ts). Tokens are minted with the
  * configuration of whoever runs it, so they are valid against the servers of that configuration.
  */
 

@@ -1,4 +1,4 @@
-import { lastEventPosition } from '../../shared/social-events/social-event.repository.ts';
+import { lastEventPosition } from '../event-log/event-log.repository.ts';
 import type { SocialDb } from '../../shared/social-graph/social-tables.ts';
 import type { Kysely } from 'kysely';
 import type { SocialTables } from '../../shared/social-graph/social-tables.ts';

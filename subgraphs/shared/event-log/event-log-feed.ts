@@ -1,7 +1,7 @@
 import type { Logger } from '../../../lib/logger.ts';
 import { socialErrors } from '../social-graph/social-errors.ts';
 import type { SocialDb } from '../social-graph/social-tables.ts';
-import { EVENT_CHANNEL, eventHorizon, lastEventPosition, readEventsAfter } from './social-event.repository.ts';
+import { EVENT_CHANNEL, eventHorizon, lastEventPosition, readEventsAfter } from './event-log.repository.ts';
 import type { SocialEventRecord } from './social-events.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { SocialEventField, SocialEventKind, SocialEventRecord } from './social-events.ts';
+import type { SocialEventField, SocialEventKind, SocialEventRecord } from '../event-log/social-events.ts';
 
 /**
  * What a webhook delivery sends (../shared/reference/social-graph.md §6.4): the body, its signatures, its headers.

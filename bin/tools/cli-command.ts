@@ -1,19 +1,19 @@
 import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createTokenService, type TokenService } from '../lib/auth/auth.ts';
-import type { Config } from '../lib/config.ts';
-import { createDatabase, DatabaseInUseError, migrateToLatest, type DatabaseHandle } from '../lib/database/database.ts';
-import type { Logger } from '../lib/logger.ts';
-import { ALL_MIGRATIONS } from '../subgraphs/index.ts';
+import { createTokenService, type TokenService } from '../../lib/auth/auth.ts';
+import type { Config } from '../../lib/config.ts';
+import { createDatabase, DatabaseInUseError, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { ExpectedCommandError, requestOverCommandChannel } from './command-channel.ts';
-import { prepareProcess } from './process.ts';
+import { prepareProcess } from '../system/process.ts';
 
 /**
  * A command-line tool that works on the database (`npm run seed`, `social-token`, `social-app`), written once and run
  * wherever the database can be reached: by the tool itself on a database it opens, or — on the embedded database, which
  * one process at a time may open — by the running `npm start` that holds it, asked over its command channel
- * (bin/command-channel.ts, bin/channel-commands.ts). Either way the same `parse` reads the command line and the same
+ * (bin/tools/command-channel.ts, bin/tools/channel-commands.ts). Either way the same `parse` reads the command line and the same
  * `run` makes the output, so the tool prints the same lines.
  */
 export interface CliCommand<Request> {

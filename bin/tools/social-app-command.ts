@@ -1,5 +1,5 @@
-import { appAccessToken } from '../lib/auth/social-auth/social-token.service.ts';
-import { createSocialTokens } from '../subgraphs/index.ts';
+import { appAccessToken } from '../../lib/auth/social-auth/social-token.service.ts';
+import { createSocialTokens } from '../../subgraphs/index.ts';
 import { CommandUsageError, parseCommandLine, type CliCommand } from './cli-command.ts';
 
 const USAGE = 'npm run social-app -- --create "<name>" | --list';

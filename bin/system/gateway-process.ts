@@ -1,0 +1,63 @@
+import { createTokenService } from '../../lib/auth/auth.ts';
+import type { Config } from '../../lib/config.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { createStandIns } from '../../lib/stand-ins/stand-in-gate.ts';
+import { peerReady } from '../../lib/telemetry/readiness.ts';
+import { createHttpExecutor, type GraphQLExecutor } from '../../rest-adapter/graphql-executor.ts';
+import { Lifecycle, runningSystem, type RunningSystem, type SystemOptions } from './lifecycle.ts';
+import { createListenerHomePages } from './listener-home-pages.ts';
+import { startGatewayListener, startRest, startTelemetry } from './system-parts.ts';
+
+/**
+ * The gateway and the REST adapter of the distributed topology: subgraphs are reached at their configured URLs, and the
+ * adapter calls the gateway in-process, or over HTTP when GATEWAY_URL names another gateway. Ready when the supergraph is
+ * loaded (and that other gateway is ready) and some subgraph is ready; DEGRADED, naming them, while others are not.
+ */
+export async function startGatewayProcess(
+  config: Config,
+  logger: Logger,
+  options: Pick<SystemOptions, 'standIns'> = {},
+): Promise<RunningSystem> {
+  const telemetry = startTelemetry(config, 'gateway', logger);
+  const lifecycle = new Lifecycle(telemetry, logger, config.telemetry.shutdownDelayMs);
+  try {
+    const tokens = createTokenService(config.jwt);
+    const standIns = options.standIns ?? createStandIns(config.standIns, logger);
+    telemetry.metrics.trackStandIns(() => standIns.decisions());
+    const homePages = createListenerHomePages(config);
+    const { gateway, http: gatewayHttp } = await startGatewayListener({
+      config,
+      logger,
+      telemetry,
+      standIns,
+      localSubgraphs: {},
+      lifecycle,
+      homePages,
+    });
+    if (config.gateway.mode === 'distributed') {
+      for (const [name, urls] of Object.entries(config.gateway.subgraphInstances)) {
+        // A subgraph none of whose instances is ready (down, or its database is) degrades the gateway: the rest of the
+        // supergraph is served.
+        telemetry.readiness.add(`subgraph:${name}`, peerReady(`subgraph ${name}`, urls), { degrades: true });
+      }
+    }
+    let executor: GraphQLExecutor;
+    if (config.rest.gatewayUrl) {
+      executor = createHttpExecutor(config.rest.gatewayUrl, telemetry.tracing, config.graphql.trustedCallerSecret);
+      telemetry.readiness.add('gateway', peerReady('the gateway', config.rest.gatewayUrl));
+    } else {
+      executor = gateway.door;
+    }
+    const rest = await startRest(config, logger, executor, telemetry, lifecycle, standIns, homePages);
+    return runningSystem(config, tokens, telemetry, lifecycle, {
+      gatewayUrl: `${gatewayHttp.url}/graphql`,
+      reloadSupergraph: (trigger) => gateway.reloadSupergraph(trigger),
+      restUrl: rest.own.url,
+      socialParentUrl: rest.parent.url,
+      subgraphUrls: config.gateway.subgraphUrls,
+    });
+  } catch (error) {
+    await lifecycle.close();
+    throw error;
+  }
+}

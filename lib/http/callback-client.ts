@@ -375,220 +375,256 @@ export function createCallbackClient(options: CallbackClientOptions): CallbackCl
   const allowedHosts: ReadonlySet<string> = new Set((options.allowedHosts ?? []).map(allowedHostKey));
   const lookup = options.lookup ?? systemLookup;
   const { allowPrivate, requireHttps, connectTimeoutMs, responseTimeoutMs, maxResponseBytes, userAgent } = options;
+  const context: CallbackClientContext = {
+    allowedHosts,
+    lookup,
+    allowPrivate,
+    requireHttps,
+    connectTimeoutMs,
+    responseTimeoutMs,
+    maxResponseBytes,
+    userAgent,
+  };
+  return { check: bindContext(context, check), request: bindContext(context, request) };
+}
 
-  /** The check, its DNS lookup bounded by `lookupTimeoutMs`. */
-  async function verify(rawUrl: string, lookupTimeoutMs: number, maxLength = MAX_URL_LENGTH): Promise<Verified> {
-    if (rawUrl.length > maxLength) return refuse('invalid_url', `the URL is longer than ${maxLength} characters`);
-    let url: URL;
-    try {
-      url = new URL(rawUrl);
-    } catch {
-      return refuse('invalid_url', 'the URL is not a valid absolute URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse('invalid_url', 'the URL must use https: or http:');
-    if (url.username !== '' || url.password !== '') return refuse('invalid_url', 'the URL must not contain a user name or password');
-    const host = normalHost(url.hostname);
-    if (host === '') return refuse('invalid_url', 'the URL has no host');
-    if (requireHttps && url.protocol !== 'https:') return refuse('https_required', 'the URL must use https:');
-    const allowed = allowedHosts.has(host);
-    if (!allowed && METADATA_NAMES.has(host)) {
-      return refuse('forbidden_address', `the host is ${CLASS_WORDS.metadata}, which callbacks may not reach`);
-    }
+/** What the callback client's functions share: its options, checked. */
+interface CallbackClientContext {
+  allowedHosts: ReadonlySet<string>;
+  lookup: NonNullable<CallbackClientOptions['lookup']>;
+  allowPrivate: CallbackClientOptions['allowPrivate'];
+  requireHttps: CallbackClientOptions['requireHttps'];
+  connectTimeoutMs: CallbackClientOptions['connectTimeoutMs'];
+  responseTimeoutMs: CallbackClientOptions['responseTimeoutMs'];
+  maxResponseBytes: CallbackClientOptions['maxResponseBytes'];
+  userAgent: CallbackClientOptions['userAgent'];
+}
 
-    let addresses: readonly ResolvedAddress[];
-    const literal = isIP(host);
-    if (literal !== 0) {
-      // An IP literal is its own answer; a lookup would add nothing but a chance to disagree.
-      addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
-    } else {
-      const answer = await within(
-        Promise.resolve().then(() => lookup(host)),
-        lookupTimeoutMs,
+/** The (...args: Parameters<typeof check> extends [unknown, ...infer R] ? R : never) => check(context, ...args), its DNS lookup bounded by `lookupTimeoutMs`. */
+async function verify(
+  context: CallbackClientContext,
+  rawUrl: string,
+  lookupTimeoutMs: number,
+  maxLength = MAX_URL_LENGTH,
+): Promise<Verified> {
+  const { allowedHosts, lookup, allowPrivate, requireHttps } = context;
+  if (rawUrl.length > maxLength) return refuse('invalid_url', `the URL is longer than ${maxLength} characters`);
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return refuse('invalid_url', 'the URL is not a valid absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse('invalid_url', 'the URL must use https: or http:');
+  if (url.username !== '' || url.password !== '') return refuse('invalid_url', 'the URL must not contain a user name or password');
+  const host = normalHost(url.hostname);
+  if (host === '') return refuse('invalid_url', 'the URL has no host');
+  if (requireHttps && url.protocol !== 'https:') return refuse('https_required', 'the URL must use https:');
+  const allowed = allowedHosts.has(host);
+  if (!allowed && METADATA_NAMES.has(host)) {
+    return refuse('forbidden_address', `the host is ${CLASS_WORDS.metadata}, which callbacks may not reach`);
+  }
+
+  let addresses: readonly ResolvedAddress[];
+  const literal = isIP(host);
+  if (literal !== 0) {
+    // An IP literal is its own answer; a lookup would add nothing but a chance to disagree.
+    addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
+  } else {
+    const answer = await within(
+      Promise.resolve().then(() => lookup(host)),
+      lookupTimeoutMs,
+    );
+    if (answer === 'timeout') return { timedOut: true };
+    if ('error' in answer) {
+      const temporary = errorCode(answer.error) === 'EAI_AGAIN';
+      return refuse(
+        'unresolvable',
+        temporary ? 'the host name could not be resolved now (a temporary DNS failure)' : 'the host name does not resolve',
       );
-      if (answer === 'timeout') return { timedOut: true };
-      if ('error' in answer) {
-        const temporary = errorCode(answer.error) === 'EAI_AGAIN';
-        return refuse(
-          'unresolvable',
-          temporary ? 'the host name could not be resolved now (a temporary DNS failure)' : 'the host name does not resolve',
+    }
+    addresses = answer.value;
+    if (addresses.length === 0) return refuse('unresolvable', 'the host name does not resolve');
+    if (addresses.some(({ address }) => isIP(address.replace(/%.*$/, '')) === 0)) {
+      return refuse('unresolvable', 'the host name resolved to something that is not an IP address');
+    }
+    // The family comes from the address itself, not from what the lookup said.
+    addresses = addresses.map(({ address }) => ({ address, family: isIP(address.replace(/%.*$/, '')) === 6 ? 6 : 4 }));
+  }
+
+  if (!allowed) {
+    // Any one bad address refuses the URL: a connection may go to any of them.
+    for (const { address } of addresses) {
+      const kind = classifyAddress(address) ?? 'reserved';
+      if (kind === 'public' || (allowPrivate && kind !== 'metadata')) continue;
+      const subject = literal !== 0 ? 'the host is' : 'the host name resolves to';
+      return refuse('forbidden_address', `${subject} ${CLASS_WORDS[kind]}, which callbacks may not reach`);
+    }
+  }
+  return { ok: true, url, addresses };
+}
+
+async function check(context: CallbackClientContext, url: string): Promise<CallbackCheck> {
+  const { responseTimeoutMs } = context;
+  try {
+    const verified = await verify(context, url, responseTimeoutMs);
+    if ('timedOut' in verified) return refuse('unresolvable', `the host name did not resolve within ${responseTimeoutMs} ms`);
+    return verified;
+  } catch {
+    // Nothing in verify(context) is expected to throw (a failing lookup is caught there); a check still never rejects.
+    return refuse('unresolvable', 'the host name could not be resolved');
+  }
+}
+
+async function request(context: CallbackClientContext, input: CallbackRequest): Promise<CallbackResponse> {
+  const { responseTimeoutMs } = context;
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const timedOut = (): CallbackResponse => ({
+    kind: 'failed',
+    reason: 'timeout',
+    message: `no complete answer within ${responseTimeoutMs} ms`,
+    durationMs: elapsed(),
+  });
+  try {
+    // Checked again on every call: what the name resolved to at subscribe time says nothing about now.
+    const verified = await verify(context, input.url, responseTimeoutMs, MAX_REQUEST_URL_LENGTH);
+    if ('timedOut' in verified) return timedOut();
+    if (!verified.ok) return { kind: 'refused', reason: verified.reason, message: verified.message };
+    const remaining = responseTimeoutMs - (performance.now() - started);
+    if (remaining <= 0) return timedOut();
+    return await exchange(context, verified.url, verified.addresses, input, remaining, elapsed, timedOut);
+  } catch (error) {
+    return { kind: 'failed', ...describeError(error), durationMs: elapsed() };
+  }
+}
+
+function exchange(
+  context: CallbackClientContext,
+  url: URL,
+  addresses: readonly ResolvedAddress[],
+  input: CallbackRequest,
+  remainingMs: number,
+  elapsed: () => number,
+  timedOut: () => CallbackResponse,
+): Promise<CallbackResponse> {
+  const { connectTimeoutMs, maxResponseBytes, userAgent } = context;
+  return new Promise<CallbackResponse>((resolve) => {
+    const secure = url.protocol === 'https:';
+    const hostname = normalHost(url.hostname);
+    // Node connects to what this answers instead of resolving the name again, so the connection goes to an address
+    // just checked while Host and SNI keep the name. With `all` (Node's happy eyeballs) it gets every checked address.
+    const pinned: LookupFunction = (_name: string, lookupOptions: LookupOptions, callback) => {
+      const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : undefined;
+      const candidates = addresses.filter((candidate) => family === undefined || candidate.family === family);
+      const first = candidates[0];
+      if (first === undefined) {
+        callback(Object.assign(new Error('no checked address of the family asked for'), { code: 'EADDRNOTAVAIL' }), []);
+      } else if (lookupOptions.all === true) {
+        callback(
+          null,
+          candidates.map(({ address, family: f }): LookupAddress => ({ address, family: f })),
         );
+      } else {
+        callback(null, first.address, first.family);
       }
-      addresses = answer.value;
-      if (addresses.length === 0) return refuse('unresolvable', 'the host name does not resolve');
-      if (addresses.some(({ address }) => isIP(address.replace(/%.*$/, '')) === 0)) {
-        return refuse('unresolvable', 'the host name resolved to something that is not an IP address');
-      }
-      // The family comes from the address itself, not from what the lookup said.
-      addresses = addresses.map(({ address }) => ({ address, family: isIP(address.replace(/%.*$/, '')) === 6 ? 6 : 4 }));
-    }
+    };
 
-    if (!allowed) {
-      // Any one bad address refuses the URL: a connection may go to any of them.
-      for (const { address } of addresses) {
-        const kind = classifyAddress(address) ?? 'reserved';
-        if (kind === 'public' || (allowPrivate && kind !== 'metadata')) continue;
-        const subject = literal !== 0 ? 'the host is' : 'the host name resolves to';
-        return refuse('forbidden_address', `${subject} ${CLASS_WORDS[kind]}, which callbacks may not reach`);
-      }
+    const headers: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(input.headers ?? {})) {
+      if (!OWN_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
     }
-    return { ok: true, url, addresses };
-  }
+    if (userAgent !== undefined && headers['user-agent'] === undefined) headers['user-agent'] = userAgent;
+    // One connection per (...args: Parameters<typeof request> extends [unknown, ...infer R] ? R : never) => request(context, ...args), closed after it: nothing pooled outlives the check it was made under.
+    headers.connection = 'close';
+    const body = input.body === undefined ? undefined : Buffer.isBuffer(input.body) ? input.body : Buffer.from(input.body, 'utf8');
+    if (body !== undefined) headers['content-length'] = String(body.length);
 
-  async function check(url: string): Promise<CallbackCheck> {
+    let sent: ClientRequest;
     try {
-      const verified = await verify(url, responseTimeoutMs);
-      if ('timedOut' in verified) return refuse('unresolvable', `the host name did not resolve within ${responseTimeoutMs} ms`);
-      return verified;
-    } catch {
-      // Nothing in verify() is expected to throw (a failing lookup is caught there); a check still never rejects.
-      return refuse('unresolvable', 'the host name could not be resolved');
-    }
-  }
-
-  async function request(input: CallbackRequest): Promise<CallbackResponse> {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const timedOut = (): CallbackResponse => ({
-      kind: 'failed',
-      reason: 'timeout',
-      message: `no complete answer within ${responseTimeoutMs} ms`,
-      durationMs: elapsed(),
-    });
-    try {
-      // Checked again on every call: what the name resolved to at subscribe time says nothing about now.
-      const verified = await verify(input.url, responseTimeoutMs, MAX_REQUEST_URL_LENGTH);
-      if ('timedOut' in verified) return timedOut();
-      if (!verified.ok) return { kind: 'refused', reason: verified.reason, message: verified.message };
-      const remaining = responseTimeoutMs - (performance.now() - started);
-      if (remaining <= 0) return timedOut();
-      return await exchange(verified.url, verified.addresses, input, remaining, elapsed, timedOut);
+      sent = (secure ? httpsRequest : httpRequest)({
+        protocol: url.protocol,
+        hostname,
+        port: url.port === '' ? undefined : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        method: input.method,
+        headers,
+        lookup: pinned,
+        // A fresh agent without keep-alive (and, unlike the global agent, never one a proxy variable configured).
+        agent: false,
+        ...(secure && isIP(hostname) === 0 && { servername: hostname }),
+      });
     } catch (error) {
-      return { kind: 'failed', ...describeError(error), durationMs: elapsed() };
+      // Header names or values Node refuses (ERR_INVALID_CHAR, …).
+      resolve({ kind: 'failed', ...describeError(error), durationMs: elapsed() });
+      return;
     }
-  }
 
-  function exchange(
-    url: URL,
-    addresses: readonly ResolvedAddress[],
-    input: CallbackRequest,
-    remainingMs: number,
-    elapsed: () => number,
-    timedOut: () => CallbackResponse,
-  ): Promise<CallbackResponse> {
-    return new Promise<CallbackResponse>((resolve) => {
-      const secure = url.protocol === 'https:';
-      const hostname = normalHost(url.hostname);
-      // Node connects to what this answers instead of resolving the name again, so the connection goes to an address
-      // just checked while Host and SNI keep the name. With `all` (Node's happy eyeballs) it gets every checked address.
-      const pinned: LookupFunction = (_name: string, lookupOptions: LookupOptions, callback) => {
-        const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : undefined;
-        const candidates = addresses.filter((candidate) => family === undefined || candidate.family === family);
-        const first = candidates[0];
-        if (first === undefined) {
-          callback(Object.assign(new Error('no checked address of the family asked for'), { code: 'EADDRNOTAVAIL' }), []);
-        } else if (lookupOptions.all === true) {
-          callback(
-            null,
-            candidates.map(({ address, family: f }): LookupAddress => ({ address, family: f })),
-          );
-        } else {
-          callback(null, first.address, first.family);
-        }
-      };
+    const overallTimer = setTimeout(() => {
+      settle(timedOut());
+      sent.destroy();
+    }, remainingMs);
+    const connectTimer = setTimeout(() => {
+      settle({ kind: 'failed', reason: 'timeout', message: `could not connect within ${connectTimeoutMs} ms`, durationMs: elapsed() });
+      sent.destroy();
+    }, connectTimeoutMs);
+    let settled = false;
+    const settle = (result: CallbackResponse): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(overallTimer);
+      clearTimeout(connectTimer);
+      resolve(result);
+    };
+    const fail = (error: unknown): void => settle({ kind: 'failed', ...describeError(error), durationMs: elapsed() });
 
-      const headers: OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(input.headers ?? {})) {
-        if (!OWN_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
-      }
-      if (userAgent !== undefined && headers['user-agent'] === undefined) headers['user-agent'] = userAgent;
-      // One connection per request, closed after it: nothing pooled outlives the check it was made under.
-      headers.connection = 'close';
-      const body = input.body === undefined ? undefined : Buffer.isBuffer(input.body) ? input.body : Buffer.from(input.body, 'utf8');
-      if (body !== undefined) headers['content-length'] = String(body.length);
-
-      let sent: ClientRequest;
-      try {
-        sent = (secure ? httpsRequest : httpRequest)({
-          protocol: url.protocol,
-          hostname,
-          port: url.port === '' ? undefined : Number(url.port),
-          path: `${url.pathname}${url.search}`,
-          method: input.method,
-          headers,
-          lookup: pinned,
-          // A fresh agent without keep-alive (and, unlike the global agent, never one a proxy variable configured).
-          agent: false,
-          ...(secure && isIP(hostname) === 0 && { servername: hostname }),
-        });
-      } catch (error) {
-        // Header names or values Node refuses (ERR_INVALID_CHAR, …).
-        resolve({ kind: 'failed', ...describeError(error), durationMs: elapsed() });
-        return;
-      }
-
-      const overallTimer = setTimeout(() => {
-        settle(timedOut());
-        sent.destroy();
-      }, remainingMs);
-      const connectTimer = setTimeout(() => {
-        settle({ kind: 'failed', reason: 'timeout', message: `could not connect within ${connectTimeoutMs} ms`, durationMs: elapsed() });
-        sent.destroy();
-      }, connectTimeoutMs);
-      let settled = false;
-      const settle = (result: CallbackResponse): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(overallTimer);
-        clearTimeout(connectTimer);
-        resolve(result);
-      };
-      const fail = (error: unknown): void => settle({ kind: 'failed', ...describeError(error), durationMs: elapsed() });
-
-      // Every 'error' is handled, before and after settling: an unhandled one would end the process.
-      sent.on('error', fail);
-      sent.on('socket', (socket: Socket) => {
-        // For https: the TLS handshake counts as connecting; the answer's time is the overall deadline's.
-        socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
-      });
-
-      sent.on('response', (res: IncomingMessage) => {
-        clearTimeout(connectTimer);
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const finish = (truncated: boolean): void =>
-          settle({
-            kind: 'response',
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: Buffer.concat(chunks, size),
-            truncated,
-            redirected: false,
-            durationMs: elapsed(),
-          });
-        res.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          const room = maxResponseBytes - size;
-          if (chunk.length > room) {
-            chunks.push(chunk.subarray(0, room));
-            size += room;
-            finish(true);
-            // The rest is not read: closing the connection is the only way to stop a sender that will not.
-            sent.destroy();
-            return;
-          }
-          chunks.push(chunk);
-          size += chunk.length;
-        });
-        res.on('end', () => finish(false));
-        res.on('error', fail);
-        res.on('close', () => {
-          if (!res.complete) fail(Object.assign(new Error('closed early'), { code: 'ECONNRESET' }));
-        });
-      });
-
-      sent.end(body);
+    // Every 'error' is handled, before and after settling: an unhandled one would end the process.
+    sent.on('error', fail);
+    sent.on('socket', (socket: Socket) => {
+      // For https: the TLS handshake counts as connecting; the answer's time is the overall deadline's.
+      socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     });
-  }
 
-  return { check, request };
+    sent.on('response', (res: IncomingMessage) => {
+      clearTimeout(connectTimer);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const finish = (truncated: boolean): void =>
+        settle({
+          kind: 'response',
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks, size),
+          truncated,
+          redirected: false,
+          durationMs: elapsed(),
+        });
+      res.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        const room = maxResponseBytes - size;
+        if (chunk.length > room) {
+          chunks.push(chunk.subarray(0, room));
+          size += room;
+          finish(true);
+          // The rest is not read: closing the connection is the only way to stop a sender that will not.
+          sent.destroy();
+          return;
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      res.on('end', () => finish(false));
+      res.on('error', fail);
+      res.on('close', () => {
+        if (!res.complete) fail(Object.assign(new Error('closed early'), { code: 'ECONNRESET' }));
+      });
+    });
+
+    sent.end(body);
+  });
+}
+
+/** `fn` with its first argument, the context, given. */
+function bindContext<C, A extends unknown[], R>(context: C, fn: (context: C, ...args: A) => R): (...args: A) => R {
+  return (...args) => fn(context, ...args);
 }

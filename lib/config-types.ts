@@ -199,7 +199,7 @@ export interface Config {
     publishingQuota: number;
     /** Lifetime of tokens minted by npm run seed / npm run social-token, in seconds. */
     tokenLifetimeSeconds: number;
-    /** The event log (subgraphs/shared/social-events/): how long an event is kept, and how often the log is swept. */
+    /** The event log (subgraphs/shared/event-log/): how long an event is kept, and how often the log is swept. */
     events: {
       retentionHours: number;
       sweepIntervalSecs: number;
@@ -217,7 +217,7 @@ export interface Config {
       responseTimeoutMs: number;
       maxResponseBytes: number;
       /**
-       * Delivery (subgraphs/shared/social-events/webhook-delivery-worker.ts), run by the processes that serve the accounts
+       * Delivery (subgraphs/shared/webhooks/webhook-delivery-worker.ts), run by the processes that serve the accounts
        * subgraph: on/off, deliveries in flight per process, the safety-net poll, and how long a failing batch is retried.
        */
       delivery: boolean;

@@ -42,7 +42,7 @@ export interface Metrics {
   /** A supergraph reload (SIGHUP, the file watch): applied, unchanged, or refused (the one loaded before serves on). */
   observeSupergraphReload(outcome: 'applied' | 'unchanged' | 'refused'): void;
   /**
-   * One webhook delivery of `events` events (subgraphs/shared/social-events/webhook-delivery-worker.ts): delivered (2xx),
+   * One webhook delivery of `events` events (subgraphs/shared/webhooks/webhook-delivery-worker.ts): delivered (2xx),
    * failed (to be retried), or dropped (failing for the whole retry window).
    */
   observeWebhookDelivery(outcome: WebhookDeliveryOutcome, events: number): void;

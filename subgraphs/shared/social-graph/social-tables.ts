@@ -210,7 +210,7 @@ export interface RateCounterTable {
   time_ms: ColumnType<string, number | undefined, number | string>;
 }
 
-/** One change in the event log (social-events/): its position, the account it concerns, what happened, and the value. */
+/** One change in the event log (subgraphs/shared/event-log/): its position, the account it concerns, what happened, and the value. */
 export interface EventTable {
   /** bigint identity: read back as a decimal string. */
   position: Generated<string>;

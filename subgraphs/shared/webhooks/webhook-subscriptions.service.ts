@@ -21,7 +21,7 @@ import {
  * fields with its app access token, after the callback has answered the verification request (§6.2) with the
  * challenge; accounts subscribe to the app of their token — on the own-login host `/me/subscribed_apps`, on the
  * parent-platform host a page's `subscribed_apps` — with §6.6's permissions. Events then reach the callback (delivery:
- * subgraphs/shared/social-events/). GraphQL and the Graph-style REST routes both call this service.
+ * subgraphs/shared/webhooks/). GraphQL and the Graph-style REST routes both call this service.
  */
 
 export interface AppSubscriptionInput {
@@ -66,82 +66,11 @@ const MAX_SUBSCRIBED_FIELDS = 32;
 
 export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps) {
   const { db } = deps;
-
-  /** The app's own token, for the app's own settings; any other credential is refused as the reference refuses it. */
-  function requireAppToken(credential: SocialCredential, appId: string): void {
-    switch (credential.kind) {
-      case 'none':
-      case 'invalid':
-        return refuseCredential(credential);
-      case 'token':
-        throw socialErrors.appTokenRequired();
-      case 'app':
-        if (credential.appId !== appId) throw socialErrors.appTokenRequired();
-    }
-  }
-
-  function webhookFields(fields: readonly string[] | null | undefined, parameter: string): WebhookField[] {
-    if (!fields || fields.length === 0) throw socialErrors.missingParameter(parameter);
-    const chosen = new Set<WebhookField>();
-    for (const field of fields) {
-      if (!(WEBHOOK_FIELDS as readonly string[]).includes(field)) {
-        throw socialErrors.invalidParameter(
-          parameter,
-          `(#100) "${field.slice(0, 64)}" is not a field of the ${WEBHOOK_OBJECT} object: use ${WEBHOOK_FIELDS.join(', ')}.`,
-        );
-      }
-      chosen.add(field as WebhookField);
-    }
-    return [...chosen];
-  }
-
-  /** Makes the verification request (§6.2) and checks its answer; throws the reference's error when it fails. */
-  async function verifyCallback(callbackUrl: string, verifyToken: string): Promise<void> {
-    const checked = await deps.callbacks.check(callbackUrl);
-    if (!checked.ok) throw socialErrors.invalidParameter('callback_url', checked.message);
-    const challenge = deps.challenge?.() ?? String(randomInt(1, 2 ** 31 - 1));
-    const url = new URL(checked.url);
-    url.searchParams.set('hub.mode', 'subscribe');
-    url.searchParams.set('hub.challenge', challenge);
-    url.searchParams.set('hub.verify_token', verifyToken);
-    const reply = await deps.callbacks.request({ method: 'GET', url: url.toString() });
-    if (reply.kind === 'refused') throw socialErrors.invalidParameter('callback_url', reply.message);
-    if (reply.kind === 'failed') throw socialErrors.callbackVerificationFailed(`the callback could not be reached (${reply.reason}).`);
-    if (reply.status !== 200) {
-      throw socialErrors.callbackVerificationFailed(
-        `HTTP Status Code = ${reply.status}; HTTP Message = ${STATUS_CODES[reply.status] ?? 'Unknown'}`,
-      );
-    }
-    const received = reply.body.toString('utf8').trim();
-    // An answer cut at the size bound is not the challenge, whatever its first bytes are.
-    if (reply.truncated || received !== challenge) {
-      const shown = received.length > 100 || reply.truncated ? `${received.slice(0, 100)}…` : received;
-      throw socialErrors.callbackVerificationFailed(
-        `Response does not match challenge, expected value="${challenge}", received="${shown}"`,
-      );
-    }
-  }
-
-  /** The account a `subscribed_apps` call is about: the token's own on the own-login host, the page's on the parent host. */
-  function targetAccount(viewer: Viewer, pageId: string | null | undefined, method: SocialMethod): { accountId: string; objectId: string } {
-    if (viewer.host === 'own') return { accountId: viewer.subjectId, objectId: viewer.subjectId };
-    if (!pageId) throw socialErrors.missingParameter('page_id');
-    const role = [...viewer.pageRoles.values()].find((candidate) => candidate.pageId === pageId);
-    if (!role) throw socialErrors.unknownObject(pageId, method);
-    return { accountId: role.accountId, objectId: pageId };
-  }
-
-  function tokenApp(viewer: Viewer): string {
-    if (viewer.appId === null) {
-      throw socialErrors.invalidParameter('access_token', 'The access token was issued to no app: issue one to an app to subscribe it.');
-    }
-    return viewer.appId;
-  }
-
+  const context = deps;
   return {
     /** POST /{app-id}/subscriptions (§6.1): verified, then saved; a later call adds fields. */
     async subscribeApp(credential: SocialCredential, appId: string, input: AppSubscriptionInput): Promise<boolean> {
-      requireAppToken(credential, appId);
+      requireAppToken(context, credential, appId);
       const object = input.object ?? undefined;
       if (!object) throw socialErrors.missingParameter('object');
       if (object !== WEBHOOK_OBJECT)
@@ -156,8 +85,8 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
       // be stored after a verification that succeeded.
       if (verifyToken.includes('\u0000')) throw socialErrors.invalidParameter('verify_token', 'The verify token must not contain U+0000.');
       if (callbackUrl.includes('\u0000')) throw socialErrors.invalidParameter('callback_url', 'The callback URL must not contain U+0000.');
-      const fields = webhookFields(input.fields, 'fields');
-      await verifyCallback(callbackUrl, verifyToken);
+      const fields = webhookFields(context, input.fields, 'fields');
+      await verifyCallback(context, callbackUrl, verifyToken);
       await saveAppSubscription(
         db,
         { appId, object, callbackUrl, verifyToken, includeValues: input.includeValues ?? false, fields },
@@ -168,7 +97,7 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
 
     /** GET /{app-id}/subscriptions (§6.1). */
     async appSubscriptions(credential: SocialCredential, appId: string): Promise<AppSubscriptionView[]> {
-      requireAppToken(credential, appId);
+      requireAppToken(context, credential, appId);
       return (await findAppSubscriptions(db, appId)).map((row) => ({
         object: row.object,
         callbackUrl: row.callbackUrl,
@@ -185,11 +114,11 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
       object: string | null | undefined,
       fields: readonly string[] | null | undefined,
     ): Promise<boolean> {
-      requireAppToken(credential, appId);
+      requireAppToken(context, credential, appId);
       if (object !== null && object !== undefined && object !== WEBHOOK_OBJECT) {
         throw socialErrors.invalidParameter('object', `(#100) Param object must be one of {${WEBHOOK_OBJECT}}.`);
       }
-      const chosen = fields && fields.length > 0 ? webhookFields(fields, 'fields') : undefined;
+      const chosen = fields && fields.length > 0 ? webhookFields(context, fields, 'fields') : undefined;
       // Fields without an object are the fields of every object the app subscribed to — `social`, the only one — never
       // the removal of everything that no object alone means.
       await removeAppSubscriptions(db, appId, object ?? (chosen ? WEBHOOK_OBJECT : undefined), chosen, deps.now());
@@ -202,12 +131,12 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
       pageId: string | null | undefined,
       fields: readonly string[] | null | undefined,
     ): Promise<boolean> {
-      const { accountId, objectId } = targetAccount(viewer, pageId, 'post');
+      const { accountId, objectId } = targetAccount(context, viewer, pageId, 'post');
       authorize(viewer, 'subscribeApps', { accountId, objectId, method: 'post' });
-      const appId = tokenApp(viewer);
+      const appId = tokenApp(context, viewer);
       let chosen: string[];
       if (viewer.host === 'own') {
-        chosen = webhookFields(fields, 'subscribed_fields');
+        chosen = webhookFields(context, fields, 'subscribed_fields');
       } else {
         // The page edge takes page fields; the social fields are chosen at app level (§6.3, observed: refused here).
         if (!fields || fields.length === 0) throw socialErrors.missingParameter('subscribed_fields');
@@ -229,7 +158,7 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
 
     /** GET …/subscribed_apps: every app the account is subscribed to. */
     async subscribedApps(viewer: Viewer, pageId: string | null | undefined): Promise<SubscribedAppView[]> {
-      const { accountId, objectId } = targetAccount(viewer, pageId, 'get');
+      const { accountId, objectId } = targetAccount(context, viewer, pageId, 'get');
       authorize(viewer, 'subscribeApps', { accountId, objectId, method: 'get' });
       const rows = await findSubscribedApps(db, accountId);
       const views: SubscribedAppView[] = [];
@@ -242,12 +171,87 @@ export function createWebhookSubscriptionsService(deps: WebhookSubscriptionsDeps
 
     /** DELETE …/subscribed_apps: the token's app no longer gets the account's events. */
     async unsubscribeAccount(viewer: Viewer, pageId: string | null | undefined): Promise<boolean> {
-      const { accountId, objectId } = targetAccount(viewer, pageId, 'delete');
+      const { accountId, objectId } = targetAccount(context, viewer, pageId, 'delete');
       authorize(viewer, 'subscribeApps', { accountId, objectId, method: 'delete' });
-      await removeSubscribedApp(db, accountId, tokenApp(viewer));
+      await removeSubscribedApp(db, accountId, tokenApp(context, viewer));
       return true;
     },
   };
+}
+
+/** The app's own token, for the app's own settings; any other credential is refused as the reference refuses it. */
+function requireAppToken(context: WebhookSubscriptionsDeps, credential: SocialCredential, appId: string): void {
+  switch (credential.kind) {
+    case 'none':
+    case 'invalid':
+      return refuseCredential(credential);
+    case 'token':
+      throw socialErrors.appTokenRequired();
+    case 'app':
+      if (credential.appId !== appId) throw socialErrors.appTokenRequired();
+  }
+}
+
+function webhookFields(context: WebhookSubscriptionsDeps, fields: readonly string[] | null | undefined, parameter: string): WebhookField[] {
+  if (!fields || fields.length === 0) throw socialErrors.missingParameter(parameter);
+  const chosen = new Set<WebhookField>();
+  for (const field of fields) {
+    if (!(WEBHOOK_FIELDS as readonly string[]).includes(field)) {
+      throw socialErrors.invalidParameter(
+        parameter,
+        `(#100) "${field.slice(0, 64)}" is not a field of the ${WEBHOOK_OBJECT} object: use ${WEBHOOK_FIELDS.join(', ')}.`,
+      );
+    }
+    chosen.add(field as WebhookField);
+  }
+  return [...chosen];
+}
+
+/** Makes the verification request (§6.2) and checks its answer; throws the reference's error when it fails. */
+async function verifyCallback(context: WebhookSubscriptionsDeps, callbackUrl: string, verifyToken: string): Promise<void> {
+  const deps = context;
+  const checked = await deps.callbacks.check(callbackUrl);
+  if (!checked.ok) throw socialErrors.invalidParameter('callback_url', checked.message);
+  const challenge = deps.challenge?.() ?? String(randomInt(1, 2 ** 31 - 1));
+  const url = new URL(checked.url);
+  url.searchParams.set('hub.mode', 'subscribe');
+  url.searchParams.set('hub.challenge', challenge);
+  url.searchParams.set('hub.verify_token', verifyToken);
+  const reply = await deps.callbacks.request({ method: 'GET', url: url.toString() });
+  if (reply.kind === 'refused') throw socialErrors.invalidParameter('callback_url', reply.message);
+  if (reply.kind === 'failed') throw socialErrors.callbackVerificationFailed(`the callback could not be reached (${reply.reason}).`);
+  if (reply.status !== 200) {
+    throw socialErrors.callbackVerificationFailed(
+      `HTTP Status Code = ${reply.status}; HTTP Message = ${STATUS_CODES[reply.status] ?? 'Unknown'}`,
+    );
+  }
+  const received = reply.body.toString('utf8').trim();
+  // An answer cut at the size bound is not the challenge, whatever its first bytes are.
+  if (reply.truncated || received !== challenge) {
+    const shown = received.length > 100 || reply.truncated ? `${received.slice(0, 100)}…` : received;
+    throw socialErrors.callbackVerificationFailed(`Response does not match challenge, expected value="${challenge}", received="${shown}"`);
+  }
+}
+
+/** The account a `subscribed_apps` call is about: the token's own on the own-login host, the page's on the parent host. */
+function targetAccount(
+  context: WebhookSubscriptionsDeps,
+  viewer: Viewer,
+  pageId: string | null | undefined,
+  method: SocialMethod,
+): { accountId: string; objectId: string } {
+  if (viewer.host === 'own') return { accountId: viewer.subjectId, objectId: viewer.subjectId };
+  if (!pageId) throw socialErrors.missingParameter('page_id');
+  const role = [...viewer.pageRoles.values()].find((candidate) => candidate.pageId === pageId);
+  if (!role) throw socialErrors.unknownObject(pageId, method);
+  return { accountId: role.accountId, objectId: pageId };
+}
+
+function tokenApp(context: WebhookSubscriptionsDeps, viewer: Viewer): string {
+  if (viewer.appId === null) {
+    throw socialErrors.invalidParameter('access_token', 'The access token was issued to no app: issue one to an app to subscribe it.');
+  }
+  return viewer.appId;
 }
 
 export type WebhookSubscriptionsService = ReturnType<typeof createWebhookSubscriptionsService>;

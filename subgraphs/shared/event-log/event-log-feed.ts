@@ -109,231 +109,251 @@ export interface SocialEventFeed {
 const CURSOR = /^(?:0|[1-9][0-9]{0,18})$/;
 
 export function createSocialEventFeed(deps: SocialEventFeedDeps): SocialEventFeed {
-  const options = { ...DEFAULT_SOCIAL_EVENT_FEED_OPTIONS, ...deps.options };
-  const { db } = deps;
+  const tail = new FeedTail(deps, { ...DEFAULT_SOCIAL_EVENT_FEED_OPTIONS, ...deps.options });
+  return {
+    open: (filter, after) => openStream(tail, filter, after),
+    stats: () => ({ streams: tail.streams.size, head: String(tail.head) }),
+    close: () => tail.close(),
+  };
+}
+
+/** The feed's one tail of the log: the events it keeps in memory, and the streams open on it. */
+class FeedTail {
+  readonly db: SocialDb;
   /** Events (ringBase, head], in order; `ring[offset]` is the first; `positions[i]` is `ring[i]`'s, parsed once. */
-  let ring: SocialEventRecord[] = [];
-  let positions: bigint[] = [];
-  let offset = 0;
-  let ringBase = 0n;
-  let head = 0n;
-  let started: Promise<void> | undefined;
-  let stopListening: (() => Promise<void>) | undefined;
-  let poll: NodeJS.Timeout | undefined;
-  let reading: Promise<void> | undefined;
-  let readAgain = false;
-  let closed = false;
-  let failing = false;
-  const streams = new Set<FeedStream>();
+  ring: SocialEventRecord[] = [];
+  positions: bigint[] = [];
+  offset = 0;
+  ringBase = 0n;
+  head = 0n;
+  closed = false;
+  readonly streams = new Set<FeedStream>();
   /**
    * Streams that have read up to the head and wait, by the key of the events they carry: an event wakes only the streams
    * it is for (a thousand subscriptions to fifty media objects: twenty woken per event, not a thousand scanning it).
    */
-  const waiting = new Map<string, Set<FeedStream>>();
+  readonly waiting = new Map<string, Set<FeedStream>>();
+  private started: Promise<void> | undefined;
+  private stopListening: (() => Promise<void>) | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private reading: Promise<void> | undefined;
+  private readAgain = false;
+  private failing = false;
 
-  function start(): Promise<void> {
-    started ??= (async () => {
-      head = BigInt(await lastEventPosition(db));
-      ringBase = head;
-      stopListening = await deps.listen(EVENT_CHANNEL, wake);
-      poll = setInterval(wake, options.pollIntervalMs);
-      poll.unref();
+  constructor(
+    readonly deps: SocialEventFeedDeps,
+    readonly options: SocialEventFeedOptions,
+  ) {
+    this.db = deps.db;
+  }
+
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      this.head = BigInt(await lastEventPosition(this.db));
+      this.ringBase = this.head;
+      this.stopListening = await this.deps.listen(EVENT_CHANNEL, this.wake);
+      this.poll = setInterval(this.wake, this.options.pollIntervalMs);
+      this.poll.unref();
       // Whatever was appended between reading the end and listening.
-      wake();
+      this.wake();
     })().catch((error: unknown) => {
-      started = undefined;
+      this.started = undefined;
       throw error;
     });
-    return started;
+    return this.started;
   }
 
-  function wake(): void {
-    if (closed) return;
-    if (reading) {
-      readAgain = true;
+  /** Reads the log past the head (once more after the read under way, if one is). */
+  readonly wake = (): void => {
+    if (this.closed) return;
+    if (this.reading) {
+      this.readAgain = true;
       return;
     }
-    reading = readTail().finally(() => {
-      reading = undefined;
-      if (readAgain) {
-        readAgain = false;
-        wake();
+    this.reading = this.readTail().finally(() => {
+      this.reading = undefined;
+      if (this.readAgain) {
+        this.readAgain = false;
+        this.wake();
       }
     });
-  }
+  };
 
-  async function readTail(): Promise<void> {
+  private async readTail(): Promise<void> {
+    const { options } = this;
     try {
       for (;;) {
-        const page = await readEventsAfter(db, String(head), options.pageSize);
+        const page = await readEventsAfter(this.db, String(this.head), options.pageSize);
         if (page.length === 0) break;
-        const first = ring.length;
+        const first = this.ring.length;
         for (const event of page) {
-          ring.push(event);
-          positions.push(BigInt(event.position));
+          this.ring.push(event);
+          this.positions.push(BigInt(event.position));
         }
-        head = positions.at(-1)!;
+        this.head = this.positions.at(-1)!;
         // Each waiting stream this page has an event for, woken at the first such event (what lies before it in the
         // page is none of its own: its cursor moves there at once).
-        for (let index = first; index < ring.length; index += 1) {
-          for (const key of eventKeys(ring[index]!)) {
-            const streamsOfKey = waiting.get(key);
+        for (let index = first; index < this.ring.length; index += 1) {
+          for (const key of eventKeys(this.ring[index]!)) {
+            const streamsOfKey = this.waiting.get(key);
             if (!streamsOfKey) continue;
-            waiting.delete(key);
-            for (const stream of streamsOfKey) stream.wake(positions[index - 1] ?? ringBase);
+            this.waiting.delete(key);
+            for (const stream of streamsOfKey) stream.wake(this.positions[index - 1] ?? this.ringBase);
           }
         }
-        const excess = ring.length - offset - options.ringSize;
+        const excess = this.ring.length - this.offset - options.ringSize;
         if (excess > 0) {
-          offset += excess;
-          ringBase = positions[offset - 1]!;
+          this.offset += excess;
+          this.ringBase = this.positions[this.offset - 1]!;
           // Compact once the dropped part is as large as the kept one: amortised O(1) per event.
-          if (offset >= options.ringSize) {
-            ring = ring.slice(offset);
-            positions = positions.slice(offset);
-            offset = 0;
+          if (this.offset >= options.ringSize) {
+            this.ring = this.ring.slice(this.offset);
+            this.positions = this.positions.slice(this.offset);
+            this.offset = 0;
           }
         }
         if (page.length < options.pageSize) break;
       }
-      if (failing) deps.logger.info('event feed reading the log again');
-      failing = false;
+      if (this.failing) this.deps.logger.info('event feed reading the log again');
+      this.failing = false;
     } catch (error) {
       // The database is unreachable or the read failed: the poll tries again; streams wait meanwhile.
-      if (!failing) deps.logger.warn({ err: error }, 'event feed could not read the log; retrying at the next poll');
-      failing = true;
+      if (!this.failing) this.deps.logger.warn({ err: error }, 'event feed could not read the log; retrying at the next poll');
+      this.failing = true;
     }
   }
 
   /** Index in `ring` of the first event after `position` (ring.length when none). */
-  function firstAfter(position: bigint): number {
-    let low = offset;
-    let high = ring.length;
+  firstAfter(position: bigint): number {
+    let low = this.offset;
+    let high = this.ring.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (positions[middle]! <= position) low = middle + 1;
+      if (this.positions[middle]! <= position) low = middle + 1;
       else high = middle;
     }
     return low;
   }
 
-  class FeedStream implements SocialEventStream {
-    private cursor: bigint;
-    private pending: SocialEventRecord[] = [];
-    private done = false;
-    private readonly key: string;
-    /** Resolves the wait under way (an event for this stream came, or it was finished). */
-    private wakeUp: (() => void) | undefined;
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.poll);
+    for (const stream of [...this.streams]) stream.finish();
+    await this.reading;
+    await this.stopListening?.();
+  }
+}
 
-    constructor(
-      private readonly filter: SocialEventFilter,
-      from: bigint,
-    ) {
-      this.cursor = from;
-      this.key = filterKey(filter);
-    }
-
-    /** An event for this stream was read; none after `before` and up to it is (the cursor may move there). */
-    wake(before: bigint): void {
-      if (before > this.cursor) this.cursor = before;
-      const wakeUp = this.wakeUp;
-      this.wakeUp = undefined;
-      wakeUp?.();
-    }
-
-    get position(): string {
-      return String(this.cursor);
-    }
-
-    [Symbol.asyncIterator](): this {
-      return this;
-    }
-
-    async next(): Promise<IteratorResult<FeedEvent>> {
-      while (!this.done) {
-        const queued = this.pending.shift();
-        if (queued) return { value: { event: queued, filter: this.filter }, done: false };
-        if (this.cursor < ringBase) {
-          // Behind what memory holds: a page of the log (bounded, whatever the consumer's pace).
-          const page = await readEventsAfter(db, String(this.cursor), options.pageSize);
-          if (this.done) break;
-          if (page.length === 0) {
-            this.cursor = ringBase;
-            continue;
-          }
-          for (const event of page) if (matchesFilter(this.filter, event)) this.pending.push(event);
-          this.cursor = BigInt(page.at(-1)!.position);
-          continue;
-        }
-        for (let index = firstAfter(this.cursor); index < ring.length; index += 1) {
-          const event = ring[index]!;
-          if (matchesFilter(this.filter, event)) {
-            this.cursor = BigInt(event.position);
-            return { value: { event, filter: this.filter }, done: false };
-          }
-        }
-        // Nothing of ours up to the head (a page read past it already may have taken the cursor further): wait under our
-        // key until the tail reads an event of ours (or the stream is finished).
-        if (head > this.cursor) this.cursor = head;
-        await new Promise<void>((resolve) => {
-          this.wakeUp = resolve;
-          let streamsOfKey = waiting.get(this.key);
-          if (!streamsOfKey) waiting.set(this.key, (streamsOfKey = new Set()));
-          streamsOfKey.add(this);
-        });
-      }
-      return { value: undefined, done: true };
-    }
-
-    async return(): Promise<IteratorResult<FeedEvent>> {
-      this.finish();
-      return { value: undefined, done: true };
-    }
-
-    finish(): void {
-      if (this.done) return;
-      this.done = true;
-      this.pending = [];
-      streams.delete(this);
-      const streamsOfKey = waiting.get(this.key);
-      streamsOfKey?.delete(this);
-      if (streamsOfKey?.size === 0) waiting.delete(this.key);
-      this.wake(this.cursor);
+/** SocialEventFeed.open: a stream after the cursor given, or after the log's end; a cursor the log cannot serve refused. */
+async function openStream(tail: FeedTail, filter: SocialEventFilter, after: string | null | undefined): Promise<SocialEventStream> {
+  if (tail.closed) throw new Error('the event feed is closed');
+  await tail.start();
+  const { db } = tail;
+  let from: bigint;
+  if (after === null || after === undefined) {
+    // The log's end as the database has it now (the tail may be a moment behind): every event after this one.
+    from = BigInt(await lastEventPosition(db));
+  } else {
+    if (!CURSOR.test(after)) throw socialErrors.invalidParameter('after', 'Invalid cursor.');
+    from = BigInt(after);
+    const [end, horizon] = await Promise.all([lastEventPosition(db), eventHorizon(db)]);
+    // An empty log (all of it swept) ends at the horizon.
+    if (from > BigInt(end) && from > BigInt(horizon)) throw socialErrors.invalidParameter('after', 'Invalid cursor.');
+    if (from < BigInt(horizon)) {
+      throw socialErrors.invalidParameter(
+        'after',
+        'The cursor is older than the event log keeps: events after it were removed. Subscribe without after to start from now.',
+      );
     }
   }
+  const stream = new FeedStream(tail, filter, from);
+  tail.streams.add(stream);
+  return stream;
+}
 
-  return {
-    async open(filter, after) {
-      if (closed) throw new Error('the event feed is closed');
-      await start();
-      let from: bigint;
-      if (after === null || after === undefined) {
-        // The log's end as the database has it now (the tail may be a moment behind): every event after this one.
-        from = BigInt(await lastEventPosition(db));
-      } else {
-        if (!CURSOR.test(after)) throw socialErrors.invalidParameter('after', 'Invalid cursor.');
-        from = BigInt(after);
-        const [end, horizon] = await Promise.all([lastEventPosition(db), eventHorizon(db)]);
-        // An empty log (all of it swept) ends at the horizon.
-        if (from > BigInt(end) && from > BigInt(horizon)) throw socialErrors.invalidParameter('after', 'Invalid cursor.');
-        if (from < BigInt(horizon)) {
-          throw socialErrors.invalidParameter(
-            'after',
-            'The cursor is older than the event log keeps: events after it were removed. Subscribe without after to start from now.',
-          );
+class FeedStream implements SocialEventStream {
+  private cursor: bigint;
+  private pending: SocialEventRecord[] = [];
+  private done = false;
+  private readonly key: string;
+  /** Resolves the wait under way (an event for this stream came, or it was finished). */
+  private wakeUp: (() => void) | undefined;
+
+  constructor(
+    private readonly tail: FeedTail,
+    private readonly filter: SocialEventFilter,
+    from: bigint,
+  ) {
+    this.cursor = from;
+    this.key = filterKey(filter);
+  }
+
+  /** An event for this stream was read; none after `before` and up to it is (the cursor may move there). */
+  wake(before: bigint): void {
+    if (before > this.cursor) this.cursor = before;
+    const wakeUp = this.wakeUp;
+    this.wakeUp = undefined;
+    wakeUp?.();
+  }
+
+  get position(): string {
+    return String(this.cursor);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<FeedEvent>> {
+    const { tail } = this;
+    while (!this.done) {
+      const queued = this.pending.shift();
+      if (queued) return { value: { event: queued, filter: this.filter }, done: false };
+      if (this.cursor < tail.ringBase) {
+        // Behind what memory holds: a page of the log (bounded, whatever the consumer's pace).
+        const page = await readEventsAfter(tail.db, String(this.cursor), tail.options.pageSize);
+        if (this.done) break;
+        if (page.length === 0) {
+          this.cursor = tail.ringBase;
+          continue;
+        }
+        for (const event of page) if (matchesFilter(this.filter, event)) this.pending.push(event);
+        this.cursor = BigInt(page.at(-1)!.position);
+        continue;
+      }
+      for (let index = tail.firstAfter(this.cursor); index < tail.ring.length; index += 1) {
+        const event = tail.ring[index]!;
+        if (matchesFilter(this.filter, event)) {
+          this.cursor = BigInt(event.position);
+          return { value: { event, filter: this.filter }, done: false };
         }
       }
-      const stream = new FeedStream(filter, from);
-      streams.add(stream);
-      return stream;
-    },
-    stats: () => ({ streams: streams.size, head: String(head) }),
-    async close() {
-      closed = true;
-      clearInterval(poll);
-      for (const stream of [...streams]) stream.finish();
-      await reading;
-      await stopListening?.();
-    },
-  };
+      // Nothing of ours up to the head (a page read past it already may have taken the cursor further): wait under our
+      // key until the tail reads an event of ours (or the stream is finished).
+      if (tail.head > this.cursor) this.cursor = tail.head;
+      await new Promise<void>((resolve) => {
+        this.wakeUp = resolve;
+        let streamsOfKey = tail.waiting.get(this.key);
+        if (!streamsOfKey) tail.waiting.set(this.key, (streamsOfKey = new Set()));
+        streamsOfKey.add(this);
+      });
+    }
+    return { value: undefined, done: true };
+  }
+
+  async return(): Promise<IteratorResult<FeedEvent>> {
+    this.finish();
+    return { value: undefined, done: true };
+  }
+
+  finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.pending = [];
+    this.tail.streams.delete(this);
+    const streamsOfKey = this.tail.waiting.get(this.key);
+    streamsOfKey?.delete(this);
+    if (streamsOfKey?.size === 0) this.tail.waiting.delete(this.key);
+    this.wake(this.cursor);
+  }
 }

@@ -130,9 +130,29 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
   const defaults = processMetrics(options.process);
   const registry = new Registry();
   registry.setDefaultLabels({ process: options.process });
+  const webhooks = webhookMetrics(registry);
+  return {
+    enabled: true,
+    async render() {
+      await webhooks.readQueues();
+      return { contentType: registry.contentType, body: (await defaults.metrics()) + (await registry.metrics()) };
+    },
+    ...requestMetrics(registry),
+    ...databaseMetrics(registry),
+    ...areaMetrics(registry),
+    ...gatewayMetrics(registry),
+    observeWebhookDelivery: webhooks.observeWebhookDelivery,
+    trackWebhookQueue: webhooks.trackWebhookQueue,
+    ...liveMetrics(registry),
+  };
+}
 
-  // The metrics every request records are series metrics (prometheus-series.ts): the same exposition as prom-client's,
-  // without its label validation and hashing at every observation.
+/**
+ * What every front door records per request: HTTP routes, GraphQL operations, the fast lane's outcomes, gRPC calls.
+ * Series metrics (prometheus-series.ts): the same exposition as prom-client's, without its label validation and hashing
+ * at every observation.
+ */
+function requestMetrics(registry: Registry): Pick<Metrics, 'observeHttp' | 'observeGraphql' | 'observeFastLane' | 'observeGrpc'> {
   const httpRequests = createSeriesCounter({
     name: 'tributary_http_requests_total',
     help: 'HTTP requests answered, by listener, method, route and status.',
@@ -173,6 +193,38 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     buckets: LATENCY_BUCKETS,
     registry,
   });
+  const route = boundedLabel();
+  const operation = boundedLabel();
+  // The series of an HTTP route are found once per listener, method, route and status (one key instead of two lookups).
+  const httpSeries = new Map<string, { requests: CounterSeries; duration: HistogramSeries }>();
+  return {
+    observeHttp(listener, method, path, status, seconds) {
+      const key = `${listener} ${method} ${path} ${status}`;
+      let series = httpSeries.get(key);
+      if (!series) {
+        const labels = { listener, method, route: route(path) };
+        series = { requests: httpRequests.series({ ...labels, status: String(status) }), duration: httpDuration.series(labels) };
+        // Bounded like the labels: a route past the cap shares "other", whose key is not kept.
+        if (httpSeries.size < MAX_LABEL_VALUES * 20) httpSeries.set(key, series);
+      }
+      series.requests.inc();
+      series.duration.observe(seconds);
+    },
+    observeGraphql(server, name, type, seconds, errorCodes) {
+      graphqlDuration.series({ server, operation: operation(name), type }).observe(seconds);
+      for (const code of errorCodes) graphqlErrors.inc({ server, code });
+    },
+    observeFastLane(outcome) {
+      (fastLaneSeries[outcome] ??= fastLane.series({ outcome })).inc();
+    },
+    observeGrpc(method, code, seconds) {
+      grpcDuration.series({ method, code }).observe(seconds);
+    },
+  };
+}
+
+/** The database: each statement's time (a series metric, as the requests'), and the pools' connections at scrape time. */
+function databaseMetrics(registry: Registry): Pick<Metrics, 'observeQuery' | 'trackPool'> {
   const queryDuration = createSeriesHistogram({
     name: 'tributary_db_query_duration_seconds',
     help: 'SQL statements run, by outcome.',
@@ -180,23 +232,8 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     buckets: LATENCY_BUCKETS,
     registry,
   });
-  const uploads = new Counter({
-    name: 'tributary_media_uploads_total',
-    help: 'Image uploads, by outcome (stored, refused).',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  const uploadBytes = new Counter({
-    name: 'tributary_media_upload_bytes_total',
-    help: 'Bytes of the images stored.',
-    registers: [registry],
-  });
-  const rateLimited = new Counter({
-    name: 'tributary_rate_limit_rejections_total',
-    help: 'Requests refused by a rate limit, by area and scope.',
-    labelNames: ['area', 'scope'] as const,
-    registers: [registry],
-  });
+  // Not made until a statement runs: a series is reported from its first observation, as prom-client's are.
+  const querySeries: { ok?: HistogramSeries; error?: HistogramSeries } = {};
   const pools: (() => { total: number; idle: number; waiting: number } | undefined)[] = [];
   new Gauge({
     name: 'tributary_db_pool_connections',
@@ -219,7 +256,51 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
       this.set({ state: 'waiting' }, waiting);
     },
   });
+  return {
+    observeQuery(seconds, failed) {
+      const outcome = failed ? 'error' : 'ok';
+      (querySeries[outcome] ??= queryDuration.series({ outcome })).observe(seconds);
+    },
+    trackPool(pool) {
+      pools.push(pool);
+    },
+  };
+}
 
+/** What the areas count: uploads (Area D) and rate-limit refusals (the social graph's and the uploads'). */
+function areaMetrics(registry: Registry): Pick<Metrics, 'observeUpload' | 'observeRateLimited'> {
+  const uploads = new Counter({
+    name: 'tributary_media_uploads_total',
+    help: 'Image uploads, by outcome (stored, refused).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const uploadBytes = new Counter({
+    name: 'tributary_media_upload_bytes_total',
+    help: 'Bytes of the images stored.',
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'tributary_rate_limit_rejections_total',
+    help: 'Requests refused by a rate limit, by area and scope.',
+    labelNames: ['area', 'scope'] as const,
+    registers: [registry],
+  });
+  return {
+    observeUpload(outcome, bytes) {
+      uploads.inc({ outcome });
+      if (bytes > 0) uploadBytes.inc(bytes);
+    },
+    observeRateLimited(area, scope) {
+      rateLimited.inc({ area, scope });
+    },
+  };
+}
+
+/** The gateway's own: retries, supergraph reloads, subgraph circuits and which stand-ins serve (the last two at scrape time). */
+function gatewayMetrics(
+  registry: Registry,
+): Pick<Metrics, 'observeSubgraphRetry' | 'observeSupergraphReload' | 'trackSubgraphCircuits' | 'trackStandIns'> {
   const subgraphRetries = new Counter({
     name: 'tributary_subgraph_retries_total',
     help: 'Query fetches the gateway sent again after a subgraph instance refused or reset the connection (mutations never are).',
@@ -247,7 +328,6 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
       }
     },
   });
-
   const standIns: (() => readonly { id: string; enabled: boolean }[])[] = [];
   new Gauge({
     name: 'tributary_stand_in_serving',
@@ -258,7 +338,26 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
       for (const decisions of standIns) for (const { id, enabled } of decisions()) this.set({ stand_in: id }, enabled ? 1 : 0);
     },
   });
+  return {
+    observeSubgraphRetry(subgraph) {
+      subgraphRetries.inc({ subgraph });
+    },
+    observeSupergraphReload(outcome) {
+      supergraphReloads.inc({ outcome });
+    },
+    trackSubgraphCircuits(report) {
+      circuits.push(report);
+    },
+    trackStandIns(decisions) {
+      standIns.push(decisions);
+    },
+  };
+}
 
+/** Webhook deliveries as they happen, and the queue read from the database when /metrics is (`readQueues`). */
+function webhookMetrics(
+  registry: Registry,
+): Pick<Metrics, 'observeWebhookDelivery' | 'trackWebhookQueue'> & { readQueues(): Promise<void> } {
   const webhookDeliveries = new Counter({
     name: 'tributary_webhook_deliveries_total',
     help: 'Webhook deliveries (POSTs of a batch to a callback), by outcome: delivered (2xx), failed (retried with backoff), dropped (failing for the whole retry window).',
@@ -271,6 +370,43 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const webhookQueues: (() => Promise<{ undelivered: number; oldestAgeSeconds: number }>)[] = [];
+  const webhookQueueEvents = new Gauge({
+    name: 'tributary_webhook_queue_events',
+    help: 'Events not yet delivered to the webhook callbacks that get them, all subscriptions together (read at scrape time).',
+    registers: [registry],
+  });
+  const webhookQueueAge = new Gauge({
+    name: 'tributary_webhook_queue_oldest_age_seconds',
+    help: 'Age of the oldest event not yet delivered to a webhook callback that gets it; 0 when none waits (read at scrape time).',
+    registers: [registry],
+  });
+  return {
+    observeWebhookDelivery(outcome, events) {
+      webhookDeliveries.inc({ outcome });
+      if (outcome !== 'failed' && events > 0) webhookEvents.inc({ outcome }, events);
+    },
+    trackWebhookQueue(stats) {
+      webhookQueues.push(stats);
+    },
+    /** Both webhook queue gauges from one reading per scrape; when the database cannot answer, they keep the last one. */
+    async readQueues() {
+      if (webhookQueues.length === 0) return;
+      try {
+        const all = await Promise.all(webhookQueues.map((stats) => stats()));
+        webhookQueueEvents.set(all.reduce((sum, one) => sum + one.undelivered, 0));
+        webhookQueueAge.set(Math.max(...all.map((one) => one.oldestAgeSeconds)));
+      } catch {
+        // The database's own metrics say why.
+      }
+    },
+  };
+}
+
+/** GraphQL subscriptions through the gateway (gateway/live/), by transport. */
+function liveMetrics(
+  registry: Registry,
+): Pick<Metrics, 'observeSubscriptionOpen' | 'observeSubscriptionEvent' | 'observeSubscriptionResume' | 'observeSlowConsumerClose'> {
   const subscriptionsOpen = new Gauge({
     name: 'tributary_subscriptions_open',
     help: 'GraphQL subscriptions open through the gateway, by transport (websocket, sse, multipart).',
@@ -295,76 +431,7 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     labelNames: ['transport'] as const,
     registers: [registry],
   });
-  const webhookQueues: (() => Promise<{ undelivered: number; oldestAgeSeconds: number }>)[] = [];
-  const webhookQueueEvents = new Gauge({
-    name: 'tributary_webhook_queue_events',
-    help: 'Events not yet delivered to the webhook callbacks that get them, all subscriptions together (read at scrape time).',
-    registers: [registry],
-  });
-  const webhookQueueAge = new Gauge({
-    name: 'tributary_webhook_queue_oldest_age_seconds',
-    help: 'Age of the oldest event not yet delivered to a webhook callback that gets it; 0 when none waits (read at scrape time).',
-    registers: [registry],
-  });
-  /** Both webhook queue gauges from one reading per scrape; when the database cannot answer, they keep the last one. */
-  async function readWebhookQueues(): Promise<void> {
-    if (webhookQueues.length === 0) return;
-    try {
-      const all = await Promise.all(webhookQueues.map((stats) => stats()));
-      webhookQueueEvents.set(all.reduce((sum, one) => sum + one.undelivered, 0));
-      webhookQueueAge.set(Math.max(...all.map((one) => one.oldestAgeSeconds)));
-    } catch {
-      // The database's own metrics say why.
-    }
-  }
-
-  const route = boundedLabel();
-  const operation = boundedLabel();
-  // The series of an HTTP route are found once per listener, method, route and status (one key instead of two lookups).
-  const httpSeries = new Map<string, { requests: CounterSeries; duration: HistogramSeries }>();
-  // Not made until a statement runs: a series is reported from its first observation, as prom-client's are.
-  const querySeries: { ok?: HistogramSeries; error?: HistogramSeries } = {};
   return {
-    enabled: true,
-    async render() {
-      await readWebhookQueues();
-      return { contentType: registry.contentType, body: (await defaults.metrics()) + (await registry.metrics()) };
-    },
-    observeHttp(listener, method, path, status, seconds) {
-      const key = `${listener} ${method} ${path} ${status}`;
-      let series = httpSeries.get(key);
-      if (!series) {
-        const labels = { listener, method, route: route(path) };
-        series = { requests: httpRequests.series({ ...labels, status: String(status) }), duration: httpDuration.series(labels) };
-        // Bounded like the labels: a route past the cap shares "other", whose key is not kept.
-        if (httpSeries.size < MAX_LABEL_VALUES * 20) httpSeries.set(key, series);
-      }
-      series.requests.inc();
-      series.duration.observe(seconds);
-    },
-    observeGraphql(server, name, type, seconds, errorCodes) {
-      graphqlDuration.series({ server, operation: operation(name), type }).observe(seconds);
-      for (const code of errorCodes) graphqlErrors.inc({ server, code });
-    },
-    trackStandIns(decisions) {
-      standIns.push(decisions);
-    },
-    observeSubgraphRetry(subgraph) {
-      subgraphRetries.inc({ subgraph });
-    },
-    trackSubgraphCircuits(report) {
-      circuits.push(report);
-    },
-    observeSupergraphReload(outcome) {
-      supergraphReloads.inc({ outcome });
-    },
-    observeWebhookDelivery(outcome, events) {
-      webhookDeliveries.inc({ outcome });
-      if (outcome !== 'failed' && events > 0) webhookEvents.inc({ outcome }, events);
-    },
-    trackWebhookQueue(stats) {
-      webhookQueues.push(stats);
-    },
     observeSubscriptionOpen(transport, delta) {
       subscriptionsOpen.inc({ transport }, delta);
     },
@@ -376,26 +443,6 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     },
     observeSlowConsumerClose(transport) {
       slowConsumerCloses.inc({ transport });
-    },
-    observeFastLane(outcome) {
-      (fastLaneSeries[outcome] ??= fastLane.series({ outcome })).inc();
-    },
-    observeGrpc(method, code, seconds) {
-      grpcDuration.series({ method, code }).observe(seconds);
-    },
-    observeQuery(seconds, failed) {
-      const outcome = failed ? 'error' : 'ok';
-      (querySeries[outcome] ??= queryDuration.series({ outcome })).observe(seconds);
-    },
-    trackPool(pool) {
-      pools.push(pool);
-    },
-    observeUpload(outcome, bytes) {
-      uploads.inc({ outcome });
-      if (bytes > 0) uploadBytes.inc(bytes);
-    },
-    observeRateLimited(area, scope) {
-      rateLimited.inc({ area, scope });
     },
   };
 }

@@ -53,6 +53,9 @@ export interface RemoteDataSourceOptions {
 const QUERY_ATTEMPTS = 3;
 
 /**
+ * Library copy `remote-data-source` (lib/stand-ins/stand-in-registry.ts: RemoteGraphQLDataSource's request and reply
+ * handling, held to it by test/unit/remote-data-source.comparison.test.ts).
+ *
  * Reaches a subgraph over HTTP, carrying the caller's credentials, request id and signed-request description to it, and
  * forwarding uploads, which @apollo/gateway cannot do by itself (apollographql/federation#1385).
  *

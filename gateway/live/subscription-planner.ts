@@ -3,6 +3,9 @@ import { QueryPlanner, type FetchNode, type PlanNode, type QueryPlan } from '@ap
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 
 /**
+ * Library copy `subscription-planner` (lib/stand-ins/stand-in-registry.ts: @apollo/gateway's planner construction, held
+ * to the gateway's own planner by test/unit/subscription-planner.comparison.test.ts).
+ *
  * Plans subscriptions, and queries with @defer, over the supergraph serving (issue 27). @apollo/gateway plans a subscription — its query planner
  * builds `SubscriptionNode { primary, rest }` — but its executor refuses to run one, and it exposes neither the planner
  * nor the plan. So this module keeps a planner of its own for the supergraph text the gateway loaded (handed over by

@@ -159,3 +159,57 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
     switchVariable: 'STAND_IN_REST_FAST_PATH',
   },
 };
+
+/**
+ * Code that copies a library's behaviour where the library offers no route of its own to fall back to, so it has no
+ * switch and no gate: @apollo/gateway has no data source that forwards uploads or spreads fetches over instances, keeps
+ * its query planner to itself, and refuses to execute a Subscription or a Defer node. Each entry is held like a
+ * stand-in — the releases it copies, a comparison test against the library — and test/unit/stand-in-registry.test.ts
+ * fails when an installed release differs, naming what to re-verify.
+ */
+export interface LibraryCopy {
+  title: string;
+  source: string;
+  /** What of the library's behaviour it copies, and where it deliberately differs. */
+  copies: string;
+  checked: readonly CheckedRelease[];
+  comparisonTest: string;
+}
+
+export const LIBRARY_COPY_IDS = ['remote-data-source', 'subscription-planner', 'defer-execution'] as const;
+
+export type LibraryCopyId = (typeof LIBRARY_COPY_IDS)[number];
+
+export const LIBRARY_COPIES: Readonly<Record<LibraryCopyId, LibraryCopy>> = {
+  'remote-data-source': {
+    title: 'the subgraph fetch, as RemoteGraphQLDataSource builds it',
+    source: 'gateway/remote-data-source.ts',
+    copies:
+      "RemoteGraphQLDataSource's request (one POST of {query, variables, operationName, extensions}, the gateway's own headers under the caller's) and its reading of the reply (JSON or text by content type, a non-2xx as `<status>: <text>` with UNAUTHENTICATED/FORBIDDEN, Cache-Control folded into the cache policy); it differs on purpose in passing a 400's GraphQL errors on, in uploads, instances and retries",
+    checked: [{ package: '@apollo/gateway', version: '2.14.4' }],
+    comparisonTest: 'test/unit/remote-data-source.comparison.test.ts',
+  },
+  'subscription-planner': {
+    title: "a query planner of the live paths' own, built as @apollo/gateway builds its",
+    source: 'gateway/live/subscription-planner.ts',
+    copies:
+      "@apollo/gateway's construction of its planner (`new QueryPlanner(Supergraph.build(sdl))`) and of operations (`operationFromDocument` over the API schema), for subscriptions and, with incremental delivery on, @defer",
+    checked: [
+      { package: '@apollo/gateway', version: '2.14.4' },
+      { package: '@apollo/query-planner', version: '2.14.4' },
+      { package: '@apollo/federation-internals', version: '2.14.4' },
+    ],
+    comparisonTest: 'test/unit/subscription-planner.comparison.test.ts',
+  },
+  'defer-execution': {
+    title: "the planner's Defer node executed block by block",
+    source: 'gateway/live/defer-execution.ts',
+    copies:
+      "Apollo Router's execution of a Defer node (the primary block first, each deferred block after it, as `multipart/mixed;deferSpec=20220824` parts), each block run through @apollo/gateway's executeQueryPlan; held to the same query without @defer, run by the gateway itself",
+    checked: [
+      { package: '@apollo/gateway', version: '2.14.4' },
+      { package: '@apollo/query-planner', version: '2.14.4' },
+    ],
+    comparisonTest: 'test/e2e/live-defer.differential.test.ts',
+  },
+};

@@ -11,7 +11,14 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { allStandIns, createStandIns, decideStandIn, installedVersion, locatePackage } from '../../lib/stand-ins/stand-in-gate.ts';
-import { STAND_IN_IDS, STAND_INS, type StandIn, type StandInId } from '../../lib/stand-ins/stand-in-registry.ts';
+import {
+  LIBRARY_COPIES,
+  LIBRARY_COPY_IDS,
+  STAND_IN_IDS,
+  STAND_INS,
+  type StandIn,
+  type StandInId,
+} from '../../lib/stand-ins/stand-in-registry.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -65,6 +72,27 @@ describe('the stand-in registry against the installed packages', () => {
   it('reads the copy a dependency uses: body-parser as express has it', () => {
     expect(installedVersion({ package: 'body-parser', from: 'express' })).toBe('2.4.0');
     expect(installedVersion({ package: 'no-such-package-here' })).toBeUndefined();
+  });
+});
+
+describe('the library copies against the installed packages', () => {
+  // Code that copies a library's behaviour with no route of the library's to fall back to: no gate, so this is the one
+  // place an upgrade is caught. A failure names the copy, the package and its comparison test.
+  it.each(LIBRARY_COPY_IDS)('%s was checked against the installed releases', (id) => {
+    const copy = LIBRARY_COPIES[id];
+    const installed = copy.checked.map((release) => `${release.package} ${installedVersion(release) ?? 'missing'}`);
+    const checked = copy.checked.map((release) => `${release.package} ${release.version}`);
+    expect(installed, `re-verify ${copy.source} with ${copy.comparisonTest}, then update its entry`).toEqual(checked);
+  });
+
+  it.each(LIBRARY_COPY_IDS)('%s names files that exist, is labelled in its source and listed in gateway/stand-ins/README.md', (id) => {
+    const copy = LIBRARY_COPIES[id];
+    expect(existsSync(join(root, copy.source)), copy.source).toBe(true);
+    expect(existsSync(join(root, copy.comparisonTest)), copy.comparisonTest).toBe(true);
+    expect(readFileSync(join(root, copy.source), 'utf8')).toContain(`Library copy \`${id}\``);
+    const readme = readFileSync(join(root, 'gateway/stand-ins/README.md'), 'utf8');
+    expect(readme).toContain(`\`${id}\``);
+    expect(readme).toContain(copy.comparisonTest);
   });
 });
 

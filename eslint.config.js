@@ -61,6 +61,24 @@ const GATEWAY_WALL = wall(
   'the gateway sees subgraphs only through subgraphs/subgraph.ts.',
 );
 
+const SUBGRAPH_WALL = wall(
+  ['**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**'],
+  'a subgraph imports lib/, contracts/ and subgraphs/shared/ only; transports call it, never the other way round.',
+);
+/** The areas' subgraph folders (subgraphs/README.md). */
+const SUBGRAPH_AREAS = ['users', 'comments', 'accounts', 'media'];
+/** An area's subgraph reaching into a sibling's folder. */
+function siblingWall(area) {
+  return wall(
+    SUBGRAPH_AREAS.filter((other) => other !== area).map((other) => `**/${other}/**`),
+    `a subgraph never imports a sibling's files: what ${area} shares with another area lives in subgraphs/shared/.`,
+  );
+}
+const SHARED_WALL = wall(
+  SUBGRAPH_AREAS.map((area) => `**/${area}/**`),
+  "subgraphs/shared/ is below every area's subgraph: it imports none of them.",
+);
+
 export default tseslint.config(
   {
     ignores: [
@@ -149,15 +167,19 @@ export default tseslint.config(
     // Subgraphs hold the services; no transport, gateway or entrypoint reaches into them from below.
     files: ['subgraphs/**/*.ts'],
     rules: {
-      'no-restricted-imports': forbidWalls(
-        wall(
-          ['**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**'],
-          'a subgraph imports lib/, contracts/ and its kernel only; transports call it, never the other way round.',
-        ),
-        LIBRARY_INTERNALS,
-      ),
+      'no-restricted-imports': forbidWalls(SUBGRAPH_WALL, LIBRARY_INTERNALS),
       'no-restricted-syntax': LIBRARY_INTERNALS_LOADED,
     },
+  },
+  // Each area's subgraph is on its own: what two of them share lives in subgraphs/shared/, which none of them owns
+  // (ESLint applies the last matching block's rule: the subgraph wall is repeated in each).
+  ...SUBGRAPH_AREAS.map((area) => ({
+    files: [`subgraphs/${area}/**/*.ts`],
+    rules: { 'no-restricted-imports': forbidWalls(SUBGRAPH_WALL, siblingWall(area), LIBRARY_INTERNALS) },
+  })),
+  {
+    files: ['subgraphs/shared/**/*.ts'],
+    rules: { 'no-restricted-imports': forbidWalls(SUBGRAPH_WALL, SHARED_WALL, LIBRARY_INTERNALS) },
   },
   {
     // The gateway hosts subgraphs in-process through their one public interface, and knows no transport above it.
@@ -204,6 +226,7 @@ export default tseslint.config(
           ['**/gateway/**', '**/rest-adapter/**', '**/bin/**', '**/bench/**', '**/test/**', '**/*.repository.ts', '**/*.validation.ts'],
           'a transport calls the service: no repository, no validation of its own.',
         ),
+        siblingWall('users'),
         LIBRARY_INTERNALS,
       ),
     },

@@ -48,6 +48,30 @@ describe('import walls (eslint.config.js)', () => {
       '../user-example.validation.ts',
       'no repository, no validation',
     ],
+    [
+      'a subgraph importing a sibling subgraph',
+      'subgraphs/comments/fixture.ts',
+      '../accounts/accounts.repository.ts',
+      "a subgraph never imports a sibling's files",
+    ],
+    [
+      'a nested subgraph file importing a sibling subgraph',
+      'subgraphs/accounts/account-edges/fixture.ts',
+      '../../media/media.service.ts',
+      "a subgraph never imports a sibling's files",
+    ],
+    [
+      'the gRPC transport importing a sibling subgraph',
+      'subgraphs/users/grpc/fixture.ts',
+      '../../media/media.service.ts',
+      "a subgraph never imports a sibling's files",
+    ],
+    [
+      'the shared subgraph code importing an area',
+      'subgraphs/shared/event-log/fixture.ts',
+      '../../comments/comments.service.ts',
+      'subgraphs/shared/ is below every area',
+    ],
     ['lib importing a subgraph', 'lib/fixture.ts', '../subgraphs/users/user-example.service.ts', 'lib/ imports nothing above it'],
     ['lib importing a contract', 'lib/fixture.ts', '../contracts/user-records.ts', 'lib/ imports nothing above it'],
     ['a contract importing a subgraph', 'contracts/fixture.ts', '../subgraphs/media/media-errors.ts', 'contracts/ imports lib/ only'],
@@ -113,6 +137,13 @@ describe('import walls (eslint.config.js)', () => {
     ['the gRPC transport calling the service', 'subgraphs/users/grpc/fixture.ts', '../user-example.service.ts'],
     ['a subgraph importing a contract', 'subgraphs/users/fixture.ts', '../../contracts/user-records.ts'],
     ['a contract importing lib', 'contracts/fixture.ts', '../lib/social-auth/social-token.service.ts'],
+    ['a subgraph importing the shared kernel', 'subgraphs/comments/fixture.ts', '../shared/social-graph/social-errors.ts'],
+    ['a subgraph importing its own nested files', 'subgraphs/accounts/fixture.ts', './account-edges/container-validation.ts'],
+    [
+      'a subgraph importing the shared media store',
+      'subgraphs/accounts/account-edges/fixture.ts',
+      '../../shared/media-store/blob-store.ts',
+    ],
     ['the gateway importing the subgraph interface', 'gateway/fixture.ts', '../subgraphs/subgraph.ts'],
   ])('allows %s', async (_label, filePath, specifier) => {
     expect(await importProblems(filePath, specifier)).toEqual([]);

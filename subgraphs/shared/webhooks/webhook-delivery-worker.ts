@@ -110,238 +110,276 @@ export interface WebhookDeliveryWorker {
 export function createWebhookDeliveryWorker(deps: WebhookDeliveryWorkerDeps): WebhookDeliveryWorker {
   const options: WebhookDeliveryOptions = { ...DEFAULT_WEBHOOK_DELIVERY_OPTIONS, ...deps.options };
   checkOptions(options);
-  const { db, client } = deps;
-  const now = deps.now ?? (() => new Date());
-  const logger = deps.logger.child({ component: 'webhook-delivery' });
-
-  let state: 'idle' | 'running' | 'stopping' = 'idle';
-  let active = 0;
-  /** Counts wake-ups, so that a slot that found nothing looks again when one came while it looked. */
-  let wakeups = 0;
-  let pollTimer: NodeJS.Timeout | undefined;
-  let unlisten: (() => Promise<void>) | undefined;
-  const retryTimers = new Map<string, NodeJS.Timeout>();
-  const inFlight = new Set<Promise<unknown>>();
-
-  const track = (promise: Promise<unknown>): void => {
-    inFlight.add(promise);
-    const done = () => void inFlight.delete(promise);
-    promise.then(done, done);
+  const worker: DeliveryWorkerContext = {
+    deps,
+    options,
+    db: deps.db,
+    client: deps.client,
+    now: deps.now ?? (() => new Date()),
+    logger: deps.logger.child({ component: 'webhook-delivery' }),
+    state: 'idle',
+    active: 0,
+    wakeups: 0,
+    pollTimer: undefined,
+    unlisten: undefined,
+    retryTimers: new Map(),
+    inFlight: new Set(),
   };
-
-  /** The wait after the `failures`-th failure, cut so the next attempt falls no later than the retry window's end. */
-  function retryDelay(cursor: ClaimedCursor, failures: number, elapsedMs: number): number {
-    const delay = options.backoffMs[Math.min(failures, options.backoffMs.length) - 1] ?? 0;
-    const atNow = cursor.now.getTime() + elapsedMs;
-    const firstFailed = cursor.firstFailedAt?.getTime() ?? atNow;
-    return Math.max(0, Math.min(delay, firstFailed + options.retryWindowMs - atNow));
-  }
-
-  /** Sends one claimed cursor's next batch and records what came of it. */
-  async function deliver(cursor: ClaimedCursor): Promise<void> {
-    const started = performance.now();
-    const context = { appId: cursor.appId, object: cursor.object };
-    const batch = await readBatch(db, cursor, options.batchSize);
-    const expired =
-      cursor.pendingTo !== null &&
-      cursor.firstFailedAt !== null &&
-      cursor.now.getTime() - cursor.firstFailedAt.getTime() >= options.retryWindowMs;
-    if (expired) {
-      if (await recordDropped(db, cursor, { to: batch.to, count: batch.events.length })) {
-        logger.warn(
-          {
-            ...context,
-            attempts: cursor.attempts,
-            events: batch.events.length,
-            delivery: deliveryIdentity(cursor.appId, cursor.object, batch.from, batch.to),
-          },
-          'webhook batch dropped: its callback failed for the whole retry window',
-        );
-        deps.metrics?.observeWebhookDelivery('dropped', batch.events.length);
-      }
-      return;
-    }
-    if (batch.to === batch.from) {
-      await releaseCursor(db, cursor);
-      return;
-    }
-    if (batch.events.length === 0) {
-      await recordSkipped(db, cursor, batch.to);
-      return;
-    }
-
-    const identity = deliveryIdentity(cursor.appId, cursor.object, batch.from, batch.to);
-    const secret = await deps.appSecret(cursor.appId);
-    let outcome: { ok: true; status: number } | { ok: false; status?: number; reason: string; message?: string };
-    if (secret === undefined) {
-      outcome = { ok: false, reason: 'no_app', message: 'the app has no secret to sign with (no such app)' };
-    } else {
-      const delivery = signedDelivery(webhookPayload(cursor.object, batch.events, cursor.includeValues, now()), secret, identity);
-      outcome = describe(await client.request({ method: 'POST', url: cursor.callbackUrl, headers: delivery.headers, body: delivery.body }));
-    }
-
-    const attempt = cursor.attempts + 1;
-    if (outcome.ok) {
-      if (await recordDelivered(db, cursor, { to: batch.to, count: batch.events.length })) {
-        if (cursor.attempts > 0)
-          logger.info({ ...context, attempt, status: outcome.status, delivery: identity }, 'webhook callback recovered: batch delivered');
-        deps.metrics?.observeWebhookDelivery('delivered', batch.events.length);
-      } else {
-        logger.debug({ ...context, delivery: identity }, 'webhook lease lost before the answer was recorded; the batch goes out again');
-      }
-      return;
-    }
-    const delay = retryDelay(cursor, attempt, performance.now() - started);
-    if (await recordFailed(db, cursor, { to: batch.to }, delay)) {
-      const { ok: _ok, ...failure } = outcome;
-      if (cursor.attempts === 0)
-        logger.warn(
-          { ...context, attempt, ...failure, delivery: identity, retryInMs: delay },
-          'webhook delivery failed; retrying with backoff',
-        );
-      else logger.debug({ ...context, attempt, ...failure, delivery: identity, retryInMs: delay }, 'webhook delivery failed again');
-      deps.metrics?.observeWebhookDelivery('failed', batch.events.length);
-      scheduleRetry(`${cursor.appId}:${cursor.object}`, delay);
-    }
-  }
-
-  /**
-   * Wakes this process when a retry falls due before the next poll would (other processes find it by polling). A little
-   * after it: the attempt is due by the database's clock, rounded to the millisecond, and a timer may fire a millisecond
-   * early; woken too early, the worker would find nothing due and wait for the poll.
-   */
-  function scheduleRetry(key: string, delay: number): void {
-    if (state !== 'running' || delay >= options.pollIntervalMs) return;
-    clearTimeout(retryTimers.get(key));
-    const timer = setTimeout(() => {
-      retryTimers.delete(key);
-      wake();
-    }, delay + RETRY_WAKE_MARGIN_MS);
-    timer.unref();
-    retryTimers.set(key, timer);
-  }
-
-  /** Delivers a claimed cursor; a failure of the database mid-way is logged, and the lease left to expire. */
-  async function deliverClaimed(cursor: ClaimedCursor): Promise<void> {
-    try {
-      await deliver(cursor);
-    } catch (error) {
-      logger.warn(
-        { err: error, appId: cursor.appId, object: cursor.object },
-        'webhook delivery interrupted; the batch is taken up again after its lease',
-      );
-    }
-  }
-
-  /** Takes the next cursor due and delivers it; false when none was due. */
-  async function deliverNext(): Promise<boolean> {
-    const cursor = await claimCursor(db, options.leaseMs);
-    if (!cursor) return false;
-    await deliverClaimed(cursor);
-    return true;
-  }
-
-  /**
-   * One slot: takes cursors and delivers them until none is due. A slot that found work starts another (up to
-   * `concurrency`), so that parallelism grows with the work and an idle wake-up costs one claim, not `concurrency`.
-   */
-  async function slot(): Promise<void> {
-    while (state === 'running') {
-      const seen = wakeups;
-      let cursor: ClaimedCursor | undefined;
-      try {
-        cursor = await claimCursor(db, options.leaseMs);
-      } catch (error) {
-        logger.warn({ err: error }, 'webhook delivery could not take work; the next poll tries again');
-        return;
-      }
-      if (!cursor) {
-        // A wake-up that came while this slot looked may be for work its claim did not see yet.
-        if (seen === wakeups) return;
-        continue;
-      }
-      spawn();
-      await deliverClaimed(cursor);
-    }
-  }
-
-  function spawn(): void {
-    if (state !== 'running' || active >= options.concurrency) return;
-    active++;
-    track(slot().finally(() => active--));
-  }
-
-  function wake(): void {
-    if (state !== 'running') return;
-    wakeups++;
-    spawn();
-  }
-
-  async function writeMissingCursors(): Promise<void> {
-    try {
-      await ensureCursors(db);
-    } catch (error) {
-      logger.warn({ err: error }, 'webhook cursors could not be checked; the next poll tries again');
-    }
-  }
-
   return {
-    async start() {
-      if (state !== 'idle') return;
-      state = 'running';
-      if (deps.listen) {
-        try {
-          unlisten = await deps.listen(EVENT_CHANNEL, () => wake());
-        } catch (error) {
-          logger.warn({ err: error }, 'webhook delivery cannot listen for events; it polls only');
-        }
-      }
-      pollTimer = setInterval(() => track(writeMissingCursors().then(wake)), options.pollIntervalMs);
-      pollTimer.unref();
-      await writeMissingCursors();
-      wake();
-    },
-
-    async stop() {
-      if (state !== 'running') return;
-      state = 'stopping';
-      clearInterval(pollTimer);
-      for (const timer of retryTimers.values()) clearTimeout(timer);
-      retryTimers.clear();
-      const stopListening = unlisten;
-      unlisten = undefined;
-      await stopListening?.().catch((error: unknown) => logger.warn({ err: error }, 'webhook delivery could not stop listening'));
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-      state = 'idle';
-    },
-
-    wake,
-
-    async runOnce() {
-      await ensureCursors(db);
-      let handled = 0;
-      const lane = async () => {
-        while (await deliverNext()) handled++;
-      };
-      const results = await Promise.allSettled(Array.from({ length: options.concurrency }, lane));
-      const failed = results.find((result) => result.status === 'rejected');
-      if (failed) throw failed.reason;
-      return handled;
-    },
-
-    async queueStats() {
-      const cursors = await webhookQueue(db);
-      const at = now().getTime();
-      let undelivered = 0;
-      let oldest: number | undefined;
-      for (const cursor of cursors) {
-        undelivered += cursor.undelivered;
-        const time = cursor.oldestUndeliveredAt?.getTime();
-        if (time !== undefined && (oldest === undefined || time < oldest)) oldest = time;
-      }
-      return { undelivered, oldestAgeSeconds: oldest === undefined ? 0 : Math.max(0, (at - oldest) / 1000), cursors };
-    },
+    start: () => startWorker(worker),
+    stop: () => stopWorker(worker),
+    wake: () => wake(worker),
+    runOnce: () => runOnce(worker),
+    queueStats: () => queueStats(worker),
   };
+}
+
+/** What the worker's functions share: its settings and dependencies, and the state of its run in this process. */
+interface DeliveryWorkerContext {
+  readonly deps: WebhookDeliveryWorkerDeps;
+  readonly options: WebhookDeliveryOptions;
+  readonly db: SocialDb;
+  readonly client: CallbackClient;
+  readonly now: () => Date;
+  readonly logger: Logger;
+  state: 'idle' | 'running' | 'stopping';
+  /** Slots running. */
+  active: number;
+  /** Counts wake-ups, so that a slot that found nothing looks again when one came while it looked. */
+  wakeups: number;
+  pollTimer: NodeJS.Timeout | undefined;
+  unlisten: (() => Promise<void>) | undefined;
+  readonly retryTimers: Map<string, NodeJS.Timeout>;
+  readonly inFlight: Set<Promise<unknown>>;
+}
+
+function track(worker: DeliveryWorkerContext, promise: Promise<unknown>): void {
+  worker.inFlight.add(promise);
+  const done = () => void worker.inFlight.delete(promise);
+  promise.then(done, done);
+}
+
+/** The wait after the `failures`-th failure, cut so the next attempt falls no later than the retry window's end. */
+function retryDelay(worker: DeliveryWorkerContext, cursor: ClaimedCursor, failures: number, elapsedMs: number): number {
+  const { options } = worker;
+  const delay = options.backoffMs[Math.min(failures, options.backoffMs.length) - 1] ?? 0;
+  const atNow = cursor.now.getTime() + elapsedMs;
+  const firstFailed = cursor.firstFailedAt?.getTime() ?? atNow;
+  return Math.max(0, Math.min(delay, firstFailed + options.retryWindowMs - atNow));
+}
+
+/** Sends one claimed cursor's next batch and records what came of it. */
+async function deliver(worker: DeliveryWorkerContext, cursor: ClaimedCursor): Promise<void> {
+  const { db, deps, logger, options } = worker;
+  const started = performance.now();
+  const context = { appId: cursor.appId, object: cursor.object };
+  const batch = await readBatch(db, cursor, options.batchSize);
+  const expired =
+    cursor.pendingTo !== null &&
+    cursor.firstFailedAt !== null &&
+    cursor.now.getTime() - cursor.firstFailedAt.getTime() >= options.retryWindowMs;
+  if (expired) {
+    if (await recordDropped(db, cursor, { to: batch.to, count: batch.events.length })) {
+      logger.warn(
+        {
+          ...context,
+          attempts: cursor.attempts,
+          events: batch.events.length,
+          delivery: deliveryIdentity(cursor.appId, cursor.object, batch.from, batch.to),
+        },
+        'webhook batch dropped: its callback failed for the whole retry window',
+      );
+      deps.metrics?.observeWebhookDelivery('dropped', batch.events.length);
+    }
+    return;
+  }
+  if (batch.to === batch.from) {
+    await releaseCursor(db, cursor);
+    return;
+  }
+  if (batch.events.length === 0) {
+    await recordSkipped(db, cursor, batch.to);
+    return;
+  }
+
+  const identity = deliveryIdentity(cursor.appId, cursor.object, batch.from, batch.to);
+  const secret = await deps.appSecret(cursor.appId);
+  let outcome: { ok: true; status: number } | { ok: false; status?: number; reason: string; message?: string };
+  if (secret === undefined) {
+    outcome = { ok: false, reason: 'no_app', message: 'the app has no secret to sign with (no such app)' };
+  } else {
+    const delivery = signedDelivery(webhookPayload(cursor.object, batch.events, cursor.includeValues, worker.now()), secret, identity);
+    outcome = describe(
+      await worker.client.request({ method: 'POST', url: cursor.callbackUrl, headers: delivery.headers, body: delivery.body }),
+    );
+  }
+
+  const attempt = cursor.attempts + 1;
+  if (outcome.ok) {
+    if (await recordDelivered(db, cursor, { to: batch.to, count: batch.events.length })) {
+      if (cursor.attempts > 0)
+        logger.info({ ...context, attempt, status: outcome.status, delivery: identity }, 'webhook callback recovered: batch delivered');
+      deps.metrics?.observeWebhookDelivery('delivered', batch.events.length);
+    } else {
+      logger.debug({ ...context, delivery: identity }, 'webhook lease lost before the answer was recorded; the batch goes out again');
+    }
+    return;
+  }
+  const delay = retryDelay(worker, cursor, attempt, performance.now() - started);
+  if (await recordFailed(db, cursor, { to: batch.to }, delay)) {
+    const { ok: _ok, ...failure } = outcome;
+    if (cursor.attempts === 0)
+      logger.warn(
+        { ...context, attempt, ...failure, delivery: identity, retryInMs: delay },
+        'webhook delivery failed; retrying with backoff',
+      );
+    else logger.debug({ ...context, attempt, ...failure, delivery: identity, retryInMs: delay }, 'webhook delivery failed again');
+    deps.metrics?.observeWebhookDelivery('failed', batch.events.length);
+    scheduleRetry(worker, `${cursor.appId}:${cursor.object}`, delay);
+  }
+}
+
+/**
+ * Wakes this process when a retry falls due before the next poll would (other processes find it by polling). A little
+ * after it: the attempt is due by the database's clock, rounded to the millisecond, and a timer may fire a millisecond
+ * early; woken too early, the worker would find nothing due and wait for the poll.
+ */
+function scheduleRetry(worker: DeliveryWorkerContext, key: string, delay: number): void {
+  if (worker.state !== 'running' || delay >= worker.options.pollIntervalMs) return;
+  clearTimeout(worker.retryTimers.get(key));
+  const timer = setTimeout(() => {
+    worker.retryTimers.delete(key);
+    wake(worker);
+  }, delay + RETRY_WAKE_MARGIN_MS);
+  timer.unref();
+  worker.retryTimers.set(key, timer);
+}
+
+/** Delivers a claimed cursor; a failure of the database mid-way is logged, and the lease left to expire. */
+async function deliverClaimed(worker: DeliveryWorkerContext, cursor: ClaimedCursor): Promise<void> {
+  try {
+    await deliver(worker, cursor);
+  } catch (error) {
+    worker.logger.warn(
+      { err: error, appId: cursor.appId, object: cursor.object },
+      'webhook delivery interrupted; the batch is taken up again after its lease',
+    );
+  }
+}
+
+/** Takes the next cursor due and delivers it; false when none was due. */
+async function deliverNext(worker: DeliveryWorkerContext): Promise<boolean> {
+  const cursor = await claimCursor(worker.db, worker.options.leaseMs);
+  if (!cursor) return false;
+  await deliverClaimed(worker, cursor);
+  return true;
+}
+
+/**
+ * One slot: takes cursors and delivers them until none is due. A slot that found work starts another (up to
+ * `concurrency`), so that parallelism grows with the work and an idle wake-up costs one claim, not `concurrency`.
+ */
+async function slot(worker: DeliveryWorkerContext): Promise<void> {
+  while (worker.state === 'running') {
+    const seen = worker.wakeups;
+    let cursor: ClaimedCursor | undefined;
+    try {
+      cursor = await claimCursor(worker.db, worker.options.leaseMs);
+    } catch (error) {
+      worker.logger.warn({ err: error }, 'webhook delivery could not take work; the next poll tries again');
+      return;
+    }
+    if (!cursor) {
+      // A wake-up that came while this slot looked may be for work its claim did not see yet.
+      if (seen === worker.wakeups) return;
+      continue;
+    }
+    spawn(worker);
+    await deliverClaimed(worker, cursor);
+  }
+}
+
+function spawn(worker: DeliveryWorkerContext): void {
+  if (worker.state !== 'running' || worker.active >= worker.options.concurrency) return;
+  worker.active++;
+  const running = slot(worker).finally(() => worker.active--);
+  track(worker, running);
+}
+
+function wake(worker: DeliveryWorkerContext): void {
+  if (worker.state !== 'running') return;
+  worker.wakeups++;
+  spawn(worker);
+}
+
+async function writeMissingCursors(worker: DeliveryWorkerContext): Promise<void> {
+  try {
+    await ensureCursors(worker.db);
+  } catch (error) {
+    worker.logger.warn({ err: error }, 'webhook cursors could not be checked; the next poll tries again');
+  }
+}
+
+/** WebhookDeliveryWorker.start. */
+async function startWorker(worker: DeliveryWorkerContext): Promise<void> {
+  if (worker.state !== 'idle') return;
+  worker.state = 'running';
+  if (worker.deps.listen) {
+    try {
+      worker.unlisten = await worker.deps.listen(EVENT_CHANNEL, () => wake(worker));
+    } catch (error) {
+      worker.logger.warn({ err: error }, 'webhook delivery cannot listen for events; it polls only');
+    }
+  }
+  const poll = () => {
+    const checked = writeMissingCursors(worker).then(() => wake(worker));
+    track(worker, checked);
+  };
+  worker.pollTimer = setInterval(poll, worker.options.pollIntervalMs);
+  worker.pollTimer.unref();
+  await writeMissingCursors(worker);
+  wake(worker);
+}
+
+/** WebhookDeliveryWorker.stop. */
+async function stopWorker(worker: DeliveryWorkerContext): Promise<void> {
+  if (worker.state !== 'running') return;
+  worker.state = 'stopping';
+  clearInterval(worker.pollTimer);
+  for (const timer of worker.retryTimers.values()) clearTimeout(timer);
+  worker.retryTimers.clear();
+  const stopListening = worker.unlisten;
+  worker.unlisten = undefined;
+  await stopListening?.().catch((error: unknown) => worker.logger.warn({ err: error }, 'webhook delivery could not stop listening'));
+  while (worker.inFlight.size > 0) await Promise.allSettled([...worker.inFlight]);
+  worker.state = 'idle';
+}
+
+/** WebhookDeliveryWorker.runOnce: `concurrency` lanes deliver until none finds a cursor due. */
+async function runOnce(worker: DeliveryWorkerContext): Promise<number> {
+  await ensureCursors(worker.db);
+  let handled = 0;
+  const lane = async () => {
+    while (await deliverNext(worker)) handled++;
+  };
+  const results = await Promise.allSettled(Array.from({ length: worker.options.concurrency }, lane));
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return handled;
+}
+
+/** WebhookDeliveryWorker.queueStats. */
+async function queueStats(worker: DeliveryWorkerContext): Promise<WebhookQueueStats> {
+  const cursors = await webhookQueue(worker.db);
+  const at = worker.now().getTime();
+  let undelivered = 0;
+  let oldest: number | undefined;
+  for (const cursor of cursors) {
+    undelivered += cursor.undelivered;
+    const time = cursor.oldestUndeliveredAt?.getTime();
+    if (time !== undefined && (oldest === undefined || time < oldest)) oldest = time;
+  }
+  return { undelivered, oldestAgeSeconds: oldest === undefined ? 0 : Math.max(0, (at - oldest) / 1000), cursors };
 }
 
 /** A callback's answer as a delivery outcome: 2xx is success, anything else a failure and its reason. */

@@ -5,7 +5,7 @@ import { listenGraphqlWs, type GraphqlWsListener, type WsConnectionExtra } from 
 import type { Config } from '../../lib/config.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { createGatewayContext } from '../gateway-context.ts';
-import type { GatewayDoor } from '../gateway-door.ts';
+import type { GatewayDoor } from '../gateway-door-types.ts';
 import type { LiveExecutor, PreparedLive } from './live-execution.ts';
 import { isRecord } from '../../lib/is-record.ts';
 

@@ -4,7 +4,7 @@ import { jsonBodyParser } from '../../lib/http/json-body.ts';
 import { answerBodyFailure } from '../../lib/graphql/graphql-http-fallbacks.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
-import type { GatewayDoor, GatewayHttpReply } from '../gateway-door.ts';
+import type { GatewayDoor, GatewayHttpReply } from '../gateway-door-types.ts';
 import { leanJsonBody } from './lean-json-body.ts';
 import { writeStreamReply } from '../../lib/http/stream-reply.ts';
 

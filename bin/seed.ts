@@ -7,7 +7,8 @@
  * its command channel — a Unix socket only this user can reach (bin/tools/command-channel.ts) — and prints what it answers, the
  * same JSON; when nothing runs, it opens the database itself (bin/tools/cli-command.ts).
  */
+import { prepareProcess } from './system/process.ts';
 import { runCliCommand } from './tools/cli-command.ts';
 import { seedCommand } from './tools/seed-command.ts';
 
-await runCliCommand(seedCommand);
+await runCliCommand(seedCommand, prepareProcess);

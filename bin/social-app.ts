@@ -7,7 +7,8 @@
  * database, the running process does it, asked over its command channel (bin/tools/command-channel.ts); the output is the
  * same (bin/tools/cli-command.ts).
  */
+import { prepareProcess } from './system/process.ts';
 import { runCliCommand } from './tools/cli-command.ts';
 import { socialAppCommand } from './tools/social-app-command.ts';
 
-await runCliCommand(socialAppCommand);
+await runCliCommand(socialAppCommand, prepareProcess);

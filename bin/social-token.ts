@@ -9,7 +9,8 @@
  * While `npm start` runs on the embedded database, the running process does it, asked over its command channel
  * (bin/tools/command-channel.ts); the output is the same (bin/tools/cli-command.ts).
  */
+import { prepareProcess } from './system/process.ts';
 import { runCliCommand } from './tools/cli-command.ts';
 import { socialTokenCommand } from './tools/social-token-command.ts';
 
-await runCliCommand(socialTokenCommand);
+await runCliCommand(socialTokenCommand, prepareProcess);

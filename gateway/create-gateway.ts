@@ -19,7 +19,7 @@ import type { Logger } from '../lib/logger.ts';
 import { createSubgraphIncidents } from './subgraph-incidents.ts';
 import type { SupergraphReloadOutcome, SupergraphReloadTrigger, SupergraphSource } from './supergraph-source.ts';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
-import { uploadMiddleware } from '../lib/http/upload-middleware.ts';
+import { uploadMiddleware } from '../lib/graphql/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import { createGraphqlHardening } from '../lib/graphql/graphql-hardening.ts';

@@ -1,5 +1,5 @@
 import { encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../lib/auth/signed-request.ts';
-import { requestIdFrom } from '../lib/telemetry/request-context.ts';
+import { requestIdFrom } from '../lib/request-context.ts';
 import type { SubgraphRequestInfo } from '../subgraphs/subgraph.ts';
 
 /**

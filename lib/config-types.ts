@@ -1,5 +1,3 @@
-import type { OperationLimits } from './graphql/graphql-operation-limits.ts';
-import type { HttpTimeouts } from './http/http-server.ts';
 import type { StandInId } from './stand-ins/stand-in-registry.ts';
 
 /**
@@ -294,4 +292,32 @@ export interface S3StoreConfig {
   sessionToken: string | undefined;
   /** Buckets addressed as `endpoint/bucket/key` instead of `bucket.endpoint/key` (what most S3-compatible servers serve). */
   forcePathStyle: boolean;
+}
+
+/** The operation limits (GRAPHQL_MAX_*), applied by lib/graphql/graphql-operation-limits.ts. */
+export interface OperationLimits {
+  /** Deepest field nesting; a root field is at depth 1. Introspection's `__schema` is not counted. */
+  maxDepth: number;
+  /** Aliased fields, counted through fragments (`__typename` aliases are free). */
+  maxAliases: number;
+  /** Fields selected on the root type, counted through fragments. */
+  maxRootFields: number;
+  /** Lexical tokens of the document (comments are free). */
+  maxTokens: number;
+  /** Estimated cost (see estimateOperationCost). */
+  maxCost: number;
+  /** Items assumed for a list, or a page whose `first` is not given, when estimating the cost. */
+  costListSize: number;
+}
+
+/**
+ * How long a client may take (HTTP_*_TIMEOUT_MS): to send a request's headers, to send the whole request (an upload
+ * included), and to let a connection sit with nothing moving while a request is in progress (a client that stops reading
+ * its reply). Past each, the connection is answered 408 where it still can be, and closed. Between requests a kept-alive
+ * connection is closed after 65 s idle.
+ */
+export interface HttpTimeouts {
+  headersMs: number;
+  requestMs: number;
+  socketIdleMs: number;
 }

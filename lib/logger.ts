@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
-import { currentRequestId } from './telemetry/request-context.ts';
+import { currentRequestId } from './request-context.ts';
 
 export type Logger = PinoLogger;
 
@@ -31,7 +31,7 @@ const REDACTED_PATHS = [
 
 /**
  * Structured JSON logs. Every line written while a request is served carries its `requestId` (see
- * telemetry/request-context.ts); credentials are redacted wherever they appear in logged objects.
+ * lib/request-context.ts); credentials are redacted wherever they appear in logged objects.
  * @param destination where lines go (standard output by default; tests pass a stream to read them)
  */
 export function createLogger(options: { level: string; name?: string; destination?: DestinationStream }): Logger {

@@ -20,7 +20,7 @@ import { createGraphqlHardening } from '../lib/graphql/graphql-hardening.ts';
 import { graphqlHttpFallbacks } from '../lib/graphql/graphql-http-fallbacks.ts';
 import type { Logger } from '../lib/logger.ts';
 import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER } from '../lib/auth/signed-request.ts';
-import { uploadMiddleware } from '../lib/http/upload-middleware.ts';
+import { uploadMiddleware } from '../lib/graphql/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import type { Subgraph } from './subgraph.ts';

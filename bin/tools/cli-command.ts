@@ -7,7 +7,6 @@ import { createDatabase, DatabaseInUseError, migrateToLatest, type DatabaseHandl
 import type { Logger } from '../../lib/logger.ts';
 import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { ExpectedCommandError, requestOverCommandChannel } from './command-channel.ts';
-import { prepareProcess } from '../system/process.ts';
 
 /**
  * A command-line tool that works on the database (`npm run seed`, `social-token`, `social-app`), written once and run
@@ -68,9 +67,15 @@ const STARTING_PROCESS_WAIT_MS = 30_000;
  * expected condition (bad arguments, the embedded database held by a process that serves no channel, a refusal) is one
  * line on stderr, `npm run <name>: …`, and exit code 2 (arguments) or 1.
  */
-export async function runCliCommand<Request>(command: CliCommand<Request>, args: readonly string[] = process.argv.slice(2)): Promise<void> {
+export async function runCliCommand<Request>(
+  command: CliCommand<Request>,
+  prepareProcess: (name: string) => { config: Config; logger: Logger },
+  args: readonly string[] = process.argv.slice(2),
+): Promise<void> {
   try {
     const request = command.parse(args);
+    // The entrypoint's process preparation (bin/system/process.ts), handed in: a tool's commands are run by the system
+    // too (channel-commands.ts), so nothing here imports the system's wiring. After `parse`: bad arguments load nothing.
     const { config, logger } = prepareProcess(command.name);
     process.stdout.write(await runWhereTheDatabaseIs(command, request, args, config, logger));
   } catch (error) {

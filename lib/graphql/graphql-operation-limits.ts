@@ -26,6 +26,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import type { OperationLimits } from '../config-types.ts';
 
 /**
  * Per-operation limits for GraphQL documents written by outside clients: depth, aliases, root fields, tokens and an
@@ -45,20 +46,8 @@ import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexit
  * HTTP request carries the trusted-caller secret (lib/http/trusted-caller.ts).
  */
 
-export interface OperationLimits {
-  /** Deepest field nesting; a root field is at depth 1. Introspection's `__schema` is not counted. */
-  maxDepth: number;
-  /** Aliased fields, counted through fragments (`__typename` aliases are free). */
-  maxAliases: number;
-  /** Fields selected on the root type, counted through fragments. */
-  maxRootFields: number;
-  /** Lexical tokens of the document (comments are free). */
-  maxTokens: number;
-  /** Estimated cost (see estimateOperationCost). */
-  maxCost: number;
-  /** Items assumed for a list, or a page whose `first` is not given, when estimating the cost. */
-  costListSize: number;
-}
+// The limits' settings are configuration (lib/config-types.ts); their meaning is here.
+export type { OperationLimits };
 
 /** `extensions.code` of each refusal (Apollo Router's codes for the same limits). */
 export const OPERATION_LIMIT_CODES = {

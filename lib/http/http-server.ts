@@ -1,6 +1,7 @@
 import { createServer, maxHeaderSize, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { answerClientErrors, requireHost, type ClientErrorFormat } from './http-client-errors.ts';
+import type { HttpTimeouts } from '../config-types.ts';
 
 /** A listening HTTP server and the way to stop it. */
 export interface RunningHttpServer {
@@ -26,17 +27,7 @@ const IDLE_SWEEP_MS = 50;
 /** How long a connection may have sent no request before closing the server closes it. */
 const UNUSED_CONNECTION_MS = 1000;
 
-/**
- * How long a client may take (HTTP_*_TIMEOUT_MS): to send a request's headers, to send the whole request (an upload
- * included), and to let a connection sit with nothing moving while a request is in progress (a client that stops reading
- * its reply). Past each, the connection is answered 408 where it still can be, and closed. Between requests a kept-alive
- * connection is closed after 65 s idle.
- */
-export interface HttpTimeouts {
-  headersMs: number;
-  requestMs: number;
-  socketIdleMs: number;
-}
+export type { HttpTimeouts };
 
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 20_000, requestMs: 120_000, socketIdleMs: 120_000 };
 

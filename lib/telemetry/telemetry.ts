@@ -7,7 +7,7 @@ import type { Logger } from '../logger.ts';
 import { createIncidentLog, type IncidentLog } from './incident-log.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createReadiness, readinessHttpStatus, type Readiness } from './readiness.ts';
-import { requestIdFrom, withRequestId } from './request-context.ts';
+import { requestIdFrom, withRequestId } from '../request-context.ts';
 import { createTracing, sharedWorkLinks, type Tracing, type TracingConfig } from './tracing.ts';
 
 /**

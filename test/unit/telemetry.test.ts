@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../lib/telemetry/metrics.ts';
 import { createReadiness, readinessHttpStatus } from '../../lib/telemetry/readiness.ts';
-import { requestIdFrom } from '../../lib/telemetry/request-context.ts';
+import { requestIdFrom } from '../../lib/request-context.ts';
 import { parseMetrics, sampleValue } from '../support/log-capture.ts';
 import { HANG_MS } from '../support/hang-bounds.ts';
 

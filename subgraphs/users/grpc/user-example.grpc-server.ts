@@ -11,7 +11,7 @@ import {
 import { HealthImplementation } from 'grpc-health-check';
 import type { Actor, TokenService } from '../../../lib/auth/auth.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import { requestIdFrom, withRequestId } from '../../../lib/telemetry/request-context.ts';
+import { requestIdFrom, withRequestId } from '../../../lib/request-context.ts';
 import type { Telemetry } from '../../../lib/telemetry/telemetry.ts';
 import type { UserExampleService } from '../user-example.service.ts';
 import { toGrpcStatus } from './grpc-status.ts';

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config.ts';
-import { processUploadRequest } from '../graphql/graphql-upload-request.ts';
-import { multipartBoundaryProblem } from './multipart-boundary.ts';
+import { processUploadRequest } from './graphql-upload-request.ts';
+import { multipartBoundaryProblem } from '../http/multipart-boundary.ts';
 
 /**
  * Accepts GraphQL multipart requests (https://github.com/jaydenseric/graphql-multipart-request-spec) in front of Apollo

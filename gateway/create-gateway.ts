@@ -8,7 +8,7 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { graphqlClientErrorFormat } from '../lib/http/http-client-errors.ts';
 import { createHttpServer } from '../lib/http/http-server.ts';
 import { jsonBodyParser } from '../lib/http/json-body.ts';
@@ -16,13 +16,13 @@ import { writeStreamReply } from '../lib/http/stream-reply.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
 import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
-import { createSubgraphIncidents } from './subgraph-incidents.ts';
+import { createSubgraphIncidents, type SubgraphIncidents } from './subgraph-incidents.ts';
 import type { SupergraphReloadOutcome, SupergraphReloadTrigger, SupergraphSource } from './supergraph-source.ts';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { uploadMiddleware } from '../lib/graphql/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
-import { createGraphqlHardening } from '../lib/graphql/graphql-hardening.ts';
+import { createGraphqlHardening, type GraphqlHardening } from '../lib/graphql/graphql-hardening.ts';
 import { graphqlHttpFallbacks } from '../lib/graphql/graphql-http-fallbacks.ts';
 import { exactInt64LiteralsRule } from './exact-int64-literals.ts';
 import { createGraphiqlRoutes, GRAPHIQL_PATH } from './graphiql.routes.ts';
@@ -31,18 +31,18 @@ import type { GatewayContext } from './gateway-context.ts';
 import { createGatewayDoor, type GatewayDoor, type GatewayHttpReply } from './gateway-door.ts';
 import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
-import { createFetcherSubgraphClient } from './subgraph-http-client.ts';
+import { createFetcherSubgraphClient, type SubgraphHttpClient, type SubgraphHttpClientOptions } from './subgraph-http-client.ts';
 import { createHttpFastPath } from './stand-ins/http-fast-path.ts';
-import { createJitCompiler } from './stand-ins/jit-subgraph-execution.ts';
+import { createJitCompiler, type JitCompiler } from './stand-ins/jit-subgraph-execution.ts';
 import { setOperationCache } from './stand-ins/operation-cache.ts';
-import { createOperationFastLane } from './stand-ins/operation-fast-lane.ts';
+import { createOperationFastLane, type OperationFastLane } from './stand-ins/operation-fast-lane.ts';
 import { setResultShaping } from './stand-ins/result-shaping-install.ts';
 import { createUndiciSubgraphClient } from './stand-ins/undici-subgraph-client.ts';
 import { createStandIns, type StandIns } from '../lib/stand-ins/stand-in-gate.ts';
 import type { StandInId } from '../lib/stand-ins/stand-in-registry.ts';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { attachGraphqlWs } from './live/graphql-ws-door.ts';
-import { createLiveExecutor } from './live/live-execution.ts';
+import { createLiveExecutor, type LiveExecutorDeps } from './live/live-execution.ts';
 import { deferLabelsRule } from './live/defer-labels-rule.ts';
 import { createSubscriptionPlanner } from './live/subscription-planner.ts';
 
@@ -124,59 +124,18 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   // The two patched exports hold for every gateway of the process: the last one created decides.
   patchExport(standIns, 'result-shaping', setResultShaping, logger);
   patchExport(standIns, 'operation-cache', setOperationCache, logger);
-  const compile = standIns.enabled('jit-subgraph-execution') ? createJitCompiler() : undefined;
-  const createClient = standIns.enabled('undici-subgraph-client') ? createUndiciSubgraphClient : createFetcherSubgraphClient;
-  const remotes: PropagatingRemoteDataSource[] = [];
-  const incidents = createSubgraphIncidents(logger);
-  deps.telemetry.metrics.trackSubgraphCircuits(() =>
-    remotes.map((remote) => ({ subgraph: remote.name, instances: remote.instances.size, open: remote.instances.openCircuits() })),
-  );
-  // One data source per subgraph for the gateway's life: @apollo/gateway asks again when a reloaded supergraph names a
-  // subgraph at another URL, but the gateway reaches subgraphs at their configured URLs, never the file's, so the
-  // instances, their circuits and connections carry over a reload.
-  const services = new Map<string, GraphQLDataSource>();
+  const sources = createSubgraphSources(deps, standIns);
   const gateway = new ApolloGateway({
     supergraphSdl: deps.supergraph.manager,
     // Validated in production too: a reloaded file is checked before it replaces the one serving.
     validateSupergraph: true,
     logger,
-    buildService: ({ name }): GraphQLDataSource => {
-      let service = services.get(name);
-      if (!service) {
-        service = buildService(name);
-        services.set(name, service);
-      }
-      return service;
-    },
+    buildService: ({ name }): GraphQLDataSource => dataSourceFor(sources, name),
   });
 
   // Subscriptions are planned over the supergraph the gateway serves, the one it just loaded or reloaded (gateway/live/).
   const planner = createSubscriptionPlanner();
   gateway.onSchemaLoadOrUpdate(({ coreSupergraphSdl }) => planner.loaded(coreSupergraphSdl));
-
-  function buildService(name: string): GraphQLDataSource {
-    const subgraphName = name as SubgraphName;
-    if (config.gateway.mode === 'embedded') {
-      const local = deps.localSubgraphs[subgraphName];
-      if (!local) throw new Error(`subgraph ${name} is not available in this process`);
-      return new InProcessDataSource(local, deps.formatSubgraphError, compile);
-    }
-    const urls = config.gateway.subgraphInstances[subgraphName];
-    if (!urls || urls.length === 0) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
-    const remote = new PropagatingRemoteDataSource({
-      name,
-      endpoints: urls.map((url) => ({ url, client: createClient(url, { timeoutMs: config.gateway.subgraphTimeoutMs }) })),
-      exposeReasons: !config.production,
-      incidents,
-      onRetry: (subgraph) => deps.telemetry.metrics.observeSubgraphRetry(subgraph),
-      tracing: deps.telemetry.tracing,
-      trustedCallerSecret: config.graphql.trustedCallerSecret,
-      // The subgraph servers of a deployment share its configuration: their bounds on one connection are these.
-      subscriptionLimits: { perConnection: config.subscriptions.perConnection, maxMessageBytes: config.subscriptions.maxMessageBytes },
-    });
-    remotes.push(remote);
-    return remote;
-  }
 
   const app = express();
   app.disable('x-powered-by');
@@ -203,23 +162,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   const lane = standIns.enabled('operation-fast-lane')
     ? createOperationFastLane({ checkResolvedOperation: hardening.checkResolvedOperation, telemetry: deps.telemetry, logger })
     : undefined;
-  const plugins: ApolloServerPlugin<GatewayContext>[] = [
-    ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.telemetry.shutdownGraceMs }),
-    // Nothing leaves the machine: no usage or schema reporting even if APOLLO_KEY happens to be set.
-    ApolloServerPluginUsageReportingDisabled(),
-    ApolloServerPluginSchemaReportingDisabled(),
-    ApolloServerPluginInlineTraceDisabled(),
-    ...hardening.plugins,
-    forwardedExtensionsPlugin,
-    subscriptionsNeedAStream,
-    ...(lane ? [lane.plugin] : []),
-    ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, 'gateway')] : []),
-    config.gateway.landingPage
-      ? // Apollo Sandbox, falling back to the offline IDE below when its CDN cannot be reached.
-        createLandingPagePlugin({ localIdePath: GRAPHIQL_PATH })
-      : ApolloServerPluginLandingPageDisabled(),
-  ];
-
+  const plugins = gatewayPlugins(deps, httpServer, hardening, lane);
   const apollo = new ApolloServer<GatewayContext>({
     gateway: lane ? lane.gateway(gateway) : gateway,
     introspection: config.gateway.introspection,
@@ -234,19 +177,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   });
   await apollo.start();
   let loaded = true;
-  const live = createLiveExecutor({
-    planner,
-    dataSource: (name) => services.get(name),
-    validationRules: [exactInt64LiteralsRule, deferLabelsRule, ...hardening.validationRules],
-    checkResolvedOperation: hardening.checkResolvedOperation,
-    formatError: hardening.formatError,
-    maxTokens: config.graphql.limits.maxTokens,
-    perToken: config.subscriptions.perToken,
-    maxSubscriptionBytes: config.subscriptions.maxMessageBytes,
-    hideSuggestions: !config.graphql.fieldSuggestions,
-    metrics: deps.telemetry.metrics,
-    logger,
-  });
+  const live = createLiveExecutor(liveExecutorDeps(deps, planner, sources, hardening));
   const door = createGatewayDoor({
     apollo,
     lane,
@@ -278,6 +209,139 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       leanJsonBody: standIns.enabled('lean-json-body'),
     });
   }
+  mountRoutes(deps, app, door, hardening);
+
+  return {
+    door,
+    httpServer,
+    supergraphLoaded: () => loaded,
+    reloadSupergraph: (trigger) => (loaded ? deps.supergraph.reload(trigger) : Promise.resolve('unchanged')),
+    stop: async () => {
+      loaded = false;
+      deps.supergraph.close();
+      lane?.close();
+      await websockets.close();
+      await apollo.stop();
+      for (const remote of sources.remotes) remote.close();
+      sources.incidents.close();
+    },
+  };
+}
+
+/** The subgraphs as the gateway reaches them: their data sources, built once each, and what the remote ones share. */
+interface SubgraphSources {
+  readonly deps: GatewayDeps;
+  /** graphql-jit for embedded subgraphs, while that stand-in serves. */
+  readonly compile: JitCompiler | undefined;
+  readonly createClient: (url: string, options: SubgraphHttpClientOptions) => SubgraphHttpClient;
+  readonly incidents: SubgraphIncidents;
+  readonly remotes: PropagatingRemoteDataSource[];
+  /**
+   * One data source per subgraph for the gateway's life: @apollo/gateway asks again when a reloaded supergraph names a
+   * subgraph at another URL, but the gateway reaches subgraphs at their configured URLs, never the file's, so the
+   * instances, their circuits and connections carry over a reload.
+   */
+  readonly services: Map<string, GraphQLDataSource>;
+}
+
+function createSubgraphSources(deps: GatewayDeps, standIns: StandIns): SubgraphSources {
+  const compile = standIns.enabled('jit-subgraph-execution') ? createJitCompiler() : undefined;
+  const createClient = standIns.enabled('undici-subgraph-client') ? createUndiciSubgraphClient : createFetcherSubgraphClient;
+  const remotes: PropagatingRemoteDataSource[] = [];
+  const incidents = createSubgraphIncidents(deps.logger);
+  deps.telemetry.metrics.trackSubgraphCircuits(() =>
+    remotes.map((remote) => ({ subgraph: remote.name, instances: remote.instances.size, open: remote.instances.openCircuits() })),
+  );
+  return { deps, compile, createClient, incidents, remotes, services: new Map() };
+}
+
+/** The subgraph's data source, built the first time @apollo/gateway asks for it. */
+function dataSourceFor(sources: SubgraphSources, name: string): GraphQLDataSource {
+  let service = sources.services.get(name);
+  if (!service) {
+    service = buildDataSource(sources, name);
+    sources.services.set(name, service);
+  }
+  return service;
+}
+
+function buildDataSource(sources: SubgraphSources, name: string): GraphQLDataSource {
+  const { config } = sources.deps;
+  const subgraphName = name as SubgraphName;
+  if (config.gateway.mode === 'embedded') {
+    const local = sources.deps.localSubgraphs[subgraphName];
+    if (!local) throw new Error(`subgraph ${name} is not available in this process`);
+    return new InProcessDataSource(local, sources.deps.formatSubgraphError, sources.compile);
+  }
+  const urls = config.gateway.subgraphInstances[subgraphName];
+  if (!urls || urls.length === 0) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
+  const remote = new PropagatingRemoteDataSource({
+    name,
+    endpoints: urls.map((url) => ({ url, client: sources.createClient(url, { timeoutMs: config.gateway.subgraphTimeoutMs }) })),
+    exposeReasons: !config.production,
+    incidents: sources.incidents,
+    onRetry: (subgraph) => sources.deps.telemetry.metrics.observeSubgraphRetry(subgraph),
+    tracing: sources.deps.telemetry.tracing,
+    trustedCallerSecret: config.graphql.trustedCallerSecret,
+    // The subgraph servers of a deployment share its configuration: their bounds on one connection are these.
+    subscriptionLimits: { perConnection: config.subscriptions.perConnection, maxMessageBytes: config.subscriptions.maxMessageBytes },
+  });
+  sources.remotes.push(remote);
+  return remote;
+}
+
+/** The gateway's Apollo Server plugins, in their order. */
+function gatewayPlugins(
+  deps: GatewayDeps,
+  httpServer: Server,
+  hardening: GraphqlHardening,
+  lane: OperationFastLane | undefined,
+): ApolloServerPlugin<GatewayContext>[] {
+  const { config } = deps;
+  return [
+    ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.telemetry.shutdownGraceMs }),
+    // Nothing leaves the machine: no usage or schema reporting even if APOLLO_KEY happens to be set.
+    ApolloServerPluginUsageReportingDisabled(),
+    ApolloServerPluginSchemaReportingDisabled(),
+    ApolloServerPluginInlineTraceDisabled(),
+    ...hardening.plugins,
+    forwardedExtensionsPlugin,
+    subscriptionsNeedAStream,
+    ...(lane ? [lane.plugin] : []),
+    ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, 'gateway')] : []),
+    config.gateway.landingPage
+      ? // Apollo Sandbox, falling back to the offline IDE below when its CDN cannot be reached.
+        createLandingPagePlugin({ localIdePath: GRAPHIQL_PATH })
+      : ApolloServerPluginLandingPageDisabled(),
+  ];
+}
+
+/** What the live executor (gateway/live/) runs with: the planner, the data sources and the gateway's own rules. */
+function liveExecutorDeps(
+  deps: GatewayDeps,
+  planner: LiveExecutorDeps['planner'],
+  sources: SubgraphSources,
+  hardening: GraphqlHardening,
+): LiveExecutorDeps {
+  const { config } = deps;
+  return {
+    planner,
+    dataSource: (name) => sources.services.get(name),
+    validationRules: [exactInt64LiteralsRule, deferLabelsRule, ...hardening.validationRules],
+    checkResolvedOperation: hardening.checkResolvedOperation,
+    formatError: hardening.formatError,
+    maxTokens: config.graphql.limits.maxTokens,
+    perToken: config.subscriptions.perToken,
+    maxSubscriptionBytes: config.subscriptions.maxMessageBytes,
+    hideSuggestions: !config.graphql.fieldSuggestions,
+    metrics: deps.telemetry.metrics,
+    logger: deps.logger,
+  };
+}
+
+/** Express's routes: telemetry and probes, the home page, the offline IDE, /graphql through the door, the fallbacks. */
+function mountRoutes(deps: GatewayDeps, app: Express, door: GatewayDoor, hardening: GraphqlHardening): void {
+  const { config } = deps;
   app.use(deps.telemetry.http('gateway'));
   app.use(deps.telemetry.routes());
   if (deps.homePage) app.use(deps.homePage);
@@ -307,23 +371,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   );
 
   // Unknown paths and body-parser failures answer in GraphQL's own shape instead of Express's HTML page.
-  app.use(...graphqlHttpFallbacks({ bodyLimitBytes: config.gateway.bodyLimitBytes, logger }));
-
-  return {
-    door,
-    httpServer,
-    supergraphLoaded: () => loaded,
-    reloadSupergraph: (trigger) => (loaded ? deps.supergraph.reload(trigger) : Promise.resolve('unchanged')),
-    stop: async () => {
-      loaded = false;
-      deps.supergraph.close();
-      lane?.close();
-      await websockets.close();
-      await apollo.stop();
-      for (const remote of remotes) remote.close();
-      incidents.close();
-    },
-  };
+  app.use(...graphqlHttpFallbacks({ bodyLimitBytes: config.gateway.bodyLimitBytes, logger: deps.logger }));
 }
 
 /**

@@ -153,80 +153,115 @@ const SINGLE_RESULT_TYPES = [
 const ACCEPT_MEMO_ENTRIES = 64;
 
 export function createOperationFastLane(deps: OperationFastLaneDeps): OperationFastLane {
-  const { metrics } = deps.telemetry;
-  const maxEntries = deps.maxEntries ?? 1000;
-  const maxQueryChars = deps.maxQueryChars ?? 4_000_000;
-  // query text → requested operationName ('' when none) → entry. Insertion order is the eviction order.
-  const entries = new Map<string, Map<string, LaneEntry>>();
-  let queryChars = 0;
-  const acceptMemo = new Map<string, string | null>();
-  let executor: GatewayExecutor | undefined;
-  // The schema the gateway serves: a request the pipeline validated against the one before a reload (still in flight
-  // when the new one came) is not recorded for the new one.
-  let currentSchema: GraphQLSchema | undefined;
-  let open = true;
-
-  const forget = () => {
-    entries.clear();
-    queryChars = 0;
+  const lane: LaneContext = {
+    deps,
+    metrics: deps.telemetry.metrics,
+    maxEntries: deps.maxEntries ?? 1000,
+    maxQueryChars: deps.maxQueryChars ?? 4_000_000,
+    entries: new Map(),
+    queryChars: 0,
+    acceptMemo: new Map(),
+    executor: undefined,
+    currentSchema: undefined,
+    open: true,
   };
+  return {
+    plugin: lanePlugin(lane),
+    gateway: (real) => laneGateway(lane, real),
+    serve: (request) => serve(lane, request),
+    execute: (operation) => execute(lane, operation),
+    close: () => {
+      lane.open = false;
+      forget(lane);
+    },
+  };
+}
 
-  const record = (query: string, requestedName: string | undefined, entry: LaneEntry) => {
-    let byName = entries.get(query);
-    if (!byName) {
-      if (query.length > maxQueryChars) return;
-      while (entries.size >= maxEntries || queryChars + query.length > maxQueryChars) {
-        const oldest = entries.keys().next().value as string;
-        entries.delete(oldest);
-        queryChars -= oldest.length;
-      }
-      byName = new Map();
-      entries.set(query, byName);
-      queryChars += query.length;
+/** What the lane's functions share: its settings, the documents it knows, and the executor and schema serving. */
+interface LaneContext {
+  readonly deps: OperationFastLaneDeps;
+  readonly metrics: Telemetry['metrics'];
+  readonly maxEntries: number;
+  readonly maxQueryChars: number;
+  /** query text → requested operationName ('' when none) → entry. Insertion order is the eviction order. */
+  readonly entries: Map<string, Map<string, LaneEntry>>;
+  queryChars: number;
+  readonly acceptMemo: Map<string, string | null>;
+  executor: GatewayExecutor | undefined;
+  /**
+   * The schema the gateway serves: a request the pipeline validated against the one before a reload (still in flight
+   * when the new one came) is not recorded for the new one.
+   */
+  currentSchema: GraphQLSchema | undefined;
+  open: boolean;
+}
+
+function forget(lane: LaneContext): void {
+  lane.entries.clear();
+  lane.queryChars = 0;
+}
+
+function record(lane: LaneContext, query: string, requestedName: string | undefined, entry: LaneEntry): void {
+  const { entries } = lane;
+  let byName = entries.get(query);
+  if (!byName) {
+    if (query.length > lane.maxQueryChars) return;
+    while (entries.size >= lane.maxEntries || lane.queryChars + query.length > lane.maxQueryChars) {
+      const oldest = entries.keys().next().value as string;
+      entries.delete(oldest);
+      lane.queryChars -= oldest.length;
     }
-    byName.set(requestedName ?? '', entry);
-  };
+    byName = new Map();
+    entries.set(query, byName);
+    lane.queryChars += query.length;
+  }
+  byName.set(requestedName ?? '', entry);
+}
 
-  /** The content type Apollo Server answers a single result with for this Accept header, null for its 406. */
-  const contentTypeFor = (accept: string | undefined): string | null => {
-    if (!accept) return JSON_TYPE;
-    let type = acceptMemo.get(accept);
-    if (type === undefined) {
-      type = new Negotiator({ headers: { accept } }).mediaType(SINGLE_RESULT_TYPES) ?? null;
-      if (acceptMemo.size >= ACCEPT_MEMO_ENTRIES) acceptMemo.clear();
-      acceptMemo.set(accept, type);
-    }
-    return type;
-  };
+/** The content type Apollo Server answers a single result with for this Accept header, null for its 406. */
+function contentTypeFor(lane: LaneContext, accept: string | undefined): string | null {
+  if (!accept) return JSON_TYPE;
+  const { acceptMemo } = lane;
+  let type = acceptMemo.get(accept);
+  if (type === undefined) {
+    type = new Negotiator({ headers: { accept } }).mediaType(SINGLE_RESULT_TYPES) ?? null;
+    if (acceptMemo.size >= ACCEPT_MEMO_ENTRIES) acceptMemo.clear();
+    acceptMemo.set(accept, type);
+  }
+  return type;
+}
 
-  const plugin: ApolloServerPlugin<GatewayContext> = {
+function lanePlugin(lane: LaneContext): ApolloServerPlugin<GatewayContext> {
+  return {
     async requestDidStart() {
       return {
         // Reached only when every didResolveOperation hook let the operation through and no plugin answered for it.
         async executionDidStart({ request, source, document, operation, operationName, queryHash, schema }) {
           // A document that came from somewhere else than the request's own text (an automatic persisted query) is not
           // one the lane can recognise by its text.
-          if (typeof request.query !== 'string' || source !== request.query || !operation || schema !== currentSchema) return;
+          if (typeof request.query !== 'string' || source !== request.query || !operation || schema !== lane.currentSchema) return;
           const onlyOperation = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length === 1;
-          record(request.query, request.operationName, { schema, document, operation, operationName, queryHash, onlyOperation });
+          record(lane, request.query, request.operationName, { schema, document, operation, operationName, queryHash, onlyOperation });
         },
       };
     },
   };
+}
 
-  const gateway = (real: ApolloGateway): GatewayLike => ({
+function laneGateway(lane: LaneContext, real: ApolloGateway): GatewayLike {
+  return {
     onSchemaLoadOrUpdate: (callback) =>
       real.onSchemaLoadOrUpdate((schemaContext) => {
         // Documents were validated against the schema they were recorded with: a new one starts the lane afresh.
-        forget();
-        currentSchema = schemaContext.apiSchema;
+        forget(lane);
+        lane.currentSchema = schemaContext.apiSchema;
         callback(schemaContext);
       }),
     load: async (options) => {
       const loaded = await real.load(options);
-      executor = loaded.executor;
+      lane.executor = loaded.executor;
       // @apollo/gateway has told its listeners of this schema during load; a gateway that does not is taken at its word.
-      currentSchema ??= loaded.schema;
+      lane.currentSchema ??= loaded.schema;
       return {
         ...loaded,
         executor: async (requestContext) => {
@@ -245,135 +280,130 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
       };
     },
     stop: () => real.stop(),
-  });
-
-  /**
-   * Runs a known operation on the executor: its data and extensions as the pipeline would answer them, or why not (the
-   * pipeline then answers; `replayed`: with the executor's outcome, carried by the context).
-   */
-  const runOperation = async (
-    query: string,
-    operationName: string | undefined,
-    variables: Record<string, unknown> | undefined,
-    /** The HTTP request's headers; undefined for an operation run in-process (as executeOperation runs them). */
-    headers: LaneHeaders | undefined,
-    context: GatewayContext,
-  ): Promise<LaneResult | FastLaneOutcome> => {
-    if (!executor) return 'declined';
-    const entry = entries.get(query)?.get(operationName ?? '');
-    if (!entry) return 'declined';
-    const { schema, document, operation } = entry;
-    try {
-      deps.checkResolvedOperation({ schema, document, operation, variables, http: headers ? { headers } : undefined });
-    } catch {
-      // Refused: the pipeline refuses it the same way, in its own words.
-      return 'declined';
-    }
-
-    const started = performance.now();
-    const policy = new CachePolicy();
-    const responseHttp = new ResponseHttp();
-    // What Apollo Server hands the executor (its makeGatewayGraphQLRequestContext), for this request.
-    const requestContext = {
-      request: {
-        query,
-        operationName: entry.onlyOperation ? undefined : operationName,
-        variables,
-        extensions: undefined,
-        http: headers ? { method: 'POST', url: 'https://unknown-url.invalid/', headers: new FetcherHeaders(headers) } : undefined,
-      },
-      response: { http: responseHttp },
-      logger: deps.logger,
-      schema,
-      context,
-      queryHash: entry.queryHash,
-      document,
-      source: query,
-      operationName: entry.operationName,
-      operation,
-      metrics: {},
-      debug: false,
-      overallCachePolicy: policy,
-      requestIsBatched: false,
-    } as unknown as GatewayRequestContext;
-
-    let result: GatewayResult;
-    try {
-      result = await executor(requestContext);
-    } catch (error) {
-      (context as ReplayCarrier)[REPLAY] = { error, http: responseHttp };
-      return 'replayed';
-    }
-    // Errors, or a response the executor gave a status or headers of its own: the pipeline makes that reply.
-    if (result.errors !== undefined || result.data == null || responseHttp.status !== undefined || responseHttp.map.size > 0) {
-      (context as ReplayCarrier)[REPLAY] = { result, http: responseHttp };
-      return 'replayed';
-    }
-
-    const forwarded = context.responseExtensions;
-    const extensions = hasKeys(forwarded) ? { ...result.extensions, ...forwarded } : result.extensions;
-    // As the telemetry plugin does, which the gateway runs when metrics are on (graphql-telemetry-plugin.ts).
-    if (metrics.enabled) {
-      const name = entry.operationName ?? 'anonymous';
-      const type = operation.operation;
-      const span = trace.getActiveSpan();
-      if (span) {
-        span.setAttribute('graphql.operation.name', name);
-        span.setAttribute('graphql.operation.type', type);
-      }
-      metrics.observeGraphql('gateway', name, type, (performance.now() - started) / 1000, []);
-    }
-    return { data: result.data, extensions, cacheable: policy.policyIfCacheable() };
   };
+}
 
-  /** Counts the outcome; the result when the lane answers. */
-  const counted = (outcome: LaneResult | FastLaneOutcome): LaneResult | undefined => {
-    if (typeof outcome === 'string') {
-      metrics.observeFastLane(outcome);
-      return undefined;
-    }
-    metrics.observeFastLane('served');
-    return outcome;
-  };
+/**
+ * Runs a known operation on the executor: its data and extensions as the pipeline would answer them, or why not (the
+ * pipeline then answers; `replayed`: with the executor's outcome, carried by the context).
+ */
+async function runOperation(
+  lane: LaneContext,
+  query: string,
+  operationName: string | undefined,
+  variables: Record<string, unknown> | undefined,
+  /** The HTTP request's headers; undefined for an operation run in-process (as executeOperation runs them). */
+  headers: LaneHeaders | undefined,
+  context: GatewayContext,
+): Promise<LaneResult | FastLaneOutcome> {
+  const { executor, deps, metrics } = lane;
+  if (!executor) return 'declined';
+  const entry = lane.entries.get(query)?.get(operationName ?? '');
+  if (!entry) return 'declined';
+  const { schema, document, operation } = entry;
+  try {
+    deps.checkResolvedOperation({ schema, document, operation, variables, http: headers ? { headers } : undefined });
+  } catch {
+    // Refused: the pipeline refuses it the same way, in its own words.
+    return 'declined';
+  }
 
-  const serve = async ({ body, headers, context }: FastLaneRequest): Promise<FastLaneReply | undefined> => {
-    const request = laneRequest(body);
-    // The reply's type is settled before anything runs: a request the pipeline would answer 406 is the pipeline's.
-    const contentType = request ? contentTypeFor(headers.get('accept')) : null;
-    const result = counted(
-      request && contentType !== null && open
-        ? await runOperation(request.query, request.operationName, request.variables, headers, context)
-        : 'declined',
-    );
-    if (!result) return undefined;
-    const { cacheable } = result;
-    return {
-      status: 200,
-      headers: [
-        ['cache-control', cacheable ? `max-age=${cacheable.maxAge}, ${cacheable.scope.toLowerCase()}` : 'no-store'],
-        ['content-type', contentType!],
-      ],
-      // Apollo Server's order (errors, data, extensions) and its trailing newline.
-      body: `${JSON.stringify({ data: result.data, extensions: result.extensions })}\n`,
-    };
-  };
-
-  const execute = async ({ query, operationName, variables, context }: FastLaneOperation): Promise<FastLaneResult | undefined> => {
-    const result = counted(open ? await runOperation(query, operationName, variables, undefined, context) : 'declined');
-    if (!result) return undefined;
-    return result.extensions === undefined ? { data: result.data } : { data: result.data, extensions: result.extensions };
-  };
-
-  return {
-    plugin,
-    gateway,
-    serve,
-    execute,
-    close: () => {
-      open = false;
-      forget();
+  const started = performance.now();
+  const policy = new CachePolicy();
+  const responseHttp = new ResponseHttp();
+  // What Apollo Server hands the executor (its makeGatewayGraphQLRequestContext), for this request.
+  const requestContext = {
+    request: {
+      query,
+      operationName: entry.onlyOperation ? undefined : operationName,
+      variables,
+      extensions: undefined,
+      http: headers ? { method: 'POST', url: 'https://unknown-url.invalid/', headers: new FetcherHeaders(headers) } : undefined,
     },
+    response: { http: responseHttp },
+    logger: deps.logger,
+    schema,
+    context,
+    queryHash: entry.queryHash,
+    document,
+    source: query,
+    operationName: entry.operationName,
+    operation,
+    metrics: {},
+    debug: false,
+    overallCachePolicy: policy,
+    requestIsBatched: false,
+  } as unknown as GatewayRequestContext;
+
+  let result: GatewayResult;
+  try {
+    result = await executor(requestContext);
+  } catch (error) {
+    (context as ReplayCarrier)[REPLAY] = { error, http: responseHttp };
+    return 'replayed';
+  }
+  // Errors, or a response the executor gave a status or headers of its own: the pipeline makes that reply.
+  if (result.errors !== undefined || result.data == null || responseHttp.status !== undefined || responseHttp.map.size > 0) {
+    (context as ReplayCarrier)[REPLAY] = { result, http: responseHttp };
+    return 'replayed';
+  }
+
+  const forwarded = context.responseExtensions;
+  const extensions = hasKeys(forwarded) ? { ...result.extensions, ...forwarded } : result.extensions;
+  // As the telemetry plugin does, which the gateway runs when metrics are on (graphql-telemetry-plugin.ts).
+  if (metrics.enabled) {
+    const name = entry.operationName ?? 'anonymous';
+    const type = operation.operation;
+    const span = trace.getActiveSpan();
+    if (span) {
+      span.setAttribute('graphql.operation.name', name);
+      span.setAttribute('graphql.operation.type', type);
+    }
+    metrics.observeGraphql('gateway', name, type, (performance.now() - started) / 1000, []);
+  }
+  return { data: result.data, extensions, cacheable: policy.policyIfCacheable() };
+}
+
+/** Counts the outcome; the result when the lane answers. */
+function counted(lane: LaneContext, outcome: LaneResult | FastLaneOutcome): LaneResult | undefined {
+  if (typeof outcome === 'string') {
+    lane.metrics.observeFastLane(outcome);
+    return undefined;
+  }
+  lane.metrics.observeFastLane('served');
+  return outcome;
+}
+
+async function serve(lane: LaneContext, { body, headers, context }: FastLaneRequest): Promise<FastLaneReply | undefined> {
+  const request = laneRequest(body);
+  // The reply's type is settled before anything runs: a request the pipeline would answer 406 is the pipeline's.
+  const contentType = request ? contentTypeFor(lane, headers.get('accept')) : null;
+  const result = counted(
+    lane,
+    request && contentType !== null && lane.open
+      ? await runOperation(lane, request.query, request.operationName, request.variables, headers, context)
+      : 'declined',
+  );
+  if (!result) return undefined;
+  const { cacheable } = result;
+  return {
+    status: 200,
+    headers: [
+      ['cache-control', cacheable ? `max-age=${cacheable.maxAge}, ${cacheable.scope.toLowerCase()}` : 'no-store'],
+      ['content-type', contentType!],
+    ],
+    // Apollo Server's order (errors, data, extensions) and its trailing newline.
+    body: `${JSON.stringify({ data: result.data, extensions: result.extensions })}\n`,
   };
+}
+
+async function execute(
+  lane: LaneContext,
+  { query, operationName, variables, context }: FastLaneOperation,
+): Promise<FastLaneResult | undefined> {
+  const result = counted(lane, lane.open ? await runOperation(lane, query, operationName, variables, undefined, context) : 'declined');
+  if (!result) return undefined;
+  return result.extensions === undefined ? { data: result.data } : { data: result.data, extensions: result.extensions };
 }
 
 /** The operation fields of a POST body the lane takes; undefined for anything the pipeline should look at itself. */

@@ -41,7 +41,41 @@ const READ_THROUGH_BYTES = 1024 * 1024;
  * Nothing is fetched at creation: the first request, or readiness (HeadBucket), finds out whether the bucket answers.
  */
 export function createS3BlobStore(config: S3StoreConfig): BlobStore {
-  const client = new S3Client({
+  const store: S3StoreContext = {
+    config,
+    client: s3Client(config),
+    Bucket: config.bucket,
+    slabs: slabPool(PART_BYTES, SLAB_KEEP_IDLE_MS),
+  };
+  return {
+    write: (source, given) => writeBlob(store, source, given),
+    read: (key, range) => readBlob(store, key, range),
+    async openReader(key) {
+      return openObjectReader(store.client, store.Bucket, objectKey(store, key));
+    },
+    async delete(key) {
+      // S3 answers 204 for a key that is not there, so a second sweeper's delete is no error.
+      await store.client.send(new DeleteObjectCommand({ Bucket: store.Bucket, Key: objectKey(store, key) }));
+    },
+    exists: (key) => blobExists(store, key),
+    checkWritable: (signal) => checkBucket(store, signal),
+    async close() {
+      store.slabs.clear();
+      store.client.destroy();
+    },
+  };
+}
+
+/** What the store's functions share: its settings, the client and bucket, the slabs of the single-PutObject writes. */
+interface S3StoreContext {
+  readonly config: S3StoreConfig;
+  readonly client: S3Client;
+  readonly Bucket: string;
+  readonly slabs: SlabPool;
+}
+
+function s3Client(config: S3StoreConfig): S3Client {
+  return new S3Client({
     ...(config.endpoint !== undefined && { endpoint: config.endpoint }),
     region: config.region,
     forcePathStyle: config.forcePathStyle,
@@ -61,152 +95,138 @@ export function createS3BlobStore(config: S3StoreConfig): BlobStore {
     // idle for 2 min (longer than a reader or a stream waits between reads while its caller works).
     requestHandler: { connectionTimeout: 5_000, socketTimeout: 120_000 },
   });
-  const Bucket = config.bucket;
-  const slabs = slabPool(PART_BYTES, SLAB_KEEP_IDLE_MS);
-  const objectKey = (key: string) => {
-    // Keys are made here; anything else is refused before it reaches the store (as the local store does).
-    if (!isBlobKey(key)) throw new TypeError(`not a blob key: ${key}`);
-    return `${config.keyPrefix}${key}`;
-  };
+}
 
-  return {
-    async write(source, given) {
-      const key = given ?? newBlobKey();
-      const Key = objectKey(key);
-      // Up to one part is read first, copied into a slab as it arrives. A blob that ends within it — every image of the
-      // simple upload, every segment — is sent from the slab as one PutObject (putWhole); a longer one goes to
-      // lib-storage as a multipart upload, those bytes first. A source that fails here has sent nothing: its error is
-      // thrown as it is.
-      const pieces = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-      const head: Buffer[] = [];
-      let bytes = 0;
-      const slab = slabs.take();
+function objectKey(store: S3StoreContext, key: string): string {
+  // Keys are made here; anything else is refused before it reaches the store (as the local store does).
+  if (!isBlobKey(key)) throw new TypeError(`not a blob key: ${key}`);
+  return `${store.config.keyPrefix}${key}`;
+}
+
+async function writeBlob(store: S3StoreContext, source: Readable, given: string | undefined): Promise<{ key: string; bytes: number }> {
+  const { client, Bucket, slabs } = store;
+  const key = given ?? newBlobKey();
+  const Key = objectKey(store, key);
+  // Up to one part is read first, copied into a slab as it arrives. A blob that ends within it — every image of the
+  // simple upload, every segment — is sent from the slab as one PutObject (putWhole); a longer one goes to
+  // lib-storage as a multipart upload, those bytes first. A source that fails here has sent nothing: its error is
+  // thrown as it is.
+  const pieces = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  const head: Buffer[] = [];
+  let bytes = 0;
+  const slab = slabs.take();
+  try {
+    for (;;) {
+      const next = await pieces.next();
+      if (next.done) {
+        const body = slab.subarray(0, bytes);
+        await putWhole(client, { Bucket, Key }, body, await payloadHash(body));
+        return { key, bytes };
+      }
+      const piece = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+      if (bytes + piece.length > PART_BYTES) {
+        head.push(Buffer.from(slab.subarray(0, bytes)), piece);
+        bytes += piece.length;
+        break;
+      }
+      piece.copy(slab, bytes);
+      bytes += piece.length;
+    }
+  } finally {
+    slabs.give(slab);
+  }
+  // The source's own error is what the caller must see (a refused image, a size limit): lib-storage rethrows it,
+  // unless aborting the multipart upload fails as well, when it throws the abort's error instead.
+  let sourceError: unknown;
+  const body = Readable.from(
+    (async function* () {
+      // Handed on, not kept: lib-storage holds what it has not sent yet.
+      yield* head.splice(0);
       try {
-        for (;;) {
-          const next = await pieces.next();
-          if (next.done) {
-            const body = slab.subarray(0, bytes);
-            await putWhole(client, { Bucket, Key }, body, await payloadHash(body));
-            return { key, bytes };
-          }
+        for (let next = await pieces.next(); !next.done; next = await pieces.next()) {
           const piece = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
-          if (bytes + piece.length > PART_BYTES) {
-            head.push(Buffer.from(slab.subarray(0, bytes)), piece);
-            bytes += piece.length;
-            break;
-          }
-          piece.copy(slab, bytes);
           bytes += piece.length;
+          yield piece;
         }
-      } finally {
-        slabs.give(slab);
-      }
-      // The source's own error is what the caller must see (a refused image, a size limit): lib-storage rethrows it,
-      // unless aborting the multipart upload fails as well, when it throws the abort's error instead.
-      let sourceError: unknown;
-      const body = Readable.from(
-        (async function* () {
-          // Handed on, not kept: lib-storage holds what it has not sent yet.
-          yield* head.splice(0);
-          try {
-            for (let next = await pieces.next(); !next.done; next = await pieces.next()) {
-              const piece = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
-              bytes += piece.length;
-              yield piece;
-            }
-          } catch (error) {
-            sourceError ??= error;
-            throw error;
-          }
-        })(),
-        { objectMode: false },
-      );
-      const upload = new Upload({ client, params: { Bucket, Key, Body: body }, partSize: PART_BYTES, queueSize: PART_QUEUE });
-      try {
-        await upload.done();
       } catch (error) {
-        // lib-storage stops reading when a part fails: end the source rather than leave it paused.
-        body.destroy();
-        await pieces.return?.();
-        throw sourceError ?? error;
-      }
-      return { key, bytes };
-    },
-
-    read(key, range) {
-      const Key = objectKey(key);
-      if (range && !(range.start >= 0 && range.end >= range.start)) throw new RangeError(`not a byte range: ${range.start}-${range.end}`);
-      const out = new PassThrough();
-      const controller = new AbortController();
-      let answered = false;
-      // A stream destroyed before the GET answers ends the GET.
-      out.once('close', () => {
-        if (!answered) controller.abort();
-      });
-      client
-        .send(new GetObjectCommand({ Bucket, Key, ...(range && { Range: `bytes=${range.start}-${range.end}` }) }), {
-          abortSignal: controller.signal,
-        })
-        .then(
-          (reply) => {
-            answered = true;
-            const body = reply.Body as Readable;
-            if (out.destroyed) body.destroy();
-            // The body's errors reach `out` (pipeline destroys every stream with the first error); `out`'s reader handles them.
-            else pipeline(body, out, () => undefined);
-          },
-          (error: unknown) => {
-            answered = true;
-            // A range that starts past the end is empty, as a file's read stream is.
-            if (statusOf(error) === 416) out.end();
-            else out.destroy(error as Error);
-          },
-        );
-      return out;
-    },
-
-    async openReader(key) {
-      return openObjectReader(client, Bucket, objectKey(key));
-    },
-
-    async delete(key) {
-      // S3 answers 204 for a key that is not there, so a second sweeper's delete is no error.
-      await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(key) }));
-    },
-
-    async exists(key) {
-      if (!isBlobKey(key)) return false;
-      try {
-        await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }));
-        return true;
-      } catch (error) {
-        // Only "not there" is an answer; a store that does not answer is an error, not a missing blob.
-        if (statusOf(error) === 404) return false;
+        sourceError ??= error;
         throw error;
       }
-    },
-
-    async checkWritable(signal) {
-      // HeadBucket: the bucket exists and these credentials reach it. Readiness runs every few seconds on every
-      // process; a test write each time would cost a billed PUT and DELETE per probe (and leave delete markers in a
-      // versioned bucket), and a credential that may read but not write is a deployment error the first upload names.
-      try {
-        await client.send(new HeadBucketCommand({ Bucket }), signal ? { abortSignal: signal } : {});
-      } catch (error) {
-        const status = statusOf(error);
-        throw new Error(
-          `the S3 bucket ${Bucket} cannot be reached: ${status === 404 ? 'it does not exist' : status !== undefined ? `HTTP ${status}` : (error as Error).message}`,
-          { cause: error },
-        );
-      }
-    },
-
-    async close() {
-      slabs.clear();
-      client.destroy();
-    },
-  };
+    })(),
+    { objectMode: false },
+  );
+  const upload = new Upload({ client, params: { Bucket, Key, Body: body }, partSize: PART_BYTES, queueSize: PART_QUEUE });
+  try {
+    await upload.done();
+  } catch (error) {
+    // lib-storage stops reading when a part fails: end the source rather than leave it paused.
+    body.destroy();
+    await pieces.return?.();
+    throw sourceError ?? error;
+  }
+  return { key, bytes };
 }
+
+function readBlob(store: S3StoreContext, key: string, range: { start: number; end: number } | undefined): Readable {
+  const Key = objectKey(store, key);
+  if (range && !(range.start >= 0 && range.end >= range.start)) throw new RangeError(`not a byte range: ${range.start}-${range.end}`);
+  const out = new PassThrough();
+  const controller = new AbortController();
+  let answered = false;
+  // A stream destroyed before the GET answers ends the GET.
+  out.once('close', () => {
+    if (!answered) controller.abort();
+  });
+  store.client
+    .send(new GetObjectCommand({ Bucket: store.Bucket, Key, ...(range && { Range: `bytes=${range.start}-${range.end}` }) }), {
+      abortSignal: controller.signal,
+    })
+    .then(
+      (reply) => {
+        answered = true;
+        const body = reply.Body as Readable;
+        if (out.destroyed) body.destroy();
+        // The body's errors reach `out` (pipeline destroys every stream with the first error); `out`'s reader handles them.
+        else pipeline(body, out, () => undefined);
+      },
+      (error: unknown) => {
+        answered = true;
+        // A range that starts past the end is empty, as a file's read stream is.
+        if (statusOf(error) === 416) out.end();
+        else out.destroy(error as Error);
+      },
+    );
+  return out;
+}
+
+async function blobExists(store: S3StoreContext, key: string): Promise<boolean> {
+  if (!isBlobKey(key)) return false;
+  try {
+    await store.client.send(new HeadObjectCommand({ Bucket: store.Bucket, Key: objectKey(store, key) }));
+    return true;
+  } catch (error) {
+    // Only "not there" is an answer; a store that does not answer is an error, not a missing blob.
+    if (statusOf(error) === 404) return false;
+    throw error;
+  }
+}
+
+async function checkBucket({ client, Bucket }: S3StoreContext, signal: AbortSignal | undefined): Promise<void> {
+  // HeadBucket: the bucket exists and these credentials reach it. Readiness runs every few seconds on every
+  // process; a test write each time would cost a billed PUT and DELETE per probe (and leave delete markers in a
+  // versioned bucket), and a credential that may read but not write is a deployment error the first upload names.
+  try {
+    await client.send(new HeadBucketCommand({ Bucket }), signal ? { abortSignal: signal } : {});
+  } catch (error) {
+    const status = statusOf(error);
+    throw new Error(
+      `the S3 bucket ${Bucket} cannot be reached: ${status === 404 ? 'it does not exist' : status !== undefined ? `HTTP ${status}` : (error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+type SlabPool = ReturnType<typeof slabPool>;
 
 /**
  * Buffers of one part each for the single-PutObject writes, reused from write to write. A blob under a part is held

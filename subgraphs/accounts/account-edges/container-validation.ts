@@ -36,7 +36,57 @@ export interface ContainerDraft {
 
 /** The parameter rules of POST /<account>/media that need no database; the carousel's children are checked after. */
 export function validateContainerInput(input: CreateContainerInput): ContainerDraft {
-  const given = (value: string | null | undefined): string | null => (value == null || value.trim() === '' ? null : value.trim());
+  const media = containerMedia(input);
+  const { mediaType, imageUrl, videoUrl, uploadMediaId, isCarouselItem } = media;
+  const children = carouselChildren(input, mediaType);
+  const caption = checkedCaption(input);
+  const userTags = checkedUserTags(input, media);
+  const collaborators = checkedCollaborators(input, media);
+  const locationId = given(input.locationId);
+  if (locationId !== null && !/^\d{1,20}$/.test(locationId)) {
+    throw socialErrors.invalidParameter('location_id', 'location_id must be the numeric id of a location page.');
+  }
+  const { coverUrl, shareToFeed, audioName } = reelParameters(input, media);
+  const thumbOffset = checkedThumbOffset(input, media);
+  const altText = checkedAltText(input, media);
+  return {
+    mediaType,
+    imageUrl,
+    videoUrl,
+    uploadMediaId,
+    caption,
+    isCarouselItem,
+    children,
+    userTags,
+    collaborators,
+    locationId,
+    altText,
+    shareToFeed,
+    coverUrl,
+    thumbOffset,
+    audioName,
+  };
+}
+
+/** What a container holds, and what the other rules ask of it. */
+interface ContainerMedia {
+  mediaType: ContainerMediaType;
+  imageUrl: string | null;
+  videoUrl: string | null;
+  uploadMediaId: string | null;
+  isCarouselItem: boolean;
+  isVideo: boolean;
+  isImage: boolean;
+  /** A reel: REELS, or a stand-alone legacy VIDEO (published as a reel, as the platform now does with every video). */
+  isReel: boolean;
+}
+
+function given(value: string | null | undefined): string | null {
+  return value == null || value.trim() === '' ? null : value.trim();
+}
+
+/** media_type, the media's URLs or upload, and whether it is a carousel item: checked against each other. */
+function containerMedia(input: CreateContainerInput): ContainerMedia {
   const requested = given(input.mediaType);
   if (requested !== null && !(CONTAINER_MEDIA_TYPES as readonly string[]).includes(requested)) throw publishing.unknownMediaType(requested);
   const uploadMediaId = given(input.uploadMediaId);
@@ -51,10 +101,32 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
   if (imageUrl !== null && videoUrl !== null) {
     throw socialErrors.invalidParameter('video_url', 'Only one of image_url and video_url can be given.');
   }
-  // Which media the container holds, by media_type: CAROUSEL takes its media from children; REELS and VIDEO need a
-  // video; STORIES either; no media_type means an image (a video without one is refused: the platform retired plain
-  // VIDEO posts, and only a carousel item may still say VIDEO).
   const mediaType = (requested ?? 'IMAGE') as ContainerMediaType;
+  checkMediaOfType(mediaType, imageUrl, videoUrl, isCarouselItem);
+  if (isCarouselItem && (mediaType === 'REELS' || mediaType === 'STORIES')) {
+    // The platform: reels cannot appear in carousels; stories are never part of one.
+    throw socialErrors.invalidParameter('is_carousel_item', `A ${mediaType} container cannot be a carousel item.`);
+  }
+  for (const url of [imageUrl, videoUrl])
+    if (url !== null && url !== UPLOAD_PENDING && !isHttpUrl(url)) throw publishing.mediaDownload(url);
+  return {
+    mediaType,
+    imageUrl,
+    videoUrl,
+    uploadMediaId,
+    isCarouselItem,
+    isVideo: videoUrl !== null,
+    isImage: imageUrl !== null,
+    isReel: mediaType === 'REELS' || (mediaType === 'VIDEO' && !isCarouselItem),
+  };
+}
+
+/**
+ * Which media the container holds, by media_type: CAROUSEL takes its media from children; REELS and VIDEO need a
+ * video; STORIES either; no media_type means an image (a video without one is refused: the platform retired plain
+ * VIDEO posts, and only a carousel item may still say VIDEO).
+ */
+function checkMediaOfType(mediaType: ContainerMediaType, imageUrl: string | null, videoUrl: string | null, isCarouselItem: boolean): void {
   switch (mediaType) {
     case 'CAROUSEL':
       if (imageUrl !== null || videoUrl !== null) {
@@ -80,19 +152,10 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
       if (imageUrl === null) throw socialErrors.missingParameter('image_url');
       break;
   }
-  if (isCarouselItem && (mediaType === 'REELS' || mediaType === 'STORIES')) {
-    // The platform: reels cannot appear in carousels; stories are never part of one.
-    throw socialErrors.invalidParameter('is_carousel_item', `A ${mediaType} container cannot be a carousel item.`);
-  }
-  for (const url of [imageUrl, videoUrl])
-    if (url !== null && url !== UPLOAD_PENDING && !isHttpUrl(url)) throw publishing.mediaDownload(url);
+}
 
-  const isVideo = videoUrl !== null;
-  const isImage = imageUrl !== null;
-  // A reel: REELS, or a stand-alone legacy VIDEO (published as a reel, as the platform now does with every video).
-  const isReel = mediaType === 'REELS' || (mediaType === 'VIDEO' && !isCarouselItem);
-
-  // Children
+/** A carousel's children: 2 to 10 distinct ids; no other container has any. */
+function carouselChildren(input: CreateContainerInput, mediaType: ContainerMediaType): string[] {
   const children = [...(input.children ?? [])].map((id) => String(id).trim());
   if (mediaType === 'CAROUSEL') {
     if (children.length === 0) throw socialErrors.missingParameter('children');
@@ -102,14 +165,19 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
   } else if (children.length > 0) {
     throw socialErrors.invalidParameter('children', 'children can only be given with media_type CAROUSEL.');
   }
+  return children;
+}
 
-  // Caption
+function checkedCaption(input: CreateContainerInput): string {
   const caption = input.caption ?? '';
   if ([...caption].length > CAPTION_MAX_CHARS) throw publishing.captionTooLong();
   if ((caption.match(HASHTAG_IN_TEXT) ?? []).length > CAPTION_MAX_HASHTAGS) throw publishing.tooManyHashtags();
   if (captionMentions(caption, false).length > MEDIA_MAX_TAGS) throw publishing.tooManyTags();
+  return caption;
+}
 
-  // User tags: on the media that shows people (not on a carousel container: its items carry them).
+/** User tags: on the media that shows people (not on a carousel container: its items carry them). */
+function checkedUserTags(input: CreateContainerInput, { mediaType, isImage }: ContainerMedia): StoredUserTag[] {
   const userTags: StoredUserTag[] = [];
   // GraphQL takes user_tags as JSON, so its shape is checked here, with the other rules of the parameter.
   if (input.userTags !== undefined && input.userTags !== null && !Array.isArray(input.userTags)) {
@@ -141,8 +209,11 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
     }
     userTags.push(stored);
   });
+  return userTags;
+}
 
-  // Collaborators: invited on posts and reels (not on stories, nor on an item inside a carousel).
+/** Collaborators: invited on posts and reels (not on stories, nor on an item inside a carousel). */
+function checkedCollaborators(input: CreateContainerInput, { mediaType, isCarouselItem }: ContainerMedia): string[] {
   const collaborators = [...(input.collaborators ?? [])].map((name) => String(name).trim().replace(/^@/, ''));
   if (collaborators.length > 0 && (mediaType === 'STORIES' || isCarouselItem)) {
     throw socialErrors.invalidParameter('collaborators', 'Collaborators can be invited on feed posts, carousels and reels only.');
@@ -153,13 +224,14 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
   collaborators.forEach((name, index) => {
     if (!USERNAME.test(name)) throw socialErrors.invalidParameter('collaborators', `collaborators[${index}] must be a username.`);
   });
+  return collaborators;
+}
 
-  const locationId = given(input.locationId);
-  if (locationId !== null && !/^\d{1,20}$/.test(locationId)) {
-    throw socialErrors.invalidParameter('location_id', 'location_id must be the numeric id of a location page.');
-  }
-
-  // Reel-only parameters.
+/** Reel-only parameters. */
+function reelParameters(
+  input: CreateContainerInput,
+  { isReel }: ContainerMedia,
+): Pick<ContainerDraft, 'coverUrl' | 'shareToFeed' | 'audioName'> {
   const coverUrl = given(input.coverUrl);
   if (coverUrl !== null) {
     if (!isReel) throw socialErrors.invalidParameter('cover_url', 'cover_url can only be given for REELS.');
@@ -169,7 +241,10 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
   if (shareToFeed !== null && !isReel) throw socialErrors.invalidParameter('share_to_feed', 'share_to_feed can only be given for REELS.');
   const audioName = given(input.audioName);
   if (audioName !== null && !isReel) throw socialErrors.invalidParameter('audio_name', 'audio_name can only be given for REELS.');
+  return { coverUrl, shareToFeed, audioName };
+}
 
+function checkedThumbOffset(input: CreateContainerInput, { isVideo }: ContainerMedia): number | null {
   const thumbOffset = input.thumbOffset ?? null;
   if (thumbOffset !== null) {
     if (!isVideo) throw socialErrors.invalidParameter('thumb_offset', 'thumb_offset can only be given for a video.');
@@ -178,8 +253,11 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
     // The video's length is unknown offline; only the lower bound of the platform's rule can be checked.
     if (thumbOffset < 0 || thumbOffset > 2_147_483_647) throw publishing.thumbOffset();
   }
+  return thumbOffset;
+}
 
-  // Alt text describes an image in the feed (single images and carousel images; not stories or videos).
+/** Alt text describes an image in the feed (single images and carousel images; not stories or videos). */
+function checkedAltText(input: CreateContainerInput, { mediaType, isImage }: ContainerMedia): string | null {
   const altText = input.altText == null || input.altText === '' ? null : input.altText;
   if (altText !== null) {
     if (!isImage || mediaType === 'STORIES')
@@ -188,24 +266,7 @@ export function validateContainerInput(input: CreateContainerInput): ContainerDr
       throw socialErrors.invalidParameter('alt_text', `alt_text can have at most ${ALT_TEXT_MAX_CHARS} characters.`);
     }
   }
-
-  return {
-    mediaType,
-    imageUrl,
-    videoUrl,
-    uploadMediaId,
-    caption,
-    isCarouselItem,
-    children,
-    userTags,
-    collaborators,
-    locationId,
-    altText,
-    shareToFeed,
-    coverUrl,
-    thumbOffset,
-    audioName,
-  };
+  return altText;
 }
 
 function isHttpUrl(text: string): boolean {

@@ -198,8 +198,11 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     onSlowConsumer: () => deps.telemetry.metrics.observeSlowConsumerClose('websocket'),
   });
 
-  if (config.corsOrigins.length === 0 && standIns.enabled('http-fast-path')) {
+  if (standIns.enabled('http-fast-path')) {
     fastPath = createHttpFastPath({
+      // The same CORS handler as the Express route's, first as there: a browser's request keeps the fast path (issue 38);
+      // its preflight (OPTIONS) is Express's, and rare (Access-Control-Max-Age).
+      ...(config.corsOrigins.length > 0 && { cors: createCors(config.corsOrigins) }),
       door,
       telemetry: deps.telemetry,
       logger,

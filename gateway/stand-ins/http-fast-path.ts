@@ -20,6 +20,8 @@ export interface HttpFastPathDeps {
   middleware: readonly RequestHandler[];
   /** Whether the lean JSON body reader (stand-in `lean-json-body`) reads the bodies; otherwise body-parser does. */
   leanJsonBody: boolean;
+  /** The CORS handler the Express route runs first (CORS_ORIGINS configured), run first here too. */
+  cors?: RequestHandler;
 }
 
 /** `application/json`, optionally with the UTF-8 charset: the only bodies the fast path takes. */
@@ -30,13 +32,15 @@ const JSON_BODY = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
  * with a JSON body — served straight from node:http, with the same steps as the Express route (telemetry, body-parser's
  * JSON parser with the same limit and errors — or the lean reader standing in for it —, the hardening middleware, the
  * gateway's door) without Express's router and its request and response decoration (bench/README.md, "Stand-ins").
- * Anything else — another method or path, a query string, a multipart or encoded body, or CORS configured — is left to
- * Express (the function answers false). Checked against express 5.3.0 and @as-integrations/express5 1.1.2 by
+ * With CORS_ORIGINS configured the same `cors` handler runs first, as on the Express route, so a browser's request is
+ * served here too. Anything else — another method or path (a preflight), a query string, a multipart or encoded body —
+ * is left to Express (the function answers false). Checked against express 5.3.0 and @as-integrations/express5 1.1.2 by
  * test/e2e/gateway-fast-path.test.ts, which compares every reply with the Express route's.
  */
 export function createHttpFastPath(deps: HttpFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const parseJson = jsonBodyParser({ limitBytes: deps.bodyLimitBytes, maxDepth: deps.maxJsonDepth });
   const steps: readonly RequestHandler[] = [
+    ...(deps.cors ? [deps.cors] : []),
     deps.leanJsonBody ? leanJsonBody(parseJson, { limitBytes: deps.bodyLimitBytes, maxDepth: deps.maxJsonDepth }) : parseJson,
     ...deps.middleware,
   ];

@@ -64,10 +64,11 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
     title: 'the gateway HTTP fast path',
     source: 'gateway/stand-ins/http-fast-path.ts',
     replaces:
-      "Express's router and its request/response decoration, and @as-integrations/express5's handler, for POST /graphql with a JSON body; everything else (and every request when CORS is configured) is Express's",
+      "Express's router and its request/response decoration, and @as-integrations/express5's handler, for POST /graphql with a JSON body (CORS_ORIGINS' cors handler run first, as on the route); everything else (a preflight included) is Express's",
     checked: [
       { package: 'express', version: '5.3.0' },
       { package: '@as-integrations/express5', version: '1.1.2' },
+      { package: 'cors', version: '2.8.5' },
     ],
     loads: [],
     comparisonTest: 'test/e2e/gateway-fast-path.test.ts',

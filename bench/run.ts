@@ -34,7 +34,8 @@ import { GET_QUERY, type LayerResult } from './layers.ts';
 import { DEEP_FIELDS, DEEP_QUERY } from './social-deep-read.ts';
 import { measureObservability, printObservability, type ObservabilityReport } from './observability-cost.ts';
 import { printMemory, runMemory, type MemoryReport } from './memory.ts';
-import { measureStandIns, printStandIns, type StandInReport } from './stand-ins.ts';
+import { measureStandIns, printStandIns, type StandInReport, type StandInServer } from './stand-ins.ts';
+import { BENCH_ORIGIN, measureCors, printCors, type CorsReport } from './cors.ts';
 import { printPeers, runPeers, type PeersReport } from './peers.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
@@ -84,6 +85,7 @@ const TARGETS = {
 const STANDALONE_SECTIONS: readonly ScenarioName[] = [
   'observability',
   'stand-ins',
+  'cors',
   'memory',
   'peers',
   'startup',
@@ -115,6 +117,9 @@ const SCENARIO_NAMES = [
   // Not a scenario of the main server either: each stand-in's scenario on fresh servers with it on and off
   // (bench/stand-ins.ts).
   'stand-ins',
+  // Nor this: the GraphQL scenarios on fresh servers with CORS_ORIGINS set and not, a browser's Origin on every request
+  // (bench/cors.ts).
+  'cors',
   // Not a scenario of the main server either: npm start's process alone under a mixed load, its RSS (bench/memory.ts).
   'memory',
   // Tributary's distributed gateway beside Hive Gateway and its router runtime, each a process of its own in front of the
@@ -482,9 +487,11 @@ function grpcClient(address: string): { client: grpc.Client; getById: GetByIdCal
   return { client, getById };
 }
 
-function buildScenarios(info: BenchServerInfo, options: Options, closers: (() => void)[]): Scenario[] {
+/** @param browser a browser's requests: the GraphQL scenarios send its Origin (bench/cors.ts). */
+function buildScenarios(info: BenchServerInfo, options: Options, closers: (() => void)[], browser?: { origin: string }): Scenario[] {
   const bearer = `Bearer ${info.adminToken}`;
-  const graphqlHeaders = { 'content-type': 'application/json', authorization: bearer };
+  const origin: Record<string, string> = browser ? { origin: browser.origin } : {};
+  const graphqlHeaders = { 'content-type': 'application/json', authorization: bearer, ...origin };
   const graphqlBody = (id: string) => JSON.stringify({ query: GET_QUERY, operationName: 'GetByID', variables: { id } });
   const firstId = info.ids[0]!;
 
@@ -588,7 +595,7 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
       preflight: async () => {
         const response = await fetch(info.gatewayUrl, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...socialAuth },
+          headers: { 'content-type': 'application/json', ...socialAuth, ...origin },
           body: deepGraphqlBody,
         });
         await expectJson(response, hasDeepGraphql, 'social-graphql-deep');
@@ -598,7 +605,7 @@ function buildScenarios(info: BenchServerInfo, options: Options, closers: (() =>
         runHttpLoad({
           url: info.gatewayUrl,
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...socialAuth },
+          headers: { 'content-type': 'application/json', ...socialAuth, ...origin },
           connections: options.connections,
           durationS,
           amount,
@@ -755,6 +762,49 @@ async function settle(info: BenchServerInfo): Promise<void> {
     if (cpuPercent < 10) return;
   }
   console.log('  (the server was still busy 30 s after the load stopped)');
+}
+
+/**
+ * A fresh server child as a comparison of two loads it (bench/stand-ins.ts, comparePair): its scenarios built with the
+ * windows' options (and, for a browser's requests, their Origin), each window titled with the side it measures.
+ */
+async function startPairServer(
+  options: Options,
+  windowOptions: Options,
+  env: Record<string, string>,
+  label: string,
+  side: string,
+  browser?: { origin: string },
+): Promise<StandInServer> {
+  const child = await startServer(options, env);
+  const closers: (() => void)[] = [];
+  const scenarios = buildScenarios(child.info, windowOptions, closers, browser);
+  const scenarioOf = (name: string) => scenarios.find((candidate) => candidate.name === name)!;
+  return {
+    info: child.info,
+    warmUp: async (name) => {
+      await control(child.info, '/gc');
+      const result = await scenarioOf(name).load(options.standIns.warmupS);
+      await settle(child.info);
+      return result.requestsPerSecond;
+    },
+    run: async (name, amount) => {
+      const report = await runScenario(scenarioOf(name), child.info, windowOptions, label, { title: `${name} (${side})`, amount });
+      if (!report.result || !report.server) return undefined;
+      return {
+        ok: report.result.ok,
+        failed: report.result.failed,
+        durationS: report.result.durationS,
+        serverCpuMs: report.server.cpuUserMs + report.server.cpuSystemMs,
+        databaseCpuMs: child.info.database === 'pglite' ? 0 : report.server.databaseCpuMs,
+        otherCores: report.otherCores,
+      };
+    },
+    stop: async () => {
+      for (const close of closers) close();
+      await child.stop();
+    },
+  };
 }
 
 /**
@@ -995,51 +1045,26 @@ async function main(): Promise<void> {
   }
 
   let standIns: StandInReport | undefined;
+  // The two comparisons on pairs of fresh servers: warm-ups are run by the section itself (their rate sizes the
+  // windows), the windows without one.
+  const pairSettings = { connections: options.connections, ...options.standIns };
+  const windowOptions: Options = { ...options, durationS: options.standIns.durationS, warmupS: 0 };
+  if ((wanted.has('stand-ins') || wanted.has('cors')) && options.profile) await mkdir(`${RESULTS_DIR}profiles`, { recursive: true });
   if (wanted.has('stand-ins')) {
-    const { durationS, warmupS, rounds } = options.standIns;
-    // Warm-ups are run by the section itself (their rate sizes the windows), the windows without one.
-    const windowOptions: Options = { ...options, durationS, warmupS: 0 };
-    if (options.profile) await mkdir(`${RESULTS_DIR}profiles`, { recursive: true });
     standIns = await measureStandIns({
-      connections: options.connections,
-      rounds,
-      durationS,
-      warmupS,
+      ...pairSettings,
       start: async (variant, env) => {
-        const child = await startServer(options, env);
-        const childClosers: (() => void)[] = [];
-        const scenarios = buildScenarios(child.info, windowOptions, childClosers);
-        const scenarioOf = (name: string) => scenarios.find((candidate) => candidate.name === name)!;
         const side = variant === 'all on' || variant === 'all off' ? variant.replace(' ', '-') : `${variant}-off`;
-        return {
-          info: child.info,
-          warmUp: async (name) => {
-            await control(child.info, '/gc');
-            const result = await scenarioOf(name).load(warmupS);
-            await settle(child.info);
-            return result.requestsPerSecond;
-          },
-          run: async (name, amount) => {
-            const report = await runScenario(scenarioOf(name), child.info, windowOptions, `${label}-stand-ins-${side}`, {
-              title: `${name} (${side})`,
-              amount,
-            });
-            if (!report.result || !report.server) return undefined;
-            return {
-              ok: report.result.ok,
-              failed: report.result.failed,
-              durationS: report.result.durationS,
-              serverCpuMs: report.server.cpuUserMs + report.server.cpuSystemMs,
-              databaseCpuMs: child.info.database === 'pglite' ? 0 : report.server.databaseCpuMs,
-              otherCores: report.otherCores,
-            };
-          },
-          stop: async () => {
-            for (const close of childClosers) close();
-            await child.stop();
-          },
-        };
+        return startPairServer(options, windowOptions, env, `${label}-stand-ins-${side}`, side);
       },
+    });
+  }
+  let cors: CorsReport | undefined;
+  if (wanted.has('cors')) {
+    cors = await measureCors({
+      ...pairSettings,
+      start: (env) =>
+        startPairServer(options, windowOptions, env, `${label}-cors`, env.CORS_ORIGINS ? 'cors' : 'no-cors', { origin: BENCH_ORIGIN }),
     });
   }
 
@@ -1281,6 +1306,7 @@ async function main(): Promise<void> {
   if (uploadReports.length > 0) rssChecks = printUploadSummary(uploadReports);
   if (observability) printObservability(observability);
   printStandIns(standIns);
+  printCors(cors);
   printPeers(peers);
   printStartup(startup);
   printWebhooks(webhooks);
@@ -1325,6 +1351,7 @@ async function main(): Promise<void> {
         : undefined,
     observability,
     standIns,
+    cors,
     memory: memory.length > 0 || memoryFailure ? { reports: memory, failure: memoryFailure } : undefined,
     peers,
     startup,

@@ -399,6 +399,8 @@ async function main(): Promise<void> {
     // USERS_READ_BATCH_MAX=1 measures GetByID with a statement per read (the plain baseline always runs one per request,
     // the coalescing baseline shares statements up to the same bound).
     USERS_READ_BATCH_MAX: process.env.USERS_READ_BATCH_MAX,
+    // The CORS comparison (bench/cors.ts) starts a server with it set: the embedded and the distributed gateway serve it.
+    CORS_ORIGINS: process.env.CORS_ORIGINS,
     // The stand-ins' switches (lib/stand-ins/): the stand-ins section (bench/stand-ins.ts) starts servers with one or all
     // of them off; `STAND_INS=off npm run bench` measures the library's own routes throughout.
     ...standInSwitchesOf(process.env),

@@ -83,22 +83,21 @@ export interface StandInReport {
   rows: StandInRow[];
 }
 
-/** A running server child of one variant. */
-export interface StandInServer {
-  info: BenchServerInfo;
+/** A running server child, as a comparison of two loads it. */
+export interface PairServer<Scenario extends string> {
   /** Loads a scenario for warmupS, unmeasured; resolves to the requests per second it served. */
-  warmUp(scenario: StandInScenario): Promise<number>;
+  warmUp(scenario: Scenario): Promise<number>;
   /** One measured window of `amount` requests (of durationS when undefined); its figures. */
-  run(scenario: StandInScenario, amount: number | undefined): Promise<StandInSample | undefined>;
+  run(scenario: Scenario, amount: number | undefined): Promise<StandInSample | undefined>;
   stop(): Promise<void>;
 }
 
-export interface StandInDeps {
-  /** The load's connections: a window is never fewer requests than this. */
-  connections: number;
-  rounds: number;
-  warmupS: number;
-  durationS: number;
+/** A running server child of one variant. */
+export interface StandInServer extends PairServer<StandInScenario> {
+  info: BenchServerInfo;
+}
+
+export interface StandInDeps extends PairSettings {
   /** Starts a server child for a variant, with these variables added to its environment. */
   start(variant: StandInVariant, env: Record<string, string>): Promise<StandInServer>;
 }
@@ -131,7 +130,7 @@ function mismatchesOf(variant: StandInVariant, info: BenchServerInfo): string[] 
 }
 
 /** Samples of one side as one measure: counts and CPU added, the largest noise kept. */
-function measureOf(samples: readonly StandInSample[]): StandInMeasure | undefined {
+export function measureOf(samples: readonly StandInSample[]): StandInMeasure | undefined {
   if (samples.length === 0) return undefined;
   const sum = (pick: (sample: StandInSample) => number) => samples.reduce((total, sample) => total + pick(sample), 0);
   const ok = sum((sample) => sample.ok);
@@ -170,6 +169,64 @@ async function startPair(deps: StandInDeps, variant: Exclude<StandInVariant, 'al
   throw on.status === 'rejected' ? on.reason : (off as PromiseRejectedResult).reason;
 }
 
+/** How a pair of servers is compared: the load's connections, the rounds of paired windows, each window's size. */
+export interface PairSettings {
+  /** The load's connections: a window is never fewer requests than this. */
+  connections: number;
+  rounds: number;
+  warmupS: number;
+  durationS: number;
+}
+
+/**
+ * Two running servers compared on each scenario in alternating windows — a, b; then b, a — each side's samples added
+ * up. Each server's first window of a scenario comes after a warm-up, later ones after a full GC only. A window is a
+ * fixed number of requests, ending with the last reply, so that every request's work is inside it and no other's: in a
+ * timed window the requests still in flight at its end (50 deep reads of up to a second each, with every stand-in off)
+ * are billed but not counted. Its size is durationS at the rate last seen for that server and scenario.
+ */
+export async function comparePair<Scenario extends string>(
+  settings: PairSettings,
+  a: PairServer<Scenario>,
+  b: PairServer<Scenario>,
+  scenarios: readonly Scenario[],
+): Promise<{ scenario: Scenario; a: StandInMeasure | undefined; b: StandInMeasure | undefined }[]> {
+  const rates = new Map<PairServer<Scenario>, Map<Scenario, number>>([
+    [a, new Map()],
+    [b, new Map()],
+  ]);
+  const sample = async (server: PairServer<Scenario>, scenario: Scenario) => {
+    const seen = rates.get(server)!;
+    if (!seen.has(scenario)) seen.set(scenario, settings.warmupS > 0 ? await server.warmUp(scenario) : Number.NaN);
+    // No warm-up (--stand-in-warmup 0): the first window is timed. A warm-up that saw no reply: a request per connection.
+    const rate = seen.get(scenario)!;
+    const amount = Number.isNaN(rate) ? undefined : Math.max(settings.connections, Math.round(rate * settings.durationS));
+    const measured = await server.run(scenario, amount);
+    if (measured && measured.ok > 0) seen.set(scenario, measured.ok / measured.durationS);
+    return measured;
+  };
+  const rows = [];
+  for (const scenario of scenarios) {
+    const samples = { a: [] as StandInSample[], b: [] as StandInSample[] };
+    for (let round = 0; round < settings.rounds; round += 1) {
+      // a, b; then b, a: neither side always measured first.
+      for (const side of round % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
+        const measured = await sample(side === 'a' ? a : b, scenario);
+        if (measured) samples[side].push(measured);
+      }
+    }
+    rows.push({ scenario, a: measureOf(samples.a), b: measureOf(samples.b) });
+  }
+  return rows;
+}
+
+/** CPU per request with the database backends' added (NaN where the database's is not known). */
+export function withDatabase(measure: StandInMeasure | undefined): number {
+  return measure?.databaseCpuMicrosPerRequest === undefined
+    ? Number.NaN
+    : measure.cpuMicrosPerRequest + measure.databaseCpuMicrosPerRequest;
+}
+
 export async function measureStandIns(deps: StandInDeps): Promise<StandInReport> {
   const sectionStart = performance.now();
   const rows: StandInRow[] = [];
@@ -177,42 +234,9 @@ export async function measureStandIns(deps: StandInDeps): Promise<StandInReport>
     const scenarios = scenariosOf(variant);
     console.log(`  stand-ins: ${variant === 'all off' ? 'every stand-in off' : `${variant} off`} against all on — ${scenarios.join(', ')}`);
     const [allOn, off] = await startPair(deps, variant);
-    // Each child's first window of a scenario comes after a warm-up, later ones after a full GC only. A window is a
-    // fixed number of requests, ending with the last reply, so that every request's work is inside it and no other's: in
-    // a timed window the requests still in flight at its end (50 deep reads of up to a second each, with every stand-in
-    // off) are billed but not counted. Its size is durationS at the rate last seen for that child and scenario.
-    const rates = new Map<StandInServer, Map<StandInScenario, number>>([
-      [allOn, new Map()],
-      [off, new Map()],
-    ]);
-    const sample = async (server: StandInServer, scenario: StandInScenario) => {
-      const seen = rates.get(server)!;
-      if (!seen.has(scenario)) seen.set(scenario, deps.warmupS > 0 ? await server.warmUp(scenario) : Number.NaN);
-      // No warm-up (--stand-in-warmup 0): the first window is timed. A warm-up that saw no reply: a request per connection.
-      const rate = seen.get(scenario)!;
-      const amount = Number.isNaN(rate) ? undefined : Math.max(deps.connections, Math.round(rate * deps.durationS));
-      const measured = await server.run(scenario, amount);
-      if (measured && measured.ok > 0) seen.set(scenario, measured.ok / measured.durationS);
-      return measured;
-    };
     try {
       const mismatches = [...mismatchesOf('all on', allOn.info), ...mismatchesOf(variant, off.info)];
-      for (const scenario of scenarios) {
-        const onSamples: StandInSample[] = [];
-        const offSamples: StandInSample[] = [];
-        for (let round = 0; round < deps.rounds; round += 1) {
-          // on, off; then off, on: neither side always measured first.
-          for (const side of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-            const measured = await sample(side === 'on' ? allOn : off, scenario);
-            if (measured) (side === 'on' ? onSamples : offSamples).push(measured);
-          }
-        }
-        const on = measureOf(onSamples);
-        const offMeasure = measureOf(offSamples);
-        const withDatabase = (measure: StandInMeasure | undefined) =>
-          measure?.databaseCpuMicrosPerRequest === undefined
-            ? Number.NaN
-            : measure.cpuMicrosPerRequest + measure.databaseCpuMicrosPerRequest;
+      for (const { scenario, a: on, b: offMeasure } of await comparePair(deps, allOn, off, scenarios)) {
         rows.push({
           standIn: variant,
           scenario,
@@ -236,7 +260,7 @@ export async function measureStandIns(deps: StandInDeps): Promise<StandInReport>
   };
 }
 
-function fixed(value: number | undefined, digits: number): string {
+export function fixed(value: number | undefined, digits: number): string {
   return value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
 }
 

@@ -130,5 +130,6 @@ describe('the social event feed', () => {
 });
 
 function withDeadline<T>(promise: Promise<T>, ms = 5000): Promise<T> {
+  // bound: the wait for the stream's end fails here
   return Promise.race([promise, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error(`nothing within ${ms} ms`)), ms))]);
 }

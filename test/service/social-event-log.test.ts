@@ -6,6 +6,7 @@ import { createSocialEventSweeper } from '../../subgraphs/shared/event-log/event
 import { mentionEvent, type SocialEventRecord } from '../../subgraphs/shared/event-log/social-events.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { createLogger } from '../../lib/logger.ts';
+import { eventually } from '../support/eventually.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { useTestDatabase } from '../support/test-system.ts';
 
@@ -35,6 +36,18 @@ describe('the social event log', () => {
     if (events.length > 0) cursor = events.at(-1)!.position;
     return events.map(({ createdAt: _createdAt, ...event }) => event);
   };
+
+  /** Sessions of this database waiting for an advisory lock another holds (appendEvents takes one). */
+  const advisoryLockWaiters = async () =>
+    Number(
+      (
+        await sql<{ waiting: string | number }>`
+          select count(*) as waiting from pg_locks
+          where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(
+          db,
+        )
+      ).rows[0]!.waiting,
+    );
 
   const usernameOf = async (accountId: string) =>
     (await db.selectFrom('social.account').select('username').where('id', '=', accountId).executeTakeFirstOrThrow()).username;
@@ -160,12 +173,19 @@ describe('the social event log', () => {
       await released;
     });
     await firstAppended;
-    // A second writer draws the next position and tries to commit.
-    const second = db.transaction().execute((trx) => appendEvents(trx, [mentionEvent(accounts.fanTwo, posts[0]!, null)]));
-    const secondCommitted = await Promise.race([
-      second.then(() => true),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500)),
-    ]);
+    // A second writer tries to append and commit: it must wait for the first, on the event log's advisory lock. The
+    // event that it got there is its request of the lock, seen not granted in pg_locks; a second writer that does not
+    // wait commits instead.
+    let secondCommitted = false;
+    const second = db
+      .transaction()
+      .execute((trx) => appendEvents(trx, [mentionEvent(accounts.fanTwo, posts[0]!, null)]))
+      .then(() => void (secondCommitted = true));
+    await eventually(
+      async () => secondCommitted || (await advisoryLockWaiters()) > 0,
+      'the second writer waiting on the event log lock (or committed)',
+    );
+    expect(secondCommitted).toBe(false);
     // A reader now: had the second committed ahead of the first, it would see the later position alone, move its cursor
     // past the earlier one, and never read it.
     const early = (await readEventsAfter(db, cursor, 10)).map((event) => event.accountId);
@@ -173,7 +193,6 @@ describe('the social event log', () => {
     await Promise.all([first, second]);
     const all = (await newEvents()).map((event) => event.accountId);
     expect(all).toEqual([accounts.fanOne, accounts.fanTwo]);
-    expect(secondCommitted).toBe(false);
     expect(early).toEqual([]);
   });
 

@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { isProcessAlive } from '../../lib/is-process-alive.ts';
+import { eventually } from './eventually.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -17,20 +17,21 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  */
 export async function ensureCompiledBuild(timeoutMs = 100_000): Promise<void> {
   const lock = join(tmpdir(), `tributary-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 16)}.lock`);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const takeLock = async () => {
     try {
       await writeFile(lock, String(process.pid), { flag: 'wx' });
-      break;
+      return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      // A lock whose process died is removed, and taken at the next look.
       if (!isProcessAlive(holder)) await rm(lock, { force: true });
-      else if (Date.now() > deadline)
-        throw new Error(`dist/ is being built by process ${holder} for too long (lock ${lock})`, { cause: error });
-      else await sleep(200);
+      return false;
     }
-  }
+  };
+  await eventually(takeLock, `the build lock ${lock}: dist/ is being built by another process (its pid is in the file)`, {
+    withinMs: timeoutMs,
+  });
   try {
     execFileSync(process.execPath, [join(ROOT, 'bin', 'build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
   } finally {

@@ -70,6 +70,7 @@ export async function startServiceProcess(
   child.stderr.on('data', (chunk: string) => stderr.push(chunk));
 
   const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    // bound: a process that has not logged 'listening' by then fails the start (it is killed by the caller's stop)
     const timer = setTimeout(
       () => reject(new Error(`${name} did not start within ${timeoutMs} ms: ${stderr.join('').slice(-2000)}`)),
       timeoutMs,

@@ -77,6 +77,7 @@ export function rawRequest(
       socket.destroy();
       resolve(parseRawReply(Buffer.concat(chunks).toString('latin1'), timedOut, reset));
     };
+    // bound: a server that neither completes its reply nor closes by then ends the read, reported as timed out
     const timer = setTimeout(() => finish(true), options.timeoutMs ?? 10_000);
     socket.on('connect', () => {
       socket.write(request);

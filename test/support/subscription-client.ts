@@ -55,6 +55,7 @@ export function resultQueue<T>() {
           clearTimeout(timer);
           resolve(item);
         };
+        // bound: the wait for the next result ends here and fails
         const timer = setTimeout(() => {
           waiters.splice(waiters.indexOf(wake), 1);
           reject(new Error(`nothing within ${timeoutMs} ms`));

@@ -167,6 +167,7 @@ async function forkHost(startTimeoutMs: number): Promise<HostProcess> {
     });
   });
   const loaded = new Promise<void>((resolve, reject) => {
+    // bound: a process that has not loaded by then is killed and the start fails
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`the fuzz system process did not load within ${startTimeoutMs} ms:\n${host.stderrTail.join('\n')}`));
@@ -199,6 +200,7 @@ function ask(
   if (host.death) return Promise.reject(new Error('the system process is not running'));
   const id = host.nextId++;
   return new Promise((resolve, reject) => {
+    // bound: a request the process has not answered by then fails
     const timer = setTimeout(() => {
       host.pending.delete(id);
       reject(new Error(`the system process did not answer ${request.type} within ${timeoutMs} ms`));
@@ -368,6 +370,7 @@ export async function startFuzzSystem(options: FuzzSystemOptions = {}): Promise<
       if (!incarnation) return false;
       if (incarnation.host.death) return true;
       let timer: NodeJS.Timeout | undefined;
+      // bound: the wait for the process's exit ends here; one still running is judged by the digest and the probes that follow
       const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
       const died = await Promise.race([incarnation.host.exited.then(() => true as const), timeout]);
       clearTimeout(timer);

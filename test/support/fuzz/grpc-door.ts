@@ -408,6 +408,7 @@ function sendOnSession(
       finish('dropped', `the session refused the stream: ${(error as Error).message}`);
       return;
     }
+    // bound: a call not ended by then is cancelled and judged a hang
     const timer = setTimeout(() => {
       stream.close(constants.NGHTTP2_CANCEL);
       finish('hang');
@@ -579,6 +580,7 @@ function openSession(info: SystemInfo): ClientHttp2Session {
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {
+    // bound: the wait for the reply ends here and fails
     const timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
     promise.then(
       (value) => {
@@ -785,6 +787,7 @@ export function sendRawBytes(info: SystemInfo, bytes: Buffer, timeoutMs: number)
   return new Promise((resolve) => {
     const socket = netConnect({ host, port });
     let received = 0;
+    // bound: a connection the server has not closed by then is destroyed, reported as not closed
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({ closed: false, received });

@@ -176,6 +176,7 @@ function serveRaw(onRequest: (socket: Socket, request: Omit<ReceivedRequest, 'se
   });
 }
 
+// pacing: a slow server's pause between two pieces of its reply (plan.timing 'slow')
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function chunkFrame(piece: Buffer): Buffer {

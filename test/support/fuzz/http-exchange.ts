@@ -124,6 +124,7 @@ export function httpExchange(request: HttpExchangeRequest): Promise<HttpOutcome>
       // node:http refused to send it (an invalid header value, a path with spaces): the generator's fault, not the server's.
       throw new Error(`node:http cannot send this request: ${(error as Error).message}`, { cause: error });
     }
+    // bound: an exchange not ended by then is destroyed and judged a hang
     const timer = setTimeout(() => {
       finish({ kind: 'hang', durationMs: elapsed(), partial });
       outgoing.destroy();
@@ -266,6 +267,7 @@ export function rawExchange(options: RawExchangeOptions): Promise<RawExchangeRes
       socket.removeAllListeners('data');
       resolve({ replies, leftover: rest, ending, error, durationMs: Math.round(performance.now() - started), socket });
     };
+    // bound: an exchange not ended by then is reported as timed out
     const timer = setTimeout(() => finish('timeout'), options.timeoutMs);
     // A server may answer before the whole request has been written (a reply that needs no body): the exchange is
     // complete only once every piece has been sent too, or a follow-up on the same connection would land inside the
@@ -290,6 +292,7 @@ export function rawExchange(options: RawExchangeOptions): Promise<RawExchangeRes
     socket.once('connect', async () => {
       for (const piece of options.pieces) {
         if (settled || socket.destroyed) return;
+        // pacing: the pause before this piece of the request, a client dribbling its bytes
         if (piece.delayMs) await new Promise((wait) => setTimeout(wait, piece.delayMs));
         if (settled || socket.destroyed || !socket.writable) return;
         socket.write(piece.bytes);

@@ -7,6 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { comparePair, fixed, withDatabase, type PairServer, type PairSettings, type StandInMeasure } from './stand-ins.ts';
+import { formatTable } from './format-table.ts';
 
 /** The GraphQL scenarios of bench/run.ts a browser would send: embedded, distributed, and the deep read. */
 export const CORS_SCENARIOS = ['graphql-gateway', 'graphql-gateway-http', 'social-graphql-deep'] as const;
@@ -73,12 +74,7 @@ export function printCors(report: CorsReport | undefined): void {
     fixed(Math.max(row.without?.otherCores ?? Number.NaN, row.with?.otherCores ?? Number.NaN), 2),
     row.corsVsNone === undefined ? '—' : row.corsVsNone <= 1.1 ? 'PASS' : 'MISS',
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]!.length)));
-  const line = (row: string[]) =>
-    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
-  for (const row of cells) console.log(line(row));
+  console.log(formatTable(header, cells));
   const noisy = report.rows.filter((row) => Math.max(row.without?.otherCores ?? 0, row.with?.otherCores ?? 0) > 0.25);
   if (noisy.length > 0)
     console.log(`\nWARNING: other processes used CPU during ${noisy.map((row) => row.scenario).join(', ')}; those figures are noisy.`);

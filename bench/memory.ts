@@ -35,6 +35,7 @@ import type { MemorySample, ProbeReply, ProbeRequest } from './memory-probe.ts';
 import { DEEP_FIELDS, DEEP_QUERY } from './social-deep-read.ts';
 import { multipartBody } from './uploads.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
+import { formatTable } from './format-table.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const PROBE = pathToFileURL(fileURLToPath(new URL('./memory-probe.ts', import.meta.url))).href;
@@ -761,10 +762,7 @@ export function printMemory(reports: readonly MemoryReport[]): void {
       row(`${report.timeline.length > 0 ? 'after the load' : 'after'}`, report.after),
       row('after a full GC', report.afterGc),
     ];
-    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((cells) => cells[column]!.length)));
-    const line = (cells: string[]) =>
-      cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-    console.log([line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n'));
+    console.log(formatTable(header, rows));
     console.log(`RSS every few seconds of the load: ${report.timeline.map(({ t, sample }) => `${t}s ${fixed(sample.rss)}`).join(', ')}`);
     console.log(
       `server CPU ${report.serverCpuMicrosPerRequest} µs/request; GC ${report.gc.msPerSecond} ms/s, ${report.gc.majorGcs} full GCs; ` +

@@ -63,6 +63,7 @@ import { pinStoreApart } from './store-core.ts';
 import { startS3StoreProcess } from './s3-store.ts';
 import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import { PROTO_LOADER_OPTIONS, PROTO_ROOT, USER_EXAMPLE_PROTO } from '../subgraphs/users/grpc/user-example.proto-package.ts';
+import { formatTable } from './format-table.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
@@ -924,10 +925,7 @@ function table(reports: ScenarioReport[]): string {
         ]
       : [report.name, report.broken ? 'FAILED' : 'skipped', ...new Array<string>(header.length - 2).fill('')],
   );
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+  return formatTable(header, rows);
 }
 
 function verdict(ratio: number | undefined, target: number): 'PASS' | 'MISS' | 'n/a' {

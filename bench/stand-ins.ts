@@ -15,6 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import { STAND_IN_IDS, STAND_INS, type StandInId } from '../lib/stand-ins/stand-in-registry.ts';
 import type { BenchServerInfo } from './bench-protocol.ts';
+import { formatTable } from './format-table.ts';
 
 /** The scenarios of bench/run.ts this section loads, in the order a comparison runs them. */
 export const STAND_IN_SCENARIOS = ['rest-get', 'graphql-gateway', 'graphql-gateway-http', 'social-graphql-deep'] as const;
@@ -289,12 +290,7 @@ export function printStandIns(report: StandInReport | undefined): void {
       noise.length > 0 ? fixed(Math.max(...noise), 2) : '—',
     ];
   });
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]!.length)));
-  const line = (row: string[]) =>
-    row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
-  for (const row of cells) console.log(line(row));
+  console.log(formatTable(header, cells, 2));
   const noisy = report.rows.filter((row) => Math.max(row.on?.otherCores ?? 0, row.off?.otherCores ?? 0) > 0.25);
   if (noisy.length > 0) {
     console.log(

@@ -15,6 +15,7 @@ import type { BenchServerInfo, ServerWindow } from './bench-protocol.ts';
 import { machineTimes, runBodyLoad, type LoadResult } from './load.ts';
 import { summariseProfile, type CpuProfile, type ProfileSummary } from './profile-summary.ts';
 import type { S3StoreProcess } from './s3-store.ts';
+import { formatTable } from './format-table.ts';
 
 export const UPLOAD_SCENARIO_NAMES = [
   'upload-baseline',
@@ -570,10 +571,7 @@ export function uploadTable(reports: readonly UploadReport[]): string {
           ...new Array<string>(header.length - 4).fill(''),
         ],
   );
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, column) => (column <= 1 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+  return formatTable(header, rows, 2);
 }
 
 /** Prints the table, the column notes and the RSS check; returns the checks. */

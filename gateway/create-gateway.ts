@@ -198,11 +198,12 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     onSlowConsumer: () => deps.telemetry.metrics.observeSlowConsumerClose('websocket'),
   });
 
+  // One CORS handler for both routes: the fast path runs it first, as the Express route does, so a browser's request
+  // keeps the fast path (issue 38); its preflight (OPTIONS) is Express's, and rare (Access-Control-Max-Age).
+  const cors = config.corsOrigins.length > 0 ? createCors(config.corsOrigins) : undefined;
   if (standIns.enabled('http-fast-path')) {
     fastPath = createHttpFastPath({
-      // The same CORS handler as the Express route's, first as there: a browser's request keeps the fast path (issue 38);
-      // its preflight (OPTIONS) is Express's, and rare (Access-Control-Max-Age).
-      ...(config.corsOrigins.length > 0 && { cors: createCors(config.corsOrigins) }),
+      ...(cors && { cors }),
       door,
       telemetry: deps.telemetry,
       logger,
@@ -212,7 +213,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       leanJsonBody: standIns.enabled('lean-json-body'),
     });
   }
-  mountRoutes(deps, app, door, hardening);
+  mountRoutes(deps, app, door, hardening, cors);
 
   return {
     door,
@@ -343,7 +344,13 @@ function liveExecutorDeps(
 }
 
 /** Express's routes: telemetry and probes, the home page, the offline IDE, /graphql through the door, the fallbacks. */
-function mountRoutes(deps: GatewayDeps, app: Express, door: GatewayDoor, hardening: GraphqlHardening): void {
+function mountRoutes(
+  deps: GatewayDeps,
+  app: Express,
+  door: GatewayDoor,
+  hardening: GraphqlHardening,
+  cors: RequestHandler | undefined,
+): void {
   const { config } = deps;
   app.use(deps.telemetry.http('gateway'));
   app.use(deps.telemetry.routes());
@@ -354,7 +361,7 @@ function mountRoutes(deps: GatewayDeps, app: Express, door: GatewayDoor, hardeni
     res.locals.route = '/graphql';
     next();
   });
-  if (config.corsOrigins.length > 0) app.use('/graphql', createCors(config.corsOrigins));
+  if (cors) app.use('/graphql', cors);
   app.use(
     '/graphql',
     // GraphQL multipart requests (uploads); Apollo Server's CSRF prevention makes them send Apollo-Require-Preflight.

@@ -52,6 +52,7 @@ async function start(dataDir: string): Promise<Started> {
   const child = spawnStart(dataDir);
   const logs: Started['logs'] = [];
   const listening = await new Promise<Started['logs'][number]>((resolve, reject) => {
+    // bound: a start that never listens fails here
     const timer = setTimeout(() => reject(new Error('dist/bin/start.js did not listen within 60 s')), 60_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (!line.startsWith('{')) return;

@@ -7,6 +7,7 @@ import { fixture } from '../support/image-fixtures.ts';
 import { mediaFormData, mediaUploadUrl, sendMediaRequest } from '../support/media-client.ts';
 import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
+import { eventually } from '../support/eventually.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 import { HANG_MS } from '../support/hang-bounds.ts';
 
@@ -144,58 +145,58 @@ describe.skipIf(unavailable !== undefined)('losing the database under load', () 
       },
     ];
     const load = Promise.all(workers.map((work) => work()));
-    const until = async (condition: () => boolean, deadlineMs: number) => {
-      const deadline = performance.now() + deadlineMs;
-      while (!condition() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    };
     const since = (from: number, area: Outcome['area']) => outcomes.filter((outcome) => outcome.at >= from && outcome.area === area);
 
     try {
       // Up: every area answers.
-      await until(
+      await eventually(
         () => (['A-create', 'A-graphql', 'BC', 'D'] as const).every((area) => since(0, area).some((o) => o.status === 200)),
-        15_000,
+        'every area answering 200 before the stop',
+        { withinMs: 15_000 },
       );
       const stopAt = performance.now() - started;
       await server.stop();
       const downAt = performance.now() - started;
 
       // Down: a few rounds of every area, answered fast and in each area's own words.
-      await until(() => (['A-create', 'A-graphql', 'BC', 'D'] as const).every((area) => since(downAt, area).length >= 3), 20_000);
+      await eventually(
+        () => (['A-create', 'A-graphql', 'BC', 'D'] as const).every((area) => since(downAt, area).length >= 3),
+        'three answers from every area while the database is down',
+        { withinMs: 20_000 },
+      );
       // Probes within a second share one readiness report (lib/telemetry/readiness.ts): one made just before the stop may
       // still answer; the next ones see it.
-      const readyDeadline = performance.now() + HANG_MS;
-      let ready = await fetch(new URL('/ready', system.restUrl));
-      while (ready.status === 200 && performance.now() < readyDeadline) {
-        await ready.body?.cancel();
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        ready = await fetch(new URL('/ready', system.restUrl));
-      }
+      const ready = await eventually(async () => {
+        const response = await fetch(new URL('/ready', system.restUrl));
+        if (response.status !== 200) return response;
+        await response.body?.cancel();
+        return false;
+      }, 'the readiness probe answering other than 200 while the database is down');
       expect(ready.status).toBe(503);
       expect(((await ready.json()) as { checks: Record<string, { status: string }> }).checks.database!.status).toBe('DOWN');
       // The gRPC health service follows readiness (re-read every 5 s).
       const health = async () => grpc.health().catch((error: unknown) => String(error));
-      let grpcHealth = await health();
-      const grpcDeadline = performance.now() + HANG_MS;
-      while (grpcHealth !== 'NOT_SERVING' && performance.now() < grpcDeadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        grpcHealth = await health();
-      }
+      let grpcHealth = await eventually(async () => {
+        const status = await health();
+        return status === 'NOT_SERVING' && status;
+      }, 'the gRPC health service saying NOT_SERVING while the database is down');
       expect(grpcHealth).toBe('NOT_SERVING');
       const restartAt = performance.now() - started;
       await server.start();
       const upAgainAt = performance.now() - started;
 
       // Back: each area answers again within seconds, by itself.
-      await until(
+      await eventually(
         () => (['A-create', 'A-graphql', 'BC', 'D'] as const).every((area) => since(upAgainAt, area).some((o) => o.status === 200)),
-        RECOVERY_MS,
+        'every area answering 200 again after the restart',
+        { withinMs: RECOVERY_MS },
       );
       running = false;
       await load;
-      const servingDeadline = performance.now() + HANG_MS;
-      while ((grpcHealth = await health()) !== 'SERVING' && performance.now() < servingDeadline)
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      grpcHealth = await eventually(async () => {
+        const status = await health();
+        return status === 'SERVING' && status;
+      }, 'the gRPC health service saying SERVING again after the restart');
       expect(grpcHealth).toBe('SERVING');
 
       const during = outcomes.filter((outcome) => outcome.at >= downAt && outcome.at + outcome.ms <= restartAt);

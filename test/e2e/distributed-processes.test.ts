@@ -15,7 +15,7 @@ import { mediaFormData, mediaUploadUrl, rawMediaId, sendMediaRequest } from '../
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 import { startOtlpCollector, type OtlpCollector } from '../support/otlp-collector.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
-import { HANG_MS } from '../support/hang-bounds.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * The distributed topology as a deployment runs it: every subgraph, the gateway (with the REST adapter) and the gRPC
@@ -233,19 +233,15 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
     const logged = (service: ServiceProcess) =>
       service.logs().filter((entry) => entry.requestId === 'dist-processes-1' && entry.msg === 'request');
     // Each process writes its access line when its reply is done; the pipes deliver them a moment later.
-    const logDeadline = Date.now() + HANG_MS;
-    while (
-      [processes.gateway!, processes.accounts!, processes.comments!].some((service) => logged(service).length === 0) &&
-      Date.now() < logDeadline
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(
+      () => [processes.gateway!, processes.accounts!, processes.comments!].every((service) => logged(service).length > 0),
+      'the access lines of the gateway, accounts and comments processes for the request',
+    );
     expect(logged(processes.gateway!).map((entry) => entry.listener)).toEqual(['rest-own']);
     expect(logged(processes.accounts!).map((entry) => entry.listener)).toEqual(['subgraph-accounts']);
     expect(logged(processes.comments!).map((entry) => entry.listener)).toEqual(['subgraph-comments']);
 
     // Spans are exported in batches: wait for those of the three processes the request crossed.
-    const deadline = Date.now() + HANG_MS;
     const ofTrace = () => collector.spans.filter((span) => span.traceId === traceId);
     const services = () => new Set(ofTrace().map((span) => span.service));
     const has = (service: string, name: string) => ofTrace().some((span) => span.service === service && span.name === name);
@@ -255,7 +251,7 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
       has('tributary-subgraph-accounts', 'SELECT') &&
       has('tributary-subgraph-accounts', 'POST /graphql') &&
       has('tributary-subgraph-comments', 'POST /graphql');
-    while (!complete() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(complete, 'the spans of the gateway, accounts and comments processes for the trace');
     const spans = ofTrace();
     expect([...services()].sort()).toEqual(['tributary-gateway', 'tributary-subgraph-accounts', 'tributary-subgraph-comments']);
     const names = (service: string) => spans.filter((span) => span.service === service).map((span) => span.name);
@@ -280,18 +276,15 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
   it('reports the gateway DEGRADED, and still ready, while a subgraph is gone, naming it and not its address', async () => {
     expect(await processes.comments!.stop('SIGTERM')).toBe(0);
     // Probes within a second share a report (lib/telemetry/readiness.ts): the next reports see the stop.
-    let ready = await fetch(new URL('/ready', rest));
-    let report = (await ready.json()) as {
-      status: string;
-      degraded?: string[];
-      checks: Record<string, { status: string; error?: string }>;
-    };
-    const deadline = performance.now() + HANG_MS;
-    while (report.status === 'UP' && performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      ready = await fetch(new URL('/ready', rest));
-      report = (await ready.json()) as typeof report;
-    }
+    const { ready, report } = await eventually(async () => {
+      const ready = await fetch(new URL('/ready', rest));
+      const report = (await ready.json()) as {
+        status: string;
+        degraded?: string[];
+        checks: Record<string, { status: string; error?: string }>;
+      };
+      return report.status !== 'UP' && { ready, report };
+    }, 'the gateway readiness report no longer UP once the comments subgraph is gone');
     expect(ready.status).toBe(200);
     expect(report.status).toBe('DEGRADED');
     expect(report.degraded).toEqual(['subgraph:comments']);
@@ -338,14 +331,14 @@ describe.runIf(onPostgres)('the distributed topology as separate OS processes', 
       outgoing.on('continue', () => outgoing.write(body.subarray(0, half), () => inProgress()));
       // The rest goes after the signal has been received.
       void (async () => {
-        const deadline = Date.now() + HANG_MS;
-        while (!gateway.logs().some((entry) => entry.msg === 'shutting down: draining in-flight requests') && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        await eventually(
+          () => gateway.logs().some((entry) => entry.msg === 'shutting down: draining in-flight requests'),
+          'the gateway logging that it drains in-flight requests after SIGTERM',
+        );
         // New connections are refused while the upload is still being sent.
         await expect(fetch(new URL('/health', rest))).rejects.toThrow();
         outgoing.end(body.subarray(half));
-      })();
+      })().catch(reject);
     });
     await uploading;
     const exitCode = gateway.stop('SIGTERM');

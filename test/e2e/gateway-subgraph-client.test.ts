@@ -194,6 +194,7 @@ describe.each(SUBGRAPH_CLIENTS)('over %s', (_client, undiciSwitch) => {
       behaviour = (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
         res.write('{"data":{"userEx');
+        // pacing: the subgraph sends part of its reply, then a moment later destroys the response mid-body
         setTimeout(() => res.destroy(), 20);
       };
       const reply = await ask();

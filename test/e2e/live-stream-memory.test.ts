@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { startStreamHolder, type HolderCommand, type StreamHolder } from '../support/stream-holder.ts';
 import { useSocialWorld, type SocialTestWorld } from '../support/social-fixture.ts';
@@ -25,13 +26,25 @@ const gc = runInNewContext('gc') as () => void;
 /** The documented bound on what one open subscription holds in the gateway's process (README). */
 const PER_STREAM_BOUND_BYTES = 256 * 1024;
 
-/** The heap after collections, once the last timers and sockets of earlier work have ended. */
+/** How little a collection may free for the heap to count as settled: a fraction of one stream's bound. */
+const SETTLED_BYTES = 64 * 1024;
+/** How many collections in a row must free less than SETTLED_BYTES. */
+const QUIET_COLLECTIONS = 3;
+
+/**
+ * The heap after collections, once the last timers and sockets of earlier work have ended: collections, one each time
+ * `eventually` looks, until QUIET_COLLECTIONS in a row free less than SETTLED_BYTES.
+ */
 async function settledHeap(): Promise<number> {
-  for (let round = 0; round < 5; round += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 40));
+  let previous = Number.POSITIVE_INFINITY;
+  let quiet = 0;
+  return eventually(() => {
     gc();
-  }
-  return process.memoryUsage().heapUsed;
+    const heap = process.memoryUsage().heapUsed;
+    quiet = previous - heap < SETTLED_BYTES ? quiet + 1 : 0;
+    previous = heap;
+    return quiet >= QUIET_COLLECTIONS && heap;
+  }, `the heap settled (${QUIET_COLLECTIONS} collections in a row freeing less than ${SETTLED_BYTES} bytes)`);
 }
 
 describe('the memory an open subscription holds', () => {

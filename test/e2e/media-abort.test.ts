@@ -3,7 +3,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HANG_MS, LONG_TEST_MS } from '../support/hang-bounds.ts';
+import { eventually } from '../support/eventually.ts';
+import { LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { png } from '../support/image-fixtures.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 import { startDistributedTestSystem, startTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -36,18 +37,8 @@ afterAll(async () => {
 
 const spooled = async () => (await readdir(spool)).filter((name) => name.startsWith('capacitor-')).length;
 
-/**
- * Polls until no temporary copy is left and returns how many are left: 0 as soon as the last one goes, or the count
- * after HANG_MS (a copy that is never removed — the leak under test — is the only thing that waits that long).
- */
-async function spooledWhenSettled(): Promise<number> {
-  const deadline = Date.now() + HANG_MS;
-  for (;;) {
-    const count = await spooled();
-    if (count === 0 || Date.now() > deadline) return count;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Waits for the last temporary copy to go: a copy that is never removed (the leak under test) fails it after HANG_MS. */
+const noCopyLeft = () => eventually(async () => (await spooled()) === 0, 'no temporary copy left in the spool directory');
 
 function multipart(parts: { name: string; filename?: string; data: Buffer | string }[]): Buffer {
   const chunks: Buffer[] = [];
@@ -75,6 +66,7 @@ function abandon(url: string, headers: Record<string, string>, body: Buffer, sen
         .join('');
       socket.write(`POST ${target.pathname} HTTP/1.1\r\n${head}\r\n`);
       socket.write(body.subarray(0, sent), () => {
+        // pacing: the client lingers lingerMs after the bytes it sent, then goes away mid-upload
         setTimeout(() => {
           socket.destroy();
           resolve();
@@ -127,7 +119,7 @@ describe.each(['embedded', 'distributed'] as const)('uploads abandoned by their 
       const cuts = [200, 5_000, 500_000, body.length - 2_000, body.length - 10];
       await Promise.all(cuts.map((cut, index) => abandon(url, headers, body, cut, index * 10)));
       await Promise.all(Array.from({ length: 12 }, (_, index) => abandon(url, headers, body, body.length, index * 10)));
-      expect(await spooledWhenSettled()).toBe(0);
+      await noCopyLeft();
 
       // The system still answers uploads.
       const response = await fetch(url, {
@@ -137,7 +129,7 @@ describe.each(['embedded', 'distributed'] as const)('uploads abandoned by their 
       });
       expect(response.status).toBe(200);
       expect(await response.text()).toMatch(kind === 'rest' ? /"media_id":\d+/ : /"mediaId":"\d+"/);
-      expect(await spooledWhenSettled()).toBe(0);
+      await noCopyLeft();
     },
     LONG_TEST_MS,
   );

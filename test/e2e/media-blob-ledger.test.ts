@@ -8,7 +8,8 @@ import {
   type MediaTables,
 } from '../../subgraphs/shared/media-store/media-upload.repository.ts';
 import { openBlobStore } from '../../subgraphs/shared/media-store/open-blob-store.ts';
-import { HANG_MS, LONG_TEST_MS } from '../support/hang-bounds.ts';
+import { eventually } from '../support/eventually.ts';
+import { LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { bearerAuthorization, mediaFormData, mediaUploadUrl, sendMediaRequest } from '../support/media-client.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
@@ -51,15 +52,6 @@ describe('the blob ledger and the sweeper (embedded gateway)', () => {
   const ledger = async () =>
     (await media().selectFrom('media.pending_blob').select('blob_key').orderBy('blob_key').execute()).map((row) => row.blob_key);
   const writeBlob = (key: string) => store.write(Readable.from([Buffer.from(`left by a crash: ${key}`)]), key);
-
-  async function until(done: () => Promise<boolean>): Promise<boolean> {
-    const deadline = Date.now() + HANG_MS;
-    while (!(await done())) {
-      if (Date.now() > deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return true;
-  }
 
   const command = (params: Record<string, string>, parts: Parameters<typeof mediaFormData>[0] = []) =>
     sendMediaRequest(mediaUploadUrl(system.restUrl), {
@@ -114,14 +106,17 @@ describe('the blob ledger and the sweeper (embedded gateway)', () => {
       await writeBlob(unrecorded);
       expect(await blobs.exists(unrecorded)).toBe(true);
 
-      expect(await until(async () => !(await blobs.exists(segments[0]!)) && !(await blobs.exists(segments[1]!)))).toBe(true);
-      expect(await until(async () => (await ledger()).length === 1)).toBe(true);
+      await eventually(
+        async () => !(await blobs.exists(segments[0]!)) && !(await blobs.exists(segments[1]!)),
+        'the discarded segments’ blobs deleted by the sweeper',
+      );
+      await eventually(async () => (await ledger()).length === 1, 'the discarded segments taken off the ledger');
       // Within the grace the write may still be running somewhere: it stays.
       expect(await ledger()).toEqual([unrecorded]);
       expect(await blobs.exists(unrecorded)).toBe(true);
 
       clock = new Date(clock.getTime() + PENDING_BLOB_GRACE_MS);
-      expect(await until(async () => (await ledger()).length === 0)).toBe(true);
+      await eventually(async () => (await ledger()).length === 0, 'the unrecorded write taken off the ledger once the grace has passed');
       const listed = await blobs.keys();
       for (const key of [...segments, unrecorded]) expect(listed).not.toContain(key);
     },

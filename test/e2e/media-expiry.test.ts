@@ -3,6 +3,7 @@ import type { MediaTables, UploadRow } from '../../subgraphs/shared/media-store/
 import { expectGraphError, invalidParameter } from '../support/graph-error-expectations.ts';
 import type { GraphqlErrorJson } from '../support/graphql-client.ts';
 import { uploadMultipart, type UploadedMediaJson } from '../support/graphql-upload-client.ts';
+import { eventually } from '../support/eventually.ts';
 import { HANG_MS } from '../support/hang-bounds.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
@@ -33,6 +34,8 @@ const EXPIRES_AFTER_SECS = 60;
 /** Only a hang reaches either: a request answers, and the sweeper (every second here) sweeps, well within them. */
 const REQUEST_DEADLINE_MS = HANG_MS;
 const SWEEP_DEADLINE_MS = HANG_MS;
+/** How long afterAll waits for a system to close before it lets the run go on (a system that stopped answering may never). */
+const CLOSE_DEADLINE_MS = 3_000;
 
 const MODES = [
   { mode: 'embedded', start: (env: Record<string, string>) => startTestSystem(env, { now }) },
@@ -169,15 +172,17 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
   const blobKey = async (id: string) => (await row(id)).blob_key;
   const exists = (key: string) => blobs.exists(key);
 
-  /** Polls until the upload's bytes are gone and its row says swept, or the deadline passes. */
-  async function waitUntilSwept(id: string): Promise<{ fileGone: boolean; sweptAt: Date | null }> {
+  /** Waits until the upload's bytes are gone and its row says swept; resolves to that state. */
+  async function sweptState(id: string): Promise<{ fileGone: boolean; sweptAt: Date | null }> {
     const key = await blobKey(id);
-    const deadline = Date.now() + SWEEP_DEADLINE_MS;
-    for (;;) {
-      const state = { fileGone: !(await exists(key)), sweptAt: (await row(id)).swept_at };
-      if ((state.fileGone && state.sweptAt !== null) || Date.now() > deadline) return state;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    return eventually(
+      async () => {
+        const state = { fileGone: !(await exists(key)), sweptAt: (await row(id)).swept_at };
+        return state.fileGone && state.sweptAt !== null && state;
+      },
+      `upload ${id} swept: its bytes gone and its row marked swept`,
+      { withinMs: SWEEP_DEADLINE_MS },
+    );
   }
 
   beforeAll(async () => {
@@ -193,7 +198,7 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
   afterAll(async () => {
     // A system that stopped answering may never finish draining; do not let it hold the run.
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([system?.close(), new Promise((resolve) => (timer = setTimeout(resolve, 3_000)))]);
+    await Promise.race([system?.close(), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_DEADLINE_MS)))]);
     clearTimeout(timer);
     await blobs?.close();
   });
@@ -213,7 +218,7 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
     expect((await row(expiring.mediaId)).swept_at).toBeNull();
 
     clock = at(61);
-    expect(await waitUntilSwept(expiring.mediaId)).toEqual({ fileGone: true, sweptAt: at(61) });
+    expect(await sweptState(expiring.mediaId)).toEqual({ fileGone: true, sweptAt: at(61) });
     expect(await exists(youngerKey)).toBe(true);
     expect((await row(younger.mediaId)).swept_at).toBeNull();
   });
@@ -376,7 +381,7 @@ describe.each(MODES)('upload_media_id in containers, expiry and sweeping ($mode 
 
     clock = at(300 + EXPIRES_AFTER_SECS + 1);
     // Once the unused upload is swept, the sweeper has passed this expiry; the taken one must still be whole.
-    expect(await waitUntilSwept(unused.mediaId)).toEqual({ fileGone: true, sweptAt: at(361) });
+    expect(await sweptState(unused.mediaId)).toEqual({ fileGone: true, sweptAt: at(361) });
     expect(await exists(takenKey)).toBe(true);
     expect((await row(taken.mediaId)).swept_at).toBeNull();
   });

@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HANG_MS, LONG_TEST_MS } from '../support/hang-bounds.ts';
+import { eventually } from '../support/eventually.ts';
+import { LONG_TEST_MS } from '../support/hang-bounds.ts';
 import { fixture } from '../support/image-fixtures.ts';
 import { bearerAuthorization, mediaMultipartBody, mediaUploadUrl, sendMediaRequest } from '../support/media-client.ts';
 import { openNpmStartWorld, type NpmStartWorld } from '../support/npm-start-processes.ts';
@@ -89,14 +90,25 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')(
         ]);
         const cut = httpRequest(mediaUploadUrl(rest(first)), {
           method: 'POST',
-          headers: { authorization: authorization(), 'content-type': contentType, 'content-length': String(body.length) },
+          headers: {
+            authorization: authorization(),
+            'content-type': contentType,
+            'content-length': String(body.length),
+            expect: '100-continue',
+          },
         });
         const answered = new Promise<string>((resolve) => {
           cut.on('response', (response) => resolve(`answered ${response.statusCode}`));
           cut.on('error', (error) => resolve(`failed: ${error.message}`));
         });
-        cut.write(body.subarray(0, Math.floor(body.length / 2)));
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // The kill must find the request in the process's hands, its body half read: Node answers `100 Continue` as it
+        // hands a request to the application, so the half is written only once the process has taken the request.
+        const taken = new Promise<void>((resolve) => cut.once('continue', resolve));
+        cut.flushHeaders();
+        await taken;
+        await new Promise<void>((resolve, reject) =>
+          cut.write(body.subarray(0, Math.floor(body.length / 2)), (error) => (error ? reject(error) : resolve())),
+        );
         expect(await first.stop('SIGKILL')).toBeNull();
         expect(await answered).toMatch(/^failed: /);
         const { rows: recorded } = await sql<{
@@ -133,12 +145,10 @@ describe.runIf(process.env.TEST_DATABASE === 'postgres')(
         const { rows: uploads } = await sql<{
           blob_key: string;
         }>`select blob_key from media.upload where id = cast(${id} as bigint)`.execute(world.database.db);
-        const deadline = Date.now() + HANG_MS;
-        let keys = await bucketKeys();
-        while (keys.length !== 1 && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 200));
-          keys = await bucketKeys();
-        }
+        const keys = await eventually(async () => {
+          const listed = await bucketKeys();
+          return listed.length === 1 && listed;
+        }, 'the abandoned segment swept from the bucket');
         expect(keys).toEqual([uploads[0]!.blob_key]);
         const { rows: sessions } = await sql<{
           count: string;

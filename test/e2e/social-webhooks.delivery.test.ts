@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appAccessToken } from '../../lib/auth/social-auth/social-token.service.ts';
 import type { StoredApp } from '../../lib/auth/social-auth/social-token.repository.ts';
 import { createSocialTokens } from '../../subgraphs/index.ts';
 import { verifySignature } from '../../subgraphs/shared/webhooks/webhook-payload.ts';
-import { HANG_MS } from '../support/hang-bounds.ts';
+import { eventually } from '../support/eventually.ts';
 import { OWN_PERMISSIONS, useSocialWorld } from '../support/social-fixture.ts';
 
 /**
@@ -64,11 +64,20 @@ describe('webhook deliveries', () => {
     return body.data!;
   };
 
-  /** Waits until `count` deliveries have come (within HANG_MS), then a little longer to see that no more come. */
+  /**
+   * The deliveries once `count` have come and the worker has passed every event written so far: the app's cursors stand
+   * at the log's last position, so whatever else it could have sent (a hide, an unsubscribed field) it has decided not
+   * to — the absence is read from the cursor, not from a pause.
+   */
   const deliveriesUntil = async (count: number) => {
-    const deadline = performance.now() + HANG_MS;
-    while (deliveries.length < count && performance.now() < deadline) await delay(50);
-    await delay(500);
+    await eventually(() => deliveries.length >= count, `${count} deliveries`);
+    const db = world().system.database.db;
+    await eventually(async () => {
+      const { rows } = await sql<{ behind: string }>`
+        select count(*) as behind from social.webhook_cursor
+        where app_id = ${app.id} and delivered_to < (select coalesce(max(position), 0) from social.event)`.execute(db);
+      return Number(rows[0]!.behind) === 0;
+    }, 'the delivery worker past every event written');
     return deliveries.splice(0);
   };
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../lib/database/throwaway-database.ts';
-import { HANG_MS } from '../support/hang-bounds.ts';
+import { eventually } from '../support/eventually.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { startDistributedTestSystem, type TestSystem } from '../support/test-system.ts';
 
@@ -46,15 +46,11 @@ describe.skipIf(skip)('readiness of the subgraphs with the database unreachable'
   };
 
   /** Probes `base` until its /ready answers `status` (reports are shared for a second: the first may predate the change). */
-  const until = async (base: string, status: number) => {
-    const deadline = performance.now() + HANG_MS;
-    let reply = await probe(base);
-    while (reply.status !== status && performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      reply = await probe(base);
-    }
-    return reply;
-  };
+  const probeUntil = (base: string, status: number) =>
+    eventually(async () => {
+      const reply = await probe(base);
+      return reply.status === status && reply;
+    }, `${base}/ready answering ${status}`);
 
   it('answers 503 on every subgraph and on the gateway while it is cut off, and 200 once it answers again', async () => {
     const subgraphs = Object.entries(system.subgraphs!).map(
@@ -66,12 +62,12 @@ describe.skipIf(skip)('readiness of the subgraphs with the database unreachable'
 
     proxy.cut();
     for (const [name, base] of subgraphs) {
-      const reply = await until(base, 503);
+      const reply = await probeUntil(base, 503);
       expect(reply.status, name).toBe(503);
       expect(reply.body.status, name).toBe('DOWN');
       expect(reply.body.checks.database!.status, name).toBe('DOWN');
     }
-    const gateway = await until(system.restUrl, 503);
+    const gateway = await probeUntil(system.restUrl, 503);
     expect(gateway.status).toBe(503);
     expect(gateway.body.status).toBe('DOWN');
     expect(
@@ -79,7 +75,7 @@ describe.skipIf(skip)('readiness of the subgraphs with the database unreachable'
     ).toHaveLength(4);
 
     proxy.restore();
-    for (const [name, base] of subgraphs) expect((await until(base, 200)).status, name).toBe(200);
-    expect((await until(system.restUrl, 200)).body.status).toBe('UP');
+    for (const [name, base] of subgraphs) expect((await probeUntil(base, 200)).status, name).toBe(200);
+    expect((await probeUntil(system.restUrl, 200)).body.status).toBe('UP');
   });
 });

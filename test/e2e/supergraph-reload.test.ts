@@ -1,10 +1,9 @@
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPERGRAPH_FILE } from '../../schema/supergraph-file.ts';
-import { HANG_MS } from '../support/hang-bounds.ts';
+import { eventually } from '../support/eventually.ts';
 import { createLogCapture, parseMetrics, sampleValue } from '../support/log-capture.ts';
 import { CREATE, GET, validInput } from '../support/graphql-client.ts';
 import { startDistributedTestSystem, type TestSystem } from '../support/test-system.ts';
@@ -66,15 +65,6 @@ describe('supergraph reload', () => {
       ?.description;
   };
 
-  /** Polls until `check` holds, within HANG_MS (a watch and its debounce take a moment; a busy machine takes longer). */
-  const eventually = async (check: () => Promise<boolean>, what: string) => {
-    const deadline = performance.now() + HANG_MS;
-    while (!(await check())) {
-      if (performance.now() > deadline) throw new Error(`not within ${HANG_MS} ms: ${what}`);
-      await delay(50);
-    }
-  };
-
   /** Reads and writes in a loop until stopped; every reply that is not a clean 200 is kept. */
   const load = (workers: number) => {
     let running = true;
@@ -96,6 +86,11 @@ describe('supergraph reload', () => {
     };
     const running$ = Promise.all(Array.from({ length: workers }, worker));
     return {
+      /** Waits until `count` more requests have been answered: the gateway served them meanwhile. */
+      runs: async (count: number, what: string) => {
+        const from = requests;
+        await eventually(() => requests >= from + count, `${count} requests answered ${what}`);
+      },
       stop: async () => {
         running = false;
         await running$;
@@ -110,10 +105,10 @@ describe('supergraph reload', () => {
   it('swaps in a changed file under load: no request fails', async () => {
     expect(await meDescription()).toBe(ORIGINAL_DESCRIPTION);
     const traffic = load(4);
-    await delay(200);
+    await traffic.runs(8, 'before the change');
     await replaceFile(original.replace(ORIGINAL_DESCRIPTION, NEW_DESCRIPTION));
     await eventually(async () => (await meDescription()) === NEW_DESCRIPTION, 'the watched change applied');
-    await delay(200);
+    await traffic.runs(8, 'on the changed supergraph');
     const { failures, requests } = await traffic.stop();
     expect(failures).toEqual([]);
     expect(requests).toBeGreaterThan(0);

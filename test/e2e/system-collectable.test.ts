@@ -20,6 +20,7 @@ const gc = runInNewContext('gc') as () => void;
 async function collected(ref: WeakRef<object>): Promise<boolean> {
   const deadline = Date.now() + HANG_MS;
   while (Date.now() < deadline) {
+    // pacing: one collection a job, every 25 ms (the look itself: a WeakRef is only cleared between jobs)
     await new Promise((resolve) => setTimeout(resolve, 25));
     gc();
     if (ref.deref() === undefined) return true;

@@ -5,23 +5,13 @@ import { createUserExampleGrpcClient } from '../support/grpc-user-client.ts';
 import { startOtlpCollector, type OtlpCollector } from '../support/otlp-collector.ts';
 import { startTestSystem, type TestSystem } from '../support/test-system.ts';
 import { uniqueEmail } from '../support/user-example-fixtures.ts';
-import { HANG_MS } from '../support/hang-bounds.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * With tracing on, GetByID reads that share one statement (user-example.service.ts) stay visible in every request's trace:
  * the statement's span is a child of one request's span and links to the spans of the others. Spans are received by a
  * minimal OTLP/HTTP (JSON) collector (test/support/otlp-collector.ts).
  */
-
-async function eventually<T>(read: () => T | undefined, what: string): Promise<T> {
-  const deadline = Date.now() + HANG_MS;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('traces of GetByID reads that share a statement', () => {
   let collector: OtlpCollector;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSocialTokenService } from '../../lib/auth/social-auth/social-token.service.ts';
 import type { SocialAuthTables, StoredApp } from '../../lib/auth/social-auth/social-token.repository.ts';
@@ -12,7 +13,7 @@ import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { DELIVERY_HEADER, verifySignature } from '../../subgraphs/shared/webhooks/webhook-payload.ts';
 import type { SocialTables } from '../../subgraphs/shared/social-graph/social-tables.ts';
 import { ensureCompiledBuild } from '../support/compiled-build.ts';
-import { HANG_MS } from '../support/hang-bounds.ts';
+import { eventually } from '../support/eventually.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
 
@@ -25,6 +26,9 @@ import { createSocialFixture, type SocialFixture } from '../support/social-fixtu
  * PostgreSQL only (the embedded database is single-process).
  */
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
+
+/** The gap between the bursts of writes. */
+const WRITE_BURST_GAP_MS = 100;
 
 interface Received {
   identity: string;
@@ -122,12 +126,12 @@ describe.runIf(onPostgres)('webhook delivery across processes', () => {
       [],
     );
 
-  const eventually = async (check: () => boolean, what: string) => {
-    const deadline = performance.now() + HANG_MS;
-    while (!check()) {
-      if (performance.now() > deadline) throw new Error(`not within ${HANG_MS} ms: ${what}`);
-      await delay(50);
-    }
+  /** Whether the app's cursor stands past every event written and no worker holds it: nothing more can be sent. */
+  const deliveryDone = async () => {
+    const { rows } = await sql<{ idle: boolean }>`
+      select delivered_to >= (select max(position) from social.event) and leased_until is null as idle
+      from social.webhook_cursor where app_id = ${app.id}`.execute(database.db);
+    return rows.length > 0 && rows.every((row) => row.idle);
   };
 
   it('delivers every event once per callback with two processes delivering', async () => {
@@ -135,10 +139,12 @@ describe.runIf(onPostgres)('webhook delivery across processes', () => {
     const written: string[] = [];
     for (let i = 0; i < 30; i++) {
       written.push(await comment(`normal ${i}`));
-      if (i % 10 === 9) await delay(100);
+      // pacing: the writes come in three bursts, so that both processes are woken and deliver
+      if (i % 10 === 9) await delay(WRITE_BURST_GAP_MS);
     }
     await eventually(() => received.flatMap((delivery) => delivery.commentIds).length >= written.length, 'all 30 delivered');
-    await delay(1000);
+    // No duplicate can follow: the cursor is past the last event and released (a batch sent twice needs a lease).
+    await eventually(deliveryDone, 'the cursor past every event, released');
     const delivered = received.flatMap((delivery) => delivery.commentIds);
     expect(delivered).toEqual(written);
     expect(received.every((delivery) => delivery.verified)).toBe(true);

@@ -12,7 +12,7 @@ import { SUPERGRAPH_FILE } from '../../schema/supergraph-file.ts';
 import { ALL_MIGRATIONS } from '../../subgraphs/index.ts';
 import { ensureCompiledBuild } from '../support/compiled-build.ts';
 import { CREATE, GET, validInput } from '../support/graphql-client.ts';
-import { HANG_MS } from '../support/hang-bounds.ts';
+import { eventually } from '../support/eventually.ts';
 import { haproxyAvailable, startHaproxy, type RunningHaproxy } from '../support/haproxy.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/os-process.ts';
 import { createSocialFixture, type SocialFixture } from '../support/social-fixture.ts';
@@ -102,15 +102,6 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
     await rename(`${supergraphFile}.next`, supergraphFile);
   };
 
-  /** Polls until `check` holds, within HANG_MS. */
-  const eventually = async (check: () => Promise<boolean> | boolean, what: string) => {
-    const deadline = performance.now() + HANG_MS;
-    while (!(await check())) {
-      if (performance.now() > deadline) throw new Error(`not within ${HANG_MS} ms: ${what}`);
-      await delay(50);
-    }
-  };
-
   const ready = async (url: string) => {
     try {
       return (await fetch(new URL('/ready', url))).status === 200;
@@ -181,7 +172,7 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
       };
       gateways.push(await member(`gateway-${index}`, () => startServiceProcess(`gateway-${index}`, 'dist/bin/start-gateway.js', [], env)));
     }
-    haproxy = await startHaproxy(dir, frontends);
+    haproxy = await startHaproxy(dir, frontends, await freePort());
     graphqlUrl = `http://127.0.0.1:${frontends.graphql.port}/graphql`;
     restUrl = `http://127.0.0.1:${frontends.rest.port}`;
     await eventually(() => ready(restUrl), 'HAProxy and a gateway ready');
@@ -218,6 +209,7 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
   const startLoad = (workers = 4) => {
     let running = true;
     let requests = 0;
+    let answered = 0;
     const failures: Failure[] = [];
     const check = async (operation: string, run: () => Promise<string | undefined>) => {
       requests += 1;
@@ -226,6 +218,8 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
         if (problem !== undefined) failures.push({ operation, detail: problem });
       } catch (error) {
         failures.push({ operation, detail: `${(error as Error).message} ${String((error as { cause?: unknown }).cause ?? '')}` });
+      } finally {
+        answered += 1;
       }
     };
     const operations = [
@@ -269,12 +263,40 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
     };
     const all = Promise.all(Array.from({ length: workers }, (_, index) => worker(index)));
     return {
+      /** Requests ended so far (answered or failed): the load's progress, which a test waits on instead of a pause. */
+      ended: () => answered,
       stop: async () => {
         running = false;
         await all;
         return { requests, failures };
       },
     };
+  };
+
+  type Load = ReturnType<typeof startLoad>;
+
+  /** Waits until `load` has ended `count` more requests (two a worker by default): the fleet served under load meanwhile. */
+  const loadRuns = async (load: Load, what: string, count = 8) => {
+    const from = load.ended();
+    await eventually(() => load.ended() >= from + count, `${count} requests of the load ended ${what}`);
+  };
+
+  /** A gateway's samples of the metric `name` (Prometheus text on its /metrics): each one's labels and value. */
+  const samples = async (gateway: Member, name: string) => {
+    const text = await (await fetch(new URL('/metrics', String(gateway.process.listening.graphql)))).text();
+    return text.split('\n').flatMap((line) => {
+      const match = /^(\w+)\{([^}]*)\} (\S+)$/.exec(line);
+      return match?.[1] === name ? [{ labels: match[2]!, value: Number(match[3]) }] : [];
+    });
+  };
+  /** The reloads a gateway found refused (reported or not: the same broken text is reported once). */
+  const refusedReloads = async (gateway: Member) =>
+    (await samples(gateway, 'tributary_supergraph_reloads_total')).find((sample) => sample.labels.includes('outcome="refused"'))?.value ??
+    0;
+  /** Whether a gateway fetches from every subgraph instance: none has its circuit open. */
+  const everyInstanceTaken = async (gateway: Member) => {
+    const open = (await samples(gateway, 'tributary_subgraph_instances')).filter((sample) => sample.labels.includes('circuit="open"'));
+    return open.length === SUBGRAPHS.length && open.every((sample) => sample.value === 0);
   };
 
   const report = (phase: string, outcome: { requests: number; failures: Failure[] }) => {
@@ -293,10 +315,10 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
   it('reloads a changed supergraph (file watch and SIGHUP) and refuses a broken one under load: 0 failed requests', async () => {
     const [watching, signalled] = gateways as [Member, Member];
     const load = startLoad();
-    await delay(500);
+    await loadRuns(load, 'before the reloads');
     let outcome: Awaited<ReturnType<typeof load.stop>>;
     try {
-      await reloadUnderLoad(watching, signalled);
+      await reloadUnderLoad(watching, signalled, load);
     } finally {
       // Restarted processes read the file at start: leave it whole for the next tests, whatever happened here.
       await replaceSupergraph(original);
@@ -307,7 +329,7 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
     expect(outcome.requests).toBeGreaterThan(20);
   });
 
-  async function reloadUnderLoad(watching: Member, signalled: Member) {
+  async function reloadUnderLoad(watching: Member, signalled: Member, load: Load) {
     await replaceSupergraph(original.replace(ORIGINAL_DESCRIPTION, NEW_DESCRIPTION));
     signalled.process.signal('SIGHUP');
     await eventually(() => watching.process.logs().some((entry) => entry.msg === 'supergraph reloaded'), 'the watching gateway reloaded');
@@ -315,14 +337,19 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
       () => signalled.process.logs().some((entry) => entry.msg === 'supergraph reloaded' && entry.trigger === 'signal'),
       'the signalled gateway reloaded',
     );
-    await delay(300);
+    await loadRuns(load, 'on the reloaded supergraph');
 
     await replaceSupergraph(original.replace('type Query', 'type Query {'));
     signalled.process.signal('SIGHUP');
     await eventually(() => refusals(watching).length === 1 && refusals(signalled).length === 1, 'both gateways refused the broken file');
-    // Again: the same broken text is not reported twice.
-    signalled.process.signal('SIGHUP');
-    await delay(500);
+    // Again, on both (a SIGHUP each): the same broken text is not reported twice. The event that the second reading is
+    // done is the gateway's count of refused reloads (its metrics), one more than before the signal.
+    const before = await Promise.all(gateways.map(refusedReloads));
+    for (const gateway of gateways) gateway.process.signal('SIGHUP');
+    await eventually(
+      async () => (await Promise.all(gateways.map(refusedReloads))).every((count, index) => count >= before[index]! + 1),
+      'both gateways read the broken file again (their refused reloads counted)',
+    );
     for (const gateway of gateways) {
       expect(refusals(gateway)).toHaveLength(1);
       expect(refusals(gateway)[0]).toMatchObject({ level: 50, path: supergraphFile });
@@ -334,7 +361,7 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
 
   it('restarts every process in turn (SIGTERM, exit 0, started again) under load: 0 failed requests', async () => {
     const load = startLoad();
-    await delay(500);
+    await loadRuns(load, 'before the restarts');
     // Two waves: the four a's with the first gateway, then the b's with the second — one instance of each subgraph and
     // one gateway at a time, never both instances of anything down at once. Each wave's pauses (the drain delays, the
     // starts) overlap instead of following one another, which halves the test's length; the gateway that stays up
@@ -352,7 +379,7 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
     ).toEqual(members.map((entry) => entry.name).sort());
     let outcome: Awaited<ReturnType<typeof load.stop>>;
     try {
-      await restartInWaves(waves);
+      await restartInWaves(waves, load);
     } finally {
       outcome = await load.stop();
       report('rolling restart of 10 processes', outcome);
@@ -361,7 +388,7 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
     expect(outcome.requests).toBeGreaterThan(100);
   }, 240_000);
 
-  async function restartInWaves(waves: Member[][]) {
+  async function restartInWaves(waves: Member[][], load: Load) {
     for (const wave of waves) {
       await Promise.all(
         wave.map(async (entry) => {
@@ -372,22 +399,32 @@ describe.runIf(onPostgres && haproxyAvailable())('a fleet behind HAProxy', () =>
           await eventually(() => ready(url), `${entry.name} ready again`);
         }),
       );
-      // HAProxy takes a gateway back after two good checks (300 ms apart); a subgraph instance is taken back at once.
-      await delay(wave.some((entry) => entry.name.startsWith('gateway')) ? 900 : 100);
+      // The next wave stops the other instances only once this one's are back in service: HAProxy has every gateway
+      // up again in both backends (after two good checks), and every gateway fetches from every subgraph instance (no
+      // circuit open).
+      await eventually(
+        async () => (await haproxy.servers()).every((server) => server.status === 'UP'),
+        'HAProxy has every gateway up again',
+      );
+      await eventually(async () => (await Promise.all(gateways.map(everyInstanceTaken))).every(Boolean), 'every instance taken back');
+      await loadRuns(load, `with ${wave.map((entry) => entry.name).join(', ')} back`);
     }
   }
 
   it('loses no request when a subgraph instance is killed (SIGKILL)', async () => {
     const load = startLoad();
-    await delay(500);
+    await loadRuns(load, 'before the kill');
     const victim = members.find((entry) => entry.name === 'comments-a')!;
     let outcome: Awaited<ReturnType<typeof load.stop>>;
     try {
       await victim.process.stop('SIGKILL');
+      // pacing: the instance stays dead 1.5 s under load, the outage the gateways must route around
       await delay(1500);
+      await loadRuns(load, 'with comments-a dead');
       victim.process = await victim.start();
       await eventually(() => ready(String(victim.process.listening.url)), 'the killed instance back');
-      await delay(500);
+      await eventually(async () => (await Promise.all(gateways.map(everyInstanceTaken))).every(Boolean), 'comments-a taken back');
+      await loadRuns(load, 'with comments-a back');
     } finally {
       outcome = await load.stop();
       report('subgraph instance killed', outcome);

@@ -8,6 +8,8 @@ import { join } from 'node:path';
  * them: round robin over the gateways that answer /ready 200, checked every 300 ms, a gateway marked down after two
  * 503s (its shutdown pause, SHUTDOWN_DELAY_MS, is longer than that) and up again after two answers; a request whose
  * connection to a gateway fails before it was sent goes to the other one. Keep-alive on both sides, as in production.
+ * HAProxy's statistics page (its own listener) tells which servers it has up: a test waits on that for a gateway back
+ * in rotation, never on a pause.
  */
 
 export const HAPROXY = '/usr/sbin/haproxy';
@@ -23,14 +25,23 @@ export interface HaproxyFrontend {
   servers: readonly string[];
 }
 
+/** A server of a backend as HAProxy's statistics show it (`status`: UP, DOWN, `UP 1/2` going down, `DOWN 1/2` going up…). */
+export interface HaproxyServerState {
+  backend: string;
+  server: string;
+  status: string;
+}
+
 export interface RunningHaproxy {
   /** The last lines HAProxy wrote (its warnings, if any). */
   output(): string;
+  /** Every backend's servers (the gateways, `gateway1`… in the order of `servers`) as HAProxy's checks see them now. */
+  servers(): Promise<HaproxyServerState[]>;
   stop(): Promise<void>;
 }
 
-/** The configuration for `frontends` (name → frontend). */
-export function haproxyConfig(frontends: Record<string, HaproxyFrontend>): string {
+/** The configuration for `frontends` (name → frontend), with the statistics page on `statsPort`. */
+export function haproxyConfig(frontends: Record<string, HaproxyFrontend>, statsPort: number): string {
   const sections = Object.entries(frontends).map(
     ([name, frontend]) => `
 frontend ${name}
@@ -63,13 +74,21 @@ defaults
   retries 3
   option redispatch 1
   retry-on conn-failure empty-response
+
+listen stats
+  bind 127.0.0.1:${statsPort}
+  stats enable
+  stats uri /
 ${sections.join('')}`;
 }
 
-/** Starts HAProxy in the foreground with `frontends`; its configuration is written under `dir`. */
-export async function startHaproxy(dir: string, frontends: Record<string, HaproxyFrontend>): Promise<RunningHaproxy> {
+/**
+ * Starts HAProxy in the foreground with `frontends` and its statistics page on `statsPort`; its configuration is
+ * written under `dir`.
+ */
+export async function startHaproxy(dir: string, frontends: Record<string, HaproxyFrontend>, statsPort: number): Promise<RunningHaproxy> {
   const file = join(dir, 'haproxy.cfg');
-  await writeFile(file, haproxyConfig(frontends));
+  await writeFile(file, haproxyConfig(frontends, statsPort));
   const child = spawn(HAPROXY, ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -81,6 +100,15 @@ export async function startHaproxy(dir: string, frontends: Record<string, Haprox
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     output: () => lines.join(''),
+    servers: async () => {
+      const [head, ...rows] = (await (await fetch(`http://127.0.0.1:${statsPort}/;csv`)).text()).trim().split('\n');
+      const columns = head!.replace(/^# /, '').split(',');
+      const [backend, server, status] = ['pxname', 'svname', 'status'].map((name) => columns.indexOf(name));
+      return rows
+        .map((row) => row.split(','))
+        .filter((cells) => cells[server!] !== 'FRONTEND' && cells[server!] !== 'BACKEND')
+        .map((cells) => ({ backend: cells[backend!]!, server: cells[server!]!, status: cells[status!]! }));
+    },
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

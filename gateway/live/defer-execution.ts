@@ -18,7 +18,7 @@ import type { PlannedSupergraph } from './subscription-planner.ts';
 
 /**
  * Library copy `defer-execution` (lib/stand-ins/stand-in-registry.ts: Apollo Router's execution of a Defer node, held to
- * the same query without @defer by test/e2e/live-defer.differential.test.ts).
+ * the same query without @defer by test/e2e/live/live-defer.differential.test.ts).
  *
  * @defer through the federated gateway (issue 27, item 5), as `multipart/mixed;deferSpec=20220824` (what Apollo Client
  * 4's Defer20220824Handler reads): the query planner's DeferNode executed as Apollo Router executes it — the primary

@@ -35,7 +35,7 @@ const JSON_BODY = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
  * With CORS_ORIGINS configured the same `cors` handler runs first, as on the Express route, so a browser's request is
  * served here too. Anything else — another method or path (a preflight), a query string, a multipart or encoded body —
  * is left to Express (the function answers false). Checked against express 5.3.0 and @as-integrations/express5 1.1.2 by
- * test/e2e/gateway-fast-path.test.ts, which compares every reply with the Express route's.
+ * test/e2e/gateway/gateway-fast-path.test.ts, which compares every reply with the Express route's.
  */
 export function createHttpFastPath(deps: HttpFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const parseJson = jsonBodyParser({ limitBytes: deps.bodyLimitBytes, maxDepth: deps.maxJsonDepth });

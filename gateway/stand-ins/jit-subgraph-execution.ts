@@ -36,7 +36,7 @@ import type * as GraphqlJit from 'graphql-jit';
  *   other non-null fields racing to null the same position are dropped. graphql-jit reports every failing field.
  * A query graphql-jit declines to compile runs on graphql-js, and so does one with a field aliased `__proto__`: graphql-jit
  * (0.8.9) builds its result objects by assignment, where that key sets the object's prototype instead of adding the field
- * (the gateway then found it missing and nulled the reply). test/e2e/jit-subgraph-execution.test.ts holds the two engines
+ * (the gateway then found it missing and nulled the reply). test/e2e/gateway/jit-subgraph-execution.test.ts holds the two engines
  * to the same replies.
  *
  * graphql-jit is loaded when the first compiler is made, after the stand-in's gate has checked its release.

@@ -32,7 +32,7 @@ import { isRecord } from '../../lib/is-record.ts';
  * What the pipeline's plugins do to a successful response is done here the same way: the forwarded subgraph extensions
  * (gateway-context.ts), the cache-control header from the subgraphs' hints (Apollo's cache-control plugin), the metrics
  * and the operation's name and type on the request's span (graphql-telemetry-plugin.ts). A plugin added to the gateway
- * that changes successful responses must be mirrored here; test/e2e/gateway-fast-lane.test.ts compares the two paths.
+ * that changes successful responses must be mirrored here; test/e2e/gateway/gateway-fast-lane.test.ts compares the two paths.
  */
 
 type GatewayExecutor = ApolloGateway['executor'];

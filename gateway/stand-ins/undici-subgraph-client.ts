@@ -14,7 +14,7 @@ import {
  * connection pool, in place of the fetcher @apollo/gateway's RemoteGraphQLDataSource makes (make-fetch-happen over
  * node-fetch and agent-base), which costs several times the request itself on a small query — a Request object and a
  * Headers object per call, a cache layer the gateway never uses, and stack traces for its option checks (bench/README.md,
- * "Stand-ins"). Network failures keep make-fetch-happen's words (test/e2e/gateway-subgraph-client.test.ts runs both
+ * "Stand-ins"). Network failures keep make-fetch-happen's words (test/e2e/gateway/gateway-subgraph-client.test.ts runs both
  * clients against the same failures). Uploads (multipart, streamed) use the node:http `agent`.
  *
  * undici is loaded by the first client made, synchronously (it ships CommonJS): the embedded system (`npm start`) never

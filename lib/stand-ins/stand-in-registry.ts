@@ -71,7 +71,7 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
       { package: 'cors', version: '2.8.5' },
     ],
     loads: [],
-    comparisonTest: 'test/e2e/gateway-fast-path.test.ts',
+    comparisonTest: 'test/e2e/gateway/gateway-fast-path.test.ts',
     switchVariable: 'STAND_IN_HTTP_FAST_PATH',
   },
   'lean-json-body': {
@@ -81,7 +81,7 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
       "body-parser's JSON parser (express.json) on the HTTP fast path, for a Content-Length body holding a JSON object; any other body, and every failure, is body-parser's own answer",
     checked: [{ package: 'body-parser', version: '2.4.0', from: 'express' }],
     loads: [],
-    comparisonTest: 'test/e2e/gateway-fast-path.test.ts',
+    comparisonTest: 'test/e2e/gateway/gateway-fast-path.test.ts',
     switchVariable: 'STAND_IN_LEAN_JSON_BODY',
   },
   'operation-fast-lane': {
@@ -95,7 +95,7 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
       { package: 'negotiator', version: '1.1.0', from: '@apollo/server' },
     ],
     loads: [],
-    comparisonTest: 'test/e2e/gateway-fast-lane.test.ts',
+    comparisonTest: 'test/e2e/gateway/gateway-fast-lane.test.ts',
     switchVariable: 'STAND_IN_OPERATION_FAST_LANE',
   },
   'result-shaping': {
@@ -130,7 +130,7 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
       { package: 'graphql-jit', version: '0.8.9' },
     ],
     loads: [],
-    comparisonTest: 'test/e2e/jit-subgraph-execution.test.ts',
+    comparisonTest: 'test/e2e/gateway/jit-subgraph-execution.test.ts',
     switchVariable: 'STAND_IN_JIT_SUBGRAPH_EXECUTION',
   },
   'undici-subgraph-client': {
@@ -144,7 +144,7 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
       { package: 'undici', version: '7.30.2' },
     ],
     loads: [],
-    comparisonTest: 'test/e2e/gateway-subgraph-client.test.ts',
+    comparisonTest: 'test/e2e/gateway/gateway-subgraph-client.test.ts',
     switchVariable: 'STAND_IN_UNDICI_SUBGRAPH_CLIENT',
   },
   'rest-fast-path': {
@@ -156,7 +156,7 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
       { package: 'router', version: '2.3.0', from: 'express' },
     ],
     loads: [],
-    comparisonTest: 'test/e2e/rest-fast-path.test.ts',
+    comparisonTest: 'test/e2e/gateway/rest-fast-path.test.ts',
     switchVariable: 'STAND_IN_REST_FAST_PATH',
   },
 };
@@ -211,6 +211,6 @@ export const LIBRARY_COPIES: Readonly<Record<LibraryCopyId, LibraryCopy>> = {
       { package: '@apollo/gateway', version: '2.14.4' },
       { package: '@apollo/query-planner', version: '2.14.4' },
     ],
-    comparisonTest: 'test/e2e/live-defer.differential.test.ts',
+    comparisonTest: 'test/e2e/live/live-defer.differential.test.ts',
   },
 };

@@ -67,7 +67,7 @@ const PARENT_HOST = ['parent'] as const;
  * Every Graph path this router answers, by the kind of node its first segment names (after the optional version): the
  * hosts that serve the kind, the methods of the node itself and of each of its edges. Dispatch follows it (anything else,
  * a kind on a host that does not serve it included, is 100/33 or 2500), the edge handlers must match it exactly (their
- * types are derived from it), and the API documents are checked against it (test/e2e/api-documents.test.ts), so a route
+ * types are derived from it), and the API documents are checked against it (test/e2e/system/api-documents.test.ts), so a route
  * cannot be added here without being documented.
  */
 export const SOCIAL_ROUTES = {

@@ -25,7 +25,7 @@ const RECORD_PATH = /^\/api\/v1\/userExample\/([A-Za-z0-9_.~-]+)\/?(?:\?|$)/;
  * access log), the same route handlers and the same replies as through Express 5.3.0, without Express's router and its
  * request and response decoration (bench/README.md, "Stand-ins"). Every other request, and every request when CORS is
  * configured (its middleware runs first on the Express app), goes to Express: the function answers false.
- * test/e2e/rest-fast-path.test.ts compares its replies with Express's.
+ * test/e2e/gateway/rest-fast-path.test.ts compares its replies with Express's.
  */
 export function createRestFastPath(deps: RestFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {

@@ -9,7 +9,7 @@ import {
 } from 'graphql';
 
 /**
- * Queries over the supergraph's API schema for the @defer differential test (test/e2e/live-defer.differential.test.ts):
+ * Queries over the supergraph's API schema for the @defer differential test (test/e2e/live/live-defer.differential.test.ts):
  * read-only selections that find data in the social world and the user records, generated from a seed (the same seed,
  * the same query), and each query's deferred variants — one per selection set it has (the root's and every object
  * field's), some of that set's selections moved into `... @defer(label: …) { … }`.

@@ -1,5 +1,5 @@
 /**
- * README.md's shell examples as a script, and their printed output judged against what README shows (test/e2e/readme.test.ts).
+ * README.md's shell examples as a script, and their printed output judged against what README shows (test/e2e/system/readme.test.ts).
  *
  * The README's conventions, which this module reads and `readme-runner.test.ts` holds it to:
  * - Every ```sh block is run, in the order of the file, in one shell (a variable set in one block is there in the

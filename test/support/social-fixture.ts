@@ -298,7 +298,7 @@ export function useSocialWorld(
     const now = options.now;
     const systemOptions = { ...options.system, ...(now && { now }) };
     const system = options.distributed
-      ? await startDistributedTestSystem(systemOptions, options.env ?? {})
+      ? await startDistributedTestSystem(options.env ?? {}, systemOptions)
       : await startTestSystem(options.env ?? {}, systemOptions);
     try {
       const fixture = await createSocialFixture(system.database, now ? { now } : {});

@@ -5,7 +5,7 @@ export type { HolderCommand, HolderReply };
 
 /**
  * Subscriptions held open by a process of their own (stream-holder-process.ts), for the memory test of the live doors
- * (test/e2e/live-stream-memory.test.ts) and the bench's RSS per idle subscription (bench/live-memory.ts): the gateway's
+ * (test/e2e/live/live-stream-memory.test.ts) and the bench's RSS per idle subscription (bench/live-memory.ts): the gateway's
  * process then holds only the server's side.
  */
 export interface StreamHolder {

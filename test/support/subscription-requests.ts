@@ -1,6 +1,6 @@
 /**
  * Subscription requests (the JSON a client POSTs, or a subscribe message's payload) for weighing what an open
- * subscription holds: the memory test of the live doors (test/e2e/live-stream-memory.test.ts) and the bench's RSS per
+ * subscription holds: the memory test of the live doors (test/e2e/live/live-stream-memory.test.ts) and the bench's RSS per
  * idle subscription (bench/live-memory.ts).
  *
  * - realistic: a comment feed's document, the same for every subscriber, each watching one of the media objects;

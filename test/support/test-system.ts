@@ -149,7 +149,7 @@ export async function startTestSystem(env: Record<string, string> = {}, options:
  * processes share one PostgreSQL), and a gateway reaching them over HTTP (the REST adapter runs in the gateway process, as
  * npm run start:gateway deploys it).
  */
-export async function startDistributedTestSystem(options: TestSystemOptions = {}, env: Record<string, string> = {}): Promise<TestSystem> {
+export async function startDistributedTestSystem(env: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
   // A test that brings its own database (env.DATABASE_URL: one behind a proxy it cuts) gets no throwaway database.
   const throwaway = env.DATABASE_URL === undefined ? await createTestDatabase() : undefined;
   const subgraphConfig = testConfig({ ...env, DATABASE_URL: env.DATABASE_URL ?? throwaway?.url });

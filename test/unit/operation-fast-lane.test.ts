@@ -1,7 +1,7 @@
 /**
  * The fast lane's own rules (gateway/stand-ins/operation-fast-lane.ts), on a stand-in gateway executor: what it records and when,
  * how much it keeps, what it declines before running anything, and that a run it hands to the pipeline is replayed there
- * once and never run twice. test/e2e/gateway-fast-lane.test.ts compares its replies with Apollo Server's.
+ * once and never run twice. test/e2e/gateway/gateway-fast-lane.test.ts compares its replies with Apollo Server's.
  */
 import type { ApolloGateway } from '@apollo/gateway';
 import { HeaderMap } from '@apollo/server';

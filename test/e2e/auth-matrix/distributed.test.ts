@@ -20,7 +20,7 @@ describe('auth matrix, distributed gateway (subgraphs over HTTP)', () => {
   let users: UserMatrix | undefined;
   let media: MediaMatrix;
   beforeAll(async () => {
-    system = await startDistributedTestSystem({ now: () => MATRIX_NOW });
+    system = await startDistributedTestSystem({}, { now: () => MATRIX_NOW });
     world = await createSocialWorld(system);
     users = await createUserMatrix(system);
     media = await createMediaMatrix(system, world);

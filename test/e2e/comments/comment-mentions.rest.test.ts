@@ -9,10 +9,10 @@ import {
   unsupported,
 } from '../../support/graph-error-expectations.ts';
 import { PARENT_PERMISSIONS } from '../../support/social-fixture.ts';
-import { at, type CommentsWorld, created, del, expectOk, get, HOSTS, post, useCommentsWorld } from './comments-rest-world.ts';
+import { at, type CommentsWorld, created, del, expectOk, get, HOSTS, post, useCommentsWorld } from '../../support/comments-rest-world.ts';
 
 /**
- * Area B over the Graph-style REST paths (comments-rest-world.ts): Mentions (mentioned_comment, POST
+ * Area B over the Graph-style REST paths (test/support/comments-rest-world.ts): Mentions (mentioned_comment, POST
  * /{account_id}/mentions) and the username gate of the comment-management permission.
  */
 

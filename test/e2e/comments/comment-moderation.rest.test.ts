@@ -2,10 +2,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { socialId } from '../../../lib/social-graph/social-ids.ts';
 import { expectGraphError, invalidParameter, missingParameter, notAllowed, unsupported } from '../../support/graph-error-expectations.ts';
 import type { CommentThread } from '../../support/social-fixture.ts';
-import { at, type CommentsWorld, del, expectOk, get, HOSTS, post, type Side, useCommentsWorld } from './comments-rest-world.ts';
+import { at, type CommentsWorld, del, expectOk, get, HOSTS, post, type Side, useCommentsWorld } from '../../support/comments-rest-world.ts';
 
 /**
- * Area B over the Graph-style REST paths (comments-rest-world.ts): POST /{comment_id}?hide= (hide and show) and DELETE
+ * Area B over the Graph-style REST paths (test/support/comments-rest-world.ts): POST /{comment_id}?hide= (hide and show) and DELETE
  * /{comment_id} on both hosts.
  */
 

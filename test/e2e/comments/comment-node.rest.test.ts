@@ -11,10 +11,10 @@ import {
   HOSTS,
   type Side,
   useCommentsWorld,
-} from './comments-rest-world.ts';
+} from '../../support/comments-rest-world.ts';
 
 /**
- * Area B over the Graph-style REST paths (comments-rest-world.ts): GET /{comment_id}: the comment node read with
+ * Area B over the Graph-style REST paths (test/support/comments-rest-world.ts): GET /{comment_id}: the comment node read with
  * `fields` on both hosts, and what is not readable.
  */
 

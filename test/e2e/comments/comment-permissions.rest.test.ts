@@ -2,10 +2,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectGraphError, missingPermission, noToken, revokedToken, unparsableToken } from '../../support/graph-error-expectations.ts';
 import type { RestReply } from '../../support/rest-client.ts';
 import { PARENT_PERMISSIONS, type CommentThread } from '../../support/social-fixture.ts';
-import { type CommentsWorld, del, EXPIRED, get, HOSTS, post, type Side, useCommentsWorld } from './comments-rest-world.ts';
+import { type CommentsWorld, del, EXPIRED, get, HOSTS, post, type Side, useCommentsWorld } from '../../support/comments-rest-world.ts';
 
 /**
- * Area B over the Graph-style REST paths (comments-rest-world.ts): The permissions and tokens of every comment
+ * Area B over the Graph-style REST paths (test/support/comments-rest-world.ts): The permissions and tokens of every comment
  * operation, on both hosts.
  */
 

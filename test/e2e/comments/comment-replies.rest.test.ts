@@ -23,10 +23,10 @@ import {
   T0,
   useCommentsWorld,
   withQuery,
-} from './comments-rest-world.ts';
+} from '../../support/comments-rest-world.ts';
 
 /**
- * Area B over the Graph-style REST paths (comments-rest-world.ts): The replies edge /{comment_id}/replies on both
+ * Area B over the Graph-style REST paths (test/support/comments-rest-world.ts): The replies edge /{comment_id}/replies on both
  * hosts: listing, paging and creating replies.
  */
 

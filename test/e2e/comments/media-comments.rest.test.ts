@@ -14,10 +14,10 @@ import {
   type Side,
   T0,
   useCommentsWorld,
-} from './comments-rest-world.ts';
+} from '../../support/comments-rest-world.ts';
 
 /**
- * Area B over the Graph-style REST paths (comments-rest-world.ts): The media comments edge /{media_id}/comments on
+ * Area B over the Graph-style REST paths (test/support/comments-rest-world.ts): The media comments edge /{media_id}/comments on
  * both hosts, and comments on live video.
  */
 

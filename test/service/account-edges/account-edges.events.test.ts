@@ -19,9 +19,9 @@ import {
   expectUnknown,
   missingId,
   useAccountEdgesDatabase,
-} from './account-edges-world.ts';
+} from '../../support/account-edges-service-world.ts';
 
-/** The account edges' service against a real database (account-edges-world.ts): upcoming events, recently searched hashtags, agencies and authorized ad accounts. */
+/** The account edges' service against a real database (test/support/account-edges-service-world.ts): upcoming events, recently searched hashtags, agencies and authorized ad accounts. */
 
 useAccountEdgesDatabase();
 

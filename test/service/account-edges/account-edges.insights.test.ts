@@ -20,9 +20,9 @@ import {
   expectUnknown,
   missingId,
   useAccountEdgesDatabase,
-} from './account-edges-world.ts';
+} from '../../support/account-edges-service-world.ts';
 
-/** The account edges' service against a real database (account-edges-world.ts): insights, and the demo data. */
+/** The account edges' service against a real database (test/support/account-edges-service-world.ts): insights, and the demo data. */
 
 useAccountEdgesDatabase();
 

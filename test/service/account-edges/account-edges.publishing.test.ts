@@ -36,9 +36,9 @@ import {
   COVER,
   missingId,
   useAccountEdgesDatabase,
-} from './account-edges-world.ts';
+} from '../../support/account-edges-service-world.ts';
 
-/** The account edges' service against a real database (account-edges-world.ts): media containers and content publishing. */
+/** The account edges' service against a real database (test/support/account-edges-service-world.ts): media containers and content publishing. */
 
 useAccountEdgesDatabase();
 

@@ -187,7 +187,7 @@ const ID_TEXTS_V2 = [
  * Texts that go into a path or a query string are bounded (an id at most 1,000 characters, 6 KB percent-encoded; extra
  * query parameters 400), so that with the largest credential header a request's head stays under Node's 16 KiB: past it
  * the listener refuses the request before any route runs (the raw-http door's ground; under /2/ as v2's problem since
- * this door found it answered in the Graph envelope, seed 1417948359 on PostgreSQL — test/e2e/hostile-http.test.ts).
+ * this door found it answered in the Graph envelope, seed 1417948359 on PostgreSQL — test/e2e/hostile/hostile-http.test.ts).
  */
 
 const target: fc.Arbitrary<Target> = fc.oneof(

@@ -128,7 +128,7 @@ async function seedExpiredMedia(system: TestSystem, uploaderId: string): Promise
 
 /** Starts a system, seeds it, and says what a door needs to know of it. */
 async function start(topology: Topology, overrides: Record<string, string>): Promise<{ system: TestSystem; info: SystemInfo }> {
-  const system = topology === 'distributed' ? await startDistributedTestSystem({}, overrides) : await startTestSystem(overrides);
+  const system = topology === 'distributed' ? await startDistributedTestSystem(overrides) : await startTestSystem(overrides);
   try {
     return { system, info: await seed(system, topology) };
   } catch (error) {

@@ -1,6 +1,6 @@
 /**
  * Area D's error vocabulary shared by the media service (subgraphs/media/media-errors.ts, which throws these reasons) and
- * the upload route (rest-adapter/media, which renders each reason in the reference's body shape and headers).
+ * the upload route (rest-adapter/media-upload, which renders each reason in the reference's body shape and headers).
  */
 
 export const MEDIA_ERROR_REASONS = [

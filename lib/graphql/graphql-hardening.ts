@@ -34,7 +34,7 @@ export interface GraphqlHardening {
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   /**
    * What the plugins check of a resolved operation before it runs (the limits, unless the caller is trusted), for a path
-   * that runs the operation without the plugins (gateway/operation-fast-lane.ts); throws the plugins' refusal.
+   * that runs the operation without the plugins (gateway/stand-ins/operation-fast-lane.ts); throws the plugins' refusal.
    */
   checkResolvedOperation(operation: ResolvedOperation): void;
   /** The safelist in force (gateway only). */

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * Writes `body` as JSON, byte for byte what Express's `res.status(status).json(body)` writes with this codebase's
  * settings (no ETag, no replacer or spaces): `Content-Type: application/json; charset=utf-8`, `Content-Length`, and no
  * body on a HEAD request. It works on a plain node:http response, so that the routes served without Express (the REST
- * fast path, rest-adapter/rest-fast-path.ts) and those served through it answer the same.
+ * fast path, rest-adapter/stand-ins/rest-fast-path.ts) and those served through it answer the same.
  */
 export function sendJson(res: ServerResponse<IncomingMessage>, status: number, body: unknown): void {
   const text = JSON.stringify(body);

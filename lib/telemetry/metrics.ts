@@ -18,7 +18,7 @@ export interface Metrics {
   /** One GraphQL operation executed by `server` (gateway, or a subgraph's name); `errorCodes`: extensions.code of each error. */
   observeGraphql(server: string, operation: string, type: string, seconds: number, errorCodes: readonly string[]): void;
   /**
-   * An operation the gateway's fast lane looked at (gateway/operation-fast-lane.ts; POST /graphql and the REST adapter's
+   * An operation the gateway's fast lane looked at (gateway/stand-ins/operation-fast-lane.ts; POST /graphql and the REST adapter's
    * in-process operations): `served` by it, `replayed` (run by it, answered by Apollo Server's pipeline: errors),
    * `declined` (left to the pipeline before running: a document not seen before, a refusal, anything unusual).
    */

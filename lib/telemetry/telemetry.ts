@@ -29,8 +29,8 @@ export interface Telemetry {
    */
   http(listener: string): RequestHandler;
   /**
-   * The same for a request served without Express (the gateway's POST /graphql, gateway/graphql-fast-path.ts; REST's
-   * record reads, rest-adapter/rest-fast-path.ts), on a route known in advance: `handle` runs in the request id's
+   * The same for a request served without Express (the gateway's POST /graphql, gateway/stand-ins/http-fast-path.ts; REST's
+   * record reads, rest-adapter/stand-ins/rest-fast-path.ts), on a route known in advance: `handle` runs in the request id's
    * context. `path` is the request's path when it is not the route itself.
    */
   serve(listener: string, req: IncomingMessage, res: ServerResponse, route: string, handle: () => void, path?: string): void;

@@ -104,7 +104,7 @@ export const USER_EXAMPLE_ID_ROUTE = '/api/v1/userExample/:id';
 
 /**
  * Area A's routes: an Express router for all five, and the two that read no body (GET and DELETE by id) as plain
- * node:http handlers, for the REST fast path (rest-adapter/rest-fast-path.ts) to call with the path's raw id.
+ * node:http handlers, for the REST fast path (rest-adapter/stand-ins/rest-fast-path.ts) to call with the path's raw id.
  */
 export interface UserExampleRoutes {
   router: Router;

@@ -33,7 +33,7 @@ export interface CommentsSubgraphDeps {
   now: () => Date;
   /** The social graph's rate limits, shared with the other social subgraph (one per process; counted in the database). */
   rateLimiter: SocialRateLimiter;
-  /** The subscriptions' view of the event log (defaults: social-event-feed.ts). */
+  /** The subscriptions' view of the event log (defaults: event-log-feed.ts). */
   eventFeed?: Partial<SocialEventFeedOptions>;
   logger: Logger;
 }

@@ -1,5 +1,5 @@
 /**
- * gateway/operation-cache-install.ts: executeQueryPlan's conversion of a request's operation into a federation Operation
+ * gateway/stand-ins/operation-cache.ts: executeQueryPlan's conversion of a request's operation into a federation Operation
  * is made once per schema and operation definition, and every other use of operationFromDocument is left as it was.
  */
 import * as federationInternals from '@apollo/federation-internals';

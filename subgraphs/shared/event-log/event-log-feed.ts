@@ -10,7 +10,7 @@ import type { SocialEventRecord } from './social-events.ts';
  *
  * One tail per process reads the log as it grows — woken by NOTIFY on the log's channel, and by a poll in case a
  * notification was lost — and keeps the last `ringSize` events in memory, a complete run of positions (ringBase, head]:
- * the log's writers commit in position order (social-event.repository.ts), so reading past n never skips an earlier
+ * the log's writers commit in position order (event-log.repository.ts), so reading past n never skips an earlier
  * event. A stream whose cursor lies inside that run is served from memory; one further back (a client resuming after a
  * long gap) reads the log in pages until it catches up. Streams are pulled: a stream holds at most one page of events,
  * however slow its consumer, so memory is bounded by the ring and the number of streams, never by the traffic; what a

@@ -1,5 +1,5 @@
 /**
- * The social graph's events: what the log (social-event.repository.ts) holds for each change the Graph API reports, in
+ * The social graph's events: what the log (event-log.repository.ts) holds for each change the Graph API reports, in
  * the reference's value shapes (../shared/reference/social-graph.md §6.5), so that a webhook delivery sends `value` as
  * it is and a GraphQL subscription reads the same record. Ids are decimal strings, as everywhere.
  *

@@ -141,7 +141,7 @@ export async function readBatch(db: SocialDb, cursor: ClaimedCursor, limit: numb
   if (cursor.pendingTo !== null) {
     return { from, to: cursor.pendingTo, events: await deliverableEvents(db, cursor, from, cursor.pendingTo) };
   }
-  // The log's end first: positions become visible in order (social-event.repository.ts), so nothing at or below it can
+  // The log's end first: positions become visible in order (event-log.repository.ts), so nothing at or below it can
   // appear later, and a batch with fewer than `limit` events covers everything up to it.
   const end = await lastEventPosition(db);
   const last = end === '0' ? from : end;

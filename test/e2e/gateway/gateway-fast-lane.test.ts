@@ -1,5 +1,5 @@
 /**
- * The gateway's fast lane (gateway/operation-fast-lane.ts) answers a repeated document exactly as Apollo Server's pipeline
+ * The gateway's fast lane (gateway/stand-ins/operation-fast-lane.ts) answers a repeated document exactly as Apollo Server's pipeline
  * does. Each case is sent to the fast path until its document is known, then once more — the lane's turn, whose outcome
  * the gateway counts in tributary_graphql_fast_lane_requests_total — and through the Express route (a query string, which
  * the lane never sees), and the two replies compared: status, body, content type and length, cache-control.

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { constants as perfConstants, performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { startEmbeddedSystem, startGatewayProcess, type RunningSystem } from '../bin/system/index.ts';
+import { startEmbeddedSystem, startGatewayProcess, subgraphEngine, type RunningSystem } from '../bin/system/index.ts';
 import { fixedSupergraph } from '../gateway/supergraph-source.ts';
 import { buildGateway } from '../bin/system/system-parts.ts';
 import type { SubgraphHttpClient } from '../gateway/subgraph-http-client.ts';
@@ -445,7 +445,14 @@ async function main(): Promise<void> {
     const subgraphUrls: Record<string, string> = {};
     let usersApollo: SubgraphServer['apollo'] | undefined;
     for (const subgraph of Object.values(subgraphs)) {
-      const server = await createSubgraphServer(subgraph, { config, formatError: createSubgraphErrorFormatter(logger), telemetry, logger });
+      // The engine a subgraph process runs (bin/system/subgraph-engine.ts): the fleet measured as it is deployed.
+      const server = await createSubgraphServer(subgraph, {
+        config,
+        formatError: createSubgraphErrorFormatter(logger),
+        telemetry,
+        logger,
+        engine: subgraphEngine(config, telemetry, logger, standIns),
+      });
       if (subgraph.name === 'users') usersApollo = server.apollo;
       closers.push(() => server.stop());
       const http = await listen(server.httpServer, { port: 0, host: config.host, publicHost: config.publicHost });

@@ -1,5 +1,5 @@
-import type { Server } from 'node:http';
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin, type HTTPGraphQLResponse } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
@@ -23,7 +23,9 @@ import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER } from '../lib
 import { uploadMiddleware } from '../lib/graphql/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
+import type { QueryCompiler } from '../lib/graphql/query-compiler.ts';
 import type { Subgraph } from './subgraph.ts';
+import { compiledSubgraphGateway } from './subgraph-executor.ts';
 import { attachSubgraphWs } from './subgraph-ws-door.ts';
 
 /** What Apollo Server's cache-control plugin answers when no field gives a cache hint, without its per-field watching. */
@@ -36,6 +38,44 @@ const UNCACHEABLE_RESPONSES: ApolloServerPlugin = {
     };
   },
 };
+
+/** An HTTP request to /graphql with its body read: what a fast path hands to the server's Apollo Server. */
+export interface SubgraphHttpRequest {
+  method: string;
+  /** The request target (path and query string), as a signed request's description names it. */
+  url: string;
+  /** The query string Apollo Server reads ('' or '?…'). */
+  search: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+/** Apollo Server's answer to it. */
+export interface SubgraphHttpReply {
+  status: number;
+  headers: Iterable<[string, string]>;
+  body: HTTPGraphQLResponse['body'];
+}
+
+/**
+ * The fast engine of a subgraph server: the stand-ins the gateway's process runs its in-process subgraphs with, handed
+ * in by the wiring once their gates have passed (bin/system/subgraph-engine.ts). Without them, Apollo Server on Express
+ * with graphql-js serves every request, as the library's own route.
+ */
+export interface SubgraphEngine {
+  /** Compiles the subgraph's queries (stand-in `jit-subgraph-execution`): Apollo Server executes them with it. */
+  compile?: QueryCompiler;
+  /**
+   * Serves POST /graphql with a JSON body without Express (stand-in `http-fast-path`): reads the body, runs the
+   * hardening middleware in the route's order, hands the request to `serveHttp` and writes the reply as the Express
+   * integration does; answers false for a request it leaves to Express.
+   */
+  httpFastPath?: (parts: {
+    serveHttp(request: SubgraphHttpRequest): Promise<SubgraphHttpReply>;
+    middleware: readonly express.RequestHandler[];
+    listener: string;
+  }) => (req: IncomingMessage, res: ServerResponse) => boolean;
+}
 
 export interface SubgraphServer {
   apollo: ApolloServer<object>;
@@ -54,6 +94,8 @@ export async function createSubgraphServer(
     logger: Logger;
     /** The page `/` shows a browser (lib/http/home-page.ts); API clients get the 404 below. None when absent. */
     homePage?: express.RequestHandler;
+    /** The fast engine's parts that serve; none: the library's route alone. */
+    engine?: SubgraphEngine;
   },
 ): Promise<SubgraphServer> {
   const app = express();
@@ -61,11 +103,17 @@ export async function createSubgraphServer(
   // No ETag: a GraphQL reply is not revalidated by anyone (POSTs are not cached), and Express would hash every body —
   // a SHA-1 over the whole reply, a deep read's included, per request. The REST adapter makes the same choice.
   app.set('etag', false);
-  const httpServer = createHttpServer(app, graphqlClientErrorFormat);
+  // The fast path is made once Apollo Server is (whose drain plugin needs the HTTP server first).
+  const front: { fastPath?: (req: IncomingMessage, res: ServerResponse) => boolean } = {};
+  const httpServer = createHttpServer((req, res) => {
+    if (!front.fastPath?.(req, res)) void app(req, res);
+  }, graphqlClientErrorFormat);
   // Suggestions hidden in production; operation limits on direct callers when the gateway has a secret to show.
   const hardening = createGraphqlHardening(deps.config.graphql, 'subgraph');
+  // The compiled engine, unless per-field traces are asked for (their plugin hooks every resolver through graphql-js).
+  const compile = deps.config.gateway.inlineTracing ? undefined : deps.engine?.compile;
   const apollo = new ApolloServer<object>({
-    schema: subgraph.schema,
+    ...(compile ? { gateway: compiledSubgraphGateway(subgraph.schema, compile) } : { schema: subgraph.schema }),
     // The gateway introspects nothing at run time (it loads the composed supergraph); _service { sdl } stays available.
     introspection: deps.config.gateway.introspection,
     csrfPrevention: true,
@@ -110,7 +158,15 @@ export async function createSubgraphServer(
   app.use(deps.telemetry.http(`subgraph-${subgraph.name}`));
   app.use(deps.telemetry.routes());
   if (deps.homePage) app.use(deps.homePage);
-  const header = (req: express.Request, name: string) => (typeof req.headers[name] === 'string' ? req.headers[name] : undefined);
+  const header = (headers: IncomingHttpHeaders, name: string) => (typeof headers[name] === 'string' ? headers[name] : undefined);
+  const contextOf = (headers: IncomingHttpHeaders, method: string, url: string) =>
+    subgraph.createContext({
+      authorization: headers.authorization,
+      requestId: header(headers, 'x-request-id'),
+      socialHost: header(headers, 'x-social-host'),
+      // Behind the gateway the first hop's description of the client's request; called directly, this request's own.
+      signedRequest: header(headers, SIGNED_REQUEST_HEADER) ?? encodeSignedRequest({ method, url: addressedUrl({ headers, path: url }) }),
+    });
   app.use(
     '/graphql',
     (_req: express.Request, res: express.Response, next: express.NextFunction) => {
@@ -122,18 +178,25 @@ export async function createSubgraphServer(
     jsonBodyParser({ limitBytes: deps.config.gateway.bodyLimitBytes, maxDepth: deps.config.graphql.maxJsonDepth }),
     ...hardening.middleware,
     expressMiddleware(apollo, {
-      context: async ({ req }) =>
-        subgraph.createContext({
-          authorization: req.headers.authorization,
-          requestId: header(req, 'x-request-id'),
-          socialHost: header(req, 'x-social-host'),
-          // Behind the gateway the first hop's description of the client's request; called directly, this request's own.
-          signedRequest:
-            header(req, SIGNED_REQUEST_HEADER) ??
-            encodeSignedRequest({ method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) }),
-        }),
+      context: async ({ req }) => contextOf(req.headers, req.method, req.originalUrl),
     }),
   );
+  front.fastPath = deps.engine?.httpFastPath?.({
+    // As the Express integration hands a request to Apollo Server (its headers joined as it joins them).
+    serveHttp: async (request) => {
+      const headers = new HeaderMap();
+      for (const [key, value] of Object.entries(request.headers)) {
+        if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+      }
+      const response = await apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: request.method, headers, search: request.search, body: request.body },
+        context: async () => contextOf(request.headers, request.method, request.url),
+      });
+      return { status: response.status ?? 200, headers: response.headers, body: response.body };
+    },
+    middleware: hardening.middleware,
+    listener: `subgraph-${subgraph.name}`,
+  });
   // Unknown paths and body-parser failures answer in GraphQL's own shape instead of Express's HTML page.
   app.use(...graphqlHttpFallbacks({ bodyLimitBytes: deps.config.gateway.bodyLimitBytes, logger: deps.logger }));
   // Subscriptions over graphql-ws on the same /graphql (a subgraph with Subscription fields).

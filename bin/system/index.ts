@@ -6,6 +6,7 @@
  */
 export { startEmbeddedSystem } from './embedded-system.ts';
 export { startSubgraphProcess } from './subgraph-process.ts';
+export { subgraphEngine } from './subgraph-engine.ts';
 export { startGatewayProcess } from './gateway-process.ts';
 export { startGrpcProcess } from './grpc-process.ts';
 export type { RunningSystem, SystemOptions } from './lifecycle.ts';

@@ -4,10 +4,12 @@ import { createSubgraphErrorFormatter } from '../../lib/graphql/graphql-errors.t
 import { graphqlClientErrorFormat } from '../../lib/http/http-client-errors.ts';
 import { listen } from '../../lib/http/http-server.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { createStandIns } from '../../lib/stand-ins/stand-in-gate.ts';
 import { createSubgraphs } from '../../subgraphs/index.ts';
 import { createSubgraphServer } from '../../subgraphs/subgraph-server.ts';
 import type { UsersSubgraph } from '../../subgraphs/users/users-subgraph.ts';
 import { startEventLogWorkers } from './event-log-workers.ts';
+import { subgraphEngine } from './subgraph-engine.ts';
 import { Lifecycle, runningSystem, type RunningSystem, type SystemOptions } from './lifecycle.ts';
 import { subgraphHomePage } from './listener-home-pages.ts';
 import { listenOptions, openMedia, openOrShareDatabase, startGrpc, startTelemetry } from './system-parts.ts';
@@ -22,6 +24,8 @@ export async function startSubgraphProcess(
   const telemetry = startTelemetry(config, `subgraph-${name}`, logger);
   const lifecycle = new Lifecycle(telemetry, logger, config.telemetry.shutdownDelayMs);
   try {
+    const standIns = options.standIns ?? createStandIns(config.standIns, logger);
+    telemetry.metrics.trackStandIns(() => standIns.decisions());
     const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options);
     const tokens = createTokenService(config.jwt);
     const media = name === 'media' ? await openMedia(config, telemetry, lifecycle) : undefined;
@@ -46,6 +50,7 @@ export async function startSubgraphProcess(
       telemetry,
       logger,
       homePage: subgraphHomePage(config, name),
+      engine: subgraphEngine(config, telemetry, logger, standIns),
     });
     lifecycle.resource(() => server.stop());
     const http = await listen(server.httpServer, listenOptions(config, config.subgraph.port ?? 4001, graphqlClientErrorFormat));

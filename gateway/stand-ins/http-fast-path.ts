@@ -9,8 +9,13 @@ import { leanJsonBody } from './lean-json-body.ts';
 import { writeStreamReply } from '../../lib/http/stream-reply.ts';
 
 export interface HttpFastPathDeps {
-  /** Where the request goes once its body is read and the hardening middleware let it through. */
-  door: GatewayDoor;
+  /**
+   * Where the request goes once its body is read and the hardening middleware let it through: the gateway's door, or a
+   * subgraph server's Apollo Server (subgraphs/subgraph-server.ts), which answers in the same form.
+   */
+  door: Pick<GatewayDoor, 'serveHttp'>;
+  /** The listener the request is counted under (the Express route's name for it): `gateway`, `subgraph-<name>`. */
+  listener?: string;
   telemetry: Telemetry;
   logger: Logger;
   bodyLimitBytes: number;
@@ -28,14 +33,15 @@ export interface HttpFastPathDeps {
 const JSON_BODY = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
 
 /**
- * Stand-in `http-fast-path` (lib/stand-ins/stand-in-registry.ts): the gateway's most common request — POST /graphql
- * with a JSON body — served straight from node:http, with the same steps as the Express route (telemetry, body-parser's
+ * Stand-in `http-fast-path` (lib/stand-ins/stand-in-registry.ts): the most common request of the gateway and of a
+ * subgraph server — POST /graphql with a JSON body — served straight from node:http, with the same steps as the Express route (telemetry, body-parser's
  * JSON parser with the same limit and errors — or the lean reader standing in for it —, the hardening middleware, the
- * gateway's door) without Express's router and its request and response decoration (bench/README.md, "Stand-ins").
+ * gateway's door or the subgraph's Apollo Server) without Express's router and its request and response decoration (bench/README.md, "Stand-ins").
  * With CORS_ORIGINS configured the same `cors` handler runs first, as on the Express route, so a browser's request is
  * served here too. Anything else — another method or path (a preflight), a query string, a multipart or encoded body —
  * is left to Express (the function answers false). Checked against express 5.3.0 and @as-integrations/express5 1.1.2 by
- * test/e2e/gateway/gateway-fast-path.test.ts, which compares every reply with the Express route's.
+ * test/e2e/gateway/gateway-fast-path.test.ts and test/e2e/gateway/subgraph-fast-path.test.ts, which compare every reply
+ * with the Express route's.
  */
 export function createHttpFastPath(deps: HttpFastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const parseJson = jsonBodyParser({ limitBytes: deps.bodyLimitBytes, maxDepth: deps.maxJsonDepth });
@@ -45,6 +51,7 @@ export function createHttpFastPath(deps: HttpFastPathDeps): (req: IncomingMessag
     ...deps.middleware,
   ];
 
+  const listener = deps.listener ?? 'gateway';
   const fail = (res: ServerResponse, error: unknown) => answerBodyFailure(res, error, deps);
 
   // The door owns the body from here (as on the Express route): a streamed reply must not keep it with the request. The
@@ -82,7 +89,7 @@ export function createHttpFastPath(deps: HttpFastPathDeps): (req: IncomingMessag
 
   return (req, res) => {
     if (!takesFastPath(req)) return false;
-    deps.telemetry.serve('gateway', req, res, '/graphql', () => handle(req, res));
+    deps.telemetry.serve(listener, req, res, '/graphql', () => handle(req, res));
     return true;
   };
 }

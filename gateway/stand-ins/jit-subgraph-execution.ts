@@ -11,7 +11,6 @@ import {
   BREAK,
   visit,
   type DocumentNode,
-  type ExecutionResult,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
@@ -22,10 +21,12 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type * as GraphqlJit from 'graphql-jit';
+import type { QueryCompiler, QueryRun } from '../../lib/graphql/query-compiler.ts';
 
 /**
  * Stand-in `jit-subgraph-execution` (lib/stand-ins/stand-in-registry.ts): graphql-jit in place of graphql-js's `execute`
- * for subgraphs run in the gateway's process. A deep read's entity fetch resolves thousands of objects, and graphql-js's
+ * for every subgraph, run in the gateway's process (gateway/in-process-data-source.ts) or served by a process of its own
+ * (subgraphs/subgraph-executor.ts). A deep read's entity fetch resolves thousands of objects, and graphql-js's
  * generic executor (a field-by-field walk with a promise and a path object per field) was most of the embedded
  * subgraphs' CPU (bench/README.md, "Stand-ins"). Two graphql-js behaviours (graphql 16.15.0) are kept, so that clients
  * see the same replies on either engine:
@@ -43,15 +44,11 @@ import type * as GraphqlJit from 'graphql-jit';
  */
 const require = createRequire(import.meta.url);
 
-/** Runs a prepared query; `graphqlJs` runs the same query on graphql-js (for the cases above). */
-export type JitRun = (
-  contextValue: object,
-  variables: Record<string, unknown> | undefined,
-  graphqlJs: () => Promise<ExecutionResult> | ExecutionResult,
-) => Promise<ExecutionResult>;
+/** Runs a prepared query (lib/graphql/query-compiler.ts). */
+export type JitRun = QueryRun;
 
 /** Compiles validated subgraph queries; made once the stand-in's gate has passed. */
-export type JitCompiler = (schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined) => JitRun | undefined;
+export type JitCompiler = QueryCompiler;
 
 /**
  * The compiler: for a validated subgraph query, graphql-jit's compiled form, or undefined where it declines (it returns

@@ -61,10 +61,10 @@ export interface StandIn {
 
 export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
   'http-fast-path': {
-    title: 'the gateway HTTP fast path',
+    title: 'the HTTP fast path (gateway and subgraph servers)',
     source: 'gateway/stand-ins/http-fast-path.ts',
     replaces:
-      "Express's router and its request/response decoration, and @as-integrations/express5's handler, for POST /graphql with a JSON body (CORS_ORIGINS' cors handler run first, as on the route); everything else (a preflight included) is Express's",
+      "Express's router and its request/response decoration, and @as-integrations/express5's handler, for POST /graphql with a JSON body, on the gateway (CORS_ORIGINS' cors handler run first, as on the route) and on each subgraph server (in front of its Apollo Server: subgraphs/subgraph-server.ts, compared in test/e2e/gateway/subgraph-fast-path.test.ts); everything else (a preflight included) is Express's",
     checked: [
       { package: 'express', version: '5.3.0' },
       { package: '@as-integrations/express5', version: '1.1.2' },
@@ -121,13 +121,14 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
     switchVariable: 'STAND_IN_OPERATION_CACHE',
   },
   'jit-subgraph-execution': {
-    title: 'graphql-jit for embedded subgraphs',
+    title: 'graphql-jit for subgraphs',
     source: 'gateway/stand-ins/jit-subgraph-execution.ts',
     replaces:
-      "graphql-js's execute for subgraphs run in the gateway's process (embedded mode), with graphql-js's variable messages and error lists kept; distributed subgraph servers run Apollo Server on graphql-js",
+      "graphql-js's execute for every subgraph: in the gateway's process (embedded mode) and behind each subgraph server's Apollo Server, handed to it as a gateway's executor (subgraphs/subgraph-executor.ts: its errors shaped as graphql-js's); graphql-js's variable messages and error lists kept",
     checked: [
       { package: 'graphql', version: '16.15.0' },
       { package: 'graphql-jit', version: '0.8.9' },
+      { package: '@apollo/server', version: '5.5.1' },
     ],
     loads: [],
     comparisonTest: 'test/e2e/gateway/jit-subgraph-execution.test.ts',

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takesFastPath } from '../../../gateway/stand-ins/http-fast-path.ts';
+import { sameAsExpressTests } from '../../support/fast-path-cases.ts';
 import { postForReply } from '../../support/graphql-client.ts';
 import { createLogCapture } from '../../support/log-capture.ts';
 import { rawRequest } from '../../support/raw-http.ts';
@@ -26,58 +27,8 @@ afterAll(async () => {
   await system?.close();
 });
 
-const CASES: [string, string, Record<string, string>?][] = [
-  ['a query', JSON.stringify({ query: '{ __typename }' })],
-  [
-    'a query with variables and an operation name',
-    JSON.stringify({ query: 'query Q($id: UInt64!) { userExample(id: $id) { id } }', variables: { id: '1' }, operationName: 'Q' }),
-  ],
-  ['a validation error', JSON.stringify({ query: '{ nope }' })],
-  ['an unknown operation name', JSON.stringify({ query: 'query A { __typename }', operationName: 'B' })],
-  ['a body that is not JSON', '{"query": '],
-  ['a JSON body that is not an object', '"{ __typename }"'],
-  ['a batch', JSON.stringify([{ query: '{ __typename }' }])],
-  ['a body over GRAPHQL_BODY_LIMIT_BYTES', JSON.stringify({ query: `{ __typename }${' '.repeat(5000)}` })],
-  ['a document past the token limit', JSON.stringify({ query: `{ ${'__typename '.repeat(20_000)} }` })],
-  ['a UTF-8 charset', JSON.stringify({ query: '{ __typename }' }), { 'content-type': 'application/json; charset=utf-8' }],
-  ["the caller's request id", JSON.stringify({ query: '{ __typename }' }), { 'x-request-id': 'fast-path-1' }],
-  // What the fast path's own body reader (lean-json-body.ts) reads, and what it hands to body-parser.
-  ['JSON whitespace before the object', `\r\n\t ${JSON.stringify({ query: '{ __typename }' })}`],
-  ['an object with trailing garbage', `${JSON.stringify({ query: '{ __typename }' })} x`],
-  ['an object that does not parse', '{"query": "{ __typename }",}'],
-  ['an empty body', ''],
-  ['JSON null', 'null'],
-  ['a JSON number', '42'],
-  ['a body of whitespace', '   '],
-];
-
 describe('POST /graphql answers the same with and without Express', () => {
-  it.each(CASES)('%s', async (_name, body, headers = {}) => {
-    const [a, b] = [await postForReply(fast, body, headers), await postForReply(viaExpress, body, headers)];
-    expect(a.status).toBe(b.status);
-    expect(a.body).toBe(b.body);
-    expect(a.contentType).toBe(b.contentType);
-    expect(a.contentLength).toBe(String(Buffer.byteLength(a.body)));
-    expect(a.cacheControl).toBe(b.cacheControl);
-    if (headers['x-request-id']) expect([a.requestId, b.requestId]).toEqual(['fast-path-1', 'fast-path-1']);
-    else expect(a.requestId).toMatch(/^[0-9a-f-]{36}$/);
-  });
-
-  it.each<[string, () => Uint8Array | ReadableStream<Uint8Array>]>([
-    [
-      'a UTF-8 byte-order mark before the object',
-      () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ query: '{ __typename }' }))]),
-    ],
-    [
-      'bytes that are not UTF-8 in a string',
-      () => Buffer.concat([Buffer.from('{"query":"{ __typename }","operationName":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
-    ],
-    ['a chunked body (no Content-Length)', () => new Blob([JSON.stringify({ query: '{ __typename }' })]).stream()],
-    ['a chunked body that is not JSON', () => new Blob(['{"query": ']).stream()],
-  ])('%s', async (_name, body) => {
-    const [a, b] = [await postForReply(fast, body()), await postForReply(viaExpress, body())];
-    expect([a.status, a.body, a.contentType, a.cacheControl]).toEqual([b.status, b.body, b.contentType, b.cacheControl]);
-  });
+  sameAsExpressTests(() => ({ fast, viaExpress }));
 
   it('answers a body the client cut short as Express does, logs no error, and serves the next request', async () => {
     const cut = (path: string) =>

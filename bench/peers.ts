@@ -180,14 +180,14 @@ export async function buildScripts(): Promise<void> {
 }
 
 /** The requests of one query: a body and headers per request, rotating, and what a right reply looks like. */
-interface QueryLoad {
+export interface QueryLoad {
   body(i: number): string;
   headers(i: number): Record<string, string>;
   /** The reply's `data`, compared across gateways before timing. */
   check(reply: unknown): string | undefined;
 }
 
-function queryLoads(fixture: MemoryFixture, adminTokens: readonly string[]): Record<PeerQuery, QueryLoad> {
+export function queryLoads(fixture: MemoryFixture, adminTokens: readonly string[]): Record<PeerQuery, QueryLoad> {
   const socialTokens = [fixture.social.token, ...fixture.social.tokens];
   const hasNoErrors = (reply: unknown) => {
     const body = reply as { data?: unknown; errors?: unknown };
@@ -381,6 +381,68 @@ export async function startFleet<G extends GatewayName>(
   return { subgraphs, subgraphUrls, gateways, urls };
 }
 
+/** One measured window: the load on `url` (after its warm-up), and the CPU it cost each part of the system. */
+export interface MeasuredWindow {
+  result: LoadResult;
+  /** CPU of the `pids` processes (a gateway; npm start's process). */
+  processesMs: number;
+  /** CPU of the subgraph processes. */
+  subgraphsMs: number;
+  /** CPU of the PostgreSQL backends. */
+  databaseMs: number;
+  /** Cores busy with anything else meanwhile (the machine's noise). */
+  otherCores: number;
+}
+
+/**
+ * Loads `url` with `load` (warm-up, then a measured window; every reply checked to carry no errors) and reads the CPU
+ * of `pids`, of `subgraphPids` and of the database's backends over the measured window, from /proc.
+ */
+export async function measureWindow(window: {
+  url: string;
+  load: QueryLoad;
+  options: Pick<PeersOptions, 'connections' | 'durationS' | 'warmupS'>;
+  pids: readonly number[];
+  subgraphPids: readonly number[];
+  databaseUrl: string;
+}): Promise<MeasuredWindow> {
+  const { url, load, options } = window;
+  let counter = 0;
+  const run = (durationS: number) =>
+    runHttpLoad({
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      connections: options.connections,
+      durationS,
+      next: () => {
+        const i = counter++;
+        return { body: load.body(i), headers: load.headers(i) };
+      },
+      // A GraphQL error comes with HTTP 200: every reply is checked to carry no errors.
+      verifyBody: (body) => !body.includes('"errors"'),
+    });
+  if (options.warmupS > 0) await run(options.warmupS);
+  await sleep(500);
+  const before = {
+    processes: await cpuOf(window.pids),
+    subgraphs: await cpuOf(window.subgraphPids),
+    database: await backendsCpuByPid(window.databaseUrl),
+    machine: machineTimes(),
+    self: process.cpuUsage(),
+  };
+  const result = await run(options.durationS);
+  const processesMs = (await cpuOf(window.pids)) - before.processes;
+  const subgraphsMs = (await cpuOf(window.subgraphPids)) - before.subgraphs;
+  const databaseMs = backendsCpuBetween(before.database, await backendsCpuByPid(window.databaseUrl));
+  const machine = machineTimes();
+  const self = process.cpuUsage(before.self);
+  const busyMs = machine.total - before.machine.total - (machine.idle - before.machine.idle);
+  const elapsedMs = result.durationS * 1000;
+  const otherCores = Math.max(0, busyMs - processesMs - subgraphsMs - databaseMs - (self.user + self.system) / 1000) / elapsedMs;
+  return { result, processesMs, subgraphsMs, databaseMs, otherCores };
+}
+
 export async function runPeers(options: PeersOptions, log: (line: string) => void = console.log): Promise<PeersReport> {
   const serverUrl = process.env.DATABASE_URL || undefined;
   if (!serverUrl) {
@@ -418,40 +480,15 @@ export async function runPeers(options: PeersOptions, log: (line: string) => voi
       for (const query of PEER_QUERIES) {
         const order = round % 2 === 0 ? GATEWAYS : [...GATEWAYS].reverse();
         for (const gateway of order) {
-          const load = loads[query];
-          let counter = 0;
-          const run = (durationS: number) =>
-            runHttpLoad({
-              url: urls[gateway],
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              connections: options.connections,
-              durationS,
-              next: () => {
-                const i = counter++;
-                return { body: load.body(i), headers: load.headers(i) };
-              },
-              // A GraphQL error comes with HTTP 200: every reply is checked to carry no errors.
-              verifyBody: (body) => !body.includes('"errors"'),
-            });
-          if (options.warmupS > 0) await run(options.warmupS);
-          await sleep(500);
-          const before = {
-            gateway: await cpuOf([gateways[gateway].pid]),
-            subgraphs: await cpuOf(subgraphPids),
-            database: await backendsCpuByPid(throwaway.url),
-            machine: machineTimes(),
-            self: process.cpuUsage(),
-          };
-          const result = await run(options.durationS);
-          const gatewayMs = (await cpuOf([gateways[gateway].pid])) - before.gateway;
-          const subgraphsMs = (await cpuOf(subgraphPids)) - before.subgraphs;
-          const databaseMs = backendsCpuBetween(before.database, await backendsCpuByPid(throwaway.url));
-          const machine = machineTimes();
-          const self = process.cpuUsage(before.self);
-          const busyMs = machine.total - before.machine.total - (machine.idle - before.machine.idle);
-          const elapsedMs = result.durationS * 1000;
-          const otherCores = Math.max(0, busyMs - gatewayMs - subgraphsMs - databaseMs - (self.user + self.system) / 1000) / elapsedMs;
+          const { result, processesMs, subgraphsMs, databaseMs, otherCores } = await measureWindow({
+            url: urls[gateway],
+            load: loads[query],
+            options,
+            pids: [gateways[gateway].pid],
+            subgraphPids,
+            databaseUrl: throwaway.url,
+          });
+          const gatewayMs = processesMs;
           const key = `${query}/${gateway}`;
           const entry = totals.get(key) ?? { result: [], gatewayMs: 0, subgraphsMs: 0, databaseMs: 0, otherCores: [] };
           entry.result.push(result);

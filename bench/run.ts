@@ -37,6 +37,7 @@ import { printMemory, runMemory, type MemoryReport } from './memory.ts';
 import { measureStandIns, printStandIns, type StandInReport, type StandInServer } from './stand-ins.ts';
 import { BENCH_ORIGIN, measureCors, printCors, type CorsReport } from './cors.ts';
 import { printPeers, runPeers, type PeersReport } from './peers.ts';
+import { printTopologies, runTopologies, type TopologiesReport } from './topologies.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
 import {
@@ -89,6 +90,7 @@ const STANDALONE_SECTIONS: readonly ScenarioName[] = [
   'cors',
   'memory',
   'peers',
+  'topologies',
   'startup',
   'webhooks',
   'subscriptions',
@@ -126,6 +128,9 @@ const SCENARIO_NAMES = [
   // Tributary's distributed gateway beside Hive Gateway and its router runtime, each a process of its own in front of the
   // same four subgraph processes (bench/peers.ts; PostgreSQL only).
   'peers',
+  // npm start's process against the distributed fleet on the same data: the whole system's CPU per request of the simple
+  // and the deep read in each topology (bench/topologies.ts; PostgreSQL only).
+  'topologies',
   // npm start's process until every listener is ready, on a fresh and on an existing ./data; npm start itself once
   // (bench/startup.ts).
   'startup',
@@ -1080,6 +1085,19 @@ async function main(): Promise<void> {
       peerNodeFlags: options.peerNodeFlags,
     });
   }
+  let topologies: TopologiesReport | undefined;
+  if (wanted.has('topologies')) {
+    console.log(
+      `  topologies: npm start against the distributed fleet, ${options.peerRounds} round(s) of ${options.warmupS} s + ${options.durationS} s each`,
+    );
+    topologies = await runTopologies({
+      durationS: options.durationS,
+      warmupS: options.warmupS,
+      connections: options.connections,
+      records: options.records,
+      rounds: options.peerRounds,
+    });
+  }
   let startup: StartupReport | undefined;
   if (wanted.has('startup')) {
     console.log(
@@ -1306,6 +1324,7 @@ async function main(): Promise<void> {
   printStandIns(standIns);
   printCors(cors);
   printPeers(peers);
+  printTopologies(topologies);
   printStartup(startup);
   printWebhooks(webhooks);
   printSubscriptions(subscriptions);
@@ -1352,6 +1371,7 @@ async function main(): Promise<void> {
     cors,
     memory: memory.length > 0 || memoryFailure ? { reports: memory, failure: memoryFailure } : undefined,
     peers,
+    topologies,
     startup,
     webhooks,
     subscriptions,
@@ -1368,6 +1388,7 @@ async function main(): Promise<void> {
       deepRestVsBaseline: { target: TARGETS.deepRestVsBaseline, byCpu: deep.restVsBaselineByCpu, verdict: deepRestVerdict },
       deepGraphqlVsBaseline: { target: TARGETS.deepGraphqlVsBaseline, byCpu: deep.graphqlVsBaselineByCpu, verdict: deepGraphqlVerdict },
       peers: peers?.ratios,
+      topologies: topologies?.ratios,
       startup: startup && { fresh: startup.freshPass, existing: startup.existingPass },
       webhooks: webhooks && !('skipped' in webhooks) ? { throughput: webhooks.throughput.pass, latency: webhooks.latency.pass } : undefined,
       subscriptions:

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { AsyncResource } from 'node:async_hooks';
 import { Readable } from 'node:stream';
 import type { RequestHandler } from 'express';
 import { jsonNestsDeeperThan } from '../../lib/http/json-nesting.ts';
@@ -72,19 +73,25 @@ export function leanJsonBody(
       cleanup();
       next(Object.assign(error, { status: 400, statusCode: 400, type: (error as { type?: string }).type ?? 'request.aborted' }));
     };
+    // The outcome runs in the async context of the caller, as raw-body's (body-parser's reader) does: a stream's events
+    // come in the request's own context, where the request's span and request id are not (the next steps' spans —
+    // Apollo Server's, the database's — would start traces of their own).
+    const ended = AsyncResource.bind(onEnd);
+    const aborted = AsyncResource.bind(onAborted);
+    const failed = AsyncResource.bind(onError);
     const cleanup = () => {
       req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('aborted', onAborted);
-      req.off('error', onError);
-      req.off('close', onAborted);
+      req.off('end', ended);
+      req.off('aborted', aborted);
+      req.off('error', failed);
+      req.off('close', aborted);
     };
     req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('aborted', onAborted);
-    req.once('error', onError);
+    req.once('end', ended);
+    req.once('aborted', aborted);
+    req.once('error', failed);
     // Closed before its end (after 'end' this listener is gone).
-    req.once('close', onAborted);
+    req.once('close', aborted);
   };
 }
 

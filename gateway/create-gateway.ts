@@ -33,7 +33,8 @@ import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
 import { createFetcherSubgraphClient, type SubgraphHttpClient, type SubgraphHttpClientOptions } from './subgraph-http-client.ts';
 import { createHttpFastPath } from './stand-ins/http-fast-path.ts';
-import { createJitCompiler, type JitCompiler } from './stand-ins/jit-subgraph-execution.ts';
+import { createJitCompiler } from './stand-ins/jit-subgraph-execution.ts';
+import type { QueryCompiler } from '../lib/graphql/query-compiler.ts';
 import { setOperationCache } from './stand-ins/operation-cache.ts';
 import { createOperationFastLane, type OperationFastLane } from './stand-ins/operation-fast-lane.ts';
 import { setResultShaping } from './stand-ins/result-shaping-install.ts';
@@ -236,7 +237,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
 interface SubgraphSources {
   readonly deps: GatewayDeps;
   /** graphql-jit for embedded subgraphs, while that stand-in serves. */
-  readonly compile: JitCompiler | undefined;
+  readonly compile: QueryCompiler | undefined;
   readonly createClient: (url: string, options: SubgraphHttpClientOptions) => SubgraphHttpClient;
   readonly incidents: SubgraphIncidents;
   readonly remotes: PropagatingRemoteDataSource[];

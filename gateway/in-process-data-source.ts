@@ -2,7 +2,7 @@ import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo
 import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { collectExtensions, type GatewayContext } from './gateway-context.ts';
-import type { JitCompiler, JitRun } from './stand-ins/jit-subgraph-execution.ts';
+import type { QueryCompiler, QueryRun } from '../lib/graphql/query-compiler.ts';
 import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
 
@@ -20,7 +20,7 @@ const DOCUMENT_CACHE_MAX_LENGTH = 16_384;
 /** A subgraph query parsed, validated and — where the other engine takes it — compiled, once per distinct text and operation name. */
 interface PreparedQuery {
   readonly document: DocumentNode;
-  readonly run: JitRun | undefined;
+  readonly run: QueryRun | undefined;
 }
 
 /**
@@ -37,7 +37,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
   constructor(
     private readonly subgraph: Subgraph,
     private readonly formatError: ErrorFormatter,
-    private readonly compile?: JitCompiler,
+    private readonly compile?: QueryCompiler,
   ) {}
 
   async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {

@@ -34,9 +34,10 @@ const JSON_BODY = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
 
 /**
  * Stand-in `http-fast-path` (lib/stand-ins/stand-in-registry.ts): the most common request of the gateway and of a
- * subgraph server — POST /graphql with a JSON body — served straight from node:http, with the same steps as the Express route (telemetry, body-parser's
- * JSON parser with the same limit and errors — or the lean reader standing in for it —, the hardening middleware, the
- * gateway's door or the subgraph's Apollo Server) without Express's router and its request and response decoration (bench/README.md, "Stand-ins").
+ * subgraph server — POST /graphql with a JSON body — served straight from node:http, with the same steps as the Express
+ * route (telemetry, body-parser's JSON parser with the same limit and errors — or the lean reader standing in for it —,
+ * the hardening middleware, the gateway's door or the subgraph's Apollo Server) without Express's router and its
+ * request and response decoration (bench/README.md, "Stand-ins").
  * With CORS_ORIGINS configured the same `cors` handler runs first, as on the Express route, so a browser's request is
  * served here too. Anything else — another method or path (a preflight), a query string, a multipart or encoded body —
  * is left to Express (the function answers false). Checked against express 5.3.0 and @as-integrations/express5 1.1.2 by

@@ -37,25 +37,19 @@ import type { QueryCompiler, QueryRun } from '../../lib/graphql/query-compiler.t
  *   other non-null fields racing to null the same position are dropped. graphql-jit reports every failing field.
  * A query graphql-jit declines to compile runs on graphql-js, and so does one with a field aliased `__proto__`: graphql-jit
  * (0.8.9) builds its result objects by assignment, where that key sets the object's prototype instead of adding the field
- * (the gateway then found it missing and nulled the reply). test/e2e/gateway/jit-subgraph-execution.test.ts holds the two engines
- * to the same replies.
+ * (the gateway then found it missing and nulled the reply). test/e2e/gateway/jit-subgraph-execution.test.ts holds the
+ * two engines to the same replies.
  *
  * graphql-jit is loaded when the first compiler is made, after the stand-in's gate has checked its release.
  */
 const require = createRequire(import.meta.url);
-
-/** Runs a prepared query (lib/graphql/query-compiler.ts). */
-export type JitRun = QueryRun;
-
-/** Compiles validated subgraph queries; made once the stand-in's gate has passed. */
-export type JitCompiler = QueryCompiler;
 
 /**
  * The compiler: for a validated subgraph query, graphql-jit's compiled form, or undefined where it declines (it returns
  * errors instead of a compiled query, e.g. for an operation name the document does not hold): graphql-js then executes
  * it and reports.
  */
-export function createJitCompiler(): JitCompiler {
+export function createJitCompiler(): QueryCompiler {
   const { compileQuery, isCompiledQuery } = require('graphql-jit') as typeof GraphqlJit;
   return (schema, document, operationName) => compileJitRun(compileQuery, isCompiledQuery, schema, document, operationName);
 }
@@ -66,7 +60,7 @@ function compileJitRun(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | undefined,
-): JitRun | undefined {
+): QueryRun | undefined {
   if (hasProtoKey(document)) return undefined;
   let compiled;
   try {

@@ -75,10 +75,10 @@ export function leanJsonBody(
     };
     // The outcome runs in the async context of the caller, as raw-body's (body-parser's reader) does: a stream's events
     // come in the request's own context, where the request's span and request id are not (the next steps' spans —
-    // Apollo Server's, the database's — would start traces of their own).
-    // One async resource per request, its scope entered by hand: AsyncResource.bind (and AsyncLocalStorage.snapshot,
-    // made with it) defines a deprecated getter on every function it binds — Node 20's util.deprecate, per call: about
-    // an eighth of a subgraph server's CPU in the bench's profile with three binds a request.
+    // Apollo Server's, the database's — would start traces of their own). One async resource per request, its scope
+    // entered by hand: AsyncResource.bind (and AsyncLocalStorage.snapshot, made with it) defines a deprecated getter on
+    // every function it binds — Node 20's util.deprecate, per call: about an eighth of a subgraph server's CPU in the
+    // bench's profile with three binds a request.
     const scope = new AsyncResource('lean-json-body');
     const ended = () => scope.runInAsyncScope(onEnd);
     const aborted = () => scope.runInAsyncScope(onAborted);

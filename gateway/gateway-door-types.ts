@@ -1,6 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import type { GraphQLFormattedError } from 'graphql';
+import type { GraphqlHttpRequest } from '../lib/graphql/graphql-http-request.ts';
 
 /**
  * The types of the gateway's door (gateway-door.ts), apart from it so that what the door is built from — the HTTP fast
@@ -9,19 +9,8 @@ import type { GraphQLFormattedError } from 'graphql';
  * re-exports them (the REST adapter may import nothing else of the gateway).
  */
 
-/** An HTTP request to /graphql, its body already read (JSON, or a GraphQL multipart request) or undefined. */
-export interface GatewayHttpRequest {
-  method: string;
-  /** The request target as the client sent it, path and query string: what a signed request's description names. */
-  url: string;
-  /**
-   * The query string Apollo Server reads ('' or '?…'): the client's, or what the hardening middleware made of it (a
-   * persisted operation's id replaced by its text).
-   */
-  search: string;
-  headers: IncomingHttpHeaders;
-  body: unknown;
-}
+/** An HTTP request to /graphql, its body already read (lib/graphql/graphql-http-request.ts). */
+export type GatewayHttpRequest = GraphqlHttpRequest;
 
 /** The gateway's answer to an HTTP request, as Apollo Server gives it (the lane's replies have the same form). */
 export interface GatewayHttpReply {

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { HeaderMap, type ApolloServer } from '@apollo/server';
+import type { ApolloServer } from '@apollo/server';
+import { apolloHeaders } from '../lib/graphql/graphql-http-request.ts';
 import { print, visit, type DocumentNode } from 'graphql';
 import { addressedUrl } from '../lib/auth/signed-request.ts';
 import type {
@@ -192,7 +193,7 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
         async () => {
           // The same context object: if the lane ran the operation, its outcome travels with it to the executor.
           const response = await apollo.executeHTTPGraphQLRequest({
-            httpGraphQLRequest: { method: method.toUpperCase(), headers: new HeaderMap(incoming.entries()), search, body },
+            httpGraphQLRequest: { method: method.toUpperCase(), headers: apolloHeaders(headers), search, body },
             context: async () => context,
           });
           return { status: response.status ?? 200, headers: response.headers, body: response.body };

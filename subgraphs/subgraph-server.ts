@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { ApolloServer, HeaderMap, type ApolloServerPlugin, type HTTPGraphQLResponse } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin, type HTTPGraphQLResponse } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
@@ -23,6 +23,7 @@ import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER } from '../lib
 import { uploadMiddleware } from '../lib/graphql/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
+import { apolloHeaders, type GraphqlHttpRequest } from '../lib/graphql/graphql-http-request.ts';
 import type { QueryCompiler } from '../lib/graphql/query-compiler.ts';
 import type { Subgraph } from './subgraph.ts';
 import { compiledSubgraphGateway } from './subgraph-executor.ts';
@@ -39,18 +40,7 @@ const UNCACHEABLE_RESPONSES: ApolloServerPlugin = {
   },
 };
 
-/** An HTTP request to /graphql with its body read: what a fast path hands to the server's Apollo Server. */
-export interface SubgraphHttpRequest {
-  method: string;
-  /** The request target (path and query string), as a signed request's description names it. */
-  url: string;
-  /** The query string Apollo Server reads ('' or '?…'). */
-  search: string;
-  headers: IncomingHttpHeaders;
-  body: unknown;
-}
-
-/** Apollo Server's answer to it. */
+/** Apollo Server's answer to a request to /graphql (lib/graphql/graphql-http-request.ts). */
 export interface SubgraphHttpReply {
   status: number;
   headers: Iterable<[string, string]>;
@@ -71,7 +61,7 @@ export interface SubgraphEngine {
    * integration does; answers false for a request it leaves to Express.
    */
   httpFastPath?: (parts: {
-    serveHttp(request: SubgraphHttpRequest): Promise<SubgraphHttpReply>;
+    serveHttp(request: GraphqlHttpRequest): Promise<SubgraphHttpReply>;
     middleware: readonly express.RequestHandler[];
     listener: string;
   }) => (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -182,14 +172,10 @@ export async function createSubgraphServer(
     }),
   );
   front.fastPath = deps.engine?.httpFastPath?.({
-    // As the Express integration hands a request to Apollo Server (its headers joined as it joins them).
+    // As the Express integration hands a request to Apollo Server.
     serveHttp: async (request) => {
-      const headers = new HeaderMap();
-      for (const [key, value] of Object.entries(request.headers)) {
-        if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-      }
       const response = await apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: request.method, headers, search: request.search, body: request.body },
+        httpGraphQLRequest: { method: request.method, headers: apolloHeaders(request.headers), search: request.search, body: request.body },
         context: async () => contextOf(request.headers, request.method, request.url),
       });
       return { status: response.status ?? 200, headers: response.headers, body: response.body };

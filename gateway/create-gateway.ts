@@ -161,7 +161,14 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   // Repeated documents skip Apollo Server's pipeline (stand-in operation-fast-lane.ts). It must do what the plugins below
   // do to a successful response: a plugin added here that changes one is mirrored there.
   const lane = standIns.enabled('operation-fast-lane')
-    ? createOperationFastLane({ checkResolvedOperation: hardening.checkResolvedOperation, telemetry: deps.telemetry, logger })
+    ? createOperationFastLane<GatewayContext>({
+        checkResolvedOperation: hardening.checkResolvedOperation,
+        // The subgraphs' extensions the gateway hands on (gateway-context.ts), as its plugin adds them.
+        responseExtensions: (context) => context.responseExtensions,
+        server: 'gateway',
+        telemetry: deps.telemetry,
+        logger,
+      })
     : undefined;
   const plugins = gatewayPlugins(deps, httpServer, hardening, lane);
   const apollo = new ApolloServer<GatewayContext>({

@@ -1,6 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import { apolloHeaders } from '../lib/graphql/graphql-http-request.ts';
+import { apolloHeaders, IncomingHeaders } from '../lib/graphql/graphql-http-request.ts';
 import { print, visit, type DocumentNode } from 'graphql';
 import { addressedUrl } from '../lib/auth/signed-request.ts';
 import type {
@@ -15,7 +14,7 @@ import type {
   TypedQuery,
 } from './gateway-door-types.ts';
 import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
-import type { LaneHeaders, OperationFastLane } from './stand-ins/operation-fast-lane.ts';
+import type { OperationFastLane } from './stand-ins/operation-fast-lane.ts';
 import type { SubscriptionTransport } from '../lib/telemetry/metrics.ts';
 import type { LiveExecutor } from './live/live-execution.ts';
 import { acceptsDefer, acceptsJson, deferHttpReply, liveHttpReply, liveTransportOf, singleDeferPart } from './live/live-http-replies.ts';
@@ -235,32 +234,6 @@ function withoutDefer(document: DocumentNode): DocumentNode {
   return visit(stripped, {
     VariableDefinition: (node) => (used.has(node.variable.name.value) ? undefined : null),
   });
-}
-
-/**
- * node's request headers read as Apollo Server's HeaderMap of them reads (names in lower case, repeated values joined
- * with ", ", as @as-integrations/express5 builds it), without copying them for a request the lane serves.
- */
-class IncomingHeaders implements LaneHeaders {
-  constructor(private readonly raw: IncomingHttpHeaders) {}
-
-  get(name: string): string | undefined {
-    const key = name.toLowerCase();
-    if (!Object.hasOwn(this.raw, key)) return undefined;
-    const value = this.raw[key];
-    return Array.isArray(value) ? value.join(', ') : value;
-  }
-
-  has(name: string): boolean {
-    return this.get(name) !== undefined;
-  }
-
-  *entries(): IterableIterator<[string, string]> {
-    for (const key of Object.keys(this.raw)) {
-      const value = this.get(key);
-      if (value !== undefined) yield [key, value];
-    }
-  }
 }
 
 function jsonReply(status: number, body: unknown): GatewayHttpReply {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { ApolloServer, type ApolloServerPlugin, type HTTPGraphQLResponse } from '@apollo/server';
+import { ApolloServer, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type HTTPGraphQLResponse } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
@@ -23,7 +23,8 @@ import { addressedUrl, encodeSignedRequest, SIGNED_REQUEST_HEADER } from '../lib
 import { uploadMiddleware } from '../lib/graphql/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
-import { apolloHeaders, type GraphqlHttpRequest } from '../lib/graphql/graphql-http-request.ts';
+import { apolloHeaders, IncomingHeaders, type GraphqlHttpRequest } from '../lib/graphql/graphql-http-request.ts';
+import type { ResolvedOperation } from '../lib/graphql/graphql-hardening.ts';
 import type { QueryCompiler } from '../lib/graphql/query-compiler.ts';
 import type { Subgraph } from './subgraph.ts';
 import { compiledSubgraphGateway } from './subgraph-executor.ts';
@@ -48,6 +49,25 @@ export interface SubgraphHttpReply {
 }
 
 /**
+ * A subgraph server's operation fast lane (stand-in `operation-fast-lane`, the gateway's own): a POST /graphql whose
+ * document Apollo Server has run once is run on the executor without Apollo Server's request pipeline; anything else,
+ * and any outcome with errors, is the pipeline's (the executor replays the lane's outcome: nothing runs twice).
+ */
+export interface SubgraphLane {
+  /** Records the documents the pipeline ran; among the server's plugins. */
+  plugin: ApolloServerPlugin<object>;
+  /** The executor Apollo Server takes, wrapped to replay the lane's outcomes. */
+  gateway(real: ApolloServerOptionsWithGateway<object>['gateway']): ApolloServerOptionsWithGateway<object>['gateway'];
+  /** The reply, or undefined when the pipeline must answer (with the same context object). */
+  serve(request: {
+    body: unknown;
+    headers: IncomingHeaders;
+    context: object;
+  }): Promise<{ status: number; headers: [string, string][]; body: string } | undefined>;
+  close(): void;
+}
+
+/**
  * The fast engine of a subgraph server: the stand-ins the gateway's process runs its in-process subgraphs with, handed
  * in by the wiring once their gates have passed (bin/system/subgraph-engine.ts). Without them, Apollo Server on Express
  * with graphql-js serves every request, as the library's own route.
@@ -65,6 +85,16 @@ export interface SubgraphEngine {
     middleware: readonly express.RequestHandler[];
     listener: string;
   }) => (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * Makes the server's fast lane over what its plugins do (only with `compile` and `httpFastPath`: the lane runs on the
+   * compiled executor, and takes the fast path's requests).
+   */
+  lane?: (parts: {
+    server: string;
+    checkResolvedOperation(operation: ResolvedOperation): void;
+    responseExtensions(context: object): Record<string, unknown> | undefined;
+    finishRequest(context: object): void;
+  }) => SubgraphLane;
 }
 
 export interface SubgraphServer {
@@ -102,8 +132,20 @@ export async function createSubgraphServer(
   const hardening = createGraphqlHardening(deps.config.graphql, 'subgraph');
   // The compiled engine, unless per-field traces are asked for (their plugin hooks every resolver through graphql-js).
   const compile = deps.config.gateway.inlineTracing ? undefined : deps.engine?.compile;
+  // The lane does what the plugins below do to a successful reply (a plugin added here that changes one is mirrored
+  // there); it serves only where the compiled executor and the fast path do.
+  const lane =
+    compile && deps.engine?.httpFastPath
+      ? deps.engine.lane?.({
+          server: subgraph.name,
+          checkResolvedOperation: hardening.checkResolvedOperation,
+          responseExtensions: (context) => subgraph.responseExtensions?.(context),
+          finishRequest: (context) => subgraph.finishRequest?.(context),
+        })
+      : undefined;
+  const executor = compile && compiledSubgraphGateway(subgraph.schema, compile);
   const apollo = new ApolloServer<object>({
-    ...(compile ? { gateway: compiledSubgraphGateway(subgraph.schema, compile) } : { schema: subgraph.schema }),
+    ...(executor ? { gateway: lane ? lane.gateway(executor) : executor } : { schema: subgraph.schema }),
     // The gateway introspects nothing at run time (it loads the composed supergraph); _service { sdl } stays available.
     introspection: deps.config.gateway.introspection,
     csrfPrevention: true,
@@ -113,36 +155,7 @@ export async function createSubgraphServer(
     hideSchemaDetailsFromClientErrors: hardening.hideSchemaDetailsFromClientErrors,
     validationRules: hardening.validationRules,
     formatError: (formatted, error) => hardening.formatError(deps.formatError(formatted, error), error),
-    plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: deps.config.telemetry.shutdownGraceMs }),
-      ApolloServerPluginUsageReportingDisabled(),
-      ApolloServerPluginSchemaReportingDisabled(),
-      ApolloServerPluginLandingPageDisabled(),
-      // Apollo Server's cache-control plugin (on by default) watches every resolver of every request to collect cache
-      // hints, and no field here gives any: its whole result is `cache-control: no-store`. Off, with that header kept,
-      // Apollo Server runs the resolvers unwrapped: the wrapping and its promises, on every field of every object, were
-      // a large part of a deep read's CPU (bench/README.md, "Gateway comparison").
-      ApolloServerPluginCacheControlDisabled(),
-      UNCACHEABLE_RESPONSES,
-      ...hardening.plugins,
-      {
-        // What the request's context reports for the caller (the social graph's rate-limit usage), and its bookkeeping.
-        async requestDidStart() {
-          return {
-            async willSendResponse({ contextValue, response }) {
-              const reported = subgraph.responseExtensions?.(contextValue);
-              if (reported && response.body.kind === 'single') {
-                response.body.singleResult.extensions = { ...response.body.singleResult.extensions, ...reported };
-              }
-              subgraph.finishRequest?.(contextValue);
-            },
-          };
-        },
-      },
-      ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, subgraph.name)] : []),
-      // Per-field traces cost CPU on every request; only when asked for.
-      deps.config.gateway.inlineTracing ? ApolloServerPluginInlineTrace() : ApolloServerPluginInlineTraceDisabled(),
-    ],
+    plugins: subgraphPlugins(subgraph, deps, httpServer, hardening.plugins, lane),
   });
   await apollo.start();
   app.use(deps.telemetry.http(`subgraph-${subgraph.name}`));
@@ -157,6 +170,13 @@ export async function createSubgraphServer(
       // Behind the gateway the first hop's description of the client's request; called directly, this request's own.
       signedRequest: header(headers, SIGNED_REQUEST_HEADER) ?? encodeSignedRequest({ method, url: addressedUrl({ headers, path: url }) }),
     });
+  const contextFor = (request: GraphqlHttpRequest): object | Error => {
+    try {
+      return contextOf(request.headers, request.method, request.url);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  };
   app.use(
     '/graphql',
     (_req: express.Request, res: express.Response, next: express.NextFunction) => {
@@ -174,9 +194,19 @@ export async function createSubgraphServer(
   front.fastPath = deps.engine?.httpFastPath?.({
     // As the Express integration hands a request to Apollo Server.
     serveHttp: async (request) => {
+      // One context for the lane and, if it hands the request over, for the pipeline (which then replays its outcome); a
+      // context that cannot be made is the pipeline's to report, as it reports a failing context function.
+      const context = lane ? contextFor(request) : undefined;
+      if (lane && context && !(context instanceof Error)) {
+        const reply = await lane.serve({ body: request.body, headers: new IncomingHeaders(request.headers), context });
+        if (reply) return { status: reply.status, headers: reply.headers, body: { kind: 'complete', string: reply.body } };
+      }
       const response = await apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: request.method, headers: apolloHeaders(request.headers), search: request.search, body: request.body },
-        context: async () => contextOf(request.headers, request.method, request.url),
+        context: async () => {
+          if (context instanceof Error) throw context;
+          return context ?? contextOf(request.headers, request.method, request.url);
+        },
       });
       return { status: response.status ?? 200, headers: response.headers, body: response.body };
     },
@@ -200,8 +230,50 @@ export async function createSubgraphServer(
     apollo,
     httpServer,
     stop: async () => {
+      lane?.close();
       await websockets?.close();
       await apollo.stop();
     },
   };
+}
+
+/** The subgraph's Apollo Server plugins, in order (what a successful reply gets from them, the lane does too). */
+function subgraphPlugins(
+  subgraph: Subgraph,
+  deps: { config: Config; telemetry: Telemetry },
+  httpServer: Server,
+  hardeningPlugins: readonly ApolloServerPlugin<object>[],
+  lane: SubgraphLane | undefined,
+): ApolloServerPlugin<object>[] {
+  return [
+    ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: deps.config.telemetry.shutdownGraceMs }),
+    ApolloServerPluginUsageReportingDisabled(),
+    ApolloServerPluginSchemaReportingDisabled(),
+    ApolloServerPluginLandingPageDisabled(),
+    // Apollo Server's cache-control plugin (on by default) watches every resolver of every request to collect cache
+    // hints, and no field here gives any: its whole result is `cache-control: no-store`. Off, with that header kept,
+    // Apollo Server runs the resolvers unwrapped: the wrapping and its promises, on every field of every object, were
+    // a large part of a deep read's CPU (bench/README.md, "Gateway comparison").
+    ApolloServerPluginCacheControlDisabled(),
+    UNCACHEABLE_RESPONSES,
+    ...hardeningPlugins,
+    ...(lane ? [lane.plugin] : []),
+    {
+      // What the request's context reports for the caller (the social graph's rate-limit usage), and its bookkeeping.
+      async requestDidStart() {
+        return {
+          async willSendResponse({ contextValue, response }) {
+            const reported = subgraph.responseExtensions?.(contextValue);
+            if (reported && response.body.kind === 'single') {
+              response.body.singleResult.extensions = { ...response.body.singleResult.extensions, ...reported };
+            }
+            subgraph.finishRequest?.(contextValue);
+          },
+        };
+      },
+    },
+    ...(deps.telemetry.metrics.enabled ? [graphqlTelemetryPlugin(deps.telemetry, subgraph.name)] : []),
+    // Per-field traces cost CPU on every request; only when asked for.
+    deps.config.gateway.inlineTracing ? ApolloServerPluginInlineTrace() : ApolloServerPluginInlineTraceDisabled(),
+  ];
 }

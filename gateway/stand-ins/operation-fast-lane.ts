@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { ApolloGateway } from '@apollo/gateway';
-import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin } from '@apollo/server';
 import { trace } from '@opentelemetry/api';
 import { Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import Negotiator from 'negotiator';
@@ -13,9 +12,12 @@ import { isRecord } from '../../lib/is-record.ts';
 
 /**
  * Stand-in `operation-fast-lane` (lib/stand-ins/stand-in-registry.ts): a request whose document Apollo Server has
- * already parsed, validated and let through every plugin once is run straight on @apollo/gateway's executor, without a
+ * already parsed, validated and let through every plugin once is run straight on its gateway's executor, without a
  * second pass through Apollo Server's request pipeline — its plugin hooks, hashing and response assembly
- * (bench/README.md, "Stand-ins"). The gateway's door (gateway-door.ts) offers it every request first.
+ * (bench/README.md, "Stand-ins"). The gateway's door (gateway-door.ts) offers it every request first, on
+ * @apollo/gateway's executor; a subgraph server's fast path (subgraphs/subgraph-server.ts) offers it its POST /graphql
+ * requests, on the subgraph's compiled executor (subgraphs/subgraph-executor.ts), which Apollo Server also takes as a
+ * gateway's.
  *
  * Only what cannot differ from the full pipeline takes the lane:
  * - the document: the same query text and operationName as a request that reached execution through the pipeline (the
@@ -29,16 +31,20 @@ import { isRecord } from '../../lib/is-record.ts';
  * - the outcome: data and no errors. Anything else — errors, a failed execution — is handed to the full pipeline with
  *   the executor's outcome kept for it (`replay`), so Apollo Server formats, labels, masks and reports it exactly as
  *   always, and nothing is executed twice.
- * What the pipeline's plugins do to a successful response is done here the same way: the forwarded subgraph extensions
- * (gateway-context.ts), the cache-control header from the subgraphs' hints (Apollo's cache-control plugin), the metrics
- * and the operation's name and type on the request's span (graphql-telemetry-plugin.ts). A plugin added to the gateway
- * that changes successful responses must be mirrored here; test/e2e/gateway/gateway-fast-lane.test.ts compares the two paths.
+ * What the pipeline's plugins do to a successful response is done here the same way: the extensions they add (the
+ * gateway's forwarded subgraph extensions, gateway-context.ts; a subgraph's reported usage) and what they do once it is
+ * made (a subgraph's request bookkeeping), both handed in; the cache-control header from the hints (Apollo's
+ * cache-control plugin; a subgraph gives none: `no-store`), the metrics and the operation's name and type on the
+ * request's span (graphql-telemetry-plugin.ts). A plugin added to the gateway or a subgraph server that changes
+ * successful responses must be mirrored here; test/e2e/gateway/gateway-fast-lane.test.ts and
+ * test/e2e/gateway/subgraph-fast-lane.test.ts compare the two paths.
  */
 
-type GatewayExecutor = ApolloGateway['executor'];
+/** What Apollo Server takes as a gateway: @apollo/gateway's ApolloGateway, or a subgraph's compiled executor. */
+type GatewayInterface = ApolloServerOptionsWithGateway<object>['gateway'];
+type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
 type GatewayRequestContext = Parameters<GatewayExecutor>[0];
 type GatewayResult = Awaited<ReturnType<GatewayExecutor>>;
-type GatewayLike = Pick<ApolloGateway, 'load' | 'onSchemaLoadOrUpdate' | 'stop'>;
 
 /** What the pipeline resolved for a query text and requested operationName. */
 interface LaneEntry {
@@ -63,7 +69,7 @@ type Replay = ({ result: GatewayResult } | { error: unknown }) & { http: Respons
  * the context (ApolloServer.ts, internalExecuteOperation), which keeps own properties but not the object's identity.
  */
 const REPLAY = Symbol('tributary.gateway.fastLaneReplay');
-type ReplayCarrier = GatewayContext & { [REPLAY]?: Replay | undefined };
+type ReplayCarrier = { [REPLAY]?: Replay | undefined };
 
 /** The headers of a request as the lane and the gateway read them (a HeaderMap, or a view of node's headers). */
 export interface LaneHeaders {
@@ -87,21 +93,21 @@ export interface FastLaneReply {
   body: string;
 }
 
-export interface FastLaneRequest {
+export interface FastLaneRequest<TContext extends object = GatewayContext> {
   /** The parsed JSON body. */
   body: unknown;
   /** The request's headers, as Apollo Server receives them. */
   headers: LaneHeaders;
-  /** The gateway context this request runs with — the same one the full pipeline gets if the lane hands it over. */
-  context: GatewayContext;
+  /** The context this request runs with — the same one the full pipeline gets if the lane hands it over. */
+  context: TContext;
 }
 
 /** An operation run in-process (the REST adapter's: executeOperation's counterpart). */
-export interface FastLaneOperation {
+export interface FastLaneOperation<TContext extends object = GatewayContext> {
   query: string;
   operationName: string | undefined;
   variables: Record<string, unknown> | undefined;
-  context: GatewayContext;
+  context: TContext;
 }
 
 /** What executeOperation's single result would hold for a successful operation. */
@@ -115,25 +121,31 @@ interface LaneResult extends FastLaneResult {
   cacheable: { maxAge: number; scope: 'PUBLIC' | 'PRIVATE' } | null;
 }
 
-export interface OperationFastLane {
-  /** Records documents that reached execution through the pipeline; goes among the gateway's Apollo Server plugins. */
-  plugin: ApolloServerPlugin<GatewayContext>;
+export interface OperationFastLane<TContext extends object = GatewayContext> {
+  /** Records documents that reached execution through the pipeline; goes among the server's Apollo Server plugins. */
+  plugin: ApolloServerPlugin<TContext>;
   /** The gateway as Apollo Server should see it: its executor first replays what the lane handed over. */
-  gateway(gateway: ApolloGateway): GatewayLike;
+  gateway(gateway: GatewayInterface): GatewayInterface;
   /**
    * Serves the request, or answers undefined when the full pipeline must (then, if the lane ran the operation, the
    * context carries its outcome to the pipeline's executor).
    */
-  serve(request: FastLaneRequest): Promise<FastLaneReply | undefined>;
+  serve(request: FastLaneRequest<TContext>): Promise<FastLaneReply | undefined>;
   /** As `serve`, for an operation run in-process: executeOperation's result, or undefined when executeOperation must run. */
-  execute(operation: FastLaneOperation): Promise<FastLaneResult | undefined>;
-  /** Stops taking requests (the gateway is stopping: the pipeline answers as Apollo Server does then). */
+  execute(operation: FastLaneOperation<TContext>): Promise<FastLaneResult | undefined>;
+  /** Stops taking requests (the server is stopping: the pipeline answers as Apollo Server does then). */
   close(): void;
 }
 
-export interface OperationFastLaneDeps {
-  /** The checks the gateway's plugins make of a resolved operation before execution; throws their refusal. */
+export interface OperationFastLaneDeps<TContext extends object = GatewayContext> {
+  /** The checks the server's plugins make of a resolved operation before execution; throws their refusal. */
   checkResolvedOperation(request: ResolvedOperation): void;
+  /** What the server's plugins add to a successful response's extensions (merged over the executor's). */
+  responseExtensions(context: TContext): Record<string, unknown> | undefined;
+  /** What the server's plugins do once a response is made (a subgraph's request bookkeeping); must not throw. */
+  finishRequest?(context: TContext): void;
+  /** The server the operations are counted under (tributary_graphql_* metrics): `gateway` or a subgraph's name. */
+  server: string;
   telemetry: Telemetry;
   logger: Logger;
   /** Distinct documents kept (oldest dropped first). */
@@ -152,8 +164,10 @@ const SINGLE_RESULT_TYPES = [
 /** Distinct Accept headers whose negotiated type is remembered (clients send a handful; more are negotiated each time). */
 const ACCEPT_MEMO_ENTRIES = 64;
 
-export function createOperationFastLane(deps: OperationFastLaneDeps): OperationFastLane {
-  const lane: LaneContext = {
+export function createOperationFastLane<TContext extends object = GatewayContext>(
+  deps: OperationFastLaneDeps<TContext>,
+): OperationFastLane<TContext> {
+  const lane: LaneContext<TContext> = {
     deps,
     metrics: deps.telemetry.metrics,
     maxEntries: deps.maxEntries ?? 1000,
@@ -178,8 +192,8 @@ export function createOperationFastLane(deps: OperationFastLaneDeps): OperationF
 }
 
 /** What the lane's functions share: its settings, the documents it knows, and the executor and schema serving. */
-interface LaneContext {
-  readonly deps: OperationFastLaneDeps;
+interface LaneContext<TContext extends object> {
+  readonly deps: OperationFastLaneDeps<TContext>;
   readonly metrics: Telemetry['metrics'];
   readonly maxEntries: number;
   readonly maxQueryChars: number;
@@ -196,12 +210,12 @@ interface LaneContext {
   open: boolean;
 }
 
-function forget(lane: LaneContext): void {
+function forget(lane: LaneContext<never>): void {
   lane.entries.clear();
   lane.queryChars = 0;
 }
 
-function record(lane: LaneContext, query: string, requestedName: string | undefined, entry: LaneEntry): void {
+function record(lane: LaneContext<never>, query: string, requestedName: string | undefined, entry: LaneEntry): void {
   const { entries } = lane;
   let byName = entries.get(query);
   if (!byName) {
@@ -219,7 +233,7 @@ function record(lane: LaneContext, query: string, requestedName: string | undefi
 }
 
 /** The content type Apollo Server answers a single result with for this Accept header, null for its 406. */
-function contentTypeFor(lane: LaneContext, accept: string | undefined): string | null {
+function contentTypeFor(lane: LaneContext<never>, accept: string | undefined): string | null {
   if (!accept) return JSON_TYPE;
   const { acceptMemo } = lane;
   let type = acceptMemo.get(accept);
@@ -231,7 +245,7 @@ function contentTypeFor(lane: LaneContext, accept: string | undefined): string |
   return type;
 }
 
-function lanePlugin(lane: LaneContext): ApolloServerPlugin<GatewayContext> {
+function lanePlugin<TContext extends object>(lane: LaneContext<TContext>): ApolloServerPlugin<TContext> {
   return {
     async requestDidStart() {
       return {
@@ -248,7 +262,7 @@ function lanePlugin(lane: LaneContext): ApolloServerPlugin<GatewayContext> {
   };
 }
 
-function laneGateway(lane: LaneContext, real: ApolloGateway): GatewayLike {
+function laneGateway(lane: LaneContext<never>, real: GatewayInterface): GatewayInterface {
   return {
     onSchemaLoadOrUpdate: (callback) =>
       real.onSchemaLoadOrUpdate((schemaContext) => {
@@ -259,15 +273,17 @@ function laneGateway(lane: LaneContext, real: ApolloGateway): GatewayLike {
       }),
     load: async (options) => {
       const loaded = await real.load(options);
-      lane.executor = loaded.executor;
+      const executor = loaded.executor;
+      lane.executor = executor ?? undefined;
       // @apollo/gateway has told its listeners of this schema during load; a gateway that does not is taken at its word.
-      lane.currentSchema ??= loaded.schema;
+      if ('schema' in loaded) lane.currentSchema ??= loaded.schema as GraphQLSchema;
+      if (!executor) return loaded;
       return {
         ...loaded,
         executor: async (requestContext) => {
           const carrier = requestContext.context as ReplayCarrier;
           const replay = carrier[REPLAY];
-          if (!replay) return loaded.executor(requestContext);
+          if (!replay) return executor(requestContext);
           carrier[REPLAY] = undefined;
           const http = requestContext.response?.http;
           if (http) {
@@ -287,14 +303,14 @@ function laneGateway(lane: LaneContext, real: ApolloGateway): GatewayLike {
  * Runs a known operation on the executor: its data and extensions as the pipeline would answer them, or why not (the
  * pipeline then answers; `replayed`: with the executor's outcome, carried by the context).
  */
-async function runOperation(
-  lane: LaneContext,
+async function runOperation<TContext extends object>(
+  lane: LaneContext<TContext>,
   query: string,
   operationName: string | undefined,
   variables: Record<string, unknown> | undefined,
   /** The HTTP request's headers; undefined for an operation run in-process (as executeOperation runs them). */
   headers: LaneHeaders | undefined,
-  context: GatewayContext,
+  context: TContext,
 ): Promise<LaneResult | FastLaneOutcome> {
   const { executor, deps, metrics } = lane;
   if (!executor) return 'declined';
@@ -348,9 +364,10 @@ async function runOperation(
     return 'replayed';
   }
 
-  const forwarded = context.responseExtensions;
-  const extensions = hasKeys(forwarded) ? { ...result.extensions, ...forwarded } : result.extensions;
-  // As the telemetry plugin does, which the gateway runs when metrics are on (graphql-telemetry-plugin.ts).
+  const added = deps.responseExtensions(context);
+  const extensions = added && hasKeys(added) ? { ...result.extensions, ...added } : result.extensions;
+  deps.finishRequest?.(context);
+  // As the telemetry plugin does, which the server runs when metrics are on (graphql-telemetry-plugin.ts).
   if (metrics.enabled) {
     const name = entry.operationName ?? 'anonymous';
     const type = operation.operation;
@@ -359,22 +376,25 @@ async function runOperation(
       span.setAttribute('graphql.operation.name', name);
       span.setAttribute('graphql.operation.type', type);
     }
-    metrics.observeGraphql('gateway', name, type, (performance.now() - started) / 1000, []);
+    metrics.observeGraphql(deps.server, name, type, (performance.now() - started) / 1000, []);
   }
   return { data: result.data, extensions, cacheable: policy.policyIfCacheable() };
 }
 
 /** Counts the outcome; the result when the lane answers. */
-function counted(lane: LaneContext, outcome: LaneResult | FastLaneOutcome): LaneResult | undefined {
+function counted(lane: LaneContext<never>, outcome: LaneResult | FastLaneOutcome): LaneResult | undefined {
   if (typeof outcome === 'string') {
-    lane.metrics.observeFastLane(outcome);
+    lane.metrics.observeFastLane(lane.deps.server, outcome);
     return undefined;
   }
-  lane.metrics.observeFastLane('served');
+  lane.metrics.observeFastLane(lane.deps.server, 'served');
   return outcome;
 }
 
-async function serve(lane: LaneContext, { body, headers, context }: FastLaneRequest): Promise<FastLaneReply | undefined> {
+async function serve<TContext extends object>(
+  lane: LaneContext<TContext>,
+  { body, headers, context }: FastLaneRequest<TContext>,
+): Promise<FastLaneReply | undefined> {
   const request = laneRequest(body);
   // The reply's type is settled before anything runs: a request the pipeline would answer 406 is the pipeline's.
   const contentType = request ? contentTypeFor(lane, headers.get('accept')) : null;
@@ -397,9 +417,9 @@ async function serve(lane: LaneContext, { body, headers, context }: FastLaneRequ
   };
 }
 
-async function execute(
-  lane: LaneContext,
-  { query, operationName, variables, context }: FastLaneOperation,
+async function execute<TContext extends object>(
+  lane: LaneContext<TContext>,
+  { query, operationName, variables, context }: FastLaneOperation<TContext>,
 ): Promise<FastLaneResult | undefined> {
   const result = counted(lane, lane.open ? await runOperation(lane, query, operationName, variables, undefined, context) : 'declined');
   if (!result) return undefined;

@@ -88,7 +88,7 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
     title: 'the operation fast lane',
     source: 'gateway/stand-ins/operation-fast-lane.ts',
     replaces:
-      "Apollo Server's request pipeline (plugin hooks, the request context handed to the gateway's executor, its cache policy, Accept negotiation, response assembly) for documents it has already run; errors are replayed through the pipeline",
+      "Apollo Server's request pipeline (plugin hooks, the request context handed to the gateway's executor, its cache policy, Accept negotiation, response assembly) for documents it has already run, in the gateway and in each subgraph server; errors are replayed through the pipeline",
     checked: [
       { package: '@apollo/server', version: '5.5.1' },
       { package: '@apollo/gateway', version: '2.14.4' },

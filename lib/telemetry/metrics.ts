@@ -18,11 +18,11 @@ export interface Metrics {
   /** One GraphQL operation executed by `server` (gateway, or a subgraph's name); `errorCodes`: extensions.code of each error. */
   observeGraphql(server: string, operation: string, type: string, seconds: number, errorCodes: readonly string[]): void;
   /**
-   * An operation the gateway's fast lane looked at (gateway/stand-ins/operation-fast-lane.ts; POST /graphql and the REST adapter's
-   * in-process operations): `served` by it, `replayed` (run by it, answered by Apollo Server's pipeline: errors),
+   * An operation the fast lane of `server` looked at (gateway/stand-ins/operation-fast-lane.ts; the gateway's POST /graphql
+   * and the REST adapter's in-process operations, a subgraph server's POST /graphql): `served` by it, `replayed` (run by it, answered by Apollo Server's pipeline: errors),
    * `declined` (left to the pipeline before running: a document not seen before, a refusal, anything unusual).
    */
-  observeFastLane(outcome: FastLaneOutcome): void;
+  observeFastLane(server: string, outcome: FastLaneOutcome): void;
   /** One gRPC call; `code` is the gRPC status name (OK, NOT_FOUND, …). */
   observeGrpc(method: string, code: string, seconds: number): void;
   /** One SQL statement. */
@@ -181,11 +181,11 @@ function requestMetrics(registry: Registry): Pick<Metrics, 'observeHttp' | 'obse
   });
   const fastLane = createSeriesCounter({
     name: 'tributary_graphql_fast_lane_requests_total',
-    help: "GraphQL operations the gateway's fast lane looked at (POST /graphql, the REST adapter's), by outcome (served, replayed, declined).",
-    labelNames: ['outcome'] as const,
+    help: "GraphQL operations a fast lane looked at (POST /graphql, the REST adapter's), by server (gateway or subgraph) and outcome (served, replayed, declined).",
+    labelNames: ['server', 'outcome'] as const,
     registry,
   });
-  const fastLaneSeries: Partial<Record<FastLaneOutcome, CounterSeries>> = {};
+  const fastLaneSeries = new Map<string, CounterSeries>();
   const grpcDuration = createSeriesHistogram({
     name: 'tributary_grpc_request_duration_seconds',
     help: 'gRPC calls, by method and status code.',
@@ -214,8 +214,14 @@ function requestMetrics(registry: Registry): Pick<Metrics, 'observeHttp' | 'obse
       graphqlDuration.series({ server, operation: operation(name), type }).observe(seconds);
       for (const code of errorCodes) graphqlErrors.inc({ server, code });
     },
-    observeFastLane(outcome) {
-      (fastLaneSeries[outcome] ??= fastLane.series({ outcome })).inc();
+    observeFastLane(server, outcome) {
+      const key = `${server} ${outcome}`;
+      let series = fastLaneSeries.get(key);
+      if (!series) {
+        series = fastLane.series({ server, outcome });
+        fastLaneSeries.set(key, series);
+      }
+      series.inc();
     },
     observeGrpc(method, code, seconds) {
       grpcDuration.series({ method, code }).observe(seconds);

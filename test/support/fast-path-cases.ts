@@ -61,3 +61,34 @@ export function sameAsExpressTests(urls: () => { fast: string; viaExpress: strin
     expect([a.status, a.body, a.contentType, a.cacheControl]).toEqual([b.status, b.body, b.contentType, b.cacheControl]);
   });
 }
+
+export type LaneOutcome = 'served' | 'replayed' | 'declined';
+
+/** A fast lane's outcomes so far (tributary_graphql_fast_lane_requests_total of `server`), from the /metrics beside `url`. */
+export async function fastLaneCounts(url: string, server: string): Promise<Record<LaneOutcome, number>> {
+  const text = await (await fetch(new URL('/metrics', url))).text();
+  const counts: Record<LaneOutcome, number> = { served: 0, replayed: 0, declined: 0 };
+  const series = new RegExp(`^tributary_graphql_fast_lane_requests_total\\{server="${server}",outcome="(\\w+)"[^}]*\\} (\\d+)`);
+  for (const line of text.split('\n')) {
+    const match = series.exec(line);
+    if (match) counts[match[1] as LaneOutcome] = Number(match[2]);
+  }
+  return counts;
+}
+
+/**
+ * Asks `url`'s POST /graphql through its fast lane (once the pipeline has seen the document) and through its Express
+ * route (a query string, which the lane never sees); returns both replies and the lane's outcome for the second ask.
+ * The lane's reply must carry the headers of the first ask's, which went through Apollo Server's pipeline on the same
+ * node:http path; the Express route's own headers and request id differ from the fast path's, so they are not compared.
+ */
+export async function askLaneAndPipeline(url: string, server: string, body: string, headers: Record<string, string> = {}) {
+  const first = await postForReply(url, body, headers);
+  const before = await fastLaneCounts(url, server);
+  const lane = await postForReply(url, body, headers);
+  const after = await fastLaneCounts(url, server);
+  expect(lane.headers).toEqual({ ...first.headers, 'content-length': String(Buffer.byteLength(lane.body)) });
+  const pipeline = await postForReply(`${url}?route=express`, body, headers);
+  const outcome = (Object.keys(after) as LaneOutcome[]).filter((key) => after[key] !== before[key]);
+  return { lane, pipeline: { ...pipeline, headers: lane.headers, requestId: lane.requestId }, outcome };
+}

@@ -7,7 +7,7 @@ import type { ApolloGateway } from '@apollo/gateway';
 import { HeaderMap } from '@apollo/server';
 import { buildSchema, parse, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createGatewayContext } from '../../gateway/gateway-context.ts';
+import { createGatewayContext, type GatewayContext } from '../../gateway/gateway-context.ts';
 import { createOperationFastLane, type OperationFastLane } from '../../gateway/stand-ins/operation-fast-lane.ts';
 import { createMetrics } from '../../lib/telemetry/metrics.ts';
 import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
@@ -41,10 +41,12 @@ async function laneOver(
     async stop() {},
   } as unknown as ApolloGateway;
   const metrics = createMetrics({ enabled: true, process: 'test' });
-  const lane = createOperationFastLane({
+  const lane = createOperationFastLane<GatewayContext>({
     checkResolvedOperation: () => {
       if (options.refuse) throw new Error('refused');
     },
+    responseExtensions: (context) => context.responseExtensions,
+    server: 'gateway',
     telemetry: { metrics } as unknown as Telemetry,
     logger: {} as Logger,
     ...options,
@@ -53,6 +55,7 @@ async function laneOver(
   const events: string[] = [];
   wrapped.onSchemaLoadOrUpdate(() => events.push('schema'));
   const { executor } = await wrapped.load({ apollo: {} });
+  if (!executor) throw new Error('the wrapped gateway gave no executor');
   return {
     lane,
     calls,
@@ -234,7 +237,7 @@ describe('the fast lane', () => {
     await ask(lane, '{ hello }');
     await ask(lane, '{ hello }');
     const text = (await metrics.render()).body;
-    expect(text).toContain('tributary_graphql_fast_lane_requests_total{outcome="declined",process="test"} 1');
-    expect(text).toContain('tributary_graphql_fast_lane_requests_total{outcome="served",process="test"} 2');
+    expect(text).toContain('tributary_graphql_fast_lane_requests_total{server="gateway",outcome="declined",process="test"} 1');
+    expect(text).toContain('tributary_graphql_fast_lane_requests_total{server="gateway",outcome="served",process="test"} 2');
   });
 });

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRUSTED_CALLER_HEADER } from '../../../lib/http/trusted-caller.ts';
+import { askLaneAndPipeline, fastLaneCounts, type LaneOutcome as Outcome } from '../../support/fast-path-cases.ts';
 import { CREATE, GET, postForReply } from '../../support/graphql-client.ts';
 import { createSocialFixture, type SocialFixture } from '../../support/social-fixture.ts';
 import { uniqueEmail } from '../../support/user-example-fixtures.ts';
@@ -13,33 +14,10 @@ import { startDistributedTestSystem, startTestSystem, type TestSystem, STAND_INS
 
 const TRUSTED_SECRET = 'a-trusted-caller-secret-of-at-least-32-characters';
 
-type Outcome = 'served' | 'replayed' | 'declined';
-
-/** The lane's outcomes so far, from the gateway's /metrics. */
-async function laneCounts(gatewayUrl: string): Promise<Record<Outcome, number>> {
-  const text = await (await fetch(new URL('/metrics', gatewayUrl))).text();
-  const counts: Record<Outcome, number> = { served: 0, replayed: 0, declined: 0 };
-  for (const line of text.split('\n')) {
-    const match = /^tributary_graphql_fast_lane_requests_total\{[^}]*outcome="(\w+)"[^}]*\} (\d+)/.exec(line);
-    if (match) counts[match[1] as Outcome] = Number(match[2]);
-  }
-  return counts;
-}
-
-/** Asks through the lane (after the pipeline has seen the document) and through Express; returns both and the lane's outcome. */
-async function askBothWays(system: TestSystem, body: string, headers: Record<string, string> = {}) {
-  // The first time through the fast path, a document the gateway has not seen goes through Apollo Server's pipeline on
-  // the same node:http path: its headers are the lane's to match, one for one.
-  const first = await postForReply(system.gatewayUrl, body, headers);
-  const before = await laneCounts(system.gatewayUrl);
-  const lane = await postForReply(system.gatewayUrl, body, headers);
-  const after = await laneCounts(system.gatewayUrl);
-  expect(lane.headers).toEqual({ ...first.headers, 'content-length': String(Buffer.byteLength(lane.body)) });
-  const pipeline = await postForReply(`${system.gatewayUrl}?route=express`, body, headers);
-  const outcome = (Object.keys(after) as Outcome[]).filter((key) => after[key] !== before[key]);
-  // The Express route's own headers and request id differ from the fast path's; everything else must match.
-  return { lane, pipeline: { ...pipeline, headers: lane.headers, requestId: lane.requestId }, outcome };
-}
+/** Through the gateway's lane and through its Express route (test/support/fast-path-cases.ts). */
+const askBothWays = (system: TestSystem, body: string, headers: Record<string, string> = {}) =>
+  askLaneAndPipeline(system.gatewayUrl, 'gateway', body, headers);
+const laneCounts = (gatewayUrl: string) => fastLaneCounts(gatewayUrl, 'gateway');
 
 const query = (text: string, extra: Record<string, unknown> = {}) => JSON.stringify({ query: text, ...extra });
 

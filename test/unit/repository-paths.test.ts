@@ -1,6 +1,6 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, posix } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -192,7 +192,8 @@ export function unlistedFiles(root: string): string[] {
     });
 }
 
-describe('the map and the tree', () => {
+// Each test reads the whole tree (about a second here, several on a loaded CI machine): its work, not a bound on it.
+describe('the map and the tree', { timeout: 30_000 }, () => {
   let broken: string[] | undefined;
   const brokenHere = () => (broken ??= brokenPaths(ROOT));
 
@@ -205,19 +206,23 @@ describe('the map and the tree', () => {
   });
 
   it('fails on a broken copy: a README naming a missing file, a comment naming a moved one, a file the README leaves out', () => {
+    // Two folders and package.json, not the whole tree: a copy of all of it took 5 s on a loaded CI machine. The faults
+    // are read as the difference they make, so what the two folders name elsewhere does not matter.
     const copy = mkdtempSync(join(tmpdir(), 'tributary-paths-'));
     try {
-      cpSync(ROOT, copy, { recursive: true, filter: (source) => !SKIPPED_FOLDERS.has(basename(source)) });
-      expect(brokenPaths(copy)).toEqual(brokenHere());
+      for (const part of ['gateway', 'rest-adapter', 'package.json']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });
+      const before = new Set(brokenPaths(copy));
+      expect(unlistedFiles(copy)).toEqual([]);
       writeFileSync(
         join(copy, 'gateway/README.md'),
         `${readFileSync(join(copy, 'gateway/README.md'), 'utf8')}\nSee gateway/no-such-file.ts.\n`,
       );
       writeFileSync(join(copy, 'gateway/new-thing.ts'), '// Moved from rest-adapter/stand-ins/gone-away.ts.\nexport {};\n');
-      expect(brokenPaths(copy)).toEqual(
-        expect.arrayContaining(['gateway/README.md: gateway/no-such-file.ts', 'gateway/new-thing.ts: rest-adapter/stand-ins/gone-away.ts']),
-      );
-      expect(unlistedFiles(copy)).toContain('gateway/README.md: new-thing.ts');
+      expect(brokenPaths(copy).filter((entry) => !before.has(entry))).toEqual([
+        'gateway/README.md: gateway/no-such-file.ts',
+        'gateway/new-thing.ts: rest-adapter/stand-ins/gone-away.ts',
+      ]);
+      expect(unlistedFiles(copy)).toEqual(['gateway/README.md: new-thing.ts']);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

@@ -21,9 +21,10 @@ export interface MemoryFixture {
   adminToken: string;
   /**
    * The deep read's account, an own-login token for it (may hide comments), and one of its top-level comments; `tokens`
-   * holds BENCH_SOCIAL_TOKENS more tokens of the same account (default 0), for loads that rotate callers.
+   * holds BENCH_SOCIAL_TOKENS more tokens of the same account (default 0), for loads that rotate callers; `owners`
+   * holds BENCH_DEEP_ACCOUNTS accounts (default 1, the first the one above) seeded alike, each with its owner's token.
    */
-  social: { accountId: string; token: string; commentId: string; tokens: string[] };
+  social: { accountId: string; token: string; commentId: string; tokens: string[]; owners: { accountId: string; token: string }[] };
   /** An own-login user token for the uploads (Area D). */
   uploadToken: string;
 }
@@ -34,7 +35,7 @@ try {
   await migrateToLatest(database.db, ALL_MIGRATIONS);
   const passwordHash = await createPasswordHasher({ logN: config.passwords.scryptLogN }).hash('bench-password-123');
   const ids = await seedRecords(database.db.withTables<UsersTables>(), passwordHash, Number(process.env.BENCH_RECORDS ?? '1000'));
-  const social = await seedDeepRead(database);
+  const social = await seedDeepRead(database, { accounts: Number(process.env.BENCH_DEEP_ACCOUNTS ?? '1') });
   const { rows } = await sql<{ id: string }>`
     select c.id::text as id from social.comment c join social.media m on m.id = c.media_id
     where m.owner_id = ${social.accountId}::bigint and c.parent_id is null order by c.id limit 1`.execute(database.db);

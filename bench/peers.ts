@@ -189,6 +189,7 @@ export interface QueryLoad {
 
 export function queryLoads(fixture: MemoryFixture, adminTokens: readonly string[]): Record<PeerQuery, QueryLoad> {
   const socialTokens = [fixture.social.token, ...fixture.social.tokens];
+  const owners = fixture.social.owners;
   const hasNoErrors = (reply: unknown) => {
     const body = reply as { data?: unknown; errors?: unknown };
     if (body.errors !== undefined) return `errors: ${JSON.stringify(body.errors).slice(0, 300)}`;
@@ -208,8 +209,16 @@ export function queryLoads(fixture: MemoryFixture, adminTokens: readonly string[
       },
     },
     deep: {
-      body: () => JSON.stringify({ query: DEEP_QUERY, variables: { id: fixture.social.accountId } }),
-      headers: (i) => ({ authorization: `Bearer ${socialTokens[i % socialTokens.length]}` }),
+      // With several owners seeded (BENCH_DEEP_ACCOUNTS), request i reads owner i's account with that owner's token;
+      // with one, the account's tokens rotate.
+      body: (i) =>
+        JSON.stringify({
+          query: DEEP_QUERY,
+          variables: { id: owners.length > 1 ? owners[i % owners.length]!.accountId : fixture.social.accountId },
+        }),
+      headers: (i) => ({
+        authorization: `Bearer ${owners.length > 1 ? owners[i % owners.length]!.token : socialTokens[i % socialTokens.length]}`,
+      }),
       check: (reply) => {
         const problem = hasNoErrors(reply);
         if (problem) return problem;

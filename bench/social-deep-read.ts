@@ -19,45 +19,57 @@ export const DEEP_QUERY = `query Deep($id: ID!) { account(id: $id) { id username
   comments(first: 25) { nodes { id text username replies { nodes { text username } } } } } } } }`;
 
 export interface DeepReadFixture {
+  /** The first owner's account and token (the bench server's deep read, the subscriptions' account). */
   accountId: string;
   token: string;
+  /** Every seeded owner, each with its own token: loads that read a different account per caller (issue 38). */
+  owners: { accountId: string; token: string }[];
 }
 
 const POSTS = 25;
 const COMMENTS = 25;
 const REPLIES = 2;
 
-export async function seedDeepRead(database: DatabaseHandle): Promise<DeepReadFixture> {
+/** Seeds `accounts` owners (1 by default), each with 25 posts × 25 comments of one fan × 2 replies of its own. */
+export async function seedDeepRead(database: DatabaseHandle, { accounts = 1 }: { accounts?: number } = {}): Promise<DeepReadFixture> {
   const db = database.db.withTables<SocialTables>();
   const g = createSocialGraphBuilder(db);
-  const accountId = await g.account({ username: 'bench_owner', name: 'Bench Owner' });
   const fan = await g.account({ username: 'bench_fan', accountType: 'PERSONAL' });
   const base = Date.now() - 30 * 24 * 3_600_000;
+  const tokens = createSocialTokens(database);
+  const owners: DeepReadFixture['owners'] = [];
   const posts: string[] = [];
-  for (let i = 0; i < POSTS; i++)
-    posts.push(await g.media(accountId, { caption: `Bench post ${i}`, timestamp: new Date(base - i * 3_600_000) }));
+  for (let a = 0; a < accounts; a++) {
+    const suffix = a === 0 ? '' : `_${a + 1}`;
+    const accountId = await g.account({ username: `bench_owner${suffix}`, name: `Bench Owner${suffix.replace('_', ' ')}` });
+    for (let i = 0; i < POSTS; i++)
+      posts.push(await g.media(accountId, { caption: `Bench post ${i}`, timestamp: new Date(base - i * 3_600_000) }));
+    const token = await tokens.issue({
+      loginType: 'own',
+      subjectId: accountId,
+      permissions: ['social_business_basic', 'social_business_manage_comments'],
+      expiresInSeconds: 24 * 3600,
+    });
+    owners.push({ accountId, token });
+  }
   await sql`
     insert into social.comment (media_id, author_id, text, timestamp)
     select p.id::bigint, ${fan}::bigint, 'comment ' || n, to_timestamp(${Math.floor(base / 1000)}) + (n || ' minutes')::interval
     from unnest(${posts}::text[]) as p(id), generate_series(1, ${COMMENTS}) as n`.execute(db);
   for (let round = 1; round <= REPLIES; round++) {
+    // Each reply by the post's owner, as one account's replies on its own posts are.
     await sql`
       insert into social.comment (media_id, author_id, parent_id, text, timestamp)
-      select c.media_id, ${accountId}::bigint, c.id, 'reply ' || ${round}, c.timestamp + (${round} || ' seconds')::interval
-      from social.comment c where c.parent_id is null and c.media_id = any(${posts}::bigint[])`.execute(db);
+      select c.media_id, m.owner_id, c.id, 'reply ' || ${round}, c.timestamp + (${round} || ' seconds')::interval
+      from social.comment c join social.media m on m.id = c.media_id
+      where c.parent_id is null and c.media_id = any(${posts}::bigint[])`.execute(db);
   }
   // Statistics for the rows just written, as a database in service has them (autovacuum's analyze would come within a
   // minute or so, in the middle of the measurements): without them the planner takes the 1,875 comments for a handful
   // and joins them by nested loops — 8 ms of database CPU for the replies page instead of 2 — for Tributary's statements
   // and the baseline's alike.
   await sql`analyze social.account, social.media, social.comment`.execute(db);
-  const token = await createSocialTokens(database).issue({
-    loginType: 'own',
-    subjectId: accountId,
-    permissions: ['social_business_basic', 'social_business_manage_comments'],
-    expiresInSeconds: 24 * 3600,
-  });
-  return { accountId, token };
+  return { ...owners[0]!, owners };
 }
 
 interface Row {

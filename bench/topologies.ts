@@ -3,7 +3,7 @@
  * and the distributed fleet (the four subgraph processes and the gateway process: `start:subgraph`, `start:gateway`),
  * compiled, production mode, on one throwaway PostgreSQL database seeded once, so both serve the same data. The simple
  * read (`userExample(id)`, ids and admin tokens rotating) and the deep read of the social graph (the peers' loads,
- * bench/peers.ts), each loaded on both in turn, alternating which goes first per round.
+ * bench/peers.ts; the deep read over 50 accounts, each with its owner's token), each loaded on both in turn, alternating which goes first per round.
  *
  * What is compared is the whole system's CPU per request: every process of the topology plus the PostgreSQL backends
  * (from /proc). `embedded ÷ distributed` is the distributed fleet's efficiency against the single process (1.00: the
@@ -36,6 +36,9 @@ export type Topology = (typeof TOPOLOGIES)[number];
 
 /** Issue 38: the distributed fleet's whole-system CPU efficiency against the single process, per query. */
 export const TOPOLOGY_TARGETS: Record<PeerQuery, number> = { simple: 0.6, deep: 0.85 };
+
+/** The deep read's accounts, each read with its owner's token (issue 38's measurement: 50). */
+export const DEEP_ACCOUNTS = 50;
 
 export interface TopologiesOptions {
   durationS: number;
@@ -75,8 +78,14 @@ export async function runTopologies(options: TopologiesOptions, log: (line: stri
   const children: Child[] = [];
   try {
     const callers = 4 * options.connections;
-    const env = fleetEnv(throwaway.url, blobDir, { BENCH_RECORDS: String(options.records), BENCH_SOCIAL_TOKENS: String(callers - 1) });
-    log(`  topologies: seeding ${options.records} records and the deep read`);
+    // The deep read as the issue measured it: DEEP_ACCOUNTS accounts, each read with its own owner's token, so neither
+    // topology serves one account's pages from warm caches alone.
+    const env = fleetEnv(throwaway.url, blobDir, {
+      BENCH_RECORDS: String(options.records),
+      BENCH_SOCIAL_TOKENS: String(callers - 1),
+      BENCH_DEEP_ACCOUNTS: String(DEEP_ACCOUNTS),
+    });
+    log(`  topologies: seeding ${options.records} records and the deep read of ${DEEP_ACCOUNTS} accounts`);
     const fixture = await seed(env);
     const tokens = createTokenService(loadConfig(env).jwt);
     const adminTokens = Array.from({ length: callers }, (_, i) =>

@@ -6,6 +6,8 @@ import { inIdOrder } from '../../lib/in-id-order.ts';
 import { exceedsInt64, INT32_MAX, INT32_MIN, parseInt64, parseUint64 } from '../../lib/int64.ts';
 import { callerSpanContext, withSharedWork } from '../../lib/telemetry/tracing.ts';
 import type { PasswordHasher } from '../../lib/auth/password.ts';
+import { userExampleChange } from '../shared/event-log/change-events.ts';
+import { appendEvents, type EventLogTables } from '../shared/event-log/event-log.repository.ts';
 import { parseListParams, type ListLimits } from './list-params.ts';
 import {
   findUserExampleById,
@@ -39,6 +41,10 @@ import {
  * Access rule (the spec leaves it open; documented in the README): Create is public, for sign-up; every other operation needs
  * a valid bearer token; Update and Delete are allowed to the record's own user (token subject = id) or an administrator.
  * A credential that is sent must be valid even on Create.
+ *
+ * Each write is logged with its change in one transaction (the change log, subgraphs/shared/event-log/): a record created,
+ * updated or deleted is `user_example_created|updated|deleted` with the key `UserExample:<id>`; a write that changed
+ * nothing (no such live record) logs nothing.
  */
 export interface UserExampleService {
   create(actor: Actor, input: CreateUserExampleInput): Promise<{ id: string }>;
@@ -77,7 +83,11 @@ export function createUserExampleService({ db, passwords, listLimits, readBatchM
       const violations = validateCreate(input);
       if (violations.length > 0) throw InvalidArgumentError.fromViolations('CreateUserExampleRequest', violations);
       const passwordHash = await passwords.hash(input.password);
-      const id = await insertUserExample(db, { ...input, passwordHash });
+      const id = await db.transaction().execute(async (trx) => {
+        const inserted = await insertUserExample(trx, { ...input, passwordHash });
+        await appendEvents(trx.withTables<EventLogTables>(), [userExampleChange('created', inserted)]);
+        return inserted;
+      });
       return { id };
     },
 
@@ -99,7 +109,11 @@ export function createUserExampleService({ db, passwords, listLimits, readBatchM
       if (exceedsInt64(id)) throw notFound(id);
       const { password, ...rest } = patch;
       const passwordHash = password === undefined ? undefined : await passwords.hash(password);
-      const updated = await updateUserExample(db, id, { ...rest, ...(passwordHash ? { passwordHash } : {}) });
+      const updated = await db.transaction().execute(async (trx) => {
+        const changed = await updateUserExample(trx, id, { ...rest, ...(passwordHash ? { passwordHash } : {}) });
+        if (changed) await appendEvents(trx.withTables<EventLogTables>(), [userExampleChange('updated', id)]);
+        return changed;
+      });
       if (!updated) throw notFound(id);
     },
 
@@ -107,7 +121,13 @@ export function createUserExampleService({ db, passwords, listLimits, readBatchM
       const user = requireUser(actor);
       checkId(id, 'DeleteUserExampleByIDRequest');
       requireSelfOrAdmin(user, id, 'delete this userExample');
-      const deleted = exceedsInt64(id) ? false : await softDeleteUserExample(db, id);
+      const deleted =
+        !exceedsInt64(id) &&
+        (await db.transaction().execute(async (trx) => {
+          const removed = await softDeleteUserExample(trx, id);
+          if (removed) await appendEvents(trx.withTables<EventLogTables>(), [userExampleChange('deleted', id)]);
+          return removed;
+        }));
       if (!deleted) throw notFound(id);
     },
 

@@ -72,6 +72,7 @@ describe('the social event log', () => {
           from: { id: accounts.fanOne, username: 'fan_one' },
           media: { id: posts[1], media_product_type: 'FEED' },
         },
+        keys: [`Comment:${id}`, `Media:${posts[1]}`],
       },
       {
         position: expect.stringMatching(/^\d+$/),
@@ -79,6 +80,7 @@ describe('the social event log', () => {
         kind: 'mentioned',
         field: 'mentions',
         value: { comment_id: id, media_id: posts[1] },
+        keys: [`Account:${accounts.roaster}`, `Media:${posts[1]}`, `Comment:${id}`],
       },
     ]);
     expect(BigInt(events[1]!.position)).toBeGreaterThan(BigInt(events[0]!.position));
@@ -138,6 +140,14 @@ describe('the social event log', () => {
         .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))
         .map((id) => ['comment_deleted', accounts.bluebottle, id]),
     ]);
+    // Each names the comment and its media; a reply its parent too (whose replies it was among).
+    const mediaKey = `Media:${String((events[0]!.value.media as { id: string }).id)}`;
+    expect(Object.fromEntries(events.slice(2).map((event) => [String(event.value.id), event.keys]))).toEqual({
+      [fanComment]: [`Comment:${fanComment}`, mediaKey],
+      [ownerReply]: [`Comment:${ownerReply}`, mediaKey, `Comment:${fanComment}`],
+      [fanReply]: [`Comment:${fanReply}`, mediaKey, `Comment:${fanComment}`],
+    });
+    expect(events[0]!.keys).toEqual([`Comment:${fanComment}`, mediaKey]);
     // Deleting again deletes nothing, and logs nothing.
     await writeCommentThreadDeleted(db, fanComment, new Date());
     expect(await newEvents()).toEqual([]);

@@ -1,6 +1,16 @@
-import { sql } from 'kysely';
-import type { SocialDb } from '../social-graph/social-tables.ts';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { SocialDb, SocialTables } from '../social-graph/social-tables.ts';
+import type { RecordChange } from './change-events.ts';
 import type { SocialEvent, SocialEventRecord } from './social-events.ts';
+
+/** What the log records: a social graph event (webhooks and subscriptions read it) or another area's change. */
+export type LoggedEvent = SocialEvent | RecordChange;
+
+/** The log's table alone: what a writer or reader outside the social graph needs of its connection's tables. */
+export type EventLogTables = Pick<SocialTables, 'social.event'>;
+
+/** A connection (or transaction) narrowed to the log's table. */
+export type EventLogDb = Kysely<EventLogTables> | Transaction<EventLogTables>;
 
 /**
  * The event log's SQL (table social.event, migration 2026-11-27-001-event-log).
@@ -23,13 +33,24 @@ export const EVENT_CHANNEL = 'social_event';
  * Appends `events` in the caller's transaction (`trx` must be one: outside a transaction the lock would be released at
  * once). Call it last in the transaction. Nothing happens for an empty list.
  */
-export async function appendEvents(trx: SocialDb, events: readonly SocialEvent[]): Promise<void> {
+export async function appendEvents<DB extends EventLogTables>(
+  transaction: Transaction<DB> | Kysely<DB>,
+  events: readonly LoggedEvent[],
+): Promise<void> {
   if (events.length === 0) return;
+  // Kysely's builders are invariant in the table map: any writer's map that holds the log's table is narrowed to it.
+  const trx = transaction as unknown as Kysely<EventLogTables>;
   await sql`select pg_advisory_xact_lock(${EVENT_LOG_LOCK})`.execute(trx);
   const rows = await trx
     .insertInto('social.event')
     .values(
-      events.map((event) => ({ account_id: event.accountId, kind: event.kind, field: event.field, value: JSON.stringify(event.value) })),
+      events.map((event) => ({
+        account_id: event.accountId,
+        kind: event.kind,
+        field: event.field,
+        value: JSON.stringify(event.value),
+        keys: [...event.keys],
+      })),
     )
     .returning('position')
     .execute();
@@ -42,7 +63,10 @@ export async function appendEvents(trx: SocialDb, events: readonly SocialEvent[]
  * turned into an event by eventRecordOf.
  */
 export function selectEvents(db: SocialDb) {
-  return db.selectFrom('social.event as e').select(['e.position', 'e.created_at', 'e.account_id', 'e.kind', 'e.field', 'e.value']);
+  return db
+    .selectFrom('social.event as e')
+    .select(['e.position', 'e.created_at', 'e.account_id', 'e.kind', 'e.field', 'e.value', 'e.keys'])
+    .$narrowType<{ account_id: string; field: string }>();
 }
 
 /** A row of selectEvents as the event it records: the log's one row mapper. */
@@ -53,6 +77,7 @@ export function eventRecordOf(row: {
   kind: string;
   field: string;
   value: Record<string, unknown>;
+  keys: string[];
 }): SocialEventRecord {
   return {
     position: String(row.position),
@@ -61,13 +86,39 @@ export function eventRecordOf(row: {
     kind: row.kind as SocialEventRecord['kind'],
     field: row.field as SocialEventRecord['field'],
     value: row.value,
+    keys: row.keys,
   };
 }
 
 /** Events after `position` (exclusive), in order, at most `limit`. */
 export async function readEventsAfter(db: SocialDb, position: string, limit: number): Promise<SocialEventRecord[]> {
-  const rows = await selectEvents(db).where('e.position', '>', position).orderBy('e.position').limit(limit).execute();
+  // The social graph's events only (a field), along the partial index event_social.
+  const rows = await selectEvents(db)
+    .where('e.position', '>', position)
+    .where('e.field', 'is not', null)
+    .orderBy('e.position')
+    .limit(limit)
+    .execute();
   return rows.map(eventRecordOf);
+}
+
+/** A change as a consumer of every area's changes reads it: where it is in the log, what it was, what it touched. */
+export interface LoggedChange {
+  position: string;
+  kind: string;
+  keys: string[];
+}
+
+/** Every change after `position` (exclusive), social graph events and other areas' alike, in order, at most `limit`. */
+export async function readChangesAfter(db: EventLogDb, position: string, limit: number): Promise<LoggedChange[]> {
+  const rows = await db
+    .selectFrom('social.event')
+    .select(['position', 'kind', 'keys'])
+    .where('position', '>', position)
+    .orderBy('position')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ position: String(row.position), kind: row.kind, keys: row.keys }));
 }
 
 /** The last position written ('0' for an empty log). */

@@ -1,3 +1,5 @@
+import { entityKey } from './change-events.ts';
+
 /**
  * The social graph's events: what the log (event-log.repository.ts) holds for each change the Graph API reports, in
  * the reference's value shapes (../shared/reference/social-graph.md §6.5), so that a webhook delivery sends `value` as
@@ -19,6 +21,8 @@ export interface SocialEvent {
   kind: SocialEventKind;
   field: SocialEventField;
   value: Record<string, unknown>;
+  /** The entities the change touched, as the change log names them (change-events.ts). */
+  keys: readonly string[];
 }
 
 /** An event as the log holds it: with its position (the cursor of subscriptions, the order of deliveries). */
@@ -61,7 +65,18 @@ export function commentValue(facts: CommentEventFacts): Record<string, unknown> 
 
 /** A comment created, hidden, shown or deleted: an event of the media owner's account. */
 export function commentEvent(kind: Exclude<SocialEventKind, 'mentioned'>, facts: CommentEventFacts): SocialEvent {
-  return { accountId: facts.mediaOwnerId, kind, field: facts.live ? 'live_comments' : 'comments', value: commentValue(facts) };
+  return {
+    accountId: facts.mediaOwnerId,
+    kind,
+    field: facts.live ? 'live_comments' : 'comments',
+    value: commentValue(facts),
+    // The comment, the media whose comments (and count) it is among, and a reply's parent, whose replies it is among.
+    keys: [
+      entityKey('Comment', facts.id),
+      entityKey('Media', facts.mediaId),
+      ...(facts.parentId ? [entityKey('Comment', facts.parentId)] : []),
+    ],
+  };
 }
 
 /** An account @mentioned in a comment (`{comment_id, media_id}`) or in a caption (`{media_id}`): ids only (§6.5). */
@@ -71,5 +86,7 @@ export function mentionEvent(accountId: string, mediaId: string, commentId: stri
     kind: 'mentioned',
     field: 'mentions',
     value: commentId === null ? { media_id: mediaId } : { comment_id: commentId, media_id: mediaId },
+    // The account mentioned (its mentioned_comment and mentioned_media edges) and what it is mentioned in.
+    keys: [entityKey('Account', accountId), entityKey('Media', mediaId), ...(commentId === null ? [] : [entityKey('Comment', commentId)])],
   };
 }

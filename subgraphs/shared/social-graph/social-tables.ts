@@ -215,11 +215,15 @@ export interface EventTable {
   /** bigint identity: read back as a decimal string. */
   position: Generated<string>;
   created_at: Generated<Date>;
-  account_id: string;
+  /** The professional account of a social graph event; null for a change outside the social graph (2026-12-03-001). */
+  account_id: string | null;
   kind: string;
-  field: string;
+  /** The webhook field of a social graph event; null (with account_id) for a change outside the social graph. */
+  field: string | null;
   /** jsonb; written as JSON text. */
   value: ColumnType<Record<string, unknown>, string, string>;
+  /** The entities the change touched, `<GraphQL type>:<id>` (2026-12-03-001). */
+  keys: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 /** How far the event log has been swept: one row (2026-11-28-001). */

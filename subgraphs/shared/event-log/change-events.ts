@@ -1,0 +1,31 @@
+/**
+ * The change log's vocabulary beyond the social graph's events (issue 39): every area's writes are logged, each with the
+ * entities it touched, so that a consumer (the gateway's cache) can tell exactly what changed. An entity is named as the
+ * supergraph's entity keys name it, `<GraphQL type>:<id>` with the id in decimal — `UserExample:42`, `Comment:17841…`.
+ *
+ * A change outside the social graph concerns no professional account and belongs to no webhook field (both null in the
+ * row): webhook delivery and GraphQL subscriptions never read it.
+ */
+
+/** The key of an entity in the change log: its GraphQL type and its id. */
+export function entityKey(type: string, id: string): string {
+  return `${type}:${id}`;
+}
+
+/** Area A's changes: a user record created, updated (any field, the password included) or soft-deleted. */
+export type RecordChangeKind = 'user_example_created' | 'user_example_updated' | 'user_example_deleted';
+
+/** A change the log records that is no social graph event. */
+export interface RecordChange {
+  accountId: null;
+  field: null;
+  kind: RecordChangeKind;
+  /** What a reader needs beyond the keys (ids only: the log is no copy of the data, and keeps no personal data). */
+  value: Record<string, unknown>;
+  keys: readonly string[];
+}
+
+/** A user record's change: its key is `UserExample:<id>`. */
+export function userExampleChange(kind: 'created' | 'updated' | 'deleted', id: string): RecordChange {
+  return { accountId: null, field: null, kind: `user_example_${kind}`, value: { id }, keys: [entityKey('UserExample', id)] };
+}

@@ -1,6 +1,6 @@
 /** npm run start:gateway: the gateway and the REST adapter, reaching subgraphs at SUBGRAPH_<NAME>_URL. */
 import { exitOnSignals, shutdownDeadlineMs, keepServingOnEscapedErrors, prepareProcess } from './system/process.ts';
-import { startGatewayProcess } from './system/index.ts';
+import { startGatewayProcess } from './system/gateway-process.ts';
 
 const { config, logger } = prepareProcess('gateway');
 const system = await startGatewayProcess(config, logger);

@@ -1,6 +1,6 @@
 /** npm run start:grpc: the gRPC server of Area A as its own process (distributed topology), on the database. */
 import { exitOnSignals, shutdownDeadlineMs, keepServingOnEscapedErrors, prepareProcess } from './system/process.ts';
-import { startGrpcProcess } from './system/index.ts';
+import { startGrpcProcess } from './system/grpc-process.ts';
 
 const { config, logger } = prepareProcess('grpc');
 const system = await startGrpcProcess(config, logger);

@@ -1,7 +1,7 @@
 /** npm run start:subgraph -- <name>: one subgraph as its own process (distributed topology). */
 import { SUBGRAPH_NAMES, type SubgraphName } from '../lib/config.ts';
 import { exitOnSignals, shutdownDeadlineMs, keepServingOnEscapedErrors, prepareProcess } from './system/process.ts';
-import { startSubgraphProcess } from './system/index.ts';
+import { startSubgraphProcess } from './system/subgraph-process.ts';
 
 const name = process.argv[2] as SubgraphName | undefined;
 if (!name || !SUBGRAPH_NAMES.includes(name)) {

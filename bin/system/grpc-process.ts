@@ -6,7 +6,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { rpcStatus } from '../../rest-adapter/user-records/google-rpc-status.ts';
 import { createSubgraphs } from '../../subgraphs/index.ts';
 import { Lifecycle, runningSystem, type RunningSystem } from './lifecycle.ts';
-import { grpcStatusHomePage } from './listener-home-pages.ts';
+import { grpcStatusHomePage } from './internal-home-pages.ts';
 import { listenOptions, openDatabase, startGrpc, startTelemetry } from './system-parts.ts';
 
 /**

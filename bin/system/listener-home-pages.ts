@@ -1,9 +1,10 @@
 import type { Request, RequestHandler } from 'express';
 import type { SocialHost } from '../../contracts/social-graph.ts';
 import { GRAPHIQL_PATH } from '../../gateway/graphiql.routes.ts';
-import type { Config, SubgraphName } from '../../lib/config.ts';
+import type { Config } from '../../lib/config.ts';
 import { createHomePageHandler, requestOrigin, siblingOrigin, type HomePage, type HomePageLink } from '../../lib/http/home-page.ts';
 import { API_DOCS_PATHS } from '../../rest-adapter/docs/api-docs.routes.ts';
+import { README_POINTER } from './internal-home-pages.ts';
 
 /**
  * What the root of each HTTP listener of a process tells a person in a browser (lib/http/home-page.ts serves it): what
@@ -16,7 +17,7 @@ import { API_DOCS_PATHS } from '../../rest-adapter/docs/api-docs.routes.ts';
  * else the request's host name with that listener's port.
  *
  * The processes without a public HTTP API (a subgraph server, the gRPC process's status listener) have a shorter page:
- * what they are, where the public doors are, their probes.
+ * internal-home-pages.ts.
  */
 
 /** The HTTP listeners of a process that runs the gateway and the REST adapter (npm start, npm run start:gateway). */
@@ -30,10 +31,6 @@ export interface ListenerHomePages {
   /** A listener's port, once it listens (ports may be 0); a listener not yet listening is left out of the links. */
   listening(listener: HomeListener, port: number): void;
 }
-
-/** The README's sections these pages point to (the README is not served: it is read in the repository). */
-const README_POINTER =
-  'README.md in the repository: “Run it” and “Explore” walk through every listener, “API documents” lists the documents.';
 
 export function createListenerHomePages(config: Config): ListenerHomePages {
   const ports: Partial<Record<HomeListener, number>> = {};
@@ -168,56 +165,3 @@ const IDENTITY: Record<HomeListener, Pick<HomePage, 'title' | 'summary'>> = {
       "This listener serves the social graph's parent-platform host (/v25.0/me/accounts, /v25.0/{id}…). API clients get the Graph API's JSON here, never this page.",
   },
 };
-
-/**
- * The root of a process that serves no public API on HTTP (the distributed topology's subgraph servers and the gRPC
- * process's status listener): what it is, where the public doors are, and its probes.
- */
-function internalHomePage(config: Config, identity: Pick<HomePage, 'title' | 'summary'>, lines: readonly string[]): RequestHandler {
-  return createHomePageHandler((req) => {
-    const here = requestOrigin(req, config.publicHost).origin;
-    return {
-      ...identity,
-      sections: [
-        { heading: 'Where to go', links: [], lines },
-        {
-          heading: 'This listener’s probes',
-          links: [
-            { href: `${here}/health`, text: '/health', note: 'alive' },
-            { href: `${here}/ready`, text: '/ready', note: 'can serve now (JSON report)' },
-            ...(config.telemetry.metricsEnabled ? [{ href: `${here}/metrics`, text: '/metrics', note: 'Prometheus' }] : []),
-          ],
-        },
-        { heading: 'Documentation', links: [], lines: [README_POINTER] },
-      ],
-    };
-  });
-}
-
-/** A subgraph server's root (npm run start:subgraph -- <name>): the gateway reaches it; people use the gateway. */
-export function subgraphHomePage(config: Config, name: SubgraphName): RequestHandler {
-  return internalHomePage(
-    config,
-    {
-      title: `Tributary — the ${name} subgraph`,
-      summary: `This listener serves the ${name} subgraph's GraphQL at /graphql, for the gateway (SUBGRAPH_${name.toUpperCase()}_URL), not for people or API clients. API clients get GraphQL's JSON here, never this page.`,
-    },
-    [
-      'The GraphQL IDE, Swagger UI and the API documents are on the gateway’s process (npm run start:gateway): open its listeners’ / in a browser.',
-    ],
-  );
-}
-
-/** The gRPC process's status listener (npm run start:grpc, GRPC_STATUS_PORT): gRPC itself is not HTTP/1.1. */
-export function grpcStatusHomePage(config: Config, grpcAddress: string): RequestHandler {
-  return internalHomePage(
-    config,
-    {
-      title: 'Tributary — gRPC status listener',
-      summary: `This listener answers the gRPC process's probes. The gRPC service (api.serverNameExample.v1.userExample, with server reflection) is at ${grpcAddress}, over HTTP/2. API clients get google.rpc.Status JSON here, never this page.`,
-    },
-    [
-      `List the services: npx buf curl --protocol grpc --http2-prior-knowledge --list-services http://${grpcAddress} (or grpcurl -plaintext list ${grpcAddress}).`,
-    ],
-  );
-}

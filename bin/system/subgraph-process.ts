@@ -11,7 +11,7 @@ import type { UsersSubgraph } from '../../subgraphs/users/users-subgraph.ts';
 import { startEventLogWorkers } from './event-log-workers.ts';
 import { subgraphEngine } from './subgraph-engine.ts';
 import { Lifecycle, runningSystem, type RunningSystem, type SystemOptions } from './lifecycle.ts';
-import { subgraphHomePage } from './listener-home-pages.ts';
+import { subgraphHomePage } from './internal-home-pages.ts';
 import { listenOptions, openMedia, openOrShareDatabase, startGrpc, startTelemetry } from './system-parts.ts';
 
 /** One subgraph as its own process (distributed topology), plus the gRPC server when it is the users subgraph. */

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { createGateway, type GatewayServer } from '../../gateway/create-gateway.ts';
+import type { GatewayServer } from '../../gateway/create-gateway.ts';
 import type { TokenService } from '../../lib/auth/auth.ts';
 import type { Config } from '../../lib/config.ts';
-import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../lib/database/database.ts';
+import type { DatabaseHandle } from '../../lib/database/database.ts';
 import type { PgliteTemplateImage } from '../../lib/database/pglite-template-image.ts';
 import { createSubgraphErrorFormatter } from '../../lib/graphql/graphql-errors.ts';
 import { graphqlClientErrorFormat, type ClientErrorFormat } from '../../lib/http/http-client-errors.ts';
@@ -10,15 +10,11 @@ import { listen, type ListenOptions, type RunningHttpServer } from '../../lib/ht
 import type { Logger } from '../../lib/logger.ts';
 import type { StandIns } from '../../lib/stand-ins/stand-in-gate.ts';
 import { createTelemetry, type Telemetry } from '../../lib/telemetry/telemetry.ts';
-import { createRestAdapter, restClientErrorFormat } from '../../rest-adapter/create-rest-adapter.ts';
 import type { GraphQLExecutor } from '../../rest-adapter/graphql-executor.ts';
 import { SUPERGRAPH_FILE } from '../../schema/supergraph-file.ts';
 import { fileSupergraph, type SupergraphSource } from '../../gateway/supergraph-source.ts';
-import { ALL_MIGRATIONS, type Subgraphs } from '../../subgraphs/index.ts';
+import type { Subgraphs } from '../../subgraphs/index.ts';
 import type { BlobStore } from '../../subgraphs/shared/media-store/blob-store.ts';
-import { openBlobStore } from '../../subgraphs/shared/media-store/open-blob-store.ts';
-import { bindGrpcServer } from '../../subgraphs/users/grpc/bind-grpc-server.ts';
-import { createUserExampleGrpcServer } from '../../subgraphs/users/grpc/user-example.grpc-server.ts';
 import type { UserExampleService } from '../../subgraphs/users/user-example.service.ts';
 import type { ListenerHomePages } from './listener-home-pages.ts';
 import type { Lifecycle, SystemOptions } from './lifecycle.ts';
@@ -27,6 +23,11 @@ import type { Lifecycle, SystemOptions } from './lifecycle.ts';
  * The parts every process starter (embedded-system.ts, subgraph-process.ts, gateway-process.ts, grpc-process.ts) is built
  * from: telemetry, the database (migrated), the media's blob store, the listeners' options, the gRPC server, the REST
  * adapter's two listeners, and the gateway — built and listening the same way in both topologies and the bench.
+ *
+ * The gateway, the REST adapter, the gRPC server, the database driver with the subgraphs' migrations and the blob store
+ * are loaded by the part that starts them (a dynamic import), not with this module: each process loads only what it
+ * serves — a subgraph process neither @apollo/gateway nor the REST adapter, the gateway process no subgraph and no
+ * database driver — and a start is mostly module loading.
  */
 
 export function startTelemetry(config: Config, processName: string, logger: Logger): Telemetry {
@@ -50,6 +51,10 @@ export async function openDatabase(
   lifecycle: Lifecycle,
   pgliteTemplate: string | PgliteTemplateImage = PGLITE_TEMPLATE,
 ): Promise<DatabaseHandle> {
+  const [{ createDatabase, migrateToLatest }, { ALL_MIGRATIONS }] = await Promise.all([
+    import('../../lib/database/database.ts'),
+    import('../../subgraphs/index.ts'),
+  ]);
   const database = await createDatabase(config.database, { pgliteTemplate });
   lifecycle.resource(() => database.close());
   telemetry.observeDatabase(database);
@@ -79,6 +84,7 @@ export async function openMedia(
   telemetry: Telemetry,
   lifecycle: Lifecycle,
 ): Promise<{ blobs: BlobStore; startSweeper(subgraphs: Partial<Subgraphs>): void }> {
+  const { openBlobStore } = await import('../../subgraphs/shared/media-store/open-blob-store.ts');
   const blobs = await openBlobStore(config.media);
   lifecycle.resource(() => blobs.close());
   telemetry.readiness.add('blobStore', (signal) => blobs.checkWritable(signal));
@@ -117,6 +123,10 @@ export async function startGrpc(
   telemetry: Telemetry,
   lifecycle: Lifecycle,
 ): Promise<string> {
+  const [{ createUserExampleGrpcServer }, { bindGrpcServer }] = await Promise.all([
+    import('../../subgraphs/users/grpc/user-example.grpc-server.ts'),
+    import('../../subgraphs/users/grpc/bind-grpc-server.ts'),
+  ]);
   const grpc = createUserExampleGrpcServer({ service, tokens, logger, telemetry });
   const bound = await bindGrpcServer(grpc.server, config.host, config.grpc.port, { shutdownGraceMs: config.telemetry.shutdownGraceMs });
   const refresh = () =>
@@ -151,8 +161,9 @@ export interface GatewayParts {
 }
 
 /** The gateway (not listening): the one way every process and the bench build it. */
-export function buildGateway(parts: GatewayParts): Promise<GatewayServer> {
+export async function buildGateway(parts: GatewayParts): Promise<GatewayServer> {
   const { config, logger, telemetry } = parts;
+  const { createGateway } = await import('../../gateway/create-gateway.ts');
   return createGateway({
     config,
     logger,
@@ -201,6 +212,7 @@ export async function startRest(
   standIns: StandIns,
   homePages: ListenerHomePages,
 ): Promise<{ own: RunningHttpServer; parent: RunningHttpServer }> {
+  const { createRestAdapter, restClientErrorFormat } = await import('../../rest-adapter/create-rest-adapter.ts');
   const common = {
     standIns,
     executor,

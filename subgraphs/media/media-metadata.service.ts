@@ -1,5 +1,7 @@
 import type { RateLimitState } from '../../contracts/media-upload.ts';
 import { isAppError, type AppError } from '../../lib/errors.ts';
+import { mediaChange } from '../shared/event-log/change-events.ts';
+import { writeWithChanges } from '../shared/event-log/event-log.repository.ts';
 import { findSession, setAltText } from '../shared/media-store/media-session.repository.ts';
 import { findUpload, type MediaDb } from '../shared/media-store/media-upload.repository.ts';
 import type { MediaAuthenticator, MediaAuthRequest } from './media-auth.ts';
@@ -63,8 +65,12 @@ export function createMediaMetadataService(deps: {
         const owners = new Set([String(upload.uploader_id), ...upload.additional_owners.map(String)]);
         if (!owners.has(caller.userId)) throw mediaErrors.notOwner(caller.userId, mediaId);
         if (upload.expires_at.getTime() <= deps.now().getTime()) throw mediaErrors.mediaIdExpired(mediaId, upload.expires_at);
-        await setAltText(deps.db, mediaId, input.altText);
-        return { mediaId, altText: input.altText, rateLimit };
+        const altText = input.altText;
+        await writeWithChanges(deps.db, async (trx) => {
+          await setAltText(trx, mediaId, altText);
+          return { result: undefined, changes: [mediaChange('media_metadata_set', mediaId)] };
+        });
+        return { mediaId, altText, rateLimit };
       } catch (error) {
         throw isAppError(error) ? withRateLimit(error as AppError, rateLimit) : error;
       }

@@ -1,6 +1,8 @@
 import type { OAuthCredentials } from '../../lib/auth/oauth1/oauth-credentials.ts';
 import { isConnectionFailure } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { mediaChange } from '../shared/event-log/change-events.ts';
+import { writeWithChanges } from '../shared/event-log/event-log.repository.ts';
 import type { BlobStore } from '../shared/media-store/blob-store.ts';
 import {
   deleteWindowsBefore,
@@ -60,18 +62,21 @@ export function createMediaSweeper(deps: {
       const batch = await findSweepable(deps.db, now, BATCH);
       if (batch.length === 0) break;
       for (const upload of batch) await deps.blobs.delete(upload.blob_key);
-      await markSwept(
-        deps.db,
-        batch.map((upload) => upload.id),
-        now,
-      );
+      const ids = batch.map((upload) => String(upload.id));
+      await writeWithChanges(deps.db, async (trx) => {
+        await markSwept(trx, ids, now);
+        return { result: undefined, changes: ids.map((id) => mediaChange('media_expired', id)) };
+      });
       swept += batch.length;
       if (batch.length < BATCH) break;
     }
     // Chunked uploads never finalized: their segments' bytes and the session go once the media id has expired.
     for (const session of await findAbandonedSessions(deps.db, now, BATCH)) {
       for (const segment of await listSegments(deps.db, session.id)) await deps.blobs.delete(segment.blob_key);
-      await deleteSession(deps.db, session.id);
+      await writeWithChanges(deps.db, async (trx) => {
+        await deleteSession(trx, session.id);
+        return { result: undefined, changes: [mediaChange('media_expired', String(session.id))] };
+      });
     }
     await deps.resumeProcessing?.();
     // Blobs no row holds (blob-ledger.ts): writes a stopped process never recorded, segments a FINALIZE left behind. A

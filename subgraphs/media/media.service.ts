@@ -5,6 +5,7 @@ import { isAppError, type AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/telemetry/metrics.ts';
 import type { BlobStore } from '../shared/media-store/blob-store.ts';
+import { mediaChange } from '../shared/event-log/change-events.ts';
 import { createBlobLedger } from '../shared/media-store/blob-ledger.ts';
 import { insertUpload, type MediaDb, type UploadRow } from '../shared/media-store/media-upload.repository.ts';
 import { ImageInspector, ImageRejectedError, type ImageProblem } from './image-inspector.ts';
@@ -132,19 +133,23 @@ export function createMediaService(deps: MediaServiceDeps): MediaService {
     const now = deps.now();
     let row: UploadRow;
     try {
-      row = await insertUpload(deps.db, {
-        uploader_id: userId,
-        additional_owners: owners,
-        media_category: category,
-        mime_type: facts.mimeType,
-        width: facts.width,
-        height: facts.height,
-        frames: facts.frames,
-        size: facts.size,
-        blob_key: key,
-        created_at: now,
-        expires_at: new Date(now.getTime() + deps.expiresAfterSecs * 1000),
-      });
+      row = await insertUpload(
+        deps.db,
+        {
+          uploader_id: userId,
+          additional_owners: owners,
+          media_category: category,
+          mime_type: facts.mimeType,
+          width: facts.width,
+          height: facts.height,
+          frames: facts.frames,
+          size: facts.size,
+          blob_key: key,
+          created_at: now,
+          expires_at: new Date(now.getTime() + deps.expiresAfterSecs * 1000),
+        },
+        (upload) => [mediaChange('media_uploaded', String(upload.id))],
+      );
     } catch (error) {
       await ledger.remove(key);
       throw error;

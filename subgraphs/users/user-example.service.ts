@@ -7,7 +7,7 @@ import { exceedsInt64, INT32_MAX, INT32_MIN, parseInt64, parseUint64 } from '../
 import { callerSpanContext, withSharedWork } from '../../lib/telemetry/tracing.ts';
 import type { PasswordHasher } from '../../lib/auth/password.ts';
 import { userExampleChange } from '../shared/event-log/change-events.ts';
-import { appendEvents, type EventLogTables } from '../shared/event-log/event-log.repository.ts';
+import { writeWithChanges } from '../shared/event-log/event-log.repository.ts';
 import { parseListParams, type ListLimits } from './list-params.ts';
 import {
   findUserExampleById,
@@ -83,10 +83,9 @@ export function createUserExampleService({ db, passwords, listLimits, readBatchM
       const violations = validateCreate(input);
       if (violations.length > 0) throw InvalidArgumentError.fromViolations('CreateUserExampleRequest', violations);
       const passwordHash = await passwords.hash(input.password);
-      const id = await db.transaction().execute(async (trx) => {
+      const id = await writeWithChanges(db, async (trx) => {
         const inserted = await insertUserExample(trx, { ...input, passwordHash });
-        await appendEvents(trx.withTables<EventLogTables>(), [userExampleChange('created', inserted)]);
-        return inserted;
+        return { result: inserted, changes: [userExampleChange('created', inserted)] };
       });
       return { id };
     },
@@ -109,10 +108,9 @@ export function createUserExampleService({ db, passwords, listLimits, readBatchM
       if (exceedsInt64(id)) throw notFound(id);
       const { password, ...rest } = patch;
       const passwordHash = password === undefined ? undefined : await passwords.hash(password);
-      const updated = await db.transaction().execute(async (trx) => {
+      const updated = await writeWithChanges(db, async (trx) => {
         const changed = await updateUserExample(trx, id, { ...rest, ...(passwordHash ? { passwordHash } : {}) });
-        if (changed) await appendEvents(trx.withTables<EventLogTables>(), [userExampleChange('updated', id)]);
-        return changed;
+        return { result: changed, changes: changed ? [userExampleChange('updated', id)] : [] };
       });
       if (!updated) throw notFound(id);
     },
@@ -123,10 +121,9 @@ export function createUserExampleService({ db, passwords, listLimits, readBatchM
       requireSelfOrAdmin(user, id, 'delete this userExample');
       const deleted =
         !exceedsInt64(id) &&
-        (await db.transaction().execute(async (trx) => {
+        (await writeWithChanges(db, async (trx) => {
           const removed = await softDeleteUserExample(trx, id);
-          if (removed) await appendEvents(trx.withTables<EventLogTables>(), [userExampleChange('deleted', id)]);
-          return removed;
+          return { result: removed, changes: removed ? [userExampleChange('deleted', id)] : [] };
         }));
       if (!deleted) throw notFound(id);
     },

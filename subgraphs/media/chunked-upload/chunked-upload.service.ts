@@ -3,6 +3,8 @@ import type { FileUpload } from 'graphql-upload-ts';
 import { isAppError, type AppError } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { RateLimitState } from '../../../contracts/media-upload.ts';
+import { mediaChange } from '../../shared/event-log/change-events.ts';
+import { writeWithChanges } from '../../shared/event-log/event-log.repository.ts';
 import type { BlobStore } from '../../shared/media-store/blob-store.ts';
 import { createBlobLedger, type BlobLedger } from '../../shared/media-store/blob-ledger.ts';
 import {
@@ -255,15 +257,18 @@ async function initCommand(chunked: ChunkedUploadContext, request: Credentials, 
     const limit = limitOf(chunked, kind);
     if (totalBytes > limit) throw mediaErrors.fileTooLarge(limit);
     const now = deps.now();
-    const session = await insertSession(deps.db, {
-      uploader_id: caller.userId,
-      additional_owners: owners,
-      media_category: category,
-      kind,
-      media_type: mediaType === 'image/pjpeg' ? 'image/jpeg' : mediaType,
-      total_bytes: String(totalBytes),
-      created_at: now,
-      expires_at: new Date(now.getTime() + deps.expiresAfterSecs * 1000),
+    const session = await writeWithChanges(deps.db, async (trx) => {
+      const begun = await insertSession(trx, {
+        uploader_id: caller.userId,
+        additional_owners: owners,
+        media_category: category,
+        kind,
+        media_type: mediaType === 'image/pjpeg' ? 'image/jpeg' : mediaType,
+        total_bytes: String(totalBytes),
+        created_at: now,
+        expires_at: new Date(now.getTime() + deps.expiresAfterSecs * 1000),
+      });
+      return { result: begun, changes: [mediaChange('media_upload_started', String(begun.id))] };
     });
     return { media: describe(chunked, session, undefined), rateLimit };
   });
@@ -314,7 +319,9 @@ async function appendCommand(chunked: ChunkedUploadContext, request: Credentials
         throw isAppError(error) ? error : rejection(error, deps.segmentMaxBytes);
       }
       if (size === 0) throw mediaErrors.parameterInvalid('media', 'the segment is empty');
-      const fresh = await insertSegment(deps.db, { session_id: id, segment_index: segmentIndex, size, blob_key: stored });
+      const fresh = await insertSegment(deps.db, { session_id: id, segment_index: segmentIndex, size, blob_key: stored }, [
+        mediaChange('media_segment_appended', id),
+      ]);
       if (!fresh) {
         throw mediaErrors.parameterInvalid('segment_index', `segment ${segmentIndex} of media id ${id} was already received`);
       }
@@ -377,21 +384,27 @@ async function finalizeCommand(
     const facts = inspector?.facts;
     let upload: UploadRow | undefined;
     try {
-      upload = await finalizeSession(deps.db, id, now, {
-        uploader_id: String(session.uploader_id),
-        additional_owners: session.additional_owners.map(String),
-        media_category: session.media_category,
-        mime_type: facts?.mimeType ?? session.media_type,
-        width: facts?.width ?? 0,
-        height: facts?.height ?? 0,
-        frames: facts?.frames ?? 0,
-        size: total,
-        blob_key: key,
-        created_at: now,
-        expires_at: new Date(now.getTime() + deps.expiresAfterSecs * 1000),
-        processing_state: kind === 'image' ? null : 'pending',
-        processing_progress: kind === 'image' ? null : 0,
-      });
+      upload = await finalizeSession(
+        deps.db,
+        id,
+        now,
+        {
+          uploader_id: String(session.uploader_id),
+          additional_owners: session.additional_owners.map(String),
+          media_category: session.media_category,
+          mime_type: facts?.mimeType ?? session.media_type,
+          width: facts?.width ?? 0,
+          height: facts?.height ?? 0,
+          frames: facts?.frames ?? 0,
+          size: total,
+          blob_key: key,
+          created_at: now,
+          expires_at: new Date(now.getTime() + deps.expiresAfterSecs * 1000),
+          processing_state: kind === 'image' ? null : 'pending',
+          processing_progress: kind === 'image' ? null : 0,
+        },
+        [mediaChange('media_upload_finalized', id)],
+      );
     } catch (error) {
       await removeBlob(chunked, key);
       throw error;

@@ -1,5 +1,7 @@
 import { isConnectionFailure } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
+import { mediaChange } from '../../shared/event-log/change-events.ts';
+import { writeWithChanges } from '../../shared/event-log/event-log.repository.ts';
 import type { BlobStore } from '../../shared/media-store/blob-store.ts';
 import {
   claimProcessing,
@@ -67,9 +69,13 @@ export function createMediaProcessor(deps: {
   async function process(mediaId: string): Promise<void> {
     const now = deps.now();
     // The lease outlives the inspection's own bound, so a live processor is never overtaken.
-    const row = await claimProcessing(deps.db, mediaId, now, new Date(now.getTime() + 2 * deps.timeoutMs + 5_000));
+    // The claim and its first progress are one change (STATUS reads in_progress at 10 % from then on).
+    const row = await writeWithChanges(deps.db, async (trx) => {
+      const claimed = await claimProcessing(trx, mediaId, now, new Date(now.getTime() + 2 * deps.timeoutMs + 5_000));
+      if (claimed) await recordProgress(trx, mediaId, 10);
+      return { result: claimed, changes: claimed ? [mediaChange('media_processing', mediaId)] : [] };
+    });
     if (!row) return;
-    await recordProgress(deps.db, mediaId, 10);
     let outcome: InspectionOutcome;
     try {
       outcome = await inspect(row.mime_type, row.blob_key, row.size);
@@ -77,13 +83,16 @@ export function createMediaProcessor(deps: {
       deps.logger.warn({ err: error, mediaId }, 'media inspection failed');
       outcome = { ok: false, message: 'Invalid or Unsupported media, Reason: CorruptMedia. The file could not be read.' };
     }
-    await completeProcessing(
-      deps.db,
-      mediaId,
-      outcome.ok
-        ? { state: 'succeeded', width: outcome.width, height: outcome.height, frames: outcome.frames, mimeType: outcome.mimeType }
-        : { state: 'failed', error: outcome.message },
-    );
+    await writeWithChanges(deps.db, async (trx) => {
+      await completeProcessing(
+        trx,
+        mediaId,
+        outcome.ok
+          ? { state: 'succeeded', width: outcome.width, height: outcome.height, frames: outcome.frames, mimeType: outcome.mimeType }
+          : { state: 'failed', error: outcome.message },
+      );
+      return { result: undefined, changes: [mediaChange('media_processed', mediaId)] };
+    });
   }
 
   function advance(mediaId: string): void {

@@ -13,7 +13,26 @@ export function entityKey(type: string, id: string): string {
 }
 
 /** Area A's changes: a user record created, updated (any field, the password included) or soft-deleted. */
-export type RecordChangeKind = 'user_example_created' | 'user_example_updated' | 'user_example_deleted';
+export type UserExampleChangeKind = 'user_example_created' | 'user_example_updated' | 'user_example_deleted';
+
+/**
+ * Area D's changes of an upload (its media id): uploaded whole (`media_uploaded`), a chunked upload begun, a segment
+ * appended, finalized, its processing begun or advanced (`media_processing`) and ended (`media_processed`), its
+ * metadata (alt text) set, claimed by a post (`media_retained`: no longer swept), and its bytes swept at expiry or its
+ * unfinished session dropped (`media_expired`).
+ */
+export type MediaChangeKind =
+  | 'media_uploaded'
+  | 'media_upload_started'
+  | 'media_segment_appended'
+  | 'media_upload_finalized'
+  | 'media_processing'
+  | 'media_processed'
+  | 'media_metadata_set'
+  | 'media_retained'
+  | 'media_expired';
+
+export type RecordChangeKind = UserExampleChangeKind | MediaChangeKind;
 
 /** A change the log records that is no social graph event. */
 export interface RecordChange {
@@ -28,4 +47,12 @@ export interface RecordChange {
 /** A user record's change: its key is `UserExample:<id>`. */
 export function userExampleChange(kind: 'created' | 'updated' | 'deleted', id: string): RecordChange {
   return { accountId: null, field: null, kind: `user_example_${kind}`, value: { id }, keys: [entityKey('UserExample', id)] };
+}
+
+/**
+ * An upload's change: its key is `MediaUploadSession:<media id>`, the type its reads return (STATUS,
+ * `mediaUploadStatus`), whichever of Area D's types the write itself answered with.
+ */
+export function mediaChange(kind: MediaChangeKind, mediaId: string): RecordChange {
+  return { accountId: null, field: null, kind, value: { media_id: mediaId }, keys: [entityKey('MediaUploadSession', mediaId)] };
 }

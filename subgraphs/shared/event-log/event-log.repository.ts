@@ -58,6 +58,22 @@ export async function appendEvents<DB extends EventLogTables>(
 }
 
 /**
+ * Runs a write in a transaction of its own and appends the changes it reports, last, in the same transaction: for
+ * writers whose tables are not the log's (every area but the social graph's). `write` returns its result and the
+ * changes it made — none when it changed nothing.
+ */
+export function writeWithChanges<DB, T>(
+  db: Kysely<DB> | Transaction<DB>,
+  write: (trx: Transaction<DB>) => Promise<{ result: T; changes: readonly LoggedEvent[] }>,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const { result, changes } = await write(trx);
+    await appendEvents(trx.withTables<EventLogTables>(), changes);
+    return result;
+  });
+}
+
+/**
  * The log's rows as events are read from them (`social.event as e`): the query every reader of the log starts from and
  * narrows (readEventsAfter here; a webhook subscription's events, webhooks/webhook-delivery.repository.ts), each row
  * turned into an event by eventRecordOf.

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import { mediaChange } from '../event-log/change-events.ts';
+import { appendEvents, writeWithChanges, type EventLogTables } from '../event-log/event-log.repository.ts';
 import { mediaKeyOf } from './media-keys.ts';
 import { findUpload, retainUpload, type MediaDb, type MediaTables } from './media-upload.repository.ts';
 
@@ -62,7 +64,19 @@ export function createMediaClaims(deps: { db: MediaDb; now: () => Date }): Media
       if (upload.processing_state !== null && upload.processing_state !== 'succeeded') {
         return { ok: false, reason: 'not-ready', mediaId, state: upload.processing_state };
       }
-      if (!upload.retained) await retainUpload(db, mediaId);
+      if (!upload.retained) {
+        const retained = [mediaChange('media_retained', mediaId)];
+        if (within) {
+          // In the caller's transaction: the change is logged with the caller's (its lock held from here to its commit).
+          await retainUpload(db, mediaId);
+          await appendEvents(within.withTables<EventLogTables>(), retained);
+        } else {
+          await writeWithChanges(deps.db, async (trx) => {
+            await retainUpload(trx, mediaId);
+            return { result: undefined, changes: retained };
+          });
+        }
+      }
       return { ok: true, mediaId, mimeType: upload.mime_type, width: upload.width, height: upload.height, altText: upload.alt_text };
     },
   };

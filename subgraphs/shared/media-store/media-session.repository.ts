@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import { appendEvents, type EventLogTables, type LoggedEvent } from '../event-log/event-log.repository.ts';
 import {
   claimOrThrow,
   discardBlobs,
@@ -28,10 +29,11 @@ export async function findSession(db: MediaDb, id: string): Promise<SessionRow |
 }
 
 /**
- * Records a segment, its blob claimed off the ledger in the same transaction (blob-ledger.ts); false when the session
- * already has one at that index (the row is left as it was, and the blob stays on the ledger for the caller to remove).
+ * Records a segment, its blob claimed off the ledger in the same transaction (blob-ledger.ts), and the service's
+ * `changes` in the change log; false when the session already has one at that index (the row is left as it was, the blob
+ * stays on the ledger for the caller to remove, and nothing is logged).
  */
-export async function insertSegment(db: MediaDb, row: SegmentRow): Promise<boolean> {
+export async function insertSegment(db: MediaDb, row: SegmentRow, changes: readonly LoggedEvent[]): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const inserted = await trx
       .insertInto('media.upload_segment')
@@ -41,6 +43,7 @@ export async function insertSegment(db: MediaDb, row: SegmentRow): Promise<boole
       .executeTakeFirst();
     if (inserted === undefined) return false;
     await claimOrThrow(trx, row.blob_key);
+    await appendEvents(trx.withTables<EventLogTables>(), changes);
     return true;
   });
 }
@@ -61,14 +64,15 @@ export async function listSegments(db: MediaDb, sessionId: string): Promise<Segm
 }
 
 /**
- * Closes a session and records its upload under the session's id, at most once: false when another FINALIZE got there
- * first (nothing is written then).
+ * Closes a session and records its upload under the session's id, with the service's `changes` in the change log, at
+ * most once: undefined when another FINALIZE got there first (nothing is written then).
  */
 export async function finalizeSession(
   db: MediaDb,
   sessionId: string,
   at: Date,
   upload: NewUpload & { processing_state: string | null; processing_progress: number | null },
+  changes: readonly LoggedEvent[],
 ): Promise<UploadRow | undefined> {
   return db.transaction().execute(async (trx) => {
     const closed = await trx
@@ -88,11 +92,13 @@ export async function finalizeSession(
       at,
     );
     await claimOrThrow(trx, upload.blob_key);
-    return trx
+    const row = await trx
       .insertInto('media.upload')
       .values({ ...upload, id: sessionId, swept_at: null })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await appendEvents(trx.withTables<EventLogTables>(), changes);
+    return row;
   });
 }
 

@@ -1,4 +1,5 @@
 import { sql, type Generated, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { appendEvents, type EventLogTables, type LoggedEvent } from '../event-log/event-log.repository.ts';
 
 export interface UploadTable {
   id: Generated<string>;
@@ -74,17 +75,23 @@ export type NewUpload = Omit<
 >;
 
 /**
- * Inserts an upload's metadata, its blob claimed off the ledger in the same transaction (blob-ledger.ts); the database
- * makes the id (a snowflake, see the migration).
+ * Inserts an upload's metadata, its blob claimed off the ledger in the same transaction (blob-ledger.ts), and the
+ * changes the service makes of the row in the change log; the database makes the id (a snowflake, see the migration).
  */
-export async function insertUpload(db: MediaDb, row: NewUpload): Promise<UploadRow> {
+export async function insertUpload(
+  db: MediaDb,
+  row: NewUpload,
+  changes: (upload: UploadRow) => readonly LoggedEvent[],
+): Promise<UploadRow> {
   return db.transaction().execute(async (trx) => {
     await claimOrThrow(trx, row.blob_key);
-    return trx
+    const upload = await trx
       .insertInto('media.upload')
       .values({ ...row, swept_at: null })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await appendEvents(trx.withTables<EventLogTables>(), changes(upload));
+    return upload;
   });
 }
 

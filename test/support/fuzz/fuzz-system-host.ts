@@ -108,21 +108,27 @@ async function seedExpiredMedia(system: TestSystem, uploaderId: string): Promise
   const finished = await session('image/png');
   // As the media service does: the blob's key on the ledger first, claimed by FINALIZE's transaction.
   await notePendingBlob(db, 'fuzz-expired-upload-has-no-blob', created);
-  await finalizeSession(db, finished.id, created, {
-    uploader_id: uploaderId,
-    additional_owners: [],
-    media_category: null,
-    mime_type: 'image/png',
-    width: 8,
-    height: 8,
-    frames: 0,
-    size: 100,
-    blob_key: 'fuzz-expired-upload-has-no-blob',
-    created_at: created,
-    expires_at: expired,
-    processing_state: null,
-    processing_progress: null,
-  });
+  await finalizeSession(
+    db,
+    finished.id,
+    created,
+    {
+      uploader_id: uploaderId,
+      additional_owners: [],
+      media_category: null,
+      mime_type: 'image/png',
+      width: 8,
+      height: 8,
+      frames: 0,
+      size: 100,
+      blob_key: 'fuzz-expired-upload-has-no-blob',
+      created_at: created,
+      expires_at: expired,
+      processing_state: null,
+      processing_progress: null,
+    },
+    [],
+  );
   return { expiredSessionId: String(open.id), expiredUploadId: String(finished.id) };
 }
 

@@ -1,7 +1,7 @@
 /** npm start: the whole system in one process (embedded gateway), on PGlite under ./data unless DATABASE_URL is set. */
 import { exitOnSignals, shutdownDeadlineMs, keepServingOnEscapedErrors, prepareProcess } from './system/process.ts';
 import { DatabaseInUseError } from '../lib/database/database.ts';
-import { startEmbeddedSystem } from './system/index.ts';
+import { startEmbeddedSystem } from './system/embedded-system.ts';
 
 const { config, logger } = prepareProcess('tributary');
 const system = await startEmbeddedSystem(config, logger).catch((error: unknown) => {

@@ -40,6 +40,7 @@ import { printPeers, runPeers, type PeersReport } from './peers.ts';
 import { printTopologies, runTopologies, type TopologiesReport } from './topologies.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
+import { printDistributedStartup, runDistributedStartup } from './startup-distributed.ts';
 import {
   LIVE_SELECTIONS,
   printSubscriptions,
@@ -132,7 +133,7 @@ const SCENARIO_NAMES = [
   // and the deep read in each topology (bench/topologies.ts; PostgreSQL only).
   'topologies',
   // npm start's process until every listener is ready, on a fresh and on an existing ./data; npm start itself once
-  // (bench/startup.ts).
+  // (bench/startup.ts); then each distributed process until it can serve (bench/startup-distributed.ts; PostgreSQL only).
   'startup',
   // Webhook deliveries from commit to verified receipt, a compiled accounts-subgraph process delivering (bench/webhooks.ts;
   // PostgreSQL only).
@@ -1104,6 +1105,9 @@ async function main(): Promise<void> {
       `  startup: npm start's process on a fresh and an existing ./data, ${options.startupRuns} run(s) each, then npm start once on each`,
     );
     startup = await runStartup(options.startupRuns);
+    console.log(`  startup: each distributed process (start:subgraph ×4, start:gateway, start:grpc), ${options.startupRuns} run(s) each`);
+    startup.distributed = await runDistributedStartup(options.startupRuns);
+    if ('skipped' in startup.distributed) console.log(`  startup: distributed processes skipped (${startup.distributed.skipped})`);
   }
 
   let webhooks: WebhookBenchReport | { skipped: string } | undefined;
@@ -1326,6 +1330,7 @@ async function main(): Promise<void> {
   printPeers(peers);
   printTopologies(topologies);
   printStartup(startup);
+  printDistributedStartup(startup?.distributed);
   printWebhooks(webhooks);
   printSubscriptions(subscriptions);
   printLiveMemory(liveMemory);
@@ -1389,7 +1394,11 @@ async function main(): Promise<void> {
       deepGraphqlVsBaseline: { target: TARGETS.deepGraphqlVsBaseline, byCpu: deep.graphqlVsBaselineByCpu, verdict: deepGraphqlVerdict },
       peers: peers?.ratios,
       topologies: topologies?.ratios,
-      startup: startup && { fresh: startup.freshPass, existing: startup.existingPass },
+      startup: startup && {
+        fresh: startup.freshPass,
+        existing: startup.existingPass,
+        distributed: startup.distributed && !('skipped' in startup.distributed) ? startup.distributed.pass : undefined,
+      },
       webhooks: webhooks && !('skipped' in webhooks) ? { throughput: webhooks.throughput.pass, latency: webhooks.latency.pass } : undefined,
       subscriptions:
         subscriptions && !('skipped' in subscriptions)

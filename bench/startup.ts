@@ -19,6 +19,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createUserExampleGrpcClient } from '../test/support/grpc-user-client.ts';
+import type { DistributedStartupReport } from './startup-distributed.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BUILD = fileURLToPath(new URL('../bin/build.mjs', import.meta.url));
@@ -62,6 +63,8 @@ export interface StartupReport {
   warmUp: StartupRun;
   freshPass: boolean;
   existingPass: boolean;
+  /** Each process of the distributed topology, on PostgreSQL (startup-distributed.ts). */
+  distributed?: DistributedStartupReport;
 }
 
 interface Listening {
@@ -74,15 +77,16 @@ interface Listening {
 /** How a start is spawned: the start script's own command line, or npm. */
 type Launcher = { kind: 'node'; args: string[] } | { kind: 'npm' };
 
-/** package.json's start script (`node <flags> dist/bin/start.js`) as arguments to this Node. */
-function startScriptArgs(): string[] {
+/** A package.json script (`node <flags> dist/bin/<script>.js`; `start` by default) as arguments to this Node. */
+export function startScriptArgs(name = 'start'): string[] {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const [command, ...args] = pkg.scripts.start!.trim().split(/\s+/);
-  if (command !== 'node' || args.length === 0) throw new Error(`the start script is not "node …": ${pkg.scripts.start}`);
+  const [command, ...args] = (pkg.scripts[name] ?? '').trim().split(/\s+/);
+  if (command !== 'node' || args.length === 0) throw new Error(`the ${name} script is not "node …": ${pkg.scripts[name]}`);
   return args;
 }
 
-async function ready(url: string): Promise<boolean> {
+/** Whether `url` (a /ready endpoint) answers 200 within 2 s. */
+export async function ready(url: string): Promise<boolean> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
     await response.arrayBuffer();
@@ -101,7 +105,7 @@ const CLOCK_TICKS_PER_SECOND = (() => {
 })();
 
 /** CPU ms and peak RSS (MiB) of a live process, from /proc (Linux); undefined elsewhere. */
-function processFigures(pid: number): { cpuMs?: number; peakRssMiB?: number } {
+export function processFigures(pid: number): { cpuMs?: number; peakRssMiB?: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
@@ -194,7 +198,8 @@ async function startOnce(dataDir: string, launcher: Launcher): Promise<StartupRu
 const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
 const median = (values: readonly number[]) => sorted(values)[Math.floor(values.length / 2)]!;
 
-function series(runs: StartupRun[]): StartupSeries {
+/** A series of starts: median, max and min of the ready times, and the medians of the other figures. */
+export function series(runs: StartupRun[]): StartupSeries {
   const times = runs.map((run) => run.readyMs);
   const cpu = runs.flatMap((run) => (run.cpuMs === undefined ? [] : [run.cpuMs]));
   const rss = runs.flatMap((run) => (run.peakRssMiB === undefined ? [] : [run.peakRssMiB]));
@@ -209,7 +214,7 @@ function series(runs: StartupRun[]): StartupSeries {
   };
 }
 
-const describe = (run: StartupRun) =>
+export const describe = (run: StartupRun) =>
   `${run.readyMs.toFixed(0)} ms (listening ${run.listeningMs.toFixed(0)}${run.cpuMs === undefined ? '' : `, CPU ${run.cpuMs.toFixed(0)}`}` +
   `${run.peakRssMiB === undefined ? '' : `, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`}, load ${run.loadAverage1m.toFixed(2)})`;
 
@@ -250,7 +255,7 @@ export async function runStartup(runs: number, log: (line: string) => void = con
   }
 }
 
-const fixed = (value: number | undefined, digits = 0) => (value === undefined ? '—' : value.toFixed(digits));
+export const fixed = (value: number | undefined, digits = 0) => (value === undefined ? '—' : value.toFixed(digits));
 
 export function printStartup(report: StartupReport | undefined): void {
   if (!report) return;

@@ -35,6 +35,7 @@ import type {
 } from './account-edges.types.ts';
 import { captionMentions } from './container-validation.ts';
 import { appendEvents } from '../../shared/event-log/event-log.repository.ts';
+import { accountChange, entityKey } from '../../shared/event-log/change-events.ts';
 import { mentionEvent } from '../../shared/event-log/social-events.ts';
 
 /** Media containers and their publication (`POST /<account>/media`, `media_publish`, `content_publishing_limit`): expiry, simulated video processing, carousels, uploaded images claimed from Area D, and the rolling publishing quota. */
@@ -171,6 +172,7 @@ async function createContainer(
       ready_at: new Date(now.getTime() + (isVideo ? videoProcessingMs : 0)),
       expires_at: new Date(now.getTime() + CONTAINER_LIFETIME_MS),
     });
+    await appendEvents(trx, [accountChange('media_container_created', accountId, [entityKey('MediaContainer', row.id)])]);
     return toContainer(row, now);
   });
 }
@@ -250,6 +252,7 @@ async function publishContainer(context: Publishing, accountId: string, creation
       },
       permalinkOf,
     );
+    const childMediaIds: string[] = [];
     for (const child of children) {
       const childMediaId = await insertMedia(
         trx,
@@ -267,6 +270,7 @@ async function publishContainer(context: Publishing, accountId: string, creation
         () => permalinkOf(mediaId),
       );
       await markContainerPublished(trx, child.id, childMediaId, now);
+      childMediaIds.push(childMediaId);
     }
 
     // Mentions and tags name other accounts; the owner naming itself is neither a mention nor a tag of note.
@@ -275,15 +279,23 @@ async function publishContainer(context: Publishing, accountId: string, creation
     const newlyMentioned = await insertCaptionMentions(trx, mediaId, others(mentioned), now);
     // Tags of carousel children are shown on the album: media lists (and the tags edge) leave children out.
     const tagged = [container, ...children].flatMap((row) => row.user_tags.map((tag) => tag.username));
-    await insertMediaTags(trx, mediaId, others(await findAccountsByUsernames(trx, tagged)), now);
+    const taggedIds = others(await findAccountsByUsernames(trx, tagged));
+    await insertMediaTags(trx, mediaId, taggedIds, now);
 
     await markContainerPublished(trx, container.id, mediaId, now);
     // The events of the publishing: each account the caption newly @mentions (media_id only, §6.5), last in the
     // transaction as the log's writers take them (event-log.repository.ts).
-    await appendEvents(
-      trx,
-      newlyMentioned.map((mentionedId) => mentionEvent(mentionedId, mediaId, null)),
-    );
+    // And the publication itself: the account's media (and the album's children), the containers it used up, the
+    // accounts it tags (their tags edge).
+    await appendEvents(trx, [
+      ...newlyMentioned.map((mentionedId) => mentionEvent(mentionedId, mediaId, null)),
+      accountChange('media_published', accountId, [
+        entityKey('Media', mediaId),
+        ...childMediaIds.map((id) => entityKey('Media', id)),
+        ...[container, ...children].map((row) => entityKey('MediaContainer', row.id)),
+        ...taggedIds.map((id) => entityKey('Account', id)),
+      ]),
+    ]);
     return { id: mediaId };
   });
 }

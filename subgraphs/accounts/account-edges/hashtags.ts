@@ -1,3 +1,5 @@
+import { accountChange } from '../../shared/event-log/change-events.ts';
+import { appendEvents } from '../../shared/event-log/event-log.repository.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
 import { insertHashtagSearch, listRecentHashtags, lockAccount, searchedHashtagIds, upsertHashtag } from '../account-edges.repository.ts';
 import { DAY_MS, inTransaction, type EdgeContext } from './edge-context.ts';
@@ -46,6 +48,7 @@ export function createHashtags(ctx: EdgeContext) {
         );
       }
       await insertHashtagSearch(trx, accountId, hashtag.id, at);
+      await appendEvents(trx, [accountChange('hashtag_searched', accountId)]);
       return hashtag;
     });
   }

@@ -3,8 +3,8 @@
  * entities it touched, so that a consumer (the gateway's cache) can tell exactly what changed. An entity is named as the
  * supergraph's entity keys name it, `<GraphQL type>:<id>` with the id in decimal — `UserExample:42`, `Comment:17841…`.
  *
- * A change outside the social graph concerns no professional account and belongs to no webhook field (both null in the
- * row): webhook delivery and GraphQL subscriptions never read it.
+ * A change that is no Graph API event — outside the social graph, or a write of it no webhook reports — has no webhook
+ * field and no webhook account (both null in the row): webhook delivery and GraphQL subscriptions never read it.
  */
 
 /** The key of an entity in the change log: its GraphQL type and its id. */
@@ -32,9 +32,17 @@ export type MediaChangeKind =
   | 'media_retained'
   | 'media_expired';
 
-export type RecordChangeKind = UserExampleChangeKind | MediaChangeKind;
+/**
+ * The social graph's writes that no webhook reports (so no field), each a change of the professional account's edges:
+ * a publishing container made, a media object published (with its carousel children), a hashtag searched (the
+ * recently searched edge), an upcoming event created, an ad account authorized.
+ */
+export type AccountChangeKind =
+  'media_container_created' | 'media_published' | 'hashtag_searched' | 'upcoming_event_created' | 'ad_account_authorized';
 
-/** A change the log records that is no social graph event. */
+export type RecordChangeKind = UserExampleChangeKind | MediaChangeKind | AccountChangeKind;
+
+/** A change the log records that no webhook or subscription reports. */
 export interface RecordChange {
   accountId: null;
   field: null;
@@ -55,4 +63,9 @@ export function userExampleChange(kind: 'created' | 'updated' | 'deleted', id: s
  */
 export function mediaChange(kind: MediaChangeKind, mediaId: string): RecordChange {
   return { accountId: null, field: null, kind, value: { media_id: mediaId }, keys: [entityKey('MediaUploadSession', mediaId)] };
+}
+
+/** A change of a professional account's edges: `Account:<id>` and the other entities it made or touched. */
+export function accountChange(kind: AccountChangeKind, accountId: string, keys: readonly string[] = []): RecordChange {
+  return { accountId: null, field: null, kind, value: { account_id: accountId }, keys: [entityKey('Account', accountId), ...keys] };
 }

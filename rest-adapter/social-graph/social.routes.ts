@@ -1,3 +1,4 @@
+import { GRAPH_READ_CACHE_HEADERS, sendConditionalJson } from '../../lib/http/conditional-json.ts';
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from '../../lib/logger.ts';
@@ -87,7 +88,9 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       if (segments[0] !== undefined) res.locals.route = metricsRoute(version, segments[0], segments[1]);
       const body = await dispatch(operations, edges, request, segments);
       res.set(usageHeaders(request.usage));
-      res.status(200).json(body);
+      // A read carries its ETag (a later call holding it is answered 304, counted as a call: §7); a write does not.
+      if (method === 'get') sendConditionalJson(res, body, GRAPH_READ_CACHE_HEADERS);
+      else res.status(200).json(body);
     } catch (error) {
       // The rate limits' usage of this call, as the social services reported it (refused calls included).
       if (request) res.set(usageHeaders(request.usage));

@@ -1,3 +1,4 @@
+import { RECORD_READ_CACHE_HEADERS, sendConditionalJson } from '../../lib/http/conditional-json.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type Router } from 'express';
 import type { FieldViolation } from '../../lib/errors.ts';
@@ -126,6 +127,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     operation: { query: TypedQuery<TData, TVariables>; operationName: string },
     variables: NoInfer<TVariables>,
     render: (data: TData) => unknown,
+    conditional = false,
   ): Promise<void> {
     try {
       const result = await executor.execute({ ...operation, variables, headers: callerHeaders(req) });
@@ -136,7 +138,9 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
       }
       // GraphQL answers a request that raised no error with its data.
       if (!result.data) throw new Error(`the gateway answered ${operation.operationName} with neither data nor errors`);
-      sendJson(res, 200, render(result.data));
+      // A read carries its ETag, and a request holding it is answered 304 (issue 39: Area A as the Graph's reads).
+      if (conditional) sendConditionalJson(res, render(result.data), RECORD_READ_CACHE_HEADERS);
+      else sendJson(res, 200, render(result.data));
     } catch (error) {
       sendThrownError(res, error, logger);
     }
@@ -190,6 +194,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
   router.post('/api/v1/userExample/list', readBody, async (req, res) => {
     const body = decodeBody(req, res, LIST_REQUEST);
     if (!body) return;
+    // A POST: no ETag (a matching If-None-Match on a POST would be a 412, not a 304; RFC 9110 §13.1.2).
     await run(req, res, OPERATIONS.list, { params: listParams(body.params) }, (data) => ({
       total: data.userExamples.total,
       userExamples: data.userExamples.userExamples,
@@ -200,7 +205,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
     async GET(req, res, rawId) {
       const id = pathId(res, rawId);
       if (id === undefined) return;
-      await run(req, res, OPERATIONS.get, { id }, (data) => ({ userExample: data.userExample }));
+      await run(req, res, OPERATIONS.get, { id }, (data) => ({ userExample: data.userExample }), true);
     },
     async DELETE(req, res, rawId) {
       const id = pathId(res, rawId);

@@ -82,8 +82,16 @@ describe('Area D: every write in the change log', () => {
       headers: { authorization: own(), 'content-type': 'application/json' },
       body: JSON.stringify({ upload_media_id: mediaId, caption: 'Uploaded latte' }),
     });
-    expect(container.status, await container.text()).toBe(200);
-    expect(await changesOf(mediaId)).toEqual(['media_uploaded', 'media_retained']);
+    const made = await container.text();
+    expect(container.status, made).toBe(200);
+    const containerId = (JSON.parse(made) as { id: string }).id;
+    // The claim is logged in the container's transaction, with the container's own change (the account's).
+    const changes = await readChangesAfter(log(), position, 100);
+    expect(changes.map(({ kind, keys }) => ({ kind, keys }))).toEqual([
+      { kind: 'media_uploaded', keys: [`MediaUploadSession:${mediaId}`] },
+      { kind: 'media_retained', keys: [`MediaUploadSession:${mediaId}`] },
+      { kind: 'media_container_created', keys: [`Account:${world.accounts.bluebottle}`, `MediaContainer:${containerId}`] },
+    ]);
   });
 
   it('logs a chunked video upload step by step, its processing begun and ended', async () => {

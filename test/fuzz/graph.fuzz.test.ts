@@ -32,6 +32,24 @@ describe('the social graph hosts under hostile requests', () => {
 
 /** Payloads the fuzz suite found, run through the same oracles. */
 describe('graph regressions found by fuzzing', () => {
+  it('judges a read answered 304 to `If-None-Match: *` as a conditional read, not as a broken reply', () =>
+    runFuzzCase(
+      door,
+      suite.system,
+      planOf({
+        host: 'own',
+        version: 'v25.0',
+        node: { kind: 'me' },
+        edge: [],
+        method: 'GET',
+        params: [['fields', 'id,username']],
+        carrier: 'query',
+        token: { kind: 'own' },
+        tokenIn: 'bearer',
+        ifNoneMatch: '*',
+      }),
+    ));
+
   it('answers an edge aliased as `id` in a read of edges alone (children.as(id)) as a client error, not a 500', () =>
     runFuzzCase(
       door,

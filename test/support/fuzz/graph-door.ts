@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { judgeGraphReply } from './error-formats.ts';
+import { IF_NONE_MATCH, judgeNotModified } from './conditional-reads.ts';
 import type { SystemInfo } from './fuzz-system-protocol.ts';
 import { fieldsFor, type NODE_TYPES } from './graph-fields-arbitrary.ts';
 import { HttpDoor, type HttpPlan, type HttpRequestSpec } from './http-door.ts';
@@ -42,6 +43,8 @@ export interface GraphRequestModel {
   rawBody?: string;
   token: TokenChoice;
   tokenIn: 'param' | 'bearer' | 'oauth';
+  /** An If-None-Match header (issue 39: conditional reads), hostile or not; absent most of the time. */
+  ifNoneMatch?: string | undefined;
 }
 
 const VERSIONS = fc.oneof(
@@ -272,6 +275,7 @@ export const graphRequestsOn = (host: GraphHost): fc.Arbitrary<GraphRequestModel
       token: tokenChoice,
       tokenIn: fc.constantFrom<'param' | 'bearer' | 'oauth'>('param', 'param', 'bearer', 'oauth'),
       carrier: fc.constantFrom<GraphRequestModel['carrier']>('query', 'query', 'form', 'json', 'json-raw'),
+      ifNoneMatch: IF_NONE_MATCH,
     })
     .chain(({ edgeKind, ...rest }) => edgeOf(edgeKind, rest.node, host).map((edge) => ({ ...rest, edge })))
     .chain((base) =>
@@ -371,6 +375,7 @@ export function buildGraphRequest(model: GraphRequestModel, info: SystemInfo): H
   const segments = [...(model.version ? [model.version] : []), nodeSegment(model.node, info), ...model.edge];
   const params = [...model.params];
   const headers: Record<string, string> = { accept: 'application/json' };
+  if (model.ifNoneMatch !== undefined) headers['if-none-match'] = model.ifNoneMatch;
   const token = tokenText(model.token, info);
   if (token !== undefined) {
     if (model.tokenIn === 'param') params.push(['access_token', token]);
@@ -401,7 +406,7 @@ export function buildGraphRequest(model: GraphRequestModel, info: SystemInfo): H
 export function createGraphDoor(): HttpDoor {
   return new HttpDoor({
     name: 'graph',
-    judge: (reply, request) => judgeGraphReply(reply, request.method),
+    judge: (reply, request) => judgeNotModified(reply, request) ?? judgeGraphReply(reply, request.method),
     probes: [
       {
         name: 'GET /v25.0/me on the own-login host',

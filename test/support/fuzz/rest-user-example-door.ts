@@ -1,3 +1,4 @@
+import { IF_NONE_MATCH, judgeNotModified } from './conditional-reads.ts';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { judgeRpcStatusReply } from './error-formats.ts';
@@ -281,6 +282,8 @@ interface PlanParts {
   /** Compress the body when an encoding is claimed (a valid gzip of the JSON), or send it as is (a corrupt one). */
   compress?: boolean;
   body?: string | undefined;
+  /** An If-None-Match header (GET by id answers 304 to its own tag, `*` included). */
+  ifNoneMatch?: string | undefined;
 }
 
 function plan(parts: PlanParts): RestUserExampleRequest {
@@ -290,6 +293,7 @@ function plan(parts: PlanParts): RestUserExampleRequest {
       const headers: Record<string, string> = { accept: 'application/json' };
       const authorization = authorizationOf(parts.credential, info);
       if (authorization !== undefined) headers.authorization = authorization;
+      if (parts.ifNoneMatch !== undefined) headers['if-none-match'] = parts.ifNoneMatch;
       if (parts.contentType !== undefined && parts.body !== undefined) headers['content-type'] = parts.contentType;
       let body: Buffer | string | undefined = parts.body;
       if (parts.contentEncoding !== undefined && body !== undefined) {
@@ -378,8 +382,9 @@ export const pathRequests: fc.Arbitrary<RestUserExampleRequest> = fc
     ),
     credential,
     fc.option(rawJsonValue(2), { nil: undefined }),
+    IF_NONE_MATCH,
   )
-  .map(([method, id, template, who, body]) =>
+  .map(([method, id, template, who, body, ifNoneMatch]) =>
     plan({
       kind: 'path',
       method,
@@ -387,6 +392,7 @@ export const pathRequests: fc.Arbitrary<RestUserExampleRequest> = fc
       credential: who,
       contentType: 'application/json',
       body: method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'OPTIONS' || method === 'TRACE' ? undefined : body,
+      ifNoneMatch,
     }),
   );
 
@@ -398,7 +404,7 @@ function corruptJsonSometimes(body: RawJson, weight = 8): fc.Arbitrary<string> {
 export function createRestUserExampleDoor(): HttpDoor {
   return new HttpDoor({
     name: 'rest-user-example',
-    judge: (reply, request) => judgeRpcStatusReply(reply, request.method),
+    judge: (reply, request) => judgeNotModified(reply, request) ?? judgeRpcStatusReply(reply, request.method),
     probes: [
       {
         name: 'List of one record (admin)',

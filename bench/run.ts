@@ -72,8 +72,9 @@ const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const GRPC_SERVICE = 'api.serverNameExample.v1.userExample';
 
 /**
- * Targets of issue 13, each a ratio of CPU per request (server + database backends), so that the competition of the load
- * generator and the database for the two cores does not decide them: at least this share of the reference's throughput.
+ * Targets of issue 13 (the deep GraphQL read's raised to issue 38's 0.8), each a ratio of CPU per request (server +
+ * database backends), so that the competition of the load generator and the database for the two cores does not decide
+ * them: at least this share of the reference's throughput.
  */
 const TARGETS = {
   restVsBaseline: 0.5,
@@ -81,7 +82,7 @@ const TARGETS = {
   remoteGatewayVsSubgraph: 0.5,
   grpcVsBaseline: 0.8,
   deepRestVsBaseline: 0.35,
-  deepGraphqlVsBaseline: 0.5,
+  deepGraphqlVsBaseline: 0.8,
 } as const;
 
 /** Sections that start servers of their own: with only these wanted, the main bench server is not started. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import fresh from 'fresh';
+import { sendJsonText } from './send-json.ts';
 
 /**
  * Conditional reads (issue 39, item 4): a JSON reply to a GET carries a strong entity tag of its exact bytes, and a
@@ -47,9 +48,5 @@ export function sendConditionalJson(
     res.end();
     return;
   }
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  if (res.req.method === 'HEAD') res.end();
-  else res.end(text);
+  sendJsonText(res, 200, text);
 }

@@ -7,7 +7,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * fast path, rest-adapter/stand-ins/rest-fast-path.ts) and those served through it answer the same.
  */
 export function sendJson(res: ServerResponse<IncomingMessage>, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body));
+}
+
+/** sendJson of a body already serialised (a reply whose bytes were needed first: conditional-json.ts hashes them). */
+export function sendJsonText(res: ServerResponse<IncomingMessage>, status: number, text: string): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));

@@ -1,5 +1,5 @@
 import { accountChange } from '../../shared/event-log/change-events.ts';
-import { appendEvents } from '../../shared/event-log/event-log.repository.ts';
+import { writeWithChanges } from '../../shared/event-log/event-log.repository.ts';
 import { isSocialId } from '../../../lib/social-graph/social-ids.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
 import { assemblePage, mapPage, type Page, type PageArgs } from '../../shared/social-graph/social-paging.ts';
@@ -12,7 +12,7 @@ import {
   listAuthorizedAdAccounts,
   type AuthorizedAdAccountRow,
 } from '../account-edges.repository.ts';
-import { inTransaction, type EdgeContext } from './edge-context.ts';
+import type { EdgeContext } from './edge-context.ts';
 import type { AdAccount, AuthorizeAdAccountInput, Business } from './account-edges.types.ts';
 
 /** Agencies of an account and the ad accounts it authorised (`agencies`, `authorized_adaccounts`). */
@@ -53,14 +53,14 @@ export function createAdAccounts(ctx: EdgeContext) {
       throw socialErrors.invalidParameter('account_id', `The ad account act_${adAccountId} does not belong to the business ${businessId}.`);
     }
     if (!(await findAccount(db, accountId))) throw socialErrors.unknownObject(accountId, 'post');
-    await inTransaction(db, async (trx) => {
+    await writeWithChanges(db, async (trx) => {
       await insertAuthorizedAdAccount(trx, {
         account_id: accountId,
         ad_account_id: adAccount.id,
         business_id: businessId,
         authorized_at: at,
       });
-      await appendEvents(trx, [accountChange('ad_account_authorized', accountId)]);
+      return { result: undefined, changes: [accountChange('ad_account_authorized', accountId)] };
     });
     return true;
   }

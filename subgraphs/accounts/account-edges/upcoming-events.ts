@@ -1,10 +1,10 @@
 import { accountChange } from '../../shared/event-log/change-events.ts';
-import { appendEvents } from '../../shared/event-log/event-log.repository.ts';
+import { writeWithChanges } from '../../shared/event-log/event-log.repository.ts';
 import { parseGraphTime, toUnixSeconds } from '../../../lib/social-graph/graph-time.ts';
 import { socialErrors } from '../../shared/social-graph/social-errors.ts';
 import { assemblePage, mapPage, type Page, type PageArgs } from '../../shared/social-graph/social-paging.ts';
 import { findAccount, insertUpcomingEvent, listUpcomingEvents, type UpcomingEventRow } from '../account-edges.repository.ts';
-import { SECOND, enumMessage, inTransaction, type EdgeContext } from './edge-context.ts';
+import { SECOND, enumMessage, type EdgeContext } from './edge-context.ts';
 import {
   type CreateUpcomingEventInput,
   NOTIFICATION_SUBTYPES,
@@ -62,7 +62,7 @@ export function createUpcomingEvents(ctx: EdgeContext) {
       throw socialErrors.invalidParameter('notification_target_time', 'notification_target_time EVENT_END needs an end_time.');
     }
     if (!(await findAccount(db, accountId))) throw socialErrors.unknownObject(accountId, 'post');
-    const row = await inTransaction(db, async (trx) => {
+    const row = await writeWithChanges(db, async (trx) => {
       const created = await insertUpcomingEvent(trx, {
         account_id: accountId,
         title,
@@ -72,8 +72,7 @@ export function createUpcomingEvents(ctx: EdgeContext) {
         notification_target_time: target as NotificationTargetTime | null,
         created_at: now,
       });
-      await appendEvents(trx, [accountChange('upcoming_event_created', accountId)]);
-      return created;
+      return { result: created, changes: [accountChange('upcoming_event_created', accountId)] };
     });
     return toUpcomingEvent(row);
   }

@@ -58,19 +58,20 @@ export async function appendEvents<DB extends EventLogTables>(
 }
 
 /**
- * Runs a write in a transaction of its own and appends the changes it reports, last, in the same transaction: for
- * writers whose tables are not the log's (every area but the social graph's). `write` returns its result and the
- * changes it made — none when it changed nothing.
+ * Runs a write and appends the changes it reports after it, in one transaction: a transaction of its own, or the
+ * caller's when `db` is one (kysely has no nested transactions; the log's lock is then held to the caller's commit).
+ * `write` returns its result and the changes it made — none when it changed nothing.
  */
-export function writeWithChanges<DB, T>(
+export async function writeWithChanges<DB, T>(
   db: Kysely<DB> | Transaction<DB>,
   write: (trx: Transaction<DB>) => Promise<{ result: T; changes: readonly LoggedEvent[] }>,
 ): Promise<T> {
-  return db.transaction().execute(async (trx) => {
+  const run = async (trx: Transaction<DB>) => {
     const { result, changes } = await write(trx);
     await appendEvents(trx.withTables<EventLogTables>(), changes);
     return result;
-  });
+  };
+  return db.isTransaction ? run(db as Transaction<DB>) : db.transaction().execute(run);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { mediaChange } from '../event-log/change-events.ts';
-import { appendEvents, writeWithChanges, type EventLogTables } from '../event-log/event-log.repository.ts';
+import { writeWithChanges } from '../event-log/event-log.repository.ts';
 import { mediaKeyOf } from './media-keys.ts';
 import { findUpload, retainUpload, type MediaDb, type MediaTables } from './media-upload.repository.ts';
 
@@ -46,7 +46,7 @@ const INT64_MAX = 9_223_372_036_854_775_807n;
 export function createMediaClaims(deps: { db: MediaDb; now: () => Date }): MediaClaims {
   return {
     async claim(reference, claimants, within) {
-      const db = within ? within.withTables<MediaTables>() : deps.db;
+      const db: MediaDb = within ? within.withTables<MediaTables>() : deps.db;
       const match = /^(?:(\d{1,3})_)?(\d{1,19})$/.exec(reference.trim());
       if (!match || BigInt(match[2]!) > INT64_MAX) return { ok: false, reason: 'malformed' };
       const [, prefix, id] = match;
@@ -65,17 +65,11 @@ export function createMediaClaims(deps: { db: MediaDb; now: () => Date }): Media
         return { ok: false, reason: 'not-ready', mediaId, state: upload.processing_state };
       }
       if (!upload.retained) {
-        const retained = [mediaChange('media_retained', mediaId)];
-        if (within) {
-          // In the caller's transaction: the change is logged with the caller's (its lock held from here to its commit).
-          await retainUpload(db, mediaId);
-          await appendEvents(within.withTables<EventLogTables>(), retained);
-        } else {
-          await writeWithChanges(deps.db, async (trx) => {
-            await retainUpload(trx, mediaId);
-            return { result: undefined, changes: retained };
-          });
-        }
+        // In the caller's transaction when it holds one (the container that claims it), or one of its own.
+        await writeWithChanges(db, async (trx) => {
+          await retainUpload(trx, mediaId);
+          return { result: undefined, changes: [mediaChange('media_retained', mediaId)] };
+        });
       }
       return { ok: true, mediaId, mimeType: upload.mime_type, width: upload.width, height: upload.height, altText: upload.alt_text };
     },

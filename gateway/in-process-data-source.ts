@@ -5,6 +5,7 @@ import { collectExtensions, type GatewayContext } from './gateway-context.ts';
 import type { QueryCompiler, QueryRun } from '../lib/graphql/query-compiler.ts';
 import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
+import { staticCachePolicy, type CachePolicyResult } from '../lib/graphql/static-cache-policy.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -21,6 +22,8 @@ const DOCUMENT_CACHE_MAX_LENGTH = 16_384;
 interface PreparedQuery {
   readonly document: DocumentNode;
   readonly run: QueryRun | undefined;
+  /** The reply's cache policy from the subgraph's `@cacheControl` hints, as its own server would answer it. */
+  readonly cachePolicy: CachePolicyResult;
 }
 
 /**
@@ -29,7 +32,9 @@ interface PreparedQuery {
  *   its HTTP server would (so the same auth rules and DataLoaders apply in both modes);
  * - parses and validates each distinct subgraph query once (the query planner repeats the same few), instead of per fetch;
  * - runs it on graphql-js, or on graphql-jit where that stand-in serves (`compile`: stand-ins/jit-subgraph-execution.ts);
- * - formats errors with the subgraph's own error formatter.
+ * - formats errors with the subgraph's own error formatter;
+ * - restricts the incoming operation's cache policy by the subgraph's `@cacheControl` hints, as the subgraph server's
+ *   Cache-Control does a remote fetch's (LocalGraphQLDataSource reports none).
  */
 export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, SubscribingDataSource {
   private readonly prepared = new Map<string, PreparedQuery>();
@@ -63,6 +68,11 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     const result: ExecutionResult = prepared.run ? await prepared.run(contextValue, request.variables, runGraphqlJs) : await runGraphqlJs();
     collectExtensions(gatewayContext, this.subgraph.responseExtensions?.(contextValue));
     this.subgraph.finishRequest?.(contextValue);
+    if ('incomingRequestContext' in options) {
+      const policy = options.incomingRequestContext.overallCachePolicy;
+      // A reply with errors is `no-store` from a subgraph server (Apollo's cache-control plugin), and so it is here.
+      if (policy && 'restrict' in policy) policy.restrict(result.errors ? { maxAge: 0 } : prepared.cachePolicy);
+    }
     // Without data, execution never started: the errors are the request's own (variable coercion), which Apollo Server on the
     // subgraph's HTTP server reports as BAD_USER_INPUT; the same code here keeps both modes alike.
     const requestErrors = result.data === undefined;
@@ -140,12 +150,13 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     }
     const errors = validate(this.subgraph.schema, document);
     if (errors.length > 0) throw withCode(errors[0]!, 'GRAPHQL_VALIDATION_FAILED');
-    if (source.length > DOCUMENT_CACHE_MAX_LENGTH) return { document, run: undefined };
+    const cachePolicy = staticCachePolicy(this.subgraph.schema, document, operationName);
+    if (source.length > DOCUMENT_CACHE_MAX_LENGTH) return { document, run: undefined, cachePolicy };
     if (this.prepared.size >= DOCUMENT_CACHE_SIZE) {
       // Drop the oldest entry (Map keeps insertion order).
       this.prepared.delete(this.prepared.keys().next().value!);
     }
-    const prepared = { document, run: this.compile?.(this.subgraph.schema, document, operationName) };
+    const prepared = { document, run: this.compile?.(this.subgraph.schema, document, operationName), cachePolicy };
     this.prepared.set(key, prepared);
     return prepared;
   }

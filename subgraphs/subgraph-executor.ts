@@ -1,6 +1,7 @@
 import type { ApolloServerOptionsWithGateway } from '@apollo/server';
 import { execute, GraphQLError, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { QueryCompiler, QueryRun } from '../lib/graphql/query-compiler.ts';
+import { staticCachePolicy, type CachePolicyResult } from '../lib/graphql/static-cache-policy.ts';
 
 type ApolloGateway = ApolloServerOptionsWithGateway<object>['gateway'];
 
@@ -13,12 +14,28 @@ type ApolloGateway = ApolloServerOptionsWithGateway<object>['gateway'];
  *
  * Everything else stays Apollo Server's (@apollo/server 5.5.1): parsing and validation with its document cache (whose
  * DocumentNode a compiled form is kept beside, for as long as the cache keeps it), the plugins, the errors' formatting
- * and status codes, the reply. Not for a server with per-field tracing: its plugin hooks every resolver, which the
+ * and status codes, the reply — its Cache-Control too, which Apollo's cache-control plugin writes from the request's
+ * cache policy: the compiled engine has no per-field hooks for the plugin to collect hints with, so the executor
+ * restricts that policy by the document's `@cacheControl` hints (lib/graphql/static-cache-policy.ts). Not for a server with per-field tracing: its plugin hooks every resolver, which the
  * compiled form calls without the instrumentation graphql-js execution gives it (subgraph-server.ts keeps Apollo
  * Server's own execution then).
  */
 export function compiledSubgraphGateway(schema: GraphQLSchema, compile: QueryCompiler): ApolloGateway {
   const compiled = new WeakMap<DocumentNode, Map<string, QueryRun | undefined>>();
+  const policies = new WeakMap<DocumentNode, Map<string, CachePolicyResult>>();
+  const policyOf = (document: DocumentNode, operationName: string | undefined): CachePolicyResult => {
+    let byName = policies.get(document);
+    if (!byName) {
+      byName = new Map();
+      policies.set(document, byName);
+    }
+    let policy = byName.get(operationName ?? '');
+    if (!policy) {
+      policy = staticCachePolicy(schema, document, operationName);
+      byName.set(operationName ?? '', policy);
+    }
+    return policy;
+  };
   const runOf = (document: DocumentNode, operationName: string | undefined): QueryRun | undefined => {
     let byName = compiled.get(document);
     if (!byName) {
@@ -36,8 +53,9 @@ export function compiledSubgraphGateway(schema: GraphQLSchema, compile: QueryCom
     },
     async load() {
       return {
-        executor: async ({ document, request, context }) => {
+        executor: async ({ document, request, context, overallCachePolicy }) => {
           const operationName = request.operationName ?? undefined;
+          overallCachePolicy.restrict(policyOf(document, operationName));
           const graphqlJs = () => execute({ schema, document, contextValue: context, variableValues: request.variables, operationName });
           const run = runOf(document, operationName);
           return run ? withGraphqlJsErrors(await run(context, request.variables, graphqlJs)) : graphqlJs();

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { ApolloServer, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type HTTPGraphQLResponse } from '@apollo/server';
+import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import {
-  ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
   ApolloServerPluginSchemaReportingDisabled,
@@ -29,17 +29,6 @@ import type { QueryCompiler } from '../lib/graphql/query-compiler.ts';
 import type { Subgraph } from './subgraph.ts';
 import { compiledSubgraphGateway } from './subgraph-executor.ts';
 import { attachSubgraphWs } from './subgraph-ws-door.ts';
-
-/** What Apollo Server's cache-control plugin answers when no field gives a cache hint, without its per-field watching. */
-const UNCACHEABLE_RESPONSES: ApolloServerPlugin = {
-  async requestDidStart() {
-    return {
-      async willSendResponse({ response }) {
-        response.http.headers.set('cache-control', 'no-store');
-      },
-    };
-  },
-};
 
 /** Apollo Server's answer to a request to /graphql (lib/graphql/graphql-http-request.ts). */
 export interface SubgraphHttpReply {
@@ -250,12 +239,12 @@ function subgraphPlugins(
     ApolloServerPluginUsageReportingDisabled(),
     ApolloServerPluginSchemaReportingDisabled(),
     ApolloServerPluginLandingPageDisabled(),
-    // Apollo Server's cache-control plugin (on by default) watches every resolver of every request to collect cache
-    // hints, and no field here gives any: its whole result is `cache-control: no-store`. Off, with that header kept,
-    // Apollo Server runs the resolvers unwrapped: the wrapping and its promises, on every field of every object, were
-    // a large part of a deep read's CPU (bench/README.md, "Gateway comparison").
-    ApolloServerPluginCacheControlDisabled(),
-    UNCACHEABLE_RESPONSES,
+    // Apollo Server's cache-control plugin writes Cache-Control from the request's cache policy and the schema's
+    // `@cacheControl` hints. Behind the compiled executor (subgraph-executor.ts) it watches no resolver — the executor
+    // restricts the policy by the document's hints once — so the resolvers run unwrapped: the plugin's wrapping and its
+    // promises, on every field of every object, were a large part of a deep read's CPU (bench/README.md, "Gateway
+    // comparison"). With Apollo Server's own execution (the stand-in off, or tracing on) the plugin watches as it always does.
+    ApolloServerPluginCacheControl(),
     ...hardeningPlugins,
     ...(lane ? [lane.plugin] : []),
     {

@@ -165,7 +165,8 @@ export const STAND_INS: Readonly<Record<StandInId, StandIn>> = {
 /**
  * Code that copies a library's behaviour where the library offers no route of its own to fall back to, so it has no
  * switch and no gate: @apollo/gateway has no data source that forwards uploads or spreads fetches over instances, keeps
- * its query planner to itself, and refuses to execute a Subscription or a Defer node. Each entry is held like a
+ * its query planner to itself, and refuses to execute a Subscription or a Defer node; Apollo Server collects cache hints
+ * only from resolvers it runs itself. Each entry is held like a
  * stand-in — the releases it copies, a comparison test against the library — and test/unit/stand-in-registry.test.ts
  * fails when an installed release differs, naming what to re-verify.
  */
@@ -178,7 +179,7 @@ export interface LibraryCopy {
   comparisonTest: string;
 }
 
-export const LIBRARY_COPY_IDS = ['remote-data-source', 'subscription-planner', 'defer-execution'] as const;
+export const LIBRARY_COPY_IDS = ['remote-data-source', 'subscription-planner', 'defer-execution', 'static-cache-policy'] as const;
 
 export type LibraryCopyId = (typeof LIBRARY_COPY_IDS)[number];
 
@@ -213,5 +214,16 @@ export const LIBRARY_COPIES: Readonly<Record<LibraryCopyId, LibraryCopy>> = {
       { package: '@apollo/query-planner', version: '2.14.4' },
     ],
     comparisonTest: 'test/e2e/live/live-defer.differential.test.ts',
+  },
+  'static-cache-policy': {
+    title: "a document's cache policy from the schema's @cacheControl hints, computed once",
+    source: 'lib/graphql/static-cache-policy.ts',
+    copies:
+      "Apollo Server's cache-control plugin's rules (a composite field takes its type's hint then its own, inheritMaxAge, root and composite fields default to 0, PRIVATE wins, the shortest maxAge) and @apollo/subgraph's restriction of `_entities` by each entity type's hint, per document instead of per resolved field: where the embedded gateway runs a subgraph (LocalGraphQLDataSource reports no hints) and behind a subgraph server's compiled executor (no per-field hooks); it differs on purpose in counting every selected field, also those the data never reaches (stricter, never looser)",
+    checked: [
+      { package: '@apollo/server', version: '5.5.1' },
+      { package: '@apollo/subgraph', version: '2.14.4' },
+    ],
+    comparisonTest: 'test/unit/static-cache-policy.comparison.test.ts',
   },
 };

@@ -281,6 +281,11 @@ export type BusinessConnection = {
   pageInfo: PageInfo;
 };
 
+/** Who a cached reply may be served to: anyone (PUBLIC) or only the viewer it was made for (PRIVATE). */
+export type CacheControlScope =
+  | 'PRIVATE'
+  | 'PUBLIC';
+
 export type ContentPublishingLimit = {
   __typename?: 'ContentPublishingLimit';
   config: PublishingQuotaConfig;
@@ -738,9 +743,7 @@ export type FederationReferenceTypes = {
 export type ResolversTypes = {
   Account: ResolverTypeWrapper<AccountViewModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   AdAccount: ResolverTypeWrapper<AdAccountModel>;
   AdAccountConnection: ResolverTypeWrapper<Omit<AdAccountConnection, 'nodes'> & { nodes: Array<ResolversTypes['AdAccount']> }>;
   AppSubscription: ResolverTypeWrapper<AppSubscription>;
@@ -749,6 +752,7 @@ export type ResolversTypes = {
   AuthorizeAdAccountResult: ResolverTypeWrapper<AuthorizeAdAccountResult>;
   Business: ResolverTypeWrapper<Business>;
   BusinessConnection: ResolverTypeWrapper<BusinessConnection>;
+  CacheControlScope: CacheControlScope;
   ContentPublishingLimit: ResolverTypeWrapper<ContentPublishingLimit>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Hashtag: ResolverTypeWrapper<Hashtag>;
@@ -777,15 +781,15 @@ export type ResolversTypes = {
   UpcomingEventConnection: ResolverTypeWrapper<Omit<UpcomingEventConnection, 'nodes'> & { nodes: Array<ResolversTypes['UpcomingEvent']> }>;
   UpcomingEventInput: UpcomingEventInput;
   WebhookResult: ResolverTypeWrapper<WebhookResult>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Account: AccountViewModel;
   String: Scalars['String']['output'];
-  Int: Scalars['Int']['output'];
   ID: Scalars['ID']['output'];
-  Boolean: Scalars['Boolean']['output'];
   AdAccount: AdAccountModel;
   AdAccountConnection: Omit<AdAccountConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['AdAccount']> };
   AppSubscription: AppSubscription;
@@ -822,7 +826,17 @@ export type ResolversParentTypes = {
   UpcomingEventConnection: Omit<UpcomingEventConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['UpcomingEvent']> };
   UpcomingEventInput: UpcomingEventInput;
   WebhookResult: WebhookResult;
+  Boolean: Scalars['Boolean']['output'];
+  Int: Scalars['Int']['output'];
 };
+
+export type CacheControlDirectiveArgs = {
+  inheritMaxAge?: Maybe<Scalars['Boolean']['input']>;
+  maxAge?: Maybe<Scalars['Int']['input']>;
+  scope?: Maybe<CacheControlScope>;
+};
+
+export type CacheControlDirectiveResolver<Result, Parent, ContextType = AccountsContext, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type AccountResolvers<ContextType = AccountsContext, ParentType extends ResolversParentTypes['Account'] = ResolversParentTypes['Account'], FederationReferenceType extends FederationReferenceTypes['Account'] = FederationReferenceTypes['Account']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Account']> | FederationReferenceType, FederationReferenceType, ContextType>;
@@ -1102,3 +1116,6 @@ export type Resolvers<ContextType = AccountsContext> = {
   WebhookResult?: WebhookResultResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = AccountsContext> = {
+  cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+};

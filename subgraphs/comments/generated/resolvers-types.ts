@@ -37,6 +37,11 @@ export type AccountMentionedCommentArgs = {
   commentId?: InputMaybe<Scalars['ID']['input']>;
 };
 
+/** Who a cached reply may be served to: anyone (PUBLIC) or only the viewer it was made for (PRIVATE). */
+export type CacheControlScope =
+  | 'PRIVATE'
+  | 'PUBLIC';
+
 /** A comment on a media object. */
 export type Comment = {
   __typename?: 'Comment';
@@ -389,10 +394,9 @@ export type FederationReferenceTypes = {
 export type ResolversTypes = {
   Account: ResolverTypeWrapper<{ id: string }>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  CacheControlScope: CacheControlScope;
   Comment: ResolverTypeWrapper<CommentRecordModel>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   CommentConnection: ResolverTypeWrapper<Omit<CommentConnection, 'nodes'> & { nodes: Array<ResolversTypes['Comment']> }>;
   CommentEvent: ResolverTypeWrapper<SocialEventRecordModel>;
   CommentEventAction: CommentEventAction;
@@ -406,6 +410,8 @@ export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   SuccessResult: ResolverTypeWrapper<SuccessResult>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -413,9 +419,7 @@ export type ResolversParentTypes = {
   Account: { id: string };
   ID: Scalars['ID']['output'];
   Comment: CommentRecordModel;
-  Boolean: Scalars['Boolean']['output'];
   String: Scalars['String']['output'];
-  Int: Scalars['Int']['output'];
   CommentConnection: Omit<CommentConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['Comment']> };
   CommentEvent: SocialEventRecordModel;
   CommentFrom: CommentRecordModel;
@@ -428,7 +432,17 @@ export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   Subscription: Record<PropertyKey, never>;
   SuccessResult: SuccessResult;
+  Boolean: Scalars['Boolean']['output'];
+  Int: Scalars['Int']['output'];
 };
+
+export type CacheControlDirectiveArgs = {
+  inheritMaxAge?: Maybe<Scalars['Boolean']['input']>;
+  maxAge?: Maybe<Scalars['Int']['input']>;
+  scope?: Maybe<CacheControlScope>;
+};
+
+export type CacheControlDirectiveResolver<Result, Parent, ContextType = CommentsContext, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type AccountResolvers<ContextType = CommentsContext, ParentType extends ResolversParentTypes['Account'] = ResolversParentTypes['Account'], FederationReferenceType extends FederationReferenceTypes['Account'] = FederationReferenceTypes['Account']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Account']> | FederationReferenceType, FederationReferenceType, ContextType>;
@@ -540,3 +554,6 @@ export type Resolvers<ContextType = CommentsContext> = {
   SuccessResult?: SuccessResultResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = CommentsContext> = {
+  cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+};

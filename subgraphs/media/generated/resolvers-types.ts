@@ -30,6 +30,11 @@ export type Scalars = {
   _FieldSet: { input: string; output: string; }
 };
 
+/** Who a cached reply may be served to: anyone (PUBLIC) or only the viewer it was made for (PRIVATE). */
+export type CacheControlScope =
+  | 'PRIVATE'
+  | 'PUBLIC';
+
 /** The metadata of an uploaded media. */
 export type MediaMetadata = {
   __typename?: 'MediaMetadata';
@@ -300,16 +305,15 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  CacheControlScope: CacheControlScope;
   MediaMetadata: ResolverTypeWrapper<MetadataOutcomeModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   MediaProcessingError: ResolverTypeWrapper<MediaProcessingError>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   MediaProcessingInfo: ResolverTypeWrapper<ProcessingInfoModel>;
   MediaProcessingState: MediaProcessingState;
   MediaUploadSegment: ResolverTypeWrapper<AppendOutcomeModel>;
   MediaUploadSession: ResolverTypeWrapper<ChunkedOutcomeModel>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UInt64: ResolverTypeWrapper<Scalars['UInt64']['output']>;
   Upload: ResolverTypeWrapper<Scalars['Upload']['output']>;
@@ -317,6 +321,8 @@ export type ResolversTypes = {
   UploadedImage: ResolverTypeWrapper<UploadedImage>;
   UploadedMedia: ResolverTypeWrapper<UploadOutcomeModel>;
   UploadedVideo: ResolverTypeWrapper<UploadedVideo>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -324,12 +330,10 @@ export type ResolversParentTypes = {
   MediaMetadata: MetadataOutcomeModel;
   String: Scalars['String']['output'];
   MediaProcessingError: MediaProcessingError;
-  Int: Scalars['Int']['output'];
   MediaProcessingInfo: ProcessingInfoModel;
   MediaUploadSegment: AppendOutcomeModel;
   MediaUploadSession: ChunkedOutcomeModel;
   Mutation: Record<PropertyKey, never>;
-  Boolean: Scalars['Boolean']['output'];
   Query: Record<PropertyKey, never>;
   UInt64: Scalars['UInt64']['output'];
   Upload: Scalars['Upload']['output'];
@@ -337,7 +341,17 @@ export type ResolversParentTypes = {
   UploadedImage: UploadedImage;
   UploadedMedia: UploadOutcomeModel;
   UploadedVideo: UploadedVideo;
+  Boolean: Scalars['Boolean']['output'];
+  Int: Scalars['Int']['output'];
 };
+
+export type CacheControlDirectiveArgs = {
+  inheritMaxAge?: Maybe<Scalars['Boolean']['input']>;
+  maxAge?: Maybe<Scalars['Int']['input']>;
+  scope?: Maybe<CacheControlScope>;
+};
+
+export type CacheControlDirectiveResolver<Result, Parent, ContextType = MediaContext, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type MediaMetadataResolvers<ContextType = MediaContext, ParentType extends ResolversParentTypes['MediaMetadata'] = ResolversParentTypes['MediaMetadata']> = {
   altText?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -440,3 +454,6 @@ export type Resolvers<ContextType = MediaContext> = {
   UploadedVideo?: UploadedVideoResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = MediaContext> = {
+  cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+};

@@ -26,6 +26,11 @@ export type Scalars = {
   _FieldSet: { input: string; output: string; }
 };
 
+/** Who a cached reply may be served to: anyone (PUBLIC) or only the viewer it was made for (PRIVATE). */
+export type CacheControlScope =
+  | 'PRIVATE'
+  | 'PUBLIC';
+
 /** Fields of a new user record; every rule is checked and all violations are reported together. */
 export type CreateUserExampleInput = {
   /** 0 to 120. */
@@ -285,8 +290,8 @@ export type FederationReferenceTypes = {
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  CacheControlScope: CacheControlScope;
   CreateUserExampleInput: CreateUserExampleInput;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   CreateUserExamplePayload: ResolverTypeWrapper<CreateUserExamplePayload>;
   GenderType: ResolverTypeWrapper<GenderType>;
@@ -301,12 +306,12 @@ export type ResolversTypes = {
   UserExampleList: ResolverTypeWrapper<Omit<UserExampleList, 'userExamples'> & { userExamples: Array<ResolversTypes['UserExample']> }>;
   UserExampleMutationPayload: ResolverTypeWrapper<UserExampleMutationPayload>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   CreateUserExampleInput: CreateUserExampleInput;
-  Int: Scalars['Int']['output'];
   String: Scalars['String']['output'];
   CreateUserExamplePayload: CreateUserExamplePayload;
   Int64: Scalars['Int64']['output'];
@@ -320,7 +325,16 @@ export type ResolversParentTypes = {
   UserExampleList: Omit<UserExampleList, 'userExamples'> & { userExamples: Array<ResolversParentTypes['UserExample']> };
   UserExampleMutationPayload: UserExampleMutationPayload;
   Boolean: Scalars['Boolean']['output'];
+  Int: Scalars['Int']['output'];
 };
+
+export type CacheControlDirectiveArgs = {
+  inheritMaxAge?: Maybe<Scalars['Boolean']['input']>;
+  maxAge?: Maybe<Scalars['Int']['input']>;
+  scope?: Maybe<CacheControlScope>;
+};
+
+export type CacheControlDirectiveResolver<Result, Parent, ContextType = UsersContext, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type CreateUserExamplePayloadResolvers<ContextType = UsersContext, ParentType extends ResolversParentTypes['CreateUserExamplePayload'] = ResolversParentTypes['CreateUserExamplePayload']> = {
   id?: Resolver<ResolversTypes['UInt64'], ParentType, ContextType>;
@@ -383,3 +397,6 @@ export type Resolvers<ContextType = UsersContext> = {
   UserExampleMutationPayload?: UserExampleMutationPayloadResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = UsersContext> = {
+  cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+};

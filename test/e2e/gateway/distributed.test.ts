@@ -48,7 +48,8 @@ afterAll(async () => {
 });
 
 describe('the gateway over an HTTP subgraph', () => {
-  it('answers Cache-Control: no-store, straight from a subgraph and through the gateway (no field gives a cache hint)', async () => {
+  // The hinted reads (max-age=30, private) are test/e2e/gateway/cache-control-headers.test.ts's, in both topologies.
+  it('answers Cache-Control: no-store, straight from a subgraph (no hint) and through the gateway (an error is never cached)', async () => {
     const body = JSON.stringify({ query: '{ __typename }' });
     const headers = { 'content-type': 'application/json' };
     const direct = await fetch(system.config.gateway.subgraphUrls.users!, { method: 'POST', headers, body });
@@ -60,6 +61,7 @@ describe('the gateway over an HTTP subgraph', () => {
       body: JSON.stringify({ query: GET, variables: { id: '1' } }),
     });
     expect(viaGateway.status).toBe(200);
+    expect(((await viaGateway.json()) as { errors?: { extensions: { code: string } }[] }).errors?.[0]?.extensions.code).toBe('NOT_FOUND');
     expect(viaGateway.headers.get('cache-control')).toBe('no-store');
   });
 

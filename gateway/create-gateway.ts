@@ -31,6 +31,7 @@ import type { GatewayContext } from './gateway-context.ts';
 import { createGatewayDoor, type GatewayDoor, type GatewayHttpReply } from './gateway-door.ts';
 import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
+import type { FetchCache } from './fetch-cache/fetch-cache.ts';
 import { createFetcherSubgraphClient, type SubgraphHttpClient, type SubgraphHttpClientOptions } from './subgraph-http-client.ts';
 import { createHttpFastPath } from './stand-ins/http-fast-path.ts';
 import { createJitCompiler } from './stand-ins/jit-subgraph-execution.ts';
@@ -97,6 +98,8 @@ export interface GatewayDeps {
   standIns?: StandIns;
   /** The page `/` shows a browser (lib/http/home-page.ts); API clients get the 404 below. None when absent. */
   homePage?: RequestHandler;
+  /** The fetch cache (fetch-cache/; GATEWAY_CACHE), followed from the change log by whoever built it; none when off. */
+  fetchCache?: FetchCache;
 }
 
 export interface GatewayServer {
@@ -283,7 +286,7 @@ function buildDataSource(sources: SubgraphSources, name: string): GraphQLDataSou
   if (config.gateway.mode === 'embedded') {
     const local = sources.deps.localSubgraphs[subgraphName];
     if (!local) throw new Error(`subgraph ${name} is not available in this process`);
-    return new InProcessDataSource(local, sources.deps.formatSubgraphError, sources.compile);
+    return new InProcessDataSource(local, sources.deps.formatSubgraphError, sources.compile, sources.deps.fetchCache);
   }
   const urls = config.gateway.subgraphInstances[subgraphName];
   if (!urls || urls.length === 0) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);

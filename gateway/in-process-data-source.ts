@@ -1,11 +1,23 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
+import {
+  execute,
+  GraphQLError,
+  Kind,
+  parse,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+  type GraphQLFormattedError,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { collectExtensions, type GatewayContext } from './gateway-context.ts';
 import type { QueryCompiler, QueryRun } from '../lib/graphql/query-compiler.ts';
 import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
 import { staticCachePolicy, type CachePolicyResult } from '../lib/graphql/static-cache-policy.ts';
+import type { FetchCache } from './fetch-cache/fetch-cache.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -24,7 +36,14 @@ interface PreparedQuery {
   readonly run: QueryRun | undefined;
   /** The reply's cache policy from the subgraph's `@cacheControl` hints, as its own server would answer it. */
   readonly cachePolicy: CachePolicyResult;
+  /** What the fetch cache needs of a query its hints let it keep (kept documents only); undefined otherwise. */
+  readonly cacheable: { id: number; operation: OperationDefinitionNode; fragments: Map<string, FragmentDefinitionNode> } | undefined;
+  /** A mutation: its reply waits until the changes it committed have reached the fetch cache. */
+  readonly writes: boolean;
 }
+
+/** Identifies a prepared document in fetch-cache keys (a document prepared again gets a new one: its entries just miss). */
+let nextDocumentId = 1;
 
 /**
  * Runs a subgraph inside the gateway's process (no HTTP hop). Unlike @apollo/gateway's LocalGraphQLDataSource it
@@ -43,6 +62,8 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     private readonly subgraph: Subgraph,
     private readonly formatError: ErrorFormatter,
     private readonly compile?: QueryCompiler,
+    /** The gateway's fetch cache (fetch-cache/), when it is on. */
+    private readonly cache?: FetchCache,
   ) {}
 
   async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
@@ -57,22 +78,65 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     }
     const gatewayContext = options.context as Partial<GatewayContext>;
     const contextValue = this.contextFor(gatewayContext);
-    const runGraphqlJs = () =>
-      execute({
-        schema: this.subgraph.schema,
-        document: prepared.document,
-        variableValues: request.variables,
-        operationName: request.operationName,
-        contextValue,
-      });
-    const result: ExecutionResult = prepared.run ? await prepared.run(contextValue, request.variables, runGraphqlJs) : await runGraphqlJs();
-    collectExtensions(gatewayContext, this.subgraph.responseExtensions?.(contextValue));
-    this.subgraph.finishRequest?.(contextValue);
+    const outcome = await this.executeThroughCache(prepared, request.variables, request.operationName, contextValue, gatewayContext);
     if ('incomingRequestContext' in options) {
       const policy = options.incomingRequestContext.overallCachePolicy;
       // A reply with errors is `no-store` from a subgraph server (Apollo's cache-control plugin), and so it is here.
-      if (policy && 'restrict' in policy) policy.restrict(result.errors ? { maxAge: 0 } : prepared.cachePolicy);
+      if (policy && 'restrict' in policy) policy.restrict(outcome.errors ? { maxAge: 0 } : prepared.cachePolicy);
     }
+    return this.reply(outcome);
+  }
+
+  /**
+   * Runs the query (on the compiled engine or graphql-js), through the fetch cache when its hints let it be kept and
+   * the subgraph can say whose reply it is; a write's reply waits for its changes to reach the cache.
+   */
+  private async executeThroughCache(
+    prepared: PreparedQuery,
+    variables: Record<string, unknown> | undefined,
+    operationName: string | undefined,
+    contextValue: object,
+    gatewayContext: Partial<GatewayContext>,
+  ): Promise<ExecutionResult> {
+    // Reusable: no errors, and nothing reported for the caller (the social graph's rate-limit usage: a call counted).
+    const run = async (): Promise<{ value: ExecutionResult; data: ExecutionResult['data']; reusable: boolean }> => {
+      const runGraphqlJs = () =>
+        execute({ schema: this.subgraph.schema, document: prepared.document, variableValues: variables, operationName, contextValue });
+      const result: ExecutionResult = prepared.run ? await prepared.run(contextValue, variables, runGraphqlJs) : await runGraphqlJs();
+      const extensions = this.subgraph.responseExtensions?.(contextValue);
+      collectExtensions(gatewayContext, extensions);
+      this.subgraph.finishRequest?.(contextValue);
+      const reusable = !result.errors && (!extensions || Object.keys(extensions).length === 0);
+      return { value: result, data: result.data, reusable };
+    };
+    const { cache } = this;
+    if (!cache) return (await run()).value;
+    if (prepared.writes) {
+      const { value } = await run();
+      await cache.afterWrite();
+      return value;
+    }
+    const cacheable = prepared.cacheable;
+    if (!cacheable || !cache.serving()) return (await run()).value;
+    const viewer = await this.subgraph.cacheViewer?.(contextValue);
+    if (viewer === undefined) return (await run()).value;
+    const read = await cache.read(
+      {
+        subgraph: this.subgraph.name,
+        documentId: cacheable.id,
+        schema: this.subgraph.schema,
+        operation: cacheable.operation,
+        fragments: cacheable.fragments,
+        variables,
+        viewer,
+        maxAgeSeconds: prepared.cachePolicy.maxAge ?? 0,
+      },
+      run,
+    );
+    return 'ran' in read ? read.ran : { data: read.fromCache };
+  }
+
+  private reply(result: ExecutionResult): GatewayGraphQLResponse {
     // Without data, execution never started: the errors are the request's own (variable coercion), which Apollo Server on the
     // subgraph's HTTP server reports as BAD_USER_INPUT; the same code here keeps both modes alike.
     const requestErrors = result.data === undefined;
@@ -151,15 +215,37 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     const errors = validate(this.subgraph.schema, document);
     if (errors.length > 0) throw withCode(errors[0]!, 'GRAPHQL_VALIDATION_FAILED');
     const cachePolicy = staticCachePolicy(this.subgraph.schema, document, operationName);
-    if (source.length > DOCUMENT_CACHE_MAX_LENGTH) return { document, run: undefined, cachePolicy };
+    const operation = operationOf(document, operationName);
+    const writes = operation?.operation === 'mutation';
+    if (source.length > DOCUMENT_CACHE_MAX_LENGTH) return { document, run: undefined, cachePolicy, cacheable: undefined, writes };
     if (this.prepared.size >= DOCUMENT_CACHE_SIZE) {
       // Drop the oldest entry (Map keeps insertion order).
       this.prepared.delete(this.prepared.keys().next().value!);
     }
-    const prepared = { document, run: this.compile?.(this.subgraph.schema, document, operationName), cachePolicy };
+    const cacheable =
+      operation?.operation === 'query' && (cachePolicy.maxAge ?? 0) > 0
+        ? { id: nextDocumentId++, operation, fragments: fragmentsOf(document) }
+        : undefined;
+    const prepared = { document, run: this.compile?.(this.subgraph.schema, document, operationName), cachePolicy, cacheable, writes };
     this.prepared.set(key, prepared);
     return prepared;
   }
+}
+
+function operationOf(document: DocumentNode, operationName: string | undefined): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  return operationName === undefined
+    ? operations.length === 1
+      ? operations[0]
+      : undefined
+    : operations.find((op) => op.name?.value === operationName);
+}
+
+function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  return fragments;
 }
 
 /** The error with the `extensions.code` Apollo Server gives parse and validation errors on a subgraph's HTTP server. */

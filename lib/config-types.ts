@@ -84,6 +84,11 @@ export interface Config {
     supergraphFile: string | undefined;
     /** Reload the supergraph whenever its file changes (SUPERGRAPH_WATCH), as Apollo Router's --hot-reload does. */
     supergraphWatch: boolean;
+    /**
+     * The gateway's fetch cache (GATEWAY_CACHE, issue 39; gateway/fetch-cache/): `off`, or `memory` (per process,
+     * invalidated from the change log), with its bounds.
+     */
+    cache: { mode: 'off' | 'memory'; maxEntries: number; maxBytes: number; maxEntryBytes: number };
   };
   /** Hardening of the GraphQL endpoints: the gateway's, and the subgraph servers' of the distributed topology. */
   graphql: {

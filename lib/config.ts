@@ -118,6 +118,12 @@ export function loadConfig(env: Env = process.env): Config {
       subgraphTimeoutMs: integer(env, 'SUBGRAPH_TIMEOUT_MS', 30_000, 100, 600_000),
       supergraphFile: env.SUPERGRAPH_FILE?.trim() || undefined,
       supergraphWatch: boolean(env, 'SUPERGRAPH_WATCH', false),
+      cache: {
+        mode: oneOf(env, 'GATEWAY_CACHE', ['off', 'memory'] as const, 'off'),
+        maxEntries: integer(env, 'GATEWAY_CACHE_MAX_ENTRIES', 10_000, 1, 10_000_000),
+        maxBytes: integer(env, 'GATEWAY_CACHE_MAX_BYTES', 67_108_864, 65_536, 2 ** 40),
+        maxEntryBytes: integer(env, 'GATEWAY_CACHE_MAX_ENTRY_BYTES', 1_048_576, 1024, 2 ** 31),
+      },
     },
     graphql,
     subscriptions: {

@@ -41,6 +41,13 @@ export interface Subgraph<TContext extends object = object> {
    * usage (`socialUsage`), which the gateway hands on to its caller.
    */
   responseExtensions?(context: TContext): Record<string, unknown> | undefined;
+  /**
+   * Whose reply this is, for the gateway's fetch cache (issue 39): the viewer's facts this subgraph's rules read (the
+   * caller's identity, roles, login type, permissions), checked as a request's are — so a token revoked or expired since
+   * is refused here, never served from the cache. Undefined when there is no valid viewer (the subgraph answers its own
+   * error) or the subgraph's replies are not to be reused; the fetch then bypasses the cache.
+   */
+  cacheViewer?(context: TContext): Promise<string | undefined>;
   /** Called once a request's response is on its way (notes what the request cost). Must not throw. */
   finishRequest?(context: TContext): void;
   /**

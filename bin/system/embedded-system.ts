@@ -6,6 +6,7 @@ import { createSubgraphs } from '../../subgraphs/index.ts';
 import { channelCommandHandlers } from '../tools/channel-commands.ts';
 import { startCommandChannel } from '../tools/command-channel.ts';
 import { startEventLogWorkers } from './event-log-workers.ts';
+import { startFetchCache } from './fetch-cache-follower.ts';
 import { Lifecycle, runningSystem, type RunningSystem, type SystemOptions } from './lifecycle.ts';
 import { createListenerHomePages } from './listener-home-pages.ts';
 import { openMedia, openOrShareDatabase, startGatewayListener, startGrpc, startRest, startTelemetry } from './system-parts.ts';
@@ -36,7 +37,9 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     const standIns = options.standIns ?? createStandIns(config.standIns, logger);
     telemetry.metrics.trackStandIns(() => standIns.decisions());
     const homePages = createListenerHomePages(config);
+    const fetchCache = await startFetchCache(config, database, telemetry, logger, lifecycle);
     const { gateway, http: gatewayHttp } = await startGatewayListener({
+      ...(fetchCache && { fetchCache }),
       config: { ...config, gateway: { ...config.gateway, mode: 'embedded' } },
       logger,
       telemetry,

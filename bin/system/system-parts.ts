@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { GatewayServer } from '../../gateway/create-gateway.ts';
+import type { FetchCache } from '../../gateway/fetch-cache/fetch-cache.ts';
 import type { TokenService } from '../../lib/auth/auth.ts';
 import type { Config } from '../../lib/config.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
@@ -158,6 +159,8 @@ export interface GatewayParts {
   /** The supergraph it serves: the configured file by default (the bench passes a fixed one). */
   supergraph?: SupergraphSource;
   homePages?: ListenerHomePages;
+  /** The fetch cache, when GATEWAY_CACHE turns it on (fetch-cache-follower.ts). */
+  fetchCache?: FetchCache;
 }
 
 /** The gateway (not listening): the one way every process and the bench build it. */
@@ -173,6 +176,7 @@ export async function buildGateway(parts: GatewayParts): Promise<GatewayServer> 
     telemetry,
     standIns: parts.standIns,
     ...(parts.homePages && { homePage: parts.homePages.gateway }),
+    ...(parts.fetchCache && { fetchCache: parts.fetchCache }),
   });
 }
 

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { fetchCacheMetrics, type FetchCacheReport } from './fetch-cache-metrics.ts';
 import { createSeriesCounter, createSeriesHistogram, type CounterSeries, type HistogramSeries } from './prometheus-series.ts';
 
 /**
@@ -37,6 +38,8 @@ export interface Metrics {
   trackStandIns(decisions: () => readonly { id: string; enabled: boolean }[]): void;
   /** A query's fetch to `subgraph` sent again (to another instance, or the same) after a refused or reset connection. */
   observeSubgraphRetry(subgraph: string): void;
+  /** Reports the gateway's fetch cache (hits, misses, evictions, size, the change log's lag) when /metrics is read. */
+  trackFetchCache(report: () => FetchCacheReport): void;
   /** Reports each subgraph's instances and how many have an open circuit when /metrics is read. */
   trackSubgraphCircuits(circuits: () => readonly { subgraph: string; instances: number; open: number }[]): void;
   /** A supergraph reload (SIGHUP, the file watch): applied, unchanged, or refused (the one loaded before serves on). */
@@ -94,6 +97,7 @@ const NOOP: Metrics = {
   trackStandIns: () => undefined,
   observeSubgraphRetry: () => undefined,
   trackSubgraphCircuits: () => undefined,
+  trackFetchCache: () => undefined,
   observeSupergraphReload: () => undefined,
   observeWebhookDelivery: () => undefined,
   trackWebhookQueue: () => undefined,
@@ -141,6 +145,7 @@ export function createMetrics(options: { enabled: boolean; process: string }): M
     ...databaseMetrics(registry),
     ...areaMetrics(registry),
     ...gatewayMetrics(registry),
+    ...fetchCacheMetrics(registry),
     observeWebhookDelivery: webhooks.observeWebhookDelivery,
     trackWebhookQueue: webhooks.trackWebhookQueue,
     ...liveMetrics(registry),

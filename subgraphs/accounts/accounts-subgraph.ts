@@ -8,7 +8,7 @@ import { createSocialAccess } from '../shared/social-graph/social-access.ts';
 import { admittingRootFields, createSocialCallOf } from '../shared/social-graph/social-call.ts';
 import type { SocialRateLimiter } from '../shared/social-graph/social-rate-limits.ts';
 import { bearerToken } from '../../lib/auth/bearer-token.ts';
-import { createViewerOf } from '../shared/social-graph/social-request.ts';
+import { createViewerOf, socialCacheViewer } from '../shared/social-graph/social-request.ts';
 import type { CallbackClient } from '../../lib/http/callback-client.ts';
 import { createWebhookSubscriptionsService, type WebhookSubscriptionsService } from '../shared/webhooks/webhook-subscriptions.service.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
@@ -70,6 +70,7 @@ export function createAccountsSubgraph(deps: AccountsSubgraphDeps): AccountsSubg
         credential: () => deps.socialTokens.authenticate(bearerToken(request.authorization)),
       }),
     responseExtensions: (context) => context.call.responseExtensions(),
+    cacheViewer: (context) => socialCacheViewer(context.viewer),
     finishRequest: (context) => context.call.finish(),
   };
 }

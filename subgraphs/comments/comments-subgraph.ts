@@ -8,7 +8,7 @@ import type { SocialTokenService } from '../../lib/auth/social-auth/social-token
 import { createSocialAccess } from '../shared/social-graph/social-access.ts';
 import { admittingRootFields, createSocialCallOf } from '../shared/social-graph/social-call.ts';
 import type { SocialRateLimiter } from '../shared/social-graph/social-rate-limits.ts';
-import { createViewerOf } from '../shared/social-graph/social-request.ts';
+import { createViewerOf, socialCacheViewer } from '../shared/social-graph/social-request.ts';
 import type { SocialTables } from '../shared/social-graph/social-tables.ts';
 import type { Subgraph, SubgraphRequestInfo, SubgraphSchemaModule } from '../subgraph.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -84,6 +84,7 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
     events,
     createContext,
     responseExtensions: (context) => context.call.responseExtensions(),
+    cacheViewer: (context) => socialCacheViewer(context.viewer),
     finishRequest: (context) => context.call.finish(),
     subscribe: (request, operation) =>
       subscribePerEvent({

@@ -43,5 +43,8 @@ export function createUsersSubgraph(deps: UsersSubgraphDeps): UsersSubgraph {
     schema,
     service,
     createContext: (request) => createUsersContext(deps.tokens.authenticate(request.authorization), service),
+    // Every signed-in user may read every record, and no field differs by reader (user-example.service.ts, sponge's
+    // rule): a valid token is all a reply depends on. Writes are where the owner or an admin is required.
+    cacheViewer: ({ actor }) => Promise.resolve(actor.kind === 'user' ? 'user' : undefined),
   };
 }

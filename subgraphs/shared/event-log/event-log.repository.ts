@@ -127,8 +127,12 @@ export interface LoggedChange {
 }
 
 /** Every change after `position` (exclusive), social graph events and other areas' alike, in order, at most `limit`. */
-export async function readChangesAfter(db: EventLogDb, position: string, limit: number): Promise<LoggedChange[]> {
-  const rows = await db
+export async function readChangesAfter<DB extends EventLogTables>(
+  db: Kysely<DB> | Transaction<DB>,
+  position: string,
+  limit: number,
+): Promise<LoggedChange[]> {
+  const rows = await (db as unknown as Kysely<EventLogTables>)
     .selectFrom('social.event')
     .select(['position', 'kind', 'keys'])
     .where('position', '>', position)

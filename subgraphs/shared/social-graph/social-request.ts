@@ -55,3 +55,24 @@ export function createViewerOf(tokens: SocialTokenService, access: SocialAccess,
   };
   return Object.assign(viewerOf, { settled: () => settled });
 }
+
+/**
+ * The viewer's facts the social graph's rules read, as the gateway's fetch cache keys a reply by (Subgraph.cacheViewer):
+ * the login type, who, the app, the permissions granted and, on the parent host, the page roles (each with its tasks).
+ * The token is read as a request reads it, so a token revoked or expired since gives undefined (no reuse).
+ */
+export async function socialCacheViewer(viewerOf: ViewerOf): Promise<string | undefined> {
+  let viewer: Viewer;
+  try {
+    viewer = await viewerOf();
+  } catch {
+    return undefined;
+  }
+  const roles = [...viewer.pageRoles.values()]
+    .map(
+      (role) =>
+        `${role.accountId}/${role.pageId}/${role.businessId ?? ''}/${role.viaBusinessManager ? 1 : 0}/${[...role.tasks].sort().join('+')}`,
+    )
+    .sort();
+  return JSON.stringify([viewer.host, viewer.subjectId, viewer.appId, [...viewer.permissions].sort(), roles]);
+}

@@ -1,0 +1,180 @@
+/**
+ * The gateway's cached subgraph replies in memory (issue 39): entries keyed by what a reply depends on, each with the
+ * tags of the entities it holds, bounded by count, bytes and age, least recently used out first.
+ *
+ * Invalidation is by tag: a change to `T:id` evicts every entry tagged `T:id` or `T` (the collection tag of a type,
+ * held by the entries whose content a new or removed `T` can change). A fetch that was running when a change to one of
+ * its tags was applied may hold what the change replaced: `set` is given the store's epoch at the fetch's start and
+ * refuses to keep the reply when any of its tags was evicted since (the store-race guard). Dropping everything (the log
+ * lost) raises the floor every tag is evicted at, so no fetch begun before it stores either.
+ */
+
+export interface FetchCacheBounds {
+  /** Entries kept at most. */
+  maxEntries: number;
+  /** Bytes of reply text (UTF-16 code units ×2, as V8 keeps them) kept at most, over every entry. */
+  maxBytes: number;
+  /** A reply larger than this is not kept. */
+  maxEntryBytes: number;
+}
+
+export type EvictionCause = 'change' | 'capacity' | 'expired' | 'lost';
+
+export interface FetchCacheStats {
+  entries: number;
+  bytes: number;
+  hits: number;
+  misses: number;
+  /** Misses that waited on the same key's fetch already running (single flight) instead of fetching. */
+  shared: number;
+  /** Replies fetched but not kept: too large, a tag changed meanwhile, no tags could be given. */
+  refused: number;
+  evictions: Record<EvictionCause, number>;
+}
+
+interface Entry {
+  readonly text: string;
+  readonly bytes: number;
+  readonly tags: readonly string[];
+  readonly expiresAt: number;
+}
+
+/** Tags remembered with the epoch they were last evicted at; past this many the oldest go and the floor rises. */
+const EVICTED_TAGS_REMEMBERED = 100_000;
+
+/** Per-entry bookkeeping beyond the text (the key, the entry, the tag index's references), estimated. */
+const ENTRY_OVERHEAD_BYTES = 200;
+const TAG_OVERHEAD_BYTES = 64;
+
+export class FetchCacheStore {
+  private readonly entries = new Map<string, Entry>();
+  private readonly byTag = new Map<string, Set<string>>();
+  /** The epoch each tag was last evicted at (insertion order = eviction order, for trimming). */
+  private readonly evictedAt = new Map<string, number>();
+  private floor = 0;
+  private current = 0;
+  private totalBytes = 0;
+  private readonly counts = { hits: 0, misses: 0, shared: 0, refused: 0 };
+  private readonly evictions: Record<EvictionCause, number> = { change: 0, capacity: 0, expired: 0, lost: 0 };
+
+  constructor(
+    private readonly bounds: FetchCacheBounds,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Rises with every eviction by change and every drop: a fetch notes it when it starts (set's `since`). */
+  epoch(): number {
+    return this.current;
+  }
+
+  /** The reply kept under `key` (and marks it recently used), or undefined. */
+  get(key: string): string | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) {
+      this.counts.misses++;
+      return undefined;
+    }
+    if (entry.expiresAt <= this.now()) {
+      this.remove(key, entry, 'expired');
+      this.counts.misses++;
+      return undefined;
+    }
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.counts.hits++;
+    return entry.text;
+  }
+
+  /** Counts a miss that joined a fetch already running for its key. */
+  noteShared(): void {
+    this.counts.shared++;
+  }
+
+  /**
+   * Keeps `text` under `key` for `maxAgeMs` with `tags`, unless it is too large or one of its tags was evicted after
+   * `since` (the epoch when its fetch began). Returns whether it was kept.
+   */
+  set(key: string, text: string, tags: readonly string[], maxAgeMs: number, since: number): boolean {
+    const bytes = text.length * 2 + ENTRY_OVERHEAD_BYTES + key.length * 2 + tags.length * TAG_OVERHEAD_BYTES;
+    if (bytes > this.bounds.maxEntryBytes || maxAgeMs <= 0 || tags.some((tag) => this.evictedSince(tag, since))) {
+      this.counts.refused++;
+      return false;
+    }
+    const existing = this.entries.get(key);
+    if (existing) this.remove(key, existing, undefined);
+    const entry: Entry = { text, bytes, tags, expiresAt: this.now() + maxAgeMs };
+    this.entries.set(key, entry);
+    this.totalBytes += bytes;
+    for (const tag of tags) {
+      let keys = this.byTag.get(tag);
+      if (!keys) this.byTag.set(tag, (keys = new Set()));
+      keys.add(key);
+    }
+    while (this.entries.size > this.bounds.maxEntries || this.totalBytes > this.bounds.maxBytes) {
+      const [oldestKey, oldest] = this.entries.entries().next().value!;
+      this.remove(oldestKey, oldest, 'capacity');
+    }
+    return true;
+  }
+
+  /**
+   * Applies changes: every entry holding one of `keys` (`T:id`), or the collection `T` of one of them, is evicted, and
+   * fetches begun before now will not store under those tags.
+   */
+  evictKeys(keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    this.current++;
+    for (const key of keys) {
+      const colon = key.indexOf(':');
+      this.evictTag(key);
+      if (colon > 0) this.evictTag(key.slice(0, colon));
+    }
+    while (this.evictedAt.size > EVICTED_TAGS_REMEMBERED) {
+      const [oldest, at] = this.evictedAt.entries().next().value!;
+      this.evictedAt.delete(oldest);
+      this.floor = Math.max(this.floor, at);
+    }
+  }
+
+  /** Drops every entry (the log was lost: nothing here can be vouched for); no fetch begun before stores. */
+  dropAll(): void {
+    this.current++;
+    this.floor = this.current;
+    this.evictedAt.clear();
+    this.evictions.lost += this.entries.size;
+    this.entries.clear();
+    this.byTag.clear();
+    this.totalBytes = 0;
+  }
+
+  stats(): FetchCacheStats {
+    return { entries: this.entries.size, bytes: this.totalBytes, ...this.counts, evictions: { ...this.evictions } };
+  }
+
+  private evictedSince(tag: string, since: number): boolean {
+    return this.floor > since || (this.evictedAt.get(tag) ?? 0) > since;
+  }
+
+  private evictTag(tag: string): void {
+    this.evictedAt.delete(tag);
+    this.evictedAt.set(tag, this.current);
+    const keys = this.byTag.get(tag);
+    if (!keys) return;
+    for (const key of [...keys]) {
+      const entry = this.entries.get(key);
+      if (entry) this.remove(key, entry, 'change');
+    }
+  }
+
+  private remove(key: string, entry: Entry, cause: EvictionCause | undefined): void {
+    this.entries.delete(key);
+    this.totalBytes -= entry.bytes;
+    for (const tag of entry.tags) {
+      const keys = this.byTag.get(tag);
+      if (!keys) continue;
+      keys.delete(key);
+      if (keys.size === 0) this.byTag.delete(tag);
+    }
+    if (cause) this.evictions[cause]++;
+  }
+}

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import type { FragmentDefinitionNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { FetchCacheStore, type FetchCacheBounds, type FetchCacheStats } from './fetch-cache-store.ts';
+import { resultTags } from './result-tags.ts';
+
+/**
+ * The gateway's cache of subgraph fetches (issue 39): queries and entity lookups whose replies may be reused, keyed by
+ * the fetch, its variables (representations included) and the viewer's facts the subgraph's rules read, kept until a
+ * change to an entity they hold reaches this process through the change log, or their `@cacheControl` max age runs out.
+ *
+ * The log is followed by `invalidation` (subgraphs/shared/event-log/change-follower.ts, wired by bin/system/): its
+ * changes evict (`applyChanges`), its loss drops everything (`dropAll`), and while it is not vouching the cache is
+ * neither read nor written. Concurrent misses for one key share one fetch (single flight).
+ */
+export interface FetchCacheInvalidation {
+  /** True while every committed change up to the follower's position has been applied. */
+  vouching(): boolean;
+  /** Resolves once every change committed before the call is applied (false when the log could not be read). */
+  catchUp(): Promise<boolean>;
+  position(): string;
+  head(): string;
+}
+
+/** A fetch as the cache sees it: which subgraph, which prepared document, for whom, with what. */
+export interface CacheableFetch {
+  subgraph: string;
+  /** Identifies the prepared document (its text and operation name) for this process's life. */
+  documentId: number;
+  schema: GraphQLSchema;
+  operation: OperationDefinitionNode;
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  variables: Readonly<Record<string, unknown>> | undefined;
+  /** The viewer's facts the subgraph's rules read (Subgraph.cacheViewer). */
+  viewer: string;
+  /** The reply's max age from its hints (seconds, > 0). */
+  maxAgeSeconds: number;
+}
+
+/** A fetch's outcome: its data, and whether it may be kept (no errors, no extensions the caller must see). */
+export interface FetchOutcome<T> {
+  value: T;
+  data: Record<string, unknown> | null | undefined;
+  reusable: boolean;
+}
+
+export interface FetchCache {
+  /**
+   * The data kept for `fetch` (parsed anew: the gateway's executor merges into what it is given), or `run()`'s outcome,
+   * kept when reusable; `fromCache` tells which. A concurrent miss of the same key waits for the first and takes its
+   * data when it was kept, or runs its own fetch when it was not.
+   */
+  read<T>(fetch: CacheableFetch, run: () => Promise<FetchOutcome<T>>): Promise<{ fromCache: Record<string, unknown> } | { ran: T }>;
+  /** True when the cache may serve now (the log followed). */
+  serving(): boolean;
+  /** After a write through this process: every change it committed applied before its reply goes. */
+  afterWrite(): Promise<void>;
+  /** Applies changes from the log: each key (`T:id`) evicts what holds it or its collection. */
+  applyChanges(keys: readonly string[]): void;
+  /** The log was lost or followed again: nothing kept can be vouched for. */
+  dropAll(): void;
+  stats(): FetchCacheStats & { position: string; head: string };
+}
+
+/** Variables longer than this are hashed in the key: a deep read's representations are kilobytes, kept per entry. */
+const VARIABLES_KEY_HASH_FROM = 256;
+
+export function createFetchCache(bounds: FetchCacheBounds, invalidation: () => FetchCacheInvalidation | undefined): FetchCache {
+  const store = new FetchCacheStore(bounds);
+  const inFlight = new Map<string, Promise<string | undefined>>();
+
+  const serving = () => invalidation()?.vouching() === true;
+
+  return {
+    async read(fetch, run) {
+      if (!serving()) return { ran: (await run()).value };
+      const key = keyOf(fetch);
+      const kept = store.get(key);
+      if (kept !== undefined) return { fromCache: JSON.parse(kept) as Record<string, unknown> };
+      const running = inFlight.get(key);
+      if (running) {
+        store.noteShared();
+        const shared = await running;
+        if (shared !== undefined) return { fromCache: JSON.parse(shared) as Record<string, unknown> };
+        return { ran: (await run()).value };
+      }
+      const since = store.epoch();
+      let settle: (text: string | undefined) => void = () => undefined;
+      inFlight.set(key, new Promise((resolve) => (settle = resolve)));
+      let text: string | undefined;
+      try {
+        const outcome = await run();
+        if (outcome.reusable && outcome.data && serving()) {
+          const tags = resultTags(fetch.schema, fetch.operation, fetch.fragments, fetch.variables, outcome.data);
+          if (tags && tags.length > 0) {
+            const candidate = JSON.stringify(outcome.data);
+            if (store.set(key, candidate, tags, fetch.maxAgeSeconds * 1000, since)) text = candidate;
+          }
+        }
+        return { ran: outcome.value };
+      } finally {
+        inFlight.delete(key);
+        settle(text);
+      }
+    },
+    serving,
+    async afterWrite() {
+      await invalidation()?.catchUp();
+    },
+    applyChanges: (keys) => store.evictKeys(keys),
+    dropAll: () => store.dropAll(),
+    stats() {
+      const followed = invalidation();
+      return { ...store.stats(), position: followed?.position() ?? '0', head: followed?.head() ?? '0' };
+    },
+  };
+}
+
+function keyOf(fetch: CacheableFetch): string {
+  const variables = fetch.variables === undefined ? '' : JSON.stringify(fetch.variables);
+  const variablesKey = variables.length < VARIABLES_KEY_HASH_FROM ? variables : createHash('sha256').update(variables).digest('base64url');
+  return `${fetch.subgraph}\n${fetch.documentId}\n${fetch.viewer}\n${variablesKey}`;
+}

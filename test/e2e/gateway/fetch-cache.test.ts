@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../support/eventually.ts';
+import { CREATE } from '../../support/graphql-client.ts';
+import { createUserExampleGrpcClient, type UserExampleGrpcClient } from '../../support/grpc-user-client.ts';
+import { createSocialFixture, type SocialFixture } from '../../support/social-fixture.ts';
+import { startTestSystem, type TestSystem } from '../../support/test-system.ts';
+import { uniqueEmail } from '../../support/user-example-fixtures.ts';
+
+/**
+ * The gateway's fetch cache (GATEWAY_CACHE=memory, issue 39) through the front doors, embedded topology: a repeated read
+ * is answered from the cache (the lookups metric says so); a write through the gateway — GraphQL or REST — is seen by
+ * the next read at once (its reply waits until the change log's change reached the cache); a write that does not pass
+ * the gateway (gRPC) is seen once the change log's follower applied it; a viewer never gets a reply cached for another.
+ */
+
+const NOW = () => new Date('2026-11-02T00:00:00.000Z');
+const USER = 'query User($id: UInt64!) { userExample(id: $id) { id name } }';
+const UPDATE = 'mutation Update($id: UInt64!, $input: UpdateUserExampleInput!) { updateUserExample(id: $id, input: $input) { id } }';
+const POST_COMMENTS = `query Post($id: ID!) { account(id: $id) { media(first: 1) { nodes { id comments(first: 50) { nodes { id text } } } } } }`;
+const COMMENT = 'mutation Comment($media: ID!, $text: String) { createMediaComment(mediaId: $media, message: $text) { id } }';
+
+interface Lookups {
+  hit: number;
+  miss: number;
+  shared: number;
+}
+
+describe('the fetch cache, embedded gateway', () => {
+  let system: TestSystem;
+  let f: SocialFixture;
+  let grpc: UserExampleGrpcClient;
+
+  async function gql(query: string, variables: Record<string, unknown>, token: string): Promise<any> {
+    const response = await fetch(system.gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    expect(response.status).toBe(200);
+    return response.json();
+  }
+
+  async function lookups(): Promise<Lookups> {
+    const text = await (await fetch(system.gatewayUrl.replace(/\/graphql$/, '/metrics'))).text();
+    const count = (result: string) =>
+      Number(new RegExp(`^tributary_gateway_cache_lookups_total\\{result="${result}"[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
+    return { hit: count('hit'), miss: count('miss'), shared: count('shared') };
+  }
+
+  async function createRecord(name: string): Promise<{ id: string; token: string }> {
+    const input = {
+      name,
+      email: uniqueEmail('fetch-cache'),
+      password: '0123456789',
+      phone: '13800138000',
+      avatar: 'https://x.example/a.png',
+      age: 30,
+      gender: 'FEMALE',
+    };
+    const created = await gql(CREATE, { input }, system.adminToken());
+    const id: string = created.data.createUserExample.id;
+    return { id, token: system.userToken(id) };
+  }
+
+  beforeAll(async () => {
+    system = await startTestSystem({ GATEWAY_CACHE: 'memory' }, { now: NOW });
+    f = await createSocialFixture(system.database, { now: NOW });
+    grpc = createUserExampleGrpcClient(system.grpcAddress);
+  });
+  afterAll(async () => {
+    grpc?.close();
+    await system?.close();
+  });
+
+  it('answers a repeated read from the cache: one miss, then hits, the same reply', async () => {
+    const { id, token } = await createRecord('Cached Once');
+    const before = await lookups();
+    const first = await gql(USER, { id }, token);
+    const afterFirst = await lookups();
+    const second = await gql(USER, { id }, token);
+    const third = await gql(USER, { id }, token);
+    const afterThird = await lookups();
+    expect(first).toEqual({ data: { userExample: { id, name: 'Cached Once' } } });
+    expect([second, third]).toEqual([first, first]);
+    expect(afterFirst.miss - before.miss).toBe(1);
+    expect(afterFirst.hit - before.hit).toBe(0);
+    expect(afterThird.hit - afterFirst.hit).toBe(2);
+  });
+
+  it('a write through the gateway (GraphQL, then REST) is in the very next read', async () => {
+    const { id, token } = await createRecord('Before Write');
+    await gql(USER, { id }, token);
+    expect((await gql(USER, { id }, token)).data.userExample.name).toBe('Before Write');
+    const updated = await gql(UPDATE, { id, input: { name: 'After GraphQL' } }, token);
+    expect(updated.errors).toBeUndefined();
+    expect((await gql(USER, { id }, token)).data.userExample.name).toBe('After GraphQL');
+
+    const put = await fetch(`${system.restUrl}/api/v1/userExample/${id}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: 'After REST' }),
+    });
+    expect(put.status).toBe(200);
+    expect((await gql(USER, { id }, token)).data.userExample.name).toBe('After REST');
+  });
+
+  it('a write that does not pass the gateway (gRPC) is seen once the change log reaches the cache', async () => {
+    const { id, token } = await createRecord('Before gRPC');
+    await gql(USER, { id }, token);
+    const hitsBefore = (await lookups()).hit;
+    expect((await gql(USER, { id }, token)).data.userExample.name).toBe('Before gRPC');
+    expect((await lookups()).hit).toBe(hitsBefore + 1);
+    await grpc.call('UpdateByID', { id, name: 'After gRPC' }, { authorization: `Bearer ${token}` });
+    await eventually(
+      async () => (await gql(USER, { id }, token)).data.userExample.name === 'After gRPC',
+      'the gRPC write read through the gateway',
+    );
+  });
+
+  it('shares a record read between signed-in users (sponge lets every one read every record), never with a bad token', async () => {
+    const { id } = await createRecord('Shared Record');
+    const other = await createRecord('Someone Else');
+    expect((await gql(USER, { id }, system.adminToken())).data.userExample.name).toBe('Shared Record');
+    const before = await lookups();
+    expect((await gql(USER, { id }, other.token)).data.userExample.name).toBe('Shared Record');
+    expect((await lookups()).hit - before.hit).toBe(1);
+    const forged = await gql(USER, { id }, `${other.token.slice(0, -4)}AAAA`);
+    expect(forged.data).toEqual({ userExample: null });
+    expect(forged.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it("caches the comments of an account's media (an entity fetch) and shows a new comment in the next read", async () => {
+    const read = async () => (await gql(POST_COMMENTS, { id: f.accounts.bluebottle }, f.tokens.own)).data.account.media.nodes[0];
+    const first = await read();
+    const before = await lookups();
+    const again = await read();
+    expect(again).toEqual(first);
+    expect((await lookups()).hit - before.hit).toBeGreaterThanOrEqual(1);
+    const created = await gql(COMMENT, { media: first.id, text: 'Fresh from the cache test' }, f.tokens.own);
+    expect(created.errors).toBeUndefined();
+    const after = await read();
+    expect(after.comments.nodes.map((node: { text: string }) => node.text)).toContain('Fresh from the cache test');
+  });
+});
+
+describe('the fetch cache off (the default)', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await startTestSystem();
+  });
+  afterAll(async () => {
+    await system?.close();
+  });
+
+  it('keeps nothing and reports no lookups', async () => {
+    const text = await (await fetch(system.gatewayUrl.replace(/\/graphql$/, '/metrics'))).text();
+    expect(text).not.toMatch(/^tributary_gateway_cache_lookups_total\{/m);
+  });
+});

@@ -192,6 +192,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
   const door = createGatewayDoor({
     apollo,
     lane,
+    ...(deps.fetchCache && { fetchCache: deps.fetchCache }),
     live: {
       executor: live,
       heartbeatMs: MULTIPART_HEARTBEAT_MS,

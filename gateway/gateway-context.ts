@@ -14,7 +14,19 @@ export interface GatewayContext extends SubgraphRequestInfo {
   shared: Map<string, unknown>;
   /** What the subgraphs reported in their responses' extensions (FORWARDED_EXTENSIONS), handed on to the caller. */
   responseExtensions: Record<string, unknown>;
+  /**
+   * Set by a write when the fetch cache is on: the change log's position this process had applied once the write's
+   * changes were in its cache (at or past the write's own). The door answers it in LOG_POSITION_HEADER. An object of
+   * its own, as `responseExtensions` is: Apollo Server runs its pipeline on a shallow copy of the context.
+   */
+  written: { through: string | undefined };
 }
+
+/**
+ * The change log's position a write's reply carries and a read may present (issue 39): a read presenting one is never
+ * served from a cache older than it. Decimal, at most 2^63 − 1.
+ */
+export const LOG_POSITION_HEADER = 'tributary-log-position';
 
 /**
  * Extensions of subgraph responses that the gateway hands on in its own response: the social graph's rate-limit usage,
@@ -54,5 +66,6 @@ export function createGatewayContext(headers: HeaderSource, signedRequest?: Sign
     subgraphContexts: new Map(),
     shared: new Map(),
     responseExtensions: {},
+    written: { through: undefined },
   };
 }

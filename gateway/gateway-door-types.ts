@@ -53,6 +53,8 @@ export interface GatewayOperationResult<TData = Record<string, unknown>> {
   data?: TData | null;
   errors?: readonly GraphQLFormattedError[];
   extensions?: Record<string, unknown>;
+  /** A write's change-log position, when the fetch cache is on (gateway-context.ts, LOG_POSITION_HEADER). */
+  logPosition?: string;
 }
 
 /**

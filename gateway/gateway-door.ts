@@ -1,6 +1,6 @@
 import type { ApolloServer } from '@apollo/server';
 import { apolloHeaders, IncomingHeaders } from '../lib/graphql/graphql-http-request.ts';
-import { print, visit, type DocumentNode } from 'graphql';
+import { print, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import { addressedUrl } from '../lib/auth/signed-request.ts';
 import type {
   ExecuteOperation,
@@ -13,7 +13,8 @@ import type {
   TextOperation,
   TypedQuery,
 } from './gateway-door-types.ts';
-import { createGatewayContext, type GatewayContext } from './gateway-context.ts';
+import { createGatewayContext, LOG_POSITION_HEADER, type GatewayContext } from './gateway-context.ts';
+import type { FetchCache } from './fetch-cache/fetch-cache.ts';
 import type { OperationFastLane } from './stand-ins/operation-fast-lane.ts';
 import type { SubscriptionTransport } from '../lib/telemetry/metrics.ts';
 import type { LiveExecutor } from './live/live-execution.ts';
@@ -60,6 +61,8 @@ export interface GatewayDoorDeps {
     maxBufferedBytes: number;
     onSlowConsumer(transport: SubscriptionTransport): void;
   };
+  /** The fetch cache, when it is on: a read presenting a log position waits (bounded: one catch-up) until it is reached. */
+  fetchCache?: Pick<FetchCache, 'reach'>;
 }
 
 /** A document that may hold a subscription (a cheap test before any parsing: most hold no such word). */
@@ -79,7 +82,7 @@ async function laneElsePipeline<T>(lane: (() => Promise<T | undefined>) | undefi
   return fast ?? pipeline();
 }
 
-export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): GatewayDoor {
+export function createGatewayDoor({ apollo, lane, live, fetchCache }: GatewayDoorDeps): GatewayDoor {
   /**
    * A subscription POSTed as JSON (the only body CSRF rules let through without a preflight header): streamed in the
    * protocol its Accept asks for, or refused when it asks for none. Anything else — not JSON, not a subscription, a
@@ -173,16 +176,34 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
     };
   }
 
+  /** A presented log position reached, or the request error that says why it cannot be (none without a cache). */
+  async function positionRefusal(presented: string | undefined): Promise<GraphQLFormattedError | undefined> {
+    const cache = fetchCache;
+    if (!cache || presented === undefined) return undefined;
+    const position = logPositionOf(presented);
+    if (position === undefined) {
+      return badRequest(
+        `${LOG_POSITION_HEADER} must be a change-log position as a write's reply gave it: a decimal integer from 0 to ${MAX_POSITION}.`,
+      );
+    }
+    const reached = await cache.reach(position);
+    return reached === 'ahead'
+      ? badRequest(`${LOG_POSITION_HEADER} ${presented} is past the end of the change log: send the position a write's reply gave.`)
+      : undefined;
+  }
+
   const door: GatewayDoor = {
     async serveHttp(request) {
       const { method, url, search, headers, body } = request;
       const incoming = new IncomingHeaders(headers);
+      const refusal = await positionRefusal(incoming.get(LOG_POSITION_HEADER));
+      if (refusal) return jsonReply(400, { errors: [refusal] });
       const liveReply = await serveLive(request, incoming);
       if (liveReply) return liveReply;
       const context = createGatewayContext(headers, { method, url: addressedUrl({ headers, path: url }) });
       const laneTakes =
         lane !== undefined && method === 'POST' && search === '' && JSON_MEDIA_TYPE.test(incoming.get('content-type') ?? '');
-      return laneElsePipeline<GatewayHttpReply>(
+      const reply = await laneElsePipeline<GatewayHttpReply>(
         laneTakes
           ? async () => {
               const reply = await lane.serve({ body, headers: incoming, context });
@@ -198,11 +219,15 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
           return { status: response.status ?? 200, headers: response.headers, body: response.body };
         },
       );
+      const written = context.written.through;
+      return written === undefined ? reply : { ...reply, headers: [...reply.headers, [LOG_POSITION_HEADER, written]] };
     },
 
-    execute: executeOperation(({ query, operationName, variables, headers }) => {
+    execute: executeOperation(async ({ query, operationName, variables, headers }) => {
+      const refusal = await positionRefusal(headers[LOG_POSITION_HEADER]);
+      if (refusal) return { data: null, errors: [refusal] };
       const contextValue = createGatewayContext(headers);
-      return laneElsePipeline<GatewayOperationResult>(
+      const result = await laneElsePipeline<GatewayOperationResult>(
         lane && (() => lane.execute({ query, operationName, variables, context: contextValue })),
         async () => {
           const response = await apollo.executeOperation({ query, operationName, variables }, { contextValue });
@@ -211,6 +236,8 @@ export function createGatewayDoor({ apollo, lane, live }: GatewayDoorDeps): Gate
           return { data: data ?? null, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) };
         },
       );
+      const written = contextValue.written.through;
+      return written === undefined ? result : { ...result, logPosition: written };
     }),
   };
   return door;
@@ -234,6 +261,21 @@ function withoutDefer(document: DocumentNode): DocumentNode {
   return visit(stripped, {
     VariableDefinition: (node) => (used.has(node.variable.name.value) ? undefined : null),
   });
+}
+
+/** The largest change-log position (a bigint identity column). */
+const MAX_POSITION = 9_223_372_036_854_775_807n;
+
+/** A presented position, or undefined when it is none (not decimal digits, a leading zero, past MAX_POSITION). */
+function logPositionOf(text: string): bigint | undefined {
+  const trimmed = text.trim();
+  if (!/^(?:0|[1-9][0-9]{0,18})$/.test(trimmed)) return undefined;
+  const position = BigInt(trimmed);
+  return position <= MAX_POSITION ? position : undefined;
+}
+
+function badRequest(message: string): GraphQLFormattedError {
+  return { message, extensions: { code: 'BAD_REQUEST' } };
 }
 
 function jsonReply(status: number, body: unknown): GatewayHttpReply {

@@ -113,7 +113,8 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     if (!cache) return (await run()).value;
     if (prepared.writes) {
       const { value } = await run();
-      await cache.afterWrite();
+      const position = await cache.afterWrite();
+      if (position !== undefined && gatewayContext.written) gatewayContext.written.through = position;
       return value;
     }
     const cacheable = prepared.cacheable;

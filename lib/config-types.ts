@@ -88,7 +88,14 @@ export interface Config {
      * The gateway's fetch cache (GATEWAY_CACHE, issue 39; gateway/fetch-cache/): `off`, or `memory` (per process,
      * invalidated from the change log), with its bounds.
      */
-    cache: { mode: 'off' | 'memory'; maxEntries: number; maxBytes: number; maxEntryBytes: number };
+    cache: {
+      mode: 'off' | 'memory';
+      maxEntries: number;
+      maxBytes: number;
+      maxEntryBytes: number;
+      /** How often the change log is read when no NOTIFY came (a lost one): the staleness bound then. */
+      pollIntervalMs: number;
+    };
   };
   /** Hardening of the GraphQL endpoints: the gateway's, and the subgraph servers' of the distributed topology. */
   graphql: {

@@ -123,6 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
         maxEntries: integer(env, 'GATEWAY_CACHE_MAX_ENTRIES', 10_000, 1, 10_000_000),
         maxBytes: integer(env, 'GATEWAY_CACHE_MAX_BYTES', 67_108_864, 65_536, 2 ** 40),
         maxEntryBytes: integer(env, 'GATEWAY_CACHE_MAX_ENTRY_BYTES', 1_048_576, 1024, 2 ** 31),
+        pollIntervalMs: integer(env, 'GATEWAY_CACHE_POLL_MS', 1000, 10, 600_000),
       },
     },
     graphql,

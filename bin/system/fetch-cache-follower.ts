@@ -28,6 +28,7 @@ export async function startFetchCache(
     logger,
     onChanges: (changes) => cache.applyChanges(changes.flatMap((change) => change.keys)),
     onLost: () => cache.dropAll(),
+    pollIntervalMs: settings.pollIntervalMs,
   });
   const cache = createFetchCache(settings, () => follower);
   await follower.start();

@@ -52,8 +52,16 @@ export interface FetchCache {
   read<T>(fetch: CacheableFetch, run: () => Promise<FetchOutcome<T>>): Promise<{ fromCache: Record<string, unknown> } | { ran: T }>;
   /** True when the cache may serve now (the log followed). */
   serving(): boolean;
-  /** After a write through this process: every change it committed applied before its reply goes. */
-  afterWrite(): Promise<void>;
+  /**
+   * After a write through this process: every change it committed applied before its reply goes. Resolves to the
+   * position then applied (at or past the write's), undefined when the log could not be read.
+   */
+  afterWrite(): Promise<string | undefined>;
+  /**
+   * Before a read that presents a log position: reached (the cache holds nothing older), ahead (the log holds no such
+   * position yet, after a catch-up), or unfollowed (the cache is not serving: reads go to the subgraphs).
+   */
+  reach(position: bigint): Promise<'reached' | 'ahead' | 'unfollowed'>;
   /** Applies changes from the log: each key (`T:id`) evicts what holds it or its collection. */
   applyChanges(keys: readonly string[]): void;
   /** The log was lost or followed again: nothing kept can be vouched for. */
@@ -104,7 +112,15 @@ export function createFetchCache(bounds: FetchCacheBounds, invalidation: () => F
     },
     serving,
     async afterWrite() {
-      await invalidation()?.catchUp();
+      const followed = invalidation();
+      return followed && (await followed.catchUp()) ? followed.position() : undefined;
+    },
+    async reach(position) {
+      const followed = invalidation();
+      if (!followed?.vouching()) return 'unfollowed';
+      if (BigInt(followed.position()) >= position) return 'reached';
+      if (!(await followed.catchUp())) return 'unfollowed';
+      return BigInt(followed.position()) >= position ? 'reached' : 'ahead';
     },
     applyChanges: (keys) => store.evictKeys(keys),
     dropAll: () => store.dropAll(),

@@ -5,9 +5,18 @@ import type { RequestHandler } from 'express';
 export function createCors(origins: readonly string[]): RequestHandler {
   return cors({
     origin: origins.includes('*') ? '*' : [...origins],
-    // Apollo clients send these; preflights must allow them.
-    allowedHeaders: ['authorization', 'content-type', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id'],
-    exposedHeaders: ['www-authenticate', 'x-request-id'],
+    // Apollo clients send these; preflights must allow them. The change log's position (issue 39) travels both ways: a
+    // write's reply gives it, a read presents it to read its writes on any instance.
+    allowedHeaders: [
+      'authorization',
+      'content-type',
+      'apollo-require-preflight',
+      'x-apollo-operation-name',
+      'x-request-id',
+      'tributary-log-position',
+      'if-none-match',
+    ],
+    exposedHeaders: ['www-authenticate', 'x-request-id', 'tributary-log-position', 'etag'],
     maxAge: 600,
   });
 }

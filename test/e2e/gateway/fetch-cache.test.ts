@@ -143,6 +143,96 @@ describe('the fetch cache, embedded gateway', () => {
   });
 });
 
+describe('the change log position, two gateway instances sharing one database', () => {
+  let first: TestSystem;
+  let second: TestSystem;
+
+  async function gqlOn(system: TestSystem, query: string, variables: Record<string, unknown>, headers: Record<string, string>) {
+    const response = await fetch(system.gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, position: response.headers.get('tributary-log-position'), body: (await response.json()) as any };
+  }
+
+  beforeAll(async () => {
+    first = await startTestSystem({ GATEWAY_CACHE: 'memory' }, { now: NOW });
+    // The second instance hears no NOTIFY and polls the log once a minute: only a presented position makes it catch up.
+    const deaf = { ...first.database, listen: async () => async () => undefined };
+    second = await startTestSystem({ GATEWAY_CACHE: 'memory', GATEWAY_CACHE_POLL_MS: '60000' }, { now: NOW, database: deaf });
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it("a write's reply carries its position; the other instance, presented it, reads the write", async () => {
+    const admin = { authorization: `Bearer ${first.adminToken()}` };
+    const input = {
+      name: 'Two Instances',
+      email: uniqueEmail('position'),
+      password: '0123456789',
+      phone: '13800138000',
+      avatar: 'https://x.example/a.png',
+      age: 30,
+      gender: 'FEMALE',
+    };
+    const created = await gqlOn(first, CREATE, { input }, admin);
+    const id: string = created.body.data.createUserExample.id;
+    expect(created.position).toMatch(/^[1-9][0-9]*$/);
+    // The second instance caches the record as it is now.
+    expect((await gqlOn(second, USER, { id }, admin)).body.data.userExample.name).toBe('Two Instances');
+    expect((await gqlOn(second, USER, { id }, admin)).body.data.userExample.name).toBe('Two Instances');
+    const updated = await gqlOn(first, UPDATE, { id, input: { name: 'Written On First' } }, admin);
+    expect(updated.body.errors).toBeUndefined();
+    expect(BigInt(updated.position!)).toBeGreaterThan(BigInt(created.position!));
+    // Without the position, the deaf instance still answers from its cache (what the position is for).
+    expect((await gqlOn(second, USER, { id }, admin)).body.data.userExample.name).toBe('Two Instances');
+    const read = await gqlOn(second, USER, { id }, { ...admin, 'tributary-log-position': updated.position! });
+    expect(read).toEqual({ status: 200, position: null, body: { data: { userExample: { id, name: 'Written On First' } } } });
+  });
+
+  it.each([
+    ['not a number', 'abc'],
+    ['negative', '-1'],
+    ['a leading zero', '007'],
+    ['past 2^63 − 1', '9223372036854775808'],
+    ['huge', '9'.repeat(400)],
+  ])('a malformed position (%s) is a request error, never a wait', async (_, position) => {
+    const reply = await gqlOn(
+      first,
+      USER,
+      { id: '1' },
+      { authorization: `Bearer ${first.adminToken()}`, 'tributary-log-position': position },
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      errors: [
+        {
+          message:
+            "tributary-log-position must be a change-log position as a write's reply gave it: a decimal integer from 0 to 9223372036854775807.",
+          extensions: { code: 'BAD_REQUEST' },
+        },
+      ],
+    });
+  });
+
+  it('a position past the end of the log is a request error after one catch-up', async () => {
+    const reply = await gqlOn(
+      first,
+      USER,
+      { id: '1' },
+      { authorization: `Bearer ${first.adminToken()}`, 'tributary-log-position': '9223372036854775807' },
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors[0]).toEqual({
+      message: "tributary-log-position 9223372036854775807 is past the end of the change log: send the position a write's reply gave.",
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  });
+});
+
 describe('the fetch cache off (the default)', () => {
   let system: TestSystem;
   beforeAll(async () => {
@@ -155,5 +245,16 @@ describe('the fetch cache off (the default)', () => {
   it('keeps nothing and reports no lookups', async () => {
     const text = await (await fetch(system.gatewayUrl.replace(/\/graphql$/, '/metrics'))).text();
     expect(text).not.toMatch(/^tributary_gateway_cache_lookups_total\{/m);
+  });
+
+  it('ignores a log position, well formed or not, and gives none with a write', async () => {
+    const reply = await fetch(system.gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${system.adminToken()}`, 'tributary-log-position': 'abc' },
+      body: JSON.stringify({ query: UPDATE, variables: { id: '1', input: { name: 'x' } } }),
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('tributary-log-position')).toBeNull();
+    expect(((await reply.json()) as any).errors[0].extensions.code).toBe('NOT_FOUND');
   });
 });

@@ -43,7 +43,7 @@ describe.each([
     expect(await answeredBy('/graphql?route=express', headers)).toBe('Express');
     const allowed = origins === '*' ? '*' : headers.origin === 'http://localhost:5173' ? headers.origin : undefined;
     expect(fast.headers['access-control-allow-origin']).toBe(allowed);
-    expect(fast.headers['access-control-expose-headers']).toBe('www-authenticate,x-request-id');
+    expect(fast.headers['access-control-expose-headers']).toBe('www-authenticate,x-request-id,tributary-log-position,etag');
   });
 
   it('the preflight is answered by the cors handler on the Express route', async () => {

@@ -255,10 +255,23 @@ export function socialCells(door: SocialDoor): { cells: SocialCell[]; notApplica
   return { cells, notApplicable };
 }
 
+/** Every kind of cell: what defineSocialCells declares unless told otherwise. */
+export const SOCIAL_CELL_KINDS: readonly SocialCellKind[] = ['authorised', 'credential', 'permission', 'wrong-owner'];
+
+/** What a run of the social cells may add to each cell (nothing by default: the matrix as it is). */
+export interface SocialCellOptions {
+  /**
+   * Runs before the cell's request, once the objects it acts on are known: the cached matrix reads the same data there
+   * as other viewers, so that the gateway's fetch cache holds their entries when the cell runs.
+   */
+  beforeEachCell?(world: SocialWorld, cell: SocialCell, target: Target): Promise<void>;
+}
+
 /** Sends the cell's request on its door and checks the answer against the table. */
-export async function runSocialCell(world: SocialWorld, cell: SocialCell): Promise<void> {
+export async function runSocialCell(world: SocialWorld, cell: SocialCell, options: SocialCellOptions = {}): Promise<void> {
   const { host, transport } = cell.door;
   const target = await (cell.target ?? cell.op.target)(world, host);
+  await options.beforeEachCell?.(world, cell, target);
   const credential = await world.credential(cell.token);
   const secrets = cell.op.secrets(world.ids, transport, host);
   if (transport === 'rest') {
@@ -306,12 +319,13 @@ export async function runSocialCell(world: SocialWorld, cell: SocialCell): Promi
 /**
  * Declares the social matrix's tests for these doors, on the world `world()` returns once the file's beforeAll made it:
  * one describe per door, one test per cell of the given kinds (all by default), and the conditions that do not arise
- * kept as skipped tests saying why.
+ * kept as skipped tests saying why; `options` adds to each cell (the cached matrix's warm-up).
  */
 export function defineSocialCells(
   world: () => SocialWorld,
   doors: readonly SocialDoor[],
-  kinds: readonly SocialCellKind[] = ['authorised', 'credential', 'permission', 'wrong-owner'],
+  kinds: readonly SocialCellKind[] = SOCIAL_CELL_KINDS,
+  options: SocialCellOptions = {},
 ): void {
   describe.each(doors)('$label', (door) => {
     const generated = socialCells(door);
@@ -319,7 +333,7 @@ export function defineSocialCells(
     const notApplicable = generated.notApplicable;
     // Concurrently (vitest's default of 5 at a time): cells that write act on fresh objects, reads on objects no cell
     // changes, and tokens are minted once per condition, so no cell depends on another's order.
-    it.concurrent.each(cells.map((cell) => [cell.name, cell] as const))('%s', (_name, cell) => runSocialCell(world(), cell));
+    it.concurrent.each(cells.map((cell) => [cell.name, cell] as const))('%s', (_name, cell) => runSocialCell(world(), cell, options));
     if (notApplicable.length > 0)
       it.skip.each(notApplicable.map((cell) => [`${cell.name} — not applicable: ${cell.reason}`] as const))('%s', () => {});
   });

@@ -227,8 +227,20 @@ export interface UserMatrix {
   close(): void;
 }
 
+/** A record a cell acts on, with the values no refusal may show. */
+export type DistinctiveUser = ReturnType<typeof distinctiveUser>;
+
+/** What a run of Area A's cells may add to each cell (nothing by default: the matrix as it is). */
+export interface UserMatrixOptions {
+  /**
+   * Runs before the cell's request, once the record it names is made (`ctx.id`; for Create, `user` is the record it will
+   * send): the cached matrix reads the same data there as other viewers, so that the fetch cache holds their entries.
+   */
+  beforeEachCell?(cell: UserCell, ctx: UserContext & { user: DistinctiveUser }): Promise<void>;
+}
+
 /** The runner of Area A's cells on one system: a shared record for reads, a fresh one for each write. */
-export async function createUserMatrix(system: TestSystem): Promise<UserMatrix> {
+export async function createUserMatrix(system: TestSystem, options: UserMatrixOptions = {}): Promise<UserMatrix> {
   const rest = createRestClient(system.restUrl);
   const gql = createGraphqlClient(system.gatewayUrl);
   const grpc: UserExampleGrpcClient = createUserExampleGrpcClient(system.grpcAddress);
@@ -266,6 +278,7 @@ export async function createUserMatrix(system: TestSystem): Promise<UserMatrix> 
       const user = cell.op === 'GetByID' || cell.op === 'List' ? reader : distinctiveUser(nextTag());
       const id = writes ? await create(user) : readerId;
       const ctx: UserContext = { system, id, socialToken };
+      await options.beforeEachCell?.(cell, { ...ctx, user });
       const authorization = cell.authorization(ctx);
       const secrets = cell.op === 'Create' ? [] : secretsOf(user);
 

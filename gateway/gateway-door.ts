@@ -274,8 +274,13 @@ function logPositionOf(text: string): bigint | undefined {
   return position <= MAX_POSITION ? position : undefined;
 }
 
+/**
+ * A request error of the position header: BAD_USER_INPUT, the code every area's REST error format already maps to its
+ * bad-parameter error (INVALID_ARGUMENT; the Graph's code 100; a problem), whether the adapter runs in this process or
+ * reaches the gateway over HTTP.
+ */
 function badRequest(message: string): GraphQLFormattedError {
-  return { message, extensions: { code: 'BAD_REQUEST' } };
+  return { message, extensions: { code: 'BAD_USER_INPUT' } };
 }
 
 function jsonReply(status: number, body: unknown): GatewayHttpReply {

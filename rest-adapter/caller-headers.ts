@@ -1,6 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../lib/auth/signed-request.ts';
 
+/** The change log's position a write's reply carries and a read may present (issue 39; the gateway's LOG_POSITION_HEADER). */
+export const LOG_POSITION_HEADER = 'tributary-log-position';
+
 /** What the subgraphs see of a REST caller: the headers an operation built for its request carries (GatewayOperation). */
 export type CallerHeaders = Record<string, string | undefined>;
 
@@ -15,9 +18,12 @@ export function callerHeaders(
   extra: { authorization?: string | undefined; socialHost?: string; signedRequest?: SignedRequest } = {},
 ): CallerHeaders {
   const requestId = req.headers['x-request-id'];
+  const position = req.headers[LOG_POSITION_HEADER];
   return {
     authorization: 'authorization' in extra ? extra.authorization : req.headers.authorization,
     'x-request-id': typeof requestId === 'string' ? requestId : undefined,
+    // A read after the caller's write (gateway/gateway-context.ts): never answered from a cache older than it.
+    ...(typeof position === 'string' ? { [LOG_POSITION_HEADER]: position } : {}),
     ...(extra.socialHost !== undefined ? { 'x-social-host': extra.socialHost } : {}),
     ...(extra.signedRequest !== undefined ? { [SIGNED_REQUEST_HEADER]: encodeSignedRequest(extra.signedRequest) } : {}),
   };

@@ -5,6 +5,7 @@ import { findUploads, postMultipartOperation } from '../lib/graphql/graphql-mult
 import type { Tracing } from '../lib/telemetry/tracing.ts';
 import { TRUSTED_CALLER_HEADER } from '../lib/http/trusted-caller.ts';
 import { isRecord } from '../lib/is-record.ts';
+import { LOG_POSITION_HEADER } from './caller-headers.ts';
 
 /**
  * What a REST route needs to run its GraphQL operation through the gateway: the gateway's door in this process
@@ -52,7 +53,9 @@ export function createHttpExecutor(
     } catch (error) {
       throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
     }
-    return graphqlResponse(response.status, await response.json().catch(() => undefined));
+    const result = graphqlResponse(response.status, await response.json().catch(() => undefined));
+    const position = response.headers.get(LOG_POSITION_HEADER);
+    return position === null ? result : { ...result, logPosition: position };
   });
 
   return { execute };

@@ -50,7 +50,15 @@ export async function startEmbeddedSystem(config: Config, logger: Logger, option
     });
 
     const rest = await startRest(config, logger, gateway.door, telemetry, lifecycle, standIns, homePages);
-    const grpcAddress = await startGrpc(config, subgraphs.users!.service, tokens, logger, telemetry, lifecycle);
+    const grpcAddress = await startGrpc(
+      config,
+      subgraphs.users!.service,
+      tokens,
+      logger,
+      telemetry,
+      lifecycle,
+      fetchCache && (() => fetchCache.afterWrite()),
+    );
 
     // The embedded database admits this process alone: `npm run seed`, `social-token` and `social-app` ask it to run
     // their command (bin/tools/command-channel.ts, bin/tools/channel-commands.ts), with the URLs it listens on and its

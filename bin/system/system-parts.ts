@@ -123,12 +123,14 @@ export async function startGrpc(
   logger: Logger,
   telemetry: Telemetry,
   lifecycle: Lifecycle,
+  /** The fetch cache's afterWrite, when it is on in this process (a write's reply waits for its changes to reach it). */
+  afterWrite?: () => Promise<string | undefined>,
 ): Promise<string> {
   const [{ createUserExampleGrpcServer }, { bindGrpcServer }] = await Promise.all([
     import('../../subgraphs/users/grpc/user-example.grpc-server.ts'),
     import('../../subgraphs/users/grpc/bind-grpc-server.ts'),
   ]);
-  const grpc = createUserExampleGrpcServer({ service, tokens, logger, telemetry });
+  const grpc = createUserExampleGrpcServer({ service, tokens, logger, telemetry, ...(afterWrite && { afterWrite }) });
   const bound = await bindGrpcServer(grpc.server, config.host, config.grpc.port, { shutdownGraceMs: config.telemetry.shutdownGraceMs });
   const refresh = () =>
     telemetry.readiness.report().then(

@@ -21,7 +21,7 @@ import {
   type ListParamsInput,
   type UpdateUserExampleInput,
 } from './generated/operations.ts';
-import { callerHeaders } from '../caller-headers.ts';
+import { callerHeaders, LOG_POSITION_HEADER } from '../caller-headers.ts';
 
 /**
  * Area A's HTTP mapping (grpc-gateway conventions over the userExample proto): the five paths, each decoded as protojson,
@@ -138,6 +138,7 @@ export function createUserExampleRoutes({ executor, logger, bodyLimitBytes }: Us
       }
       // GraphQL answers a request that raised no error with its data.
       if (!result.data) throw new Error(`the gateway answered ${operation.operationName} with neither data nor errors`);
+      if (result.logPosition !== undefined) res.setHeader(LOG_POSITION_HEADER, result.logPosition);
       // A read carries its ETag, and a request holding it is answered 304 (issue 39: Area A as the Graph's reads).
       if (conditional) sendConditionalJson(res, render(result.data), RECORD_READ_CACHE_HEADERS);
       else sendJson(res, 200, render(result.data));

@@ -1,13 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { context, SpanStatusCode } from '@opentelemetry/api';
-import {
-  Server,
-  status as GrpcStatus,
-  type handleUnaryCall,
-  type Metadata,
-  type ServerOptions,
-  type ServiceDefinition,
-} from '@grpc/grpc-js';
+import { Metadata, Server, status as GrpcStatus, type handleUnaryCall, type ServerOptions, type ServiceDefinition } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Actor, TokenService } from '../../../lib/auth/auth.ts';
 import type { Logger } from '../../../lib/logger.ts';
@@ -43,6 +36,12 @@ export interface UserExampleGrpcDeps {
   serverOptions?: ServerOptions;
   /** Metrics and spans of each call; the health service answers what the process's readiness says. */
   telemetry: Telemetry;
+  /**
+   * After a write: waits until its changes reached the process's caches (the gateway's fetch cache, when it is on) and
+   * gives the change log's position then applied, sent as the trailer `tributary-log-position` (as a GraphQL or REST
+   * write's reply header), so that a read presenting it on any instance reads the write.
+   */
+  afterWrite?: () => Promise<string | undefined>;
 }
 
 /** The gRPC server and its grpc.health.v1 service, whose status the caller keeps in step with readiness. */
@@ -96,6 +95,7 @@ export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExam
     method: string,
     requestMessage: string,
     handle: (actor: Actor, request: Request) => Promise<Reply>,
+    writes = false,
   ): handleUnaryCall<Request, Reply> {
     const fullName = `${USER_EXAMPLE_SERVICE_NAME}/${method}`;
     return (call, callback) => {
@@ -128,26 +128,41 @@ export function createUserExampleGrpcServer(deps: UserExampleGrpcDeps): UserExam
           callback(status);
           return;
         }
+        const position = writes ? await deps.afterWrite?.() : undefined;
         finish(GrpcStatus.OK);
-        callback(null, reply);
+        if (position === undefined) callback(null, reply);
+        else callback(null, reply, positionTrailer(position));
       };
       withRequestId(requestId, () => void (traced ? context.with(traced.context, run) : run()));
     };
   }
 
   const implementation = {
-    Create: unary<CreateUserExampleRequestWire, CreateUserExampleReplyWire>('Create', 'CreateUserExampleRequest', (actor, request) =>
-      service.create(actor, decodeCreateRequest(request)),
+    Create: unary<CreateUserExampleRequestWire, CreateUserExampleReplyWire>(
+      'Create',
+      'CreateUserExampleRequest',
+      (actor, request) => service.create(actor, decodeCreateRequest(request)),
+      true,
     ),
-    DeleteByID: unary<IdRequestWire, EmptyWire>('DeleteByID', 'DeleteUserExampleByIDRequest', async (actor, request) => {
-      await service.deleteById(actor, decodeUint64(request.id, 'DeleteUserExampleByIDRequest', 'id'));
-      return {};
-    }),
-    UpdateByID: unary<UpdateUserExampleByIDRequestWire, EmptyWire>('UpdateByID', 'UpdateUserExampleByIDRequest', async (actor, request) => {
-      const id = decodeUint64(request.id, 'UpdateUserExampleByIDRequest', 'id');
-      await service.updateById(actor, id, decodeUpdatePatch(request));
-      return {};
-    }),
+    DeleteByID: unary<IdRequestWire, EmptyWire>(
+      'DeleteByID',
+      'DeleteUserExampleByIDRequest',
+      async (actor, request) => {
+        await service.deleteById(actor, decodeUint64(request.id, 'DeleteUserExampleByIDRequest', 'id'));
+        return {};
+      },
+      true,
+    ),
+    UpdateByID: unary<UpdateUserExampleByIDRequestWire, EmptyWire>(
+      'UpdateByID',
+      'UpdateUserExampleByIDRequest',
+      async (actor, request) => {
+        const id = decodeUint64(request.id, 'UpdateUserExampleByIDRequest', 'id');
+        await service.updateById(actor, id, decodeUpdatePatch(request));
+        return {};
+      },
+      true,
+    ),
     GetByID: unary<IdRequestWire, GetUserExampleByIDReplyWire>('GetByID', 'GetUserExampleByIDRequest', async (actor, request) => {
       const record = await service.getById(actor, decodeUint64(request.id, 'GetUserExampleByIDRequest', 'id'));
       return { userExample: encodeUserExample(record) };
@@ -181,4 +196,11 @@ function readMetadata(metadata: Metadata, key: string): string | undefined {
 function readAuthorization(metadata: Metadata): string | undefined {
   const [value] = metadata.get('authorization');
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The trailer a write's reply carries its change-log position in (UserExampleGrpcDeps.afterWrite). */
+function positionTrailer(position: string): Metadata {
+  const trailer = new Metadata();
+  trailer.set('tributary-log-position', position);
+  return trailer;
 }

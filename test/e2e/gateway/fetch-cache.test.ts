@@ -193,6 +193,63 @@ describe('the change log position, two gateway instances sharing one database', 
     expect(read).toEqual({ status: 200, position: null, body: { data: { userExample: { id, name: 'Written On First' } } } });
   });
 
+  it('REST: a PUT answers its position; a GET on the other instance presenting it reads the write; a bad one is INVALID_ARGUMENT', async () => {
+    const admin = { authorization: `Bearer ${first.adminToken()}` };
+    const input = {
+      name: 'Over REST',
+      email: uniqueEmail('rest-position'),
+      password: '0123456789',
+      phone: '13800138000',
+      avatar: 'https://x.example/a.png',
+      age: 30,
+      gender: 'FEMALE',
+    };
+    const id: string = (await gqlOn(first, CREATE, { input }, admin)).body.data.createUserExample.id;
+    const get = (headers: Record<string, string>) =>
+      fetch(`${second.restUrl}/api/v1/userExample/${id}`, { headers: { ...admin, ...headers } });
+    expect(((await (await get({})).json()) as any).userExample.name).toBe('Over REST');
+    const put = await fetch(`${first.restUrl}/api/v1/userExample/${id}`, {
+      method: 'PUT',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Put On First' }),
+    });
+    expect(put.status).toBe(200);
+    const position = put.headers.get('tributary-log-position');
+    expect(position).toMatch(/^[1-9][0-9]*$/);
+    expect(((await (await get({})).json()) as any).userExample.name).toBe('Over REST');
+    expect(((await (await get({ 'tributary-log-position': position! })).json()) as any).userExample.name).toBe('Put On First');
+    const bad = await get({ 'tributary-log-position': 'yesterday' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      code: 3,
+      message:
+        "tributary-log-position must be a change-log position as a write's reply gave it: a decimal integer from 0 to 9223372036854775807.",
+      details: [],
+    });
+  });
+
+  it("gRPC: a write through the deaf instance's own gRPC door is in its next read (the reply waited for its changes)", async () => {
+    const admin = { authorization: `Bearer ${second.adminToken()}` };
+    const input = {
+      name: 'Before gRPC',
+      email: uniqueEmail('grpc-position'),
+      password: '0123456789',
+      phone: '13800138000',
+      avatar: 'https://x.example/a.png',
+      age: 30,
+      gender: 'FEMALE',
+    };
+    const id: string = (await gqlOn(second, CREATE, { input }, admin)).body.data.createUserExample.id;
+    expect((await gqlOn(second, USER, { id }, admin)).body.data.userExample.name).toBe('Before gRPC');
+    const client = createUserExampleGrpcClient(second.grpcAddress);
+    try {
+      await client.call('UpdateByID', { id, name: 'After gRPC' }, { authorization: admin.authorization });
+    } finally {
+      client.close();
+    }
+    expect((await gqlOn(second, USER, { id }, admin)).body.data.userExample.name).toBe('After gRPC');
+  });
+
   it.each([
     ['not a number', 'abc'],
     ['negative', '-1'],
@@ -212,7 +269,7 @@ describe('the change log position, two gateway instances sharing one database', 
         {
           message:
             "tributary-log-position must be a change-log position as a write's reply gave it: a decimal integer from 0 to 9223372036854775807.",
-          extensions: { code: 'BAD_REQUEST' },
+          extensions: { code: 'BAD_USER_INPUT' },
         },
       ],
     });
@@ -228,7 +285,7 @@ describe('the change log position, two gateway instances sharing one database', 
     expect(reply.status).toBe(400);
     expect(reply.body.errors[0]).toEqual({
       message: "tributary-log-position 9223372036854775807 is past the end of the change log: send the position a write's reply gave.",
-      extensions: { code: 'BAD_REQUEST' },
+      extensions: { code: 'BAD_USER_INPUT' },
     });
   });
 });

@@ -84,5 +84,13 @@ export function fetchCacheMetrics(registry: Registry): { trackFetchCache(report:
       );
     },
   });
+  new Gauge({
+    name: 'tributary_gateway_cache_log_position',
+    help: "The change log's position this process's cache has applied: every change up to it has evicted what it touched.",
+    registers: [registry],
+    collect() {
+      each((report) => this.set(Number(report.position)));
+    },
+  });
   return { trackFetchCache: (report) => void reports.push(report) };
 }

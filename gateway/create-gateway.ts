@@ -18,7 +18,7 @@ import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSubgraphIncidents, type SubgraphIncidents } from './subgraph-incidents.ts';
 import type { SupergraphReloadOutcome, SupergraphReloadTrigger, SupergraphSource } from './supergraph-source.ts';
-import type { Subgraph } from '../subgraphs/subgraph.ts';
+import type { Subgraph, SubgraphCacheViewing } from '../subgraphs/subgraph.ts';
 import { uploadMiddleware } from '../lib/graphql/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
@@ -32,6 +32,7 @@ import { createGatewayDoor, type GatewayDoor, type GatewayHttpReply } from './ga
 import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
 import type { FetchCache } from './fetch-cache/fetch-cache.ts';
+import { RemoteFetchCaching } from './fetch-cache/remote-fetch-caching.ts';
 import { createFetcherSubgraphClient, type SubgraphHttpClient, type SubgraphHttpClientOptions } from './subgraph-http-client.ts';
 import { createHttpFastPath } from './stand-ins/http-fast-path.ts';
 import { createJitCompiler } from './stand-ins/jit-subgraph-execution.ts';
@@ -100,6 +101,8 @@ export interface GatewayDeps {
   homePage?: RequestHandler;
   /** The fetch cache (fetch-cache/; GATEWAY_CACHE), followed from the change log by whoever built it; none when off. */
   fetchCache?: FetchCache;
+  /** Distributed mode with the cache on: each subgraph's schema and viewer rule (subgraphs/cache-viewing.ts). */
+  cacheViewing?: Partial<Record<SubgraphName, SubgraphCacheViewing>>;
 }
 
 export interface GatewayServer {
@@ -301,9 +304,16 @@ function buildDataSource(sources: SubgraphSources, name: string): GraphQLDataSou
     trustedCallerSecret: config.graphql.trustedCallerSecret,
     // The subgraph servers of a deployment share its configuration: their bounds on one connection are these.
     subscriptionLimits: { perConnection: config.subscriptions.perConnection, maxMessageBytes: config.subscriptions.maxMessageBytes },
+    caching: remoteCaching(sources.deps, subgraphName),
   });
   sources.remotes.push(remote);
   return remote;
+}
+
+/** The fetch cache in front of a remote subgraph, when it is on and knows the subgraph's schema and viewer rule. */
+function remoteCaching(deps: GatewayDeps, name: SubgraphName): RemoteFetchCaching | undefined {
+  const viewing = deps.cacheViewing?.[name];
+  return deps.fetchCache && viewing ? new RemoteFetchCaching(name, deps.fetchCache, viewing) : undefined;
 }
 
 /** The gateway's Apollo Server plugins, in their order. */

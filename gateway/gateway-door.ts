@@ -176,27 +176,11 @@ export function createGatewayDoor({ apollo, lane, live, fetchCache }: GatewayDoo
     };
   }
 
-  /** A presented log position reached, or the request error that says why it cannot be (none without a cache). */
-  async function positionRefusal(presented: string | undefined): Promise<GraphQLFormattedError | undefined> {
-    const cache = fetchCache;
-    if (!cache || presented === undefined) return undefined;
-    const position = logPositionOf(presented);
-    if (position === undefined) {
-      return badRequest(
-        `${LOG_POSITION_HEADER} must be a change-log position as a write's reply gave it: a decimal integer from 0 to ${MAX_POSITION}.`,
-      );
-    }
-    const reached = await cache.reach(position);
-    return reached === 'ahead'
-      ? badRequest(`${LOG_POSITION_HEADER} ${presented} is past the end of the change log: send the position a write's reply gave.`)
-      : undefined;
-  }
-
   const door: GatewayDoor = {
     async serveHttp(request) {
       const { method, url, search, headers, body } = request;
       const incoming = new IncomingHeaders(headers);
-      const refusal = await positionRefusal(incoming.get(LOG_POSITION_HEADER));
+      const refusal = await positionRefusal(fetchCache, incoming.get(LOG_POSITION_HEADER));
       if (refusal) return jsonReply(400, { errors: [refusal] });
       const liveReply = await serveLive(request, incoming);
       if (liveReply) return liveReply;
@@ -224,7 +208,7 @@ export function createGatewayDoor({ apollo, lane, live, fetchCache }: GatewayDoo
     },
 
     execute: executeOperation(async ({ query, operationName, variables, headers }) => {
-      const refusal = await positionRefusal(headers[LOG_POSITION_HEADER]);
+      const refusal = await positionRefusal(fetchCache, headers[LOG_POSITION_HEADER]);
       if (refusal) return { data: null, errors: [refusal] };
       const contextValue = createGatewayContext(headers);
       const result = await laneElsePipeline<GatewayOperationResult>(
@@ -261,6 +245,24 @@ function withoutDefer(document: DocumentNode): DocumentNode {
   return visit(stripped, {
     VariableDefinition: (node) => (used.has(node.variable.name.value) ? undefined : null),
   });
+}
+
+/** A presented log position reached, or the request error that says why it cannot be (none without a cache). */
+async function positionRefusal(
+  cache: GatewayDoorDeps['fetchCache'],
+  presented: string | undefined,
+): Promise<GraphQLFormattedError | undefined> {
+  if (!cache || presented === undefined) return undefined;
+  const position = logPositionOf(presented);
+  if (position === undefined) {
+    return badRequest(
+      `${LOG_POSITION_HEADER} must be a change-log position as a write's reply gave it: a decimal integer from 0 to ${MAX_POSITION}.`,
+    );
+  }
+  const reached = await cache.reach(position);
+  return reached === 'ahead'
+    ? badRequest(`${LOG_POSITION_HEADER} ${presented} is past the end of the change log: send the position a write's reply gave.`)
+    : undefined;
 }
 
 /** The largest change-log position (a bigint identity column). */

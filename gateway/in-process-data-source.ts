@@ -1,23 +1,12 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import {
-  execute,
-  GraphQLError,
-  Kind,
-  parse,
-  validate,
-  type DocumentNode,
-  type ExecutionResult,
-  type FragmentDefinitionNode,
-  type GraphQLFormattedError,
-  type OperationDefinitionNode,
-} from 'graphql';
+import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { Subgraph } from '../subgraphs/subgraph.ts';
 import { collectExtensions, type GatewayContext } from './gateway-context.ts';
 import type { QueryCompiler, QueryRun } from '../lib/graphql/query-compiler.ts';
 import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
-import { staticCachePolicy, type CachePolicyResult } from '../lib/graphql/static-cache-policy.ts';
-import type { FetchCache } from './fetch-cache/fetch-cache.ts';
+import { cacheableDocument, type CacheableDocument } from './fetch-cache/cacheable-document.ts';
+import type { FetchCache, FetchOutcome } from './fetch-cache/fetch-cache.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -34,16 +23,9 @@ const DOCUMENT_CACHE_MAX_LENGTH = 16_384;
 interface PreparedQuery {
   readonly document: DocumentNode;
   readonly run: QueryRun | undefined;
-  /** The reply's cache policy from the subgraph's `@cacheControl` hints, as its own server would answer it. */
-  readonly cachePolicy: CachePolicyResult;
-  /** What the fetch cache needs of a query its hints let it keep (kept documents only); undefined otherwise. */
-  readonly cacheable: { id: number; operation: OperationDefinitionNode; fragments: Map<string, FragmentDefinitionNode> } | undefined;
-  /** A mutation: its reply waits until the changes it committed have reached the fetch cache. */
-  readonly writes: boolean;
+  /** Its cache policy from the hints, and what the fetch cache needs of it (kept documents only are cacheable). */
+  readonly caching: CacheableDocument;
 }
-
-/** Identifies a prepared document in fetch-cache keys (a document prepared again gets a new one: its entries just miss). */
-let nextDocumentId = 1;
 
 /**
  * Runs a subgraph inside the gateway's process (no HTTP hop). Unlike @apollo/gateway's LocalGraphQLDataSource it
@@ -82,7 +64,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     if ('incomingRequestContext' in options) {
       const policy = options.incomingRequestContext.overallCachePolicy;
       // A reply with errors is `no-store` from a subgraph server (Apollo's cache-control plugin), and so it is here.
-      if (policy && 'restrict' in policy) policy.restrict(outcome.errors ? { maxAge: 0 } : prepared.cachePolicy);
+      if (policy && 'restrict' in policy) policy.restrict(outcome.errors ? { maxAge: 0 } : prepared.caching.policy);
     }
     return this.reply(outcome);
   }
@@ -99,7 +81,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     gatewayContext: Partial<GatewayContext>,
   ): Promise<ExecutionResult> {
     // Reusable: no errors, and nothing reported for the caller (the social graph's rate-limit usage: a call counted).
-    const run = async (): Promise<{ value: ExecutionResult; data: ExecutionResult['data']; reusable: boolean }> => {
+    const run = async (): Promise<FetchOutcome<ExecutionResult>> => {
       const runGraphqlJs = () =>
         execute({ schema: this.subgraph.schema, document: prepared.document, variableValues: variables, operationName, contextValue });
       const result: ExecutionResult = prepared.run ? await prepared.run(contextValue, variables, runGraphqlJs) : await runGraphqlJs();
@@ -107,17 +89,17 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
       collectExtensions(gatewayContext, extensions);
       this.subgraph.finishRequest?.(contextValue);
       const reusable = !result.errors && (!extensions || Object.keys(extensions).length === 0);
-      return { value: result, data: result.data, reusable };
+      return { value: result, data: result.data, reusable, maxAgeSeconds: prepared.caching.policy.maxAge ?? 0 };
     };
     const { cache } = this;
     if (!cache) return (await run()).value;
-    if (prepared.writes) {
+    if (prepared.caching.writes) {
       const { value } = await run();
       const position = await cache.afterWrite();
       if (position !== undefined && gatewayContext.written) gatewayContext.written.through = position;
       return value;
     }
-    const cacheable = prepared.cacheable;
+    const cacheable = prepared.caching.cacheable;
     if (!cacheable || !cache.serving()) return (await run()).value;
     const viewer = await this.subgraph.cacheViewer?.(contextValue);
     if (viewer === undefined) return (await run()).value;
@@ -130,7 +112,6 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
         fragments: cacheable.fragments,
         variables,
         viewer,
-        maxAgeSeconds: prepared.cachePolicy.maxAge ?? 0,
       },
       run,
     );
@@ -215,38 +196,16 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     }
     const errors = validate(this.subgraph.schema, document);
     if (errors.length > 0) throw withCode(errors[0]!, 'GRAPHQL_VALIDATION_FAILED');
-    const cachePolicy = staticCachePolicy(this.subgraph.schema, document, operationName);
-    const operation = operationOf(document, operationName);
-    const writes = operation?.operation === 'mutation';
-    if (source.length > DOCUMENT_CACHE_MAX_LENGTH) return { document, run: undefined, cachePolicy, cacheable: undefined, writes };
+    const caching = cacheableDocument(this.subgraph.schema, document, operationName);
+    if (source.length > DOCUMENT_CACHE_MAX_LENGTH) return { document, run: undefined, caching: { ...caching, cacheable: undefined } };
     if (this.prepared.size >= DOCUMENT_CACHE_SIZE) {
       // Drop the oldest entry (Map keeps insertion order).
       this.prepared.delete(this.prepared.keys().next().value!);
     }
-    const cacheable =
-      operation?.operation === 'query' && (cachePolicy.maxAge ?? 0) > 0
-        ? { id: nextDocumentId++, operation, fragments: fragmentsOf(document) }
-        : undefined;
-    const prepared = { document, run: this.compile?.(this.subgraph.schema, document, operationName), cachePolicy, cacheable, writes };
+    const prepared = { document, run: this.compile?.(this.subgraph.schema, document, operationName), caching };
     this.prepared.set(key, prepared);
     return prepared;
   }
-}
-
-function operationOf(document: DocumentNode, operationName: string | undefined): OperationDefinitionNode | undefined {
-  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
-  return operationName === undefined
-    ? operations.length === 1
-      ? operations[0]
-      : undefined
-    : operations.find((op) => op.name?.value === operationName);
-}
-
-function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions)
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  return fragments;
 }
 
 /** The error with the `extensions.code` Apollo Server gives parse and validation errors on a subgraph's HTTP server. */

@@ -12,6 +12,7 @@ import type { SubgraphIncidents } from './subgraph-incidents.ts';
 import { createSubgraphInstances, type CircuitOptions, type SubgraphInstances } from './subgraph-instances.ts';
 import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
 import { createSubgraphWsClients, type SubgraphWsClients } from './live/subgraph-ws-client.ts';
+import type { RemoteFetchCaching, RemoteReply } from './fetch-cache/remote-fetch-caching.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource<GatewayContext>['process']>>;
 
@@ -47,6 +48,8 @@ export interface RemoteDataSourceOptions {
    * may share one WebSocket to them, and the message size their bound is made from (live/subgraph-ws-client.ts).
    */
   subscriptionLimits?: { perConnection: number; maxMessageBytes: number };
+  /** The fetch cache, when it is on, and the subgraph's schema and viewer rule it keys replies by (fetch-cache/). */
+  caching?: RemoteFetchCaching | undefined;
 }
 
 /** Attempts of one query's fetch: the first and at most two more, after a refused or reset connection. */
@@ -85,6 +88,7 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
   private readonly subscriptionLimits: RemoteDataSourceOptions['subscriptionLimits'];
   /** Subscription fetches over graphql-ws (live/subgraph-ws-client.ts), made on first use. */
   private wsClients: SubgraphWsClients | undefined;
+  private readonly caching: RemoteFetchCaching | undefined;
 
   constructor(options: RemoteDataSourceOptions) {
     if (options.endpoints.length === 0) throw new Error(`subgraph ${options.name} has no instance`);
@@ -98,6 +102,7 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     this.subscriptionLimits = options.subscriptionLimits;
     this.tracing = options.tracing;
     this.trustedCallerSecret = options.trustedCallerSecret;
+    this.caching = options.caching;
   }
 
   /** The caller's headers the subgraph must see, and the trace context of this fetch (@apollo/gateway's fetch span). */
@@ -113,19 +118,49 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     const uploads = findUploads(request.variables);
     if (uploads.length > 0) return this.processUpload(options, uploads);
     if (!request.query) throw new Error('Missing query');
+    const restrict = (hint: { maxAge: number; scope?: 'PRIVATE' | 'PUBLIC' }) => {
+      // Only a fetch for an incoming operation has a response whose cache policy the subgraph's reply restricts.
+      if (!('incomingRequestContext' in options)) return;
+      const policy = options.incomingRequestContext.overallCachePolicy;
+      if (policy && 'restrict' in policy) policy.restrict(hint);
+    };
+    const fetch = async (): Promise<RemoteReply<GatewayGraphQLResponse>> => {
+      const fetched = await this.fetch(options, request.query!);
+      if (fetched.hint) restrict(fetched.hint);
+      return { response: fetched.response, maxAgeSeconds: fetched.hint?.maxAge ?? 0 };
+    };
+    if (!this.caching) return (await fetch()).response;
+    const outcome = await this.caching.through(
+      { query: request.query, operationName: request.operationName, variables: request.variables },
+      context,
+      fetch,
+    );
+    if (outcome.fromCache) {
+      const { maxAge, scope } = outcome.fromCache.policy;
+      restrict({ maxAge: maxAge ?? 0, ...(scope !== undefined && { scope }) });
+    }
+    return outcome.response;
+  }
+
+  /** One fetch over HTTP: the subgraph's reply, and the cache hint of its Cache-Control when it answered 2xx. */
+  private async fetch(
+    options: GraphQLDataSourceProcessOptions<GatewayContext>,
+    query: string,
+  ): Promise<{ response: GatewayGraphQLResponse; hint?: { maxAge: number; scope?: 'PRIVATE' | 'PUBLIC' } }> {
+    const { request, context } = options;
     const headers: Record<string, string> = {};
     // What the gateway itself asks of the subgraph (apollo-federation-include-trace when it collects traces), then the
     // caller's headers over it, as the base class applies them (willSendRequest after the request's own).
     if (request.http?.headers) for (const [name, value] of request.http.headers) headers[name.toLowerCase()] = value;
     Object.assign(headers, this.outgoingHeaders(context));
     const body = JSON.stringify({
-      query: request.query,
+      query,
       variables: request.variables,
       operationName: request.operationName,
       extensions: request.extensions,
     });
-    const sent = await this.send(body, headers, isQuery(request.query));
-    if ('unavailable' in sent) return this.unavailable(sent.unavailable);
+    const sent = await this.send(body, headers, isQuery(query));
+    if ('unavailable' in sent) return { response: this.unavailable(sent.unavailable) };
     const { reply } = sent;
     this.incidents.answered(this.name);
     const parsed = parseReplyBody(reply);
@@ -133,18 +168,13 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
       // A subgraph answers request errors (variable coercion, validation) with HTTP 400 and a GraphQL body. The base class
       // would replace them by "400: Bad Request" (code INTERNAL_SERVER_ERROR); passing the subgraph's own errors on instead
       // gives the caller the same message and code as the embedded mode.
-      if (isGraphqlErrorBody(parsed)) return { errors: parsed.errors };
+      if (isGraphqlErrorBody(parsed)) return { response: { errors: parsed.errors } };
       throw replyError(this.url, reply, parsed);
     }
     if (typeof parsed !== 'object' || parsed === null) throw new Error(`Expected JSON response body, but received: ${String(parsed)}`);
     const response = parsed as GatewayGraphQLResponse;
     collectExtensions(context, response.extensions);
-    // Only a fetch for an incoming operation has a response whose cache policy the subgraph's reply restricts.
-    if ('incomingRequestContext' in options) {
-      const policy = options.incomingRequestContext.overallCachePolicy;
-      if (policy && 'restrict' in policy) policy.restrict(cacheHint(reply.cacheControl));
-    }
-    return response;
+    return { response, hint: cacheHint(reply.cacheControl) };
   }
 
   /**

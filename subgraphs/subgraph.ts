@@ -67,3 +67,13 @@ export interface SubgraphOperation {
   variables?: Readonly<Record<string, unknown>> | undefined;
   operationName?: string | undefined;
 }
+
+/**
+ * What a gateway that reaches a subgraph over HTTP needs to keep its replies in its fetch cache (issue 39): the
+ * subgraph's schema (its types, for the tags of what a reply holds, and its hints) and the viewer's facts its rules read,
+ * worked out from the request as the subgraph itself would (Subgraph.cacheViewer's rule, from the same code).
+ */
+export interface SubgraphCacheViewing {
+  schema: GraphQLSchema;
+  viewer(request: SubgraphRequestInfo): Promise<string | undefined>;
+}

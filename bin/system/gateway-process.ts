@@ -6,7 +6,13 @@ import { peerReady } from '../../lib/telemetry/readiness.ts';
 import { createHttpExecutor, type GraphQLExecutor } from '../../rest-adapter/graphql-executor.ts';
 import { Lifecycle, runningSystem, type RunningSystem, type SystemOptions } from './lifecycle.ts';
 import { createListenerHomePages } from './listener-home-pages.ts';
-import { startGatewayListener, startRest, startTelemetry } from './system-parts.ts';
+import { openOrShareDatabase, startGatewayListener, startRest, startTelemetry } from './system-parts.ts';
+import { startFetchCache } from './fetch-cache-follower.ts';
+import type { TokenService } from '../../lib/auth/auth.ts';
+import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
+import type { FetchCache } from '../../gateway/fetch-cache/fetch-cache.ts';
+import type { SubgraphCacheViewing } from '../../subgraphs/subgraph.ts';
+import type { SubgraphName } from '../../lib/config.ts';
 
 /**
  * The gateway and the REST adapter of the distributed topology: subgraphs are reached at their configured URLs, and the
@@ -16,7 +22,7 @@ import { startGatewayListener, startRest, startTelemetry } from './system-parts.
 export async function startGatewayProcess(
   config: Config,
   logger: Logger,
-  options: Pick<SystemOptions, 'standIns'> = {},
+  options: Pick<SystemOptions, 'standIns' | 'database' | 'now'> = {},
 ): Promise<RunningSystem> {
   const telemetry = startTelemetry(config, 'gateway', logger);
   const lifecycle = new Lifecycle(telemetry, logger, config.telemetry.shutdownDelayMs);
@@ -25,7 +31,9 @@ export async function startGatewayProcess(
     const standIns = options.standIns ?? createStandIns(config.standIns, logger);
     telemetry.metrics.trackStandIns(() => standIns.decisions());
     const homePages = createListenerHomePages(config);
+    const cached = await startDistributedFetchCache(config, logger, telemetry, lifecycle, tokens, options);
     const { gateway, http: gatewayHttp } = await startGatewayListener({
+      ...cached,
       config,
       logger,
       telemetry,
@@ -60,4 +68,30 @@ export async function startGatewayProcess(
     await lifecycle.close();
     throw error;
   }
+}
+
+/**
+ * The fetch cache of a gateway process (GATEWAY_CACHE): it follows the change log, so this process opens the shared
+ * PostgreSQL database (DATABASE_URL: PGlite is one process's own), and keys replies with the subgraphs' own viewer rules
+ * (subgraphs/cache-viewing.ts, loaded only then), on the subgraphs' clock (token expiry). Nothing when the cache is off: the gateway process opens no database.
+ */
+async function startDistributedFetchCache(
+  config: Config,
+  logger: Logger,
+  telemetry: Telemetry,
+  lifecycle: Lifecycle,
+  tokens: TokenService,
+  options: Pick<SystemOptions, 'database' | 'now'>,
+): Promise<{ fetchCache?: FetchCache; cacheViewing?: Partial<Record<SubgraphName, SubgraphCacheViewing>> }> {
+  if (config.gateway.cache.mode === 'off' || config.gateway.mode !== 'distributed') return {};
+  if (!options.database && config.database.url === undefined) {
+    throw new Error('GATEWAY_CACHE needs DATABASE_URL in a gateway process: it follows the change log of the shared PostgreSQL database');
+  }
+  const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options);
+  const fetchCache = await startFetchCache(config, database, telemetry, logger, lifecycle);
+  const { createCacheViewing } = await import('../../subgraphs/cache-viewing.ts');
+  return {
+    ...(fetchCache && { fetchCache }),
+    cacheViewing: createCacheViewing({ database, tokens, ...(options.now && { now: options.now }) }),
+  };
 }

@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import type { GatewayServer } from '../../gateway/create-gateway.ts';
 import type { FetchCache } from '../../gateway/fetch-cache/fetch-cache.ts';
 import type { TokenService } from '../../lib/auth/auth.ts';
-import type { Config } from '../../lib/config.ts';
+import type { Config, SubgraphName } from '../../lib/config.ts';
+import type { SubgraphCacheViewing } from '../../subgraphs/subgraph.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
 import type { PgliteTemplateImage } from '../../lib/database/pglite-template-image.ts';
 import { createSubgraphErrorFormatter } from '../../lib/graphql/graphql-errors.ts';
@@ -163,6 +164,8 @@ export interface GatewayParts {
   homePages?: ListenerHomePages;
   /** The fetch cache, when GATEWAY_CACHE turns it on (fetch-cache-follower.ts). */
   fetchCache?: FetchCache;
+  /** Distributed, with the cache on: the subgraphs' schemas and viewer rules (subgraphs/cache-viewing.ts). */
+  cacheViewing?: Partial<Record<SubgraphName, SubgraphCacheViewing>>;
 }
 
 /** The gateway (not listening): the one way every process and the bench build it. */
@@ -179,6 +182,7 @@ export async function buildGateway(parts: GatewayParts): Promise<GatewayServer> 
     standIns: parts.standIns,
     ...(parts.homePages && { homePage: parts.homePages.gateway }),
     ...(parts.fetchCache && { fetchCache: parts.fetchCache }),
+    ...(parts.cacheViewing && { cacheViewing: parts.cacheViewing }),
   });
 }
 

@@ -49,7 +49,11 @@ const TAG_OVERHEAD_BYTES = 64;
 export class FetchCacheStore {
   private readonly entries = new Map<string, Entry>();
   private readonly byTag = new Map<string, Set<string>>();
-  /** The epoch each tag was last evicted at (insertion order = eviction order, for trimming). */
+  /**
+   * The epoch each tag was last evicted at. Updated in place (a delete and set per change would keep eviction order, but
+   * V8's Map degrades under that churn — a type's collection tag is re-set by every change to the type); trimming in
+   * insertion order then raises the floor to the largest epoch trimmed, which only refuses more stores, never fewer.
+   */
   private readonly evictedAt = new Map<string, number>();
   private floor = 0;
   private current = 0;
@@ -90,13 +94,20 @@ export class FetchCacheStore {
     this.counts.shared++;
   }
 
+  /** Counts a reply fetched but not offered (no tags could vouch for it). */
+  noteRefused(): void {
+    this.counts.refused++;
+  }
+
   /**
    * Keeps `text` under `key` for `maxAgeMs` with `tags`, unless it is too large or one of its tags was evicted after
    * `since` (the epoch when its fetch began). Returns whether it was kept.
    */
   set(key: string, text: string, tags: readonly string[], maxAgeMs: number, since: number): boolean {
     const bytes = text.length * 2 + ENTRY_OVERHEAD_BYTES + key.length * 2 + tags.length * TAG_OVERHEAD_BYTES;
-    if (bytes > this.bounds.maxEntryBytes || maxAgeMs <= 0 || tags.some((tag) => this.evictedSince(tag, since))) {
+    // An entry larger than the whole bound would only empty the cache to no end; a max age that is none keeps nothing.
+    const tooLarge = bytes > this.bounds.maxEntryBytes || bytes > this.bounds.maxBytes;
+    if (tooLarge || !(maxAgeMs > 0) || tags.some((tag) => this.evictedSince(tag, since))) {
       this.counts.refused++;
       return false;
     }
@@ -156,7 +167,6 @@ export class FetchCacheStore {
   }
 
   private evictTag(tag: string): void {
-    this.evictedAt.delete(tag);
     this.evictedAt.set(tag, this.current);
     const keys = this.byTag.get(tag);
     if (!keys) return;

@@ -32,8 +32,6 @@ export interface CacheableFetch {
   variables: Readonly<Record<string, unknown>> | undefined;
   /** The viewer's facts the subgraph's rules read (Subgraph.cacheViewer). */
   viewer: string;
-  /** The reply's max age from its hints (seconds, > 0). */
-  maxAgeSeconds: number;
 }
 
 /** A fetch's outcome: its data, and whether it may be kept (no errors, no extensions the caller must see). */
@@ -41,6 +39,8 @@ export interface FetchOutcome<T> {
   value: T;
   data: Record<string, unknown> | null | undefined;
   reusable: boolean;
+  /** The reply's max age from its hints (seconds; 0 or less: not kept). */
+  maxAgeSeconds: number;
 }
 
 export interface FetchCache {
@@ -101,8 +101,8 @@ export function createFetchCache(bounds: FetchCacheBounds, invalidation: () => F
           const tags = resultTags(fetch.schema, fetch.operation, fetch.fragments, fetch.variables, outcome.data);
           if (tags && tags.length > 0) {
             const candidate = JSON.stringify(outcome.data);
-            if (store.set(key, candidate, tags, fetch.maxAgeSeconds * 1000, since)) text = candidate;
-          }
+            if (store.set(key, candidate, tags, outcome.maxAgeSeconds * 1000, since)) text = candidate;
+          } else store.noteRefused();
         }
         return { ran: outcome.value };
       } finally {

@@ -46,17 +46,25 @@ export function resultTags(
     const field = queryType.getFields()[name];
     if (!field) return undefined;
     const value = data[responseKey];
-    const before = walk.tags.size;
+    const before = walk.given;
     if (name === '_entities') walk.entities(value, variables?.representations, nodes);
     else walk.value(value, field.type, nodes, false, idArgument(nodes[0]!, walk.variables));
-    if (walk.unvouched || walk.tags.size === before) return undefined;
+    // A root field that gave no tag (another root field may have given the same ones: that is a tag) holds nothing to follow.
+    if (walk.unvouched || walk.given === before) return undefined;
   }
   return [...walk.tags];
 }
 
 class TagWalk {
   readonly tags = new Set<string>();
+  /** Tags given so far, repeats included. */
+  given = 0;
   unvouched = false;
+
+  tag(tag: string): void {
+    this.tags.add(tag);
+    this.given++;
+  }
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -79,7 +87,7 @@ class TagWalk {
         return;
       }
       const id = representation?.id;
-      this.tags.add(typeof id === 'string' || typeof id === 'number' ? `${type.name}:${id}` : type.name);
+      this.tag(typeof id === 'string' || typeof id === 'number' ? `${type.name}:${id}` : type.name);
       if (item !== null && typeof item === 'object') this.object(item as Record<string, unknown>, type, nodes, true, undefined, false);
     });
   }
@@ -154,7 +162,7 @@ class TagWalk {
           id = record[responseKey];
         }
       }
-      this.tags.add(id === undefined ? type.name : `${type.name}:${String(id)}`);
+      this.tag(id === undefined ? type.name : `${type.name}:${String(id)}`);
     }
     const childAnchored = anchored || identifiable;
     for (const [responseKey, fieldNodes] of fields) {
@@ -171,7 +179,7 @@ class TagWalk {
     const members = isAbstractType(type) ? this.schema.getPossibleTypes(type) : isObjectType(type) ? [type] : [];
     for (const member of members) {
       // A null of `field(id: …)` is that id's absence: the entity's own key names its creation.
-      this.tags.add(idArg !== undefined && member.getFields().id ? `${member.name}:${idArg}` : member.name);
+      this.tag(idArg !== undefined && member.getFields().id ? `${member.name}:${idArg}` : member.name);
     }
   }
 

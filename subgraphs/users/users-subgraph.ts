@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
-import type { TokenService } from '../../lib/auth/auth.ts';
+import type { Actor, TokenService } from '../../lib/auth/auth.ts';
 import type { DatabaseHandle } from '../../lib/database/database.ts';
 import type { PasswordHasher } from '../../lib/auth/password.ts';
 import type { ListLimits } from './list-params.ts';
@@ -43,8 +43,15 @@ export function createUsersSubgraph(deps: UsersSubgraphDeps): UsersSubgraph {
     schema,
     service,
     createContext: (request) => createUsersContext(deps.tokens.authenticate(request.authorization), service),
-    // Every signed-in user may read every record, and no field differs by reader (user-example.service.ts, sponge's
-    // rule): a valid token is all a reply depends on. Writes are where the owner or an admin is required.
-    cacheViewer: ({ actor }) => Promise.resolve(actor.kind === 'user' ? 'user' : undefined),
+    cacheViewer: ({ actor }) => Promise.resolve(usersCacheViewer(actor)),
   };
+}
+
+/**
+ * Whose reply a users subgraph reply is, for the fetch cache: every signed-in user may read every record, and no field
+ * differs by reader (user-example.service.ts, sponge's rule), so a valid token is all a reply depends on. Writes are
+ * where the owner or an admin is required.
+ */
+export function usersCacheViewer(actor: Actor): string | undefined {
+  return actor.kind === 'user' ? 'user' : undefined;
 }

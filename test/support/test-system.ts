@@ -174,7 +174,11 @@ export async function startDistributedTestSystem(env: Record<string, string> = {
       SUBGRAPH_ACCOUNTS_URL: await urlOf('accounts', accounts.subgraphUrls.accounts),
       SUBGRAPH_COMMENTS_URL: await urlOf('comments', comments.subgraphUrls.comments),
     });
-    const gateway = await startGatewayProcess(gatewayConfig, logger);
+    // With the fetch cache on, the gateway follows the change log of the subgraphs' database (shared in this process).
+    const gateway = await startGatewayProcess(gatewayConfig, logger, {
+      database: users.database!,
+      ...(options.now && { now: options.now }),
+    });
     const subgraphs = { users, accounts, comments, media };
     return withTokens(
       {

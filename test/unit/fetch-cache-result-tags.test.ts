@@ -161,9 +161,9 @@ describe('resultTags: an identified root object', () => {
   });
 
   it('tags each root field of another type, the entities they hold in the order met', () => {
-    expect(
-      tagsOf('{ post(id: "1") { id author { id } } me { id } }', { post: { id: '1', author: { id: '2' } }, me: { id: '3' } }),
-    ).toEqual(['Post:1', 'User:2', 'User:3']);
+    expect(tagsOf('{ post(id: "1") { id author { id } } me { id } }', { post: { id: '1', author: { id: '2' } }, me: { id: '3' } })).toEqual(
+      ['Post:1', 'User:2', 'User:3'],
+    );
   });
 });
 
@@ -241,15 +241,23 @@ describe('resultTags: nested objects', () => {
   it('under a connection of an identified parent are tagged by their ids', () => {
     expect(
       tagsOf('{ user(id: "1") { id posts { nodes { id title } } } }', {
-        user: { id: '1', posts: { nodes: [{ id: '10', title: 'a' }, { id: '11', title: 'b' }] } },
+        user: {
+          id: '1',
+          posts: {
+            nodes: [
+              { id: '10', title: 'a' },
+              { id: '11', title: 'b' },
+            ],
+          },
+        },
       }),
     ).toEqual(['User:1', 'Post:10', 'Post:11']);
   });
 
   it('that are null in an identified parent add nothing', () => {
-    expect(tagsOf('{ user(id: "1") { id pinned { id } bestFriend { id } } }', { user: { id: '1', pinned: null, bestFriend: null } })).toEqual([
-      'User:1',
-    ]);
+    expect(
+      tagsOf('{ user(id: "1") { id pinned { id } bestFriend { id } } }', { user: { id: '1', pinned: null, bestFriend: null } }),
+    ).toEqual(['User:1']);
   });
 
   it('of an identifiable type whose id is not selected are tagged with their collection', () => {
@@ -318,9 +326,9 @@ describe('resultTags: an _entities fetch', () => {
         { representations: [{ __typename: 'Upload', mediaId: '5' }] },
       ),
     ).toEqual(['Upload']);
-    expect(
-      tagsOf(document, { _entities: [{ name: 'Ann' }] }, { representations: [{ __typename: 'User', id: { nested: true } }] }),
-    ).toEqual(['User']);
+    expect(tagsOf(document, { _entities: [{ name: 'Ann' }] }, { representations: [{ __typename: 'User', id: { nested: true } }] })).toEqual(
+      ['User'],
+    );
   });
 
   it("anchors an entity's nested objects to it: their ids tagged, their lists without a collection", () => {
@@ -385,10 +393,7 @@ describe('resultTags: abstract types', () => {
     // One item without it in a list is enough.
     expect(
       tagsOf('{ nodes { __typename id } }', {
-        nodes: [
-          { __typename: 'User', id: '1' },
-          { id: '2' },
-        ],
+        nodes: [{ __typename: 'User', id: '1' }, { id: '2' }],
       }),
     ).toBeUndefined();
   });
@@ -443,9 +448,9 @@ describe('resultTags: fragments', () => {
   it('applies a fragment on an interface or a union the type belongs to', () => {
     expect(tagsOf('{ user(id: "1") { ...NodeId } } fragment NodeId on Node { id }', { user: { id: '2' } })).toEqual(['User:2']);
     expect(tagsOf('{ user(id: "1") { ... on Node { id } } }', { user: { id: '2' } })).toEqual(['User:2']);
-    expect(
-      tagsOf('{ pick { __typename ... on SearchResult { ... on User { id } } } }', { pick: { __typename: 'User', id: '5' } }),
-    ).toEqual(['User:5']);
+    expect(tagsOf('{ pick { __typename ... on SearchResult { ... on User { id } } } }', { pick: { __typename: 'User', id: '5' } })).toEqual(
+      ['User:5'],
+    );
   });
 
   it('does not apply a fragment on an interface the type does not implement', () => {
@@ -492,5 +497,15 @@ describe('resultTags: replies it gives no tags', () => {
 
   it("passes over the root's __typename beside other fields", () => {
     expect(tagsOf('{ __typename me { id } }', { __typename: 'Query', me: { id: '3' } })).toEqual(['User:3']);
+  });
+});
+
+describe('resultTags: root fields that repeat tags', () => {
+  it('keeps a reply whose second root field names the entity the first did', () => {
+    expect(tagsOf('{ a: user(id: "1") { id } b: user(id: "1") { name } }', { a: { id: '1' }, b: { name: 'Ann' } })).toEqual(['User:1']);
+  });
+
+  it('keeps a reply of two identical root lists', () => {
+    expect(tagsOf('{ a: users { id } b: users { id } }', { a: [{ id: '1' }], b: [{ id: '1' }] })).toEqual(['User', 'User:1']);
   });
 });

@@ -65,14 +65,23 @@ export function createChangeFollower(deps: ChangeFollowerDeps): ChangeFollower {
     deps.onLost(reason);
   };
 
+  /**
+   * Where following starts: the log's end — or the horizon, when the sweeper emptied the log (its end then reads 0, and
+   * every position up to the horizon is gone), as the subscriptions' feed starts (event-log-feed.ts).
+   */
+  const end = async (): Promise<bigint> => {
+    const [last, horizon] = await Promise.all([lastEventPosition(deps.db), eventHorizon(deps.db)]);
+    return BigInt(last) > BigInt(horizon) ? BigInt(last) : BigInt(horizon);
+  };
+
   /** One pass: to the log's end from the position (or from the end, after a loss). */
   const readOnce = async (): Promise<boolean> => {
     try {
       if (!vouching) {
-        // Nothing held is vouched for: start from the end; every change before it is in what the database now answers.
-        position = BigInt(await lastEventPosition(deps.db));
+        // Nothing held is vouched for (dropped at the loss; a fetch begun before it cannot store, one begun while the log
+        // was lost bypassed the cache): start from the end; every change before it is in what the database now answers.
+        position = await end();
         if (position > head) head = position;
-        deps.onLost('unreachable');
         vouching = true;
         deps.logger.info({ position: String(position) }, 'change log followed');
         return true;
@@ -121,7 +130,7 @@ export function createChangeFollower(deps: ChangeFollowerDeps): ChangeFollower {
 
   return {
     async start() {
-      position = BigInt(await lastEventPosition(deps.db));
+      position = await end();
       head = position;
       vouching = true;
       stopListening = await deps.listen(EVENT_CHANNEL, (payload) => {

@@ -98,6 +98,7 @@ async function settle<TData>(
 ): Promise<TData | null | undefined> {
   const result = await withDeadline(execution, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   request.usage = result.extensions?.socialUsage ?? request.usage;
+  request.logPosition = result.logPosition ?? request.logPosition;
   if (result.errors && result.errors.length > 0) {
     const refused = result.errors.find((error) => error.extensions?.reason === 'RATE_LIMITED' && error.extensions.scope !== 'custom');
     if (refused) deps.metrics?.observeRateLimited('social', String(refused.extensions!.scope));

@@ -35,6 +35,8 @@ export interface SocialRequest {
   budget: ExpansionBudget;
   /** The rate limits' usage the social services reported for this call (`extensions.socialUsage`), for the headers. */
   usage: unknown;
+  /** A write's change-log position, when the gateway's fetch cache is on (the reply's `tributary-log-position`). */
+  logPosition?: string | undefined;
 }
 
 /** Methods of the Graph surface's routes. */

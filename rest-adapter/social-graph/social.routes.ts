@@ -4,7 +4,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/telemetry/metrics.ts';
 import type { SocialHost } from '../../contracts/social-graph.ts';
-import { callerHeaders } from '../caller-headers.ts';
+import { callerHeaders, LOG_POSITION_HEADER } from '../caller-headers.ts';
 import type { GraphQLExecutor } from '../graphql-executor.ts';
 import { FieldsSyntaxError } from './graph-fields.ts';
 import { GRAPH_ERRORS, type GraphErrorReply, type GraphErrors } from './graph-errors.ts';
@@ -88,6 +88,7 @@ export function createSocialRoutes(deps: SocialRoutesDeps): Router {
       if (segments[0] !== undefined) res.locals.route = metricsRoute(version, segments[0], segments[1]);
       const body = await dispatch(operations, edges, request, segments);
       res.set(usageHeaders(request.usage));
+      if (request.logPosition !== undefined) res.set(LOG_POSITION_HEADER, request.logPosition);
       // A read carries its ETag (a later call holding it is answered 304, counted as a call: §7); a write does not.
       if (method === 'get') sendConditionalJson(res, body, GRAPH_READ_CACHE_HEADERS);
       else res.status(200).json(body);

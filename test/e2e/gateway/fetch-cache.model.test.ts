@@ -9,8 +9,9 @@ import { uniqueEmail } from '../../support/user-example-fixtures.ts';
 
 /**
  * The fetch cache against a model (issue 39's "Done when"): random interleavings of writes — Area A's records through
- * GraphQL, REST and gRPC, comments through GraphQL — and reads — records through GraphQL and REST, a media object's
- * comments (an entity fetch the cache keeps) — on two gateway instances sharing one database, the cache on in both.
+ * GraphQL, REST and gRPC, comments through GraphQL and the Graph REST paths — and reads — records through GraphQL and
+ * REST, a media object's comments (an entity fetch the cache keeps) through GraphQL and a `fields=` read — on two
+ * gateway instances sharing one database, the cache on in both.
  * Each read must reflect every write that
  * - it presented the position of (`Tributary-Log-Position`, from the write's reply);
  * - the instance it was sent to took (that instance's write reply waited for its changes to reach its cache);
@@ -179,27 +180,48 @@ class ReadRecord implements fc.AsyncCommand<Model, Real> {
 }
 
 class WriteComment implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly instance: Instance) {}
+  constructor(
+    readonly instance: Instance,
+    readonly door: 'graphql' | 'rest',
+  ) {}
   check = () => true;
   async run(model: Model, real: Real): Promise<void> {
-    const text = unique('model comment');
-    const reply = await post(this.instance, COMMENT, { media: real.post, text }, fixture.tokens.own);
-    model.comments.push({ value: text, position: positionOf(reply.position, 'a comment'), instance: this.instance });
+    const text = unique(`model comment via ${this.door}`);
+    let position: bigint;
+    if (this.door === 'graphql') {
+      const reply = await post(this.instance, COMMENT, { media: real.post, text }, fixture.tokens.own);
+      position = positionOf(reply.position, 'a GraphQL comment');
+    } else {
+      const url = `${systems[this.instance].restUrl}/v25.0/${real.post}/comments?message=${encodeURIComponent(text)}&access_token=${fixture.tokens.own}`;
+      const reply = await fetch(url, { method: 'POST' });
+      expect(reply.status).toBe(200);
+      position = positionOf(reply.headers.get('tributary-log-position'), 'a Graph REST comment');
+    }
+    model.comments.push({ value: text, position, instance: this.instance });
   }
-  toString = () => `comment on instance ${this.instance}`;
+  toString = () => `comment on instance ${this.instance} via ${this.door}`;
 }
 
 class ReadComments implements fc.AsyncCommand<Model, Real> {
   constructor(
     readonly instance: Instance,
     readonly present: boolean,
+    readonly door: 'graphql' | 'rest' = 'graphql',
   ) {}
   check = () => true;
   async run(model: Model, real: Real): Promise<void> {
     const presented = this.present ? model.comments.at(-1)?.position : undefined;
     const applied = await appliedPosition(this.instance);
-    const reply = await post(this.instance, COMMENTS, { id: real.post }, fixture.tokens.own, presented);
-    const texts = new Set<string>(reply.body.data.media.comments.nodes.map((node: { text: string }) => node.text));
+    let nodes: { text: string }[];
+    if (this.door === 'graphql') {
+      nodes = (await post(this.instance, COMMENTS, { id: real.post }, fixture.tokens.own, presented)).body.data.media.comments.nodes;
+    } else {
+      const url = `${systems[this.instance].restUrl}/v25.0/${real.post}?fields=comments.limit(100){text}&access_token=${fixture.tokens.own}`;
+      const reply = await fetch(url, { headers: presented === undefined ? {} : { 'tributary-log-position': String(presented) } });
+      expect(reply.status).toBe(200);
+      nodes = ((await reply.json()) as { comments: { data: { text: string }[] } }).comments.data;
+    }
+    const texts = new Set<string>(nodes.map((node) => node.text));
     const written = new Set([...model.initialComments, ...model.comments.map((comment) => comment.value)]);
     for (const text of texts) expect(written.has(text), `read a comment no write wrote: "${text}"`).toBe(true);
     model.comments.forEach((comment) => {
@@ -208,7 +230,7 @@ class ReadComments implements fc.AsyncCommand<Model, Real> {
       if (must) expect(texts.has(comment.value), `"${comment.value}" (position ${comment.position}) must be seen`).toBe(true);
     });
   }
-  toString = () => `read comments on instance ${this.instance}${this.present ? ' with the position' : ''}`;
+  toString = () => `read comments on instance ${this.instance} via ${this.door}${this.present ? ' with the position' : ''}`;
 }
 
 const instance = fc.constantFrom<Instance>(0, 1);
@@ -223,8 +245,8 @@ const commands = [
   fc
     .tuple(instance, fc.nat(RECORDS - 1), fc.constant('graphql' as const), fc.constant(false))
     .map(([i, r, d, p]) => new ReadRecord(i, r, d, p)),
-  instance.map((i) => new WriteComment(i)),
-  fc.tuple(instance, fc.boolean()).map(([i, p]) => new ReadComments(i, p)),
+  fc.tuple(instance, fc.constantFrom('graphql', 'rest' as const)).map(([i, d]) => new WriteComment(i, d)),
+  fc.tuple(instance, fc.boolean(), fc.constantFrom('graphql', 'rest' as const)).map(([i, p, d]) => new ReadComments(i, p, d)),
   instance.map((i) => new ReadComments(i, false)),
 ];
 

@@ -250,6 +250,33 @@ describe('the change log position, two gateway instances sharing one database', 
     expect((await gqlOn(second, USER, { id }, admin)).body.data.userExample.name).toBe('After gRPC');
   });
 
+  it("Graph REST: a comment's POST answers its position; the other instance, presented it, lists the comment", async () => {
+    const social = await createSocialFixture(first.database, { now: NOW });
+    const thread = await social.newCommentThread();
+    const token = social.tokens.own;
+    const comments = (system: TestSystem, headers: Record<string, string> = {}) =>
+      fetch(`${system.restUrl}/v25.0/${thread.post}?fields=comments{text}&access_token=${token}`, { headers }).then(async (reply) => ({
+        status: reply.status,
+        texts: ((await reply.json()) as any).comments.data.map((c: { text: string }) => c.text),
+      }));
+    const before = await comments(second);
+    expect(before.status).toBe(200);
+    const posted = await fetch(`${first.restUrl}/v25.0/${thread.post}/comments?message=Posted%20on%20first&access_token=${token}`, {
+      method: 'POST',
+    });
+    expect(posted.status).toBe(200);
+    const position = posted.headers.get('tributary-log-position');
+    expect(position).toMatch(/^[1-9][0-9]*$/);
+    // The deaf instance still lists the comments it cached; presented the position, it lists the new one.
+    expect((await comments(second)).texts).toEqual(before.texts);
+    expect((await comments(second, { 'tributary-log-position': position! })).texts).toContain('Posted on first');
+    const bad = await fetch(`${second.restUrl}/v25.0/${thread.post}?fields=id&access_token=${token}`, {
+      headers: { 'tributary-log-position': '-5' },
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error).toMatchObject({ code: 100, type: 'OAuthException' });
+  });
+
   it.each([
     ['not a number', 'abc'],
     ['negative', '-1'],

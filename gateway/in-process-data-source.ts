@@ -106,7 +106,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     const read = await cache.read(
       {
         subgraph: this.subgraph.name,
-        documentId: cacheable.id,
+        documentKey: cacheable.key,
         schema: this.subgraph.schema,
         operation: cacheable.operation,
         fragments: cacheable.fragments,
@@ -196,7 +196,7 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     }
     const errors = validate(this.subgraph.schema, document);
     if (errors.length > 0) throw withCode(errors[0]!, 'GRAPHQL_VALIDATION_FAILED');
-    const caching = cacheableDocument(this.subgraph.schema, document, operationName);
+    const caching = cacheableDocument(this.subgraph.schema, document, operationName, source);
     if (source.length > DOCUMENT_CACHE_MAX_LENGTH) return { document, run: undefined, caching: { ...caching, cacheable: undefined } };
     if (this.prepared.size >= DOCUMENT_CACHE_SIZE) {
       // Drop the oldest entry (Map keeps insertion order).

@@ -89,12 +89,17 @@ export interface Config {
      * invalidated from the change log), with its bounds.
      */
     cache: {
-      mode: 'off' | 'memory';
+      /** `memory`: per process; `redis`: per process and, shared by the fleet, in Redis at `redisUrl`. */
+      mode: 'off' | 'memory' | 'redis';
       maxEntries: number;
       maxBytes: number;
       maxEntryBytes: number;
       /** How often the change log is read when no NOTIFY came (a lost one): the staleness bound then. */
       pollIntervalMs: number;
+      /** REDIS_URL: the shared level's server. */
+      redisUrl: string;
+      /** The longest one Redis command may take before it counts as a miss (the local level serves on). */
+      redisTimeoutMs: number;
     };
   };
   /** Hardening of the GraphQL endpoints: the gateway's, and the subgraph servers' of the distributed topology. */

@@ -2,11 +2,13 @@
  * The gateway's cached subgraph replies in memory (issue 39): entries keyed by what a reply depends on, each with the
  * tags of the entities it holds, bounded by count, bytes and age, least recently used out first.
  *
- * Invalidation is by tag: a change to `T:id` evicts every entry tagged `T:id` or `T` (the collection tag of a type,
- * held by the entries whose content a new or removed `T` can change). A fetch that was running when a change to one of
- * its tags was applied may hold what the change replaced: `set` is given the store's epoch at the fetch's start and
- * refuses to keep the reply when any of its tags was evicted since (the store-race guard). Dropping everything (the log
- * lost) raises the floor every tag is evicted at, so no fetch begun before it stores either.
+ * Invalidation is by tag, on the change log's clock: a change at position p to `T:id` evicts every entry tagged `T:id`
+ * or `T` (the collection tag of a type, held by the entries whose content a new or removed `T` can change) and
+ * remembers p for both tags. A reply is offered with `since`, the log position this process had applied when its fetch
+ * began: the data it read holds every change up to `since`, maybe some after. It is refused when a change after `since`
+ * touched one of its tags (the store-race guard), or when `since` lies below the floor — the position this process
+ * has followed the log from (its start, or its return after the log was lost: changes before it were never seen here).
+ * The same rule (`vouches`) decides whether a reply another process kept (the shared level) may be served here.
  */
 
 export interface FetchCacheBounds {
@@ -39,7 +41,7 @@ interface Entry {
   readonly expiresAt: number;
 }
 
-/** Tags remembered with the epoch they were last evicted at; past this many the oldest go and the floor rises. */
+/** Tags remembered with the position of their last change; past this many the oldest go and the floor rises. */
 const EVICTED_TAGS_REMEMBERED = 100_000;
 
 /** Per-entry bookkeeping beyond the text (the key, the entry, the tag index's references), estimated. */
@@ -50,13 +52,14 @@ export class FetchCacheStore {
   private readonly entries = new Map<string, Entry>();
   private readonly byTag = new Map<string, Set<string>>();
   /**
-   * The epoch each tag was last evicted at. Updated in place (a delete and set per change would keep eviction order, but
-   * V8's Map degrades under that churn — a type's collection tag is re-set by every change to the type); trimming in
-   * insertion order then raises the floor to the largest epoch trimmed, which only refuses more stores, never fewer.
+   * The log position of the last change to each tag. Updated in place (a delete and set per change would keep eviction
+   * order, but V8's Map degrades under that churn — a type's collection tag is re-set by every change to the type);
+   * trimming in insertion order then raises the floor to the largest position trimmed, which only refuses more, never
+   * fewer.
    */
-  private readonly evictedAt = new Map<string, number>();
-  private floor = 0;
-  private current = 0;
+  private readonly evictedAt = new Map<string, bigint>();
+  /** Replies whose fetch began before this position are not vouched for; none at all while the log is lost. */
+  private floor: bigint | 'lost' = 'lost';
   private totalBytes = 0;
   private readonly counts = { hits: 0, misses: 0, shared: 0, refused: 0 };
   private readonly evictions: Record<EvictionCause, number> = { change: 0, capacity: 0, expired: 0, lost: 0 };
@@ -66,9 +69,16 @@ export class FetchCacheStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Rises with every eviction by change and every drop: a fetch notes it when it starts (set's `since`). */
-  epoch(): number {
-    return this.current;
+  /**
+   * Following the log from `position` (at start, or again after it was lost): replies fetched since it may be kept.
+   */
+  followFrom(position: bigint): void {
+    this.floor = position;
+  }
+
+  /** Whether a reply with `tags`, fetched when `since` was applied, holds no change this process has applied after it. */
+  vouches(tags: readonly string[], since: bigint): boolean {
+    return this.floor !== 'lost' && since >= this.floor && !tags.some((tag) => (this.evictedAt.get(tag) ?? 0n) > since);
   }
 
   /** The reply kept under `key` (and marks it recently used), or undefined. */
@@ -100,14 +110,14 @@ export class FetchCacheStore {
   }
 
   /**
-   * Keeps `text` under `key` for `maxAgeMs` with `tags`, unless it is too large or one of its tags was evicted after
-   * `since` (the epoch when its fetch began). Returns whether it was kept.
+   * Keeps `text` under `key` for `maxAgeMs` with `tags`, unless it is too large or not vouched for (`since`: the log
+   * position applied when its fetch began). Returns whether it was kept.
    */
-  set(key: string, text: string, tags: readonly string[], maxAgeMs: number, since: number): boolean {
+  set(key: string, text: string, tags: readonly string[], maxAgeMs: number, since: bigint): boolean {
     const bytes = text.length * 2 + ENTRY_OVERHEAD_BYTES + key.length * 2 + tags.length * TAG_OVERHEAD_BYTES;
     // An entry larger than the whole bound would only empty the cache to no end; a max age that is none keeps nothing.
     const tooLarge = bytes > this.bounds.maxEntryBytes || bytes > this.bounds.maxBytes;
-    if (tooLarge || !(maxAgeMs > 0) || tags.some((tag) => this.evictedSince(tag, since))) {
+    if (tooLarge || !(maxAgeMs > 0) || !this.vouches(tags, since)) {
       this.counts.refused++;
       return false;
     }
@@ -129,28 +139,25 @@ export class FetchCacheStore {
   }
 
   /**
-   * Applies changes: every entry holding one of `keys` (`T:id`), or the collection `T` of one of them, is evicted, and
-   * fetches begun before now will not store under those tags.
+   * Applies a change at `position`: every entry holding one of `keys` (`T:id`), or the collection `T` of one of them, is
+   * evicted, and a reply fetched before it under those tags is no longer vouched for.
    */
-  evictKeys(keys: readonly string[]): void {
-    if (keys.length === 0) return;
-    this.current++;
+  evictKeys(keys: readonly string[], position: bigint): void {
     for (const key of keys) {
       const colon = key.indexOf(':');
-      this.evictTag(key);
-      if (colon > 0) this.evictTag(key.slice(0, colon));
+      this.evictTag(key, position);
+      if (colon > 0) this.evictTag(key.slice(0, colon), position);
     }
     while (this.evictedAt.size > EVICTED_TAGS_REMEMBERED) {
       const [oldest, at] = this.evictedAt.entries().next().value!;
       this.evictedAt.delete(oldest);
-      this.floor = Math.max(this.floor, at);
+      if (this.floor !== 'lost' && at > this.floor) this.floor = at;
     }
   }
 
-  /** Drops every entry (the log was lost: nothing here can be vouched for); no fetch begun before stores. */
+  /** Drops every entry (the log was lost: nothing can be vouched for until it is followed again: followFrom). */
   dropAll(): void {
-    this.current++;
-    this.floor = this.current;
+    this.floor = 'lost';
     this.evictedAt.clear();
     this.evictions.lost += this.entries.size;
     this.entries.clear();
@@ -162,12 +169,8 @@ export class FetchCacheStore {
     return { entries: this.entries.size, bytes: this.totalBytes, ...this.counts, evictions: { ...this.evictions } };
   }
 
-  private evictedSince(tag: string, since: number): boolean {
-    return this.floor > since || (this.evictedAt.get(tag) ?? 0) > since;
-  }
-
-  private evictTag(tag: string): void {
-    this.evictedAt.set(tag, this.current);
+  private evictTag(tag: string, position: bigint): void {
+    if ((this.evictedAt.get(tag) ?? 0n) < position) this.evictedAt.set(tag, position);
     const keys = this.byTag.get(tag);
     if (!keys) return;
     for (const key of [...keys]) {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FragmentDefinitionNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { FetchCacheStore, type FetchCacheBounds, type FetchCacheStats } from './fetch-cache-store.ts';
 import { resultTags } from './result-tags.ts';
+import type { SharedLevel } from './shared-level.ts';
 
 /**
  * The gateway's cache of subgraph fetches (issue 39): queries and entity lookups whose replies may be reused, keyed by
@@ -24,8 +25,8 @@ export interface FetchCacheInvalidation {
 /** A fetch as the cache sees it: which subgraph, which prepared document, for whom, with what. */
 export interface CacheableFetch {
   subgraph: string;
-  /** Identifies the prepared document (its text and operation name) for this process's life. */
-  documentId: number;
+  /** Names the document (a hash of its text and operation name), the same in every process. */
+  documentKey: string;
   schema: GraphQLSchema;
   operation: OperationDefinitionNode;
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
@@ -62,17 +63,26 @@ export interface FetchCache {
    * position yet, after a catch-up), or unfollowed (the cache is not serving: reads go to the subgraphs).
    */
   reach(position: bigint): Promise<'reached' | 'ahead' | 'unfollowed'>;
-  /** Applies changes from the log: each key (`T:id`) evicts what holds it or its collection. */
-  applyChanges(keys: readonly string[]): void;
-  /** The log was lost or followed again: nothing kept can be vouched for. */
+  /** Applies changes from the log, in order: each key (`T:id`) evicts what holds it or its collection. */
+  applyChanges(changes: readonly { position: string; keys: readonly string[] }[]): void;
+  /** The log is followed from `position` (at start, or again after it was lost): what is fetched from now on may be kept. */
+  followFrom(position: string): void;
+  /** The log was lost: nothing kept can be vouched for. */
   dropAll(): void;
-  stats(): FetchCacheStats & { position: string; head: string };
+  stats(): FetchCacheStats & { position: string; head: string; secondLevel?: { hits: number; misses: number; errors: number } };
+  /** Closes the shared level's connection, if there is one. */
+  close(): Promise<void>;
 }
 
 /** Variables longer than this are hashed in the key: a deep read's representations are kilobytes, kept per entry. */
 const VARIABLES_KEY_HASH_FROM = 256;
 
-export function createFetchCache(bounds: FetchCacheBounds, invalidation: () => FetchCacheInvalidation | undefined): FetchCache {
+export function createFetchCache(
+  bounds: FetchCacheBounds,
+  invalidation: () => FetchCacheInvalidation | undefined,
+  /** The shared second level (GATEWAY_CACHE=redis), read on a local miss and written with every reply kept. */
+  shared?: SharedLevel,
+): FetchCache {
   const store = new FetchCacheStore(bounds);
   const inFlight = new Map<string, Promise<string | undefined>>();
 
@@ -87,21 +97,31 @@ export function createFetchCache(bounds: FetchCacheBounds, invalidation: () => F
       const running = inFlight.get(key);
       if (running) {
         store.noteShared();
-        const shared = await running;
-        if (shared !== undefined) return { fromCache: JSON.parse(shared) as Record<string, unknown> };
+        const joined = await running;
+        if (joined !== undefined) return { fromCache: JSON.parse(joined) as Record<string, unknown> };
         return { ran: (await run()).value };
       }
-      const since = store.epoch();
       let settle: (text: string | undefined) => void = () => undefined;
       inFlight.set(key, new Promise((resolve) => (settle = resolve)));
       let text: string | undefined;
       try {
+        const fromShared = shared && (await takeShared(shared, store, key));
+        if (fromShared) {
+          text = fromShared.text;
+          return { fromCache: fromShared.data };
+        }
+        // The log position applied now: what the fetch reads holds every change up to it (the store-race guard's start).
+        const since = BigInt(invalidation()!.position());
         const outcome = await run();
         if (outcome.reusable && outcome.data && serving()) {
           const tags = resultTags(fetch.schema, fetch.operation, fetch.fragments, fetch.variables, outcome.data);
           if (tags && tags.length > 0) {
             const candidate = JSON.stringify(outcome.data);
-            if (store.set(key, candidate, tags, outcome.maxAgeSeconds * 1000, since)) text = candidate;
+            const maxAgeMs = outcome.maxAgeSeconds * 1000;
+            if (store.set(key, candidate, tags, maxAgeMs, since)) {
+              text = candidate;
+              shared?.set(key, { text, tags, since: String(since), expiresAt: Date.now() + maxAgeMs });
+            }
           } else store.noteRefused();
         }
         return { ran: outcome.value };
@@ -122,17 +142,49 @@ export function createFetchCache(bounds: FetchCacheBounds, invalidation: () => F
       if (!(await followed.catchUp())) return 'unfollowed';
       return BigInt(followed.position()) >= position ? 'reached' : 'ahead';
     },
-    applyChanges: (keys) => store.evictKeys(keys),
+    applyChanges(changes) {
+      for (const change of changes) store.evictKeys(change.keys, BigInt(change.position));
+    },
+    followFrom: (position) => store.followFrom(BigInt(position)),
     dropAll: () => store.dropAll(),
     stats() {
       const followed = invalidation();
-      return { ...store.stats(), position: followed?.position() ?? '0', head: followed?.head() ?? '0' };
+      return {
+        ...store.stats(),
+        position: followed?.position() ?? '0',
+        head: followed?.head() ?? '0',
+        ...(shared && { secondLevel: shared.stats() }),
+      };
     },
+    close: async () => shared?.close(),
   };
+}
+
+/**
+ * What another process kept under `key`, when this process vouches for it (no change it applied since the entry's
+ * fetch touched its tags), it has not expired, and its text is a reply — then kept here too. A shared level that fails
+ * (rejects) is a miss: the local level serves on.
+ */
+async function takeShared(
+  shared: SharedLevel,
+  store: FetchCacheStore,
+  key: string,
+): Promise<{ text: string; data: Record<string, unknown> } | undefined> {
+  const other = await shared.get(key).catch(() => undefined);
+  if (!other || other.expiresAt <= Date.now() || !store.vouches(other.tags, BigInt(other.since))) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(other.text);
+  } catch {
+    return undefined;
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
+  if (!store.set(key, other.text, other.tags, other.expiresAt - Date.now(), BigInt(other.since))) return undefined;
+  return { text: other.text, data: data as Record<string, unknown> };
 }
 
 function keyOf(fetch: CacheableFetch): string {
   const variables = fetch.variables === undefined ? '' : JSON.stringify(fetch.variables);
   const variablesKey = variables.length < VARIABLES_KEY_HASH_FROM ? variables : createHash('sha256').update(variables).digest('base64url');
-  return `${fetch.subgraph}\n${fetch.documentId}\n${fetch.viewer}\n${variablesKey}`;
+  return `${fetch.subgraph}\n${fetch.documentKey}\n${fetch.viewer}\n${variablesKey}`;
 }

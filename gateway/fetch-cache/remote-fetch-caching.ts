@@ -54,7 +54,7 @@ export class RemoteFetchCaching {
     const read = await this.cache.read(
       {
         subgraph: this.subgraph,
-        documentId: cacheable.id,
+        documentKey: cacheable.key,
         schema: this.viewing.schema,
         operation: cacheable.operation,
         fragments: cacheable.fragments,
@@ -81,7 +81,7 @@ export class RemoteFetchCaching {
       return undefined;
     }
     const worked =
-      validate(this.viewing.schema, parsed).length === 0 ? cacheableDocument(this.viewing.schema, parsed, operationName) : undefined;
+      validate(this.viewing.schema, parsed).length === 0 ? cacheableDocument(this.viewing.schema, parsed, operationName, query) : undefined;
     if (query.length > DOCUMENT_MAX_LENGTH) return worked && { ...worked, cacheable: undefined };
     if (this.documents.size >= DOCUMENTS) this.documents.delete(this.documents.keys().next().value!);
     this.documents.set(key, worked);

@@ -12,6 +12,8 @@ export interface FetchCacheReport {
   /** The change log's position the cache has applied, and the last one seen written (decimal). */
   position: string;
   head: string;
+  /** The shared level (Redis), when there is one. */
+  secondLevel?: { hits: number; misses: number; errors: number };
 }
 
 /**
@@ -55,6 +57,21 @@ export function fetchCacheMetrics(registry: Registry): { trackFetchCache(report:
       this.reset();
       each((report) => {
         for (const [cause, count] of Object.entries(report.evictions)) this.inc({ cause }, count);
+      });
+    },
+  });
+  new Counter({
+    name: 'tributary_gateway_cache_shared_lookups_total',
+    help: 'Lookups of the shared level (Redis) on a local miss, by result: hit, miss, error (Redis down or slow: the local level served).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      each((report) => {
+        if (!report.secondLevel) return;
+        this.inc({ result: 'hit' }, report.secondLevel.hits);
+        this.inc({ result: 'miss' }, report.secondLevel.misses);
+        this.inc({ result: 'error' }, report.secondLevel.errors);
       });
     },
   });

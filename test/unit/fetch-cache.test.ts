@@ -1,8 +1,10 @@
 /**
  * The gateway's fetch cache (gateway/fetch-cache/fetch-cache.ts) on a fake change-log follower: nothing read or kept
- * while the follower does not vouch; a reusable reply kept and served parsed anew; what may not be reused run every time;
- * concurrent misses of one key sharing one fetch; changes evicting; a write's reply waiting for the follower; the key
- * made of the subgraph, the document, the viewer and the variables.
+ * while the follower does not vouch, nor before the log is followed from a position (followFrom); a reusable reply kept
+ * and served parsed anew; what may not be reused run every time; concurrent misses of one key sharing one fetch; changes
+ * evicting at their positions; a write's reply waiting for the follower; the key made of the subgraph, the document, the
+ * viewer and the variables; and the shared level (a fake SharedLevel): a local miss served from it only when this
+ * process vouches for the entry, and every reply kept written to it.
  */
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
@@ -14,6 +16,7 @@ import {
   type FetchOutcome,
 } from '../../gateway/fetch-cache/fetch-cache.ts';
 import type { FetchCacheBounds } from '../../gateway/fetch-cache/fetch-cache-store.ts';
+import type { SharedEntry, SharedLevel } from '../../gateway/fetch-cache/shared-level.ts';
 
 /** The max age of the replies the tests' runs give (their hints'). */
 const MAX_AGE_SECONDS = 30;
@@ -46,7 +49,7 @@ const USER_QUERY = operationOf('query ($id: ID!) { user(id: $id) { id name } }')
 function fetchOf(overrides: Partial<CacheableFetch> = {}): CacheableFetch {
   return {
     subgraph: 'users',
-    documentId: 1,
+    documentKey: 'document-1',
     schema,
     operation: USER_QUERY,
     fragments: new Map(),
@@ -69,10 +72,21 @@ function fakeFollower() {
   return { state, catchUp, follower };
 }
 
-/** A cache on a fake follower. */
-function cacheOnFollower() {
+/**
+ * A cache on a fake follower, with the shared level if one is given, following the log from the follower's position (as
+ * the follower tells it when it starts: onFollowed). `change(...keys)` applies a change at the follower's next position.
+ */
+function cacheOnFollower({ bounds = BOUNDS, shared }: { bounds?: FetchCacheBounds; shared?: SharedLevel } = {}) {
   const fake = fakeFollower();
-  return { ...fake, cache: createFetchCache(BOUNDS, () => fake.follower) };
+  const cache = createFetchCache(bounds, () => fake.follower, shared);
+  cache.followFrom(fake.state.position);
+  const change = (...keys: string[]) => {
+    const position = String(BigInt(fake.state.position) + 1n);
+    fake.state.position = position;
+    cache.applyChanges([{ position, keys }]);
+    return position;
+  };
+  return { ...fake, cache, change };
 }
 
 /** A run that answers user `id` (reusable, for MAX_AGE_SECONDS, unless told), counting its calls. */
@@ -209,7 +223,7 @@ describe('the fetch cache while its follower vouches', () => {
     expect(run).toHaveBeenCalledTimes(2);
     expect(cache.stats().entries).toBe(0);
     // With __typename it is kept.
-    const typed = fetchOf({ documentId: 2, operation: operationOf('query ($id: ID!) { node(id: $id) { __typename id } }') });
+    const typed = fetchOf({ documentKey: 'document-2', operation: operationOf('query ($id: ID!) { node(id: $id) { __typename id } }') });
     const typedRun = vi.fn(async (): Promise<FetchOutcome<string>> => ({
       value: 'ran',
       data: { node: { __typename: 'User', id: '1' } },
@@ -222,7 +236,7 @@ describe('the fetch cache while its follower vouches', () => {
   });
 
   it('runs again a reply too large to keep', async () => {
-    const cache = createFetchCache({ ...BOUNDS, maxEntryBytes: 1024 }, () => fakeFollower().follower);
+    const { cache } = cacheOnFollower({ bounds: { ...BOUNDS, maxEntryBytes: 1024 } });
     const run = vi.fn(async (): Promise<FetchOutcome<string>> => ({
       value: 'ran',
       data: { user: { id: '1', name: 'x'.repeat(1024) } },
@@ -326,15 +340,15 @@ describe('the fetch cache: concurrent misses of one key', () => {
 
 describe('the fetch cache: changes', () => {
   it('evicts a reply holding a changed entity, and no other', async () => {
-    const { cache } = cacheOnFollower();
+    const { cache, change } = cacheOnFollower();
     const one = runAnswering('1');
     const two = runAnswering('2');
     await cache.read(fetchOf(), one);
     await cache.read(fetchOf({ variables: { id: '2' } }), two);
-    cache.applyChanges(['User:2', 'Post:1', 'UserExample:1']);
+    change('User:2', 'Post:1', 'UserExample:1');
     expect(await cache.read(fetchOf(), one)).toEqual({ fromCache: { user: { id: '1', name: 'name-1' } } });
     expect(await cache.read(fetchOf({ variables: { id: '2' } }), two)).toEqual({ ran: 'ran:2' });
-    cache.applyChanges(['User:1']);
+    change('User:1');
     expect(await cache.read(fetchOf(), one)).toEqual({ ran: 'ran:1' });
     expect(one).toHaveBeenCalledTimes(2);
     expect(two).toHaveBeenCalledTimes(2);
@@ -342,11 +356,12 @@ describe('the fetch cache: changes', () => {
   });
 
   it("evicts an entity fetch by its representations' keys", async () => {
-    const { cache } = cacheOnFollower();
+    const { cache, change } = cacheOnFollower();
     const operation = operationOf(
       'query ($representations: [_Any!]!) { _entities(representations: $representations) { ... on User { name } } }',
     );
-    const fetchFor = (id: string) => fetchOf({ documentId: 3, operation, variables: { representations: [{ __typename: 'User', id }] } });
+    const fetchFor = (id: string) =>
+      fetchOf({ documentKey: 'document-3', operation, variables: { representations: [{ __typename: 'User', id }] } });
     const run = vi.fn(async (): Promise<FetchOutcome<string>> => ({
       value: 'ran',
       data: { _entities: [{ name: 'Ann' }] },
@@ -356,17 +371,17 @@ describe('the fetch cache: changes', () => {
     await cache.read(fetchFor('7'), run);
     await cache.read(fetchFor('8'), run);
     expect(run).toHaveBeenCalledTimes(2);
-    cache.applyChanges(['User:8']);
+    change('User:8');
     expect(await cache.read(fetchFor('7'), run)).toEqual({ fromCache: { _entities: [{ name: 'Ann' }] } });
     expect(await cache.read(fetchFor('8'), run)).toEqual({ ran: 'ran' });
     expect(run).toHaveBeenCalledTimes(3);
   });
 
   it('does not keep a reply whose fetch overlapped a change to what it holds', async () => {
-    const { cache } = cacheOnFollower();
+    const { cache, change } = cacheOnFollower();
     const held = heldRun();
     const reading = cache.read(fetchOf(), held.run);
-    cache.applyChanges(['User:1']);
+    change('User:1');
     held.settle({ value: 'stale', data: { user: { id: '1', name: 'Ann' } }, reusable: true, maxAgeSeconds: MAX_AGE_SECONDS });
     expect(await reading).toEqual({ ran: 'stale' });
     const run = runAnswering();
@@ -459,7 +474,7 @@ describe('the fetch cache: keys', () => {
     const variants: CacheableFetch[] = [
       fetchOf(),
       fetchOf({ subgraph: 'accounts' }),
-      fetchOf({ documentId: 2 }),
+      fetchOf({ documentKey: 'document-2' }),
       fetchOf({ viewer: 'viewer-b' }),
       fetchOf({ variables: { id: '1', extra: true } }),
       fetchOf({ variables: undefined }),
@@ -520,5 +535,340 @@ describe('createFetchCache: a reply no tag can vouch for', () => {
     expect(await cache.read(fetch, run)).toEqual({ ran: 'v' });
     expect(run).toHaveBeenCalledTimes(2);
     expect(cache.stats()).toMatchObject({ entries: 0, refused: 2 });
+  });
+});
+
+describe('the fetch cache: following the log from a position', () => {
+  it('keeps nothing until the log is followed (followFrom), then keeps what it fetches', async () => {
+    const fake = fakeFollower();
+    const cache = createFetchCache(BOUNDS, () => fake.follower);
+    const run = runAnswering();
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    expect(cache.stats()).toMatchObject({ entries: 0, refused: 2 });
+    cache.followFrom(fake.state.position);
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    expect(await cache.read(fetchOf(), run)).toEqual({ fromCache: { user: { id: '1', name: 'name-1' } } });
+    expect(run).toHaveBeenCalledTimes(3);
+  });
+
+  it('keeps nothing after the log was lost until it is followed again, nor a fetch begun before it was followed again', async () => {
+    const { cache, state } = cacheOnFollower();
+    const held = heldRun();
+    const reading = cache.read(fetchOf(), held.run); // begun at 12
+    cache.dropAll();
+    const run = runAnswering('2');
+    expect(await cache.read(fetchOf({ variables: { id: '2' } }), run)).toEqual({ ran: 'ran:2' });
+    // Followed again from the log's end, past what the fetch under way began at.
+    state.position = '20';
+    cache.followFrom('20');
+    held.settle({ value: 'before', data: { user: { id: '1', name: 'Ann' } }, reusable: true, maxAgeSeconds: MAX_AGE_SECONDS });
+    expect(await reading).toEqual({ ran: 'before' });
+    expect(cache.stats()).toMatchObject({ entries: 0, refused: 2 });
+    // What is fetched from there on is kept.
+    await cache.read(fetchOf({ variables: { id: '2' } }), run);
+    expect(await cache.read(fetchOf({ variables: { id: '2' } }), run)).toEqual({ fromCache: { user: { id: '2', name: 'name-2' } } });
+    expect(run).toHaveBeenCalledTimes(2);
+  });
+
+  it('applies a batch of changes each at its own position', async () => {
+    const { cache, state } = cacheOnFollower();
+    state.position = '13';
+    const held = heldRun(); // begun at 13: it read the change at 13 to User:1
+    const reading = cache.read(fetchOf(), held.run);
+    const other = heldRun(); // begun at 13 too, for user 2
+    const otherReading = cache.read(fetchOf({ variables: { id: '2' } }), other.run);
+    cache.applyChanges([
+      { position: '13', keys: ['User:1'] },
+      { position: '14', keys: ['User:2'] },
+    ]);
+    state.position = '14';
+    held.settle({ value: 'one', data: { user: { id: '1', name: 'Ann' } }, reusable: true, maxAgeSeconds: MAX_AGE_SECONDS });
+    other.settle({ value: 'two', data: { user: { id: '2', name: 'Bob' } }, reusable: true, maxAgeSeconds: MAX_AGE_SECONDS });
+    expect(await Promise.all([reading, otherReading])).toEqual([{ ran: 'one' }, { ran: 'two' }]);
+    // User:1 changed at 13 (held), User:2 at 14 (after the fetch began): only user 1's reply is kept.
+    expect(await cache.read(fetchOf(), runAnswering())).toEqual({ fromCache: { user: { id: '1', name: 'Ann' } } });
+    expect(cache.stats()).toMatchObject({ entries: 1, refused: 1 });
+  });
+});
+
+describe('the fetch cache: closing', () => {
+  it('closes its shared level, and resolves without one', async () => {
+    const { level } = fakeShared();
+    const { cache } = cacheOnFollower({ shared: level });
+    await cache.close();
+    expect(level.close).toHaveBeenCalledTimes(1);
+    await expect(cacheOnFollower().cache.close()).resolves.toBeUndefined();
+  });
+});
+
+/** A reply another process kept for user 1 (`User:1`) at the log position `since`, good until `expiresAt`. */
+function sharedEntry(overrides: Partial<SharedEntry> = {}): SharedEntry {
+  return {
+    text: JSON.stringify({ user: { id: '1', name: 'Shared' } }),
+    tags: ['User:1'],
+    since: '12',
+    expiresAt: Date.now() + MAX_AGE_SECONDS * 1000,
+    ...overrides,
+  };
+}
+
+/**
+ * A shared level the test drives: what it holds by key (what the processes on it kept), else what the test offers for
+ * any key (`offer`), its calls counted.
+ */
+function fakeShared(entries = new Map<string, SharedEntry>()) {
+  let offered: SharedEntry | undefined;
+  const level = {
+    get: vi.fn(async (key: string): Promise<SharedEntry | undefined> => entries.get(key) ?? offered),
+    set: vi.fn((key: string, entry: SharedEntry): void => void entries.set(key, entry)),
+    stats: vi.fn(() => ({ hits: 4, misses: 5, errors: 6 })),
+    close: vi.fn(async () => undefined),
+  } satisfies SharedLevel;
+  return { entries, level, offer: (entry: SharedEntry | undefined) => (offered = entry) };
+}
+
+/** A shared get that waits until the test settles it. */
+function heldSharedGet(level: ReturnType<typeof fakeShared>['level']) {
+  let settle!: (entry: SharedEntry | undefined) => void;
+  level.get.mockImplementationOnce(() => new Promise((resolve) => (settle = resolve)));
+  return { settle: (entry: SharedEntry | undefined) => settle(entry) };
+}
+
+const NOW = new Date('2026-01-01T00:00:00Z');
+
+describe('the fetch cache with a shared level: a local miss', () => {
+  it('is served from the shared level when it vouches for the entry, then from its own level without asking again', async () => {
+    const { level, offer } = fakeShared();
+    const { cache } = cacheOnFollower({ shared: level });
+    offer(sharedEntry());
+    const run = runAnswering();
+    expect(await cache.read(fetchOf(), run)).toEqual({ fromCache: { user: { id: '1', name: 'Shared' } } });
+    expect(await cache.read(fetchOf(), run)).toEqual({ fromCache: { user: { id: '1', name: 'Shared' } } });
+    expect(run).not.toHaveBeenCalled();
+    expect(level.get).toHaveBeenCalledTimes(1);
+    expect(level.get).toHaveBeenCalledWith(expect.any(String));
+    // Taken, not written back.
+    expect(level.set).not.toHaveBeenCalled();
+    expect(cache.stats()).toMatchObject({ entries: 1, hits: 1, misses: 1, refused: 0, secondLevel: { hits: 4, misses: 5, errors: 6 } });
+    // Kept here, it is evicted by a change as what this process fetched is.
+    offer(undefined);
+    cache.applyChanges([{ position: '13', keys: ['User:1'] }]);
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+  });
+
+  it("is served what another process on the same shared level kept for the same fetch, and no other fetch's", async () => {
+    const { level } = fakeShared();
+    const first = cacheOnFollower({ shared: level });
+    const second = cacheOnFollower({ shared: level });
+    expect(await first.cache.read(fetchOf(), runAnswering('1', { value: 'first' }))).toEqual({ ran: 'first' });
+    expect(level.set).toHaveBeenCalledTimes(1);
+    const run = runAnswering('1', { value: 'second' });
+    expect(await second.cache.read(fetchOf(), run)).toEqual({ fromCache: { user: { id: '1', name: 'name-1' } } });
+    expect(run).not.toHaveBeenCalled();
+    // Another viewer's, another document's: not that entry.
+    expect(await second.cache.read(fetchOf({ viewer: 'viewer-b' }), run)).toEqual({ ran: 'second' });
+    expect(await second.cache.read(fetchOf({ documentKey: 'document-2' }), run)).toEqual({ ran: 'second' });
+    expect(run).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps a shared entry here no longer than its max age, counted from when it was fetched', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW);
+    const { level, offer } = fakeShared();
+    const { cache } = cacheOnFollower({ shared: level });
+    offer(sharedEntry({ expiresAt: NOW.getTime() + 10_000 }));
+    const run = runAnswering();
+    expect(await cache.read(fetchOf(), run)).toEqual({ fromCache: { user: { id: '1', name: 'Shared' } } });
+    vi.setSystemTime(NOW.getTime() + 9_999);
+    expect(await cache.read(fetchOf(), run)).toEqual({ fromCache: { user: { id: '1', name: 'Shared' } } });
+    expect(level.get).toHaveBeenCalledTimes(1);
+    // Expired here, and the shared entry with it: the shared level is asked again, its entry refused, the fetch runs.
+    vi.setSystemTime(NOW.getTime() + 10_000);
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    expect(level.get).toHaveBeenCalledTimes(2);
+    expect(cache.stats().evictions.expired).toBe(1);
+  });
+
+  it('runs the fetch when a change after the entry’s since touched one of its tags or their collection', async () => {
+    const { level, offer } = fakeShared();
+    const { cache, change } = cacheOnFollower({ shared: level });
+    change('User:1'); // at 13, after the entry's 12
+    offer(sharedEntry());
+    const run = runAnswering();
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    expect(run).toHaveBeenCalledTimes(1);
+    offer(sharedEntry({ tags: ['User'] }));
+    expect(await cache.read(fetchOf({ viewer: 'viewer-b' }), run)).toEqual({ ran: 'ran:1' });
+    expect(run).toHaveBeenCalledTimes(2);
+    // A change to a tag it does not hold refuses nothing; nor one at or before its since.
+    offer(sharedEntry({ tags: ['User:2', 'Post:1'] }));
+    expect(await cache.read(fetchOf({ viewer: 'viewer-c' }), run)).toEqual({ fromCache: { user: { id: '1', name: 'Shared' } } });
+    offer(sharedEntry({ since: '13' }));
+    expect(await cache.read(fetchOf({ viewer: 'viewer-d' }), run)).toEqual({ fromCache: { user: { id: '1', name: 'Shared' } } });
+    expect(run).toHaveBeenCalledTimes(2);
+  });
+
+  it('runs the fetch when a change to one of its tags is applied while the shared level is read', async () => {
+    const { level } = fakeShared();
+    const { cache, change } = cacheOnFollower({ shared: level });
+    const held = heldSharedGet(level);
+    const run = runAnswering();
+    const reading = cache.read(fetchOf(), run);
+    await settled();
+    change('User:1');
+    held.settle(sharedEntry());
+    expect(await reading).toEqual({ ran: 'ran:1' });
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs the fetch when the log is lost while the shared level is read', async () => {
+    const { level } = fakeShared();
+    const { cache } = cacheOnFollower({ shared: level });
+    const held = heldSharedGet(level);
+    const run = runAnswering();
+    const reading = cache.read(fetchOf(), run);
+    await settled();
+    cache.dropAll();
+    held.settle(sharedEntry());
+    expect(await reading).toEqual({ ran: 'ran:1' });
+    expect(run).toHaveBeenCalledTimes(1);
+    expect(cache.stats().entries).toBe(0);
+  });
+
+  it('runs the fetch when the entry was fetched below the position this process follows the log from', async () => {
+    const { level, offer } = fakeShared();
+    const { cache } = cacheOnFollower({ shared: level }); // followed from 12
+    offer(sharedEntry({ since: '11', tags: ['Never:1'] }));
+    const run = runAnswering();
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs the fetch when the entry has expired', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW);
+    const { level, offer } = fakeShared();
+    const { cache } = cacheOnFollower({ shared: level });
+    const run = runAnswering();
+    offer(sharedEntry({ expiresAt: NOW.getTime() }));
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    offer(sharedEntry({ expiresAt: NOW.getTime() - 1 }));
+    expect(await cache.read(fetchOf({ viewer: 'viewer-b' }), run)).toEqual({ ran: 'ran:1' });
+    expect(run).toHaveBeenCalledTimes(2);
+  });
+
+  it('runs the fetch, and keeps and shares its reply, when the shared level has nothing', async () => {
+    const { level } = fakeShared();
+    const { cache } = cacheOnFollower({ shared: level });
+    const run = runAnswering();
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    expect(await cache.read(fetchOf(), run)).toEqual({ fromCache: { user: { id: '1', name: 'name-1' } } });
+    expect(run).toHaveBeenCalledTimes(1);
+    expect(level.set).toHaveBeenCalledTimes(1);
+  });
+
+  // A shared level that rejects (one that does not catch its own failures, as the Redis level does) is a miss.
+  it('runs the fetch when the shared level fails to answer', async () => {
+    const { level } = fakeShared();
+    const { cache } = cacheOnFollower({ shared: level });
+    level.get.mockRejectedValueOnce(new Error('Redis down'));
+    const run = runAnswering();
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not ask the shared level while its follower does not vouch', async () => {
+    const { level, offer } = fakeShared();
+    const { cache, state } = cacheOnFollower({ shared: level });
+    offer(sharedEntry());
+    state.vouching = false;
+    const run = runAnswering();
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    expect(level.get).not.toHaveBeenCalled();
+    expect(level.set).not.toHaveBeenCalled();
+  });
+
+  it('shares one read of the shared level among concurrent misses of one key', async () => {
+    const { level } = fakeShared();
+    const { cache } = cacheOnFollower({ shared: level });
+    const held = heldSharedGet(level);
+    const runs = [runAnswering(), runAnswering(), runAnswering()];
+    const reads = runs.map((run) => cache.read(fetchOf(), run));
+    await settled();
+    held.settle(sharedEntry());
+    const shared = { fromCache: { user: { id: '1', name: 'Shared' } } };
+    expect(await Promise.all(reads)).toEqual([shared, shared, shared]);
+    expect(level.get).toHaveBeenCalledTimes(1);
+    for (const run of runs) expect(run).not.toHaveBeenCalled();
+    expect(cache.stats()).toMatchObject({ entries: 1, misses: 3, shared: 2 });
+  });
+});
+
+describe('the fetch cache with a shared level: a reply kept', () => {
+  it('is written to the shared level with its text, its tags, the position its fetch began at and when its max age runs out', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW);
+    const { level } = fakeShared();
+    const { cache, change } = cacheOnFollower({ shared: level });
+    const held = heldRun();
+    const reading = cache.read(fetchOf(), held.run); // begun at 12
+    await settled();
+    change('Post:1'); // at 13, while it runs: not one of its tags
+    vi.setSystemTime(NOW.getTime() + 1_000);
+    const data = { user: { id: '1', name: 'Ann' } };
+    held.settle({ value: 'ran', data, reusable: true, maxAgeSeconds: 30 });
+    expect(await reading).toEqual({ ran: 'ran' });
+    expect(level.set).toHaveBeenCalledTimes(1);
+    const [key, entry] = level.set.mock.calls[0]!;
+    expect(entry).toEqual({ text: JSON.stringify(data), tags: ['User:1'], since: '12', expiresAt: NOW.getTime() + 1_000 + 30_000 });
+    // Under the key the shared level is read with.
+    expect(level.get).toHaveBeenCalledWith(key);
+  });
+
+  it('is not written when it is not kept: not reusable, too large, of no max age, or overlapped by a change to its tags', async () => {
+    const { level } = fakeShared();
+    const { cache, change } = cacheOnFollower({ shared: level, bounds: { ...BOUNDS, maxEntryBytes: 1024 } });
+    await cache.read(fetchOf(), runAnswering('1', { reusable: false }));
+    await cache.read(fetchOf(), runAnswering('1', { maxAgeSeconds: 0 }));
+    await cache.read(
+      fetchOf(),
+      vi.fn(async (): Promise<FetchOutcome<string>> => ({
+        value: 'ran',
+        data: { user: { id: '1', name: 'x'.repeat(1024) } },
+        reusable: true,
+        maxAgeSeconds: MAX_AGE_SECONDS,
+      })),
+    );
+    const held = heldRun();
+    const reading = cache.read(fetchOf(), held.run);
+    await settled();
+    change('User:1');
+    held.settle({ value: 'stale', data: { user: { id: '1', name: 'Ann' } }, reusable: true, maxAgeSeconds: MAX_AGE_SECONDS });
+    expect(await reading).toEqual({ ran: 'stale' });
+    expect(level.set).not.toHaveBeenCalled();
+    expect(cache.stats()).toMatchObject({ entries: 0 });
+  });
+
+  it('is written after a shared entry was refused, with the position its own fetch began at', async () => {
+    const { level, offer } = fakeShared();
+    const { cache, change } = cacheOnFollower({ shared: level });
+    change('User:1'); // at 13
+    offer(sharedEntry()); // at 12: refused
+    await cache.read(fetchOf(), runAnswering());
+    expect(level.set).toHaveBeenCalledTimes(1);
+    expect(level.set.mock.calls[0]![1]).toMatchObject({ tags: ['User:1'], since: '13' });
+  });
+});
+
+describe('createFetchCache: a shared entry that is not a reply', () => {
+  it('is a miss (the fetch runs), not counted as refused, and never kept', async () => {
+    const { level, offer } = fakeShared();
+    const { cache } = cacheOnFollower({ shared: level });
+    offer({ ...sharedEntry(), text: '{not json' });
+    const run = runAnswering();
+    expect(await cache.read(fetchOf(), run)).toEqual({ ran: 'ran:1' });
+    expect(run).toHaveBeenCalledTimes(1);
+    expect(cache.stats()).toMatchObject({ refused: 0, entries: 1 });
   });
 });

@@ -22,6 +22,11 @@ export interface ChangeFollowerDeps {
   onChanges(changes: readonly LoggedChange[]): void;
   /** Called when the follower can no longer vouch for what it has applied (the log unreadable, or swept past it). */
   onLost(reason: 'unreachable' | 'swept'): void;
+  /**
+   * Called when the follower begins to follow from `position` (at start, and again after a loss): every change after it
+   * will be handed on; none before it was (a consumer trusts nothing read before it).
+   */
+  onFollowed?(position: string): void;
   /** The poll in case a NOTIFY was lost, and the retry while the log is unreachable (1 s). */
   pollIntervalMs?: number;
   /** Changes per read (500). */
@@ -82,6 +87,7 @@ export function createChangeFollower(deps: ChangeFollowerDeps): ChangeFollower {
         // was lost bypassed the cache): start from the end; every change before it is in what the database now answers.
         position = await end();
         if (position > head) head = position;
+        deps.onFollowed?.(String(position));
         vouching = true;
         deps.logger.info({ position: String(position) }, 'change log followed');
         return true;
@@ -132,6 +138,7 @@ export function createChangeFollower(deps: ChangeFollowerDeps): ChangeFollower {
     async start() {
       position = await end();
       head = position;
+      deps.onFollowed?.(String(position));
       vouching = true;
       stopListening = await deps.listen(EVENT_CHANNEL, (payload) => {
         if (/^[0-9]{1,19}$/.test(payload) && BigInt(payload) > head) head = BigInt(payload);

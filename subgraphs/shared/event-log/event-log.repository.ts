@@ -166,6 +166,18 @@ export async function sweepEventsBefore(db: SocialDb, before: Date): Promise<num
   return Number(result.rows[0]?.removed ?? 0);
 }
 
+/**
+ * The log's identity: its random name, given now by the first caller that finds none (`candidate`), and kept.
+ */
+export async function logIdentity(db: SocialDb, candidate: string): Promise<string> {
+  const row = await db
+    .updateTable('social.event_horizon')
+    .set((eb) => ({ log_id: eb.fn.coalesce('log_id', eb.val(candidate)) }))
+    .returning('log_id')
+    .executeTakeFirst();
+  return row?.log_id ?? candidate;
+}
+
 /** The highest position swept ('0' before the first sweep): a cursor below it may have lost events. */
 export async function eventHorizon(db: SocialDb): Promise<string> {
   const row = await db.selectFrom('social.event_horizon').select('swept_through').executeTakeFirst();

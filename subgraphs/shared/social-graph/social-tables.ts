@@ -231,6 +231,8 @@ export interface EventHorizonTable {
   id: Generated<boolean>;
   /** bigint: the highest position swept, as a decimal string. */
   swept_through: ColumnType<string, string | undefined, string>;
+  /** The log's random name, given by its first follower (2026-12-03-002): what a shared cache keys entries under. */
+  log_id: string | null;
 }
 
 /** An app's webhook subscription to an object (2026-11-27-002). */

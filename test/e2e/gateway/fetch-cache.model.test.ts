@@ -6,6 +6,7 @@ import { CREATE } from '../../support/graphql-client.ts';
 import { createSocialFixture, type SocialFixture } from '../../support/social-fixture.ts';
 import { startTestSystem, type TestSystem } from '../../support/test-system.ts';
 import { uniqueEmail } from '../../support/user-example-fixtures.ts';
+import { redisAnswers, TEST_REDIS_URL } from '../../support/redis.ts';
 
 /**
  * The fetch cache against a model (issue 39's "Done when"): random interleavings of writes — Area A's records through
@@ -20,7 +21,8 @@ import { uniqueEmail } from '../../support/user-example-fixtures.ts';
  * and nothing a write did not write. Writes are sequential, so a record's values are totally ordered: a read may give an
  * older value than the newest only when none of the three rules requires a newer one.
  *
- * Runs on PGlite and (e2e-postgres) on PostgreSQL. The Redis level is not built yet (issue 39).
+ * Runs on PGlite and (e2e-postgres) on PostgreSQL, with the in-memory level alone and with Redis as the shared second
+ * level.
  */
 
 const NOW = () => new Date('2026-11-02T00:00:00.000Z');
@@ -250,10 +252,20 @@ const commands = [
   instance.map((i) => new ReadComments(i, false)),
 ];
 
-describe('the fetch cache against a model: two instances, one database', () => {
+const LEVELS: { level: string; env: Record<string, string>; runs: boolean }[] = [
+  { level: 'in memory', env: { GATEWAY_CACHE: 'memory' }, runs: true },
+  // Both instances share Redis as the second level: an entry one kept is served by the other when it vouches for it.
+  { level: 'in memory and Redis', env: { GATEWAY_CACHE: 'redis', REDIS_URL: TEST_REDIS_URL }, runs: await redisAnswers() },
+];
+
+describe.each(LEVELS)('the fetch cache against a model: two instances, one database, cached $level', ({ env, runs }) => {
+  if (!runs) {
+    it.skip('needs Redis at REDIS_URL (.ci/run starts it)', () => undefined);
+    return;
+  }
   beforeAll(async () => {
-    const first = await startTestSystem({ GATEWAY_CACHE: 'memory' }, { now: NOW });
-    const second = await startTestSystem({ GATEWAY_CACHE: 'memory' }, { now: NOW, database: first.database });
+    const first = await startTestSystem(env, { now: NOW });
+    const second = await startTestSystem(env, { now: NOW, database: first.database });
     systems = [first, second];
     fixture = await createSocialFixture(first.database, { now: NOW });
     const definition = loadUserExamplePackageDefinition();
@@ -296,8 +308,15 @@ describe('the fetch cache against a model: two instances, one database', () => {
       }),
       { numRuns: RUNS },
     );
-    // The cache served: the run was not one long series of misses.
+    // The cache served: the run was not one long series of misses; with Redis, one instance took what the other kept.
     const text = await (await fetch(systems[1].gatewayUrl.replace(/\/graphql$/, '/metrics'))).text();
     expect(Number(/^tributary_gateway_cache_lookups_total\{result="hit"[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0)).toBeGreaterThan(0);
+    if (env.GATEWAY_CACHE === 'redis') {
+      const shared = async (instance: Instance) => {
+        const metrics = await (await fetch(systems[instance].gatewayUrl.replace(/\/graphql$/, '/metrics'))).text();
+        return Number(/^tributary_gateway_cache_shared_lookups_total\{result="hit"[^}]*\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+      };
+      expect((await shared(0)) + (await shared(1))).toBeGreaterThan(0);
+    }
   });
 });

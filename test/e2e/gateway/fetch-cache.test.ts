@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.ts';
+import { freePort } from '../../support/free-port.ts';
 import { CREATE } from '../../support/graphql-client.ts';
 import { createUserExampleGrpcClient, type UserExampleGrpcClient } from '../../support/grpc-user-client.ts';
 import { createSocialFixture, type SocialFixture } from '../../support/social-fixture.ts';
@@ -340,5 +341,46 @@ describe('the fetch cache off (the default)', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get('tributary-log-position')).toBeNull();
     expect(((await reply.json()) as any).errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('the shared level unreachable (GATEWAY_CACHE=redis, nothing listening at REDIS_URL)', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await startTestSystem({ GATEWAY_CACHE: 'redis', REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+  });
+  afterAll(async () => {
+    await system?.close();
+  });
+
+  it('serves from the local level, never an error: the shared lookups are counted as errors', async () => {
+    const admin = `Bearer ${system.adminToken()}`;
+    const post = async (query: string, variables: Record<string, unknown>) => {
+      const response = await fetch(system.gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: admin },
+        body: JSON.stringify({ query, variables }),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as any;
+    };
+    const input = {
+      name: 'No Redis',
+      email: uniqueEmail('no-redis'),
+      password: '0123456789',
+      phone: '13800138000',
+      avatar: 'https://x.example/a.png',
+      age: 30,
+      gender: 'FEMALE',
+    };
+    const id: string = (await post(CREATE, { input })).data.createUserExample.id;
+    expect(await post(USER, { id })).toEqual({ data: { userExample: { id, name: 'No Redis' } } });
+    expect(await post(USER, { id })).toEqual({ data: { userExample: { id, name: 'No Redis' } } });
+    const text = await (await fetch(system.gatewayUrl.replace(/\/graphql$/, '/metrics'))).text();
+    const count = (name: string, result: string) =>
+      Number(new RegExp(`^${name}\\{result="${result}"[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
+    expect(count('tributary_gateway_cache_lookups_total', 'hit')).toBe(1);
+    expect(count('tributary_gateway_cache_shared_lookups_total', 'error')).toBeGreaterThanOrEqual(1);
+    expect(count('tributary_gateway_cache_shared_lookups_total', 'hit')).toBe(0);
   });
 });

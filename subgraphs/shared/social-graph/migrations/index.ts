@@ -6,6 +6,7 @@ import * as eventLog from './2026-11-27-001-event-log.ts';
 import * as webhookSubscriptions from './2026-11-27-002-webhook-subscriptions.ts';
 import * as eventHorizon from './2026-11-28-001-event-horizon.ts';
 import * as changeLog from './2026-12-03-001-change-log.ts';
+import * as logIdentity from './2026-12-03-002-log-identity.ts';
 
 /** Migrations of the social data store shared by the comments and accounts subgraphs. */
 export const socialMigrations: SubgraphMigrations = {
@@ -18,5 +19,6 @@ export const socialMigrations: SubgraphMigrations = {
     '2026-11-27-002-webhook-subscriptions': webhookSubscriptions,
     '2026-11-28-001-event-horizon': eventHorizon,
     '2026-12-03-001-change-log': changeLog,
+    '2026-12-03-002-log-identity': logIdentity,
   },
 };

@@ -38,6 +38,7 @@ import { measureStandIns, printStandIns, type StandInReport, type StandInServer 
 import { BENCH_ORIGIN, measureCors, printCors, type CorsReport } from './cors.ts';
 import { printPeers, runPeers, type PeersReport } from './peers.ts';
 import { printTopologies, runTopologies, type TopologiesReport } from './topologies.ts';
+import { printFetchCache, runFetchCache, type FetchCacheReport } from './fetch-cache.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
 import { printDistributedStartup, runDistributedStartup } from './startup-distributed.ts';
@@ -93,6 +94,7 @@ const STANDALONE_SECTIONS: readonly ScenarioName[] = [
   'memory',
   'peers',
   'topologies',
+  'fetch-cache',
   'startup',
   'webhooks',
   'subscriptions',
@@ -133,6 +135,9 @@ const SCENARIO_NAMES = [
   // npm start's process against the distributed fleet on the same data: the whole system's CPU per request of the simple
   // and the deep read in each topology (bench/topologies.ts; PostgreSQL only).
   'topologies',
+  // npm start's process with GATEWAY_CACHE off, memory and redis under 95 % reads and 5 % writes, the simple and the deep
+  // read (bench/fetch-cache.ts; PostgreSQL only).
+  'fetch-cache',
   // npm start's process until every listener is ready, on a fresh and on an existing ./data; npm start itself once
   // (bench/startup.ts); then each distributed process until it can serve (bench/startup-distributed.ts; PostgreSQL only).
   'startup',
@@ -1100,6 +1105,19 @@ async function main(): Promise<void> {
       rounds: options.peerRounds,
     });
   }
+  let fetchCache: FetchCacheReport | undefined;
+  if (wanted.has('fetch-cache')) {
+    console.log(
+      `  fetch-cache: npm start with the cache off, memory, redis, ${options.peerRounds} round(s) of ${options.warmupS} s + ${options.durationS} s each`,
+    );
+    fetchCache = await runFetchCache({
+      durationS: options.durationS,
+      warmupS: options.warmupS,
+      connections: options.connections,
+      records: options.records,
+      rounds: options.peerRounds,
+    });
+  }
   let startup: StartupReport | undefined;
   if (wanted.has('startup')) {
     console.log(
@@ -1330,6 +1348,7 @@ async function main(): Promise<void> {
   printCors(cors);
   printPeers(peers);
   printTopologies(topologies);
+  printFetchCache(fetchCache);
   printStartup(startup);
   printDistributedStartup(startup?.distributed);
   printWebhooks(webhooks);
@@ -1378,6 +1397,7 @@ async function main(): Promise<void> {
     memory: memory.length > 0 || memoryFailure ? { reports: memory, failure: memoryFailure } : undefined,
     peers,
     topologies,
+    fetchCache,
     startup,
     webhooks,
     subscriptions,

@@ -270,7 +270,8 @@ const MAX_POSITION = 9_223_372_036_854_775_807n;
 
 /** A presented position, or undefined when it is none (not decimal digits, a leading zero, past MAX_POSITION). */
 function logPositionOf(text: string): bigint | undefined {
-  const trimmed = text.trim();
+  // HTTP's whitespace only (space, tab): String.trim would also take a no-break space, which makes it no position.
+  const trimmed = text.replace(/^[ \t]+|[ \t]+$/g, '');
   if (!/^(?:0|[1-9][0-9]{0,18})$/.test(trimmed)) return undefined;
   const position = BigInt(trimmed);
   return position <= MAX_POSITION ? position : undefined;

@@ -198,6 +198,8 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     if (errors.length > 0) throw withCode(errors[0]!, 'GRAPHQL_VALIDATION_FAILED');
     const caching = cacheableDocument(this.subgraph.schema, document, operationName, source);
     if (source.length > DOCUMENT_CACHE_MAX_LENGTH) return { document, run: undefined, caching: { ...caching, cacheable: undefined } };
+    // With the cache on, a query it may keep runs with its entities' ids selected, so that its reply's tags are exact.
+    if (this.cache && caching.cacheable) document = caching.cacheable.document;
     if (this.prepared.size >= DOCUMENT_CACHE_SIZE) {
       // Drop the oldest entry (Map keeps insertion order).
       this.prepared.delete(this.prepared.keys().next().value!);

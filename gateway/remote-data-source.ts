@@ -124,12 +124,12 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
       const policy = options.incomingRequestContext.overallCachePolicy;
       if (policy && 'restrict' in policy) policy.restrict(hint);
     };
-    const fetch = async (): Promise<RemoteReply<GatewayGraphQLResponse>> => {
-      const fetched = await this.fetch(options, request.query!);
+    const fetch = async (query: string): Promise<RemoteReply<GatewayGraphQLResponse>> => {
+      const fetched = await this.fetch(options, query);
       if (fetched.hint) restrict(fetched.hint);
       return { response: fetched.response, maxAgeSeconds: fetched.hint?.maxAge ?? 0 };
     };
-    if (!this.caching) return (await fetch()).response;
+    if (!this.caching) return (await fetch(request.query)).response;
     const outcome = await this.caching.through(
       { query: request.query, operationName: request.operationName, variables: request.variables },
       context,

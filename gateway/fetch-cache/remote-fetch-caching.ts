@@ -33,24 +33,25 @@ export class RemoteFetchCaching {
   async through<T>(
     request: { query: string; operationName: string | undefined; variables: Record<string, unknown> | undefined },
     context: Partial<GatewayContext>,
-    fetch: () => Promise<RemoteReply<T>>,
+    /** Sends `query` (the document's text, or the same with its entities' ids selected) to the subgraph. */
+    fetch: (query: string) => Promise<RemoteReply<T>>,
   ): Promise<{ response: RemoteReply<T>['response']; fromCache?: { policy: CacheableDocument['policy'] } }> {
     const document = this.document(request.query, request.operationName);
     if (document?.writes) {
-      const { response } = await fetch();
+      const { response } = await fetch(request.query);
       const position = await this.cache.afterWrite();
       if (position !== undefined && context.written) context.written.through = position;
       return { response };
     }
     const cacheable = document?.cacheable;
-    if (!cacheable || !this.cache.serving()) return { response: (await fetch()).response };
+    if (!cacheable || !this.cache.serving()) return { response: (await fetch(request.query)).response };
     const viewer = await this.viewing.viewer({
       authorization: context.authorization,
       requestId: context.requestId,
       socialHost: context.socialHost,
       signedRequest: context.signedRequest,
     });
-    if (viewer === undefined) return { response: (await fetch()).response };
+    if (viewer === undefined) return { response: (await fetch(request.query)).response };
     const read = await this.cache.read(
       {
         subgraph: this.subgraph,
@@ -62,7 +63,7 @@ export class RemoteFetchCaching {
         viewer,
       },
       async () => {
-        const { response, maxAgeSeconds } = await fetch();
+        const { response, maxAgeSeconds } = await fetch(cacheable.text ?? request.query);
         const reusable = !response.errors && (!response.extensions || Object.keys(response.extensions).length === 0);
         return { value: response, data: response.data, reusable, maxAgeSeconds };
       },

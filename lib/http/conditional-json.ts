@@ -43,7 +43,9 @@ export function sendConditionalJson(
   // which fetch() adds to every request that sets If-None-Match itself (the Fetch standard's no-store mode) — a browser's
   // or Node's client would never get its 304. That directive is for caches on the way; the origin still evaluates the
   // precondition (RFC 9110 §13.2.1).
-  if (fresh({ 'if-none-match': res.req.headers['if-none-match'] }, { etag: tag })) {
+  // A list's optional whitespace may be a tab (RFC 9110 §5.6.1), which fresh 2.0.0 does not split on: made a space first.
+  const ifNoneMatch = res.req.headers['if-none-match']?.replace(/\t/g, ' ');
+  if (fresh({ 'if-none-match': ifNoneMatch }, { etag: tag })) {
     res.statusCode = 304;
     res.end();
     return;

@@ -45,8 +45,10 @@ export function cacheableDocument(
   const found = operationOf(document, operationName);
   const writes = found?.operation === 'mutation';
   if (found?.operation !== 'query' || !((policy.maxAge ?? 0) > 0)) return { policy, cacheable: undefined, writes };
-  // The ids added, checked once: a document the rewrite would break (it cannot, short of an alias clash it avoids) runs as is.
-  const withIds = withEntityIds(schema, document);
+  // The ids added to entity lookups only, checked once (a document the rewrite would break runs as is). Not to root
+  // fields: a root call's reply is read under the caller's permissions field by field (the Graph's rules), and an id it
+  // did not ask for could add an error to it — nor is a social root call ever kept (its rate-limit usage).
+  const withIds = isEntityLookup(found) ? withEntityIds(schema, document) : document;
   const executable = withIds !== document && validate(schema, withIds).length === 0 ? withIds : document;
   const operation = operationOf(executable, operationName)!;
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -66,6 +68,13 @@ export function cacheableDocument(
     },
     writes,
   };
+}
+
+/** An `_entities` fetch alone (the query planner's entity lookup). */
+function isEntityLookup(operation: OperationDefinitionNode): boolean {
+  return operation.selectionSet.selections.every(
+    (selection) => selection.kind === Kind.FIELD && (selection.name.value === '_entities' || selection.name.value === '__typename'),
+  );
 }
 
 function operationOf(document: DocumentNode, operationName: string | undefined): OperationDefinitionNode | undefined {

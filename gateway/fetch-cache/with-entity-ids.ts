@@ -20,7 +20,8 @@ const ID_FIELD: FieldNode = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: 
  * `T` evicts: a deep read's replies without their ids were evicted by every new comment anywhere). The gateway builds
  * its response from the operation's own selections, so the added ids reach no client. A selection set where `id` is
  * already a response key of another field (an alias) is left as it is: the object is then tagged by its collection.
- * Only when the cache is on, so that the cache off sends exactly what the query planner wrote.
+ * Only when the cache is on, so that the cache off sends exactly what the query planner wrote, and only to entity
+ * lookups (cacheable-document.ts).
  */
 export function withEntityIds(schema: GraphQLSchema, document: DocumentNode): DocumentNode {
   const typeInfo = new TypeInfo(schema);

@@ -6,7 +6,7 @@ import type { QueryCompiler, QueryRun } from '../lib/graphql/query-compiler.ts';
 import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
 import { cacheableDocument, type CacheableDocument } from './fetch-cache/cacheable-document.ts';
-import type { FetchCache, FetchOutcome } from './fetch-cache/fetch-cache.ts';
+import { fetchThroughCache, reusableReply, type FetchCache, type FetchOutcome } from './fetch-cache/fetch-cache.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -80,7 +80,6 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     contextValue: object,
     gatewayContext: Partial<GatewayContext>,
   ): Promise<ExecutionResult> {
-    // Reusable: no errors, and nothing reported for the caller (the social graph's rate-limit usage: a call counted).
     const run = async (): Promise<FetchOutcome<ExecutionResult>> => {
       const runGraphqlJs = () =>
         execute({ schema: this.subgraph.schema, document: prepared.document, variableValues: variables, operationName, contextValue });
@@ -88,31 +87,16 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
       const extensions = this.subgraph.responseExtensions?.(contextValue);
       collectExtensions(gatewayContext, extensions);
       this.subgraph.finishRequest?.(contextValue);
-      const reusable = !result.errors && (!extensions || Object.keys(extensions).length === 0);
+      const reusable = reusableReply(result.errors, extensions);
       return { value: result, data: result.data, reusable, maxAgeSeconds: prepared.caching.policy.maxAge ?? 0 };
     };
-    const { cache } = this;
-    if (!cache) return (await run()).value;
-    if (prepared.caching.writes) {
-      const { value } = await run();
-      const position = await cache.afterWrite();
-      if (position !== undefined && gatewayContext.written) gatewayContext.written.through = position;
-      return value;
-    }
-    const cacheable = prepared.caching.cacheable;
-    if (!cacheable || !cache.serving()) return (await run()).value;
-    const viewer = await this.subgraph.cacheViewer?.(contextValue);
-    if (viewer === undefined) return (await run()).value;
-    const read = await cache.read(
-      {
-        subgraph: this.subgraph.name,
-        documentKey: cacheable.key,
-        schema: this.subgraph.schema,
-        operation: cacheable.operation,
-        fragments: cacheable.fragments,
-        variables,
-        viewer,
-      },
+    if (!this.cache) return (await run()).value;
+    const read = await fetchThroughCache(
+      this.cache,
+      prepared.caching,
+      { subgraph: this.subgraph.name, schema: this.subgraph.schema, variables },
+      gatewayContext,
+      async () => this.subgraph.cacheViewer?.(contextValue),
       run,
     );
     return 'ran' in read ? read.ran : { data: read.fromCache };

@@ -3,6 +3,7 @@ import type { FragmentDefinitionNode, GraphQLSchema, OperationDefinitionNode } f
 import { FetchCacheStore, type FetchCacheBounds, type FetchCacheStats } from './fetch-cache-store.ts';
 import { resultTags } from './result-tags.ts';
 import type { SharedLevel } from './shared-level.ts';
+import type { CacheableDocument } from './cacheable-document.ts';
 
 /**
  * The gateway's cache of subgraph fetches (issue 39): queries and entity lookups whose replies may be reused, keyed by
@@ -72,6 +73,39 @@ export interface FetchCache {
   stats(): FetchCacheStats & { position: string; head: string; secondLevel?: { hits: number; misses: number; errors: number } };
   /** Closes the shared level's connection, if there is one. */
   close(): Promise<void>;
+}
+
+/** Whether a reply may be kept: no errors, and nothing reported for the caller (a social root call's rate-limit usage). */
+export function reusableReply(errors: readonly unknown[] | undefined, extensions: Record<string, unknown> | undefined): boolean {
+  return !errors && (!extensions || Object.keys(extensions).length === 0);
+}
+
+/**
+ * One subgraph fetch through the cache, the same for an embedded subgraph and a subgraph server
+ * (../in-process-data-source.ts, remote-fetch-caching.ts): a write runs, then waits for its changes to reach the cache
+ * and notes the position it reached for the reply's header; a query the hints let the cache keep is read through it
+ * under the viewer's key; anything else — or no viewer (the subgraph answers its own error) — just runs.
+ */
+export async function fetchThroughCache<T>(
+  cache: FetchCache,
+  document: CacheableDocument | undefined,
+  fetch: Pick<CacheableFetch, 'subgraph' | 'schema' | 'variables'>,
+  context: { written?: { through: string | undefined } | undefined },
+  viewer: () => Promise<string | undefined>,
+  run: () => Promise<FetchOutcome<T>>,
+): Promise<{ ran: T } | { fromCache: Record<string, unknown> }> {
+  if (document?.writes) {
+    const { value } = await run();
+    const position = await cache.afterWrite();
+    if (position !== undefined && context.written) context.written.through = position;
+    return { ran: value };
+  }
+  const cacheable = document?.cacheable;
+  if (!cacheable || !cache.serving()) return { ran: (await run()).value };
+  const key = await viewer();
+  if (key === undefined) return { ran: (await run()).value };
+  const keyed = { ...fetch, documentKey: cacheable.key, operation: cacheable.operation, fragments: cacheable.fragments, viewer: key };
+  return cache.read(keyed, run);
 }
 
 /** Variables longer than this are hashed in the key: a deep read's representations are kilobytes, kept per entry. */

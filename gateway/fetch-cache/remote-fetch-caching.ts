@@ -2,7 +2,7 @@ import { parse, validate, type DocumentNode } from 'graphql';
 import type { SubgraphCacheViewing } from '../../subgraphs/subgraph.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { cacheableDocument, type CacheableDocument } from './cacheable-document.ts';
-import type { FetchCache } from './fetch-cache.ts';
+import { fetchThroughCache, reusableReply, type FetchCache } from './fetch-cache.ts';
 
 /** A subgraph's reply as the remote data source hands it on, and the max age its server's Cache-Control gave. */
 export interface RemoteReply<T> {
@@ -37,39 +37,27 @@ export class RemoteFetchCaching {
     fetch: (query: string) => Promise<RemoteReply<T>>,
   ): Promise<{ response: RemoteReply<T>['response']; fromCache?: { policy: CacheableDocument['policy'] } }> {
     const document = this.document(request.query, request.operationName);
-    if (document?.writes) {
-      const { response } = await fetch(request.query);
-      const position = await this.cache.afterWrite();
-      if (position !== undefined && context.written) context.written.through = position;
-      return { response };
-    }
-    const cacheable = document?.cacheable;
-    if (!cacheable || !this.cache.serving()) return { response: (await fetch(request.query)).response };
-    const viewer = await this.viewing.viewer({
-      authorization: context.authorization,
-      requestId: context.requestId,
-      socialHost: context.socialHost,
-      signedRequest: context.signedRequest,
-    });
-    if (viewer === undefined) return { response: (await fetch(request.query)).response };
-    const read = await this.cache.read(
-      {
-        subgraph: this.subgraph,
-        documentKey: cacheable.key,
-        schema: this.viewing.schema,
-        operation: cacheable.operation,
-        fragments: cacheable.fragments,
-        variables: request.variables,
-        viewer,
-      },
+    // A query the cache may keep is sent with its entities' ids selected (with-entity-ids.ts), as embedded ones run.
+    const query = document?.cacheable?.text ?? request.query;
+    const read = await fetchThroughCache(
+      this.cache,
+      document,
+      { subgraph: this.subgraph, schema: this.viewing.schema, variables: request.variables },
+      context,
+      () =>
+        this.viewing.viewer({
+          authorization: context.authorization,
+          requestId: context.requestId,
+          socialHost: context.socialHost,
+          signedRequest: context.signedRequest,
+        }),
       async () => {
-        const { response, maxAgeSeconds } = await fetch(cacheable.text ?? request.query);
-        const reusable = !response.errors && (!response.extensions || Object.keys(response.extensions).length === 0);
-        return { value: response, data: response.data, reusable, maxAgeSeconds };
+        const { response, maxAgeSeconds } = await fetch(query);
+        return { value: response, data: response.data, reusable: reusableReply(response.errors, response.extensions), maxAgeSeconds };
       },
     );
     if ('ran' in read) return { response: read.ran };
-    return { response: { data: read.fromCache } as RemoteReply<T>['response'], fromCache: { policy: document.policy } };
+    return { response: { data: read.fromCache } as RemoteReply<T>['response'], fromCache: { policy: document!.policy } };
   }
 
   private document(query: string, operationName: string | undefined): CacheableDocument | undefined {

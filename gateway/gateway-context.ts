@@ -22,11 +22,7 @@ export interface GatewayContext extends SubgraphRequestInfo {
   written: { through: string | undefined };
 }
 
-/**
- * The change log's position a write's reply carries and a read may present (issue 39): a read presenting one is never
- * served from a cache older than it. Decimal, at most 2^63 − 1.
- */
-export const LOG_POSITION_HEADER = 'tributary-log-position';
+export { LOG_POSITION_HEADER } from '../lib/http/log-position.ts';
 
 /**
  * Extensions of subgraph responses that the gateway hands on in its own response: the social graph's rate-limit usage,

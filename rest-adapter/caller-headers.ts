@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { encodeSignedRequest, SIGNED_REQUEST_HEADER, type SignedRequest } from '../lib/auth/signed-request.ts';
 
-/** The change log's position a write's reply carries and a read may present (issue 39; the gateway's LOG_POSITION_HEADER). */
-export const LOG_POSITION_HEADER = 'tributary-log-position';
+import { LOG_POSITION_HEADER } from '../lib/http/log-position.ts';
+
+export { LOG_POSITION_HEADER };
 
 /** What the subgraphs see of a REST caller: the headers an operation built for its request carries (GatewayOperation). */
 export type CallerHeaders = Record<string, string | undefined>;

@@ -1,5 +1,6 @@
 import cors from 'cors';
 import type { RequestHandler } from 'express';
+import { LOG_POSITION_HEADER } from './log-position.ts';
 
 /** CORS for browser front-ends on the configured origins (mount it only when some are configured). */
 export function createCors(origins: readonly string[]): RequestHandler {
@@ -13,10 +14,10 @@ export function createCors(origins: readonly string[]): RequestHandler {
       'apollo-require-preflight',
       'x-apollo-operation-name',
       'x-request-id',
-      'tributary-log-position',
+      LOG_POSITION_HEADER,
       'if-none-match',
     ],
-    exposedHeaders: ['www-authenticate', 'x-request-id', 'tributary-log-position', 'etag'],
+    exposedHeaders: ['www-authenticate', 'x-request-id', LOG_POSITION_HEADER, 'etag'],
     maxAge: 600,
   });
 }

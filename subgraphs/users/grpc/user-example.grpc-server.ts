@@ -7,6 +7,7 @@ import type { Logger } from '../../../lib/logger.ts';
 import { requestIdFrom, withRequestId } from '../../../lib/request-context.ts';
 import type { Telemetry } from '../../../lib/telemetry/telemetry.ts';
 import type { UserExampleService } from '../user-example.service.ts';
+import { LOG_POSITION_HEADER } from '../../../lib/http/log-position.ts';
 import { toGrpcStatus } from './grpc-status.ts';
 import { assertDecoded, classifyWireErrors, safeDeserializers } from './grpc-wire-errors.ts';
 import { createServerReflection } from './server-reflection.ts';
@@ -201,6 +202,6 @@ function readAuthorization(metadata: Metadata): string | undefined {
 /** The trailer a write's reply carries its change-log position in (UserExampleGrpcDeps.afterWrite). */
 function positionTrailer(position: string): Metadata {
   const trailer = new Metadata();
-  trailer.set('tributary-log-position', position);
+  trailer.set(LOG_POSITION_HEADER, position);
   return trailer;
 }

@@ -33,6 +33,7 @@ import { InProcessDataSource } from './in-process-data-source.ts';
 import { PropagatingRemoteDataSource } from './remote-data-source.ts';
 import type { FetchCache } from './fetch-cache/fetch-cache.ts';
 import { RemoteFetchCaching } from './fetch-cache/remote-fetch-caching.ts';
+import { createResponseCaching, type ResponseCacheSubgraph } from './fetch-cache/response-cache.ts';
 import { createFetcherSubgraphClient, type SubgraphHttpClient, type SubgraphHttpClientOptions } from './subgraph-http-client.ts';
 import { createHttpFastPath } from './stand-ins/http-fast-path.ts';
 import { createJitCompiler } from './stand-ins/jit-subgraph-execution.ts';
@@ -177,8 +178,10 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       })
     : undefined;
   const plugins = gatewayPlugins(deps, httpServer, hardening, lane);
+  // A whole query's data kept when every fetch of it could be (fetch-cache/response-cache.ts), inside the lane.
+  const executing = deps.fetchCache ? createResponseCaching(deps.fetchCache, sources.responding).gateway(gateway) : gateway;
   const apollo = new ApolloServer<GatewayContext>({
-    gateway: lane ? lane.gateway(gateway) : gateway,
+    gateway: lane ? lane.gateway(executing) : executing,
     introspection: config.gateway.introspection,
     csrfPrevention: true,
     // The entrypoints own the process's signals and shut everything down in order (listeners, pools, gRPC).
@@ -261,6 +264,8 @@ interface SubgraphSources {
    * instances, their circuits and connections carry over a reload.
    */
   readonly services: Map<string, GraphQLDataSource>;
+  /** What the response level of the fetch cache asks of each subgraph whose fetches it may keep, as they are built. */
+  readonly responding: Map<string, ResponseCacheSubgraph>;
 }
 
 function createSubgraphSources(deps: GatewayDeps, standIns: StandIns): SubgraphSources {
@@ -271,7 +276,7 @@ function createSubgraphSources(deps: GatewayDeps, standIns: StandIns): SubgraphS
   deps.telemetry.metrics.trackSubgraphCircuits(() =>
     remotes.map((remote) => ({ subgraph: remote.name, instances: remote.instances.size, open: remote.instances.openCircuits() })),
   );
-  return { deps, compile, createClient, incidents, remotes, services: new Map() };
+  return { deps, compile, createClient, incidents, remotes, services: new Map(), responding: new Map() };
 }
 
 /** The subgraph's data source, built the first time @apollo/gateway asks for it. */
@@ -290,10 +295,14 @@ function buildDataSource(sources: SubgraphSources, name: string): GraphQLDataSou
   if (config.gateway.mode === 'embedded') {
     const local = sources.deps.localSubgraphs[subgraphName];
     if (!local) throw new Error(`subgraph ${name} is not available in this process`);
-    return new InProcessDataSource(local, sources.deps.formatSubgraphError, sources.compile, sources.deps.fetchCache);
+    const source = new InProcessDataSource(local, sources.deps.formatSubgraphError, sources.compile, sources.deps.fetchCache);
+    if (sources.deps.fetchCache) sources.responding.set(name, source.responseCaching());
+    return source;
   }
   const urls = config.gateway.subgraphInstances[subgraphName];
   if (!urls || urls.length === 0) throw new Error(`no URL configured for subgraph ${name} (SUBGRAPH_${name.toUpperCase()}_URL)`);
+  const caching = remoteCaching(sources.deps, subgraphName);
+  if (caching) sources.responding.set(name, caching.responseCaching());
   const remote = new PropagatingRemoteDataSource({
     name,
     endpoints: urls.map((url) => ({ url, client: sources.createClient(url, { timeoutMs: config.gateway.subgraphTimeoutMs }) })),
@@ -304,7 +313,7 @@ function buildDataSource(sources: SubgraphSources, name: string): GraphQLDataSou
     trustedCallerSecret: config.graphql.trustedCallerSecret,
     // The subgraph servers of a deployment share its configuration: their bounds on one connection are these.
     subscriptionLimits: { perConnection: config.subscriptions.perConnection, maxMessageBytes: config.subscriptions.maxMessageBytes },
-    caching: remoteCaching(sources.deps, subgraphName),
+    caching,
   });
   sources.remotes.push(remote);
   return remote;

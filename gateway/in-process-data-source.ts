@@ -6,7 +6,8 @@ import type { QueryCompiler, QueryRun } from '../lib/graphql/query-compiler.ts';
 import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
 import { cacheableDocument, type CacheableDocument } from './fetch-cache/cacheable-document.ts';
-import { fetchThroughCache, reusableReply, type FetchCache, type FetchOutcome } from './fetch-cache/fetch-cache.ts';
+import { fetchThroughCache, reusableReply, usageOnlyReply, type FetchCache, type FetchOutcome } from './fetch-cache/fetch-cache.ts';
+import type { ResponseCacheSubgraph } from './fetch-cache/response-cache.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -88,7 +89,8 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
       collectExtensions(gatewayContext, extensions);
       this.subgraph.finishRequest?.(contextValue);
       const reusable = reusableReply(result.errors, extensions);
-      return { value: result, data: result.data, reusable, maxAgeSeconds: prepared.caching.policy.maxAge ?? 0 };
+      const call = usageOnlyReply(result.errors, extensions);
+      return { value: result, data: result.data, reusable, maxAgeSeconds: prepared.caching.policy.maxAge ?? 0, call };
     };
     if (!this.cache) return (await run()).value;
     const read = await fetchThroughCache(
@@ -151,6 +153,27 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
       ...(result.errors ? { errors: result.errors.map((error) => this.formatError(error.toJSON(), error)) } : {}),
     });
     return isAsyncIterable(started) ? mapAsyncIterator(started, formatted) : formatted(started);
+  }
+
+  /** What the response level (response-cache.ts) asks of this subgraph: its viewer rule and its count of calls. */
+  responseCaching(): ResponseCacheSubgraph {
+    const { subgraph } = this;
+    const admitCall = subgraph.admitCall;
+    return {
+      viewer: async (gatewayContext) => subgraph.cacheViewer?.(this.contextFor(gatewayContext)),
+      ...(admitCall && {
+        admitCall: async (gatewayContext, objectId) => {
+          const context = this.contextFor(gatewayContext);
+          try {
+            await admitCall(context, objectId);
+          } catch {
+            // Refused: the operation runs, and this context's refusal answers it (the call keeps its admission).
+            return undefined;
+          }
+          return { extensions: subgraph.responseExtensions?.(context), finish: () => subgraph.finishRequest?.(context) };
+        },
+      }),
+    };
   }
 
   private contextFor(gatewayContext: Partial<GatewayContext>): object {

@@ -13,6 +13,7 @@ import { createSubgraphInstances, type CircuitOptions, type SubgraphInstances } 
 import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
 import { createSubgraphWsClients, type SubgraphWsClients } from './live/subgraph-ws-client.ts';
 import type { RemoteFetchCaching, RemoteReply } from './fetch-cache/remote-fetch-caching.ts';
+import { recordFetch, type RecordingContext } from './fetch-cache/response-record.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource<GatewayContext>['process']>>;
 
@@ -129,7 +130,11 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
       if (fetched.hint) restrict(fetched.hint);
       return { response: fetched.response, maxAgeSeconds: fetched.hint?.maxAge ?? 0 };
     };
-    if (!this.caching) return (await fetch(request.query)).response;
+    if (!this.caching) {
+      // Nothing of this subgraph is kept: neither is a response that fetches from it (fetch-cache/response-cache.ts).
+      recordFetch(context as RecordingContext, 'spoiled');
+      return (await fetch(request.query)).response;
+    }
     const outcome = await this.caching.through(
       { query: request.query, operationName: request.operationName, variables: request.variables },
       context,

@@ -48,6 +48,12 @@ export interface Subgraph<TContext extends object = object> {
    * error) or the subgraph's replies are not to be reused; the fetch then bypasses the cache.
    */
   cacheViewer?(context: TContext): Promise<string | undefined>;
+  /**
+   * Counts a call the gateway answers from its response cache as a run of this subgraph's root field about `objectId`
+   * would count it (the social graph's rate limits; then responseExtensions and finishRequest report it as for a run);
+   * throws the subgraph's error when the call is refused. Absent on subgraphs whose calls are not counted.
+   */
+  admitCall?(context: TContext, objectId: string | undefined): Promise<void>;
   /** Called once a request's response is on its way (notes what the request cost). Must not throw. */
   finishRequest?(context: TContext): void;
   /**
@@ -76,4 +82,12 @@ export interface SubgraphOperation {
 export interface SubgraphCacheViewing {
   schema: GraphQLSchema;
   viewer(request: SubgraphRequestInfo): Promise<string | undefined>;
+  /**
+   * Counts a call answered from the gateway's response cache as the subgraph counts its root calls (Subgraph.admitCall,
+   * on the same database): the extensions its reply would carry and `finish` once answered; undefined when refused.
+   */
+  admitCall?(
+    request: SubgraphRequestInfo,
+    objectId: string | undefined,
+  ): Promise<{ extensions: Record<string, unknown> | undefined; finish(): void } | undefined>;
 }

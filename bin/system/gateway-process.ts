@@ -92,6 +92,11 @@ async function startDistributedFetchCache(
   const { createCacheViewing } = await import('../../subgraphs/cache-viewing.ts');
   return {
     ...(fetchCache && { fetchCache }),
-    cacheViewing: createCacheViewing({ database, tokens, ...(options.now && { now: options.now }) }),
+    cacheViewing: createCacheViewing({
+      database,
+      tokens,
+      rateLimits: config.social.rateLimits,
+      ...(options.now && { now: options.now }),
+    }),
   };
 }

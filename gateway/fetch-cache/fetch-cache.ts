@@ -4,6 +4,7 @@ import { FetchCacheStore, type FetchCacheBounds, type FetchCacheStats } from './
 import { resultTags } from './result-tags.ts';
 import type { SharedLevel } from './shared-level.ts';
 import type { CacheableDocument } from './cacheable-document.ts';
+import { recordFetch, type ResponseRecord } from './response-record.ts';
 
 /**
  * The gateway's cache of subgraph fetches (issue 39): queries and entity lookups whose replies may be reused, keyed by
@@ -43,6 +44,11 @@ export interface FetchOutcome<T> {
   reusable: boolean;
   /** The reply's max age from its hints (seconds; 0 or less: not kept). */
   maxAgeSeconds: number;
+  /**
+   * A social root call's reply, reusable but for the rate-limit usage it reports: not kept at the fetch level (each call
+   * is counted), kept at the response level (response-cache.ts), which admits the call again at each hit.
+   */
+  call?: { objectId: string | undefined } | undefined;
 }
 
 export interface FetchCache {
@@ -73,11 +79,33 @@ export interface FetchCache {
   stats(): FetchCacheStats & { position: string; head: string; secondLevel?: { hits: number; misses: number; errors: number } };
   /** Closes the shared level's connection, if there is one. */
   close(): Promise<void>;
+  /** The log position applied now (a fetch begun now reads every change up to it). */
+  position(): string;
+  /** A response the response level kept (response-cache.ts), from the same store and under the same rules. */
+  keptResponse(key: string): string | undefined;
+  /** Keeps a response whose fetches began at `since`, tagged with what they hold; false when refused. */
+  keepResponse(key: string, text: string, tags: readonly string[], maxAgeMs: number, since: string): boolean;
 }
 
 /** Whether a reply may be kept: no errors, and nothing reported for the caller (a social root call's rate-limit usage). */
 export function reusableReply(errors: readonly unknown[] | undefined, extensions: Record<string, unknown> | undefined): boolean {
   return !errors && (!extensions || Object.keys(extensions).length === 0);
+}
+
+/**
+ * A reply without errors whose only extension is the social graph's rate-limit usage (a root call's, gateway-context.ts
+ * FORWARDED_EXTENSIONS): the object its call was about, which the usage names when the call named one
+ * (subgraphs/shared/social-graph/social-rate-limits.ts); undefined for any other reply.
+ */
+export function usageOnlyReply(
+  errors: readonly unknown[] | undefined,
+  extensions: Record<string, unknown> | undefined,
+): { objectId: string | undefined } | undefined {
+  if (errors || !extensions) return undefined;
+  const names = Object.keys(extensions);
+  if (names.length !== 1 || names[0] !== 'socialUsage') return undefined;
+  const business = (extensions.socialUsage as { business?: { objectId?: unknown } } | null | undefined)?.business;
+  return { objectId: typeof business?.objectId === 'string' ? business.objectId : undefined };
 }
 
 /**
@@ -90,26 +118,41 @@ export async function fetchThroughCache<T>(
   cache: FetchCache,
   document: CacheableDocument | undefined,
   fetch: Pick<CacheableFetch, 'subgraph' | 'schema' | 'variables'>,
-  context: { written?: { through: string | undefined } | undefined },
+  context: { written?: { through: string | undefined } | undefined; responseRecord?: ResponseRecord | undefined },
   viewer: () => Promise<string | undefined>,
   run: () => Promise<FetchOutcome<T>>,
 ): Promise<{ ran: T } | { fromCache: Record<string, unknown> }> {
   if (document?.writes) {
+    recordFetch(context, 'spoiled');
     const { value } = await run();
     const position = await cache.afterWrite();
     if (position !== undefined && context.written) context.written.through = position;
     return { ran: value };
   }
   const cacheable = document?.cacheable;
-  if (!cacheable || !cache.serving()) return { ran: (await run()).value };
-  const key = await viewer();
-  if (key === undefined) return { ran: (await run()).value };
+  const key = cacheable && cache.serving() ? await viewer() : undefined;
+  if (!cacheable || key === undefined) {
+    recordFetch(context, 'spoiled');
+    return { ran: (await run()).value };
+  }
   const keyed = { ...fetch, documentKey: cacheable.key, operation: cacheable.operation, fragments: cacheable.fragments, viewer: key };
-  return cache.read(keyed, run);
+  let ran: FetchOutcome<T> | undefined;
+  const read = await cache.read(keyed, async () => (ran = await run()));
+  const data = 'fromCache' in read ? read.fromCache : ran?.reusable || ran?.call ? ran.data : undefined;
+  // What the response level needs of the fetch (response-cache.ts): a reply kept or keepable, or why the response is not.
+  if (!data || (ran && !(ran.maxAgeSeconds > 0))) recordFetch(context, 'spoiled');
+  else recordFetch(context, { ...keyed, data, ...(ran?.call && { call: ran.call }) });
+  return read;
 }
 
 /** Variables longer than this are hashed in the key: a deep read's representations are kilobytes, kept per entry. */
 const VARIABLES_KEY_HASH_FROM = 256;
+
+/** Variables as a key: their JSON, or its hash when long. */
+export function variablesKey(variables: Readonly<Record<string, unknown>> | undefined): string {
+  const text = variables === undefined ? '' : JSON.stringify(variables);
+  return text.length < VARIABLES_KEY_HASH_FROM ? text : createHash('sha256').update(text).digest('base64url');
+}
 
 export function createFetchCache(
   bounds: FetchCacheBounds,
@@ -191,6 +234,9 @@ export function createFetchCache(
       };
     },
     close: async () => shared?.close(),
+    position: () => invalidation()?.position() ?? '0',
+    keptResponse: (key) => (serving() ? store.get(key) : undefined),
+    keepResponse: (key, text, tags, maxAgeMs, since) => serving() && store.set(key, text, tags, maxAgeMs, BigInt(since)),
   };
 }
 
@@ -218,7 +264,5 @@ async function takeShared(
 }
 
 function keyOf(fetch: CacheableFetch): string {
-  const variables = fetch.variables === undefined ? '' : JSON.stringify(fetch.variables);
-  const variablesKey = variables.length < VARIABLES_KEY_HASH_FROM ? variables : createHash('sha256').update(variables).digest('base64url');
-  return `${fetch.subgraph}\n${fetch.documentKey}\n${fetch.viewer}\n${variablesKey}`;
+  return `${fetch.subgraph}\n${fetch.documentKey}\n${fetch.viewer}\n${variablesKey(fetch.variables)}`;
 }

@@ -1,8 +1,9 @@
 import { parse, validate, type DocumentNode } from 'graphql';
-import type { SubgraphCacheViewing } from '../../subgraphs/subgraph.ts';
+import type { SubgraphCacheViewing, SubgraphRequestInfo } from '../../subgraphs/subgraph.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { cacheableDocument, type CacheableDocument } from './cacheable-document.ts';
-import { fetchThroughCache, reusableReply, type FetchCache } from './fetch-cache.ts';
+import { fetchThroughCache, reusableReply, usageOnlyReply, type FetchCache } from './fetch-cache.ts';
+import type { ResponseCacheSubgraph } from './response-cache.ts';
 
 /** A subgraph's reply as the remote data source hands it on, and the max age its server's Cache-Control gave. */
 export interface RemoteReply<T> {
@@ -44,20 +45,29 @@ export class RemoteFetchCaching {
       document,
       { subgraph: this.subgraph, schema: this.viewing.schema, variables: request.variables },
       context,
-      () =>
-        this.viewing.viewer({
-          authorization: context.authorization,
-          requestId: context.requestId,
-          socialHost: context.socialHost,
-          signedRequest: context.signedRequest,
-        }),
+      () => this.viewing.viewer(requestInfo(context)),
       async () => {
         const { response, maxAgeSeconds } = await fetch(query);
-        return { value: response, data: response.data, reusable: reusableReply(response.errors, response.extensions), maxAgeSeconds };
+        return {
+          value: response,
+          data: response.data,
+          reusable: reusableReply(response.errors, response.extensions),
+          maxAgeSeconds,
+          call: usageOnlyReply(response.errors, response.extensions),
+        };
       },
     );
     if ('ran' in read) return { response: read.ran };
     return { response: { data: read.fromCache } as RemoteReply<T>['response'], fromCache: { policy: document!.policy } };
+  }
+
+  /** What the response level (response-cache.ts) asks of this subgraph, from its viewing. */
+  responseCaching(): ResponseCacheSubgraph {
+    const { viewing } = this;
+    return {
+      viewer: (context) => viewing.viewer(requestInfo(context)),
+      ...(viewing.admitCall && { admitCall: (context, objectId) => viewing.admitCall!(requestInfo(context), objectId) }),
+    };
   }
 
   private document(query: string, operationName: string | undefined): CacheableDocument | undefined {
@@ -76,4 +86,13 @@ export class RemoteFetchCaching {
     this.documents.set(key, worked);
     return worked;
   }
+}
+
+function requestInfo(context: Partial<GatewayContext>): SubgraphRequestInfo {
+  return {
+    authorization: context.authorization,
+    requestId: context.requestId,
+    socialHost: context.socialHost,
+    signedRequest: context.signedRequest,
+  };
 }

@@ -71,6 +71,7 @@ export function createAccountsSubgraph(deps: AccountsSubgraphDeps): AccountsSubg
       }),
     responseExtensions: (context) => context.call.responseExtensions(),
     cacheViewer: (context) => socialCacheViewer(context.viewer),
+    admitCall: (context, objectId) => context.call.admit(objectId),
     finishRequest: (context) => context.call.finish(),
   };
 }

@@ -85,6 +85,7 @@ export function createCommentsSubgraph(deps: CommentsSubgraphDeps): CommentsSubg
     createContext,
     responseExtensions: (context) => context.call.responseExtensions(),
     cacheViewer: (context) => socialCacheViewer(context.viewer),
+    admitCall: (context, objectId) => context.call.admit(objectId),
     finishRequest: (context) => context.call.finish(),
     subscribe: (request, operation) =>
       subscribePerEvent({

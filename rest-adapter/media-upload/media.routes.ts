@@ -30,7 +30,7 @@ import {
   type MediaUploadMutation,
   type MediaUploadStatusQuery,
 } from './generated/operations.ts';
-import { callerHeaders } from '../caller-headers.ts';
+import { callerHeaders, LOG_POSITION_HEADER } from '../caller-headers.ts';
 
 /**
  * POST /1.1/media/upload.json (Area D), the reference's simple upload, as one GraphQL operation (`uploadMedia`) through
@@ -39,7 +39,7 @@ import { callerHeaders } from '../caller-headers.ts';
  * generated/). Only the reference's HTTP surface lives
  * here: parameters from the query string, a multipart body (the file in part `media`, with or without a filename) or an
  * urlencoded body (`media_data`), the description of the request the client signed (OAuth 1.0a), and the reply's exact
- * JSON and x-rate-limit-* headers. The media service decides
+ * JSON and x-rate-limit-* headers (and a write's tributary-log-position, issue 39). The media service decides
  * everything else — credentials, sizes, types, categories, owners — and its errors come back in the reference's shapes.
  */
 
@@ -80,6 +80,7 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
         },
         headers: callerHeaders(req, { signedRequest: upload.signedRequest }),
       });
+      answerLogPosition(res, result);
       const media = result.data?.uploadMedia ?? null;
       if (result.errors?.length || !media) {
         send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }]));
@@ -139,6 +140,7 @@ export function createMediaRoutes(deps: MediaRoutesDeps): Router {
           signedRequest: { method: req.method, url: addressedUrl({ headers: req.headers, path: req.originalUrl }) },
         }),
       });
+      answerLogPosition(res, result);
       const data = result.data?.createMediaMetadata ?? null;
       if (result.errors?.length || !data) {
         send(res, mapMediaErrors(result.errors ?? [{ message: 'no result' }], METADATA_PATH));
@@ -218,17 +220,20 @@ async function runChunkedCommand(
   }
   const text = (parameter: string) => upload.params.get(parameter) ?? '';
   if (name !== 'APPEND') upload.file?.capacitor.release();
-  const run = <TData, TVariables extends OperationVariables>(
+  const run = async <TData, TVariables extends OperationVariables>(
     query: TypedQuery<TData, TVariables>,
     operationName: string,
     variables: NoInfer<TVariables>,
-  ) =>
-    deps.executor.execute({
+  ) => {
+    const result = await deps.executor.execute({
       query,
       operationName,
       variables,
       headers: callerHeaders(req, { signedRequest: upload.signedRequest }),
     });
+    answerLogPosition(res, result);
+    return result;
+  };
   switch (name) {
     case 'INIT': {
       const result = await run(MediaUploadInitDocument, 'MediaUploadInit', {
@@ -370,6 +375,15 @@ async function readRequest(req: Request, res: Response, deps: MediaRoutesDeps): 
   req.resume();
   take(query);
   return { params, file: undefined, signedRequest };
+}
+
+/**
+ * The change-log position a write's operation reached (issue 39; the executor's `logPosition`, with the cache on), as
+ * the other areas' routes answer it: a read presenting it is never served from a cache older than the write. On every
+ * reply of the operation, its errors' too, as the gateway's GraphQL door answers it; the body is not touched.
+ */
+function answerLogPosition(res: Response, result: { logPosition?: string | undefined }): void {
+  if (result.logPosition !== undefined) res.setHeader(LOG_POSITION_HEADER, result.logPosition);
 }
 
 function send(res: Response, reply: MediaReply): void {

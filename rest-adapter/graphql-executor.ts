@@ -41,7 +41,7 @@ export function createHttpExecutor(
       } catch (error) {
         throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
       }
-      return graphqlResponse(reply.status, reply.body);
+      return withLogPosition(graphqlResponse(reply.status, reply.body), reply.headers[LOG_POSITION_HEADER]);
     }
     let response: Response;
     try {
@@ -54,11 +54,18 @@ export function createHttpExecutor(
       throw new UnavailableError('the GraphQL gateway is unreachable', {}, { cause: error });
     }
     const result = graphqlResponse(response.status, await response.json().catch(() => undefined));
-    const position = response.headers.get(LOG_POSITION_HEADER);
-    return position === null ? result : { ...result, logPosition: position };
+    return withLogPosition(result, response.headers.get(LOG_POSITION_HEADER));
   });
 
   return { execute };
+}
+
+/**
+ * The result with the change-log position the gateway's reply answered (a write's, with the cache on), as the door in
+ * this process gives it: for a JSON reply and a multipart one (an upload) alike.
+ */
+function withLogPosition<T extends object>(result: T, position: string | string[] | null | undefined): T & { logPosition?: string } {
+  return typeof position === 'string' ? { ...result, logPosition: position } : result;
 }
 
 /** A GraphQL response as the wire carries it: data and errors as the spec shapes them, before any document's type. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type Agent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -98,6 +98,8 @@ export interface MultipartReply {
   /** The parsed JSON body, or undefined when the body was not JSON. */
   body: unknown;
   text: string;
+  /** The reply's headers (lower-case names): a write's change-log position travels in one (lib/http/log-position.ts). */
+  headers: IncomingHttpHeaders;
 }
 
 /**
@@ -154,7 +156,7 @@ export async function postMultipartOperation(
         } catch {
           body = undefined;
         }
-        resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', body, text });
+        resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', body, text, headers: response.headers });
       });
     });
     // The body streams part by part (chunked); a failing part destroys the request, and the error rejects (a reply that

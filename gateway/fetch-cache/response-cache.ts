@@ -40,9 +40,22 @@ export interface ResponseCacheSubgraph {
   ): Promise<{ extensions: Record<string, unknown> | undefined; finish(): void } | undefined>;
 }
 
-/** A kept response: its data, the calls a hit is admitted for, and the cache policy its fetches gave. */
+/**
+ * The data of a result the response level answered, as JSON text: a server that writes the reply itself (the fast
+ * lane, stand-ins/operation-fast-lane.ts) splices it in instead of serialising `data` — which is parsed only when read.
+ */
+export const KEPT_DATA_TEXT = Symbol('tributary.gateway.keptDataText');
+
+/** The kept data's JSON text of a result the response level answered; undefined for any other result. */
+export function keptDataText(result: object): string | undefined {
+  return (result as { [KEPT_DATA_TEXT]?: string })[KEPT_DATA_TEXT];
+}
+
+/**
+ * A kept response, as its entry's text holds it: this (without the data) as JSON, a newline (JSON text has none of its
+ * own), then the data's JSON — which a hit hands on as text.
+ */
 interface KeptResponse {
-  data: Record<string, unknown>;
   calls: { subgraph: string; objectId: string | undefined }[];
   maxAge: number;
   scope: 'PUBLIC' | 'PRIVATE';
@@ -82,7 +95,10 @@ export function createResponseCaching(cache: FetchCache, subgraphs: ReadonlyMap<
   };
 
   /** The kept response answered, its calls admitted; undefined when one is refused (the operation then runs). */
-  const answer = async (kept: KeptResponse, requestContext: GatewayRequestContext): Promise<GatewayResult | undefined> => {
+  const answer = async (entry: string, requestContext: GatewayRequestContext): Promise<GatewayResult | undefined> => {
+    const split = entry.indexOf('\n');
+    const kept = JSON.parse(entry.slice(0, split)) as KeptResponse;
+    const dataText = entry.slice(split + 1);
     const context = requestContext.context as GatewayContext;
     const admitted: { finish(): void }[] = [];
     for (const call of kept.calls) {
@@ -94,7 +110,13 @@ export function createResponseCaching(cache: FetchCache, subgraphs: ReadonlyMap<
     const policy = requestContext.overallCachePolicy as { restrict?(hint: { maxAge: number; scope: 'PUBLIC' | 'PRIVATE' }): void };
     policy.restrict?.({ maxAge: kept.maxAge, scope: kept.scope });
     for (const call of admitted) call.finish();
-    return { data: kept.data };
+    let data: Record<string, unknown> | undefined;
+    return {
+      get data() {
+        return (data ??= JSON.parse(dataText) as Record<string, unknown>);
+      },
+      [KEPT_DATA_TEXT]: dataText,
+    } as GatewayResult;
   };
 
   const keep = (key: string, record: ResponseRecord, result: GatewayResult, requestContext: GatewayRequestContext, since: string) => {
@@ -104,12 +126,11 @@ export function createResponseCaching(cache: FetchCache, subgraphs: ReadonlyMap<
     if (!((policy.maxAge ?? 0) > 0)) return;
     const tags = [...new Set(record.fetches.flatMap((fetch) => fetch.tags))];
     const kept: KeptResponse = {
-      data: result.data,
       calls: record.fetches.flatMap((fetch) => (fetch.call ? [{ subgraph: fetch.subgraph, objectId: fetch.call.objectId }] : [])),
       maxAge: policy.maxAge!,
       scope: policy.scope ?? 'PUBLIC',
     };
-    cache.keepResponse(key, JSON.stringify(kept), tags, kept.maxAge * 1000, since);
+    cache.keepResponse(key, `${JSON.stringify(kept)}\n${JSON.stringify(result.data)}`, tags, kept.maxAge * 1000, since);
   };
 
   const execute = async (executor: GatewayExecutor, requestContext: GatewayRequestContext): Promise<GatewayResult> => {
@@ -125,7 +146,7 @@ export function createResponseCaching(cache: FetchCache, subgraphs: ReadonlyMap<
       if (!viewers) continue;
       const text = cache.keptResponse(`${baseKey}\n${shape.join(',')}\n${viewers.join('\n')}`);
       if (text === undefined) continue;
-      const answered = await answer(JSON.parse(text) as KeptResponse, requestContext);
+      const answered = await answer(text, requestContext);
       if (answered) return answered;
       break;
     }

@@ -9,6 +9,7 @@ import type { FastLaneOutcome } from '../../lib/telemetry/metrics.ts';
 import type { Telemetry } from '../../lib/telemetry/telemetry.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { isRecord } from '../../lib/is-record.ts';
+import { keptDataText } from '../fetch-cache/response-cache.ts';
 
 /**
  * Stand-in `operation-fast-lane` (lib/stand-ins/stand-in-registry.ts): a request whose document Apollo Server has
@@ -119,6 +120,8 @@ export interface FastLaneResult {
 /** A successful run, before it is put in an HTTP reply. */
 interface LaneResult extends FastLaneResult {
   cacheable: { maxAge: number; scope: 'PUBLIC' | 'PRIVATE' } | null;
+  /** `data` as JSON text, when the fetch cache's response level answered it (spliced into the reply, never re-serialised). */
+  dataText: string | undefined;
 }
 
 export interface OperationFastLane<TContext extends object = GatewayContext> {
@@ -358,8 +361,14 @@ async function runOperation<TContext extends object>(
     (context as ReplayCarrier)[REPLAY] = { error, http: responseHttp };
     return 'replayed';
   }
+  const dataText = keptDataText(result);
   // Errors, or a response the executor gave a status or headers of its own: the pipeline makes that reply.
-  if (result.errors !== undefined || result.data == null || responseHttp.status !== undefined || responseHttp.map.size > 0) {
+  if (
+    result.errors !== undefined ||
+    (dataText === undefined && result.data == null) ||
+    responseHttp.status !== undefined ||
+    responseHttp.map.size > 0
+  ) {
     (context as ReplayCarrier)[REPLAY] = { result, http: responseHttp };
     return 'replayed';
   }
@@ -378,7 +387,15 @@ async function runOperation<TContext extends object>(
     }
     metrics.observeGraphql(deps.server, name, type, (performance.now() - started) / 1000, []);
   }
-  return { data: result.data, extensions, cacheable: policy.policyIfCacheable() };
+  // A kept response's data stays text until something reads it (the in-process executor's callers do).
+  return {
+    get data() {
+      return result.data as Record<string, unknown>;
+    },
+    extensions,
+    cacheable: policy.policyIfCacheable(),
+    dataText,
+  };
 }
 
 /** Counts the outcome; the result when the lane answers. */
@@ -412,8 +429,11 @@ async function serve<TContext extends object>(
       ['cache-control', cacheable ? `max-age=${cacheable.maxAge}, ${cacheable.scope.toLowerCase()}` : 'no-store'],
       ['content-type', contentType!],
     ],
-    // Apollo Server's order (errors, data, extensions) and its trailing newline.
-    body: `${JSON.stringify({ data: result.data, extensions: result.extensions })}\n`,
+    // Apollo Server's order (errors, data, extensions) and its trailing newline; kept data as it was kept.
+    body:
+      result.dataText === undefined
+        ? `${JSON.stringify({ data: result.data, extensions: result.extensions })}\n`
+        : `{"data":${result.dataText}${result.extensions === undefined ? '' : `,"extensions":${JSON.stringify(result.extensions)}`}}\n`,
   };
 }
 

@@ -16,6 +16,7 @@ const NOW = () => new Date('2026-11-02T00:00:00.000Z');
 const DEEP = `query Deep($id: ID!) {
   account(id: $id) { id username media(first: 3) { nodes { id caption comments(first: 20) { nodes { id text replies(first: 5) { nodes { text } } } } } } }
 }`;
+const USERS = 'query Users($params: ListParamsInput) { userExamples(params: $params) { total userExamples { id name } } }';
 const COMMENT = 'mutation Comment($media: ID!, $text: String) { createMediaComment(mediaId: $media, message: $text) { id } }';
 const BUSINESS_CALLS_PER_DAY = 10;
 
@@ -75,6 +76,24 @@ describe.each([
       objectId: f.accounts.bluebottle,
       usage: expect.objectContaining({ call_count: (2 * 100) / BUSINESS_CALLS_PER_DAY }),
     });
+  });
+
+  it('answers kept data byte for byte as the first reply wrote it, with the same Cache-Control', async () => {
+    const admin = system.adminToken();
+    const post = () =>
+      fetch(system.gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+        body: JSON.stringify({ query: USERS, variables: { params: { page: 0, limit: 3 } } }),
+      });
+    const first = await post();
+    const firstText = await first.text();
+    const before = await lookups();
+    const second = await post();
+    expect(await second.text()).toBe(firstText);
+    expect(await lookups()).toEqual({ hit: before.hit + 1, miss: before.miss });
+    expect(second.headers.get('cache-control')).toBe(first.headers.get('cache-control'));
+    expect(JSON.parse(firstText)).toMatchObject({ data: { userExamples: { total: expect.any(String) } } });
   });
 
   it('counts every answer against the rate limits: the call past the limit is refused on GraphQL and on REST', async () => {

@@ -37,8 +37,8 @@ import { printMemory, runMemory, type MemoryReport } from './memory.ts';
 import { measureStandIns, printStandIns, type StandInReport, type StandInServer } from './stand-ins.ts';
 import { BENCH_ORIGIN, measureCors, printCors, type CorsReport } from './cors.ts';
 import { printPeers, runPeers, type PeersReport } from './peers.ts';
-import { printTopologies, runTopologies, type TopologiesReport } from './topologies.ts';
-import { printFetchCache, runFetchCache, type FetchCacheReport } from './fetch-cache.ts';
+import { printTopologies, runTopologies, TOPOLOGIES, type TopologiesReport } from './topologies.ts';
+import { FETCH_CACHE_PARTS, printFetchCache, runFetchCache, type FetchCacheReport } from './fetch-cache.ts';
 import { scriptNodeFlags } from './script-node-flags.ts';
 import { printStartup, runStartup, type StartupReport } from './startup.ts';
 import { printDistributedStartup, runDistributedStartup } from './startup-distributed.ts';
@@ -202,6 +202,8 @@ function usage(): never {
                      [--memory-node-options="--max-semi-space-size=4"] [--memory-env NAME=value]
                      [--memory-pglite-setting shared_buffers=16MB] [--memory-server-log FILE]
                      [--peer-rounds N] [--peer-node-options="--max-semi-space-size=64"] [--startup-runs N]
+                     [--fetch-cache-parts throughput,staleness,single-flight,bound] [--fetch-cache-topologies embedded,distributed]
+                     [--fetch-cache-writes 200] [--fetch-cache-concurrency 50]
                      [--webhook-callbacks 10] [--webhook-events 1000] [--webhook-rate 100] [--webhook-seconds 10]
                      [--live-subscriptions 1000] [--live-connections 1000] [--live-callers 100] [--live-media 50]
                      [--live-rate 50] [--live-rest-rate 10] [--live-duration 20] [--live-warmup 3] [--defer-runs 40]
@@ -237,6 +239,10 @@ function parseOptions() {
       'memory-pglite-setting': { type: 'string', multiple: true },
       'peer-rounds': { type: 'string', default: '1' },
       'peer-node-options': { type: 'string', default: '' },
+      'fetch-cache-parts': { type: 'string', default: FETCH_CACHE_PARTS.join(',') },
+      'fetch-cache-topologies': { type: 'string', default: TOPOLOGIES.join(',') },
+      'fetch-cache-writes': { type: 'string', default: '200' },
+      'fetch-cache-concurrency': { type: 'string', default: '50' },
       'startup-runs': { type: 'string', default: '5' },
       'webhook-callbacks': { type: 'string', default: '10' },
       'webhook-events': { type: 'string', default: '1000' },
@@ -304,6 +310,19 @@ function parseOptions() {
       process.exit(2);
     }
   }
+  const namesOf = <T extends string>(option: string, raw: string, known: readonly T[]): T[] => {
+    const names = raw
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    for (const name of names) {
+      if (!(known as readonly string[]).includes(name)) {
+        console.error(`--${option}: unknown name "${name}" (known: ${known.join(', ')})`);
+        process.exit(2);
+      }
+    }
+    return names as T[];
+  };
   const pairs = (option: string, entries: readonly string[] | undefined): Record<string, string> => {
     const result: Record<string, string> = {};
     for (const entry of entries ?? []) {
@@ -320,6 +339,12 @@ function parseOptions() {
     peerRounds: Math.round(positive('peer-rounds', values['peer-rounds'], 1)),
     peerNodeFlags: values['peer-node-options'].split(/\s+/).filter(Boolean),
     startupRuns: Math.round(positive('startup-runs', values['startup-runs'], 1)),
+    fetchCache: {
+      parts: namesOf('fetch-cache-parts', values['fetch-cache-parts'], FETCH_CACHE_PARTS),
+      topologies: namesOf('fetch-cache-topologies', values['fetch-cache-topologies'], TOPOLOGIES),
+      writes: Math.round(positive('fetch-cache-writes', values['fetch-cache-writes'], 1)),
+      concurrency: Math.round(positive('fetch-cache-concurrency', values['fetch-cache-concurrency'], 2)),
+    },
     webhooks: {
       callbacks: Math.round(positive('webhook-callbacks', values['webhook-callbacks'], 1)),
       events: Math.round(positive('webhook-events', values['webhook-events'], 1)),
@@ -1108,7 +1133,8 @@ async function main(): Promise<void> {
   let fetchCache: FetchCacheReport | undefined;
   if (wanted.has('fetch-cache')) {
     console.log(
-      `  fetch-cache: npm start with the cache off, memory, redis, ${options.peerRounds} round(s) of ${options.warmupS} s + ${options.durationS} s each`,
+      `  fetch-cache: ${options.fetchCache.topologies.join(' and ')}, the cache off, memory, redis: ${options.fetchCache.parts.join(', ')}; ` +
+        `${options.peerRounds} round(s) of ${options.warmupS} s + ${options.durationS} s each`,
     );
     fetchCache = await runFetchCache({
       durationS: options.durationS,
@@ -1116,6 +1142,7 @@ async function main(): Promise<void> {
       connections: options.connections,
       records: options.records,
       rounds: options.peerRounds,
+      ...options.fetchCache,
     });
   }
   let startup: StartupReport | undefined;

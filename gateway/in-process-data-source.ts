@@ -6,7 +6,8 @@ import type { QueryCompiler, QueryRun } from '../lib/graphql/query-compiler.ts';
 import { isAsyncIterable, mapAsyncIterator } from '../lib/graphql/map-async-iterator.ts';
 import type { LiveSubgraphResult, SubscribingDataSource } from './live/live-execution.ts';
 import { cacheableDocument, type CacheableDocument } from './fetch-cache/cacheable-document.ts';
-import { fetchThroughCache, reusableReply, usageOnlyReply, type FetchCache, type FetchOutcome } from './fetch-cache/fetch-cache.ts';
+import { reusableReply, usageOnlyReply, type FetchCache, type FetchOutcome } from './fetch-cache/fetch-cache.ts';
+import { fetchThroughCache } from './fetch-cache/fetch-through-cache.ts';
 import type { ResponseCacheSubgraph } from './fetch-cache/response-cache.ts';
 
 type GatewayGraphQLResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
@@ -81,10 +82,11 @@ export class InProcessDataSource implements GraphQLDataSource<GatewayContext>, S
     contextValue: object,
     gatewayContext: Partial<GatewayContext>,
   ): Promise<ExecutionResult> {
-    const run = async (): Promise<FetchOutcome<ExecutionResult>> => {
+    const run = async (only?: Record<string, unknown>): Promise<FetchOutcome<ExecutionResult>> => {
+      const values = only ?? variables;
       const runGraphqlJs = () =>
-        execute({ schema: this.subgraph.schema, document: prepared.document, variableValues: variables, operationName, contextValue });
-      const result: ExecutionResult = prepared.run ? await prepared.run(contextValue, variables, runGraphqlJs) : await runGraphqlJs();
+        execute({ schema: this.subgraph.schema, document: prepared.document, variableValues: values, operationName, contextValue });
+      const result: ExecutionResult = prepared.run ? await prepared.run(contextValue, values, runGraphqlJs) : await runGraphqlJs();
       const extensions = this.subgraph.responseExtensions?.(contextValue);
       collectExtensions(gatewayContext, extensions);
       this.subgraph.finishRequest?.(contextValue);

@@ -125,8 +125,8 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
       const policy = options.incomingRequestContext.overallCachePolicy;
       if (policy && 'restrict' in policy) policy.restrict(hint);
     };
-    const fetch = async (query: string): Promise<RemoteReply<GatewayGraphQLResponse>> => {
-      const fetched = await this.fetch(options, query);
+    const fetch = async (query: string, variables?: Record<string, unknown>): Promise<RemoteReply<GatewayGraphQLResponse>> => {
+      const fetched = await this.fetch(options, query, variables);
       if (fetched.hint) restrict(fetched.hint);
       return { response: fetched.response, maxAgeSeconds: fetched.hint?.maxAge ?? 0 };
     };
@@ -151,6 +151,8 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
   private async fetch(
     options: GraphQLDataSourceProcessOptions<GatewayContext>,
     query: string,
+    /** Sent instead of the request's own (an entity lookup asking for some of its representations only). */
+    variables: Record<string, unknown> | undefined = options.request.variables,
   ): Promise<{ response: GatewayGraphQLResponse; hint?: { maxAge: number; scope?: 'PRIVATE' | 'PUBLIC' } }> {
     const { request, context } = options;
     const headers: Record<string, string> = {};
@@ -160,7 +162,7 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
     Object.assign(headers, this.outgoingHeaders(context));
     const body = JSON.stringify({
       query,
-      variables: request.variables,
+      variables,
       operationName: request.operationName,
       extensions: request.extensions,
     });

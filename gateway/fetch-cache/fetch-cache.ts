@@ -3,8 +3,6 @@ import type { FragmentDefinitionNode, GraphQLSchema, OperationDefinitionNode } f
 import { FetchCacheStore, type FetchCacheBounds, type FetchCacheStats } from './fetch-cache-store.ts';
 import { resultTags } from './result-tags.ts';
 import type { SharedLevel } from './shared-level.ts';
-import type { CacheableDocument } from './cacheable-document.ts';
-import { recordFetch, type ResponseRecord } from './response-record.ts';
 
 /**
  * The gateway's cache of subgraph fetches (issue 39): queries and entity lookups whose replies may be reused, keyed by
@@ -81,6 +79,10 @@ export interface FetchCache {
   close(): Promise<void>;
   /** The log position applied now (a fetch begun now reads every change up to it). */
   position(): string;
+  /** One entry by its key, from this process or (then kept here too) the shared level; undefined on a miss. */
+  takeEntry(key: string): Promise<Record<string, unknown> | undefined>;
+  /** Keeps a reply whose fetch began at `since` here and in the shared level; false when refused. */
+  keepEntry(key: string, data: Record<string, unknown>, tags: readonly string[], maxAgeMs: number, since: string): boolean;
   /** A response the response level kept (response-cache.ts), from the same store and under the same rules. */
   keptResponse(key: string): string | undefined;
   /** Keeps a response whose fetches began at `since`, tagged with what they hold; false when refused. */
@@ -106,43 +108,6 @@ export function usageOnlyReply(
   if (names.length !== 1 || names[0] !== 'socialUsage') return undefined;
   const business = (extensions.socialUsage as { business?: { objectId?: unknown } } | null | undefined)?.business;
   return { objectId: typeof business?.objectId === 'string' ? business.objectId : undefined };
-}
-
-/**
- * One subgraph fetch through the cache, the same for an embedded subgraph and a subgraph server
- * (../in-process-data-source.ts, remote-fetch-caching.ts): a write runs, then waits for its changes to reach the cache
- * and notes the position it reached for the reply's header; a query the hints let the cache keep is read through it
- * under the viewer's key; anything else — or no viewer (the subgraph answers its own error) — just runs.
- */
-export async function fetchThroughCache<T>(
-  cache: FetchCache,
-  document: CacheableDocument | undefined,
-  fetch: Pick<CacheableFetch, 'subgraph' | 'schema' | 'variables'>,
-  context: { written?: { through: string | undefined } | undefined; responseRecord?: ResponseRecord | undefined },
-  viewer: () => Promise<string | undefined>,
-  run: () => Promise<FetchOutcome<T>>,
-): Promise<{ ran: T } | { fromCache: Record<string, unknown> }> {
-  if (document?.writes) {
-    recordFetch(context, 'spoiled');
-    const { value } = await run();
-    const position = await cache.afterWrite();
-    if (position !== undefined && context.written) context.written.through = position;
-    return { ran: value };
-  }
-  const cacheable = document?.cacheable;
-  const key = cacheable && cache.serving() ? await viewer() : undefined;
-  if (!cacheable || key === undefined) {
-    recordFetch(context, 'spoiled');
-    return { ran: (await run()).value };
-  }
-  const keyed = { ...fetch, documentKey: cacheable.key, operation: cacheable.operation, fragments: cacheable.fragments, viewer: key };
-  let ran: FetchOutcome<T> | undefined;
-  const read = await cache.read(keyed, async () => (ran = await run()));
-  const data = 'fromCache' in read ? read.fromCache : ran?.reusable || ran?.call ? ran.data : undefined;
-  // What the response level needs of the fetch (response-cache.ts): a reply kept or keepable, or why the response is not.
-  if (!data || (ran && !(ran.maxAgeSeconds > 0))) recordFetch(context, 'spoiled');
-  else recordFetch(context, { ...keyed, data, ...(ran?.call && { call: ran.call }) });
-  return read;
 }
 
 /** Variables longer than this are hashed in the key: a deep read's representations are kilobytes, kept per entry. */
@@ -235,6 +200,19 @@ export function createFetchCache(
     },
     close: async () => shared?.close(),
     position: () => invalidation()?.position() ?? '0',
+    async takeEntry(key) {
+      if (!serving()) return undefined;
+      const kept = store.get(key);
+      if (kept !== undefined) return JSON.parse(kept) as Record<string, unknown>;
+      return shared ? (await takeShared(shared, store, key))?.data : undefined;
+    },
+    keepEntry(key, data, tags, maxAgeMs, since) {
+      if (!serving()) return false;
+      const text = JSON.stringify(data);
+      if (!store.set(key, text, tags, maxAgeMs, BigInt(since))) return false;
+      shared?.set(key, { text, tags, since, expiresAt: Date.now() + maxAgeMs });
+      return true;
+    },
     keptResponse: (key) => (serving() ? store.get(key) : undefined),
     keepResponse: (key, text, tags, maxAgeMs, since) => serving() && store.set(key, text, tags, maxAgeMs, BigInt(since)),
   };

@@ -2,7 +2,8 @@ import { parse, validate, type DocumentNode } from 'graphql';
 import type { SubgraphCacheViewing, SubgraphRequestInfo } from '../../subgraphs/subgraph.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import { cacheableDocument, type CacheableDocument } from './cacheable-document.ts';
-import { fetchThroughCache, reusableReply, usageOnlyReply, type FetchCache } from './fetch-cache.ts';
+import { reusableReply, usageOnlyReply, type FetchCache } from './fetch-cache.ts';
+import { fetchThroughCache } from './fetch-through-cache.ts';
 import type { ResponseCacheSubgraph } from './response-cache.ts';
 
 /** A subgraph's reply as the remote data source hands it on, and the max age its server's Cache-Control gave. */
@@ -35,7 +36,7 @@ export class RemoteFetchCaching {
     request: { query: string; operationName: string | undefined; variables: Record<string, unknown> | undefined },
     context: Partial<GatewayContext>,
     /** Sends `query` (the document's text, or the same with its entities' ids selected) to the subgraph. */
-    fetch: (query: string) => Promise<RemoteReply<T>>,
+    fetch: (query: string, variables?: Record<string, unknown>) => Promise<RemoteReply<T>>,
   ): Promise<{ response: RemoteReply<T>['response']; fromCache?: { policy: CacheableDocument['policy'] } }> {
     const document = this.document(request.query, request.operationName);
     // A query the cache may keep is sent with its entities' ids selected (with-entity-ids.ts), as embedded ones run.
@@ -46,8 +47,8 @@ export class RemoteFetchCaching {
       { subgraph: this.subgraph, schema: this.viewing.schema, variables: request.variables },
       context,
       () => this.viewing.viewer(requestInfo(context)),
-      async () => {
-        const { response, maxAgeSeconds } = await fetch(query);
+      async (variables) => {
+        const { response, maxAgeSeconds } = await fetch(query, variables);
         return {
           value: response,
           data: response.data,

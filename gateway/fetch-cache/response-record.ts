@@ -3,7 +3,7 @@ import { resultTags } from './result-tags.ts';
 
 /*
  * What an execution's fetches tell the response level (response-cache.ts) while it runs: fetchThroughCache
- * (fetch-cache.ts) notes each one, in both topologies.
+ * (fetch-through-cache.ts) notes each one, in both topologies.
  */
 
 /** One fetch of an execution, as the fetch cache saw it (fetchThroughCache notes it). */

@@ -135,15 +135,21 @@ describe.each([
     ]);
   });
 
-  it('a new comment on one of the media is in the next read', async () => {
+  it("a new comment on one of the media is in the next read, which fetches that media's comments alone", async () => {
     const token = await freshToken();
     const read = async () => (await gql(DEEP, { id: f.accounts.bluebottle }, token)).data.account.media.nodes;
     const first = await read();
+    expect(first.length).toBe(3);
     expect(await read()).toEqual(first);
     const media = first[0].id;
     const created = await gql(COMMENT, { media, text: 'Past the response level' }, token);
     expect(created.errors).toBeUndefined();
+    const before = await lookups();
     const after = await read();
     expect(after[0].comments.nodes.map((node: { text: string }) => node.text)).toContain('Past the response level');
+    expect(after.slice(1)).toEqual(first.slice(1));
+    // The response (evicted) and the root call (never kept alone) miss; of the comments lookup, the two other media's
+    // entities are kept ones and the commented one's is fetched (gateway/fetch-cache/entity-by-entity.ts).
+    expect(await lookups()).toEqual({ hit: before.hit + 2, miss: before.miss + 3 });
   });
 });

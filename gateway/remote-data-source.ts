@@ -117,7 +117,11 @@ export class PropagatingRemoteDataSource implements GraphQLDataSource<GatewayCon
   async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
     const { request, context } = options;
     const uploads = findUploads(request.variables);
-    if (uploads.length > 0) return this.processUpload(options, uploads);
+    if (uploads.length > 0) {
+      const reply = await this.processUpload(options, uploads);
+      await this.caching?.afterWrite(context);
+      return reply;
+    }
     if (!request.query) throw new Error('Missing query');
     const restrict = (hint: { maxAge: number; scope?: 'PRIVATE' | 'PUBLIC' }) => {
       // Only a fetch for an incoming operation has a response whose cache policy the subgraph's reply restricts.

@@ -11,13 +11,15 @@ import { createSocialCallOf } from './shared/social-graph/social-call.ts';
 import { createSocialRateLimiter, type SocialRateLimitSettings } from './shared/social-graph/social-rate-limits.ts';
 import type { SocialTables } from './shared/social-graph/social-tables.ts';
 import type { SubgraphCacheViewing } from './subgraph.ts';
+import { mediaTypeDefs } from './media/media-subgraph.ts';
 import { usersCacheViewer, usersTypeDefs } from './users/users-subgraph.ts';
 
 /**
  * The fetch cache's view of the subgraphs whose replies it may keep, for a gateway that reaches them over HTTP
  * (distributed topology): each one's schema (no resolvers: only its types and hints are read) and its viewer rule —
  * the same functions the subgraphs' own cacheViewer runs (users-subgraph.ts, social-request.ts), on the same tokens and
- * database, so a reply is keyed alike in both topologies. The media subgraph's replies are never kept (no hints). A
+ * database, so a reply is keyed alike in both topologies. The media subgraph's replies are never kept (no hints, no
+ * viewer: as its embedded cacheViewer, none), but its writes wait for their changes and answer their position. A
  * social root call answered from the response cache is counted against the same rate limits, in the same database.
  */
 export function createCacheViewing(deps: {
@@ -52,6 +54,7 @@ export function createCacheViewing(deps: {
       schema: buildSubgraphSchema(usersTypeDefs),
       viewer: (request) => Promise.resolve(usersCacheViewer(deps.tokens.authenticate(request.authorization))),
     },
+    media: { schema: buildSubgraphSchema(mediaTypeDefs), viewer: () => Promise.resolve(undefined) },
     accounts: social(accountsTypeDefs),
     comments: social(commentsTypeDefs),
   };

@@ -9,6 +9,12 @@ import { recordFetch, type ResponseRecord } from './response-record.ts';
  * and notes the position it reached for the reply's header; a query the hints let the cache keep is read through it
  * under the viewer's key; anything else — or no viewer (the subgraph answers its own error) — just runs.
  */
+/** After a write: its changes applied to the cache before its reply goes, and the position reached noted for the reply. */
+export async function awaitWrite(cache: FetchCache, context: { written?: { through: string | undefined } | undefined }): Promise<void> {
+  const position = await cache.afterWrite();
+  if (position !== undefined && context.written) context.written.through = position;
+}
+
 export async function fetchThroughCache<T>(
   cache: FetchCache,
   document: CacheableDocument | undefined,
@@ -21,8 +27,7 @@ export async function fetchThroughCache<T>(
   if (document?.writes) {
     recordFetch(context, 'spoiled');
     const { value } = await run();
-    const position = await cache.afterWrite();
-    if (position !== undefined && context.written) context.written.through = position;
+    await awaitWrite(cache, context);
     return { ran: value };
   }
   const cacheable = document?.cacheable;

@@ -3,7 +3,7 @@ import type { SubgraphCacheViewing, SubgraphRequestInfo } from '../../subgraphs/
 import type { GatewayContext } from '../gateway-context.ts';
 import { cacheableDocument, type CacheableDocument } from './cacheable-document.ts';
 import { reusableReply, usageOnlyReply, type FetchCache } from './fetch-cache.ts';
-import { fetchThroughCache } from './fetch-through-cache.ts';
+import { awaitWrite, fetchThroughCache } from './fetch-through-cache.ts';
 import type { ResponseCacheSubgraph } from './response-cache.ts';
 
 /** A subgraph's reply as the remote data source hands it on, and the max age its server's Cache-Control gave. */
@@ -60,6 +60,11 @@ export class RemoteFetchCaching {
     );
     if ('ran' in read) return { response: read.ran };
     return { response: { data: read.fromCache } as RemoteReply<T>['response'], fromCache: { policy: document!.policy } };
+  }
+
+  /** After a write sent around `through` (one carrying files, relayed as multipart): as `through` ends a write. */
+  afterWrite(context: Partial<GatewayContext>): Promise<void> {
+    return awaitWrite(this.cache, context);
   }
 
   /** What the response level (response-cache.ts) asks of this subgraph, from its viewing. */

@@ -16,12 +16,6 @@ import { startDistributedTestSystem, startTestSystem, type TestSystem } from '..
  * and the Graph's do: the simple upload, the chunked upload's INIT, APPEND and FINALIZE, and the alt text — each a
  * change of its own, so each later write answers a later position — with the fetch cache on (embedded and distributed);
  * STATUS, a read, answers none, and takes a presented position. With the cache off (the default) no reply carries one.
- *
- * Known defect (distributed gateway): no media write answers a position, nor waits for its changes to reach the cache —
- * the gateway gives the media subgraph no RemoteFetchCaching (subgraphs/cache-viewing.ts has no viewing for it, so
- * `remoteCaching` in gateway/create-gateway.ts returns none), and a write carrying a file (the simple upload, APPEND) is
- * sent by `PropagatingRemoteDataSource.processUpload` (gateway/remote-data-source.ts) around the cache in any case. The
- * distributed case runs as `it.fails` until that is fixed.
  */
 
 const NOW = () => new Date('2026-11-02T00:00:00.000Z');
@@ -34,19 +28,17 @@ const CASES = [
   {
     name: 'the cache in memory, embedded gateway',
     cached: true,
-    defect: false,
     start: () => startTestSystem({ GATEWAY_CACHE: 'memory' }, { now: NOW }),
   },
   {
     name: 'the cache in memory, distributed gateway',
     cached: true,
-    defect: true,
     start: () => startDistributedTestSystem({ GATEWAY_CACHE: 'memory' }, { now: NOW }),
   },
-  { name: 'the cache off', cached: false, defect: false, start: () => startTestSystem({}, { now: NOW }) },
+  { name: 'the cache off', cached: false, start: () => startTestSystem({}, { now: NOW }) },
 ];
 
-describe.each(CASES)('the media REST writes’ log position ($name)', ({ cached, defect, start }) => {
+describe.each(CASES)('the media REST writes’ log position ($name)', ({ cached, start }) => {
   let system: TestSystem;
   let world: SocialFixture;
 
@@ -73,51 +65,48 @@ describe.each(CASES)('the media REST writes’ log position ($name)', ({ cached,
     return BigInt(header!);
   }
 
-  (defect ? it.fails : it)(
-    'the simple upload, INIT, APPEND, FINALIZE and the alt text each answer a later position; STATUS none',
-    async () => {
-      const image = png(16, 16);
-      const simple = await upload([{ name: 'media', bytes: image, filename: 'image.png' }]);
-      const uploaded = answered(simple, 200);
-      expect(simple.text).toMatch(/^\{"media_id":\d+,"media_id_string":"\d+","size":\d+,"expires_after_secs":\d+,"image":\{/);
+  it('the simple upload, INIT, APPEND, FINALIZE and the alt text each answer a later position; STATUS none', async () => {
+    const image = png(16, 16);
+    const simple = await upload([{ name: 'media', bytes: image, filename: 'image.png' }]);
+    const uploaded = answered(simple, 200);
+    expect(simple.text).toMatch(/^\{"media_id":\d+,"media_id_string":"\d+","size":\d+,"expires_after_secs":\d+,"image":\{/);
 
-      const init = await upload(fields({ command: 'INIT', total_bytes: String(image.length), media_type: 'image/png' }));
-      const begun = answered(init, 202);
-      const mediaId = init.body.media_id_string as string;
-      const append = await upload([
-        ...fields({ command: 'APPEND', media_id: mediaId, segment_index: '0' }),
-        { name: 'media', bytes: image, filename: 'blob', contentType: 'application/octet-stream' },
-      ]);
-      const appended = answered(append, 204);
-      expect(append.text).toBe('');
-      const finalize = await upload(fields({ command: 'FINALIZE', media_id: mediaId }));
-      const finalized = answered(finalize, 200);
-      expect(finalize.body.media_id_string).toBe(mediaId);
+    const init = await upload(fields({ command: 'INIT', total_bytes: String(image.length), media_type: 'image/png' }));
+    const begun = answered(init, 202);
+    const mediaId = init.body.media_id_string as string;
+    const append = await upload([
+      ...fields({ command: 'APPEND', media_id: mediaId, segment_index: '0' }),
+      { name: 'media', bytes: image, filename: 'blob', contentType: 'application/octet-stream' },
+    ]);
+    const appended = answered(append, 204);
+    expect(append.text).toBe('');
+    const finalize = await upload(fields({ command: 'FINALIZE', media_id: mediaId }));
+    const finalized = answered(finalize, 200);
+    expect(finalize.body.media_id_string).toBe(mediaId);
 
-      const metadata = await sendMediaRequest(new URL('/1.1/media/metadata/create.json', system.restUrl).toString(), {
+    const metadata = await sendMediaRequest(new URL('/1.1/media/metadata/create.json', system.restUrl).toString(), {
+      authorization: bearerAuthorization(world.tokens.own),
+      body: JSON.stringify({ media_id: mediaId, alt_text: { text: 'A 16-pixel square' } }),
+      contentType: 'application/json',
+    });
+    const described = answered(metadata, 200);
+    expect(metadata.text).toBe('');
+
+    if (cached) {
+      const positions = [uploaded!, begun!, appended!, finalized!, described!];
+      expect(positions).toEqual([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      expect(new Set(positions).size).toBe(positions.length);
+    }
+
+    // STATUS is a read: it presents the last write's position (reached at once) and answers none of its own.
+    const status = await fetch(mediaUploadUrl(system.restUrl, { command: 'STATUS', media_id: mediaId }), {
+      headers: {
         authorization: bearerAuthorization(world.tokens.own),
-        body: JSON.stringify({ media_id: mediaId, alt_text: { text: 'A 16-pixel square' } }),
-        contentType: 'application/json',
-      });
-      const described = answered(metadata, 200);
-      expect(metadata.text).toBe('');
-
-      if (cached) {
-        const positions = [uploaded!, begun!, appended!, finalized!, described!];
-        expect(positions).toEqual([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-        expect(new Set(positions).size).toBe(positions.length);
-      }
-
-      // STATUS is a read: it presents the last write's position (reached at once) and answers none of its own.
-      const status = await fetch(mediaUploadUrl(system.restUrl, { command: 'STATUS', media_id: mediaId }), {
-        headers: {
-          authorization: bearerAuthorization(world.tokens.own),
-          ...(described !== undefined && { [LOG_POSITION]: String(described) }),
-        },
-      });
-      expect(status.status).toBe(200);
-      expect(status.headers.get(LOG_POSITION)).toBeNull();
-      expect(((await status.json()) as { media_id_string: string }).media_id_string).toBe(mediaId);
-    },
-  );
+        ...(described !== undefined && { [LOG_POSITION]: String(described) }),
+      },
+    });
+    expect(status.status).toBe(200);
+    expect(status.headers.get(LOG_POSITION)).toBeNull();
+    expect(((await status.json()) as { media_id_string: string }).media_id_string).toBe(mediaId);
+  });
 });

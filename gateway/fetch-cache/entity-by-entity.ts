@@ -8,8 +8,8 @@ import { resultTags } from './result-tags.ts';
  * re-fetches that one alone — a new comment on one of a deep read's 25 media re-reads that media's comments, not all 25.
  * Only the representations no entry holds are sent; the reply is put back together in the lookup's order.
  *
- * Concurrent misses of one entity are not collapsed (single flight is the whole-fetch path's, fetch-cache.ts); a reply
- * to the partial lookup that could not be kept (errors, extensions, a list of another length) is set aside and the whole
+ * Concurrent identical lookups share one fetch of what they miss (single flight, as the whole-fetch path's): the later
+ * ones wait for it and read what it kept. A reply to the partial lookup that could not be kept (errors, extensions, a list of another length) is set aside and the whole
  * lookup runs as it was asked, so a caller never sees errors whose paths name the partial list.
  */
 
@@ -51,10 +51,47 @@ export async function readEntityByEntity<T>(
   run: (variables?: Record<string, unknown>) => Promise<FetchOutcome<T>>,
 ): Promise<{ read: { ran: T } | { fromCache: Record<string, unknown> }; outcome: FetchOutcome<T> | undefined }> {
   const keys = entityKeys(fetch, lookup, representations);
-  const kept = await Promise.all(keys.map((key) => cache.takeEntry(key)));
+  let kept = await Promise.all(keys.map((key) => cache.takeEntry(key)));
+  let missing = kept.flatMap((reply, index) => (reply === undefined ? [index] : []));
+  if (missing.length > 0) {
+    let done: () => void = () => undefined;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    const flightKey = `lookup\n${missing.map((index) => keys[index]).join('\n')}`;
+    const running = cache.joinFlight(flightKey, mine);
+    if (running) {
+      await running;
+      const before = kept;
+      kept = await Promise.all(
+        keys.map((key, index) => (before[index] === undefined ? cache.takeEntry(key) : Promise.resolve(before[index]))),
+      );
+      missing = kept.flatMap((reply, index) => (reply === undefined ? [index] : []));
+    } else {
+      try {
+        return await fetchMissing(cache, fetch, lookup, representations, run, keys, kept, missing);
+      } finally {
+        done();
+      }
+    }
+  }
+  if (missing.length === 0) {
+    const entities = kept.map((reply) => (reply![lookup.responseKey] as unknown[] | undefined)?.[0]);
+    return { read: { fromCache: { [lookup.responseKey]: entities } }, outcome: undefined };
+  }
+  return fetchMissing(cache, fetch, lookup, representations, run, keys, kept, missing);
+}
+
+/** Runs the lookup for the `missing` representations, keeps each entity it returns, and puts the reply together. */
+async function fetchMissing<T>(
+  cache: FetchCache,
+  fetch: CacheableFetch,
+  lookup: EntityLookup,
+  representations: readonly unknown[],
+  run: (variables?: Record<string, unknown>) => Promise<FetchOutcome<T>>,
+  keys: readonly string[],
+  kept: readonly (Record<string, unknown> | undefined)[],
+  missing: readonly number[],
+): Promise<{ read: { ran: T } | { fromCache: Record<string, unknown> }; outcome: FetchOutcome<T> | undefined }> {
   const entities: unknown[] = kept.map((reply) => (reply?.[lookup.responseKey] as unknown[] | undefined)?.[0]);
-  const missing = kept.flatMap((reply, index) => (reply === undefined ? [index] : []));
-  if (missing.length === 0) return { read: { fromCache: { [lookup.responseKey]: entities } }, outcome: undefined };
 
   const since = cache.position();
   const partial = missing.length < representations.length;

@@ -79,6 +79,11 @@ export interface FetchCache {
   close(): Promise<void>;
   /** The log position applied now (a fetch begun now reads every change up to it). */
   position(): string;
+  /**
+   * Single flight for work other than `read`'s (an entity lookup's missing entities): the work already running under
+   * `key`, which the caller waits for (counted as shared), or undefined once `work` is registered as the one running.
+   */
+  joinFlight(key: string, work: Promise<unknown>): Promise<unknown> | undefined;
   /** One entry by its key, from this process or (then kept here too) the shared level; undefined on a miss. */
   takeEntry(key: string): Promise<Record<string, unknown> | undefined>;
   /** Keeps a reply whose fetch began at `since` here and in the shared level; false when refused. */
@@ -127,6 +132,7 @@ export function createFetchCache(
 ): FetchCache {
   const store = new FetchCacheStore(bounds);
   const inFlight = new Map<string, Promise<string | undefined>>();
+  const flights = new Map<string, Promise<unknown>>();
 
   const serving = () => invalidation()?.vouching() === true;
 
@@ -200,6 +206,20 @@ export function createFetchCache(
     },
     close: async () => shared?.close(),
     position: () => invalidation()?.position() ?? '0',
+    joinFlight(key, work) {
+      const running = flights.get(key);
+      if (running) {
+        store.noteShared();
+        return running;
+      }
+      const settled = work.then(
+        () => undefined,
+        () => undefined,
+      );
+      flights.set(key, settled);
+      void settled.then(() => flights.delete(key));
+      return undefined;
+    },
     async takeEntry(key) {
       if (!serving()) return undefined;
       const kept = store.get(key);

@@ -16,6 +16,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ADMIN_ROLE, createTokenService } from '../lib/auth/auth.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createThrowawayDatabase } from '../lib/database/throwaway-database.ts';
@@ -38,6 +39,7 @@ import {
   PEER_QUERIES,
   queryLoads,
   startEmbedded,
+  spawnReady,
   startFleet,
   type Child,
   type MeasuredWindow,
@@ -56,6 +58,11 @@ export type FetchCachePart = (typeof FETCH_CACHE_PARTS)[number];
 
 /** Issue 39: the deep read's throughput with the cache on ÷ off, under the 95/5 mix. */
 export const FETCH_CACHE_DEEP_TARGET = 3;
+/** Issue 39: the deep read with the cache on, under the 95/5 mix, ÷ the hand-written SQL baseline's reads, by CPU. */
+export const FETCH_CACHE_BASELINE_TARGET = 2;
+
+/** The deep read's hand-written SQL baseline as a process of its own (compiled; bench/deep-baseline-server.ts). */
+const DEEP_BASELINE = fileURLToPath(new URL('../dist/bench/deep-baseline-server.js', import.meta.url));
 
 /** One request in this many is a write. */
 const WRITE_EVERY = 20;
@@ -97,6 +104,8 @@ export interface FetchCacheRow {
 export interface FetchCacheReport {
   skipped?: string;
   rows: FetchCacheRow[];
+  /** The deep read's hand-written SQL baseline (reads only), measured in the same run. */
+  baseline?: { requestsPerSecond: number; systemMicros: number; otherCores: number; failed: number };
   figures?: FetchCacheFigures;
 }
 
@@ -197,9 +206,10 @@ export async function runFetchCache(options: FetchCacheOptions, log: (line: stri
         });
       }
     }
+    const baseline = wants('throughput') ? await measureBaseline(run, queryLoads(fixture, adminTokens).deep) : undefined;
     if (wants('bound')) await boundFigures(run);
     const rows = [...run.windows].map(([key, measured]) => rowOf(key, measured));
-    return { rows, figures: run.figures };
+    return { rows, ...(baseline && { baseline }), figures: run.figures };
   } finally {
     await Promise.allSettled(children.reverse().map((child) => child.stop()));
     await throwaway.drop().catch((error: unknown) => log(`  fetch-cache: could not drop ${throwaway.url}: ${String(error)}`));
@@ -237,6 +247,35 @@ async function measure(run: Run, topology: Topology, mode: CacheMode, query: Pee
     `  fetch-cache: ${topology.padEnd(11)} ${query.padEnd(6)} cache ${mode.padEnd(6)} ${measured.result.requestsPerSecond.toFixed(0).padStart(6)} req/s  ` +
       `system ${perRequest(measured.processesMs + measured.subgraphsMs + measured.databaseMs)} µs/req`,
   );
+}
+
+/** The same deep reads (the same accounts, no writes) served by the hand-written SQL: the floor the issue compares with. */
+async function measureBaseline(run: Run, reads: QueryLoad): Promise<NonNullable<FetchCacheReport['baseline']>> {
+  const children: Child[] = [];
+  try {
+    const server = await spawnReady(DEEP_BASELINE, [], run.env, (line) => /^baseline (\S+)/.exec(line)?.[1]);
+    children.push(server);
+    const measured = await measureWindow({
+      url: server.ready,
+      pids: [server.pid],
+      subgraphPids: [],
+      load: reads,
+      options: run.options,
+      databaseUrl: run.databaseUrl,
+    });
+    const systemMicros = ((measured.processesMs + measured.databaseMs) * 1000) / Math.max(1, measured.result.ok);
+    run.log(
+      `  fetch-cache: SQL baseline deep read ${measured.result.requestsPerSecond.toFixed(0).padStart(6)} req/s  system ${systemMicros.toFixed(0)} µs/req, ${measured.result.failed} failed`,
+    );
+    return {
+      requestsPerSecond: measured.result.requestsPerSecond,
+      systemMicros,
+      otherCores: measured.otherCores,
+      failed: measured.result.failed,
+    };
+  } finally {
+    await Promise.allSettled(children.map((child) => child.stop()));
+  }
 }
 
 const embeddedSide = (server: Child): Side => ({ url: server.ready, pids: [server.pid], subgraphPids: [], pid: server.pid });
@@ -441,6 +480,18 @@ export function printFetchCache(report: FetchCacheReport | undefined): void {
     console.log(
       `  ${on.topology} deep, cache ${on.mode} ÷ off by throughput: ${fixed(ratio, 2)} (target ≥ ${FETCH_CACHE_DEEP_TARGET}) ${ratio >= FETCH_CACHE_DEEP_TARGET ? 'PASS' : 'MISS'}`,
     );
+  }
+  const { baseline } = report;
+  if (baseline) {
+    console.log(
+      `  SQL baseline, deep reads only: ${fixed(baseline.requestsPerSecond)} req/s, system ${fixed(baseline.systemMicros)} µs/req`,
+    );
+    for (const on of report.rows.filter((row) => row.query === 'deep' && row.mode !== 'off')) {
+      const ratio = baseline.systemMicros / on.systemMicros;
+      console.log(
+        `  ${on.topology} deep, cache ${on.mode} ÷ the SQL baseline by CPU: ${fixed(ratio, 2)} (target ≥ ${FETCH_CACHE_BASELINE_TARGET}) ${ratio >= FETCH_CACHE_BASELINE_TARGET ? 'PASS' : 'MISS'}`,
+      );
+    }
   }
   printFetchCacheFigures(report.figures);
   console.log('');

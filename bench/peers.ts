@@ -113,7 +113,7 @@ export interface Child {
  * Spawns `node <script> …args` (JavaScript: no loader) and resolves once `readyLine` recognises a line of its stdout (what
  * it returns is the child's `ready`). Every line is read, so the child never blocks on a full pipe.
  */
-async function spawnReady(
+export async function spawnReady(
   script: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,

@@ -81,7 +81,7 @@ interface Row {
 }
 
 /** The same data as the deep read, by hand: three statements, grouped in memory, JSON out. */
-async function deepRead(db: Kysely<SocialTables>, accountId: string): Promise<unknown> {
+export async function deepRead(db: Kysely<SocialTables>, accountId: string): Promise<unknown> {
   const account = await db.selectFrom('social.account').select(['id', 'username']).where('id', '=', accountId).executeTakeFirst();
   if (!account) return undefined;
   const media = await db

@@ -85,12 +85,14 @@ export interface Config {
     /** Reload the supergraph whenever its file changes (SUPERGRAPH_WATCH), as Apollo Router's --hot-reload does. */
     supergraphWatch: boolean;
     /**
-     * The gateway's fetch cache (GATEWAY_CACHE, issue 39; gateway/fetch-cache/): `off`, or `memory` (per process,
-     * invalidated from the change log), with its bounds.
+     * The gateway's fetch cache (GATEWAY_CACHE, issue 39; gateway/fetch-cache/): `memory` (the default: per process,
+     * invalidated from the change log), `redis` or `off`, with its bounds.
      */
     cache: {
       /** `memory`: per process; `redis`: per process and, shared by the fleet, in Redis at `redisUrl`. */
       mode: 'off' | 'memory' | 'redis';
+      /** GATEWAY_CACHE was set: a gateway process that cannot follow the log refuses to start instead of serving uncached. */
+      chosen: boolean;
       maxEntries: number;
       maxBytes: number;
       maxEntryBytes: number;

@@ -119,7 +119,9 @@ export function loadConfig(env: Env = process.env): Config {
       supergraphFile: env.SUPERGRAPH_FILE?.trim() || undefined,
       supergraphWatch: boolean(env, 'SUPERGRAPH_WATCH', false),
       cache: {
-        mode: oneOf(env, 'GATEWAY_CACHE', ['off', 'memory', 'redis'] as const, 'off'),
+        // In memory by default (issue 39): every process that can follow the change log keeps what it may.
+        mode: oneOf(env, 'GATEWAY_CACHE', ['off', 'memory', 'redis'] as const, 'memory'),
+        chosen: (env.GATEWAY_CACHE ?? '').trim() !== '',
         maxEntries: integer(env, 'GATEWAY_CACHE_MAX_ENTRIES', 10_000, 1, 10_000_000),
         maxBytes: integer(env, 'GATEWAY_CACHE_MAX_BYTES', 67_108_864, 65_536, 2 ** 40),
         maxEntryBytes: integer(env, 'GATEWAY_CACHE_MAX_ENTRY_BYTES', 1_048_576, 1024, 2 ** 31),

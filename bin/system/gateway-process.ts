@@ -85,6 +85,11 @@ async function startDistributedFetchCache(
 ): Promise<{ fetchCache?: FetchCache; cacheViewing?: Partial<Record<SubgraphName, SubgraphCacheViewing>> }> {
   if (config.gateway.cache.mode === 'off' || config.gateway.mode !== 'distributed') return {};
   if (!options.database && config.database.url === undefined) {
+    if (!config.gateway.cache.chosen) {
+      // The default (memory) needs the shared database's change log; a gateway process without one serves uncached.
+      logger.info('fetch cache off: a gateway process follows the change log of the shared database, and DATABASE_URL is not set');
+      return {};
+    }
     throw new Error('GATEWAY_CACHE needs DATABASE_URL in a gateway process: it follows the change log of the shared PostgreSQL database');
   }
   const database = await openOrShareDatabase(config, logger, telemetry, lifecycle, options);

@@ -14,7 +14,8 @@ describe('auth matrix: image upload (Area D), embedded gateway', () => {
   let world: SocialWorld;
   let matrix: MediaMatrix;
   beforeAll(async () => {
-    system = await startTestSystem({}, { now: () => MATRIX_NOW });
+    // The cache-off run the cached matrices (*.cached.test.ts) are held to.
+    system = await startTestSystem({ GATEWAY_CACHE: 'off' }, { now: () => MATRIX_NOW });
     world = await createSocialWorld(system);
     matrix = await createMediaMatrix(system, world);
   });

@@ -14,7 +14,8 @@ describe('auth matrix: social graph (Areas B and C), embedded gateway', () => {
   let system: TestSystem | undefined;
   let world: SocialWorld;
   beforeAll(async () => {
-    system = await startTestSystem({}, { now: () => MATRIX_NOW });
+    // The cache-off run the cached matrices (*.cached.test.ts) are held to.
+    system = await startTestSystem({ GATEWAY_CACHE: 'off' }, { now: () => MATRIX_NOW });
     world = await createSocialWorld(system);
   });
   afterAll(async () => {

@@ -12,7 +12,8 @@ describe('auth matrix: user records (Area A), embedded gateway', () => {
   let system: TestSystem | undefined;
   let matrix: UserMatrix | undefined;
   beforeAll(async () => {
-    system = await startTestSystem({}, { now: () => MATRIX_NOW });
+    // The cache-off run the cached matrices (*.cached.test.ts) are held to.
+    system = await startTestSystem({ GATEWAY_CACHE: 'off' }, { now: () => MATRIX_NOW });
     matrix = await createUserMatrix(system);
   });
   afterAll(async () => {

@@ -318,10 +318,10 @@ describe('the change log position, two gateway instances sharing one database', 
   });
 });
 
-describe('the fetch cache off (the default)', () => {
+describe('the fetch cache off (GATEWAY_CACHE=off)', () => {
   let system: TestSystem;
   beforeAll(async () => {
-    system = await startTestSystem();
+    system = await startTestSystem({ GATEWAY_CACHE: 'off' });
   });
   afterAll(async () => {
     await system?.close();

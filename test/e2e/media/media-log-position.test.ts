@@ -15,7 +15,7 @@ import { startDistributedTestSystem, startTestSystem, type TestSystem } from '..
  * Area D's REST writes answer the change log's position they reached (`tributary-log-position`, issue 39), as Area A's
  * and the Graph's do: the simple upload, the chunked upload's INIT, APPEND and FINALIZE, and the alt text — each a
  * change of its own, so each later write answers a later position — with the fetch cache on (embedded and distributed);
- * STATUS, a read, answers none, and takes a presented position. With the cache off (the default) no reply carries one.
+ * STATUS, a read, answers none, and takes a presented position. With the cache off (GATEWAY_CACHE=off) no reply carries one.
  */
 
 const NOW = () => new Date('2026-11-02T00:00:00.000Z');
@@ -35,7 +35,7 @@ const CASES = [
     cached: true,
     start: () => startDistributedTestSystem({ GATEWAY_CACHE: 'memory' }, { now: NOW }),
   },
-  { name: 'the cache off', cached: false, start: () => startTestSystem({}, { now: NOW }) },
+  { name: 'the cache off', cached: false, start: () => startTestSystem({ GATEWAY_CACHE: 'off' }, { now: NOW }) },
 ];
 
 describe.each(CASES)('the media REST writes’ log position ($name)', ({ cached, start }) => {

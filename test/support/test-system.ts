@@ -61,6 +61,10 @@ const BASE_ENV = {
   // Webhook receivers of the tests listen on 127.0.0.1, which production refuses (lib/http/callback-client.ts).
   WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
   JWT_SECRET: 'test-secret-that-is-at-least-32-characters-long',
+  // The gateway's fetch cache is on by default (issue 39), and evicts on the change log. Test fixtures write to the
+  // database directly — around the log, which no product door does — so a system serves uncached unless its test asks
+  // for the cache (the fetch-cache, response-cache and cached auth-matrix tests; npm start's processes run the default).
+  GATEWAY_CACHE: 'off',
   // CI runs the e2e project a second time with every stand-in off (STAND_INS=off): the library's routes, proven.
   ...(process.env.STAND_INS !== undefined && { STAND_INS: process.env.STAND_INS }),
 };

@@ -1,3 +1,4 @@
+import { corsPolicyOf } from '../../lib/http/cors.ts';
 import { fileURLToPath } from 'node:url';
 import type { GatewayServer } from '../../gateway/create-gateway.ts';
 import type { FetchCache } from '../../gateway/fetch-cache/fetch-cache.ts';
@@ -228,7 +229,7 @@ export async function startRest(
     executor,
     logger,
     bodyLimitBytes: config.rest.bodyLimitBytes,
-    corsOrigins: config.corsOrigins,
+    cors: corsPolicyOf(config),
     ownHostname: config.social.ownHostname,
     parentHostname: config.social.parentHostname,
     media: { maxBytes: config.media.maxBytes, base64BodyBytes: config.media.base64BodyBytes },

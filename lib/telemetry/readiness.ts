@@ -10,11 +10,7 @@
  * - DOWN (HTTP 503) when a required check fails, every degrading check fails (nothing could be served), or shutdown has
  *   begun, so that load balancers stop sending it work while it drains.
  * A report is shared by every probe that asks within `reuseMs` of it (and by those that ask while it runs), so a flood of
- * probes does not become a flood of database pings and subgraph calls. Once one report has been made, a probe never
- * waits for the checks (issue 40): a report older than `reuseMs` is answered at once while a new one runs in the
- * background for the next probe — a balancer's check is answered in microseconds however busy the process is, never
- * timed out because a database ping or a subgraph's /ready queued behind the load, and what it reports is at most one
- * probe interval (plus `timeoutMs`) old. Shutdown is reported at once.
+ * probes does not become a flood of database pings and subgraph calls.
  */
 export type ReadinessCheck = (signal: AbortSignal) => Promise<void>;
 
@@ -58,8 +54,6 @@ export function createReadiness(options: { timeoutMs: number; reuseMs?: number }
   const reuseMs = options.reuseMs ?? 0;
   let stopping = false;
   let latest: { at: number; report: Promise<Record<string, CheckOutcome>> } | undefined;
-  /** The last report made (its checks all answered or timed out): what a probe gets while a newer one runs. */
-  let settled: Record<string, CheckOutcome> | undefined;
 
   async function runChecks(): Promise<Record<string, CheckOutcome>> {
     const entries = await Promise.all(
@@ -84,27 +78,16 @@ export function createReadiness(options: { timeoutMs: number; reuseMs?: number }
   function outcomes(): Promise<Record<string, CheckOutcome>> {
     const now = Date.now();
     // A report still running is shared too (its `at` is when it started).
-    if (latest && now - latest.at < reuseMs) return settledOr(latest.report);
+    if (latest && now - latest.at < reuseMs) return latest.report;
     const report = runChecks();
     latest = { at: now, report };
-    const made = latest;
-    void report.then((outcomes) => {
-      // A check added meanwhile (latest reset) is in no report yet: the next probe waits for one that has it.
-      if (latest === made) settled = outcomes;
-    });
-    return settledOr(report);
-  }
-
-  /** The last report made, when there is one (with reuse on); the one running otherwise. */
-  function settledOr(running: Promise<Record<string, CheckOutcome>>): Promise<Record<string, CheckOutcome>> {
-    return reuseMs > 0 && settled ? Promise.resolve(settled) : running;
+    return report;
   }
 
   return {
     add(name, check, checkOptions = {}) {
       checks.set(name, { check, degrades: checkOptions.degrades === true });
       latest = undefined;
-      settled = undefined;
     },
     async report() {
       const checked = { ...(await outcomes()) };

@@ -80,30 +80,6 @@ describe('readiness', () => {
     expect(runs).toBe(1);
   });
 
-  it('never makes a probe wait once a report was made: an old one is answered while the next runs (issue 40)', async () => {
-    let release: () => void = () => undefined;
-    let slow = false;
-    let runs = 0;
-    const readiness = createReadiness({ timeoutMs: 5_000, reuseMs: 1 });
-    readiness.add('database', async () => {
-      runs += 1;
-      if (slow) await new Promise<void>((resolve) => (release = resolve));
-      else throw new Error('unreachable');
-    });
-    // The first report is waited for: there is nothing to answer before it.
-    expect(await readiness.report()).toMatchObject({ status: 'DOWN', checks: { database: { status: 'DOWN' } } });
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    slow = true;
-    // The checks now hang (a database ping queued behind the load): the probe gets the last report at once.
-    const answered = await Promise.race([readiness.report(), new Promise((resolve) => setTimeout(() => resolve('waited'), 1_000))]);
-    expect(answered).toMatchObject({ status: 'DOWN', checks: { database: { status: 'DOWN', error: 'unreachable' } } });
-    expect(runs).toBe(2);
-    release();
-    // Once the background run ends, the next probe gets its outcome.
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await readiness.report()).toMatchObject({ status: 'UP' });
-  });
-
   it('is DOWN once shutdown has begun, whatever the checks say', async () => {
     const readiness = createReadiness({ timeoutMs: 50 });
     readiness.add('database', async () => undefined);

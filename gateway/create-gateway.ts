@@ -17,13 +17,7 @@ import type { Config, SubgraphName } from '../lib/config.ts';
 import { corsPolicyOf, createCors, originAllowed } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSubgraphIncidents, type SubgraphIncidents } from './subgraph-incidents.ts';
-import {
-  SupergraphLoadError,
-  supergraphReason,
-  type SupergraphReloadOutcome,
-  type SupergraphReloadTrigger,
-  type SupergraphSource,
-} from './supergraph-source.ts';
+import type { SupergraphReloadOutcome, SupergraphReloadTrigger, SupergraphSource } from './supergraph-source.ts';
 import type { Subgraph, SubgraphCacheViewing } from '../subgraphs/subgraph.ts';
 import { uploadMiddleware } from '../lib/graphql/upload-middleware.ts';
 import { graphqlTelemetryPlugin } from '../lib/telemetry/graphql-telemetry-plugin.ts';
@@ -198,10 +192,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
     formatError: hardening.formatError,
     plugins,
   });
-  await apollo.start().catch((error: unknown) => {
-    // One line an operator can act on (bin/start-gateway.ts prints it), not @apollo/gateway's stack and code frames.
-    throw new SupergraphLoadError(`the supergraph does not build: ${supergraphReason(error)}`, { cause: error });
-  });
+  await apollo.start();
   let loaded = true;
   const live = createLiveExecutor(liveExecutorDeps(deps, planner, sources, hardening));
   const door = createGatewayDoor({

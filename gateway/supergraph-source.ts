@@ -87,7 +87,7 @@ export function fileSupergraph(options: FileSupergraphOptions): SupergraphSource
     try {
       update(text);
     } catch (error) {
-      return refuse(hash, trigger, supergraphReason(error));
+      return refuse(hash, trigger, reasonOf(error));
     }
     serving = hash;
     refused = undefined;
@@ -148,29 +148,8 @@ function hashOf(text: string): string {
 }
 
 /** The first line of a build error, bounded: composition errors can list every problem of a large schema. */
-/** The gateway could not start on its supergraph: the message says why, whole, on one line (supergraphReason). */
-export class SupergraphLoadError extends Error {}
-
-/** The longest reason logged or printed (a supergraph can break in a thousand places; the first ones say enough). */
-const REASON_MAX_LENGTH = 2_000;
-
-/**
- * Why a supergraph does not build, whole, on one line: @apollo/gateway's message ("The schema is not a valid GraphQL
- * schema.. Caused by:" and the causes after it) with each cause's first line and its place in the file — not cut off
- * after "Caused by:", and without the code frames graphql-js draws under them.
- */
-export function supergraphReason(error: unknown): string {
+function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const causes = (error as { causes?: unknown }).causes;
-  const head = (message.split('\n', 1)[0] ?? '').replace(/\.*\s*Caused by:\s*$/, '');
-  const parts = Array.isArray(causes) && causes.length > 0 ? causes.map(causeOf) : [message.split('\n\n', 1)[0]!.replace(/\s+/g, ' ')];
-  const reason = parts.length > 0 && parts[0] !== head ? `${head}: ${parts.join('; ')}` : head;
-  return reason.length > REASON_MAX_LENGTH ? `${reason.slice(0, REASON_MAX_LENGTH)}…` : reason;
-}
-
-function causeOf(cause: unknown): string {
-  const message = cause instanceof Error ? cause.message : String(cause);
   const first = message.split('\n', 1)[0] ?? '';
-  const location = (cause as { locations?: readonly { line: number; column: number }[] }).locations?.[0];
-  return location ? `${first} (line ${location.line}, column ${location.column})` : first;
+  return first.length > 500 ? `${first.slice(0, 500)}…` : first;
 }

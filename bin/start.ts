@@ -1,5 +1,4 @@
 /** npm start: the whole system in one process (embedded gateway), on PGlite under ./data unless DATABASE_URL is set. */
-import { corsPolicyOf, describeCors } from '../lib/http/cors.ts';
 import { exitOnSignals, shutdownDeadlineMs, keepServingOnEscapedErrors, prepareProcess } from './system/process.ts';
 import { DatabaseInUseError } from '../lib/database/database.ts';
 import { startEmbeddedSystem } from './system/embedded-system.ts';
@@ -33,7 +32,6 @@ console.log(
     config.rest.apiDocs ? `  Docs     ${system.restUrl}/apis/swagger/index.html   (Swagger UI; ${system.restUrl}/openapi.json)` : '',
     `  gRPC     ${system.grpcAddress}        (api.serverNameExample.v1.userExample, reflection on)`,
     `  Ops      ${system.restUrl}/health, /ready, /metrics   (on every listener)`,
-    `  CORS     ${describeCors(corsPolicyOf(config))}`,
     config.jwt.usingDevelopmentSecret ? '  Tokens   npm run token   (development secret in use)' : '',
   ]
     .filter(Boolean)

@@ -14,7 +14,7 @@ import { createHttpServer } from '../lib/http/http-server.ts';
 import { jsonBodyParser } from '../lib/http/json-body.ts';
 import { writeStreamReply } from '../lib/http/stream-reply.ts';
 import type { Config, SubgraphName } from '../lib/config.ts';
-import { corsPolicyOf, createCors, originAllowed } from '../lib/http/cors.ts';
+import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSubgraphIncidents, type SubgraphIncidents } from './subgraph-incidents.ts';
 import type { SupergraphReloadOutcome, SupergraphReloadTrigger, SupergraphSource } from './supergraph-source.ts';
@@ -206,9 +206,7 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
       maxBufferedBytes: config.subscriptions.maxBufferedBytes,
     },
   });
-  const corsPolicy = corsPolicyOf(config);
   const websockets = attachGraphqlWs({
-    allowOrigin: (origin) => originAllowed(corsPolicy, origin),
     httpServer,
     live,
     door,
@@ -220,10 +218,10 @@ export async function createGateway(deps: GatewayDeps): Promise<GatewayServer> {
 
   // One CORS handler for both routes: the fast path runs it first, as the Express route does, so a browser's request
   // keeps the fast path (issue 38); its preflight (OPTIONS) is Express's, and rare (Access-Control-Max-Age).
-  const cors = createCors(corsPolicy);
+  const cors = config.corsOrigins.length > 0 ? createCors(config.corsOrigins) : undefined;
   if (standIns.enabled('http-fast-path')) {
     fastPath = createHttpFastPath({
-      cors,
+      ...(cors && { cors }),
       door,
       telemetry: deps.telemetry,
       logger,

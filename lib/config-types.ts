@@ -50,15 +50,8 @@ export interface Config {
   host: string;
   /** Host name printed in addresses and used to build absolute URLs when no request gives one. */
   publicHost: string;
-  /** Browser origins allowed to call the GraphQL and REST endpoints (CORS); `*` allows any. */
+  /** Browser origins allowed to call the GraphQL and REST endpoints (CORS); `*` allows any; empty sends no CORS headers. */
   corsOrigins: readonly string[];
-  /**
-   * CORS_LOCAL_ORIGINS: also allow the origins a dev server uses — http(s)://localhost, 127.0.0.1 and [::1] on any port
-   * (true by default outside production, false in production).
-   */
-  corsLocalOrigins: boolean;
-  /** CORS_ALLOW_HEADERS: the request headers a preflight allows; undefined mirrors what the browser asks for (Apollo Router's default). */
-  corsAllowHeaders: readonly string[] | undefined;
   /** How long a client may take over a request, on every HTTP listener (lib/http/http-server.ts). */
   http: HttpTimeouts;
   /**

@@ -108,18 +108,3 @@ export function hostname(env: Env, name: string): string | undefined {
     throw new ConfigError(name, `must be a host name such as graph.example.com, got "${raw}"`);
   return value;
 }
-
-/** A comma-separated list of HTTP header names (lower-cased), or undefined when the variable is unset or empty. */
-export function headerNames(env: Env, name: string): string[] | undefined {
-  const raw = optionalText(env, name);
-  if (raw === undefined) return undefined;
-  const names = raw
-    .split(',')
-    .map((header) => header.trim().toLowerCase())
-    .filter(Boolean);
-  for (const header of names) {
-    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(header))
-      throw new ConfigError(name, `must list header names such as traceparent, got "${header}"`);
-  }
-  return names;
-}

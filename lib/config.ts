@@ -3,7 +3,6 @@ import {
   boolean,
   ConfigError,
   corsOrigins,
-  headerNames,
   hostname,
   httpUrl,
   httpUrls,
@@ -103,8 +102,6 @@ export function loadConfig(env: Env = process.env): Config {
     host: text(env, 'HOST', '127.0.0.1'),
     publicHost: text(env, 'PUBLIC_HOST', 'localhost'),
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS'),
-    corsLocalOrigins: boolean(env, 'CORS_LOCAL_ORIGINS', !production),
-    corsAllowHeaders: headerNames(env, 'CORS_ALLOW_HEADERS'),
     http: {
       headersMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1_000, 600_000),
       requestMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),

@@ -1,6 +1,6 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { RequestListener } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { createCors, type CorsPolicy } from '../lib/http/cors.ts';
+import { createCors } from '../lib/http/cors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Telemetry } from '../lib/telemetry/telemetry.ts';
 import type { GraphQLExecutor } from './graphql-executor.ts';
@@ -20,8 +20,7 @@ import type { StandIns } from '../lib/stand-ins/stand-in-gate.ts';
 
 export interface RestAdapterDeps {
   executor: GraphQLExecutor;
-  /** Which browser origins may call (lib/http/cors.ts); mounted in front of every route. */
-  cors: CorsPolicy;
+  corsOrigins: readonly string[];
   logger: Logger;
   bodyLimitBytes: number;
   /**
@@ -109,7 +108,7 @@ export function createRestAdapter(deps: RestAdapterDeps): RestAdapter {
 
   const listener = `rest-${deps.socialHost}`;
   app.use(deps.telemetry.http(listener));
-  app.use(createCors(deps.cors));
+  if (deps.corsOrigins.length > 0) app.use(createCors(deps.corsOrigins));
   app.use(deps.telemetry.routes());
   if (deps.homePage) app.use(deps.homePage);
   // Express answers OPTIONS by itself on any path one of its routers serves (HTTP 200, the text "POST"). Area A and the
@@ -176,18 +175,11 @@ export function createRestAdapter(deps: RestAdapterDeps): RestAdapter {
     sendThrownError(res, error, deps.logger);
   });
 
-  // The fast path (a stand-in) only stands in for what nothing before the route touches: a browser's request (it has an
-  // Origin) goes through Express and its CORS handler; anything else only gets the `Vary: Origin` that handler adds.
+  // The fast path (a stand-in) only stands in for routes that nothing before them in the app touches: with CORS
+  // configured, its middleware answers preflights and sets headers first, so everything goes through Express.
   const fastPath =
-    userExample && deps.standIns?.enabled('rest-fast-path') === true
+    userExample && deps.corsOrigins.length === 0 && deps.standIns?.enabled('rest-fast-path') === true
       ? createRestFastPath({ telemetry: deps.telemetry, logger: deps.logger, listener, byId: userExample.byId })
       : undefined;
-  const served = (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (req.headers.origin !== undefined || !fastPath) return false;
-    res.setHeader('vary', 'Origin');
-    if (fastPath(req, res)) return true;
-    res.removeHeader('vary');
-    return false;
-  };
-  return { app, listener: fastPath ? (req, res) => void (served(req, res) || app(req, res)) : app };
+  return { app, listener: fastPath ? (req, res) => void (fastPath(req, res) || app(req, res)) : app };
 }

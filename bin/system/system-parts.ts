@@ -1,4 +1,3 @@
-import { corsPolicyOf } from '../../lib/http/cors.ts';
 import { fileURLToPath } from 'node:url';
 import type { GatewayServer } from '../../gateway/create-gateway.ts';
 import type { FetchCache } from '../../gateway/fetch-cache/fetch-cache.ts';
@@ -229,7 +228,7 @@ export async function startRest(
     executor,
     logger,
     bodyLimitBytes: config.rest.bodyLimitBytes,
-    cors: corsPolicyOf(config),
+    corsOrigins: config.corsOrigins,
     ownHostname: config.social.ownHostname,
     parentHostname: config.social.parentHostname,
     media: { maxBytes: config.media.maxBytes, base64BodyBytes: config.media.base64BodyBytes },

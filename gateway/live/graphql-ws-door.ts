@@ -33,8 +33,6 @@ export interface GraphqlWsDoorDeps {
   logger: Logger;
   /** A connection closed for reading too slowly. */
   onSlowConsumer?(): void;
-  /** Whether a browser page from this origin may open a connection (the CORS policy, lib/http/cors.ts). */
-  allowOrigin?(origin: string): boolean;
 }
 
 export type GraphqlWsDoor = GraphqlWsListener;
@@ -121,7 +119,6 @@ export function attachGraphqlWs(deps: GraphqlWsDoorDeps): GraphqlWsDoor {
     extra: (socket, request) => ({ socket, request, headers: {} }),
     logger: deps.logger,
     ...(deps.onSlowConsumer ? { onSlowConsumer: deps.onSlowConsumer } : {}),
-    ...(deps.allowOrigin ? { allowOrigin: deps.allowOrigin } : {}),
   });
 }
 

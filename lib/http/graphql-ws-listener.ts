@@ -59,14 +59,6 @@ export function listenGraphqlWs<E extends WsConnectionExtra>(options: {
   logger: Logger;
   /** A connection closed for reading too slowly (metrics). */
   onSlowConsumer?(): void;
-  /**
-   * Whether a browser page from this origin may connect (the HTTP routes' CORS policy). An upgrade from another origin is
-   * refused 403: a WebSocket is not guarded by CORS (no preflight, the page reads every frame), so without this any page
-   * a user opens could talk to the gateway from the user's browser — and from where that browser sits (localhost, an
-   * intranet). An upgrade without an Origin (graphql-ws on Node, curl: no browser) is served; credentials travel in
-   * connection_init, which a page only has if it was given them.
-   */
-  allowOrigin?(origin: string): boolean;
 }): GraphqlWsListener {
   const { limits } = options;
   const wss = new WebSocketServer({
@@ -138,11 +130,6 @@ export function listenGraphqlWs<E extends WsConnectionExtra>(options: {
     const path = (request.url ?? '').split('?', 1)[0];
     if (path !== options.path) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
-    const origin = request.headers.origin;
-    if (origin !== undefined && options.allowOrigin && !options.allowOrigin(origin)) {
-      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
     if (wss.clients.size >= limits.maxConnections) {

@@ -36,7 +36,7 @@ describe('the media routes with the gateway unreachable', () => {
       executor,
       logger,
       telemetry,
-      cors: { origins: [], localOrigins: false, allowHeaders: undefined },
+      corsOrigins: [],
       bodyLimitBytes: config.rest.bodyLimitBytes,
       media: { maxBytes: config.media.maxBytes, base64BodyBytes: config.media.base64BodyBytes },
       apiDocs: false,

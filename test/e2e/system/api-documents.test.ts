@@ -238,7 +238,7 @@ function testAdapters(config: Config) {
     executor,
     logger,
     telemetry,
-    cors: { origins: [], localOrigins: false, allowHeaders: undefined },
+    corsOrigins: [],
     bodyLimitBytes: config.rest.bodyLimitBytes,
     media: { maxBytes: config.media.maxBytes, base64BodyBytes: config.media.base64BodyBytes },
     apiDocs: config.rest.apiDocs,
